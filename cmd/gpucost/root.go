@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/sqlite"
+	"github.com/spf13/cobra"
+)
+
+// env is what a command may use of the outside world: its streams, the environment and the
+// global flags. Tests build one with buffers and a fixed getenv.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	now            func() time.Time
+
+	dbPath string // --db
+	output string // --output
+}
+
+// Exit codes that scripts can rely on.
+const (
+	exitOK          = 0
+	exitFailure     = 1 // an internal error or a failure without a more specific code
+	exitInvalid     = 2 // bad flags, arguments or input files
+	exitNotFound    = 3 // nothing matched
+	exitUnavailable = 4 // a source or server could not be reached
+	exitConflict    = 5 // the request contradicts what is stored
+)
+
+// exitCodes maps error codes to exit codes, once.
+var exitCodes = map[string]int{
+	gpucost.EInvalid:     exitInvalid,
+	gpucost.ENotFound:    exitNotFound,
+	gpucost.EUnavailable: exitUnavailable,
+	gpucost.EConflict:    exitConflict,
+	gpucost.EInternal:    exitFailure,
+}
+
+// exitError carries an exit code chosen by a command itself, such as the profiled command's.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// run executes the command line args and returns the process exit code.
+func run(ctx context.Context, args []string, e *env) int {
+	if e.now == nil {
+		e.now = time.Now
+	}
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	fmt.Fprintln(e.stderr, "gpucost:", err)
+	if code, ok := exitCodes[gpucost.ErrorCode(err)]; ok && gpucost.ErrorCode(err) != gpucost.EInternal {
+		return code
+	}
+	if isUsageError(err) {
+		return exitInvalid
+	}
+	return exitFailure
+}
+
+func newRootCmd(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "gpucost",
+		Short: "Find where GPU money goes, what is idle, and what it costs",
+		Long: `gpucost collects GPU utilisation (NVML, nvidia-smi, dcgm-exporter, Prometheus), keeps
+minute and hourly rollups in a store, prices GPUs from a bundled catalog, and reports
+utilisation, idle GPU-hours and their cost.
+
+Exit codes: 0 success, 1 failure, 2 invalid input or flags, 3 nothing found,
+4 a source or server unavailable, 5 a conflict with what is stored.`,
+		Example: `  gpucost demo                              # load a 30-day demo fleet and print the headline
+  gpucost catalog gpus --gpu H100 --spot    # cheapest H100 per provider
+  gpucost agent --source dcgm=http://localhost:9400/metrics
+  gpucost report utilization --since 7d --by namespace`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&e.dbPath, "db", defaultDBPath(e.getenv),
+		"database file (default from $GPUCOST_DB, else the user data directory)")
+	root.PersistentFlags().StringVarP(&e.output, "output", "o", "table", "output format: table, json or csv")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		newVersionCmd(e),
+	)
+	return root
+}
+
+// usageError marks a flag or argument error, which exits with exitInvalid.
+type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
+
+func isUsageError(err error) bool {
+	var u usageError
+	return errors.As(err, &u)
+}
+
+// defaultDBPath returns $GPUCOST_DB, else gpucost.db in $XDG_DATA_HOME/gpucost or
+// ~/.local/share/gpucost.
+func defaultDBPath(getenv func(string) string) string {
+	if p := getenv("GPUCOST_DB"); p != "" {
+		return p
+	}
+	dir := getenv("XDG_DATA_HOME")
+	if dir == "" {
+		home := getenv("HOME")
+		if home == "" {
+			home, _ = os.UserHomeDir()
+		}
+		dir = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(dir, "gpucost", "gpucost.db")
+}
+
+// openDB opens the store named by --db.
+func (e *env) openDB(ctx context.Context) (*sqlite.DB, error) {
+	return sqlite.Open(ctx, e.dbPath)
+}
+
+// version is set by the linker: -ldflags "-X main.version=v0.1.0".
+var version = "dev"
+
+func newVersionCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fmt.Fprintln(e.stdout, "gpucost", version)
+			return nil
+		},
+	}
+}

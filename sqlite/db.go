@@ -1,0 +1,130 @@
+// Package sqlite stores gpucost's series, rollups and offers in one SQLite file (modernc.org/sqlite,
+// pure Go, WAL mode). The schema is versioned: migrations/NNNN_name.sql files are applied in
+// order, once each, and the applied versions are recorded in the schema_migrations table.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gpucost/gpucost"
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// DB is an open gpucost database file.
+type DB struct {
+	Path string
+	sql  *sql.DB
+}
+
+// Open opens the database file at path, creating it and its folder if needed, and applies any
+// migrations it lacks.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "create the folder for database %s: %w", path, err)
+		}
+	}
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)&_txlock=immediate"
+	sdb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	db := &DB{Path: path, sql: sdb}
+	if err := db.migrate(ctx); err != nil {
+		sdb.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close closes the database.
+func (db *DB) Close() error { return db.sql.Close() }
+
+// SQL returns the underlying handle, for tests and adapters in this package's family.
+func (db *DB) SQL() *sql.DB { return db.sql }
+
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL DEFAULT (datetime('now')))`); err != nil {
+		return fmt.Errorf("migrate %s: %w", db.Path, err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		base := filepath.Base(name)
+		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("migration %s: name must start with a number", base)
+		}
+		if err := db.apply(ctx, version, name); err != nil {
+			return fmt.Errorf("migrate %s to version %d (%s): %w", db.Path, version, base, err)
+		}
+	}
+	return nil
+}
+
+// apply runs one migration in a transaction unless it is recorded as applied.
+func (db *DB) apply(ctx context.Context, version int, name string) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	body, err := migrations.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name) VALUES (?, ?)`, version, filepath.Base(name)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Setting returns the stored value of a setting, or def if it is not set.
+func (db *DB) Setting(ctx context.Context, key, def string) (string, error) {
+	var v string
+	err := db.sql.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&v)
+	if err == sql.ErrNoRows {
+		return def, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read setting %s: %w", key, err)
+	}
+	return v, nil
+}
+
+// SetSetting stores the value of a setting.
+func (db *DB) SetSetting(ctx context.Context, key, value string) error {
+	_, err := db.sql.ExecContext(ctx, `INSERT INTO settings(key, value) VALUES (?, ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+	if err != nil {
+		return fmt.Errorf("store setting %s: %w", key, err)
+	}
+	return nil
+}

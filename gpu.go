@@ -1,9 +1,11 @@
 package gpucost
 
 import (
+	"context"
 	"math"
 	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -141,6 +143,10 @@ type Rollup struct {
 	// is 1 when the minute was idle.
 	IdleMinutes int
 	IdleMask    uint64
+
+	// UtilHist counts an hour rollup's samples per whole percent of utilisation (101 bins, 0–100),
+	// so hourly and group quantiles merge exactly; nil for minute rollups.
+	UtilHist []uint32
 }
 
 // UtilMean returns the mean utilisation, NaN with no samples.
@@ -168,4 +174,28 @@ func ratio(sum float64, n int) float64 {
 		return math.NaN()
 	}
 	return sum / float64(n)
+}
+
+// Collector reads the current sample of every GPU a source sees.
+type Collector interface {
+	Collect(ctx context.Context) ([]Sample, error)
+}
+
+// Skip is an input record that was left out, with where it was and why.
+type Skip struct {
+	File   string
+	Line   int
+	Field  string // the column or metric, if one is to blame
+	Reason string
+}
+
+func (s Skip) String() string {
+	out := s.File
+	if s.Line > 0 {
+		out += ":" + strconv.Itoa(s.Line)
+	}
+	if s.Field != "" {
+		out += ": " + s.Field
+	}
+	return out + ": " + s.Reason
 }

@@ -1,0 +1,37 @@
+# gpucost — the newcomer's two commands are `make demo` and `make test`.
+GO      ?= go
+BIN     := bin/gpucost
+DEMO_DB ?= demo.db
+
+.PHONY: demo test build vet fmt-check bench fuzz clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/gpucost
+
+# demo builds gpucost, loads the 30-day demo fleet into $(DEMO_DB) and prints the headline.
+demo: build
+	./$(BIN) demo --db $(DEMO_DB)
+
+# test runs formatting and vet checks, every test, and the race detector on concurrent code.
+test: fmt-check vet
+	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -race ./telemetry/... ./cmd/...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# bench runs the speed and memory benchmarks named in the issues.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# fuzz runs each fuzz target for a short while.
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 15s $$pkg || exit 1; done; done
+
+clean:
+	rm -rf bin $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm

@@ -1,0 +1,147 @@
+// Package demo builds gpucost's demo fleet: a month of realistic GPU telemetry for a platform
+// like reference case R1 in DESIGN.md — small experiments on 4×V100 instances that use one GPU,
+// a 40×A100 serving pool at about 20% utilisation, notebooks idle every night and weekend,
+// weekly evaluation jobs provisioned for 24 hours that work for 8, and one busy training node.
+// It is deterministic: the same period gives the same samples.
+package demo
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/gpucost/gpucost"
+)
+
+// Instance is one machine of the fleet.
+type Instance struct {
+	Host         string
+	Provider     string
+	Region       string
+	InstanceType string
+	GPUModel     string // as the driver names it
+	GPUs         int
+	MemTotalMiB  float64
+	TDPW         float64
+	Namespace    string // the Kubernetes namespace, which is the team here
+	Pod          string
+	Workload     Workload
+}
+
+// Workload says how busy a GPU is at a time: util in percent and memory in MiB, or ok false when
+// the instance is not running then (it is not billed and sends no samples).
+type Workload func(gpu int, t time.Time, r *rand.Rand) (util, memMiB float64, ok bool)
+
+// Fleet returns the demo fleet's instances.
+func Fleet() []Instance {
+	var fleet []Instance
+	add := func(n int, host, itype, model string, gpus int, memMiB, tdp float64, ns, pod string, w Workload) {
+		for i := 1; i <= n; i++ {
+			fleet = append(fleet, Instance{
+				Host: fmt.Sprintf("%s-%02d", host, i), Provider: "aws", Region: "us-east-1",
+				InstanceType: itype, GPUModel: model, GPUs: gpus, MemTotalMiB: memMiB, TDPW: tdp,
+				Namespace: ns, Pod: fmt.Sprintf("%s-%02d", pod, i), Workload: w,
+			})
+		}
+	}
+	const a100 = "NVIDIA A100-SXM4-40GB"
+	add(5, "serving-a100", "p4d.24xlarge", a100, 8, 40960, 400, "serving", "llm-server", serving)
+	add(6, "research-v100", "p3.8xlarge", "Tesla V100-SXM2-16GB", 4, 16384, 300, "research", "experiment", experiment)
+	add(1, "eval-a100", "p4d.24xlarge", a100, 8, 40960, 400, "eval", "eval-weekly", evalJob)
+	add(8, "notebook-a10g", "g5.2xlarge", "NVIDIA A10G", 1, 23028, 300, "notebooks", "jupyter", notebook)
+	add(1, "train-h100", "p5.48xlarge", "NVIDIA H100 80GB HBM3", 8, 81559, 700, "training", "pretrain-7b", training)
+	return fleet
+}
+
+// serving follows daily traffic: about 8% at night and 35% in the afternoon, 20% on average.
+func serving(gpu int, t time.Time, r *rand.Rand) (float64, float64, bool) {
+	h := float64(t.Hour()) + float64(t.Minute())/60
+	day := 0.5 - 0.5*math.Cos((h-3)/24*2*math.Pi) // 0 at 03:00, 1 at 15:00
+	util := 7 + 28*day + r.NormFloat64()*4
+	return clamp(util), 24000 + r.Float64()*800, true
+}
+
+// experiment runs small experiments on GPU 0 of a 4-GPU machine in runs of a few hours; the
+// other three GPUs are never used.
+func experiment(gpu int, t time.Time, r *rand.Rand) (float64, float64, bool) {
+	if gpu > 0 {
+		return 0, 3, true
+	}
+	// Experiments keep GPU 0 busy 5 hours in every 7.
+	if (t.Unix()/3600)%7 < 5 {
+		return clamp(72 + r.NormFloat64()*8), 9800 + r.Float64()*400, true
+	}
+	return 0, 3, true
+}
+
+// evalJob runs every Monday from 00:00: the instance is held for 24 hours and works for 8.
+func evalJob(gpu int, t time.Time, r *rand.Rand) (float64, float64, bool) {
+	if t.Weekday() != time.Monday {
+		return 0, 0, false
+	}
+	if t.Hour() < 8 {
+		return clamp(86 + r.NormFloat64()*5), 31000 + r.Float64()*2000, true
+	}
+	return 0, 3, true
+}
+
+// notebook is used on weekdays from 09:00 to 18:00 UTC in bursts and idles otherwise, holding
+// its kernel's memory all the while.
+func notebook(gpu int, t time.Time, r *rand.Rand) (float64, float64, bool) {
+	wd := t.Weekday()
+	if wd != time.Saturday && wd != time.Sunday && t.Hour() >= 9 && t.Hour() < 18 && r.Float64() < 0.45 {
+		return clamp(40 + r.NormFloat64()*20), 11000 + r.Float64()*3000, true
+	}
+	return 0, 11000, true
+}
+
+// training is a long pre-training run that keeps its GPUs busy.
+func training(gpu int, t time.Time, r *rand.Rand) (float64, float64, bool) {
+	return clamp(93 + r.NormFloat64()*3), 76000 + r.Float64()*2000, true
+}
+
+func clamp(u float64) float64 { return math.Round(math.Max(0, math.Min(100, u))) }
+
+// UUID returns the stable UUID of the gpu-th GPU of an instance.
+func (in Instance) UUID(gpu int) string {
+	h := uint64(14695981039346656037)
+	for _, c := range in.Host {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	h ^= uint64(gpu) * 0x9e3779b97f4a7c15
+	return fmt.Sprintf("GPU-%08x-%04x-%04x-%04x-%012x", uint32(h>>32), uint16(h>>16), uint16(h),
+		uint16(h>>48)^uint16(gpu), h&0xffffffffffff)
+}
+
+// Samples calls emit for every sample of every GPU in the fleet from from to to, one every step,
+// in time order. Readings follow the workloads; power and temperature follow utilisation.
+func Samples(fleet []Instance, from, to time.Time, step time.Duration, emit func(gpucost.Sample)) {
+	rngs := make([]*rand.Rand, len(fleet))
+	for i := range fleet {
+		rngs[i] = rand.New(rand.NewPCG(uint64(i)+1, 42))
+	}
+	for t := from; t.Before(to); t = t.Add(step) {
+		for i, in := range fleet {
+			for g := range in.GPUs {
+				util, mem, ok := in.Workload(g, t, rngs[i])
+				if !ok {
+					continue
+				}
+				emit(in.sample(g, t, util, mem))
+			}
+		}
+	}
+}
+
+func (in Instance) sample(g int, t time.Time, util, mem float64) gpucost.Sample {
+	s := gpucost.NewSample(t, gpucost.GPU{UUID: in.UUID(g), Host: in.Host, Model: in.GPUModel, Index: g})
+	s.Util = util
+	s.MemUsedMiB = mem
+	s.MemTotalMiB = in.MemTotalMiB
+	idleW := in.TDPW * 0.15
+	s.PowerW = math.Round((idleW+(in.TDPW*0.85-idleW)*util/100)*1000) / 1000
+	s.TempC = math.Round(32 + 45*util/100)
+	s.Labels = gpucost.Labels{gpucost.LabelNamespace: in.Namespace, gpucost.LabelPod: in.Pod, gpucost.LabelContainer: in.Namespace}
+	return s
+}

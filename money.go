@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 )
 
@@ -33,8 +34,17 @@ func ParseMoney(s, currency string) (Money, error) {
 
 func parseNanos(s string) (int64, error) {
 	t := strings.TrimSpace(s)
+	if n, ok := parsePlainNanos(t); ok {
+		return n, nil
+	}
 	if t == "" {
 		return 0, Errorf(EInvalid, "%q is not a decimal number", s)
+	}
+	if i := strings.IndexAny(t, "eE"); i >= 0 {
+		// Refuse exponents no amount of money has before big.Rat spends minutes on them.
+		if exp, err := strconv.Atoi(strings.TrimPrefix(t[i+1:], "+")); err != nil || exp > 30 || exp < -60 {
+			return 0, Errorf(EInvalid, "%q is not a decimal number in range for money", s)
+		}
 	}
 	r, ok := new(big.Rat).SetString(t)
 	if !ok {
@@ -55,6 +65,37 @@ func parseNanos(s string) (int64, error) {
 		return 0, Errorf(EInvalid, "%q is out of range for an amount of money", s)
 	}
 	return q.Int64(), nil
+}
+
+// parsePlainNanos parses the common case — an optional sign, digits, and at most nine decimal
+// places — with integer arithmetic. It returns false for anything else, which parseNanos
+// hands to big.Rat.
+func parsePlainNanos(t string) (int64, bool) {
+	neg := false
+	if t != "" && (t[0] == '-' || t[0] == '+') {
+		neg, t = t[0] == '-', t[1:]
+	}
+	whole, frac, _ := strings.Cut(t, ".")
+	if len(frac) > 9 || len(whole) > 9 || whole == "" && frac == "" { // 18 digits cannot overflow
+		return 0, false
+	}
+	var n int64
+	for _, part := range [2]string{whole, frac} {
+		for i := 0; i < len(part); i++ {
+			c := part[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int64(c-'0')
+		}
+	}
+	for range 9 - len(frac) {
+		n *= 10
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 // PerHour is a price per hour, exact like Money.

@@ -20,6 +20,7 @@ type WriteStats struct {
 	Merged    int // rollups merged with stored ones holding other samples
 	Unchanged int // rollups whose samples were all stored already (a re-import)
 	Replaced  int // rollups that held more samples than the stored ones and replaced them
+	Conflicts int // rollups that overlapped stored ones only in part: the fuller one was kept
 }
 
 // RollupStore keeps series and their minute and hourly rollups.

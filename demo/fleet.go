@@ -6,6 +6,7 @@
 package demo
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -144,4 +145,33 @@ func (in Instance) sample(g int, t time.Time, util, mem float64) gpucost.Sample 
 	s.TempC = math.Round(32 + 45*util/100)
 	s.Labels = gpucost.Labels{gpucost.LabelNamespace: in.Namespace, gpucost.LabelPod: in.Pod, gpucost.LabelContainer: in.Namespace}
 	return s
+}
+
+// Live is a collector that reads the first GPUs of a fleet as they are at Now: a source for
+// trying the agent without GPUs.
+type Live struct {
+	Fleet []Instance
+	GPUs  int
+	Now   func() time.Time
+
+	rng *rand.Rand
+	buf []gpucost.Sample
+}
+
+// Collect returns one sample for each of the first l.GPUs GPUs of the fleet that are running.
+func (l *Live) Collect(ctx context.Context) ([]gpucost.Sample, error) {
+	if l.rng == nil {
+		l.rng = rand.New(rand.NewPCG(uint64(l.Now().UnixNano()), 7))
+	}
+	t := l.Now().Truncate(time.Second).UTC()
+	l.buf = l.buf[:0]
+	n := 0
+	for _, in := range l.Fleet {
+		for g := 0; g < in.GPUs && n < l.GPUs; g, n = g+1, n+1 {
+			if util, mem, ok := in.Workload(g, t, l.rng); ok {
+				l.buf = append(l.buf, in.sample(g, t, util, mem))
+			}
+		}
+	}
+	return l.buf, nil
 }

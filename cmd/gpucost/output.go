@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/csv"
+	"os"
+	"time"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +12,8 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
 )
 
 // result is what a command prints: a table for people and CSV, and a value for JSON.
@@ -118,4 +122,15 @@ func writeTable(w io.Writer, r result) {
 	for _, n := range r.Notes {
 		fmt.Fprintln(w, n)
 	}
+}
+
+// progress returns a progress bar on stderr, shown only when stderr is a terminal: logs and CI
+// get no control characters. max is the total, or -1 when unknown.
+func (e *env) progress(max int64, desc string, bytes bool) *progressbar.ProgressBar {
+	f, ok := e.stderr.(*os.File)
+	visible := ok && term.IsTerminal(int(f.Fd()))
+	return progressbar.NewOptions64(max, progressbar.OptionSetWriter(e.stderr),
+		progressbar.OptionSetDescription(desc), progressbar.OptionShowBytes(bytes), progressbar.OptionShowCount(),
+		progressbar.OptionSetVisibility(visible), progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionClearOnFinish())
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -72,7 +73,7 @@ func run(ctx context.Context, args []string, e *env) int {
 	if code, ok := exitCodes[gpucost.ErrorCode(err)]; ok && gpucost.ErrorCode(err) != gpucost.EInternal {
 		return code
 	}
-	if isUsageError(err) {
+	if isUsageError(err) || strings.HasPrefix(err.Error(), "unknown command") {
 		return exitInvalid
 	}
 	return exitFailure
@@ -101,8 +102,36 @@ Exit codes: 0 success, 1 failure, 2 invalid input or flags, 3 nothing found,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		newVersionCmd(e),
+		newCatalogCmd(e),
+		newAgentCmd(e),
+		newImportCmd(e),
+		newProfileCmd(e),
+		newReportCmd(e),
+		newDemoCmd(e),
 	)
+	markUsageErrors(root)
 	return root
+}
+
+// markUsageErrors makes every command's argument errors usage errors, which exit with
+// exitInvalid.
+func markUsageErrors(c *cobra.Command) {
+	if c.Args != nil {
+		c.Args = usageArgs(c.Args)
+	}
+	for _, sub := range c.Commands() {
+		markUsageErrors(sub)
+	}
+}
+
+// usageArgs marks cobra's argument errors as usage errors, which exit with exitInvalid.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
 }
 
 // usageError marks a flag or argument error, which exits with exitInvalid.

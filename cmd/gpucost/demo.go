@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/analyze"
+	"github.com/gpucost/gpucost/demo"
+	"github.com/gpucost/gpucost/telemetry/dcgm"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+)
+
+// demoVersion names the demo fleet's definition; a store holding another is rebuilt.
+const demoVersion = "1"
+
+func newDemoCmd(e *env) *cobra.Command {
+	var (
+		days  int
+		fresh bool
+	)
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Load a 30-day demo fleet and print the utilisation headline",
+		Long: `demo builds a month of telemetry for a realistic GPU fleet — 88 GPUs in five teams: small
+experiments on 4×V100 p3.8xlarge machines that use one GPU, a 40×A100 serving pool at about
+20% utilisation, notebooks idle every night and weekend, a weekly evaluation job holding
+8 A100s for 24 hours to work for 8, and a busy H100 training node — writes it as
+dcgm-exporter text with timestamps, imports that through the same path as
+"gpucost import telemetry", and prints the headline: GPUs, GPU-hours, idle share, idle cost
+per month and the top idle consumers.
+
+Without --db it uses demo.db beside the default store, so demo data never mixes with yours.
+A store that already holds the demo fleet is reused unless --fresh.`,
+		Example: `  gpucost demo
+  gpucost demo --db /tmp/demo.db --fresh
+  gpucost report utilization --db /tmp/demo.db --by namespace --since 30d`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := e.validOutput(); err != nil {
+				return err
+			}
+			if days < 1 || days > 90 {
+				return gpucost.Errorf(gpucost.EInvalid, "--days %d: use 1 to 90", days)
+			}
+			if !cmd.Flags().Changed("db") && !cmd.Root().PersistentFlags().Changed("db") && e.getenv("GPUCOST_DB") == "" {
+				e.dbPath = filepath.Join(filepath.Dir(e.dbPath), "demo.db")
+			}
+			ctx := cmd.Context()
+			end := e.now().UTC().Truncate(time.Hour)
+			if err := e.loadDemo(ctx, end, days, fresh); err != nil {
+				return err
+			}
+			return e.printDemoHeadline(ctx, end, days)
+		},
+	}
+	cmd.Flags().IntVar(&days, "days", 30, "days of telemetry to build")
+	cmd.Flags().BoolVar(&fresh, "fresh", false, "delete the store file first and build the fleet again")
+	return cmd
+}
+
+// loadDemo writes the demo fleet's telemetry for the days before end into the store, unless
+// the store holds it already.
+func (e *env) loadDemo(ctx context.Context, end time.Time, days int, fresh bool) error {
+	if fresh {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			if err := os.Remove(e.dbPath + suffix); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+		}
+	}
+	db, err := e.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	loaded := demoVersion + " " + end.Format(time.RFC3339) + " " + strconv.Itoa(days)
+	if have, err := db.Setting(ctx, "demo_fleet", ""); err != nil || have == loaded {
+		if err == nil {
+			fmt.Fprintf(e.stderr, "The demo fleet is already in %s (gpucost demo --fresh rebuilds it).\n", e.dbPath)
+		}
+		return err
+	}
+	w, err := e.rollupWriter(ctx, db)
+	if err != nil {
+		return err
+	}
+	from := end.Add(-time.Duration(days) * 24 * time.Hour)
+	fleet := demo.Fleet()
+	bar := e.progress(int64(days*24), "demo fleet → "+e.dbPath, false)
+
+	// The generator writes dcgm-exporter text into a pipe, one scrape a minute, and the
+	// importer reads it from the other end: the demo goes through the real import path.
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(writeDemoScrapes(pw, fleet, from, end, bar)) }()
+	var addErr error
+	stats, err := dcgm.Read(pr, "demo-fleet.prom", dcgm.ReadOptions{}, func(s gpucost.Sample) {
+		if addErr == nil {
+			addErr = w.Add(ctx, s)
+		}
+	})
+	pr.CloseWithError(io.ErrClosedPipe)
+	bar.Finish()
+	for _, err := range []error{err, addErr, w.Close(ctx)} {
+		if err != nil {
+			return fmt.Errorf("load the demo fleet: %w", err)
+		}
+	}
+	if stats.Skipped > 0 {
+		return fmt.Errorf("load the demo fleet: %d lines skipped, first: %v", stats.Skipped, stats.Skips[0])
+	}
+	fmt.Fprintf(e.stderr, "Imported %d dcgm-exporter lines: %d samples of %d GPUs over %d days.\n",
+		stats.Lines, stats.Samples, countGPUs(fleet), days)
+	return db.SetSetting(ctx, "demo_fleet", loaded)
+}
+
+// writeDemoScrapes writes one dcgm-exporter scrape per minute from from to end.
+func writeDemoScrapes(w io.Writer, fleet []demo.Instance, from, end time.Time, bar *progressbar.ProgressBar) error {
+	var scrape []gpucost.Sample
+	var err error
+	at := from
+	flush := func() {
+		if err == nil && len(scrape) > 0 {
+			err = dcgm.Write(w, scrape)
+		}
+		scrape = scrape[:0]
+	}
+	demo.Samples(fleet, from, end, time.Minute, func(s gpucost.Sample) {
+		if !s.Time.Equal(at) {
+			flush()
+			if s.Time.Minute() == 0 {
+				bar.Add(1)
+			}
+			at = s.Time
+		}
+		scrape = append(scrape, s)
+	})
+	flush()
+	return err
+}
+
+func countGPUs(fleet []demo.Instance) int {
+	n := 0
+	for _, in := range fleet {
+		n += in.GPUs
+	}
+	return n
+}
+
+// printDemoHeadline prints what the demo fleet's month cost in idle GPUs.
+func (e *env) printDemoHeadline(ctx context.Context, end time.Time, days int) error {
+	f := reportFlags{period: period{since: strconv.Itoa(days) + "d", until: end.Format(time.RFC3339)}, provider: "aws"}
+	rc, err := f.open(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer rc.close()
+	by, _ := analyze.ParseGroupBy("namespace")
+	rep, err := rc.utilization(ctx, by)
+	if err != nil {
+		return err
+	}
+	fl := rep.Fleet
+	r := utilizationResult(rep, by, rc.priceNotes())
+	r.Title = fmt.Sprintf("gpucost demo — %d GPUs, %s GPU-hours over %d days: %.1f%% idle, %s of idle GPU time a month (of %s), mean utilisation %s\n\nTop idle consumers by team (namespace):",
+		fl.GPUs, hours(fl.GPUHours), days, float64(fl.IdlePct), rep.Monthly(fl.IdleCost).Dollars(), rep.Monthly(fl.Cost).Dollars(), pct(fl.UtilMean))
+	since := f.since
+	r.Notes = append(r.Notes, "",
+		"Next: gpucost report utilization --db "+e.dbPath+" --since "+since+" --by gpu",
+		"      gpucost report idle --db "+e.dbPath+" --since "+since,
+		"      gpucost report alerts --db "+e.dbPath+" --since 24h")
+	return e.print(r)
+}

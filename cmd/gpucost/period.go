@@ -1,0 +1,50 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+)
+
+// parseAgo parses a look-back such as "7d", "36h", "90m" or "2w": Go durations plus days and
+// weeks.
+func parseAgo(flag, s string) (time.Duration, error) {
+	bad := gpucost.Errorf(gpucost.EInvalid, "--%s %q: use a duration such as 30d, 7d, 24h or 90m", flag, s)
+	for unit, d := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
+		if n, ok := strings.CutSuffix(s, unit); ok {
+			v, err := strconv.ParseFloat(n, 64)
+			if err != nil || v <= 0 {
+				return 0, bad
+			}
+			return time.Duration(v * float64(d)), nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, bad
+	}
+	return d, nil
+}
+
+// period is the [From, To) a report covers: --since ago until --until (default now).
+type period struct {
+	since, until string
+}
+
+// resolve returns the period's bounds, whole minutes, in UTC.
+func (p period) resolve(now time.Time) (from, to time.Time, err error) {
+	to = now
+	if p.until != "" {
+		if to, err = time.Parse(time.RFC3339, p.until); err != nil {
+			return from, to, gpucost.Errorf(gpucost.EInvalid, "--until %q: use RFC 3339, such as 2026-11-01T00:00:00Z", p.until)
+		}
+	}
+	ago, err := parseAgo("since", p.since)
+	if err != nil {
+		return from, to, err
+	}
+	to = to.UTC().Truncate(time.Minute)
+	return to.Add(-ago), to, nil
+}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/sqlite"
+	"github.com/gpucost/gpucost/telemetry"
+)
+
+// defaultIdleBelow is the utilisation under which a minute counts as idle: an idle GPU reports
+// 0%, and a few percent covers monitoring and keep-alive kernels.
+const defaultIdleBelow = 5.0
+
+// idleBelow returns the store's idle threshold, recording the default on first use: every
+// rollup in one store is made with the same threshold.
+func idleBelow(ctx context.Context, db *sqlite.DB) (float64, error) {
+	v, err := db.Setting(ctx, "idle_below", "")
+	if err != nil {
+		return 0, err
+	}
+	if v == "" {
+		v = strconv.FormatFloat(defaultIdleBelow, 'f', -1, 64)
+		if err := db.SetSetting(ctx, "idle_below", v); err != nil {
+			return 0, err
+		}
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, gpucost.Errorf(gpucost.EInvalid, "store %s: setting idle_below = %q is not a number", db.Path, v)
+	}
+	return f, nil
+}
+
+// rollupWriter returns a writer that rolls samples up into db.
+func (e *env) rollupWriter(ctx context.Context, db *sqlite.DB) (*telemetry.Writer, error) {
+	idle, err := idleBelow(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	return &telemetry.Writer{Store: db, IdleBelow: idle, Now: e.now}, nil
+}

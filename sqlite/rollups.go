@@ -1,0 +1,304 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/bits"
+	"slices"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/telemetry"
+)
+
+// DB keeps series and their rollups packed many to a row (see rollups_codec.go and
+// migrations/0002_telemetry.sql), and merges what is written with what is stored by
+// telemetry.Merge. The sqlite package imports telemetry for that: telemetry is the pure,
+// domain-side rollup package (no I/O), not another adapter.
+var _ gpucost.RollupStore = (*DB)(nil)
+
+// rowItem is one incoming rollup placed in its packed row.
+type rowItem struct {
+	hour   bool  // an hour rollup (hours are merged after minutes)
+	key    int64 // the row's key
+	series int64
+	row    int64 // the row number: day or hour since 1970
+	slot   int
+	i      int // index into the rollups written
+}
+
+// splitKey names one minute of one series.
+type splitKey struct {
+	series int64
+	minute int64 // Unix seconds
+}
+
+// WriteRollups stores rollups of both widths in one transaction, merging each with the stored
+// rollup of its series and start: telemetry.Merge for minutes and telemetry.MergeSplit for hours,
+// given the minutes of this write whose seconds were disjoint from the stored ones'.
+func (db *DB) WriteRollups(ctx context.Context, rs []gpucost.Rollup) (gpucost.WriteStats, error) {
+	var st gpucost.WriteStats
+	if len(rs) == 0 {
+		return st, nil
+	}
+	if err := checkRollups(rs); err != nil {
+		return st, err
+	}
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return st, fmt.Errorf("write rollups to %s: %w", db.Path, err)
+	}
+	defer tx.Rollback()
+	ids, err := upsertSeries(ctx, tx, rs)
+	if err != nil {
+		return st, fmt.Errorf("write rollups to %s: %w", db.Path, err)
+	}
+	items := make([]rowItem, len(rs))
+	for i := range rs {
+		r := &rs[i]
+		l := layoutOf(r.Width)
+		row, slot := l.rowOf(r.Start)
+		id := ids[r.Series]
+		items[i] = rowItem{hour: r.Width == time.Hour, key: l.key(id, row), series: id, row: row, slot: slot, i: i}
+	}
+	slices.SortFunc(items, func(a, b rowItem) int {
+		if a.hour != b.hour {
+			return cmpBool(a.hour, b.hour)
+		}
+		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.slot, b.slot), cmp.Compare(a.i, b.i))
+	})
+	m, err := newRowMerger(ctx, tx)
+	if err != nil {
+		return st, fmt.Errorf("write rollups to %s: %w", db.Path, err)
+	}
+	defer m.close()
+	for lo := 0; lo < len(items); {
+		hi := lo + 1
+		for hi < len(items) && items[hi].hour == items[lo].hour && items[hi].key == items[lo].key {
+			hi++
+		}
+		if err := m.mergeRow(ctx, items[lo:hi], rs, &st); err != nil {
+			return gpucost.WriteStats{}, fmt.Errorf("write rollups to %s: %w", db.Path, err)
+		}
+		lo = hi
+	}
+	if err := tx.Commit(); err != nil {
+		return gpucost.WriteStats{}, fmt.Errorf("write rollups to %s: commit: %w", db.Path, err)
+	}
+	return st, nil
+}
+
+func cmpBool(a, b bool) int {
+	if a == b {
+		return 0
+	}
+	if a {
+		return 1
+	}
+	return -1
+}
+
+// checkRollups rejects rollups the store cannot hold.
+func checkRollups(rs []gpucost.Rollup) error {
+	for i := range rs {
+		r := &rs[i]
+		switch {
+		case r.Series == nil:
+			return gpucost.Errorf(gpucost.EInvalid, "rollup %d (%s): no series", i, r.Start)
+		case r.Width != time.Minute && r.Width != time.Hour:
+			return gpucost.Errorf(gpucost.EInvalid, "rollup %d of %s: width %s; only minute and hour rollups are stored",
+				i, r.Series.GPU.UUID, r.Width)
+		case !r.Start.Truncate(r.Width).Equal(r.Start):
+			return gpucost.Errorf(gpucost.EInvalid, "rollup %d of %s: start %s is not on a %s boundary",
+				i, r.Series.GPU.UUID, r.Start, r.Width)
+		case r.Start.Unix() < 0 || r.Start.Unix()/3600 >= 1<<keyBits:
+			return gpucost.Errorf(gpucost.EInvalid, "rollup %d of %s: start %s is outside 1970–3800",
+				i, r.Series.GPU.UUID, r.Start)
+		case len(r.UtilHist) > histBins:
+			return gpucost.Errorf(gpucost.EInvalid, "rollup %d of %s: %d histogram bins, at most %d",
+				i, r.Series.GPU.UUID, len(r.UtilHist), histBins)
+		}
+	}
+	return nil
+}
+
+func layoutOf(width time.Duration) rowLayout {
+	if width == time.Hour {
+		return hourRows
+	}
+	return minuteRows
+}
+
+// rowMerger reads, merges and writes packed rows within one transaction.
+type rowMerger struct {
+	get, put [2]*sql.Stmt // [0] minute rows, [1] hour rows
+	slots    [maxSlots]gpucost.Rollup
+	row      rowBuf // decodes stored rows, each with new histograms
+	buf      []byte
+	split    map[splitKey]bool // minutes merged from disjoint seconds in this write: idle or not
+}
+
+func newRowMerger(ctx context.Context, tx *sql.Tx) (*rowMerger, error) {
+	m := &rowMerger{split: map[splitKey]bool{}}
+	for i, l := range []rowLayout{minuteRows, hourRows} {
+		var err error
+		if m.get[i], err = tx.PrepareContext(ctx, `SELECT data FROM `+l.table+` WHERE key = ?`); err != nil {
+			m.close()
+			return nil, err
+		}
+		if m.put[i], err = tx.PrepareContext(ctx, `INSERT INTO `+l.table+`(key, data) VALUES (?, ?)
+			ON CONFLICT(key) DO UPDATE SET data = excluded.data`); err != nil {
+			m.close()
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func (m *rowMerger) close() {
+	for _, s := range append(m.get[:], m.put[:]...) {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+// mergeRow merges items, all in one packed row, into what the row holds, counting in st.
+func (m *rowMerger) mergeRow(ctx context.Context, items []rowItem, rs []gpucost.Rollup, st *gpucost.WriteStats) error {
+	first := items[0]
+	l, which := minuteRows, 0
+	if first.hour {
+		l, which = hourRows, 1
+	}
+	present, err := m.load(ctx, l, which, first, rs[first.i].Series)
+	if err != nil {
+		return fmt.Errorf("read %s row %d: %w", l.table, first.key, err)
+	}
+	changed := false
+	for _, it := range items {
+		in, bit := rs[it.i], uint64(1)<<it.slot
+		if present&bit == 0 {
+			m.slots[it.slot], present, changed = in, present|bit, true
+			st.Written++
+			continue
+		}
+		var out gpucost.Rollup
+		var kind telemetry.MergeKind
+		if first.hour {
+			split, idle := m.splitMinutes(it.series, in.Start, m.slots[it.slot].Coverage&in.Coverage)
+			out, kind = telemetry.MergeSplit(m.slots[it.slot], in, split, idle)
+		} else {
+			out, kind = telemetry.Merge(m.slots[it.slot], in)
+			if kind == telemetry.Merged {
+				m.split[splitKey{it.series, in.Start.Unix()}] = out.IdleMask != 0
+			}
+		}
+		m.slots[it.slot] = out
+		switch kind {
+		case telemetry.Unchanged:
+			st.Unchanged++
+		case telemetry.Replaced:
+			st.Replaced++
+		case telemetry.Merged:
+			st.Merged++
+		case telemetry.Conflict:
+			st.Conflicts++
+		}
+		changed = changed || kind != telemetry.Unchanged
+	}
+	if !changed {
+		return nil
+	}
+	m.buf = encodeRow(m.buf, m.slots[:], present)
+	if _, err := m.put[which].ExecContext(ctx, first.key, m.buf); err != nil {
+		return fmt.Errorf("store %s row %d: %w", l.table, first.key, err)
+	}
+	return nil
+}
+
+// load decodes the stored row of it into m.slots and returns which slots it holds.
+func (m *rowMerger) load(ctx context.Context, l rowLayout, which int, it rowItem, s *gpucost.Series) (present uint64, err error) {
+	var data []byte
+	err = m.get[which].QueryRowContext(ctx, it.key).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if err := decodeRow(data, &m.row); err != nil {
+		return 0, err
+	}
+	for k := range m.row.n {
+		slot := m.row.slot[k]
+		if slot >= len(m.slots) {
+			return 0, errCorrupt
+		}
+		r := m.row.rs[k]
+		r.Series, r.Start, r.Width = s, l.start(it.row, slot), l.width
+		m.slots[slot] = r
+		present |= 1 << slot
+	}
+	return present, nil
+}
+
+// splitMinutes returns which of the minutes overlap (bit i: minute i of the hour that starts at
+// hour) were merged from disjoint seconds earlier in this write, and which of those are idle.
+func (m *rowMerger) splitMinutes(series int64, hour time.Time, overlap uint64) (split, idle uint64) {
+	if len(m.split) == 0 {
+		return 0, 0
+	}
+	for o := overlap; o != 0; o &= o - 1 {
+		i := bits.TrailingZeros64(o)
+		if isIdle, ok := m.split[splitKey{series, hour.Unix() + int64(60*i)}]; ok {
+			split |= 1 << i
+			if isIdle {
+				idle |= 1 << i
+			}
+		}
+	}
+	return split, idle
+}
+
+// PruneMinutes deletes the minute rollups of the hours that end at or before before (a minute
+// rollup is kept with the rest of its hour) and returns how many it deleted. Hour rollups are
+// kept; see telemetry.Retention for the usual cutoff.
+func (db *DB) PruneMinutes(ctx context.Context, before time.Time) (int, error) {
+	cutoff := before.Unix() / 3600 // rows (hours) below this one end at or before before
+	if cutoff <= 0 {
+		return 0, nil
+	}
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("prune minute rollups in %s: %w", db.Path, err)
+	}
+	defer tx.Rollback()
+	const where = ` FROM minute_rollups WHERE (key & 16777215) < ?`
+	rows, err := tx.QueryContext(ctx, `SELECT data`+where, cutoff)
+	if err != nil {
+		return 0, fmt.Errorf("prune minute rollups in %s: %w", db.Path, err)
+	}
+	n := 0
+	for rows.Next() {
+		var data sql.RawBytes
+		if err := rows.Scan(&data); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("prune minute rollups in %s: %w", db.Path, err)
+		}
+		n += rowCount(data)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("prune minute rollups in %s: %w", db.Path, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE`+where, cutoff); err != nil {
+		return 0, fmt.Errorf("prune minute rollups in %s: %w", db.Path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("prune minute rollups in %s: %w", db.Path, err)
+	}
+	return n, nil
+}

@@ -1,0 +1,220 @@
+//go:build cgo
+
+package nvml
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/telemetry/workload"
+)
+
+// Collector samples the GPUs NVML sees.
+type Collector struct {
+	Lib      gonvml.Interface // initialised; see Open
+	Host     string           // the host the GPUs are on
+	ProcRoot string           // where to read processes' cgroup and environ; "" means /proc
+	Now      func() time.Time
+	// OnStats, if set, is called after each Collect with what it skipped and which GPUs
+	// vanished, so that they can be logged.
+	OnStats func(Stats)
+
+	mu       sync.Mutex
+	last     map[string]int    // UUID → index of the GPUs of the last Collect
+	lastProc map[string]uint64 // UUID → NVML timestamp of the last process utilisation read
+}
+
+var _ gpucost.Collector = (*Collector)(nil)
+
+// New loads NVML from the NVIDIA driver and initialises it. Without the driver it returns an
+// error wrapping ErrUnavailable that says so.
+func New() (*Collector, error) { return Open(gonvml.New()) }
+
+// Open initialises lib, the real library or a mock, and returns a Collector over it.
+func Open(lib gonvml.Interface) (*Collector, error) {
+	if ret := lib.Init(); ret != gonvml.SUCCESS {
+		return nil, initError(ret)
+	}
+	return &Collector{Lib: lib}, nil
+}
+
+// initError says why NVML did not start and what happens instead.
+func initError(ret gonvml.Return) error {
+	var why string
+	switch ret {
+	case gonvml.ERROR_LIBRARY_NOT_FOUND:
+		why = "libnvidia-ml.so.1 not found — no NVIDIA driver?"
+	case gonvml.ERROR_DRIVER_NOT_LOADED:
+		why = "the NVIDIA kernel driver is not loaded (nvidia.ko)"
+	case gonvml.ERROR_NO_PERMISSION:
+		why = "no permission to open the NVIDIA devices (/dev/nvidia*)"
+	case gonvml.ERROR_LIB_RM_VERSION_MISMATCH:
+		why = "the NVML library and the kernel driver are of different versions (reboot after a driver upgrade?)"
+	default:
+		why = "nvmlInit: " + ret.Error()
+	}
+	return gpucost.Errorf(gpucost.EUnavailable, "%w: %s falling back to nvidia-smi", ErrUnavailable, why)
+}
+
+// Close shuts NVML down.
+func (c *Collector) Close() error {
+	if ret := c.Lib.Shutdown(); ret != gonvml.SUCCESS {
+		return fmt.Errorf("shut NVML down: %s", ret)
+	}
+	return nil
+}
+
+// Collect returns one sample per GPU and one per MIG instance, each labelled with the workloads
+// of the processes on it. A GPU that fails (ERROR_GPU_IS_LOST) is left out and counted, and
+// reported in Stats.Vanished if it was there last time.
+func (c *Collector) Collect(ctx context.Context) ([]gpucost.Sample, error) {
+	n, ret := c.Lib.DeviceGetCount()
+	if ret != gonvml.SUCCESS {
+		return nil, gpucost.Errorf(gpucost.EUnavailable, "NVML: count devices: %s", ret)
+	}
+	at := time.Now()
+	if c.Now != nil {
+		at = c.Now()
+	}
+	var st Stats
+	samples := make([]gpucost.Sample, 0, n)
+	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		samples = c.device(i, at, samples, &st)
+	}
+	c.noteVanished(samples, &st)
+	st.Samples = len(samples)
+	if c.OnStats != nil {
+		c.OnStats(st)
+	}
+	return samples, nil
+}
+
+// device appends the samples of device i and of its MIG instances.
+func (c *Collector) device(i int, at time.Time, samples []gpucost.Sample, st *Stats) []gpucost.Sample {
+	dev, ret := c.Lib.DeviceGetHandleByIndex(i)
+	if ret != gonvml.SUCCESS {
+		st.skip(fmt.Sprintf("GPU %d", i), "no handle: "+describe(ret)+"; GPU left out")
+		return samples
+	}
+	uuid, ret := dev.GetUUID()
+	if ret != gonvml.SUCCESS {
+		st.skip(fmt.Sprintf("GPU %d", i), "no UUID: "+describe(ret)+"; GPU left out")
+		return samples
+	}
+	name, _ := dev.GetName()
+	s := gpucost.NewSample(at, gpucost.GPU{UUID: uuid, Host: c.Host, Model: name, Index: i})
+	r := readings{dev: dev, what: fmt.Sprintf("GPU %d (%s)", i, uuid), st: st}
+	r.device(&s)
+	if r.lost {
+		return samples
+	}
+	s.Labels = c.labels(dev)
+	samples = append(samples, s)
+	if mode, _, ret := dev.GetMigMode(); ret == gonvml.SUCCESS && mode == gonvml.DEVICE_MIG_ENABLE {
+		samples = c.instances(dev, s.GPU, at, samples, st)
+	}
+	return samples
+}
+
+// instances appends a sample for each MIG instance of the GPU g: its memory and the workloads
+// on it. NVML reports no utilisation, power or temperature for an instance.
+func (c *Collector) instances(dev gonvml.Device, g gpucost.GPU, at time.Time, samples []gpucost.Sample, st *Stats) []gpucost.Sample {
+	count, ret := dev.GetMaxMigDeviceCount()
+	if ret != gonvml.SUCCESS {
+		st.skip(g.UUID, "MIG instances: "+describe(ret))
+		return samples
+	}
+	for j := range count {
+		mig, ret := dev.GetMigDeviceHandleByIndex(j)
+		if ret == gonvml.ERROR_NOT_FOUND {
+			continue // no instance in this slot
+		}
+		if ret != gonvml.SUCCESS {
+			st.skip(g.UUID, fmt.Sprintf("MIG device %d: %s; left out", j, describe(ret)))
+			continue
+		}
+		uuid, ret := mig.GetUUID()
+		if ret != gonvml.SUCCESS {
+			st.skip(g.UUID, fmt.Sprintf("MIG device %d: no UUID: %s; left out", j, describe(ret)))
+			continue
+		}
+		s := gpucost.NewSample(at, gpucost.GPU{UUID: uuid, Host: g.Host, Model: g.Model, Index: g.Index,
+			Parent: g.UUID, Profile: profile(dev, mig)})
+		r := readings{dev: mig, what: "MIG " + uuid, st: st}
+		r.memory(&s)
+		if r.lost {
+			return samples
+		}
+		s.Labels = c.labels(mig)
+		samples = append(samples, s)
+	}
+	return samples
+}
+
+// profile names a MIG instance's profile, such as "1g.10gb": NVML names a MIG device
+// "NVIDIA A100-SXM4-80GB MIG 1g.10gb". Failing that it is made from the GPU instance's profile
+// info, its slices and its memory rounded up to whole GiB, which can differ from NVIDIA's name.
+func profile(parent, mig gonvml.Device) string {
+	if name, ret := mig.GetName(); ret == gonvml.SUCCESS {
+		if _, p, ok := strings.Cut(name, "MIG "); ok {
+			return strings.TrimSpace(p)
+		}
+	}
+	id, ret := mig.GetGpuInstanceId()
+	if ret != gonvml.SUCCESS {
+		return ""
+	}
+	gi, ret := parent.GetGpuInstanceById(id)
+	if ret != gonvml.SUCCESS {
+		return ""
+	}
+	info, ret := gi.GetInfo()
+	if ret != gonvml.SUCCESS {
+		return ""
+	}
+	p, ret := parent.GetGpuInstanceProfileInfo(int(info.ProfileId))
+	if ret != gonvml.SUCCESS {
+		return ""
+	}
+	return fmt.Sprintf("%dg.%dgb", p.SliceCount, int(math.Ceil(float64(p.MemorySizeMB)/1024)))
+}
+
+// labels returns the workloads of the processes on a device.
+func (c *Collector) labels(dev gonvml.Device) gpucost.Labels {
+	procs, ret := dev.GetComputeRunningProcesses()
+	if ret != gonvml.SUCCESS || len(procs) == 0 {
+		return nil
+	}
+	ws := make([]workload.Workload, 0, len(procs))
+	for _, p := range procs {
+		ws = append(ws, workload.Of(c.ProcRoot, int(p.Pid)))
+	}
+	return workload.Labels(ws)
+}
+
+// noteVanished reports the GPUs of the last Collect that this one lacks.
+func (c *Collector) noteVanished(samples []gpucost.Sample, st *Stats) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := make(map[string]int, len(samples))
+	for _, s := range samples {
+		now[s.GPU.UUID] = s.GPU.Index
+	}
+	for uuid, index := range c.last {
+		if _, ok := now[uuid]; !ok {
+			st.Vanished = append(st.Vanished, uuid)
+			st.skip(uuid, fmt.Sprintf("GPU %d (%s) was in the last sample and is missing now: lost, fallen off the bus or removed?", index, uuid))
+		}
+	}
+	c.last = now
+}

@@ -114,28 +114,3 @@ func HistQuantiles(hist []uint32) (p50, p95 float64) {
 	}
 	return p50, p95
 }
-
-// smallWholeQuantiles returns the p50 and p95 of up to 8 whole numbers 0–100 in a, sorting them
-// with a network of branch-free integer compare-exchanges: a minute at a 10 s interval has six
-// readings, and branching sorts of so few values mispredict most of their branches.
-func smallWholeQuantiles(a []float64) (p50, p95 float64) {
-	n := len(a)
-	var v [8]int32
-	for i := range v {
-		v[i] = 1 << 30
-	}
-	for i, x := range a {
-		v[i] = int32(x)
-	}
-	for _, p := range sort8Network {
-		x, y := v[p[0]], v[p[1]]
-		v[p[0]], v[p[1]] = min(x, y), max(x, y)
-	}
-	return float64(v[rank(50, n)-1]), float64(v[rank(95, n)-1])
-}
-
-// sort8Network is Batcher's odd–even merge sort of 8 values: 19 compare-exchanges.
-var sort8Network = [...][2]uint8{
-	{0, 1}, {2, 3}, {4, 5}, {6, 7}, {0, 2}, {1, 3}, {4, 6}, {5, 7}, {1, 2}, {5, 6},
-	{0, 4}, {1, 5}, {2, 6}, {3, 7}, {2, 4}, {3, 5}, {1, 2}, {3, 4}, {5, 6},
-}

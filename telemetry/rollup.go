@@ -217,10 +217,10 @@ func (r *roller) minute(s *gpucost.Series, i, j int, start int64) (m sums, ok bo
 		r.utils = append(r.utils, u)
 		bin := percentBin(u)
 		r.hist[bin]++
-		whole = whole && float64(bin) == u
 		if useHist {
 			r.minuteHist[bin]++
 			binLo, binHi = min(binLo, bin), max(binHi, bin)
+			whole = whole && float64(bin) == u
 		}
 		if v := b.memUsed[k]; v == v {
 			r.mems = append(r.mems, v)
@@ -258,7 +258,7 @@ func (r *roller) minute(s *gpucost.Series, i, j int, start int64) (m sums, ok bo
 		return m, false
 	}
 	ru := m.appendRollup(&r.out, s, start, time.Minute)
-	r.minuteQuantiles(ru, useHist, whole, binLo, binHi)
+	r.minuteQuantiles(ru, useHist && whole, binLo, binHi)
 	if useHist {
 		clear(r.minuteHist[binLo : binHi+1])
 	}
@@ -275,12 +275,8 @@ func (r *roller) minute(s *gpucost.Series, i, j int, start int64) (m sums, ok bo
 
 // minuteQuantiles sets the minute's utilisation quantiles: from bins binLo…binHi of its
 // histogram when fromHist (every reading a whole percent), else by selection.
-func (r *roller) minuteQuantiles(ru *gpucost.Rollup, useHist, whole bool, binLo, binHi int) {
-	if whole && len(r.utils) <= 8 {
-		ru.UtilP50, ru.UtilP95 = smallWholeQuantiles(r.utils)
-		return
-	}
-	if !useHist || !whole {
+func (r *roller) minuteQuantiles(ru *gpucost.Rollup, fromHist bool, binLo, binHi int) {
+	if !fromHist {
 		ru.UtilP50, ru.UtilP95 = quantiles(r.utils)
 		return
 	}

@@ -5,14 +5,16 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost/agent"
+	"github.com/gpucost/gpucost/telemetry"
 	"github.com/spf13/cobra"
 )
 
 func newAgentCmd(e *env) *cobra.Command {
 	var (
-		src      string
-		interval time.Duration
-		flush    time.Duration
+		src         string
+		interval    time.Duration
+		flush       time.Duration
+		keepMinutes time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "agent",
@@ -42,7 +44,8 @@ flushes what is buffered and exits 0.`,
 			if err != nil {
 				return err
 			}
-			a := &agent.Agent{Source: s, Sink: w, Interval: interval, FlushEvery: flush, Log: log}
+			sink := &pruningSink{Writer: w, db: db, retention: telemetry.Retention{Minutes: keepMinutes}, now: e.now, log: log}
+			a := &agent.Agent{Source: s, Sink: sink, Interval: interval, FlushEvery: flush, Log: log}
 			log.Info("agent started", "source", s.name, "interval", interval.String(), "db", e.dbPath)
 			err = a.Run(ctx)
 			log.Info("agent stopped", "polls", a.Stats.Polls, "samples", a.Stats.Samples, "source_failures", a.Stats.Failures)
@@ -52,5 +55,6 @@ flushes what is buffered and exits 0.`,
 	cmd.Flags().StringVar(&src, "source", "auto", sourceHelp)
 	cmd.Flags().DurationVar(&interval, "interval", 10*time.Second, "time between samples")
 	cmd.Flags().DurationVar(&flush, "flush", time.Minute, "time between writes to the store")
+	cmd.Flags().DurationVar(&keepMinutes, "keep-minutes", telemetry.DefaultMinuteRetention, "how long to keep minute rollups (hourly rollups are kept)")
 	return cmd
 }

@@ -2,12 +2,12 @@ package main
 
 import (
 	"encoding/csv"
-	"os"
-	"time"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/jedib0t/go-pretty/v6/table"

@@ -161,9 +161,20 @@ func defaultDBPath(getenv func(string) string) string {
 	return filepath.Join(dir, "gpucost", "gpucost.db")
 }
 
-// openDB opens the store named by --db.
+// openDB opens the store named by --db: a file path, or a file: or sqlite:// URL.
 func (e *env) openDB(ctx context.Context) (*sqlite.DB, error) {
-	return sqlite.Open(ctx, e.dbPath)
+	path := e.dbPath
+	for _, prefix := range []string{"sqlite://", "sqlite:", "file://", "file:"} {
+		if p, ok := strings.CutPrefix(path, prefix); ok {
+			path = p
+			break
+		}
+	}
+	if scheme, _, ok := strings.Cut(path, "://"); ok {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--db %s: %s stores are not supported by this version; use a SQLite file path", e.dbPath, scheme)
+	}
+	e.dbPath = path
+	return sqlite.Open(ctx, path)
 }
 
 // version is set by the linker: -ldflags "-X main.version=v0.1.0".

@@ -149,4 +149,10 @@ func pct(v analyze.Stat) string {
 	return fmt.Sprintf("%.1f%%", f)
 }
 
-func hours(h float64) string { return fmt.Sprintf("%.1f", h) }
+// hours formats GPU-hours: two decimals below ten, so a few minutes do not show as 0.0.
+func hours(h float64) string {
+	if h < 10 {
+		return fmt.Sprintf("%.2f", h)
+	}
+	return fmt.Sprintf("%.1f", h)
+}

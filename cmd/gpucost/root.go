@@ -119,6 +119,17 @@ func markUsageErrors(c *cobra.Command) {
 	if c.Args != nil {
 		c.Args = usageArgs(c.Args)
 	}
+	if c.HasSubCommands() && c.Run == nil && c.RunE == nil && c.HasParent() {
+		// A group such as "report": cobra would print its help and exit 0 on a misspelt
+		// subcommand.
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError{fmt.Errorf("unknown command %q for %q; see %s --help", args[0], cmd.CommandPath(), cmd.CommandPath())}
+			}
+			return cmd.Help()
+		}
+	}
 	for _, sub := range c.Commands() {
 		markUsageErrors(sub)
 	}

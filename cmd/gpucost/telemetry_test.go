@@ -183,3 +183,14 @@ func TestProfileExitsWithTheCommandsCode(t *testing.T) {
 		}
 	}
 }
+
+func TestUnknownSubcommandIsAUsageError(t *testing.T) {
+	for _, args := range [][]string{{"bogus"}, {"report", "bogus"}, {"catalog", "gpus", "extra"}} {
+		if code, _, _ := runCLI(t, t.TempDir(), args...); code != exitInvalid {
+			t.Errorf("gpucost %v: exit %d, want %d", args, code, exitInvalid)
+		}
+	}
+	if code, out, _ := runCLI(t, t.TempDir(), "report"); code != exitOK || !strings.Contains(out, "utilization") {
+		t.Errorf("gpucost report: exit %d, want 0 and its help:\n%s", code, out)
+	}
+}

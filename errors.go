@@ -18,16 +18,11 @@ const (
 // Error is an error with a code and a message meant for the person who ran the command.
 type Error struct {
 	Code    string
-	Message string
-	Err     error // the cause, if any
+	Message string // the whole message, the cause's text included
+	Err     error  // the cause, if any, for errors.Is and errors.As
 }
 
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return e.Message + ": " + e.Err.Error()
-	}
-	return e.Message
-}
+func (e *Error) Error() string { return e.Message }
 
 func (e *Error) Unwrap() error { return e.Err }
 

@@ -9,6 +9,7 @@
 package telemetry
 
 import (
+	"cmp"
 	"maps"
 	"math"
 	"slices"
@@ -126,82 +127,97 @@ func (b *Batch) grow(n int) {
 	}
 }
 
-// sorted reports whether b's samples are grouped by series, each series appearing in one run,
-// and in time order within each run: the order Rollup reads.
-func (b *Batch) sorted() bool {
-	if len(b.time) == 0 {
-		return true
-	}
-	seen := make([]bool, len(b.series))
-	prevS, prevT := b.seriesOf[0], b.time[0]
-	seen[prevS] = true
+// inOrder reports whether b's samples already come in the order Rollup reads them: by series
+// number and, within a series, in time order. Batches filled one GPU after another are.
+func (b *Batch) inOrder() bool {
 	for i := 1; i < len(b.time); i++ {
-		s, t := b.seriesOf[i], b.time[i]
-		if s == prevS {
-			if t < prevT {
-				return false
-			}
-		} else {
-			if seen[s] {
-				return false
-			}
-			seen[s] = true
+		s, prev := b.seriesOf[i], b.seriesOf[i-1]
+		if s < prev || s == prev && b.time[i] < b.time[i-1] {
+			return false
 		}
-		prevS, prevT = s, t
 	}
 	return true
 }
 
-// sort reorders b's samples by series number and then time, keeping the order of samples with
-// equal time. It counting-sorts by series, sorts the series that are out of time order, and
-// gathers every column through the resulting permutation.
-func (b *Batch) sort() {
-	if b.sorted() {
-		return
-	}
-	n := len(b.time)
-	start := make([]int, len(b.series)+1)
+// order returns where each series' samples lie in the order Rollup reads them: series s's are
+// perm[at[s]:at[s+1]], or b's own samples at[s]…at[s+1]-1 when perm is nil (b is in order).
+// Within a series, perm keeps the samples in the order they were added (it is a stable counting
+// sort by series number); a series whose samples came out of time order is sorted later, by
+// gather. It costs O(n) and does not move b's samples.
+func (b *Batch) order() (at []int, perm []int32) {
+	at = make([]int, len(b.series)+1)
 	for _, s := range b.seriesOf {
-		start[s+1]++
+		at[s+1]++
 	}
-	for i := 1; i < len(start); i++ {
-		start[i] += start[i-1]
+	for i := 1; i < len(at); i++ {
+		at[i] += at[i-1]
 	}
-	perm := make([]int32, n)
-	next := slices.Clone(start[:len(start)-1])
+	if b.inOrder() {
+		return at, nil
+	}
+	perm = make([]int32, len(b.seriesOf))
+	next := slices.Clone(at[:len(at)-1])
 	for i, s := range b.seriesOf {
 		perm[next[s]] = int32(i)
 		next[s]++
 	}
-	for s := range b.series {
-		run := perm[start[s]:start[s+1]]
-		if !slices.IsSortedFunc(run, func(x, y int32) int { return cmpInt64(b.time[x], b.time[y]) }) {
-			slices.SortStableFunc(run, func(x, y int32) int { return cmpInt64(b.time[x], b.time[y]) })
+	return at, perm
+}
+
+// run is one series' samples in time order, column by column: a view of a Batch in order, or
+// a copy gathered from one that is not.
+type run struct {
+	time                                 []int64
+	util, memUsed, memTotal, power, temp []float64
+	smActive, smOccupancy, grEngine      []float64
+}
+
+// slice returns the run of b's samples lo…hi-1.
+func (b *Batch) slice(lo, hi int) run {
+	return run{b.time[lo:hi], b.util[lo:hi], b.memUsed[lo:hi], b.memTotal[lo:hi], b.power[lo:hi],
+		b.temp[lo:hi], b.smActive[lo:hi], b.smOccupancy[lo:hi], b.grEngine[lo:hi]}
+}
+
+// gather copies b's samples idx, all of one series, into buf's columns (reusing their memory)
+// and returns them as a run. If their times are out of order it first sorts idx by time,
+// stably, so that of two samples at the same instant the one added first still comes first.
+// The profiling columns are left empty when b has no profiling readings.
+func (b *Batch) gather(buf *run, idx []int32) run {
+	times := buf.time[:0]
+	sorted := true
+	for _, k := range idx {
+		t := b.time[k]
+		sorted = sorted && (len(times) == 0 || t >= times[len(times)-1])
+		times = append(times, t)
+	}
+	if !sorted {
+		slices.SortStableFunc(idx, func(x, y int32) int { return cmp.Compare(b.time[x], b.time[y]) })
+		for i, k := range idx {
+			times[i] = b.time[k]
 		}
 	}
-	b.seriesOf = gather(b.seriesOf, perm)
-	b.time = gather(b.time, perm)
-	for _, c := range b.columns() {
-		*c = gather(*c, perm)
+	buf.time = times
+	cols := [...]struct{ dst *[]float64; src []float64 }{
+		{&buf.util, b.util}, {&buf.memUsed, b.memUsed}, {&buf.memTotal, b.memTotal},
+		{&buf.power, b.power}, {&buf.temp, b.temp},
+		{&buf.smActive, b.smActive}, {&buf.smOccupancy, b.smOccupancy}, {&buf.grEngine, b.grEngine},
 	}
+	for c, col := range cols {
+		dst := (*col.dst)[:0]
+		if c < 5 || b.hasProf {
+			dst = gatherInto(dst, col.src, idx)
+		}
+		*col.dst = dst
+	}
+	return *buf
 }
 
-func gather[T any](col []T, perm []int32) []T {
-	out := make([]T, len(col), cap(col))
-	for i, p := range perm {
-		out[i] = col[p]
+func gatherInto(dst, src []float64, idx []int32) []float64 {
+	dst = slices.Grow(dst, len(idx))[:len(idx)]
+	for i, k := range idx {
+		dst[i] = src[k]
 	}
-	return out
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return dst
 }
 
 // nan is a quiet NaN, the value of an absent reading.

@@ -31,10 +31,11 @@ flushes what is buffered and exits 0.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			log := slog.New(slog.NewTextHandler(e.stderr, nil))
-			s, err := e.openSource(src, log)
+			s, err := e.openSource(src, interval, log)
 			if err != nil {
 				return err
 			}
+			defer s.Close()
 			db, err := e.openDB(ctx)
 			if err != nil {
 				return err

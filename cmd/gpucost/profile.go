@@ -35,10 +35,11 @@ It exits with CMD's exit code.`,
 			}
 			ctx := cmd.Context()
 			log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-			s, err := e.openSource(src, log)
+			s, err := e.openSource(src, interval, log)
 			if err != nil {
 				return err
 			}
+			defer s.Close()
 			child := exec.Command(args[0], args[1:]...)
 			child.Stdin, child.Stdout, child.Stderr = e.stdin, e.stdout, e.stderr
 			p := &profile.Profiler{Source: s, Interval: interval, Processes: s.processes}

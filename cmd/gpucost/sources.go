@@ -27,10 +27,19 @@ type source struct {
 	gpucost.Collector
 	name      string
 	processes func(ctx context.Context) (map[string][]int, error)
+	close     func() error // releases the library or the looping nvidia-smi; may be nil
 }
 
-// openSource builds the collector named by a --source value.
-func (e *env) openSource(spec string, log *slog.Logger) (source, error) {
+// Close releases what the source holds.
+func (s source) Close() error {
+	if s.close == nil {
+		return nil
+	}
+	return s.close()
+}
+
+// openSource builds the collector named by a --source value, to be read every interval.
+func (e *env) openSource(spec string, interval time.Duration, log *slog.Logger) (source, error) {
 	kind, arg, _ := strings.Cut(spec, "=")
 	client := &http.Client{Timeout: 10 * time.Second}
 	host, _ := os.Hostname()
@@ -38,22 +47,24 @@ func (e *env) openSource(spec string, log *slog.Logger) (source, error) {
 	case "auto":
 		c, err := nvml.New()
 		if err == nil {
-			return source{Collector: c, name: "nvml", processes: c.PIDs}, nil
+			return source{Collector: c, name: "nvml", processes: c.PIDs, close: c.Close}, nil
 		}
-		log.Warn("NVML unavailable; falling back to nvidia-smi", "err", err)
-		return e.openSource("nvidia-smi", log)
+		log.Warn("using nvidia-smi", "because", err)
+		return e.openSource("nvidia-smi", interval, log)
 	case "nvml":
 		c, err := nvml.New()
 		if err != nil {
 			return source{}, gpucost.Errorf(gpucost.EUnavailable, "source nvml: %w", err)
 		}
-		return source{Collector: c, name: "nvml", processes: c.PIDs}, nil
+		return source{Collector: c, name: "nvml", processes: c.PIDs, close: c.Close}, nil
 	case "nvidia-smi":
-		c := &nvidiasmi.Collector{Path: "nvidia-smi", Host: host}
+		// One looping nvidia-smi rather than one process a sample, and its process list
+		// at most every 10 s: starting nvidia-smi each second costs percents of a core.
+		c := &nvidiasmi.Collector{Path: "nvidia-smi", Host: host, Loop: interval, AppsEvery: 10 * time.Second}
 		if arg != "" {
 			c.Path = arg
 		}
-		return source{Collector: c, name: "nvidia-smi", processes: c.PIDs}, nil
+		return source{Collector: c, name: "nvidia-smi", processes: c.PIDs, close: c.Close}, nil
 	case "dcgm", "prometheus":
 		if arg == "" {
 			return source{}, gpucost.Errorf(gpucost.EInvalid, "--source %s needs a URL: %s=http://HOST:PORT", kind, kind)

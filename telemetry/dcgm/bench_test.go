@@ -133,3 +133,37 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkReadWritten reads what Write writes, as the demo fleet and imports do: 64 GPUs, 8
+// metrics each, one scrape per timestamp.
+func BenchmarkReadWritten(b *testing.B) {
+	var buf bytes.Buffer
+	if err := Write(&buf, fleet(64, 200, 5)); err != nil {
+		b.Fatal(err)
+	}
+	lines := strings.Count(buf.String(), "\n") - strings.Count(buf.String(), "\n#")
+	b.SetBytes(int64(buf.Len()))
+	cpu := cpuTime()
+	for b.Loop() {
+		if _, err := Read(bytes.NewReader(buf.Bytes()), "bench", ReadOptions{}, func(gpucost.Sample) {}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu = cpuTime() - cpu
+	b.ReportMetric(float64(lines*b.N)/b.Elapsed().Seconds(), "lines/s")
+	b.ReportMetric(float64(lines*b.N)/cpu.Seconds(), "lines/cpu-s")
+}
+
+// BenchmarkWrite measures the writer: metric lines per second.
+func BenchmarkWrite(b *testing.B) {
+	samples := fleet(64, 200, 5)
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		if err := Write(&buf, samples); err != nil {
+			b.Fatal(err)
+		}
+	}
+	lines := strings.Count(buf.String(), "\n") - strings.Count(buf.String(), "\n#")
+	b.ReportMetric(float64(lines*b.N)/b.Elapsed().Seconds(), "lines/s")
+}

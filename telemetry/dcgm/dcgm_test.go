@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -175,5 +178,64 @@ func TestReadAbsentReadingsAreNaN(t *testing.T) {
 	}
 	if s.Util != 5 || !s.Time.Equal(time.UnixMilli(1700000000000)) || s.GPU.Index != 1 {
 		t.Errorf("sample = %+v", s)
+	}
+}
+
+// endless is an io.Reader of n scrapes of a real 8-GPU host with timestamps, made as it is read.
+type endless struct {
+	scrape []byte // one scrape, with a timestamp placeholder
+	n, k   int
+	buf    []byte
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	for len(e.buf) == 0 {
+		if e.k == e.n {
+			return 0, io.EOF
+		}
+		ts := strconv.FormatInt(1_790_000_000_000+int64(e.k)*1000, 10)
+		e.buf = bytes.ReplaceAll(e.scrape, []byte("TS"), []byte(ts))
+		e.k++
+	}
+	n := copy(p, e.buf)
+	e.buf = e.buf[n:]
+	return n, nil
+}
+
+// TestReadBoundedMemory reads a 40 MB recording without holding it: the heap stays small.
+func TestReadBoundedMemory(t *testing.T) {
+	one, _ := recording(t, 8, 1)
+	r := &endless{scrape: bytes.ReplaceAll(one, []byte(" 1790000000000\n"), []byte(" TS\n")), n: 1000}
+	var peak uint64
+	var ms runtime.MemStats
+	samples := 0
+	st, err := Read(r, "big.prom", ReadOptions{}, func(gpucost.Sample) {
+		if samples++; samples%2000 == 0 {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+		}
+	})
+	if err != nil || samples != 8000 || st.Lines != 184_000 {
+		t.Fatalf("Read = %d samples, %+v, %v", samples, st, err)
+	}
+	t.Logf("peak heap in use %.1f MiB reading %d MB", float64(peak)/(1<<20), 1000*len(one)>>20)
+	if peak > 32<<20 {
+		t.Errorf("heap in use reached %d MiB reading %d MB", peak>>20, 1000*len(one)>>20)
+	}
+}
+
+// TestSamplesAreTheDataset checks that testdata/samples holds every dcgm-exporter sample of the
+// shared datasets, unchanged, so the golden tests cover them all.
+func TestSamplesAreTheDataset(t *testing.T) {
+	shared, _ := filepath.Glob("../../../shared/datasets/dcgm/samples/*.prom")
+	if len(shared) == 0 {
+		t.Skip("../../../shared/datasets/dcgm/samples is absent: the checkout has no shared datasets beside it")
+	}
+	for _, file := range shared {
+		want, _ := os.ReadFile(file)
+		got, err := os.ReadFile(filepath.Join("testdata/samples", filepath.Base(file)))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("testdata/samples/%s is missing or differs from %s: copy it and run go test -run TestCollectGolden -update", filepath.Base(file), file)
+		}
 	}
 }

@@ -29,19 +29,20 @@ func (p *parser) consume(b *block, emit func(gpucost.Sample)) {
 	for i := range b.recs {
 		r := &b.recs[i]
 		switch {
+		case r.kind == recComment && r.err == "":
+			p.good++
+			continue
 		case r.kind == recBad:
 			p.stats.skip(p.file, r.num, "", r.err)
 			p.bad++
 		case r.err != "":
 			p.stats.skip(p.file, r.num, r.name, "malformed line: "+r.err)
 			p.bad++
-		case r.kind == recComment:
-			p.good++
 		default:
 			p.good++
-			p.stats.Lines++
 			p.reading(r)
 		}
+		p.stats.Lines++
 	}
 	if len(p.pending) >= maxPending {
 		p.flush(emit)

@@ -30,24 +30,30 @@ func (e *expParser) families(text []byte) (map[string]*dto.MetricFamily, error) 
 }
 
 // parse fills in the value, timestamp or error of every line of b, and parses the label sets
-// first seen in b. The block goes to expfmt in one piece; if that fails, line by line, so that
-// one bad line costs only itself.
+// first seen in b. The sample lines go to expfmt in one piece; if that fails, one by one, so that
+// a bad line costs only itself. HELP and TYPE lines and odd lines go alone.
 func (e *expParser) parse(b *block) {
 	for _, ls := range b.newSets {
 		e.parseLabels(ls)
 	}
-	if !b.odd {
-		mfs, err := e.families(b.buf)
-		if err == nil && e.assign(b, mfs) {
-			return
-		}
-		if pe := (expfmt.ParseError{}); errors.As(err, &pe) {
-			if r := b.fed(pe.Line); r != nil {
-				r.err = pe.Msg
-			}
+	for i := range b.recs {
+		if r := &b.recs[i]; r.kind == recComment || r.kind == recOdd {
+			e.parseAlone(r)
 		}
 	}
-	e.parseLines(b)
+	if b.samples == 0 {
+		return
+	}
+	mfs, err := e.families(b.buf)
+	if err == nil && e.assign(b, mfs) {
+		return
+	}
+	if pe := (expfmt.ParseError{}); errors.As(err, &pe) {
+		if r := b.sample(pe.Line); r != nil {
+			r.err = pe.Msg
+		}
+	}
+	e.parseSamples(b)
 }
 
 // parseLabels parses a label set as the labels of a stand-in metric line.
@@ -66,10 +72,10 @@ func (e *expParser) parseLabels(ls *labelSet) {
 	ls.derive(mf.Metric[0].Label, e.host)
 }
 
-// fed returns the line that was the n-th (from 1) expfmt was given, nil if there is none.
-func (b *block) fed(n int) *rec {
+// sample returns the n-th (from 1) sample line of b, nil if there is none.
+func (b *block) sample(n int) *rec {
 	for i := range b.recs {
-		if b.recs[i].kind != recBad {
+		if b.recs[i].kind == recSample {
 			if n--; n == 0 {
 				return &b.recs[i]
 			}
@@ -78,11 +84,10 @@ func (b *block) fed(n int) *rec {
 	return nil
 }
 
-// assign hands out the metrics expfmt returned to the sample lines, in order within each family.
+// assign hands out the metrics expfmt returned to the sample lines, in order within each alias.
 // It returns false if they do not match one for one.
 func (e *expParser) assign(b *block, mfs map[string]*dto.MetricFamily) bool {
 	clear(e.cursor)
-	n := 0
 	var last string
 	var mf *dto.MetricFamily
 	k := 0
@@ -104,49 +109,65 @@ func (e *expParser) assign(b *block, mfs map[string]*dto.MetricFamily) bool {
 			r.err = err.Error()
 		}
 		k++
-		n++
 	}
 	total := 0
 	for _, mf := range mfs {
 		total += len(mf.Metric)
 	}
-	return total == n
+	return total == b.samples
 }
 
-// parseLines parses each line of b that has no error yet on its own.
-func (e *expParser) parseLines(b *block) {
+// parseSamples parses each sample line of b that has no error yet on its own.
+func (e *expParser) parseSamples(b *block) {
 	for i := range b.recs {
 		r := &b.recs[i]
-		if r.kind == recBad || r.err != "" {
+		if r.kind != recSample || r.err != "" {
 			continue
 		}
-		mfs, err := e.families(b.buf[r.off:r.end])
+		mf, err := e.one(b.buf[r.off:r.end])
+		if err == nil {
+			err = r.set(mf.Metric[0])
+		}
 		if err != nil {
 			r.err = message(err)
-			continue
-		}
-		if r.kind == recComment {
-			continue
-		}
-		if len(mfs) != 1 {
-			r.err = "not one sample"
-			continue
-		}
-		for name, mf := range mfs {
-			if len(mf.Metric) != 1 {
-				r.err = "not one sample"
-				break
-			}
-			if r.kind == recOdd {
-				r.name, r.f = name, dcgmfields.Of(name)
-				r.ls = &labelSet{}
-				r.ls.derive(mf.Metric[0].Label, e.host)
-			}
-			if err := r.set(mf.Metric[0]); err != nil {
-				r.err = err.Error()
-			}
 		}
 	}
+}
+
+// parseAlone parses a HELP, TYPE or odd line by itself.
+func (e *expParser) parseAlone(r *rec) {
+	e.text = append(append(e.text[:0], r.text...), '\n')
+	if r.kind == recComment {
+		if _, err := e.families(e.text); err != nil {
+			r.err = message(err)
+		}
+		return
+	}
+	mf, err := e.one(e.text)
+	if err != nil {
+		r.err = message(err)
+		return
+	}
+	r.name, r.f = mf.GetName(), dcgmfields.Of(mf.GetName())
+	r.ls = &labelSet{}
+	r.ls.derive(mf.Metric[0].Label, e.host)
+	if err := r.set(mf.Metric[0]); err != nil {
+		r.err = err.Error()
+	}
+}
+
+// one parses a line that must hold exactly one sample.
+func (e *expParser) one(line []byte) (*dto.MetricFamily, error) {
+	mfs, err := e.families(line)
+	if err != nil {
+		return nil, err
+	}
+	for _, mf := range mfs {
+		if len(mfs) == 1 && len(mf.Metric) == 1 {
+			return mf, nil
+		}
+	}
+	return nil, errors.New("not one sample")
 }
 
 // set takes the line's value and timestamp from what expfmt made of it.

@@ -14,16 +14,17 @@ import (
 type recKind uint8
 
 const (
-	recSample  recKind = iota // "NAME VALUE [TS]": the label set is parsed once, apart
-	recComment                // a HELP or TYPE line, as written
-	recOdd                    // a sample line the splitter cannot take apart: parsed alone, as written
+	recSample  recKind = iota // "ALIAS VALUE [TS]" in the block's text; the label set is parsed apart
+	recComment                // a HELP or TYPE line, parsed alone
+	recOdd                    // a sample line the splitter cannot take apart, parsed alone
 	recBad                    // a line the splitter rejects (err says why); not parsed
 )
 
 // rec is one line of a block: where it was, what expfmt is given, and what it made of it.
 type rec struct {
-	num      int   // line number in the file
-	off, end int32 // the text expfmt parses, in block.buf
+	num      int    // line number in the file
+	off, end int32  // a sample line's text for expfmt, in block.buf
+	text     string // the line of a comment or odd line
 	kind     recKind
 	name     string // metric name
 	alias    string // the name expfmt is given for it in this block (see block.aliases)
@@ -35,14 +36,14 @@ type rec struct {
 	err      string // why the line is left out
 }
 
-// block is a run of lines parsed by expfmt in one call. A block never spans two scrapes, since
-// expfmt rejects a second HELP or TYPE line for a metric.
+// block is a run of lines of one scrape: its sample lines are parsed by expfmt in one call, the
+// others alone.
 type block struct {
-	buf       []byte
+	buf       []byte // the sample lines, as expfmt is given them
 	recs      []rec
+	samples   int               // recSample lines in recs
 	newSets   []*labelSet       // label sets first seen in this block, parsed with it
 	aliases   map[string]string // metric name → its alias in this block
-	odd       bool              // holds a recOdd line: parse line by line
 	newScrape bool              // the first block of a scrape: samples before it are complete
 	done      chan struct{}
 }
@@ -59,7 +60,7 @@ const (
 func (b *block) reset() {
 	b.buf, b.recs, b.newSets = b.buf[:0], b.recs[:0], b.newSets[:0]
 	clear(b.aliases)
-	b.odd, b.newScrape = false, false
+	b.samples, b.newScrape = 0, false
 	b.done = nil
 }
 
@@ -212,15 +213,13 @@ func (b *block) bad(num int, why string) {
 	b.recs = append(b.recs, rec{num: num, kind: recBad, err: why})
 }
 
-// add appends a line for expfmt: text, or name and text joined by a space.
-func (b *block) add(r rec, name, text []byte) {
+// addSample appends a sample line for expfmt: its alias and the rest of the line.
+func (b *block) addSample(r rec, alias string, rest []byte) {
 	r.off = int32(len(b.buf))
-	if name != nil {
-		b.buf = append(append(b.buf, name...), ' ')
-	}
-	b.buf = append(append(b.buf, text...), '\n')
+	b.buf = append(append(append(append(b.buf, alias...), ' '), rest...), '\n')
 	r.end = int32(len(b.buf))
 	b.recs = append(b.recs, r)
+	b.samples++
 }
 
 // addLine adds one line, without its newline. It returns false if the reader is to stop.
@@ -265,7 +264,7 @@ func (s *splitter) addComment(line []byte, num int) bool {
 		clear(s.p.comments)
 	}
 	s.p.comments[string(line)] = struct{}{}
-	s.b.add(rec{num: num, kind: recComment, name: family}, nil, line)
+	s.b.recs = append(s.b.recs, rec{num: num, kind: recComment, name: family, text: string(line)})
 	return true
 }
 
@@ -282,29 +281,27 @@ func word(b []byte) (w, rest []byte) {
 // addSample adds a sample line. A line of the usual shape, NAME{LABELS} VALUE [TIMESTAMP], goes
 // to expfmt as "ALIAS VALUE [TIMESTAMP]" and its label set, if new, apart; any other goes whole.
 // The alias is a short name standing for NAME within the block: NAME has the classic character
-// set (validName), which expfmt always accepts, and parsing the same long names on every line
+// set (nameEnd), which expfmt always accepts, and parsing the same long names on every line
 // took a third of expfmt's time.
 func (s *splitter) addSample(line []byte, num int) bool {
-	i := bytes.IndexAny(line, "{ \t")
-	if i <= 0 || !validName(line[:i]) {
-		s.b.odd = true
-		s.b.add(rec{num: num, kind: recOdd}, nil, line)
+	i := nameEnd(line)
+	if i == 0 {
+		s.b.recs = append(s.b.recs, rec{num: num, kind: recOdd, text: string(line)})
 		return true
 	}
 	name := s.last
 	if name != string(line[:i]) {
 		name = s.p.intern(line[:i])
 	}
-	rest := bytes.TrimLeft(line[i:], " \t")
+	rest := trimBlanks(line[i:])
 	var raw []byte
 	if len(rest) > 0 && rest[0] == '{' {
 		end := labelsEnd(rest)
 		if end < 0 {
-			s.b.odd = true
-			s.b.add(rec{num: num, kind: recOdd}, nil, line)
+			s.b.recs = append(s.b.recs, rec{num: num, kind: recOdd, text: string(line)})
 			return true
 		}
-		raw, rest = rest[:end], bytes.TrimLeft(rest[end:], " \t")
+		raw, rest = rest[:end], trimBlanks(rest[end:])
 	}
 	if !s.p.scrape.same(name) {
 		family := s.p.scrape.family(name)
@@ -318,7 +315,7 @@ func (s *splitter) addSample(line []byte, num int) bool {
 		s.lastAlias = s.b.alias(name)
 	}
 	s.last = name
-	s.b.add(rec{num: num, kind: recSample, name: name, alias: s.lastAlias, ls: ls, f: dcgmfields.Of(name)}, []byte(s.lastAlias), rest)
+	s.b.addSample(rec{num: num, kind: recSample, name: name, alias: s.lastAlias, ls: ls, f: dcgmfields.Of(name)}, s.lastAlias, rest)
 	return true
 }
 
@@ -351,48 +348,47 @@ func (b *block) alias(name string) string {
 }
 
 // labelsEnd returns the length of the label set {…} that b begins with, or -1 if it does not end
-// on this line. It jumps from quote to quote: label values may hold braces and escaped quotes.
+// on this line. In a valid line nothing after the label set — the value and the timestamp — holds
+// a brace, so the set ends at the last one; in an invalid line the set so cut fails to parse, and
+// the line is rejected all the same.
 func labelsEnd(b []byte) int {
-	i, brace := 1, bytes.IndexByte(b, '}')
-	for brace >= 0 {
-		q := bytes.IndexByte(b[i:], '"')
-		if q < 0 || i+q > brace {
-			return brace + 1
-		}
-		i += q + 1
-		for { // to the closing quote: one not escaped by an odd number of backslashes
-			q = bytes.IndexByte(b[i:], '"')
-			if q < 0 {
-				return -1
-			}
-			i += q + 1
-			n := 0
-			for j := i - 2; j >= 0 && b[j] == '\\'; j-- {
-				n++
-			}
-			if n%2 == 0 {
-				break
-			}
-		}
-		if brace < i {
-			if brace = bytes.IndexByte(b[i:], '}'); brace >= 0 {
-				brace += i
-			}
-		}
+	if i := bytes.LastIndexByte(b, '}'); i > 0 {
+		return i + 1
 	}
 	return -1
 }
 
-// validName reports whether b is a metric name in the classic character set, the only kind the
-// splitter takes apart.
-func validName(b []byte) bool {
+// nameEnd returns the length of the metric name that b begins with, in the classic character set
+// [a-zA-Z_:][a-zA-Z0-9_:]*, if a label set, a blank or a tab follows it; otherwise 0.
+func nameEnd(b []byte) int {
 	for i, c := range b {
-		ok := c == '_' || c == ':' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9')
-		if !ok {
+		switch {
+		case c == '_' || c == ':' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9'):
+		case i > 0 && (c == '{' || c == ' ' || c == '\t'):
+			return i
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+// validName reports whether s is a name in the classic character set.
+func validName(s string) bool {
+	for i, c := range []byte(s) {
+		if !(c == '_' || c == ':' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9')) {
 			return false
 		}
 	}
-	return true
+	return s != ""
+}
+
+// trimBlanks drops the blanks and tabs b begins with.
+func trimBlanks(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	return b
 }
 
 // intern returns b as a string, shared with earlier lines of the same name.

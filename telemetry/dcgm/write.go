@@ -193,7 +193,7 @@ func labelText(s *gpucost.Sample, i int) (string, error) {
 }
 
 func validLabelName(s string) bool {
-	return s != "" && validName([]byte(s)) && !strings.Contains(s, ":")
+	return validName(s) && !strings.Contains(s, ":")
 }
 
 var escaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)

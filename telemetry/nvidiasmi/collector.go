@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -27,9 +28,21 @@ type Collector struct {
 	// OnStats, if set, is called after each Collect with what it skipped and which GPUs
 	// vanished, so that they can be logged.
 	OnStats func(Stats)
+	// Loop, if not zero, keeps one nvidia-smi running that prints every GPU's row every Loop
+	// (--loop-ms), and Collect takes the latest rows from it instead of starting nvidia-smi:
+	// nvidia-smi spends tens of milliseconds of CPU starting up (it initialises NVML), which at
+	// a 1 s interval is several percent of a core. Close stops it. Set Loop to the interval.
+	Loop time.Duration
+	// AppsEvery, if not zero, asks nvidia-smi for the processes on the GPUs at most this often
+	// and attributes the GPUs to the workloads found last in between; processes come and go
+	// slowly compared with utilisation.
+	AppsEvery time.Duration
 
-	mu   sync.Mutex
-	last map[string]int // UUID → index of the GPUs of the last Collect
+	mu       sync.Mutex
+	last     map[string]int // UUID → index of the GPUs of the last Collect
+	loop     *loop
+	labels   map[string]gpucost.Labels // the workloads found last, by GPU UUID
+	labelsAt time.Time                 // when
 }
 
 var _ gpucost.Collector = (*Collector)(nil)
@@ -47,7 +60,7 @@ func (c *Collector) Collect(ctx context.Context) ([]gpucost.Sample, error) {
 		now = c.Now
 	}
 	at := now()
-	out, runErr := c.run(ctx, "--query-gpu="+QueryGPU, "--format=csv,noheader,nounits")
+	out, runErr := c.gpuRows(ctx)
 	if runErr != nil && !hasRows(out) {
 		return nil, runErr
 	}
@@ -56,7 +69,7 @@ func (c *Collector) Collect(ctx context.Context) ([]gpucost.Sample, error) {
 		st.skip(Source, 0, "", runErr.Error())
 	}
 	samples := c.parseGPUs(out, at, &st)
-	if err := c.attribute(ctx, samples, &st); err != nil {
+	if err := c.attribute(ctx, samples, at); err != nil {
 		st.skip(Source, 0, "", "no attribution to pods and jobs: "+err.Error())
 	}
 	c.noteVanished(samples, &st)
@@ -99,21 +112,76 @@ func (c *Collector) parseGPUs(out []byte, at time.Time, st *Stats) []gpucost.Sam
 }
 
 // attribute labels each sample with the workloads of the processes on its GPU.
-func (c *Collector) attribute(ctx context.Context, samples []gpucost.Sample, st *Stats) error {
-	pids, err := c.PIDs(ctx)
+func (c *Collector) attribute(ctx context.Context, samples []gpucost.Sample, at time.Time) error {
+	labels, err := c.workloads(ctx, at)
 	if err != nil {
 		return err
 	}
 	for i := range samples {
-		list := pids[samples[i].GPU.UUID]
-		if len(list) == 0 {
-			continue
+		if l := labels[samples[i].GPU.UUID]; l != nil {
+			samples[i].Labels = maps.Clone(l)
 		}
+	}
+	return nil
+}
+
+// gpuRows returns --query-gpu output: the latest round of the looping nvidia-smi when Loop is
+// set and it has one, or else the output of a nvidia-smi run now. A looping nvidia-smi that has
+// exited is started again.
+func (c *Collector) gpuRows(ctx context.Context) ([]byte, error) {
+	if c.Loop > 0 {
+		c.mu.Lock()
+		l := c.loop
+		if l == nil || !l.running() {
+			c.loop = nil
+			if path, err := c.binary(); err == nil {
+				c.loop, _ = startLoop(path, c.Loop) // on failure, the run below says why
+			}
+		}
+		c.mu.Unlock()
+		if l != nil {
+			if out, ok := l.rows(); ok {
+				return out, nil
+			}
+		}
+	}
+	return c.run(ctx, "--query-gpu="+QueryGPU, "--format=csv,noheader,nounits")
+}
+
+// workloads returns the labels of the workloads on each GPU, by UUID, from the processes
+// nvidia-smi lists and their cgroups and environments; it asks at most every AppsEvery.
+func (c *Collector) workloads(ctx context.Context, at time.Time) (map[string]gpucost.Labels, error) {
+	c.mu.Lock()
+	labels, labelsAt := c.labels, c.labelsAt
+	c.mu.Unlock()
+	if c.AppsEvery > 0 && labels != nil && at.Sub(labelsAt) < c.AppsEvery {
+		return labels, nil
+	}
+	pids, err := c.PIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	labels = make(map[string]gpucost.Labels, len(pids))
+	for uuid, list := range pids {
 		ws := make([]workload.Workload, 0, len(list))
 		for _, pid := range list {
 			ws = append(ws, workload.Of(c.ProcRoot, pid))
 		}
-		samples[i].Labels = workload.Labels(ws)
+		labels[uuid] = workload.Labels(ws)
+	}
+	c.mu.Lock()
+	c.labels, c.labelsAt = labels, at
+	c.mu.Unlock()
+	return labels, nil
+}
+
+// Close stops the looping nvidia-smi, if one runs.
+func (c *Collector) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.loop != nil {
+		c.loop.stop()
+		c.loop = nil
 	}
 	return nil
 }
@@ -176,9 +244,9 @@ func (c *Collector) run(ctx context.Context, args ...string) ([]byte, error) {
 	}
 	run := c.Run
 	if run == nil {
-		resolved, err := exec.LookPath(path)
+		resolved, err := c.binary()
 		if err != nil {
-			return nil, gpucost.Errorf(gpucost.EUnavailable, "nvidia-smi not found (%s): is the NVIDIA driver installed? %w", path, err)
+			return nil, err
 		}
 		path, run = resolved, execRun
 	}
@@ -196,6 +264,19 @@ func (c *Collector) run(ctx context.Context, args ...string) ([]byte, error) {
 		return out, gpucost.Errorf(gpucost.EUnavailable, "nvidia-smi not found (%s): is the NVIDIA driver installed? %w", path, err)
 	}
 	return out, gpucost.Errorf(gpucost.EUnavailable, "nvidia-smi %s: %w", args[0], err)
+}
+
+// binary returns the path of nvidia-smi.
+func (c *Collector) binary() (string, error) {
+	path := c.Path
+	if path == "" {
+		path = "nvidia-smi"
+	}
+	resolved, err := exec.LookPath(path)
+	if err != nil {
+		return "", gpucost.Errorf(gpucost.EUnavailable, "nvidia-smi not found (%s): is the NVIDIA driver installed? %w", path, err)
+	}
+	return resolved, nil
 }
 
 // execRun runs the binary and returns its standard output; a failure carries standard error.

@@ -276,3 +276,54 @@ func TestPIDs(t *testing.T) {
 		t.Errorf("PIDs = %v", pids)
 	}
 }
+
+// TestCollectLoop reads rows from one looping nvidia-smi instead of starting one per Collect,
+// and asks for the processes only every AppsEvery.
+func TestCollectLoop(t *testing.T) {
+	c := fake(t, "gpu-lost")
+	c.Loop, c.AppsEvery = 20*time.Millisecond, time.Hour
+	defer c.Close()
+	state := os.Getenv("FAKE_NVIDIA_SMI_STATE")
+	calls := func(name string) string {
+		b, _ := os.ReadFile(filepath.Join(state, name+".count"))
+		return strings.TrimSpace(string(b))
+	}
+	first, _ := collect(t, c) // the loop has no complete round yet: nvidia-smi runs once
+	if len(first) != 8 {
+		t.Fatalf("first Collect = %d samples, want 8", len(first))
+	}
+	waitUntil(t, func() bool {
+		_, ok := c.loop.rows()
+		return ok
+	})
+	samples, st := collect(t, c)
+	if len(samples) != 7 { // rounds 2 on: GPU 6 is lost
+		t.Fatalf("Collect = %d samples, want 7", len(samples))
+	}
+	if len(st.Vanished) != 1 || st.Vanished[0] != "GPU-93c5b0e8-7a1d-4b6f-a2e9-6d0c4f8b1a5e" {
+		t.Errorf("Vanished = %v", st.Vanished)
+	}
+	for range 5 {
+		collect(t, c)
+	}
+	if calls("query-gpu") != "1" || calls("compute-apps") != "1" {
+		t.Errorf("nvidia-smi ran %s times for --query-gpu and %s for --query-compute-apps besides the loop; want once each",
+			calls("query-gpu"), calls("compute-apps"))
+	}
+	if samples[0].Labels.String() == "" {
+		t.Errorf("sample %+v lost its attribution between process queries", samples[0])
+	}
+	c.Close()
+	if c.loop != nil {
+		t.Error("Close left the loop running")
+	}
+}
+
+func waitUntil(t *testing.T, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+	}
+}

@@ -160,3 +160,27 @@ func BenchmarkCollectFake(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCollectLoop is a Collect with Loop and AppsEvery set, as an agent runs it: rows from
+// the running nvidia-smi, processes asked for every 10 s.
+func BenchmarkCollectLoop(b *testing.B) {
+	c := fake(b, "a100-8gpu")
+	c.Loop, c.AppsEvery = 50*time.Millisecond, 10*time.Second
+	defer c.Close()
+	if _, err := c.Collect(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, ok := c.loop.rows(); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("the loop printed no round")
+		}
+	}
+	for b.Loop() {
+		if s, err := c.Collect(context.Background()); err != nil || len(s) != 8 {
+			b.Fatal(err)
+		}
+	}
+}

@@ -22,20 +22,19 @@ var collectTime = time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
 
 // fakeGPU is a GPU or MIG instance as a mock NVML device shows it.
 type fakeGPU struct {
-	uuid, name   string
-	util         uint32
-	used, total  uint64 // bytes
-	powerMW      uint32
-	temp         uint32
-	noPower      bool // power is not supported
-	lost         bool // every reading fails with ERROR_GPU_IS_LOST
-	procs        []gonvml.ProcessInfo
-	procUtil     []gonvml.ProcessUtilizationSample
-	sinceSeen    []uint64 // the timestamps GetProcessUtilization was called with
-	mig          []*fakeGPU
-	giProfile    gonvml.GpuInstanceProfileInfo // for a MIG instance whose name has no profile
-	migSlots     int
-	unnamedSlots bool
+	uuid, name  string
+	util        uint32
+	used, total uint64 // bytes
+	powerMW     uint32
+	temp        uint32
+	noPower     bool // power is not supported
+	lost        bool // every reading fails with ERROR_GPU_IS_LOST
+	procs       []gonvml.ProcessInfo
+	procUtil    []gonvml.ProcessUtilizationSample
+	sinceSeen   []uint64 // the timestamps GetProcessUtilization was called with
+	mig         []*fakeGPU
+	giProfile   gonvml.GpuInstanceProfileInfo // for a MIG instance whose name has no profile
+	migSlots    int
 }
 
 func (f *fakeGPU) ret() gonvml.Return {
@@ -149,7 +148,7 @@ func host() []*fakeGPU {
 			powerMW: 162870, temp: 48, migSlots: 7, mig: []*fakeGPU{
 				{uuid: "MIG-dc34c2fd-4bd7-52ad-a6d0-645dcd1794e4", name: "NVIDIA A100-SXM4-80GB MIG 3g.40gb", used: 10 * gib, total: 39 * gib,
 					giProfile: gonvml.GpuInstanceProfileInfo{Id: gonvml.GPU_INSTANCE_PROFILE_3_SLICE, SliceCount: 3, MemorySizeMB: 40192},
-					procs: []gonvml.ProcessInfo{{Pid: 60001, UsedGpuMemory: 10 * gib, GpuInstanceId: 1}}},
+					procs:     []gonvml.ProcessInfo{{Pid: 60001, UsedGpuMemory: 10 * gib, GpuInstanceId: 1}}},
 				{uuid: "MIG-ec4c3916-65fa-5948-b9b5-9f21a2ddfcc0", used: 2 * gib, total: 9*gib + 640<<20,
 					giProfile: gonvml.GpuInstanceProfileInfo{Id: gonvml.GPU_INSTANCE_PROFILE_1_SLICE, SliceCount: 1, MemorySizeMB: 9856},
 					procs:     []gonvml.ProcessInfo{{Pid: 51002, GpuInstanceId: 2}}},

@@ -47,6 +47,7 @@ type point struct {
 	v  string
 }
 
+// UnmarshalJSON reads a [unix seconds, "value"] pair.
 func (p *point) UnmarshalJSON(b []byte) error {
 	var raw [2]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
@@ -67,6 +68,7 @@ type APIError struct {
 	Msg    string
 }
 
+// Error says what the server answered.
 func (e *APIError) Error() string {
 	return fmt.Sprintf("Prometheus answered %d %s: %s", e.Status, e.Type, e.Msg)
 }

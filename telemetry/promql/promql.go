@@ -76,7 +76,8 @@ func (c *Collector) Query() string {
 	return q + "}"
 }
 
-// Collect returns the latest sample of every GPU the server has DCGM series for, as of now.
+// Collect returns the latest sample of every GPU the server has DCGM series for, as of now. It
+// returns an error if there are none.
 func (c *Collector) Collect(ctx context.Context) ([]gpucost.Sample, error) {
 	now := time.Now()
 	if c.Now != nil {
@@ -89,6 +90,10 @@ func (c *Collector) Collect(ctx context.Context) ([]gpucost.Sample, error) {
 	if err != nil {
 		c.report(st)
 		return nil, err
+	}
+	if len(res.Result) == 0 {
+		c.report(st)
+		return nil, gpucost.Errorf(gpucost.ENotFound, "Prometheus at %s has no DCGM series matching %s: does it scrape dcgm-exporter?", c.URL, c.Query())
 	}
 	var g grouper
 	g.init(&st)

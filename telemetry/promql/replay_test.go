@@ -195,6 +195,14 @@ func TestReplayErrors(t *testing.T) {
 	if _, err = (&Collector{URL: "http://127.0.0.1:1"}).Collect(context.Background()); gpucost.ErrorCode(err) != gpucost.EUnavailable {
 		t.Errorf("Collect from a closed port = %v, want unavailable", err)
 	}
+	empty := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"status":"success","data":{"resultType":"vector","result":[]}}`))
+	}))
+	defer empty.Close()
+	if _, err = (&Collector{URL: empty.URL}).Collect(context.Background()); gpucost.ErrorCode(err) != gpucost.ENotFound ||
+		!strings.Contains(err.Error(), "has no DCGM series matching") {
+		t.Errorf("Collect from a server without DCGM series = %v, want not found", err)
+	}
 }
 
 // TestWarningsAndBadValues reads an answer with warnings, a NaN and a negative value.

@@ -18,3 +18,14 @@ func TestErrorfKeepsCauseOnce(t *testing.T) {
 		t.Error("ErrorCode of a plain error must be internal, of nil empty")
 	}
 }
+
+func TestGPUsSeenMissing(t *testing.T) {
+	before := SeenIn([]Sample{{GPU: GPU{UUID: "GPU-b", Index: 1}}, {GPU: GPU{UUID: "GPU-a", Index: 0}}, {GPU: GPU{UUID: "GPU-c", Index: 2}}})
+	now := SeenIn([]Sample{{GPU: GPU{UUID: "GPU-a"}}, {GPU: GPU{UUID: "GPU-d", Index: 3}}})
+	if got := before.Missing(now); len(got) != 2 || got[0] != "GPU-b" || got[1] != "GPU-c" {
+		t.Errorf("vanished = %v, want [GPU-b GPU-c]", got)
+	}
+	if got := now.Missing(before); len(got) != 1 || got[0] != "GPU-d" {
+		t.Errorf("appeared = %v, want [GPU-d]", got)
+	}
+}

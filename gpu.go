@@ -199,3 +199,28 @@ func (s Skip) String() string {
 	}
 	return out + ": " + s.Reason
 }
+
+// GPUsSeen is the set of GPUs in one reading of a source: UUID → device index.
+type GPUsSeen map[string]int
+
+// SeenIn returns the GPUs that samples hold.
+func SeenIn(samples []Sample) GPUsSeen {
+	g := make(GPUsSeen, len(samples))
+	for _, s := range samples {
+		g[s.GPU.UUID] = s.GPU.Index
+	}
+	return g
+}
+
+// Missing returns the UUIDs of g's GPUs that now lacks, sorted: the GPUs that vanished between
+// two readings, or, the other way round, the ones that appeared.
+func (g GPUsSeen) Missing(now GPUsSeen) []string {
+	var out []string
+	for uuid := range g {
+		if _, ok := now[uuid]; !ok {
+			out = append(out, uuid)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

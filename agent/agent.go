@@ -6,7 +6,6 @@ package agent
 import (
 	"context"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -50,7 +49,7 @@ type Stats struct {
 func (a *Agent) Run(ctx context.Context) error {
 	a.defaults()
 	var (
-		seen      map[string]gpucost.GPU
+		seen      gpucost.GPUsSeen
 		failing   failureLog
 		lastFlush = a.Clock.Now()
 		backoff   time.Duration
@@ -108,35 +107,18 @@ func (a *Agent) defaults() {
 }
 
 // watchGPUs logs GPUs that vanish from or return to the source, and returns the GPUs seen now.
-func (a *Agent) watchGPUs(before map[string]gpucost.GPU, samples []gpucost.Sample) map[string]gpucost.GPU {
-	now := make(map[string]gpucost.GPU, len(samples))
-	for _, s := range samples {
-		now[s.GPU.UUID] = s.GPU
-	}
+func (a *Agent) watchGPUs(before gpucost.GPUsSeen, samples []gpucost.Sample) gpucost.GPUsSeen {
+	now := gpucost.SeenIn(samples)
 	if before == nil {
 		return now
 	}
-	for _, id := range sortedKeys(before) {
-		if _, ok := now[id]; !ok {
-			g := before[id]
-			a.Log.Warn("GPU vanished from the source", "uuid", id, "host", g.Host, "index", g.Index)
-		}
+	for _, id := range before.Missing(now) {
+		a.Log.Warn("GPU vanished from the source", "uuid", id, "index", before[id])
 	}
-	for _, id := range sortedKeys(now) {
-		if _, ok := before[id]; !ok {
-			a.Log.Info("GPU appeared", "uuid", id, "host", now[id].Host)
-		}
+	for _, id := range now.Missing(before) {
+		a.Log.Info("GPU appeared", "uuid", id, "index", now[id])
 	}
 	return now
-}
-
-func sortedKeys(m map[string]gpucost.GPU) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // failureLog logs a failing source at most once a minute: the first error at once, then a

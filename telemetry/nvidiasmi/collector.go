@@ -39,7 +39,7 @@ type Collector struct {
 	AppsEvery time.Duration
 
 	mu       sync.Mutex
-	last     map[string]int // UUID → index of the GPUs of the last Collect
+	last     gpucost.GPUsSeen // the GPUs of the last Collect
 	loop     *loop
 	labels   map[string]gpucost.Labels // the workloads found last, by GPU UUID
 	labelsAt time.Time                 // when
@@ -213,15 +213,10 @@ func (c *Collector) PIDs(ctx context.Context) (map[string][]int, error) {
 func (c *Collector) noteVanished(samples []gpucost.Sample, st *Stats) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := make(map[string]int, len(samples))
-	for _, s := range samples {
-		now[s.GPU.UUID] = s.GPU.Index
-	}
-	for uuid, index := range c.last {
-		if _, ok := now[uuid]; !ok {
-			st.Vanished = append(st.Vanished, uuid)
-			st.skip(Source, 0, uuid, fmt.Sprintf("GPU %d (%s) was in the last sample and is missing now: lost, fallen off the bus or removed?", index, uuid))
-		}
+	now := gpucost.SeenIn(samples)
+	for _, uuid := range c.last.Missing(now) {
+		st.Vanished = append(st.Vanished, uuid)
+		st.skip(Source, 0, uuid, fmt.Sprintf("GPU %d (%s) was in the last sample and is missing now: lost, fallen off the bus or removed?", c.last[uuid], uuid))
 	}
 	c.last = now
 }

@@ -27,7 +27,7 @@ type Collector struct {
 	OnStats func(Stats)
 
 	mu       sync.Mutex
-	last     map[string]int    // UUID → index of the GPUs of the last Collect
+	last     gpucost.GPUsSeen  // the GPUs of the last Collect
 	lastProc map[string]uint64 // UUID → NVML timestamp of the last process utilisation read
 }
 
@@ -206,15 +206,10 @@ func (c *Collector) labels(dev gonvml.Device) gpucost.Labels {
 func (c *Collector) noteVanished(samples []gpucost.Sample, st *Stats) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := make(map[string]int, len(samples))
-	for _, s := range samples {
-		now[s.GPU.UUID] = s.GPU.Index
-	}
-	for uuid, index := range c.last {
-		if _, ok := now[uuid]; !ok {
-			st.Vanished = append(st.Vanished, uuid)
-			st.skip(uuid, fmt.Sprintf("GPU %d (%s) was in the last sample and is missing now: lost, fallen off the bus or removed?", index, uuid))
-		}
+	now := gpucost.SeenIn(samples)
+	for _, uuid := range c.last.Missing(now) {
+		st.Vanished = append(st.Vanished, uuid)
+		st.skip(uuid, fmt.Sprintf("GPU %d (%s) was in the last sample and is missing now: lost, fallen off the bus or removed?", c.last[uuid], uuid))
 	}
 	c.last = now
 }

@@ -3,7 +3,6 @@ package dcgm
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"io"
 	"math"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/goldenfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -25,57 +25,11 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 // scrapeTime is the time given to lines without a timestamp.
 var scrapeTime = time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
 
-// goldenSample is a Sample as the golden files show it: absent readings are null.
-type goldenSample struct {
-	Time           time.Time
-	GPU            gpucost.GPU
-	Util           *float64       `json:",omitempty"`
-	MemUsedMiB     *float64       `json:",omitempty"`
-	MemTotalMiB    *float64       `json:",omitempty"`
-	PowerW         *float64       `json:",omitempty"`
-	TempC          *float64       `json:",omitempty"`
-	SMActive       *float64       `json:",omitempty"`
-	SMOccupancy    *float64       `json:",omitempty"`
-	GrEngineActive *float64       `json:",omitempty"`
-	Labels         gpucost.Labels `json:",omitempty"`
-}
-
-func reading(v float64) *float64 {
-	if gpucost.IsAbsent(v) {
-		return nil
-	}
-	return &v
-}
-
-func golden(samples []gpucost.Sample) []byte {
-	out := make([]goldenSample, len(samples))
-	for i, s := range samples {
-		out[i] = goldenSample{s.Time, s.GPU, reading(s.Util), reading(s.MemUsedMiB), reading(s.MemTotalMiB),
-			reading(s.PowerW), reading(s.TempC), reading(s.SMActive), reading(s.SMOccupancy),
-			reading(s.GrEngineActive), s.Labels}
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		panic(err)
-	}
-	return append(b, '\n')
-}
+func golden(samples []gpucost.Sample) []byte { return goldenfile.Samples(samples) }
 
 func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; got:\n%s", path, got)
-	}
+	goldenfile.Check(t, path, got, *update)
 }
 
 func sampleFiles(t *testing.T) []string {

@@ -1,9 +1,7 @@
 package nvidiasmi
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -13,62 +11,18 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/goldenfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 var collectTime = time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
 
-// goldenSample is a Sample as the golden files show it: absent readings are left out.
-type goldenSample struct {
-	Time        time.Time
-	GPU         gpucost.GPU
-	Util        *float64       `json:",omitempty"`
-	MemUsedMiB  *float64       `json:",omitempty"`
-	MemTotalMiB *float64       `json:",omitempty"`
-	PowerW      *float64       `json:",omitempty"`
-	TempC       *float64       `json:",omitempty"`
-	Labels      gpucost.Labels `json:",omitempty"`
-}
-
-func present(v float64) *float64 {
-	if gpucost.IsAbsent(v) {
-		return nil
-	}
-	return &v
-}
-
-func golden(samples []gpucost.Sample) []byte {
-	out := make([]goldenSample, len(samples))
-	for i, s := range samples {
-		if !gpucost.IsAbsent(s.SMActive) || !gpucost.IsAbsent(s.SMOccupancy) || !gpucost.IsAbsent(s.GrEngineActive) {
-			panic("nvidia-smi gives no profiling metrics")
-		}
-		out[i] = goldenSample{s.Time, s.GPU, present(s.Util), present(s.MemUsedMiB), present(s.MemTotalMiB),
-			present(s.PowerW), present(s.TempC), s.Labels}
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		panic(err)
-	}
-	return append(b, '\n')
-}
+func golden(samples []gpucost.Sample) []byte { return goldenfile.Samples(samples) }
 
 func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; got:\n%s", path, got)
-	}
+	goldenfile.Check(t, path, got, *update)
 }
 
 // fakeProc writes a /proc tree for the processes of the recordings: Kubernetes pods under

@@ -120,7 +120,7 @@ func decode(endpoint string, resp *http.Response, body []byte) (result, []string
 		if r.ErrorType == "bad_data" {
 			code = gpucost.EInvalid
 		}
-		return result{}, r.Warnings, &gpucost.Error{Code: code, Message: "Prometheus " + endpoint, Err: e}
+		return result{}, r.Warnings, gpucost.Errorf(code, "Prometheus %s: %w", endpoint, e)
 	}
 	var res result
 	if err := json.Unmarshal(r.Data, &res); err != nil {

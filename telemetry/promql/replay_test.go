@@ -1,9 +1,7 @@
 package promql
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"net/http"
 	"net/http/httptest"
@@ -14,62 +12,18 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/goldenfile"
 )
 
 var update = flag.Bool("update", false, "record testdata/api from a real Prometheus and rewrite the golden files")
 
 func queryEscape(s string) string { return url.QueryEscape(s) }
 
-// goldenSample is a Sample as the golden files show it: absent readings are left out.
-type goldenSample struct {
-	Time           time.Time
-	GPU            gpucost.GPU
-	Util           *float64       `json:",omitempty"`
-	MemUsedMiB     *float64       `json:",omitempty"`
-	MemTotalMiB    *float64       `json:",omitempty"`
-	PowerW         *float64       `json:",omitempty"`
-	TempC          *float64       `json:",omitempty"`
-	SMActive       *float64       `json:",omitempty"`
-	SMOccupancy    *float64       `json:",omitempty"`
-	GrEngineActive *float64       `json:",omitempty"`
-	Labels         gpucost.Labels `json:",omitempty"`
-}
-
-func present(v float64) *float64 {
-	if gpucost.IsAbsent(v) {
-		return nil
-	}
-	return &v
-}
-
-func golden(samples []gpucost.Sample) []byte {
-	out := make([]goldenSample, len(samples))
-	for i, s := range samples {
-		out[i] = goldenSample{s.Time, s.GPU, present(s.Util), present(s.MemUsedMiB), present(s.MemTotalMiB),
-			present(s.PowerW), present(s.TempC), present(s.SMActive), present(s.SMOccupancy), present(s.GrEngineActive), s.Labels}
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		panic(err)
-	}
-	return append(b, '\n')
-}
+func golden(samples []gpucost.Sample) []byte { return goldenfile.Samples(samples) }
 
 func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; got:\n%s", path, got)
-	}
+	goldenfile.Check(t, path, got, *update)
 }
 
 // replay serves recorded API answers: path → status and body file; it notes the queries asked.

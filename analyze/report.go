@@ -106,6 +106,8 @@ type GroupStats struct {
 	UnpricedGPUHours  float64 // GPU-hours of series without a price, not in the costs
 
 	Verdict Verdict
+
+	Daily []DayUtil // mean utilisation per UTC day, oldest first: the trend
 }
 
 // Verdict is the profiler's judgement of a mean utilisation.
@@ -178,10 +180,11 @@ type groupAcc struct {
 
 	prices   map[gpucost.Money]*costBucket
 	unpriced costBucket
+	daily    map[int64]*daySum // by UTC day number
 }
 
 func newGroupAcc(key string) *groupAcc {
-	return &groupAcc{key: key, gpus: map[string]struct{}{}, prices: map[gpucost.Money]*costBucket{},
+	return &groupAcc{key: key, gpus: map[string]struct{}{}, prices: map[gpucost.Money]*costBucket{}, daily: map[int64]*daySum{},
 		utilMax: nan, memMax: nan, memP95: nan, memTotal: nan, powerMax: nan, tempMax: nan}
 }
 
@@ -278,6 +281,11 @@ func (g *groupAcc) merge(o *groupAcc) {
 		gb.idle += b.idle
 		gb.sustained += b.sustained
 	}
+	for d, ds := range o.daily {
+		gd := g.day(d)
+		gd.utilSum += ds.utilSum
+		gd.samples += ds.samples
+	}
 	g.unpriced.covered += o.unpriced.covered
 	g.unpriced.idle += o.unpriced.idle
 	g.unpriced.sustained += o.unpriced.sustained
@@ -317,6 +325,7 @@ func (g *groupAcc) stats() GroupStats {
 	s.SustainedIdleGPUHours = hours(total.sustained)
 	s.UnpricedGPUHours = hours(g.unpriced.covered)
 	s.Verdict = VerdictFor(float64(s.UtilMean))
+	s.Daily = g.dailyStats()
 	return s
 }
 

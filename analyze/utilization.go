@@ -88,6 +88,9 @@ type current struct {
 	group      *groupAcc
 	bucket     *costBucket
 	share      int64 // sevenths of a GPU
+
+	day    int64 // the UTC day of dayAcc; rollups of a series come in time order
+	dayAcc *daySum
 }
 
 // NewUtilization returns an empty accumulator for a report over opts.
@@ -118,6 +121,11 @@ func (u *Utilization) Add(r *gpucost.Rollup) {
 	u.rollups++
 	g := u.cur.group
 	g.add(r)
+	if d := dayOf(r.Start.Unix()); u.cur.dayAcc == nil || d != u.cur.day {
+		u.cur.day, u.cur.dayAcc = d, g.day(d)
+	}
+	u.cur.dayAcc.utilSum += r.UtilSum
+	u.cur.dayAcc.samples += int64(r.Samples)
 	covered, idle, n := slots(r)
 	b, share := u.cur.bucket, u.cur.share
 	b.covered += int64(bits.OnesCount64(covered)) * share

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,6 +26,8 @@ type result struct {
 	JSON    any      // what --output json prints; the rows as objects when nil
 	// Right lists the columns to align right (numbers, money).
 	Right []int
+	// TableOnly lists the columns only people read, such as sparklines, left out of CSV.
+	TableOnly []int
 }
 
 // validOutput checks the --output flag.
@@ -50,8 +53,11 @@ func (e *env) print(r result) error {
 			return writeJSON(e.stdout, r)
 		}
 		w := csv.NewWriter(e.stdout)
-		w.Write(r.Columns)
-		w.WriteAll(r.Rows)
+		w.Write(dropColumns(r.Columns, r.TableOnly))
+		for _, row := range r.Rows {
+			w.Write(dropColumns(row, r.TableOnly))
+		}
+		w.Flush()
 		return w.Error()
 	}
 	writeTable(e.stdout, r)
@@ -133,4 +139,38 @@ func (e *env) progress(max int64, desc string, bytes bool) *progressbar.Progress
 		progressbar.OptionSetDescription(desc), progressbar.OptionShowBytes(bytes), progressbar.OptionShowCount(),
 		progressbar.OptionSetVisibility(visible), progressbar.OptionThrottle(200*time.Millisecond),
 		progressbar.OptionClearOnFinish())
+}
+
+// dropColumns returns row without the columns at the given indexes.
+func dropColumns(row []string, drop []int) []string {
+	if len(drop) == 0 {
+		return row
+	}
+	out := make([]string, 0, len(row))
+	for i, c := range row {
+		if !slices.Contains(drop, i) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// sparkLevels draw a value from 0 to 100 in eight steps.
+var sparkLevels = []rune("▁▂▃▄▅▆▇█")
+
+// sparkline draws percentages as a line of block characters, one per value; NaN is a gap.
+// At most width values are drawn: the latest.
+func sparkline(values []float64, width int) string {
+	if len(values) > width {
+		values = values[len(values)-width:]
+	}
+	out := make([]rune, len(values))
+	for i, v := range values {
+		if v != v {
+			out[i] = ' '
+			continue
+		}
+		out[i] = sparkLevels[min(len(sparkLevels)-1, max(0, int(v/100*float64(len(sparkLevels)))))]
+	}
+	return string(out)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -70,14 +71,15 @@ func utilizationResult(rep analyze.Report, by analyze.GroupBy, priceNotes []stri
 	r := result{
 		Title: fmt.Sprintf("GPU utilisation by %s, %s to %s", by, rep.From.Format("2006-01-02 15:04"), rep.To.Format("2006-01-02 15:04 MST")),
 		Columns: []string{by.String(), "GPUs", "GPU-h", "Util mean", "p50", "p95", "Max", "VRAM peak",
-			"Idle GPU-h", "Idle %", "Idle cost", "Cost", "Verdict"},
-		Right: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
-		JSON:  rep,
+			"Idle GPU-h", "Idle %", "Idle cost", "Cost", "Daily util", "Verdict"},
+		Right:     []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
+		TableOnly: []int{12},
+		JSON:      rep,
 	}
 	row := func(g analyze.GroupStats) []string {
 		return []string{g.Key, fmt.Sprint(g.GPUs), hours(g.GPUHours), pct(g.UtilMean), pct(g.UtilP50), pct(g.UtilP95),
 			pct(g.UtilMax), gibStat(g.MemPeakMiB), hours(g.IdleGPUHours), pct(g.IdlePct), g.IdleCost.Dollars(),
-			g.Cost.Dollars(), string(g.Verdict)}
+			g.Cost.Dollars(), dailyTrend(g.Daily, rep.From, rep.To), string(g.Verdict)}
 	}
 	for _, g := range rep.Groups {
 		r.Rows = append(r.Rows, row(g))
@@ -97,4 +99,24 @@ func gibStat(mib analyze.Stat) string {
 		return "–"
 	}
 	return gib(float64(mib))
+}
+
+// dailyTrend draws a group's daily mean utilisation over the period, a block a day from ▁ (0%)
+// to █ (100%), blank where the group had no data; at most the last 60 days.
+func dailyTrend(days []analyze.DayUtil, from, to time.Time) string {
+	from, to = from.UTC().Truncate(24*time.Hour), to.UTC()
+	n := int(to.Sub(from).Hours()/24 + 0.999)
+	if n <= 0 || n > 400 {
+		return ""
+	}
+	values := make([]float64, n)
+	for i := range values {
+		values[i] = math.NaN()
+	}
+	for _, d := range days {
+		if i := int(d.Day.Sub(from).Hours() / 24); i >= 0 && i < n {
+			values[i] = float64(d.UtilMean)
+		}
+	}
+	return sparkline(values, 60)
 }

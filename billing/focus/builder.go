@@ -1,0 +1,235 @@
+package focus
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/gpucost/gpucost"
+)
+
+// Stats says what a read found. Totals are exact sums of the rows read, per currency, so an
+// import can print them and a re-read can be checked against them to the nano-unit.
+type Stats struct {
+	Format string // "csv", "csv.gz" or "parquet"
+	Rows   int    // cost lines emitted
+
+	// Version is the FOCUS version the header shows: the latest version that introduced one of
+	// its columns, 1.0 when none of a later version is present. VersionColumns are the columns
+	// that decided it. Since the columns new in 1.1 and 1.2 are optional, a 1.2 export that
+	// carries none of them reads as 1.0; the columns it has mean the same in every version.
+	Version        string
+	VersionColumns []string
+
+	// ExtraColumns are the columns outside the FOCUS specification (x_ columns and any other),
+	// in file order; their values are in CostLine.Extra.
+	ExtraColumns []string
+
+	Totals map[string]Totals // by billing currency
+
+	// ChargePeriodStart is the earliest start and ChargePeriodEnd the latest end of a charge.
+	ChargePeriodStart, ChargePeriodEnd time.Time
+}
+
+// Totals are the sums of one currency's lines.
+type Totals struct {
+	Rows                                int
+	BilledCost, EffectiveCost, ListCost gpucost.Money
+}
+
+// builder fills one CostLine from the values of a row, whatever the file format, and keeps the
+// statistics. Values are interned per column.
+type builder struct {
+	file   string
+	line   gpucost.CostLine
+	set    uint64 // bit f is set when field f had a value in this row
+	strs   [numFields]strCache
+	extras []strCache // by position among the extra columns
+	names  []string   // extra column names, by position
+	times  [3]timeCache
+	tags   tagCache
+	pairs  pairCache
+	stats  Stats
+
+	extra map[string]string // the Extra map, reused from row to row
+
+	totals  map[string]*Totals
+	lastCur string
+	lastTot *Totals
+}
+
+func newBuilder(file string, l *layout, format string) *builder {
+	b := &builder{file: file, names: l.extra, totals: map[string]*Totals{}}
+	b.extras = make([]strCache, len(l.extra))
+	if len(l.extra) > 0 {
+		b.extra = make(map[string]string, len(l.extra))
+	}
+	for f := range b.strs {
+		b.strs[f].enum = kindOf(field(f)) == kEnum
+	}
+	b.stats = Stats{Format: format, Version: l.version, VersionColumns: l.versionColumns, ExtraColumns: l.extra}
+	return b
+}
+
+// timeCache remembers the last time text of a column and what it meant.
+type timeCache struct {
+	raw  [40]byte
+	n    int
+	last time.Time
+}
+
+func (c *timeCache) get(b []byte) (time.Time, bool) {
+	if len(b) == c.n && c.n > 0 && bytes.Equal(b, c.raw[:c.n]) {
+		return c.last, true
+	}
+	t, ok := parseTime(b)
+	if ok && len(b) <= len(c.raw) {
+		c.n = copy(c.raw[:], b)
+		c.last = t
+	}
+	return t, ok
+}
+
+// begin starts a row. The line and its Extra map are reused: every field the file has is
+// written for each row.
+func (b *builder) begin(n int) {
+	b.line.Line = n
+	b.set = 0
+	b.line.Tags = nil
+	if b.line.Extra != nil {
+		clear(b.extra)
+		b.line.Extra = nil
+	}
+}
+
+// setExtra stores the value of the i'th extra column (not null).
+func (b *builder) setExtra(i int, v []byte) {
+	b.line.Extra = b.extra
+	b.extra[b.names[i]] = b.extras[i].get(v)
+}
+
+// stringOf returns the text field f of l.
+func stringOf(l *gpucost.CostLine, f field) *string {
+	switch f {
+	case fProvider:
+		return &l.Provider
+	case fBillingAccountID:
+		return &l.BillingAccountID
+	case fSubAccountID:
+		return &l.SubAccountID
+	case fBillingCurrency:
+		return &l.BilledCost.Currency
+	case fChargeCategory:
+		return &l.ChargeCategory
+	case fChargeClass:
+		return &l.ChargeClass
+	case fChargeFrequency:
+		return &l.ChargeFrequency
+	case fPricingCategory:
+		return &l.PricingCategory
+	case fCommitmentDiscountID:
+		return &l.CommitmentDiscountID
+	case fCommitmentDiscountStatus:
+		return &l.CommitmentDiscountStatus
+	case fCommitmentDiscountType:
+		return &l.CommitmentDiscountType
+	case fCommitmentDiscountCategory:
+		return &l.CommitmentDiscountCategory
+	case fResourceID:
+		return &l.ResourceID
+	case fResourceName:
+		return &l.ResourceName
+	case fResourceType:
+		return &l.ResourceType
+	case fServiceName:
+		return &l.ServiceName
+	case fServiceCategory:
+		return &l.ServiceCategory
+	case fRegionID:
+		return &l.RegionID
+	case fAvailabilityZone:
+		return &l.AvailabilityZone
+	case fSkuID:
+		return &l.SkuID
+	case fSkuPriceID:
+		return &l.SkuPriceID
+	case fChargeDescription:
+		return &l.ChargeDescription
+	case fConsumedUnit:
+		return &l.ConsumedUnit
+	case fPricingUnit:
+		return &l.PricingUnit
+	}
+	panic("focus: field is not a string")
+}
+
+// timeIndex is the timeCache of a time field.
+func timeIndex(f field) int { return int(f - fBillingPeriodStart) }
+
+func (b *builder) floatField(f field) *float64 { return quantityField(&b.line, f) }
+
+func quantityField(l *gpucost.CostLine, f field) *float64 {
+	if f == fConsumedQuantity {
+		return &l.ConsumedQuantity
+	}
+	return &l.PricingQuantity
+}
+
+// rowNeeds are the fields every row must have: without them a line cannot be counted.
+var rowNeeds = []field{fBilledCost, fEffectiveCost, fBillingCurrency, fChargePeriodStart, fChargePeriodEnd}
+
+// finish completes the row: it checks the values every row needs, puts the billing currency on
+// the amounts and adds them to the totals. missing names a needed field the row lacks.
+func (b *builder) finish() (missing field, err error) { return b.finishLine(&b.line, b.set) }
+
+// finishLine is finish for line l whose set fields are set.
+func (b *builder) finishLine(l *gpucost.CostLine, set uint64) (missing field, err error) {
+	for _, f := range rowNeeds {
+		if set&(1<<f) == 0 {
+			return f, nil
+		}
+	}
+	cur := l.BilledCost.Currency
+	l.EffectiveCost.Currency, l.ListCost.Currency, l.ContractedCost.Currency = cur, cur, cur
+	if cur != b.lastCur || b.lastTot == nil {
+		t := b.totals[cur]
+		if t == nil {
+			zero := gpucost.Money{Currency: cur}
+			t = &Totals{BilledCost: zero, EffectiveCost: zero, ListCost: zero}
+			b.totals[cur] = t
+		}
+		b.lastCur, b.lastTot = cur, t
+	}
+	t := b.lastTot
+	var ok1, ok2, ok3 bool
+	t.BilledCost.Nanos, ok1 = add(t.BilledCost.Nanos, l.BilledCost.Nanos)
+	t.EffectiveCost.Nanos, ok2 = add(t.EffectiveCost.Nanos, l.EffectiveCost.Nanos)
+	t.ListCost.Nanos, ok3 = add(t.ListCost.Nanos, l.ListCost.Nanos)
+	if !ok1 || !ok2 || !ok3 {
+		return 0, gpucost.Errorf(gpucost.EInvalid, "%s: the %s total passes the range of an amount (±9.2 billion); split the file", b.file, cur)
+	}
+	t.Rows++
+	b.stats.Rows++
+	if s := l.ChargePeriodStart; b.stats.ChargePeriodStart.IsZero() || s.Before(b.stats.ChargePeriodStart) {
+		b.stats.ChargePeriodStart = s
+	}
+	if e := l.ChargePeriodEnd; e.After(b.stats.ChargePeriodEnd) {
+		b.stats.ChargePeriodEnd = e
+	}
+	return 0, nil
+}
+
+// add returns a+b and whether it did not overflow.
+func add(a, b int64) (int64, bool) {
+	s := a + b
+	return s, (a >= 0) != (b >= 0) || (s >= 0) == (a >= 0)
+}
+
+// result returns the statistics so far.
+func (b *builder) result() Stats {
+	s := b.stats
+	s.Totals = make(map[string]Totals, len(b.totals))
+	for c, t := range b.totals {
+		s.Totals[c] = *t
+	}
+	return s
+}

@@ -1,0 +1,273 @@
+package focus
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/gpucost/gpucost"
+)
+
+// Read reads a FOCUS 1.0, 1.1 or 1.2 CSV file from r, gzip-compressed or not (told by its first
+// bytes), and calls emit with each row as a CostLine, in file order. name names r in errors.
+//
+// The header maps columns by name, in any order; a byte order mark is ignored. Columns outside
+// the specification are kept by name in CostLine.Extra. Empty values and the word NULL are null.
+//
+// The emitted line and its Extra map are reused from one call to the next, so reading allocates
+// almost nothing per row: use Clone to keep a line. Tags maps are shared by lines with identical
+// tags and never change; do not modify them.
+//
+// An import lands whole or not at all, so Read stops at the first bad value with an error naming
+// file:line:column, the value and what to do; a truncated gzip stream is an error too. Lines
+// emitted before an error must be discarded by the caller. An error from emit stops the read and
+// is returned wrapped with the file and line.
+func Read(r io.Reader, name string, emit func(*gpucost.CostLine) error) (Stats, error) {
+	br := bufio.NewReaderSize(r, 32<<10)
+	head, _ := br.Peek(4)
+	format := "csv"
+	var in io.Reader = br
+	switch {
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return Stats{}, gpucost.Errorf(gpucost.EInvalid, "%s: not a readable gzip file: %w", name, err)
+		}
+		defer zr.Close()
+		in, format = zr, "csv.gz"
+	case bytes.Equal(head, parquetMagic):
+		return Stats{}, gpucost.Errorf(gpucost.EInvalid, "%s is a Parquet file; read it with ReadFile or ReadParquet", name)
+	}
+	return readCSV(in, name, format, emit)
+}
+
+var parquetMagic = []byte("PAR1")
+
+// Clone returns a copy of l that later reads leave alone: its Extra map is copied. Tags maps,
+// which nothing changes, are shared.
+func Clone(l *gpucost.CostLine) gpucost.CostLine {
+	c := *l
+	c.Extra = maps.Clone(l.Extra)
+	return c
+}
+
+// ReadFile reads the FOCUS file at path, CSV, gzip-compressed CSV or Parquet, told by its
+// content. See Read.
+func ReadFile(path string, emit func(*gpucost.CostLine) error) (Stats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Stats{}, gpucost.Errorf(gpucost.EInvalid, "open FOCUS file: %w", err)
+	}
+	defer f.Close()
+	head := make([]byte, 4)
+	n, _ := io.ReadFull(f, head)
+	if n == 4 && bytes.Equal(head, parquetMagic) {
+		st, err := f.Stat()
+		if err != nil {
+			return Stats{}, fmt.Errorf("read FOCUS file %s: %w", path, err)
+		}
+		return ReadParquet(f, st.Size(), path, emit)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return Stats{}, fmt.Errorf("read FOCUS file %s: %w", path, err)
+	}
+	return Read(f, path, emit)
+}
+
+// readCSV reads the header and the rows.
+func readCSV(r io.Reader, name, format string, emit func(*gpucost.CostLine) error) (Stats, error) {
+	s := newCSVScanner(r)
+	ok, err := s.next()
+	if err != nil {
+		return Stats{}, csvError(name, err)
+	}
+	if !ok {
+		return Stats{}, gpucost.Errorf(gpucost.EInvalid, "%s is empty: a FOCUS CSV file starts with a header", name)
+	}
+	names := make([]string, len(s.fields))
+	for i, f := range s.fields {
+		if i == 0 {
+			f = bytes.TrimPrefix(f, []byte("\xef\xbb\xbf"))
+		}
+		names[i] = string(bytes.TrimSpace(f))
+	}
+	lay, err := newLayout(name, names)
+	if err != nil {
+		return Stats{}, err
+	}
+	b := newBuilder(name, lay, format)
+	plans := b.plan(lay)
+	for {
+		ok, err := s.next()
+		if err != nil {
+			return b.result(), csvError(name, err)
+		}
+		if !ok {
+			return b.result(), nil
+		}
+		if err := b.csvRow(s, lay, plans); err != nil {
+			return b.result(), err
+		}
+		if err := emit(&b.line); err != nil {
+			return b.result(), fmt.Errorf("%s:%d: %w", name, s.start, err)
+		}
+	}
+}
+
+func csvError(name string, err error) error {
+	var e *errCSV
+	if errors.As(err, &e) {
+		return gpucost.Errorf(gpucost.EInvalid, "%s:%s; fix the file and import it again", name, e.Error())
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) {
+		return gpucost.Errorf(gpucost.EInvalid, "%s is truncated or corrupt (%w); copy it again and import it again", name, err)
+	}
+	return fmt.Errorf("read FOCUS %s: %w", name, err)
+}
+
+// kExtra marks the plan of an extra column.
+const kExtra kind = 255
+
+// colPlan is where the values of one CSV column go: pointers into the builder's line, so a row
+// is filled without looking a field up per value.
+type colPlan struct {
+	kind  kind
+	bit   uint64 // 1 << field
+	extra int    // position among the extra columns
+	str   *string
+	money *int64
+	tm    *time.Time
+	flt   *float64
+	strs  *strCache
+	times *timeCache
+}
+
+func (b *builder) plan(lay *layout) []colPlan {
+	plans := make([]colPlan, len(lay.fields))
+	extra := 0
+	for i, f := range lay.fields {
+		p := &plans[i]
+		p.kind, p.bit = kindOf(f), 1<<f
+		if f == fExtra {
+			p.kind, p.extra = kExtra, extra
+			extra++
+		}
+		switch p.kind {
+		case kString, kEnum:
+			p.str, p.strs = stringOf(&b.line, f), &b.strs[f]
+		case kMoney:
+			p.money = &moneyOf(&b.line, f).Nanos
+		case kTime:
+			p.tm, p.times = timeOf(&b.line, f), &b.times[timeIndex(f)]
+		case kFloat:
+			p.flt = b.floatField(f)
+		}
+	}
+	return plans
+}
+
+// csvRow fills the line from the record in s.
+func (b *builder) csvRow(s *csvScanner, lay *layout, plans []colPlan) error {
+	if len(s.fields) != len(plans) {
+		return gpucost.Errorf(gpucost.EInvalid, "%s:%d: the row has %d fields and the header %d; fix the file and import it again",
+			b.file, s.start, len(s.fields), len(plans))
+	}
+	b.begin(s.start)
+	for i, v := range s.fields {
+		p := &plans[i]
+		if p.kind == kSkip {
+			continue
+		}
+		if isNull(v) {
+			p.clear()
+			continue
+		}
+		if !b.value(p, v) {
+			line, col := s.where(i)
+			return gpucost.Errorf(gpucost.EInvalid, "%s:%d:%d: %s %s is not %s; fix the value in the file and import it again",
+				b.file, line, col, lay.names[i], describe(v), hint(p.kind))
+		}
+	}
+	missing, err := b.finish()
+	if err != nil {
+		return err
+	}
+	if missing != 0 {
+		line, col := s.where(fieldColumn(lay, missing))
+		return gpucost.Errorf(gpucost.EInvalid, "%s:%d:%d: %s is empty; FOCUS requires it in every row, so fix the file and import it again",
+			b.file, line, col, lay.names[fieldColumn(lay, missing)])
+	}
+	return nil
+}
+
+// value stores the text v (not null) of a column; it reports false if v is not a value of the
+// column's kind.
+func (b *builder) value(p *colPlan, v []byte) bool {
+	switch p.kind {
+	case kString, kEnum:
+		*p.str = p.strs.get(v)
+	case kMoney:
+		n, ok := parseDecimalNanos(v)
+		if !ok {
+			var err error
+			if n, err = parseNanos(trimSpace(v)); err != nil {
+				return false
+			}
+		}
+		*p.money = n
+	case kTime:
+		t, ok := p.times.get(trimSpace(v))
+		if !ok {
+			return false
+		}
+		*p.tm = t
+	case kFloat:
+		x, ok := parseQuantity(trimSpace(v))
+		if !ok {
+			return false
+		}
+		*p.flt = x
+	case kTags:
+		t, err := b.tags.get(v)
+		if err != nil {
+			return false
+		}
+		b.line.Tags = t
+	case kExtra:
+		b.setExtra(p.extra, v)
+		return true
+	}
+	b.set |= p.bit
+	return true
+}
+
+// clear sets the column's field to null.
+func (p *colPlan) clear() {
+	switch p.kind {
+	case kString, kEnum:
+		*p.str = ""
+	case kMoney:
+		*p.money = 0
+	case kTime:
+		*p.tm = time.Time{}
+	case kFloat:
+		*p.flt = 0
+	}
+}
+
+// fieldColumn returns the index of the column that fills field f.
+func fieldColumn(lay *layout, f field) int {
+	for i, g := range lay.fields {
+		if g == f {
+			return i
+		}
+	}
+	return 0
+}

@@ -127,94 +127,260 @@ func (b *Batch) grow(n int) {
 	}
 }
 
-// inOrder reports whether b's samples already come in the order Rollup reads them: by series
-// number and, within a series, in time order. Batches filled one GPU after another are.
-func (b *Batch) inOrder() bool {
-	for i := 1; i < len(b.time); i++ {
-		s, prev := b.seriesOf[i], b.seriesOf[i-1]
-		if s < prev || s == prev && b.time[i] < b.time[i-1] {
+// layout is what Rollup needs to know of a batch before it reads the samples: how many each
+// series has and its first and last time, whether the batch is already in the order Rollup
+// reads (series by series, each in time order), and if not, the windows it reads it in.
+type layout struct {
+	count       []int   // per series number: its samples
+	first, last []int64 // per series number: its earliest and latest time, Unix ns
+	inOrder     bool
+	windows     []window // in batch order; they cover the batch
+}
+
+// window is a range of a batch's samples that holds whole minutes: every sample of the batch
+// in one of the minutes its samples touch lies in it, and its minutes all come after those of
+// the windows before it. So rolling up window after window, each sorted by series and time,
+// reads every series in time order, and only ever sorts a window's samples, which stay in
+// the processor's caches. Batches in the order the agent and the dcgm files deliver (all GPUs
+// at one instant, then the next) fall into windows of a minute or so; batches in no order at
+// all make a single window.
+type window struct {
+	lo, hi   int   // samples lo…hi-1
+	min, max int64 // the earliest and latest minute of their times, Unix ns / nsMinute
+	// rounds, if not 0, says that the samples come in rounds of that many, as an agent polls
+	// GPUs: every round the same series in the same order, each series' times in order from
+	// round to round. Rollup reads such a window in place, a series at a time.
+	rounds int
+}
+
+// minWindow is the fewest samples a window takes before it may end: sorting a window costs
+// a pass over all series numbers, which a window of at least twice as many samples amortises.
+func minWindow(series int) int { return max(4096, 2*series) }
+
+// layout reads b's series numbers and times and returns its layout.
+func (b *Batch) layout() layout {
+	n := len(b.series)
+	l := layout{count: make([]int, n), first: make([]int64, n), last: make([]int64, n), inOrder: true}
+	if !b.runs(&l) {
+		clear(l.count)
+		l.inOrder = false
+		b.windows(&l)
+	}
+	return l
+}
+
+// windows fills in l's counts, times and windows, noting the windows whose samples come in
+// rounds.
+func (b *Batch) windows(l *layout) {
+	for s := range l.first {
+		l.first[s], l.last[s] = math.MaxInt64, math.MinInt64
+	}
+	ids, times := b.seriesOf, b.time[:len(b.seriesOf)]
+	least, seen := minWindow(len(b.series)), make([]int, len(b.series))
+	var cur window
+	var from, to int64 // the current window's minutes, as times: from ≤ t < to
+	// Of the current window (number win), g is the length of its rounds, 0 while no series has
+	// come twice, and regular says that its samples still come in rounds.
+	g, regular, win := 0, true, 0
+	for i, s := range ids {
+		t := times[i]
+		l.first[s], l.last[s] = min(l.first[s], t), max(l.last[s], t)
+		l.count[s]++
+		if t < from || t >= to {
+			m := floorDiv(t, nsMinute)
+			switch {
+			case i == 0:
+				cur, win = window{0, 0, m, m, 0}, 1
+			case m > cur.max && i-cur.lo >= least:
+				cur.hi = i
+				l.windows = pushWindow(l.windows, cur.withRounds(g, regular))
+				cur, g, regular, win = window{i, i, m, m, 0}, 0, true, win+1
+			default:
+				cur.min, cur.max = min(cur.min, m), max(cur.max, m)
+			}
+			from, to = cur.min*nsMinute, (cur.max+1)*nsMinute
+		}
+		switch {
+		case g > 0:
+			regular = regular && s == ids[i-g] && t >= times[i-g]
+		case seen[s] == win:
+			g = i - cur.lo
+			regular = s == ids[i-g] && t >= times[i-g]
+		default:
+			seen[s] = win
+		}
+	}
+	if len(ids) > 0 {
+		cur.hi = len(ids)
+		l.windows = pushWindow(l.windows, cur.withRounds(g, regular))
+	}
+}
+
+// withRounds returns w noting rounds of g samples (all of w's, if g is 0) if regular and they
+// fill w.
+func (w window) withRounds(g int, regular bool) window {
+	if g == 0 {
+		g = w.hi - w.lo
+	}
+	if regular && (w.hi-w.lo)%g == 0 {
+		w.rounds = g
+	}
+	return w
+}
+
+// runs fills in l's counts and times if b is in order, one run of samples per series in series
+// order, each in time order, and reports whether it is.
+func (b *Batch) runs(l *layout) bool {
+	ids, times := b.seriesOf, b.time[:len(b.seriesOf)]
+	lo := 0
+	for i := 1; i <= len(ids); i++ {
+		if i < len(ids) && ids[i] == ids[lo] {
+			if times[i] < times[i-1] {
+				return false
+			}
+			continue
+		}
+		s := ids[lo]
+		if i < len(ids) && ids[i] < s {
 			return false
 		}
+		l.count[s], l.first[s], l.last[s] = i-lo, times[lo], times[i-1]
+		lo = i
 	}
 	return true
 }
 
-// order returns where each series' samples lie in the order Rollup reads them: series s's are
-// perm[at[s]:at[s+1]], or b's own samples at[s]…at[s+1]-1 when perm is nil (b is in order).
-// Within a series, perm keeps the samples in the order they were added (it is a stable counting
-// sort by series number); a series whose samples came out of time order is sorted later, by
-// gather. It costs O(n) and does not move b's samples.
-func (b *Batch) order() (at []int, perm []int32) {
-	at = make([]int, len(b.series)+1)
-	for _, s := range b.seriesOf {
-		at[s+1]++
+// pushWindow appends w to ws, first merging it with the windows before it whose minutes it
+// shares (a sample that came late), so that the minutes of ws stay apart and in order.
+func pushWindow(ws []window, w window) []window {
+	for len(ws) > 0 && ws[len(ws)-1].max >= w.min {
+		top := ws[len(ws)-1]
+		w = window{top.lo, w.hi, min(top.min, w.min), max(top.max, w.max), 0}
+		ws = ws[:len(ws)-1]
 	}
-	for i := 1; i < len(at); i++ {
-		at[i] += at[i-1]
-	}
-	if b.inOrder() {
-		return at, nil
-	}
-	perm = make([]int32, len(b.seriesOf))
-	next := slices.Clone(at[:len(at)-1])
-	for i, s := range b.seriesOf {
-		perm[next[s]] = int32(i)
-		next[s]++
-	}
-	return at, perm
+	return append(ws, w)
 }
 
-// run is one series' samples in time order, column by column: a view of a Batch in order, or
-// a copy gathered from one that is not.
+// run is samples in the order Rollup reads them, column by column: a view of a Batch in order,
+// or a copy sorted from one that is not. Its profiling columns are empty when the batch has no
+// profiling readings.
 type run struct {
 	time                                 []int64
 	util, memUsed, memTotal, power, temp []float64
 	smActive, smOccupancy, grEngine      []float64
 }
 
-// slice returns the run of b's samples lo…hi-1.
-func (b *Batch) slice(lo, hi int) run {
-	return run{b.time[lo:hi], b.util[lo:hi], b.memUsed[lo:hi], b.memTotal[lo:hi], b.power[lo:hi],
-		b.temp[lo:hi], b.smActive[lo:hi], b.smOccupancy[lo:hi], b.grEngine[lo:hi]}
+// run returns b's samples as a run, in b's order.
+func (b *Batch) run() run {
+	return run{b.time, b.util, b.memUsed, b.memTotal, b.power, b.temp, b.smActive, b.smOccupancy, b.grEngine}
 }
 
-// gather copies b's samples idx, all of one series, into buf's columns (reusing their memory)
-// and returns them as a run. If their times are out of order it first sorts idx by time,
-// stably, so that of two samples at the same instant the one added first still comes first.
-// The profiling columns are left empty when b has no profiling readings.
-func (b *Batch) gather(buf *run, idx []int32) run {
-	times := buf.time[:0]
-	sorted := true
-	for _, k := range idx {
-		t := b.time[k]
-		sorted = sorted && (len(times) == 0 || t >= times[len(times)-1])
-		times = append(times, t)
+// block copies the samples of a few series that come in rounds to a run, series after series.
+type block struct{ buf run }
+
+// fill returns, series after series, the n samples each of the m series at base…base+m-1 of
+// b and every stride-th sample after them, reusing its memory.
+func (bl *block) fill(b *Batch, base, stride, m, n int) run {
+	c := &bl.buf
+	c.time = fillBlock(c.time, b.time, base, stride, m, n)
+	c.util = fillBlock(c.util, b.util, base, stride, m, n)
+	c.memUsed = fillBlock(c.memUsed, b.memUsed, base, stride, m, n)
+	c.memTotal = fillBlock(c.memTotal, b.memTotal, base, stride, m, n)
+	c.power = fillBlock(c.power, b.power, base, stride, m, n)
+	c.temp = fillBlock(c.temp, b.temp, base, stride, m, n)
+	if b.hasProf {
+		c.smActive = fillBlock(c.smActive, b.smActive, base, stride, m, n)
+		c.smOccupancy = fillBlock(c.smOccupancy, b.smOccupancy, base, stride, m, n)
+		c.grEngine = fillBlock(c.grEngine, b.grEngine, base, stride, m, n)
 	}
-	if !sorted {
-		slices.SortStableFunc(idx, func(x, y int32) int { return cmp.Compare(b.time[x], b.time[y]) })
-		for i, k := range idx {
-			times[i] = b.time[k]
-		}
-	}
-	buf.time = times
-	cols := [...]struct{ dst *[]float64; src []float64 }{
-		{&buf.util, b.util}, {&buf.memUsed, b.memUsed}, {&buf.memTotal, b.memTotal},
-		{&buf.power, b.power}, {&buf.temp, b.temp},
-		{&buf.smActive, b.smActive}, {&buf.smOccupancy, b.smOccupancy}, {&buf.grEngine, b.grEngine},
-	}
-	for c, col := range cols {
-		dst := (*col.dst)[:0]
-		if c < 5 || b.hasProf {
-			dst = gatherInto(dst, col.src, idx)
-		}
-		*col.dst = dst
-	}
-	return *buf
+	return *c
 }
 
-func gatherInto(dst, src []float64, idx []int32) []float64 {
-	dst = slices.Grow(dst, len(idx))[:len(idx)]
-	for i, k := range idx {
+func fillBlock[T any](dst, src []T, base, stride, m, n int) []T {
+	dst = slices.Grow(dst[:0], m*n)[:m*n]
+	for r := range n {
+		row := src[base+r*stride : base+r*stride+m]
+		for j, v := range row {
+			dst[j*n+r] = v
+		}
+	}
+	return dst
+}
+
+// sorter copies groups of windows of a batch into series and time order, reusing its memory
+// from one group to the next.
+type sorter struct {
+	b *Batch
+	// at holds, per window k of the group and series number s, where the series' samples lie
+	// in the sorted group: at[k*(len(b.series)+1)+s] up to the next entry.
+	at   []int
+	perm []int32 // the batch's samples in sorted order
+	buf  run
+}
+
+// sort returns the samples of ws, windows that follow each other, sorted window by window, and
+// in each by series number and then time, stably; s.at says where each series' samples of
+// each window lie in it. b's samples do not move. Sorting window by window keeps each sort
+// within the processor's caches.
+func (s *sorter) sort(ws []window) run {
+	b := s.b
+	stride := len(b.series) + 1
+	s.at = slices.Grow(s.at[:0], len(ws)*stride)[:len(ws)*stride]
+	clear(s.at)
+	base := ws[0].lo
+	s.perm = slices.Grow(s.perm[:0], ws[len(ws)-1].hi-base)[:ws[len(ws)-1].hi-base]
+	for k, w := range ws {
+		at, ids := s.at[k*stride:(k+1)*stride], b.seriesOf[w.lo:w.hi]
+		at[0] = w.lo - base
+		for _, id := range ids {
+			at[id+1]++
+		}
+		for i := 1; i < len(at); i++ {
+			at[i] += at[i-1]
+		}
+		for i, id := range ids {
+			s.perm[at[id]] = int32(w.lo + i)
+			at[id]++
+		}
+		copy(at[1:], at[:len(at)-1]) // at[id] ended where series id+1 starts
+		at[0] = w.lo - base
+	}
+	c := &s.buf
+	c.time = gather(c.time, b.time, s.perm)
+	s.sortTimes()
+	c.util = gather(c.util, b.util, s.perm)
+	c.memUsed = gather(c.memUsed, b.memUsed, s.perm)
+	c.memTotal = gather(c.memTotal, b.memTotal, s.perm)
+	c.power = gather(c.power, b.power, s.perm)
+	c.temp = gather(c.temp, b.temp, s.perm)
+	if b.hasProf {
+		c.smActive = gather(c.smActive, b.smActive, s.perm)
+		c.smOccupancy = gather(c.smOccupancy, b.smOccupancy, s.perm)
+		c.grEngine = gather(c.grEngine, b.grEngine, s.perm)
+	}
+	return *c
+}
+
+// sortTimes sorts by time, stably, the samples of each series in each window that came out of
+// time order.
+func (s *sorter) sortTimes() {
+	b, c := s.b, &s.buf
+	for k := 0; k+1 < len(s.at); k++ {
+		lo, hi := s.at[k], s.at[k+1]
+		if (k+1)%(len(b.series)+1) == 0 || slices.IsSorted(c.time[lo:hi]) {
+			continue // k is the end of a window
+		}
+		slices.SortStableFunc(s.perm[lo:hi], func(x, y int32) int { return cmp.Compare(b.time[x], b.time[y]) })
+		for i := lo; i < hi; i++ {
+			c.time[i] = b.time[s.perm[i]]
+		}
+	}
+}
+
+// gather copies src's elements perm into dst, reusing its memory, and returns it.
+func gather[T any](dst, src []T, perm []int32) []T {
+	dst = slices.Grow(dst[:0], len(perm))[:len(perm)]
+	for i, k := range perm {
 		dst[i] = src[k]
 	}
 	return dst

@@ -1,0 +1,258 @@
+package awscur
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gpucost/gpucost"
+)
+
+// Benchmarks carry the targets: CSV ≥ 1 M rows/s and Parquet ≥ 3 M rows/s on one core
+// (go test ./billing/awscur -run XXX -bench . -cpu 1), and a 10 M-row file read in < 200 MB RSS
+// (BenchmarkLarge10M, which reads in a child process so that its peak RSS is the reader's alone).
+
+const benchRows = 50_000
+
+// shapes are the column sets benchmarked: a lean FinOps export and every CUR 2.0 column.
+var shapes = []struct {
+	name string
+	cols func() []string
+}{{"lean", columnsLean}, {"full", columnsFull}}
+
+func genCSV(b *testing.B, cols []string, rows int) []byte {
+	b.Helper()
+	data, err := io.ReadAll(newCURGen(cols, rows, 2_000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+// benchRead reads data b.N times and reports rows per second.
+func benchRead(b *testing.B, data []byte, read func(data []byte, emit func(*gpucost.CostLine) error) (Stats, error)) {
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var rows int64
+	var sink float64
+	emit := func(c *gpucost.CostLine) error { sink += c.ConsumedQuantity; return nil }
+	cpu0 := cpuTime()
+	for b.Loop() {
+		st, err := read(data, emit)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows += st.Rows
+	}
+	// CPU time of the process besides wall time: on a shared machine it is the steadier figure.
+	cpu := cpuTime() - cpu0
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(rows)/cpu.Seconds(), "rows/cpu-s")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(rows), "cpu-ns/row")
+	_ = sink
+}
+
+// cpuTime returns the user and system CPU time the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func readCSVBytes(data []byte, emit func(*gpucost.CostLine) error) (Stats, error) {
+	return Read(bytes.NewReader(data), "bench.csv", emit)
+}
+
+func readParquetData(data []byte, emit func(*gpucost.CostLine) error) (Stats, error) {
+	return ReadParquet(bytes.NewReader(data), int64(len(data)), "bench.parquet", emit)
+}
+
+func BenchmarkReadCSV(b *testing.B) {
+	for _, sh := range shapes {
+		b.Run(sh.name, func(b *testing.B) {
+			benchRead(b, genCSV(b, sh.cols(), benchRows), readCSVBytes)
+		})
+	}
+}
+
+func BenchmarkReadCSVGzip(b *testing.B) {
+	for _, sh := range shapes {
+		b.Run(sh.name, func(b *testing.B) {
+			benchRead(b, gz(b, genCSV(b, sh.cols(), benchRows)), readCSVBytes)
+		})
+	}
+}
+
+// csvRecords yields the records of CSV data as strings.
+func csvRecords(r io.Reader, header *[]string) iter.Seq[[]string] {
+	return func(yield func([]string) bool) {
+		sc := newCSVScanner(r)
+		for sc.next() {
+			rec := make([]string, sc.count())
+			for i := range sc.count() {
+				b, _ := sc.field(i)
+				rec[i] = string(b)
+			}
+			if *header == nil {
+				*header = rec
+				continue
+			}
+			if !yield(rec) {
+				return
+			}
+		}
+	}
+}
+
+// genParquet writes generated rows as a CUR 2.0 Parquet file: DOUBLE costs, TIMESTAMP times,
+// MAP columns, dictionary-encoded strings, Snappy pages, as AWS Data Exports writes it.
+func genParquet(b *testing.B, w io.Writer, cols []string, rows, resources int, groupRows int64) {
+	b.Helper()
+	var header []string
+	kinds := make([]pqKind, len(cols))
+	for i, c := range cols {
+		kinds[i] = curTypes(c)
+	}
+	seq := csvRecords(newCURGen(cols, rows, resources), &header)
+	writeParquetRows(b, w, cols, kinds, seq, pqOptions{groupRows: groupRows, dict: true, snappy: true})
+}
+
+func BenchmarkReadParquet(b *testing.B) {
+	for _, sh := range shapes {
+		b.Run(sh.name, func(b *testing.B) {
+			var buf bytes.Buffer
+			genParquet(b, &buf, sh.cols(), benchRows, 2_000, 25_000)
+			benchRead(b, buf.Bytes(), readParquetData)
+		})
+	}
+}
+
+// BenchmarkLarge10M reads a 10 M-row CUR — CSV streamed from the generator, and a Parquet file
+// on disk — each in a child process, and reports the child's peak RSS (VmHWM) and rows/s.
+func BenchmarkLarge10M(b *testing.B) {
+	rows := 10_000_000
+	if s := os.Getenv("AWSCUR_LARGE_ROWS"); s != "" {
+		rows, _ = strconv.Atoi(s)
+	}
+	b.Run("csv", func(b *testing.B) {
+		for b.Loop() {
+			largeChild(b, "csv", "", rows)
+		}
+	})
+	b.Run("parquet", func(b *testing.B) {
+		path := filepath.Join(b.TempDir(), "cur.parquet")
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := bufio.NewWriterSize(f, 1<<20)
+		genParquet(b, w, columnsLean(), rows, max(rows/500, 1), 1_000_000)
+		if err := w.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+		for b.Loop() {
+			largeChild(b, "parquet", path, rows)
+		}
+	})
+}
+
+// largeChild runs TestLargeChild in a new process and reports what it measured.
+func largeChild(b *testing.B, format, path string, rows int) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLargeChild$", "-test.v")
+	cmd.Env = append(os.Environ(), "AWSCUR_LARGE_CHILD="+format, "AWSCUR_LARGE_PATH="+path, "AWSCUR_LARGE_ROWS="+strconv.Itoa(rows))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("child: %v\n%s", err, out)
+	}
+	var gotRows int64
+	var secs, hwm float64
+	for _, line := range strings.Split(string(out), "\n") {
+		if i := strings.Index(line, "LARGE "); i >= 0 {
+			fmt.Sscanf(line[i:], "LARGE rows=%d secs=%g vmhwm_mb=%g", &gotRows, &secs, &hwm)
+		}
+	}
+	if gotRows != int64(rows) {
+		b.Fatalf("child read %d rows, want %d:\n%s", gotRows, rows, out)
+	}
+	b.ReportMetric(hwm, "peak-RSS-MB")
+	b.ReportMetric(float64(gotRows)/secs, "rows/s")
+}
+
+// TestLargeChild is the child of BenchmarkLarge10M; it does nothing in a normal test run.
+func TestLargeChild(t *testing.T) {
+	format := os.Getenv("AWSCUR_LARGE_CHILD")
+	if format == "" {
+		t.Skip("run by BenchmarkLarge10M")
+	}
+	rows, _ := strconv.Atoi(os.Getenv("AWSCUR_LARGE_ROWS"))
+	var st Stats
+	var err error
+	emit := func(*gpucost.CostLine) error { return nil }
+	start := time.Now()
+	switch format {
+	case "csv":
+		st, err = Read(newCURGen(columnsFull(), rows, max(rows/500, 1)), "large.csv", emit)
+	default:
+		st, err = ReadFile(os.Getenv("AWSCUR_LARGE_PATH"), emit)
+	}
+	secs := time.Since(start).Seconds()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	t.Logf("LARGE rows=%d secs=%.3f vmhwm_mb=%.1f heap_sys_mb=%.1f totals=%v", st.Rows, secs, vmHWM(), float64(ms.HeapSys)/(1<<20), st.Totals["USD"])
+}
+
+// vmHWM returns the process's peak resident set in MiB, from /proc/self/status.
+func vmHWM() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
+			return kb / 1024
+		}
+	}
+	return -1
+}
+
+// BenchmarkBaselineEncodingCSV splits the same CSV with encoding/csv and does nothing else: the
+// yardstick DESIGN.md quotes (~1 M rows/s/core), measured on the machine at hand.
+func BenchmarkBaselineEncodingCSV(b *testing.B) {
+	for _, sh := range shapes {
+		b.Run(sh.name, func(b *testing.B) {
+			data := genCSV(b, sh.cols(), benchRows)
+			benchRead(b, data, func(data []byte, _ func(*gpucost.CostLine) error) (Stats, error) {
+				cr := csv.NewReader(bytes.NewReader(data))
+				cr.ReuseRecord = true
+				n := int64(-1)
+				for {
+					if _, err := cr.Read(); err == io.EOF {
+						return Stats{Rows: n}, nil
+					} else if err != nil {
+						return Stats{}, err
+					}
+					n++
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,158 @@
+package awscur
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+
+	"github.com/gpucost/gpucost"
+)
+
+// parseNanos parses a decimal amount as gpucost.ParseMoney does, into nano-units rounded half to
+// even, without allocating for the plain forms CUR writes ("12.5", "-0.0000001234567890",
+// "3.0600000000"). Other forms (exponents, spaces, very long numbers) go to gpucost.ParseMoney.
+// An empty cell is not an amount: ok is false and err nil.
+func parseNanos(b []byte) (n int64, ok bool, err error) {
+	if len(b) == 0 {
+		return 0, false, nil
+	}
+	if n, fast := plainNanos(b); fast {
+		return n, true, nil
+	}
+	m, err := gpucost.ParseMoney(string(b), "")
+	if err != nil {
+		return 0, false, err
+	}
+	return m.Nanos, true, nil
+}
+
+// plainNanos handles an optional sign, at most nine integer digits, a point and any number of
+// decimals. Decimals past the ninth round half to even, like gpucost.ParseMoney.
+func plainNanos(b []byte) (int64, bool) {
+	neg := false
+	if b[0] == '-' || b[0] == '+' {
+		neg, b = b[0] == '-', b[1:]
+	}
+	var n int64
+	i, digits := 0, 0
+	for ; i < len(b) && b[i] != '.'; i++ {
+		c := b[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(c)
+		digits++
+	}
+	if digits > 9 {
+		return 0, false
+	}
+	frac := 0
+	if i < len(b) { // b[i] == '.'
+		i++
+		for ; i < len(b) && frac < 9; i++ {
+			c := b[i] - '0'
+			if c > 9 {
+				return 0, false
+			}
+			n = n*10 + int64(c)
+			frac++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return 0, false
+	}
+	for range 9 - frac {
+		n *= 10
+	}
+	if i < len(b) { // decimals past the ninth decide the rounding
+		first := b[i] - '0'
+		if first > 9 {
+			return 0, false
+		}
+		sticky := false
+		for _, c := range b[i+1:] {
+			if c -= '0'; c > 9 {
+				return 0, false
+			} else if c != 0 {
+				sticky = true
+			}
+		}
+		if first > 5 || first == 5 && (sticky || n&1 == 1) {
+			n++
+		}
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// floatNanos converts a DOUBLE amount (the type of CUR 2.0 Parquet cost columns) to nano-units:
+// the decimal the writer meant — the shortest decimal that reads back as f — rounded half to even.
+// Amounts below a million units whose nano count is within a quarter of an integer are converted
+// with one multiplication: there the product's error (< 0.25 nano) cannot change the nearest
+// integer. Others are written out as their shortest decimal and parsed.
+func floatNanos(f float64) (int64, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, gpucost.Errorf(gpucost.EInvalid, "%v is not an amount of money", f)
+	}
+	if math.Abs(f) < 1e6 {
+		x := f * 1e9
+		r := math.Round(x)
+		if math.Abs(x-r) < 0.25 {
+			return int64(r), nil
+		}
+	}
+	var buf [40]byte
+	b := strconv.AppendFloat(buf[:0], f, 'f', -1, 64)
+	if n, ok := plainNanos(b); ok {
+		return n, nil
+	}
+	m, err := gpucost.ParseMoney(string(b), "")
+	return m.Nanos, err
+}
+
+// pow10 holds 10^0 … 10^18.
+var pow10 = func() (p [19]int64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// scaledNanos converts an unscaled DECIMAL(p, scale) integer to nano-units, rounding half to even.
+func scaledNanos(unscaled int64, scale int) (int64, error) {
+	switch {
+	case scale == 9:
+		return unscaled, nil
+	case scale >= 0 && scale < 9:
+		m := pow10[9-scale]
+		if unscaled > math.MaxInt64/m || unscaled < math.MinInt64/m {
+			return 0, gpucost.Errorf(gpucost.EInvalid, "decimal %dE-%d is out of range for an amount of money", unscaled, scale)
+		}
+		return unscaled * m, nil
+	}
+	return bigNanos(big.NewInt(unscaled), scale)
+}
+
+// bigNanos converts an unscaled big decimal to nano-units, rounding half to even.
+func bigNanos(unscaled *big.Int, scale int) (int64, error) {
+	r := new(big.Rat).SetInt(unscaled)
+	if scale > 0 {
+		r.Quo(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)))
+	} else if scale < 0 {
+		r.Mul(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-scale)), nil)))
+	}
+	m, err := gpucost.ParseMoney(r.FloatString(scaleDigits(scale)), "")
+	return m.Nanos, err
+}
+
+// scaleDigits is the number of decimals that keep a DECIMAL of the given scale exact.
+func scaleDigits(scale int) int {
+	if scale < 0 {
+		return 0
+	}
+	return scale
+}

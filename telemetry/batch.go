@@ -275,38 +275,6 @@ func (b *Batch) run() run {
 	return run{b.time, b.util, b.memUsed, b.memTotal, b.power, b.temp, b.smActive, b.smOccupancy, b.grEngine}
 }
 
-// block copies the samples of a few series that come in rounds to a run, series after series.
-type block struct{ buf run }
-
-// fill returns, series after series, the n samples each of the m series at base…base+m-1 of
-// b and every stride-th sample after them, reusing its memory.
-func (bl *block) fill(b *Batch, base, stride, m, n int) run {
-	c := &bl.buf
-	c.time = fillBlock(c.time, b.time, base, stride, m, n)
-	c.util = fillBlock(c.util, b.util, base, stride, m, n)
-	c.memUsed = fillBlock(c.memUsed, b.memUsed, base, stride, m, n)
-	c.memTotal = fillBlock(c.memTotal, b.memTotal, base, stride, m, n)
-	c.power = fillBlock(c.power, b.power, base, stride, m, n)
-	c.temp = fillBlock(c.temp, b.temp, base, stride, m, n)
-	if b.hasProf {
-		c.smActive = fillBlock(c.smActive, b.smActive, base, stride, m, n)
-		c.smOccupancy = fillBlock(c.smOccupancy, b.smOccupancy, base, stride, m, n)
-		c.grEngine = fillBlock(c.grEngine, b.grEngine, base, stride, m, n)
-	}
-	return *c
-}
-
-func fillBlock[T any](dst, src []T, base, stride, m, n int) []T {
-	dst = slices.Grow(dst[:0], m*n)[:m*n]
-	for r := range n {
-		row := src[base+r*stride : base+r*stride+m]
-		for j, v := range row {
-			dst[j*n+r] = v
-		}
-	}
-	return dst
-}
-
 // sorter copies groups of windows of a batch into series and time order, reusing its memory
 // from one group to the next.
 type sorter struct {

@@ -65,10 +65,9 @@ func Rollup(b *Batch, idleBelow float64) []gpucost.Rollup {
 	return r.finish()
 }
 
-// inRounds rolls up the first windows of ws whose samples come in the same rounds, up to some
-// 128 K samples, and returns the windows after them. It copies the samples of 8 series at a
-// time (neighbours in every round, so that each memory page and cache line it reads serves 8
-// samples), series after series, to r.block, and rolls them up from there.
+// inRounds rolls up in place the first windows of ws whose samples come in the same rounds,
+// up to some 128 K samples, and returns the windows after them. It reads a series at a time,
+// the same sample of every round; the limit keeps the memory pages that this touches few.
 func (r *roller) inRounds(ws []window) []window {
 	b, g, lo := r.b, ws[0].rounds, ws[0].lo
 	pattern := b.seriesOf[lo : lo+g]
@@ -77,13 +76,10 @@ func (r *roller) inRounds(ws []window) []window {
 		slices.Equal(b.seriesOf[ws[k].lo:ws[k].lo+g], pattern) {
 		k++
 	}
+	r.c = b.run()
 	n := (ws[k-1].hi - lo) / g
-	for i := 0; i < g; i += 8 {
-		m := min(8, g-i)
-		r.c = r.block.fill(b, lo+i, g, m, n)
-		for j, s := range pattern[i : i+m] {
-			r.series(int(s), j*n, 1, n)
-		}
+	for i, s := range pattern {
+		r.series(int(s), lo+i, g, n)
 	}
 	return ws[k:]
 }
@@ -119,7 +115,6 @@ type roller struct {
 	// base+stride, base+2·stride and so on.
 	c            run
 	base, stride int
-	block        block // room for samples in rounds, a few series at a time
 	// The current minute's utilisation readings are utils[:nutils]; all of utils is room for
 	// them. (Keeping the count apart spares a pointer store, and the GC's write barrier, for
 	// every minute.)

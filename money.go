@@ -25,7 +25,7 @@ func USD(nanos int64) Money { return Money{Nanos: nanos, Currency: "USD"} }
 // ParseMoney parses a plain decimal such as "12.5", "-0.000123" or "1e-3" in the given currency.
 // Digits beyond the ninth decimal place are rounded half to even.
 func ParseMoney(s, currency string) (Money, error) {
-	n, err := parseNanos(s)
+	n, err := ParseNanos(s)
 	if err != nil {
 		return Money{}, err
 	}
@@ -34,7 +34,7 @@ func ParseMoney(s, currency string) (Money, error) {
 
 func parseNanos(s string) (int64, error) {
 	t := strings.TrimSpace(s)
-	if n, ok := parsePlainNanos(t); ok {
+	if n, ok := plainNanos(t); ok {
 		return n, nil
 	}
 	if t == "" {
@@ -46,6 +46,11 @@ func parseNanos(s string) (int64, error) {
 			return 0, Errorf(EInvalid, "%q is not a decimal number in range for money", s)
 		}
 	}
+	return ratNanos(s, t)
+}
+
+// ratNanos parses t, the trimmed s, exactly with big.Rat and rounds it half to even to nano-units.
+func ratNanos(s, t string) (int64, error) {
 	r, ok := new(big.Rat).SetString(t)
 	if !ok {
 		return 0, Errorf(EInvalid, "%q is not a decimal number", s)
@@ -67,30 +72,68 @@ func parseNanos(s string) (int64, error) {
 	return q.Int64(), nil
 }
 
-// parsePlainNanos parses the common case — an optional sign, digits, and at most nine decimal
-// places — with integer arithmetic. It returns false for anything else, which parseNanos
-// hands to big.Rat.
-func parsePlainNanos(t string) (int64, bool) {
-	neg := false
-	if t != "" && (t[0] == '-' || t[0] == '+') {
-		neg, t = t[0] == '-', t[1:]
+// ParseNanos parses a plain decimal amount, such as "12.5" or "-0.000000123456789012", into
+// nano-units, rounding digits past the ninth decimal place half to even. It takes a string or a
+// byte slice, so readers parse cells without allocating; the common forms (a sign, at most nine
+// whole digits, any number of decimals) take an integer fast path and anything else, such as an
+// exponent, goes through big.Rat.
+func ParseNanos[T string | []byte](b T) (int64, error) {
+	if n, ok := plainNanos(b); ok {
+		return n, nil
 	}
-	whole, frac, _ := strings.Cut(t, ".")
-	if len(frac) > 9 || len(whole) > 9 || whole == "" && frac == "" { // 18 digits cannot overflow
-		return 0, false
+	return parseNanos(string(b))
+}
+
+// plainNanos is ParseNanos' fast path; it returns false for anything but [+-]digits[.digits]
+// with at most nine whole digits, so 18 kept digits cannot overflow.
+func plainNanos[T string | []byte](b T) (int64, bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg, b = b[0] == '-', b[1:]
 	}
 	var n int64
-	for _, part := range [2]string{whole, frac} {
-		for i := 0; i < len(part); i++ {
-			c := part[i]
-			if c < '0' || c > '9' {
+	i, whole := 0, 0
+	for ; i < len(b) && b[i] != '.'; i++ {
+		c := b[i] - '0'
+		if c > 9 || whole == 9 {
+			return 0, false
+		}
+		n = n*10 + int64(c)
+		whole++
+	}
+	frac := 0
+	if i < len(b) { // b[i] == '.'
+		for i++; i < len(b) && frac < 9; i++ {
+			c := b[i] - '0'
+			if c > 9 {
 				return 0, false
 			}
-			n = n*10 + int64(c-'0')
+			n = n*10 + int64(c)
+			frac++
 		}
 	}
-	for range 9 - len(frac) {
+	if whole == 0 && frac == 0 {
+		return 0, false
+	}
+	for range 9 - frac {
 		n *= 10
+	}
+	if i < len(b) { // the digits past the ninth decimal place decide the rounding
+		first := b[i] - '0'
+		if first > 9 {
+			return 0, false
+		}
+		tail := false
+		for i++; i < len(b); i++ {
+			c := b[i] - '0'
+			if c > 9 {
+				return 0, false
+			}
+			tail = tail || c != 0
+		}
+		if first > 5 || first == 5 && (tail || n&1 == 1) {
+			n++
+		}
 	}
 	if neg {
 		n = -n

@@ -73,3 +73,42 @@ func BenchmarkParseMoney(b *testing.B) {
 		}
 	}
 }
+
+func TestParseNanosManyDecimals(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+	}{
+		{"0.000000123456789012", 123},       // FOCUS and CUR carry 10–15 decimals
+		{"3.0600000000", 3_060_000_000},     // trailing zeros past the ninth place
+		{"0.0000000025000", 2},              // exactly half: to even
+		{"0.0000000035", 4},                 // exactly half: to even, up
+		{"0.00000000250001", 3},             // past half
+		{"-12.3456789015", -12_345_678_902}, // half to even on a negative amount
+	} {
+		got, err := ParseNanos([]byte(c.in))
+		if err != nil || got != c.want {
+			t.Errorf("ParseNanos(%q) = %d, %v; want %d", c.in, got, err, c.want)
+		}
+		if m, _ := ParseMoney(c.in, "USD"); m.Nanos != c.want {
+			t.Errorf("ParseMoney(%q) = %d, want %d as ParseNanos", c.in, m.Nanos, c.want)
+		}
+	}
+}
+
+// FuzzParseNanos checks the fast path against big.Rat.
+func FuzzParseNanos(f *testing.F) {
+	for _, s := range []string{"12.5", "-0.000000123456789012", "1e-3", "999999999.9999999995", ".5", "+7"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fast, ok := plainNanos(s)
+		if !ok {
+			return
+		}
+		slow, err := ratNanos(s, s)
+		if err != nil || slow != fast {
+			t.Errorf("plainNanos(%q) = %d, big.Rat gives %d, %v", s, fast, slow, err)
+		}
+	})
+}

@@ -214,12 +214,9 @@ func (b *builder) value(p *colPlan, v []byte) bool {
 	case kString, kEnum:
 		*p.str = p.strs.get(v)
 	case kMoney:
-		n, ok := parseDecimalNanos(v)
-		if !ok {
-			var err error
-			if n, err = parseNanos(trimSpace(v)); err != nil {
-				return false
-			}
+		n, err := parseNanos(trimSpace(v))
+		if err != nil {
+			return false
 		}
 		*p.money = n
 	case kTime:

@@ -29,86 +29,9 @@ func trimSpace(b []byte) []byte {
 	return b
 }
 
-// parseNanos parses a decimal amount into nano-units, rounding digits past the ninth decimal
-// place half to even as gpucost.ParseMoney does. FOCUS exports carry up to 15 decimal places,
-// beyond the fast path of ParseMoney, so plain decimals of up to nine whole digits are parsed
-// here; anything else (exponents, more digits) goes to ParseMoney.
-func parseNanos(b []byte) (int64, error) {
-	if n, ok := parseDecimalNanos(b); ok {
-		return n, nil
-	}
-	m, err := gpucost.ParseMoney(string(b), "")
-	return m.Nanos, err
-}
-
-// parseDecimalNanos is the fast path of parseNanos: [+-]digits[.digits].
-func parseDecimalNanos(b []byte) (int64, bool) {
-	neg := false
-	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
-		neg, b = b[0] == '-', b[1:]
-	}
-	var n int64
-	i, whole := 0, 0
-	for ; i < len(b) && b[i] != '.'; i++ {
-		c := b[i] - '0'
-		if c > 9 {
-			return 0, false
-		}
-		n = n*10 + int64(c)
-		whole++
-	}
-	if whole > 9 {
-		return 0, false
-	}
-	frac := 0
-	if i < len(b) { // b[i] == '.'
-		i++
-		for ; i < len(b) && frac < 9; i++ {
-			c := b[i] - '0'
-			if c > 9 {
-				return 0, false
-			}
-			n = n*10 + int64(c)
-			frac++
-		}
-	}
-	if whole == 0 && frac == 0 {
-		return 0, false
-	}
-	for k := frac; k < 9; k++ {
-		n *= 10
-	}
-	if i < len(b) { // digits past the ninth decimal place decide the rounding
-		up, ok := roundUp(b[i:], n&1 == 1)
-		if !ok {
-			return 0, false
-		}
-		if up {
-			n++
-		}
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
-}
-
-// roundUp reports whether the dropped digits rest round the kept amount away from zero: they are
-// more than half a unit of the last kept place, or exactly half and the kept amount is odd.
-func roundUp(rest []byte, odd bool) (up, ok bool) {
-	first := rest[0] - '0'
-	if first > 9 {
-		return false, false
-	}
-	tail := false
-	for _, c := range rest[1:] {
-		if c-'0' > 9 {
-			return false, false
-		}
-		tail = tail || c != '0'
-	}
-	return first > 5 || first == 5 && (tail || odd), true
-}
+// parseNanos parses a decimal amount into nano-units, as gpucost.ParseNanos does: FOCUS exports
+// carry up to 15 decimal places, rounded half to even past the ninth.
+func parseNanos(b []byte) (int64, error) { return gpucost.ParseNanos(b) }
 
 // nanosFromFloat converts a double, as AWS's FOCUS Parquet stores costs, to nano-units: the
 // amount is the shortest decimal that reads back as f (what the provider meant), rounded to nine

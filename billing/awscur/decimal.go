@@ -8,84 +8,15 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// parseNanos parses a decimal amount as gpucost.ParseMoney does, into nano-units rounded half to
-// even, without allocating for the plain forms CUR writes ("12.5", "-0.0000001234567890",
-// "3.0600000000"). Other forms (exponents, spaces, very long numbers) go to gpucost.ParseMoney.
+// parseNanos parses a decimal amount as gpucost.ParseNanos does, into nano-units rounded half to
+// even, without allocating for the plain forms CUR writes ("12.5", "-0.0000001234567890").
 // An empty cell is not an amount: ok is false and err nil.
 func parseNanos(b []byte) (n int64, ok bool, err error) {
 	if len(b) == 0 {
 		return 0, false, nil
 	}
-	if n, fast := plainNanos(b); fast {
-		return n, true, nil
-	}
-	m, err := gpucost.ParseMoney(string(b), "")
-	if err != nil {
-		return 0, false, err
-	}
-	return m.Nanos, true, nil
-}
-
-// plainNanos handles an optional sign, at most nine integer digits, a point and any number of
-// decimals. Decimals past the ninth round half to even, like gpucost.ParseMoney.
-func plainNanos(b []byte) (int64, bool) {
-	neg := false
-	if b[0] == '-' || b[0] == '+' {
-		neg, b = b[0] == '-', b[1:]
-	}
-	var n int64
-	i, digits := 0, 0
-	for ; i < len(b) && b[i] != '.'; i++ {
-		c := b[i] - '0'
-		if c > 9 {
-			return 0, false
-		}
-		n = n*10 + int64(c)
-		digits++
-	}
-	if digits > 9 {
-		return 0, false
-	}
-	frac := 0
-	if i < len(b) { // b[i] == '.'
-		i++
-		for ; i < len(b) && frac < 9; i++ {
-			c := b[i] - '0'
-			if c > 9 {
-				return 0, false
-			}
-			n = n*10 + int64(c)
-			frac++
-			digits++
-		}
-	}
-	if digits == 0 {
-		return 0, false
-	}
-	for range 9 - frac {
-		n *= 10
-	}
-	if i < len(b) { // decimals past the ninth decide the rounding
-		first := b[i] - '0'
-		if first > 9 {
-			return 0, false
-		}
-		sticky := false
-		for _, c := range b[i+1:] {
-			if c -= '0'; c > 9 {
-				return 0, false
-			} else if c != 0 {
-				sticky = true
-			}
-		}
-		if first > 5 || first == 5 && (sticky || n&1 == 1) {
-			n++
-		}
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
+	n, err = gpucost.ParseNanos(b)
+	return n, err == nil, err
 }
 
 // floatNanos converts a DOUBLE amount (the type of CUR 2.0 Parquet cost columns) to nano-units:
@@ -105,12 +36,7 @@ func floatNanos(f float64) (int64, error) {
 		}
 	}
 	var buf [40]byte
-	b := strconv.AppendFloat(buf[:0], f, 'f', -1, 64)
-	if n, ok := plainNanos(b); ok {
-		return n, nil
-	}
-	m, err := gpucost.ParseMoney(string(b), "")
-	return m.Nanos, err
+	return gpucost.ParseNanos(strconv.AppendFloat(buf[:0], f, 'f', -1, 64))
 }
 
 // pow10 holds 10^0 … 10^18.

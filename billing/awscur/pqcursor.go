@@ -294,28 +294,14 @@ func (c *cursor) strings(dst []string, in *interner, f field) error {
 }
 
 // doubles fills dst with the next DOUBLE values and ok with whether each is present.
-func (c *cursor) doubles(dst []float64, ok []bool) error {
-	for r := range dst {
-		if c.i >= c.n {
-			if err := c.load(); err != nil {
-				return err
-			}
-		}
-		if c.defs != nil && c.defs[c.i] != c.maxDef {
-			c.i++
-			dst[r], ok[r] = 0, false
-			continue
-		}
-		c.i++
-		c.cur = c.vi
-		c.vi++
-		dst[r], ok[r] = c.doubleVal(), true
-	}
-	return nil
-}
+func (c *cursor) doubles(dst []float64, ok []bool) error { return fill(c, dst, ok, c.doubleVal) }
 
 // int64s fills dst with the next INT64 values and ok with whether each is present.
-func (c *cursor) int64s(dst []int64, ok []bool) error {
+func (c *cursor) int64s(dst []int64, ok []bool) error { return fill(c, dst, ok, c.int64Val) }
+
+// fill reads the next len(dst) values of c with val, marking nulls in ok with the zero value.
+func fill[T any](c *cursor, dst []T, ok []bool, val func() T) error {
+	var zero T
 	for r := range dst {
 		if c.i >= c.n {
 			if err := c.load(); err != nil {
@@ -324,13 +310,13 @@ func (c *cursor) int64s(dst []int64, ok []bool) error {
 		}
 		if c.defs != nil && c.defs[c.i] != c.maxDef {
 			c.i++
-			dst[r], ok[r] = 0, false
+			dst[r], ok[r] = zero, false
 			continue
 		}
 		c.i++
 		c.cur = c.vi
 		c.vi++
-		dst[r], ok[r] = c.int64Val(), true
+		dst[r], ok[r] = val(), true
 	}
 	return nil
 }

@@ -98,11 +98,12 @@ func (rc *reportContext) pricer(provider string) func(*gpucost.Series) (gpucost.
 		}
 		p, seen := cache[model]
 		if !seen {
-			m, offer, ok := rc.cat.PricePerGPUHour(normalizeModel(model), provider)
+			canon := normalizeModel(model)
+			m, offer, ok := rc.cat.PricePerGPUHour(canon, provider)
 			p = price{m, ok}
 			cache[model] = p
 			if ok {
-				rc.basis[normalizeModel(model)] = fmt.Sprintf("%s/GPU-h (%s %s %s, median region)",
+				rc.basis[canon] = fmt.Sprintf("%s/GPU-h (%s %s %s, median region)",
 					m.Dollars(), offer.Provider, offer.InstanceType, offer.Region)
 			}
 		}

@@ -2,6 +2,7 @@ package gpucost
 
 import (
 	"context"
+	"iter"
 	"time"
 )
 
@@ -51,4 +52,73 @@ type OfferStore interface {
 
 	// Offers returns the stored offers that match f.
 	Offers(ctx context.Context, f OfferFilter) ([]Offer, error)
+}
+
+// CostImport is one bill file imported into a CostStore.
+type CostImport struct {
+	ID         int64
+	Name       string // the file's path as given
+	Checksum   string // SHA-256 of the file's bytes, hex
+	Format     string // focus, aws-cur, gcp, azure
+	Version    string // the format's version or dialect, as the reader detected it
+	Grain      time.Duration
+	Rows       int // source rows read
+	Lines      int // aggregated lines stored
+	Totals     []CostTotal
+	ImportedAt time.Time
+}
+
+// CostTotal is the exact sum of one currency's amounts in an import.
+type CostTotal struct {
+	Currency      string `json:"currency"`
+	BilledCost    Money  `json:"billed_cost"`
+	EffectiveCost Money  `json:"effective_cost"`
+}
+
+// CostFilter selects stored cost lines. Empty fields match everything.
+type CostFilter struct {
+	From, To    time.Time // lines whose charge period starts in [From, To)
+	Providers   []string
+	ResourceIDs []string
+}
+
+// CostStore keeps aggregated bill lines, grouped by the import that brought them.
+type CostStore interface {
+	// CostImportByChecksum returns the import of a file with the given checksum, if any.
+	CostImportByChecksum(ctx context.Context, checksum string) (CostImport, bool, error)
+
+	// PutCosts stores an import and its lines in one transaction, first deleting the imports
+	// listed in replace and their lines. It returns the import with its ID set. The lines may
+	// reuse one *CostLine; each is valid only until the next is asked for.
+	PutCosts(ctx context.Context, imp CostImport, lines iter.Seq[*CostLine], replace []int64) (CostImport, error)
+
+	// CostImports lists the imports, oldest first.
+	CostImports(ctx context.Context) ([]CostImport, error)
+
+	// ScanCosts calls fn for each stored line that matches f, in order of import and then line.
+	// The *CostLine and its maps are valid only during the call. Scanning stops at the first
+	// error fn returns, and ScanCosts returns it.
+	ScanCosts(ctx context.Context, f CostFilter, fn func(*CostLine) error) error
+}
+
+// InventoryEntry ties a billed resource to the host its GPUs report telemetry from, for fleets
+// where neither the instance id nor the hostname shows in both (gpucost import inventory).
+type InventoryEntry struct {
+	ResourceID   string // as the bill names it: instance id, ARN, VM resource id
+	Host         string // as telemetry names it
+	Provider     string
+	InstanceType string
+	GPUModel     string // canonical name, empty if unknown
+	GPUs         int    // 0 if unknown
+	Tags         Labels // owner tags to use where the bill has none
+}
+
+// InventoryStore keeps the inventory.
+type InventoryStore interface {
+	// PutInventory adds entries, replacing stored ones with the same resource id, in one
+	// transaction. It returns how many were added and how many replaced.
+	PutInventory(ctx context.Context, entries []InventoryEntry) (added, replaced int, err error)
+
+	// Inventory returns every entry, ordered by resource id.
+	Inventory(ctx context.Context) ([]InventoryEntry, error)
 }

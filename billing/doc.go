@@ -1,4 +1,10 @@
-// Package billing is the home of the bill readers: each subpackage reads one provider format
-// (focus for FOCUS 1.0–1.2, awscur for AWS CUR 2.0, …) and streams gpucost.CostLine values with
-// FOCUS semantics, so import, allocation and reports never see a provider's own column names.
+// Package billing turns cloud bills into stored cost lines. Each subpackage reads one format and
+// streams gpucost.CostLine values with FOCUS semantics — focus (FOCUS 1.0–1.3), awscur (AWS CUR
+// 2.0 and legacy CUR), gcp (the GCP billing export to BigQuery) and azure (Azure cost details) —
+// so import, allocation and reports never see a provider's own column names.
+//
+// Aggregator sums a file's lines per day (or hour) × resource × SKU × pricing category × tag set
+// as they stream past, which is what gpucost stores: a month of hourly CUR rows for a fleet
+// becomes a few lines per resource and day, with exact per-currency totals to reconcile with the
+// reader's sums of the source rows.
 package billing

@@ -26,6 +26,7 @@ type Catalog struct {
 	issues   []gpucost.CatalogIssue
 	sources  []Source
 	imported int
+	gpus     gpuIndex // built on first use by LineGPU
 }
 
 // Load returns the bundled catalog overlaid with the offers in store; a nil store gives the

@@ -25,8 +25,11 @@ type Instance struct {
 	GPUs         int
 	MemTotalMiB  float64
 	TDPW         float64
-	Namespace    string // the Kubernetes namespace, which is the team here
+	Namespace    string // the Kubernetes namespace
 	Pod          string
+	Team         string // the owner tags of its bill lines; empty for an untagged machine
+	Project      string
+	Job          func(t time.Time) string // the batch job running at t, if any (the job label)
 	Workload     Workload
 }
 
@@ -37,21 +40,30 @@ type Workload func(gpu int, t time.Time, r *rand.Rand) (util, memMiB float64, ok
 // Fleet returns the demo fleet's instances.
 func Fleet() []Instance {
 	var fleet []Instance
-	add := func(n int, host, itype, model string, gpus int, memMiB, tdp float64, ns, pod string, w Workload) {
+	add := func(n int, host, itype, model string, gpus int, memMiB, tdp float64, ns, pod, team, project string, w Workload) {
 		for i := 1; i <= n; i++ {
 			fleet = append(fleet, Instance{
 				Host: fmt.Sprintf("%s-%02d", host, i), Provider: "aws", Region: "us-east-1",
 				InstanceType: itype, GPUModel: model, GPUs: gpus, MemTotalMiB: memMiB, TDPW: tdp,
-				Namespace: ns, Pod: fmt.Sprintf("%s-%02d", pod, i), Workload: w,
+				Namespace: ns, Pod: fmt.Sprintf("%s-%02d", pod, i), Team: team, Project: project, Workload: w,
 			})
 		}
 	}
 	const a100 = "NVIDIA A100-SXM4-40GB"
-	add(5, "serving-a100", "p4d.24xlarge", a100, 8, 40960, 400, "serving", "llm-server", serving)
-	add(6, "research-v100", "p3.8xlarge", "Tesla V100-SXM2-16GB", 4, 16384, 300, "research", "experiment", experiment)
-	add(1, "eval-a100", "p4d.24xlarge", a100, 8, 40960, 400, "eval", "eval-weekly", evalJob)
-	add(8, "notebook-a10g", "g5.2xlarge", "NVIDIA A10G", 1, 23028, 300, "notebooks", "jupyter", notebook)
-	add(1, "train-h100", "p5.48xlarge", "NVIDIA H100 80GB HBM3", 8, 81559, 700, "training", "pretrain-7b", training)
+	add(5, "serving-a100", "p4d.24xlarge", a100, 8, 40960, 400, "serving", "llm-server", "inference", "chat-api", serving)
+	add(6, "research-v100", "p3.8xlarge", "Tesla V100-SXM2-16GB", 4, 16384, 300, "research", "experiment", "research", "experiments", experiment)
+	add(1, "eval-a100", "p4d.24xlarge", a100, 8, 40960, 400, "eval", "eval-weekly", "research", "evaluation", evalJob)
+	add(8, "notebook-a10g", "g5.2xlarge", "NVIDIA A10G", 1, 23028, 300, "notebooks", "jupyter", "data-science", "notebooks", notebook)
+	add(1, "train-h100", "p5.48xlarge", "NVIDIA H100 80GB HBM3", 8, 81559, 700, "training", "pretrain-7b", "foundation-models", "pretrain-7b", training)
+	fleet[len(fleet)-2].Team, fleet[len(fleet)-2].Project = "", "" // a notebook someone launched without tags
+	for i := range fleet {
+		switch fleet[i].Namespace {
+		case "eval":
+			fleet[i].Job = func(t time.Time) string { return "eval-" + t.Format("2006-01-02") }
+		case "training":
+			fleet[i].Job = func(time.Time) string { return "pretrain-7b-run3" }
+		}
+	}
 	return fleet
 }
 
@@ -144,6 +156,9 @@ func (in Instance) sample(g int, t time.Time, util, mem float64) gpucost.Sample 
 	s.PowerW = math.Round((idleW+(in.TDPW*0.85-idleW)*util/100)*1000) / 1000
 	s.TempC = math.Round(32 + 45*util/100)
 	s.Labels = gpucost.Labels{gpucost.LabelNamespace: in.Namespace, gpucost.LabelPod: in.Pod, gpucost.LabelContainer: in.Namespace}
+	if in.Job != nil {
+		s.Labels[gpucost.LabelJob] = in.Job(t)
+	}
 	return s
 }
 

@@ -3,6 +3,7 @@ package awscur
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing"
+	"github.com/gpucost/gpucost/sqlite"
 )
 
 // Benchmarks carry the targets: CSV ≥ 1 M rows/s and Parquet ≥ 3 M rows/s on one core
@@ -153,6 +156,11 @@ func BenchmarkLarge10M(b *testing.B) {
 			largeChild(b, "csv", "", rows)
 		}
 	})
+	b.Run("import-csv", func(b *testing.B) {
+		for b.Loop() {
+			largeChild(b, "import-csv", "", rows)
+		}
+	})
 	b.Run("parquet", func(b *testing.B) {
 		path := filepath.Join(b.TempDir(), "cur.parquet")
 		f, err := os.Create(path)
@@ -167,6 +175,9 @@ func BenchmarkLarge10M(b *testing.B) {
 		f.Close()
 		for b.Loop() {
 			largeChild(b, "parquet", path, rows)
+		}
+		for b.Loop() {
+			largeChild(b, "import-parquet", path, rows)
 		}
 	})
 }
@@ -202,13 +213,21 @@ func TestLargeChild(t *testing.T) {
 	rows, _ := strconv.Atoi(os.Getenv("AWSCUR_LARGE_ROWS"))
 	var st Stats
 	var err error
+	// The import modes do what gpucost import billing does: aggregate by day, then store.
+	var agg billing.Aggregator
 	emit := func(*gpucost.CostLine) error { return nil }
+	if strings.HasPrefix(format, "import-") {
+		emit = func(l *gpucost.CostLine) error { agg.Add(l); return nil }
+	}
 	start := time.Now()
 	switch format {
-	case "csv":
+	case "csv", "import-csv":
 		st, err = Read(newCURGen(columnsFull(), rows, max(rows/500, 1)), "large.csv", emit)
 	default:
 		st, err = ReadFile(os.Getenv("AWSCUR_LARGE_PATH"), emit)
+	}
+	if err == nil && agg.Rows() > 0 {
+		err = storeLarge(t, &agg)
 	}
 	secs := time.Since(start).Seconds()
 	if err != nil {
@@ -217,6 +236,19 @@ func TestLargeChild(t *testing.T) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	t.Logf("LARGE rows=%d secs=%.3f vmhwm_mb=%.1f heap_sys_mb=%.1f totals=%v", st.Rows, secs, vmHWM(), float64(ms.HeapSys)/(1<<20), st.Totals["USD"])
+}
+
+// storeLarge stores the aggregated lines in a new SQLite store, in one transaction.
+func storeLarge(t *testing.T, agg *billing.Aggregator) error {
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "large.db"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	imp, err := db.PutCosts(context.Background(), gpucost.CostImport{Name: "large", Checksum: "large", Format: "aws-cur",
+		Grain: billing.Day, Rows: agg.Rows(), Totals: agg.Totals()}, agg.Lines(), nil)
+	t.Logf("stored %d lines from %d rows", imp.Lines, agg.Rows())
+	return err
 }
 
 // vmHWM returns the process's peak resident set in MiB, from /proc/self/status.

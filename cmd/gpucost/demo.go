@@ -18,7 +18,7 @@ import (
 )
 
 // demoVersion names the demo fleet's definition; a store holding another is rebuilt.
-const demoVersion = "1"
+const demoVersion = "2"
 
 func newDemoCmd(e *env) *cobra.Command {
 	var (
@@ -57,7 +57,10 @@ A store that already holds the demo fleet is reused unless --fresh.`,
 			if err := e.loadDemo(ctx, end, days, fresh); err != nil {
 				return err
 			}
-			return e.printDemoHeadline(ctx, end, days)
+			if err := e.printDemoHeadline(ctx, end, days); err != nil {
+				return err
+			}
+			return e.printDemoSpend(ctx, end, days)
 		},
 	}
 	cmd.Flags().IntVar(&days, "days", 30, "days of telemetry to build")
@@ -117,6 +120,9 @@ func (e *env) loadDemo(ctx context.Context, end time.Time, days int, fresh bool)
 	}
 	fmt.Fprintf(e.stderr, "Imported %d dcgm-exporter lines: %d samples of %d GPUs over %d days.\n",
 		stats.Lines, stats.Samples, countGPUs(fleet), days)
+	if err := e.loadDemoBill(ctx, db, fleet, from, end); err != nil {
+		return fmt.Errorf("load the demo bill: %w", err)
+	}
 	return db.SetSetting(ctx, "demo_fleet", loaded)
 }
 

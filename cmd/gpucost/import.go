@@ -23,7 +23,7 @@ func newImportCmd(e *env) *cobra.Command {
 		Use:   "import",
 		Short: "Load recorded data into the store",
 	}
-	cmd.AddCommand(newImportTelemetryCmd(e))
+	cmd.AddCommand(newImportTelemetryCmd(e), newImportBillingCmd(e), newImportInventoryCmd(e))
 	return cmd
 }
 

@@ -18,9 +18,10 @@ import (
 func newReportCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report",
-		Short: "Reports over the stored telemetry: utilisation, idle periods, alerts",
+		Short: "Reports over the stored telemetry and bills: utilisation, idle, alerts, cost, KPIs, anomalies",
 	}
-	cmd.AddCommand(newReportUtilizationCmd(e), newReportIdleCmd(e), newReportAlertsCmd(e))
+	cmd.AddCommand(newReportUtilizationCmd(e), newReportIdleCmd(e), newReportAlertsCmd(e),
+		newReportCostCmd(e), newReportUntaggedCmd(e), newReportKPICmd(e), newReportAnomaliesCmd(e))
 	return cmd
 }
 

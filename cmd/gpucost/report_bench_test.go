@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +29,35 @@ func BenchmarkReportUtilization(b *testing.B) {
 				e := &env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
 				if code := run(context.Background(), args, e); code != exitOK {
 					b.Fatalf("report utilization: exit %d", code)
+				}
+			}
+			b.ReportMetric(float64(sqlitetest.PeakRSS())/(1<<20), "MiB-peak-RSS")
+		})
+	}
+}
+
+// BenchmarkReportCost runs `gpucost report cost` end to end over one year of daily aggregates
+// for 10,000 resources (3.65 M stored lines, 12 monthly imports) against the target of < 1 s:
+//
+//	go test ./cmd/gpucost -run XXX -bench ReportCost -benchtime 3x
+//
+// The store (about 90 MB) is built on first use and cached in the temporary folder.
+func BenchmarkReportCost(b *testing.B) {
+	for _, args := range [][]string{{"--by", "team"}, {"--by", "gpu-model", "--gpu-only"}} {
+		b.Run(strings.Join(args, ""), func(b *testing.B) {
+			db := sqlitetest.CostYear(b, 10_000)
+			path := db.Path
+			db.Close()
+			args := append([]string{"report", "cost", "--db", path, "--since", "365d",
+				"--until", sqlitetest.CostYearStart.AddDate(1, 0, 0).Format(time.RFC3339), "--output", "csv"}, args...)
+			for b.Loop() {
+				var out strings.Builder
+				e := &env{stdout: &out, stderr: io.Discard, getenv: func(string) string { return "" }, now: time.Now}
+				if code := run(context.Background(), args, e); code != exitOK {
+					b.Fatalf("report cost: exit %d", code)
+				}
+				if !strings.Contains(out.String(), "team-") && !strings.Contains(out.String(), "A100") {
+					b.Fatalf("report cost printed %s", out.String())
 				}
 			}
 			b.ReportMetric(float64(sqlitetest.PeakRSS())/(1<<20), "MiB-peak-RSS")

@@ -107,6 +107,7 @@ Exit codes: 0 success, 1 failure, 2 invalid input or flags, 3 nothing found,
 		newImportCmd(e),
 		newProfileCmd(e),
 		newReportCmd(e),
+		newExportCmd(e),
 		newDemoCmd(e),
 	)
 	markUsageErrors(root)

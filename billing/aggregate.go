@@ -1,0 +1,289 @@
+package billing
+
+import (
+	"cmp"
+	"iter"
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/gpucost/gpucost"
+)
+
+// Day is the default grain of stored cost lines.
+const Day = 24 * time.Hour
+
+// Aggregator sums cost lines that differ only in their amounts and quantities and in which hour
+// of one grain (a day, or an hour with --grain hour) they were charged: what a bill holds per
+// resource, SKU, pricing category and tag set per day. Lines whose charge period spans more than
+// one grain (monthly fees, taxes, commitments bought for a term) keep their own period.
+//
+// The lines fed to Add must follow the readers' contract: a line's string fields and its Tags and
+// Extra maps are not changed after the line is emitted (readers reuse the *CostLine, not the maps
+// it points to), so equal maps are recognised by identity before their contents are compared.
+type Aggregator struct {
+	Grain time.Duration // Day unless set
+
+	dims    map[dimKey]int32 // distinct dimension tuples
+	dimList []dimKey
+	tags    mapIDs
+	extra   mapIDs
+	cells   map[cellKey]*cell
+	last    dimKey
+	lastID  int32
+	totals  map[string]*gpucost.CostTotal
+	rows    int
+	started bool
+}
+
+// dimKey is everything a stored line keeps except its period and its sums.
+type dimKey struct {
+	provider, billingAccount, subAccount         string
+	chargeCategory, chargeClass, chargeFrequency string
+	pricingCategory                              string
+	commitmentID, commitmentStatus               string
+	commitmentType, commitmentCategory           string
+	resourceID, resourceName, resourceType       string
+	instanceType, service, serviceCategory       string
+	region, zone, sku, skuPrice, description     string
+	consumedUnit, pricingUnit, currency          string
+	billingPeriod                                int64
+	tags, extra                                  int32
+}
+
+type cellKey struct {
+	start, end int64 // unix seconds
+	dim        int32
+}
+
+type cell struct {
+	billed, effective, list, contracted int64
+	consumed, pricing                   float64
+	rows                                int
+}
+
+// mapIDs numbers distinct maps: first by the identity of the map (readers share one map among
+// the lines with the same tags), then by content.
+type mapIDs struct {
+	byPtr   map[uintptr]ptrEntry
+	byText  map[string]int32
+	values  []map[string]string
+	scratch []string
+}
+
+type ptrEntry struct {
+	m  map[string]string // held so the address is not reused while cached
+	id int32
+}
+
+// maxPtrCache bounds the identity cache: readers that allocate a map per line still work, at the
+// cost of comparing contents.
+const maxPtrCache = 1 << 14
+
+func (ids *mapIDs) id(m map[string]string) int32 {
+	if len(m) == 0 {
+		return -1
+	}
+	p := reflect.ValueOf(m).Pointer()
+	if e, ok := ids.byPtr[p]; ok {
+		return e.id
+	}
+	text := ids.text(m)
+	id, ok := ids.byText[text]
+	if !ok {
+		if ids.byText == nil {
+			ids.byText = map[string]int32{}
+		}
+		id = int32(len(ids.values))
+		ids.byText[text] = id
+		ids.values = append(ids.values, m)
+	}
+	if ids.byPtr == nil || len(ids.byPtr) >= maxPtrCache {
+		ids.byPtr = map[uintptr]ptrEntry{}
+	}
+	ids.byPtr[p] = ptrEntry{m, id}
+	return id
+}
+
+// text is a canonical form of m: keys sorted, each key and value length-prefixed by a NUL.
+func (ids *mapIDs) text(m map[string]string) string {
+	ids.scratch = ids.scratch[:0]
+	for k := range m {
+		ids.scratch = append(ids.scratch, k)
+	}
+	slices.Sort(ids.scratch)
+	b := make([]byte, 0, 64)
+	for _, k := range ids.scratch {
+		b = append(b, k...)
+		b = append(b, 0)
+		b = append(b, m[k]...)
+		b = append(b, 0)
+	}
+	return string(b)
+}
+
+func (ids *mapIDs) get(id int32) map[string]string {
+	if id < 0 {
+		return nil
+	}
+	return ids.values[id]
+}
+
+// Add adds a line.
+func (a *Aggregator) Add(l *gpucost.CostLine) {
+	if !a.started {
+		a.start()
+	}
+	k := dimKey{
+		provider: l.Provider, billingAccount: l.BillingAccountID, subAccount: l.SubAccountID,
+		chargeCategory: l.ChargeCategory, chargeClass: l.ChargeClass, chargeFrequency: l.ChargeFrequency,
+		pricingCategory: l.PricingCategory,
+		commitmentID:    l.CommitmentDiscountID, commitmentStatus: l.CommitmentDiscountStatus,
+		commitmentType: l.CommitmentDiscountType, commitmentCategory: l.CommitmentDiscountCategory,
+		resourceID: l.ResourceID, resourceName: l.ResourceName, resourceType: l.ResourceType,
+		instanceType: l.InstanceType, service: l.ServiceName, serviceCategory: l.ServiceCategory,
+		region: l.RegionID, zone: l.AvailabilityZone, sku: l.SkuID, skuPrice: l.SkuPriceID,
+		description:  l.ChargeDescription,
+		consumedUnit: l.ConsumedUnit, pricingUnit: l.PricingUnit, currency: l.BillingCurrency(),
+		billingPeriod: l.BillingPeriodStart.Unix(),
+		tags:          a.tags.id(l.Tags), extra: a.extra.id(l.Extra),
+	}
+	dim := a.lastID
+	if k != a.last {
+		var ok bool
+		if dim, ok = a.dims[k]; !ok {
+			dim = int32(len(a.dimList))
+			a.dims[k] = dim
+			a.dimList = append(a.dimList, k)
+		}
+		a.last, a.lastID = k, dim
+	}
+	start, end := a.period(l.ChargePeriodStart, l.ChargePeriodEnd)
+	ck := cellKey{start, end, dim}
+	c := a.cells[ck]
+	if c == nil {
+		c = &cell{}
+		a.cells[ck] = c
+	}
+	c.billed += l.BilledCost.Nanos
+	c.effective += l.EffectiveCost.Nanos
+	c.list += l.ListCost.Nanos
+	c.contracted += l.ContractedCost.Nanos
+	c.consumed += l.ConsumedQuantity
+	c.pricing += l.PricingQuantity
+	c.rows++
+	a.rows++
+	t := a.totals[k.currency]
+	if t == nil {
+		t = &gpucost.CostTotal{Currency: k.currency}
+		t.BilledCost.Currency, t.EffectiveCost.Currency = k.currency, k.currency
+		a.totals[k.currency] = t
+	}
+	t.BilledCost.Nanos += l.BilledCost.Nanos
+	t.EffectiveCost.Nanos += l.EffectiveCost.Nanos
+}
+
+func (a *Aggregator) start() {
+	if a.Grain <= 0 {
+		a.Grain = Day
+	}
+	a.dims = map[dimKey]int32{}
+	a.cells = map[cellKey]*cell{}
+	a.totals = map[string]*gpucost.CostTotal{}
+	a.lastID = -1
+	a.last.resourceID = "\x00" // no line has it, so the first compares unequal
+	a.started = true
+}
+
+// period returns the grain that holds [from, to), or the period itself when it spans more.
+func (a *Aggregator) period(from, to time.Time) (int64, int64) {
+	g := int64(a.Grain / time.Second)
+	s, e := from.Unix(), to.Unix()
+	b := s - mod(s, g)
+	if e <= b+g && e >= s {
+		return b, b + g
+	}
+	return s, e
+}
+
+func mod(a, b int64) int64 {
+	m := a % b
+	if m < 0 {
+		m += b
+	}
+	return m
+}
+
+// Rows returns the number of lines added.
+func (a *Aggregator) Rows() int { return a.rows }
+
+// Len returns the number of aggregated lines.
+func (a *Aggregator) Len() int { return len(a.cells) }
+
+// Totals returns the exact sums of BilledCost and EffectiveCost per currency, by currency.
+func (a *Aggregator) Totals() []gpucost.CostTotal {
+	out := make([]gpucost.CostTotal, 0, len(a.totals))
+	for _, t := range a.totals {
+		out = append(out, *t)
+	}
+	slices.SortFunc(out, func(x, y gpucost.CostTotal) int { return cmp.Compare(x.Currency, y.Currency) })
+	return out
+}
+
+// Lines returns the aggregated lines ordered by period start, resource and SKU. The *CostLine is
+// reused: it is valid until the next one is asked for. Rows says how many lines each sums.
+func (a *Aggregator) Lines() iter.Seq[*gpucost.CostLine] {
+	keys := make([]cellKey, 0, len(a.cells))
+	for k := range a.cells {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(x, y cellKey) int {
+		if c := cmp.Compare(x.start, y.start); c != 0 {
+			return c
+		}
+		dx, dy := &a.dimList[x.dim], &a.dimList[y.dim]
+		return cmp.Or(cmp.Compare(dx.resourceID, dy.resourceID), cmp.Compare(dx.sku, dy.sku),
+			cmp.Compare(x.dim, y.dim), cmp.Compare(x.end, y.end))
+	})
+	return func(yield func(*gpucost.CostLine) bool) {
+		var l gpucost.CostLine
+		for _, k := range keys {
+			a.fill(&l, k, a.cells[k])
+			if !yield(&l) {
+				return
+			}
+		}
+	}
+}
+
+func (a *Aggregator) fill(l *gpucost.CostLine, k cellKey, c *cell) {
+	d := &a.dimList[k.dim]
+	money := func(n int64) gpucost.Money { return gpucost.Money{Nanos: n, Currency: d.currency} }
+	*l = gpucost.CostLine{
+		Provider: d.provider, BillingAccountID: d.billingAccount, SubAccountID: d.subAccount,
+		BillingPeriodStart: unixTime(d.billingPeriod),
+		ChargePeriodStart:  time.Unix(k.start, 0).UTC(), ChargePeriodEnd: time.Unix(k.end, 0).UTC(),
+		ChargeCategory: d.chargeCategory, ChargeClass: d.chargeClass, ChargeFrequency: d.chargeFrequency,
+		PricingCategory: d.pricingCategory,
+		BilledCost:      money(c.billed), EffectiveCost: money(c.effective),
+		ListCost: money(c.list), ContractedCost: money(c.contracted),
+		CommitmentDiscountID: d.commitmentID, CommitmentDiscountStatus: d.commitmentStatus,
+		CommitmentDiscountType: d.commitmentType, CommitmentDiscountCategory: d.commitmentCategory,
+		ResourceID: d.resourceID, ResourceName: d.resourceName, ResourceType: d.resourceType,
+		InstanceType: d.instanceType, ServiceName: d.service, ServiceCategory: d.serviceCategory,
+		RegionID: d.region, AvailabilityZone: d.zone, SkuID: d.sku, SkuPriceID: d.skuPrice,
+		ChargeDescription: d.description,
+		ConsumedQuantity:  c.consumed, ConsumedUnit: d.consumedUnit,
+		PricingQuantity: c.pricing, PricingUnit: d.pricingUnit,
+		Tags: a.tags.get(d.tags), Extra: a.extra.get(d.extra),
+		Rows: c.rows,
+	}
+}
+
+// unixTime is the inverse of time.Time.Unix for the zero time too.
+func unixTime(s int64) time.Time {
+	if s == (time.Time{}).Unix() {
+		return time.Time{}
+	}
+	return time.Unix(s, 0).UTC()
+}

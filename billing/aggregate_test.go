@@ -1,0 +1,102 @@
+package billing_test
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing"
+	"github.com/gpucost/gpucost/billing/focus"
+)
+
+const sample = "../../shared/datasets/focus/focus_sample.csv"
+
+// The FOCUS sample aggregates to fewer lines whose sums, per currency and per resource, equal
+// the source rows' sums exactly.
+func TestAggregateFOCUSSample(t *testing.T) {
+	if _, err := os.Stat(sample); err != nil {
+		t.Skipf("the shared datasets are not beside the repository: %v", err)
+	}
+	var agg billing.Aggregator
+	perResource := map[string]int64{}
+	st, err := focus.ReadFile(sample, func(l *gpucost.CostLine) error {
+		agg.Add(l)
+		perResource[l.ResourceID+"|"+l.BillingCurrency()] += l.BilledCost.Nanos
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if agg.Rows() != 1000 || st.Rows != 1000 {
+		t.Fatalf("rows: aggregator %d, reader %d, want 1000", agg.Rows(), st.Rows)
+	}
+	for _, tot := range agg.Totals() {
+		want := st.Totals[tot.Currency]
+		if tot.BilledCost != want.BilledCost || tot.EffectiveCost != want.EffectiveCost {
+			t.Errorf("%s: aggregated %v/%v, source %v/%v", tot.Currency, tot.BilledCost, tot.EffectiveCost, want.BilledCost, want.EffectiveCost)
+		}
+	}
+	got := map[string]int64{}
+	rows := 0
+	for l := range agg.Lines() {
+		got[l.ResourceID+"|"+l.BillingCurrency()] += l.BilledCost.Nanos
+		rows += l.Rows
+		if !l.ChargePeriodEnd.After(l.ChargePeriodStart) {
+			t.Errorf("line %+v: empty period", l)
+		}
+	}
+	if rows != 1000 {
+		t.Errorf("aggregated lines sum %d rows, want 1000", rows)
+	}
+	for k, v := range perResource {
+		if got[k] != v {
+			t.Errorf("resource %q: aggregated %d nanos, source %d", k, got[k], v)
+		}
+	}
+}
+
+// Hourly lines of one resource fall into its day; a monthly fee keeps its own period; lines
+// with other tags, pricing or currency stay apart.
+func TestAggregateGrain(t *testing.T) {
+	day := time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC)
+	team := gpucost.Labels{"team": "ml"}
+	line := func(h int, cost string, mod func(*gpucost.CostLine)) *gpucost.CostLine {
+		m, _ := gpucost.ParseMoney(cost, "USD")
+		l := &gpucost.CostLine{Provider: "AWS", ResourceID: "i-1", SkuID: "SKU", PricingCategory: "Standard",
+			ChargePeriodStart: day.Add(time.Duration(h) * time.Hour), ChargePeriodEnd: day.Add(time.Duration(h+1) * time.Hour),
+			BilledCost: m, EffectiveCost: m, ConsumedQuantity: 1, ConsumedUnit: "Hrs", Tags: gpucost.Labels{"team": "ml"}}
+		if mod != nil {
+			mod(l)
+		}
+		return l
+	}
+	for _, grain := range []time.Duration{billing.Day, time.Hour} {
+		agg := billing.Aggregator{Grain: grain}
+		for h := range 24 {
+			agg.Add(line(h, "32.7726", nil))
+		}
+		agg.Add(line(3, "10.0", func(l *gpucost.CostLine) { l.PricingCategory = "Dynamic" }))
+		agg.Add(line(3, "1.5", func(l *gpucost.CostLine) { l.Tags = team }))                                                 // same tags, other map
+		agg.Add(line(3, "-2", func(l *gpucost.CostLine) { l.Tags = gpucost.Labels{"team": "research"} }))                    // a credit
+		agg.Add(line(3, "7", func(l *gpucost.CostLine) { l.BilledCost.Currency = "EUR"; l.EffectiveCost.Currency = "EUR" })) // other currency
+		agg.Add(line(0, "100", func(l *gpucost.CostLine) { l.ChargePeriodEnd = day.AddDate(0, 1, 0) }))                      // a month's fee
+		want := map[time.Duration]int{billing.Day: 5, time.Hour: 24 + 4}[grain]
+		if agg.Len() != want {
+			t.Errorf("grain %v: %d lines, want %d", grain, agg.Len(), want)
+		}
+		var usd, hours float64
+		for l := range agg.Lines() {
+			if l.BillingCurrency() == "USD" && l.PricingCategory == "Standard" && l.Tags["team"] == "ml" && l.ChargePeriodEnd.Sub(l.ChargePeriodStart) <= grain {
+				usd += float64(l.BilledCost.Nanos)
+				hours += l.ConsumedQuantity
+				if grain == billing.Day && (!l.ChargePeriodStart.Equal(day) || l.Rows != 25) {
+					t.Errorf("day line %v–%v holds %d rows, want the day and 25", l.ChargePeriodStart, l.ChargePeriodEnd, l.Rows)
+				}
+			}
+		}
+		if usd != 24*32.7726e9+1.5e9 || hours != 25 {
+			t.Errorf("grain %v: ml standard USD %v nanos over %v hours", grain, usd, hours)
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package azure
+
+import (
+	"bytes"
+	"encoding/csv"
+	"io"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gpucost/gpucost"
+)
+
+// Benchmarks carry the target for CSV bills, ≥ 1 M rows/s on one core
+// (go test ./billing/azure -run XXX -bench . -cpu 1), on a generated 100,000-row file: 2,000 GPU
+// VMs over 30 days in the full EA (57 columns) and MCA (65 columns) schemas.
+
+const benchRows = 100_000
+
+var benchFiles = struct {
+	sync.Once
+	ea, mca []byte
+}{}
+
+func benchData(b *testing.B, mca bool) []byte {
+	benchFiles.Do(func() {
+		var err error
+		if benchFiles.ea, err = io.ReadAll(newCostGen(false, benchRows, 2_000)); err == nil {
+			benchFiles.mca, err = io.ReadAll(newCostGen(true, benchRows, 2_000))
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	})
+	if mca {
+		return benchFiles.mca
+	}
+	return benchFiles.ea
+}
+
+// benchRead reads data b.N times and reports rows per second, CPU time per row and allocations
+// per row.
+func benchRead(b *testing.B, data []byte, read func(data []byte, emit func(*gpucost.CostLine) error) (Stats, error)) {
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var rows int
+	var sink float64
+	emit := func(c *gpucost.CostLine) error { sink += c.ConsumedQuantity; return nil }
+	cpu0 := cpuTime()
+	for b.Loop() {
+		st, err := read(data, emit)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows += st.Rows
+	}
+	// CPU time of the process besides wall time: on a shared machine it is the steadier figure.
+	cpu := cpuTime() - cpu0
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(rows)/cpu.Seconds(), "rows/cpu-s")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(rows), "cpu-ns/row")
+	_ = sink
+}
+
+// cpuTime returns the user and system CPU time the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func readCSVBytes(data []byte, emit func(*gpucost.CostLine) error) (Stats, error) {
+	return Read(bytes.NewReader(data), "bench.csv", emit)
+}
+
+func BenchmarkRead(b *testing.B) {
+	for _, s := range []struct {
+		name string
+		mca  bool
+	}{{"EA", false}, {"MCA", true}} {
+		b.Run(s.name, func(b *testing.B) { benchRead(b, benchData(b, s.mca), readCSVBytes) })
+	}
+}
+
+func BenchmarkReadGzip(b *testing.B) {
+	data := gz(b, benchData(b, false))
+	benchRead(b, data, readCSVBytes)
+}
+
+// BenchmarkBaselineEncodingCSV splits the same EA file with encoding/csv and does nothing else:
+// the yardstick DESIGN.md quotes (~1 M rows/s/core for narrow rows), on these wide rows.
+func BenchmarkBaselineEncodingCSV(b *testing.B) {
+	benchRead(b, benchData(b, false), func(data []byte, _ func(*gpucost.CostLine) error) (Stats, error) {
+		cr := csv.NewReader(bytes.NewReader(data))
+		cr.ReuseRecord = true
+		n := -1
+		for {
+			if _, err := cr.Read(); err == io.EOF {
+				return Stats{Rows: n}, nil
+			} else if err != nil {
+				return Stats{}, err
+			}
+			n++
+		}
+	})
+}
+
+// TestGeneratedFile checks that the benchmark's file reads whole and sums as generated.
+func TestGeneratedFile(t *testing.T) {
+	for _, mca := range []bool{false, true} {
+		st, err := Read(newCostGen(mca, 2_000, 100), "gen.csv", func(*gpucost.CostLine) error { return nil })
+		if err != nil || st.Rows != 2_000 || st.Totals["USD"] == nil || st.Totals["USD"].Cost.IsZero() {
+			t.Fatalf("Read(generated, mca %v) = %+v, %v", mca, st, err)
+		}
+		if (st.Schema == SchemaMCA) != mca || st.Dataset != Actual {
+			t.Errorf("generated file: schema %s dataset %q, want MCA %v and actual", st.Schema, st.Dataset, mca)
+		}
+	}
+}

@@ -1,0 +1,267 @@
+package azure
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/gpucost/gpucost"
+)
+
+// Dataset is which of Cost Management's two cost details datasets a file is.
+type Dataset string
+
+// The datasets. Actual cost is what the invoice charges: commitments cost what they cost when
+// bought, and the usage they cover costs nothing. Amortized cost spreads each commitment over
+// the days it covers: covered usage carries its share, unused commitment hours appear as
+// UnusedReservation or UnusedSavingsPlan rows, and the purchases are left out.
+const (
+	Actual    Dataset = "actual"
+	Amortized Dataset = "amortized"
+)
+
+// Options say what the caller knows about a file.
+type Options struct {
+	// Dataset is the dataset the file is, when the caller knows it (an export's metric); empty
+	// means the rows tell. A row the named dataset cannot hold is an error.
+	Dataset Dataset
+	// Currency is the billing currency of files without a currency column (the EA usage
+	// schemas of 2019); empty means the file must have one.
+	Currency string
+}
+
+// Stats describes what a read found. When a read fails, it covers the rows emitted before the
+// failure.
+type Stats struct {
+	Dialect string // Schema and Dataset, as "EA actual" or "MCA amortized"; Schema alone when the dataset is undetermined
+	Schema  string // SchemaEA, SchemaMCA, SchemaMPA or SchemaPAYG
+	// Dataset is the dataset as the caller named it or as the rows showed it; empty when no row
+	// tells (without commitments the two datasets hold the same rows and costs).
+	Dataset     Dataset
+	DatasetFrom string // what decided Dataset: "the caller", or the first row that showed it
+	Format      string // "csv" or "csv.gz"
+	Rows        int    // lines emitted
+
+	// CostColumn is the source column whose sum is Totals.Cost: CostInBillingCurrency, or
+	// Cost, PreTaxCost or ExtendedCost in the older schemas, as the header spells it.
+	CostColumn string
+	Totals     map[string]*Totals // by billing currency; currencies are never added together
+
+	ChargeTypes map[string]int // rows by ChargeType as written ("" for files without the column)
+	Unknown     []string       // columns outside the cost details schemas, sorted; not read
+}
+
+// Totals are exact sums over one currency's lines.
+type Totals struct {
+	Rows           int
+	BilledCost     gpucost.Money // Σ CostLine.BilledCost
+	EffectiveCost  gpucost.Money // Σ CostLine.EffectiveCost
+	ListCost       gpucost.Money // Σ CostLine.ListCost
+	ContractedCost gpucost.Money // Σ CostLine.ContractedCost
+	Cost           gpucost.Money // Σ of the source's cost column (Stats.CostColumn) as written
+}
+
+// Currencies returns the currencies of st.Totals, sorted.
+func (st Stats) Currencies() []string { return slices.Sorted(maps.Keys(st.Totals)) }
+
+// Read reads an Azure cost details CSV file — gzip-compressed or not, told by its first bytes —
+// and calls emit for each row, in file order, telling the dataset from the rows. See
+// Options.Read.
+func Read(r io.Reader, name string, emit func(*gpucost.CostLine) error) (Stats, error) {
+	return Options{}.Read(r, name, emit)
+}
+
+// ReadFile reads the cost details file at path. See Options.Read.
+func ReadFile(path string, emit func(*gpucost.CostLine) error) (Stats, error) {
+	return Options{}.ReadFile(path, emit)
+}
+
+// ReadFile reads the cost details file at path with these options. See Options.Read.
+func (o Options) ReadFile(path string, emit func(*gpucost.CostLine) error) (Stats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Stats{}, gpucost.Errorf(gpucost.EInvalid, "read Azure cost details: %w", err)
+	}
+	defer f.Close()
+	return o.Read(f, path, emit)
+}
+
+// Read reads an Azure cost details CSV file and calls emit for each row, in file order. Columns
+// are found by name in any order and any casing or spacing; a byte order mark is ignored; gzip
+// is detected by its magic bytes. name is used in messages.
+//
+// The *CostLine handed to emit is reused for the next row: emit must copy what it keeps. Its
+// strings are shared between lines, and its Tags and Extra maps are shared by every line with the
+// same values: emit must not modify them.
+//
+// Read stops at the first value it cannot read, with a gpucost.EInvalid error naming the file,
+// line and column, the value, and what to do. A file without the required columns fails before
+// any line is emitted, naming all of them and the schema detected. Negative amounts (refunds,
+// credits) are kept as such. Reading streams, so a truncated file fails when the damage is
+// reached, after the rows before it were emitted: a caller that stores files whole keeps what
+// emit gives it pending until Read returns nil.
+func (o Options) Read(r io.Reader, name string, emit func(*gpucost.CostLine) error) (Stats, error) {
+	if o.Dataset != "" && o.Dataset != Actual && o.Dataset != Amortized {
+		return Stats{}, gpucost.Errorf(gpucost.EInvalid, "read Azure cost details %s: dataset %q is neither %q nor %q", name, o.Dataset, Actual, Amortized)
+	}
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
+	format := "csv"
+	var src io.Reader = br
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return Stats{}, gpucost.Errorf(gpucost.EInvalid, "read Azure cost details %s: not a readable gzip file (%v); download it again", name, err)
+		}
+		defer zr.Close()
+		src, format = zr, "csv.gz"
+	}
+	rd := newReader(name, o, emit)
+	err := rd.readCSV(newCSVScanner(src, 256<<10))
+	return rd.stats(format), err
+}
+
+// Detect reports whether the start of a file — its header line, or more — is an Azure cost
+// details file's: it has a cost column, a date column and a column only Azure cost details have
+// (MeterCategory, ConsumedService, SubscriptionGuid, …). A gzip-compressed start is read through.
+// Importers use it to choose a reader.
+func Detect(header []byte) bool {
+	if len(header) >= 2 && header[0] == 0x1f && header[1] == 0x8b {
+		if zr, err := gzip.NewReader(bytes.NewReader(header)); err == nil {
+			header, _ = io.ReadAll(io.LimitReader(zr, 1<<20)) // a truncated stream yields what it has
+		}
+	}
+	if i := bytes.IndexByte(header, '\n'); i >= 0 {
+		header = header[:i+1]
+	}
+	sc := newCSVScanner(bytes.NewReader(header), len(header)+1)
+	if !sc.next() {
+		return false
+	}
+	names := make([]string, sc.count())
+	for i := range names {
+		b, _ := sc.field(i)
+		names[i] = string(b)
+	}
+	return looksAzure(names)
+}
+
+// readCSV reads the header, then every record.
+func (rd *reader) readCSV(sc *csvScanner) error {
+	if !sc.next() {
+		if sc.err != nil {
+			return rd.scanError(sc)
+		}
+		return gpucost.Errorf(gpucost.EInvalid, "read Azure cost details %s: the file is empty; want a cost details CSV with a header line", rd.name)
+	}
+	names := make([]string, sc.count())
+	for i := range names {
+		b, ok := sc.field(i)
+		if !ok {
+			return gpucost.Errorf(gpucost.EInvalid, "read Azure cost details %s:1:%d: a quote inside a quoted column name is not doubled; fix the header", rd.name, i+1)
+		}
+		names[i] = string(b)
+	}
+	names[0] = strings.TrimPrefix(names[0], "\ufeff")
+	p, err := newPlan(names, rd.opt.Currency)
+	if err != nil {
+		return fmt.Errorf("read Azure cost details %s: %w", rd.name, err)
+	}
+	rd.setPlan(p, sc)
+	for sc.next() {
+		if sc.count() != len(names) {
+			return gpucost.Errorf(gpucost.EInvalid, "read Azure cost details %s:%d: %d fields where the header has %d; the file is damaged or not one CSV",
+				rd.name, sc.recLine, sc.count(), len(names))
+		}
+		if err := rd.row(sc.recLine); err != nil {
+			return err
+		}
+	}
+	if sc.err != nil {
+		return rd.scanError(sc)
+	}
+	return nil
+}
+
+func (rd *reader) scanError(sc *csvScanner) error {
+	return gpucost.Errorf(gpucost.EInvalid, "read Azure cost details %s: %v; the file is truncated or not valid CSV, download or export it again", rd.name, sc.err)
+}
+
+// sums accumulates one currency's totals in nano-units.
+type sums struct {
+	billed, effective, list, contracted, cost int64
+	rows                                      int
+}
+
+// tally accumulates Stats while a file is read.
+type tally struct {
+	byCur   map[string]*sums
+	lastCur string
+	last    *sums
+	types   map[string]int
+	rows    int
+}
+
+// add counts one line. It fails when a sum leaves the range of Money.
+func (t *tally) add(c *gpucost.CostLine, cost int64, chargeType string) error {
+	cur := c.BilledCost.Currency
+	if t.last == nil || cur != t.lastCur {
+		s, ok := t.byCur[cur]
+		if !ok {
+			s = &sums{}
+			t.byCur[cur] = s
+		}
+		t.last, t.lastCur = s, cur
+	}
+	s := t.last
+	ok := true
+	s.billed, ok = addChecked(s.billed, c.BilledCost.Nanos, ok)
+	s.effective, ok = addChecked(s.effective, c.EffectiveCost.Nanos, ok)
+	s.list, ok = addChecked(s.list, c.ListCost.Nanos, ok)
+	s.contracted, ok = addChecked(s.contracted, c.ContractedCost.Nanos, ok)
+	s.cost, ok = addChecked(s.cost, cost, ok)
+	if !ok {
+		return gpucost.Errorf(gpucost.EInvalid, "the %s totals exceed %s; split the file", cur, gpucost.Money{Nanos: 1<<63 - 1, Currency: cur})
+	}
+	s.rows++
+	t.types[chargeType]++
+	t.rows++
+	return nil
+}
+
+// addChecked returns a+b and ok, or false when the sum overflows.
+func addChecked(a, b int64, ok bool) (int64, bool) {
+	s := a + b
+	if (s > a) != (b > 0) {
+		return s, false
+	}
+	return s, ok
+}
+
+// stats returns the Stats so far.
+func (rd *reader) stats(format string) Stats {
+	t := rd.tally
+	st := Stats{Format: format, Rows: t.rows, Totals: map[string]*Totals{}, ChargeTypes: maps.Clone(t.types),
+		Dataset: rd.dataset, DatasetFrom: rd.datasetFrom}
+	if p := rd.plan; p != nil {
+		st.Schema, st.Unknown, st.CostColumn = p.schema, p.sortedUnknown(), p.names[p.index[aCost]]
+		st.Dialect = p.schema
+		if st.Dataset != "" {
+			st.Dialect += " " + string(st.Dataset)
+		}
+	}
+	for cur, s := range t.byCur {
+		m := func(n int64) gpucost.Money { return gpucost.Money{Nanos: n, Currency: cur} }
+		st.Totals[cur] = &Totals{Rows: s.rows, BilledCost: m(s.billed), EffectiveCost: m(s.effective),
+			ListCost: m(s.list), ContractedCost: m(s.contracted), Cost: m(s.cost)}
+	}
+	return st
+}

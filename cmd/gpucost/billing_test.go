@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/focus"
+)
+
+const focusSample = "../../../shared/datasets/focus/focus_sample.csv"
+
+func needSample(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(focusSample); err != nil {
+		t.Skipf("the shared datasets are not beside the repository: %v", err)
+	}
+}
+
+// sampleTotals returns the FOCUS sample's sums per currency, read by the FOCUS reader alone.
+func sampleTotals(t *testing.T, path string) map[string]focus.Totals {
+	st, err := focus.ReadFile(path, func(*gpucost.CostLine) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Totals
+}
+
+type importedFile struct {
+	File     string
+	Rows     int
+	Lines    int `json:"lines_stored"`
+	Status   string
+	ImportID int64 `json:"import_id"`
+	Totals   []struct {
+		Currency      string
+		BilledCost    string `json:"billed_cost"`
+		EffectiveCost string `json:"effective_cost"`
+	}
+}
+
+func importJSON(t *testing.T, dir string, args ...string) ([]importedFile, int, string) {
+	t.Helper()
+	code, out, errOut := runCLI(t, dir, append([]string{"import", "billing", "--output", "json"}, args...)...)
+	var files []importedFile
+	if code == exitOK {
+		if err := json.Unmarshal([]byte(out), &files); err != nil {
+			t.Fatalf("import billing --output json: %v\n%s", err, out)
+		}
+	}
+	return files, code, errOut
+}
+
+// The FOCUS sample imports whole, with totals per currency equal to its rows' sums; a second
+// import is skipped; a changed file of the same name is refused until --replace, which
+// replaces rather than adds.
+func TestImportBillingFOCUSSample(t *testing.T) {
+	needSample(t)
+	dir := t.TempDir()
+	bill := filepath.Join(dir, "focus.csv")
+	data, err := os.ReadFile(focusSample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(bill, data, 0o644)
+	want := sampleTotals(t, bill)
+
+	files, code, errOut := importJSON(t, dir, bill)
+	if code != exitOK || len(files) != 1 {
+		t.Fatalf("import: exit %d\n%s", code, errOut)
+	}
+	f := files[0]
+	if f.Rows != 1000 || f.Status != "imported" || f.Lines == 0 || f.Lines > 1000 {
+		t.Errorf("import = %+v; want 1,000 rows imported", f)
+	}
+	if len(f.Totals) != len(want) {
+		t.Errorf("totals in %d currencies, want %d", len(f.Totals), len(want))
+	}
+	for _, tot := range f.Totals {
+		w := want[tot.Currency]
+		if tot.BilledCost != w.BilledCost.Decimal() || tot.EffectiveCost != w.EffectiveCost.Decimal() {
+			t.Errorf("%s: imported %s/%s, source %s/%s", tot.Currency, tot.BilledCost, tot.EffectiveCost, w.BilledCost.Decimal(), w.EffectiveCost.Decimal())
+		}
+	}
+
+	files, code, _ = importJSON(t, dir, bill)
+	if code != exitOK || !strings.HasPrefix(files[0].Status, "skipped") {
+		t.Errorf("second import: exit %d, %+v; want skipped", code, files)
+	}
+
+	h := bytes.IndexByte(data, '\n') + 1
+	row := data[h : h+bytes.IndexByte(data[h:], '\n')+1]
+	os.WriteFile(bill, append(bytes.Clone(data), row...), 0o644) // one line restated twice
+	_, code, errOut = importJSON(t, dir, bill)
+	if code != exitConflict || !strings.Contains(errOut, "--replace") {
+		t.Errorf("restated bill: exit %d, %q; want %d and a hint to --replace", code, errOut, exitConflict)
+	}
+	files, code, errOut = importJSON(t, dir, "--replace", bill)
+	if code != exitOK || files[0].Rows != 1001 || !strings.HasPrefix(files[0].Status, "replaced") {
+		t.Fatalf("--replace: exit %d, %+v\n%s", code, files, errOut)
+	}
+
+	// The store holds the restated bill once: report cost's totals are the file's.
+	code, out, errOut := runCLI(t, dir, "report", "cost", "--by", "provider", "--since", "3650d", "--until", "2030-01-01T00:00:00Z", "--output", "json")
+	if code != exitOK {
+		t.Fatalf("report cost: exit %d\n%s", code, errOut)
+	}
+	var rep struct {
+		Totals []struct {
+			Currency   string
+			BilledCost string `json:"billed_cost"`
+		}
+	}
+	json.Unmarshal([]byte(out), &rep)
+	restated := sampleTotals(t, bill)
+	for _, tot := range rep.Totals {
+		if tot.BilledCost != restated[tot.Currency].BilledCost.Decimal() {
+			t.Errorf("report cost %s = %s, the restated file %s", tot.Currency, tot.BilledCost, restated[tot.Currency].BilledCost.Decimal())
+		}
+	}
+	if len(rep.Totals) != len(restated) {
+		t.Errorf("report cost has %d currencies, the file %d", len(rep.Totals), len(restated))
+	}
+}
+
+// A truncated gzip file fails and stores nothing; a file of no known format says so.
+func TestImportBillingBadFilesStoreNothing(t *testing.T) {
+	needSample(t)
+	dir := t.TempDir()
+	data, _ := os.ReadFile(focusSample)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(data)
+	zw.Close()
+	cut := filepath.Join(dir, "cut.csv.gz")
+	os.WriteFile(cut, gz.Bytes()[:gz.Len()/2], 0o644)
+	_, code, errOut := importJSON(t, dir, cut)
+	if code != exitInvalid || !strings.Contains(errOut, "cut.csv.gz") {
+		t.Errorf("truncated gzip: exit %d, %q; want %d naming the file", code, errOut, exitInvalid)
+	}
+	other := filepath.Join(dir, "other.csv")
+	os.WriteFile(other, []byte("a,b,c\n1,2,3\n"), 0o644)
+	_, code, errOut = importJSON(t, dir, other)
+	if code != exitInvalid || !strings.Contains(errOut, "--format") {
+		t.Errorf("unknown format: exit %d, %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, dir, "report", "cost", "--since", "3650d", "--until", "2030-01-01T00:00:00Z")
+	if code != exitNotFound || !strings.Contains(errOut, "0 imports") || !strings.Contains(errOut, "gpucost import billing") {
+		t.Errorf("after failed imports: exit %d, %q; want %d and a hint", code, errOut, exitNotFound)
+	}
+}
+
+// The demo's bill reconciles: spend by team plus idle equals the FOCUS file it wrote, the
+// untagged notebook is found, and the allocated export reads back with the same totals.
+func TestDemoBillReports(t *testing.T) {
+	dir := loadDemo(t)
+	billFile := filepath.Join(dir, "gpucost-bill.focus.csv")
+	want := sampleTotals(t, billFile)["USD"]
+	if want.Rows == 0 {
+		t.Fatalf("the demo bill %s has no USD rows", billFile)
+	}
+	args := []string{"--since", "4d", "--output", "json"}
+
+	code, out, errOut := runCLI(t, dir, append([]string{"report", "cost", "--by", "team"}, args...)...)
+	if code != exitOK {
+		t.Fatalf("report cost: exit %d\n%s", code, errOut)
+	}
+	var rep struct {
+		Groups []struct {
+			Group         string
+			EffectiveCost string  `json:"effective_cost"`
+			IdleCost      string  `json:"idle_cost"`
+			UsedGPUHours  float64 `json:"used_gpu_hours"`
+		}
+		Totals []struct {
+			BilledCost string `json:"billed_cost"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("report cost --output json: %v\n%s", err, out)
+	}
+	var sum gpucost.Money
+	teams := map[string]bool{}
+	for _, g := range rep.Groups {
+		used, _ := gpucost.ParseMoney(g.EffectiveCost, "USD")
+		idle, _ := gpucost.ParseMoney(g.IdleCost, "USD")
+		sum = sum.Add(used).Add(idle)
+		teams[g.Group] = true
+	}
+	sum.Currency = "USD"
+	if sum != want.BilledCost || len(rep.Totals) != 1 || rep.Totals[0].BilledCost != want.BilledCost.Decimal() {
+		t.Errorf("Σ used + idle = %v, totals %+v; the bill file sums to %v", sum, rep.Totals, want.BilledCost)
+	}
+	for _, team := range []string{"inference", "research", "foundation-models", "data-science", "(untagged)"} {
+		if !teams[team] {
+			t.Errorf("report cost --by team lacks %s: %v", team, teams)
+		}
+	}
+
+	code, out, _ = runCLI(t, dir, "report", "cost", "--by", "namespace", "--gpu-only", "--since", "4d")
+	if code != exitOK || !strings.Contains(out, "serving") || !strings.Contains(out, "reconcile with them to the cent") {
+		t.Errorf("report cost --by namespace: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, dir, "report", "untagged", "--since", "4d")
+	if code != exitOK || !strings.Contains(out, "A10G") || !strings.Contains(out, "i-0") {
+		t.Errorf("report untagged: exit %d; want the untagged notebook instance\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, dir, "report", "kpi", "--by", "namespace", "--since", "4d")
+	if code != exitOK || !strings.Contains(out, "pretrain-7b") && !strings.Contains(out, "training") {
+		t.Errorf("report kpi: exit %d\n%s", code, out)
+	}
+
+	export := filepath.Join(dir, "allocated.parquet")
+	code, _, errOut = runCLI(t, dir, "export", "focus", "--allocated", "--since", "4d", "--out", export)
+	if code != exitOK {
+		t.Fatalf("export focus --allocated: exit %d\n%s", code, errOut)
+	}
+	teamsOut := map[string]bool{}
+	st, err := focus.ReadFile(export, func(l *gpucost.CostLine) error {
+		teamsOut[l.Extra["x_Team"]+"/"+l.Extra["x_Namespace"]+"/"+l.Extra["x_Idle"]] = true
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpuOnly := sampleTotals(t, billFile)["USD"].BilledCost
+	if got := st.Totals["USD"].BilledCost; got.Nanos <= 0 || got.Nanos > gpuOnly.Nanos {
+		t.Errorf("export total %v, want the bill's GPU share of %v", got, gpuOnly)
+	}
+	for _, k := range []string{"inference/serving/false", "inference//true", "foundation-models/training/false"} {
+		if !teamsOut[k] {
+			t.Errorf("allocated export lacks rows %s: %v", k, teamsOut)
+		}
+	}
+}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"compress/gzip"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/awscur"
+	"github.com/gpucost/gpucost/billing/azure"
+	"github.com/gpucost/gpucost/billing/focus"
+	"github.com/gpucost/gpucost/billing/gcp"
+	"github.com/parquet-go/parquet-go"
+)
+
+// readStats is what a bill reader says about a file, whatever the format.
+type readStats struct {
+	Version string              // the format's version or dialect
+	Totals  []gpucost.CostTotal // the source rows' sums per currency, by currency
+	Unknown []string            // columns outside the format
+}
+
+type emitFunc = func(*gpucost.CostLine) error
+
+// billReader reads one bill format: from a stream (CSV, gzip CSV, JSON lines) and, where the
+// format has it, from Parquet.
+type billReader struct {
+	read    func(r io.Reader, name string, emit emitFunc) (readStats, error)
+	parquet func(r io.ReaderAt, size int64, name string, emit emitFunc) (readStats, error)
+	// header reports whether the start of a file (its first 64 KiB, through gzip) or its Parquet
+	// column names are this format's.
+	header func(first []byte, columns []string) bool
+}
+
+var billReaders = map[string]billReader{
+	"focus": {
+		read: func(r io.Reader, name string, emit emitFunc) (readStats, error) {
+			st, err := focus.Read(r, name, emit)
+			return focusStats(st), err
+		},
+		parquet: func(r io.ReaderAt, size int64, name string, emit emitFunc) (readStats, error) {
+			st, err := focus.ReadParquet(r, size, name, emit)
+			return focusStats(st), err
+		},
+		header: func(first []byte, columns []string) bool {
+			return bytes.Contains(first, []byte("BilledCost")) || slices.Contains(columns, "BilledCost")
+		},
+	},
+	"aws-cur": {
+		read: func(r io.Reader, name string, emit emitFunc) (readStats, error) {
+			st, err := awscur.Read(r, name, emit)
+			return curStats(st), err
+		},
+		parquet: func(r io.ReaderAt, size int64, name string, emit emitFunc) (readStats, error) {
+			st, err := awscur.ReadParquet(r, size, name, emit)
+			return curStats(st), err
+		},
+		header: func(first []byte, columns []string) bool {
+			return bytes.Contains(first, []byte("line_item_")) || bytes.Contains(first, []byte("lineItem/")) ||
+				slices.ContainsFunc(columns, func(c string) bool { return strings.HasPrefix(c, "line_item_") })
+		},
+	},
+	"azure": {
+		read: func(r io.Reader, name string, emit emitFunc) (readStats, error) {
+			st, err := azure.Read(r, name, emit)
+			out := readStats{Version: st.Dialect, Unknown: st.Unknown}
+			for cur, t := range st.Totals {
+				out.Totals = append(out.Totals, gpucost.CostTotal{Currency: cur, BilledCost: t.BilledCost, EffectiveCost: t.EffectiveCost})
+			}
+			sortTotals(out.Totals)
+			return out, err
+		},
+		header: func(first []byte, _ []string) bool { return azure.Detect(first) },
+	},
+	"gcp": {
+		read: func(r io.Reader, name string, emit emitFunc) (readStats, error) {
+			st, err := gcp.Read(r, name, emit)
+			out := readStats{Version: st.Dialect + ", " + st.Format, Unknown: st.Unknown}
+			for cur, t := range st.Totals {
+				out.Totals = append(out.Totals, gpucost.CostTotal{Currency: cur, BilledCost: t.Billed, EffectiveCost: t.Effective})
+			}
+			sortTotals(out.Totals)
+			return out, err
+		},
+		header: func(first []byte, _ []string) bool { return gcp.Detect(first) },
+	},
+}
+
+// detectOrder is the order formats are tried in: FOCUS first, since providers' FOCUS exports
+// keep some of their own columns as x_ extras.
+var detectOrder = []string{"focus", "aws-cur", "gcp", "azure"}
+
+func billFormats() []string { return slices.Sorted(maps.Keys(billReaders)) }
+
+func focusStats(st focus.Stats) readStats {
+	out := readStats{Version: st.Version, Unknown: st.ExtraColumns}
+	for cur, t := range st.Totals {
+		out.Totals = append(out.Totals, gpucost.CostTotal{Currency: cur, BilledCost: t.BilledCost, EffectiveCost: t.EffectiveCost})
+	}
+	sortTotals(out.Totals)
+	return out
+}
+
+func curStats(st awscur.Stats) readStats {
+	out := readStats{Version: st.Dialect, Unknown: st.UnknownColumns}
+	for cur, t := range st.Totals {
+		out.Totals = append(out.Totals, gpucost.CostTotal{Currency: cur, BilledCost: t.Billed, EffectiveCost: t.Effective})
+	}
+	sortTotals(out.Totals)
+	return out
+}
+
+func sortTotals(ts []gpucost.CostTotal) {
+	slices.SortFunc(ts, func(a, b gpucost.CostTotal) int { return cmp.Compare(a.Currency, b.Currency) })
+}
+
+var parquetMagic = []byte("PAR1")
+
+// detectBillFormat reads the start of a file (through gzip) or its Parquet schema and names the
+// format whose columns it has.
+func detectBillFormat(name string) (string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", gpucost.Errorf(gpucost.EInvalid, "import %s: %w", name, err)
+	}
+	defer f.Close()
+	var first []byte
+	var columns []string
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, _ := br.Peek(4)
+	switch {
+	case bytes.Equal(head, parquetMagic):
+		info, err := f.Stat()
+		if err != nil {
+			return "", err
+		}
+		pf, err := parquet.OpenFile(f, info.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+		if err != nil {
+			return "", gpucost.Errorf(gpucost.EInvalid, "import %s: not a readable Parquet file: %v", name, err)
+		}
+		for _, field := range pf.Schema().Fields() {
+			columns = append(columns, field.Name())
+		}
+	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return "", gpucost.Errorf(gpucost.EInvalid, "import %s: damaged gzip header: %v", name, err)
+		}
+		first, _ = io.ReadAll(io.LimitReader(zr, 64<<10))
+	default:
+		first, _ = br.Peek(64 << 10)
+	}
+	for _, format := range detectOrder {
+		if rd, ok := billReaders[format]; ok && rd.header(first, columns) {
+			return format, nil
+		}
+	}
+	return "", gpucost.Errorf(gpucost.EInvalid, "import %s: the columns match no known bill format; name it with --format (%s)", name, strings.Join(billFormats(), ", "))
+}
+
+// readBill streams a file through its format's reader into emit, with a progress bar by bytes.
+func (e *env) readBill(name, format string, add func(*gpucost.CostLine)) (readStats, error) {
+	rd := billReaders[format]
+	f, err := os.Open(name)
+	if err != nil {
+		return readStats{}, gpucost.Errorf(gpucost.EInvalid, "import %s: %w", name, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return readStats{}, err
+	}
+	bar := e.progress(info.Size(), filepath.Base(name), true)
+	defer bar.Finish()
+	emit := func(l *gpucost.CostLine) error { add(l); return nil }
+	head := make([]byte, 4)
+	n, _ := f.ReadAt(head, 0)
+	if bytes.Equal(head[:n], parquetMagic) {
+		if rd.parquet == nil {
+			return readStats{}, gpucost.Errorf(gpucost.EInvalid, "import %s: %s bills do not come as Parquet; is --format right?", name, format)
+		}
+		return rd.parquet(progressReaderAt{f, bar}, info.Size(), name, emit)
+	}
+	return rd.read(io.TeeReader(f, bar), name, emit)
+}
+
+// progressReaderAt counts the bytes a Parquet reader reads on a progress bar.
+type progressReaderAt struct {
+	r   io.ReaderAt
+	bar io.Writer
+}
+
+func (p progressReaderAt) ReadAt(b []byte, off int64) (int, error) {
+	n, err := p.r.ReadAt(b, off)
+	p.bar.Write(b[:n])
+	return n, err
+}

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"context"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/analyze"
+	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/sqlite"
+	"github.com/spf13/cobra"
+)
+
+// costFlags are the flags of the reports over stored bills.
+type costFlags struct {
+	period
+	gpuOnly bool
+	policy  string
+	weight  float64
+	tagKeys string
+
+	lookback time.Duration // read this much before the period too (baselines)
+}
+
+func (f *costFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.since, "since", "30d", "how far back: 30d, 90d, 1y as 365d")
+	cmd.Flags().StringVar(&f.until, "until", "", "end of the period (RFC 3339; default now)")
+	cmd.Flags().BoolVar(&f.gpuOnly, "gpu-only", false, "only GPU spend: GPU instances and GPU SKUs, and the other lines of the same resources")
+	cmd.Flags().StringVar(&f.policy, "policy", gpucost.PolicyUsed, "how a GPU's cost is split between its users: used (held time × utilisation), requested (held time) or weighted")
+	cmd.Flags().Float64Var(&f.weight, "weight", 0.5, "with --policy weighted: the share split by held time; the rest goes by used time")
+	cmd.Flags().StringVar(&f.tagKeys, "tag-keys", "", `tag keys that name owners, tried in order: "team=team,Team,user:team;project=project,Project"`)
+}
+
+// costScan walks the stored bill of a period and turns every line into allocations: GPU usage
+// with telemetry split by use across its users with idle capacity apart, everything else
+// charged whole to the owner its tags name.
+type costScan struct {
+	db       *sqlite.DB
+	cat      *catalog.Catalog
+	from, to time.Time
+	gpuOnly  bool
+	policy   string
+	tagKeys  map[string][]string
+	alloc    *analyze.Allocator
+
+	hosts     map[string]bool                   // hosts with telemetry in the period
+	inventory map[string]gpucost.InventoryEntry // by resource id
+	invHosts  map[string][]string               // resource id → hosts
+	invTags   bool                              // some inventory entry has tags
+	gpuRes    map[string]bool                   // resources with a GPU line
+
+	stats  scanStats
+	onLine func() // called after each line's allocations, if set
+
+	owners  analyze.TagOwners
+	gpus    [8]lineGPU // the last lines' GPUs: bills repeat a few instance types
+	nextGPU int
+}
+
+type lineGPU struct {
+	instanceType, description string
+	gpu                       catalog.LineGPU
+	ok                        bool
+}
+
+// lineGPU is s.cat.LineGPU, remembering the last few answers. The strings of stored lines are
+// shared between lines, so comparing them is mostly comparing pointers.
+func (s *costScan) lineGPU(l *gpucost.CostLine) (catalog.LineGPU, bool) {
+	for i := range s.gpus {
+		if c := &s.gpus[i]; c.instanceType == l.InstanceType && c.description == l.ChargeDescription && (c.ok || c.gpu.By == "-") {
+			return c.gpu, c.ok
+		}
+	}
+	g, ok := s.cat.LineGPU(l)
+	c := lineGPU{l.InstanceType, l.ChargeDescription, g, ok}
+	if !ok {
+		c.gpu.By = "-" // a remembered miss
+	}
+	s.gpus[s.nextGPU] = c
+	s.nextGPU = (s.nextGPU + 1) % len(s.gpus)
+	return g, ok
+}
+
+// scanStats says what a scan covered, for the reports' reconciliation notes.
+type scanStats struct {
+	Lines     int             `json:"lines"`
+	GPULines  int             `json:"gpu_lines"`
+	Matched   int             `json:"gpu_lines_with_telemetry"`
+	Unmatched map[string]bool `json:"-"` // GPU resources without telemetry
+	Totals    totals          `json:"-"` // of the lines scanned
+	Allocated totals          `json:"-"` // of the allocations made
+	Imports   int             `json:"imports"`
+}
+
+// openCostScan opens the store and reads what allocation needs: catalog, inventory, telemetry.
+func (f *costFlags) open(ctx context.Context, e *env) (*costScan, error) {
+	if err := e.validOutput(); err != nil {
+		return nil, err
+	}
+	from, to, err := f.resolve(e.now())
+	if err != nil {
+		return nil, err
+	}
+	// Bills are stored by day: a period starts at the midnight (UTC) of its first day.
+	from = from.Add(-f.lookback).Truncate(24 * time.Hour)
+	keys := analyze.DefaultTagKeys()
+	if f.tagKeys != "" {
+		if keys, err = analyze.ParseTagKeys(f.tagKeys); err != nil {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "--tag-keys: %w", err)
+		}
+	}
+	alloc, err := analyze.NewAllocator(analyze.AllocOptions{Policy: f.policy, Weight: f.weight, TagKeys: keys})
+	if err != nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--policy %s: %w", f.policy, err)
+	}
+	db, err := e.openDB(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &costScan{db: db, from: from, to: to, gpuOnly: f.gpuOnly, policy: f.policy, tagKeys: keys, alloc: alloc,
+		owners: analyze.TagOwners{Keys: keys},
+		hosts:  map[string]bool{}, inventory: map[string]gpucost.InventoryEntry{}, invHosts: map[string][]string{}, gpuRes: map[string]bool{}}
+	if err := s.load(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *costScan) Close() error { return s.db.Close() }
+
+func (s *costScan) load(ctx context.Context) (err error) {
+	if s.cat, err = catalog.Load(ctx, s.db); err != nil {
+		return err
+	}
+	inv, err := s.db.Inventory(ctx)
+	if err != nil {
+		return err
+	}
+	for _, ent := range inv {
+		s.inventory[ent.ResourceID] = ent
+		s.invTags = s.invTags || len(ent.Tags) > 0
+		s.invHosts[ent.ResourceID] = append(s.invHosts[ent.ResourceID], ent.Host)
+	}
+	imports, err := s.db.CostImports(ctx)
+	if err != nil {
+		return err
+	}
+	s.stats.Imports = len(imports)
+	// Telemetry starts an hour early so a day's first hour is complete whatever the rollups' alignment.
+	err = s.db.ScanRollups(ctx, time.Hour, gpucost.RollupFilter{From: s.from.Add(-time.Hour), To: s.to}, func(r *gpucost.Rollup) error {
+		s.hosts[r.Series.GPU.Host] = true
+		s.alloc.AddRollup(r)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !s.gpuOnly {
+		return nil
+	}
+	// A first pass finds the resources that have GPU lines, so --gpu-only keeps their other lines
+	// (a GCP VM's cores and memory, billed apart from its GPUs).
+	return s.db.ScanCosts(ctx, s.filter(), func(l *gpucost.CostLine) error {
+		if _, ok := s.lineGPU(l); ok && l.ResourceID != "" && !s.gpuRes[l.ResourceID] {
+			s.gpuRes[l.ResourceID] = true
+		}
+		return nil
+	})
+}
+
+func (s *costScan) filter() gpucost.CostFilter {
+	// Lines are stored by charge period start; a monthly line that started before the period
+	// is left out, as every report says.
+	return gpucost.CostFilter{From: s.from, To: s.to}
+}
+
+// each calls fn with every allocation of the period's lines, and the GPU the line pays for. It
+// fails if the allocations do not add up to the lines to the nano-unit.
+func (s *costScan) each(ctx context.Context, fn func(a *gpucost.Allocation, gpu catalog.LineGPU, isGPU bool)) error {
+	s.stats.Totals, s.stats.Allocated = nil, nil
+	s.stats.Unmatched = map[string]bool{}
+	if err := s.scan(ctx, fn); err != nil {
+		return err
+	}
+	if s.stats.Lines == 0 {
+		return gpucost.Errorf(gpucost.ENotFound, "no bill lines from %s to %s (%d imports in the store): import bills with gpucost import billing, or widen --since",
+			s.from.Format(time.DateOnly), s.to.Format(time.DateOnly), s.stats.Imports)
+	}
+	if !slices.Equal(s.stats.Totals.sorted(), s.stats.Allocated.sorted()) {
+		return gpucost.Errorf(gpucost.EInternal, "allocating: allocations sum to %v, the lines to %v", s.stats.Allocated.sorted(), s.stats.Totals.sorted())
+	}
+	return nil
+}
+
+func (s *costScan) scan(ctx context.Context, fn func(a *gpucost.Allocation, gpu catalog.LineGPU, isGPU bool)) error {
+	return s.db.ScanCosts(ctx, s.filter(), func(l *gpucost.CostLine) error {
+		l = s.withInventoryTags(l)
+		gpu, isGPU := s.lineGPU(l)
+		if s.gpuOnly && !isGPU && !s.gpuRes[l.ResourceID] {
+			return nil
+		}
+		s.stats.Lines++
+		s.stats.Totals.add(l.BilledCost, l.EffectiveCost)
+		emit := func(a *gpucost.Allocation) {
+			s.stats.Allocated.add(a.BilledCost, a.EffectiveCost)
+			fn(a, gpu, isGPU)
+		}
+		if s.onLine != nil {
+			defer s.onLine()
+		}
+		if !isGPU || l.ChargeCategory != "Usage" {
+			s.whole(l, emit)
+			return nil
+		}
+		s.stats.GPULines++
+		st := s.alloc.Allocate(l, s.resource(l, gpu), emit)
+		if st.Matched {
+			s.stats.Matched++
+		} else if !s.stats.Unmatched[l.ResourceID] {
+			s.stats.Unmatched[l.ResourceID] = true
+		}
+		return nil
+	})
+}
+
+// withInventoryTags returns l with the inventory's tags for its resource under its own.
+func (s *costScan) withInventoryTags(l *gpucost.CostLine) *gpucost.CostLine {
+	if !s.invTags {
+		return l
+	}
+	ent, ok := s.inventory[l.ResourceID]
+	if !ok || len(ent.Tags) == 0 {
+		return l
+	}
+	c := *l
+	c.Tags = mergeLabels(ent.Tags, l.Tags)
+	return &c
+}
+
+// whole charges a line to the owner its tags name.
+func (s *costScan) whole(l *gpucost.CostLine, emit func(*gpucost.Allocation)) {
+	emit(&gpucost.Allocation{Start: l.ChargePeriodStart, End: l.ChargePeriodEnd, ResourceID: l.ResourceID, Line: l,
+		Owner: s.owners.Of(l.Tags), Policy: gpucost.PolicyTags,
+		BilledCost: l.BilledCost, EffectiveCost: l.EffectiveCost})
+}
+
+// resource names the telemetry hosts that are a billed resource: the inventory's, and any host
+// named like the resource id, its last path segment (ARNs, Azure and GCP resource paths) or
+// its name.
+func (s *costScan) resource(l *gpucost.CostLine, gpu catalog.LineGPU) analyze.Resource {
+	res := analyze.Resource{Hosts: s.invHosts[l.ResourceID], GPUs: int(gpu.GPUs)}
+	if ent, ok := s.inventory[l.ResourceID]; ok && ent.GPUs > 0 {
+		res.GPUs = ent.GPUs
+	}
+	if gpu.GPUs > 0 && gpu.GPUs < 1 {
+		res.GPUs = 1 // a fraction of a GPU: one GPU's capacity, shared with others
+	}
+	for _, name := range []string{l.ResourceID, path.Base(l.ResourceID), l.ResourceName} {
+		if name != "" && s.hosts[name] && !containsString(res.Hosts, name) {
+			res.Hosts = append(res.Hosts, name)
+		}
+	}
+	return res
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func mergeLabels(base, over gpucost.Labels) gpucost.Labels {
+	out := make(gpucost.Labels, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
+}
+
+// totals are exact sums per currency; a bill has few currencies, so a slice does.
+type totals []gpucost.CostTotal
+
+func (ts *totals) add(billed, effective gpucost.Money) {
+	cur := billed.Currency
+	for i := range *ts {
+		if t := &(*ts)[i]; t.Currency == cur {
+			t.BilledCost.Nanos += billed.Nanos
+			t.EffectiveCost.Nanos += effective.Nanos
+			return
+		}
+	}
+	*ts = append(*ts, gpucost.CostTotal{Currency: cur, BilledCost: billed, EffectiveCost: gpucost.Money{Nanos: effective.Nanos, Currency: cur}})
+}
+
+// sorted returns the totals by currency.
+func (ts totals) sorted() []gpucost.CostTotal {
+	out := slices.Clone(ts)
+	sortTotals(out)
+	return out
+}

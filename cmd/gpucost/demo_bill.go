@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing"
+	"github.com/gpucost/gpucost/billing/focus"
+	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/demo"
+	"github.com/gpucost/gpucost/sqlite"
+)
+
+// demoBillPath is where the demo writes its FOCUS bill: beside the store, for people to open.
+func (e *env) demoBillPath() string {
+	return strings.TrimSuffix(e.dbPath, filepath.Ext(e.dbPath)) + "-bill.focus.csv"
+}
+
+// loadDemoBill writes the demo fleet's AWS bill for [from, end) as a FOCUS 1.2 file, imports it
+// through the same path as gpucost import billing, and ties the instances to their hosts.
+func (e *env) loadDemoBill(ctx context.Context, db *sqlite.DB, fleet []demo.Instance, from, end time.Time) error {
+	cat, err := catalog.Load(ctx, db)
+	if err != nil {
+		return err
+	}
+	price := func(instanceType string) (gpucost.Money, bool) {
+		for _, o := range cat.Offers() {
+			if o.Provider == "aws" && o.Region == "us-east-1" && o.InstanceType == instanceType && o.HasOnDemand {
+				return o.OnDemand, true
+			}
+		}
+		return gpucost.Money{}, false
+	}
+	path := e.demoBillPath()
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write the demo bill: %w", err)
+	}
+	defer f.Close()
+	w, err := focus.NewWriter(f, focus.WriterOptions{Format: focus.CSV})
+	if err != nil {
+		return err
+	}
+	if err := demo.Bill(fleet, from, end, price, w.Write); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("write the demo bill: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write the demo bill: %w", err)
+	}
+	if _, _, err := db.PutInventory(ctx, demo.Inventory(fleet)); err != nil {
+		return err
+	}
+	st, err := e.importBill(ctx, db, path, "focus", billing.Day, true)
+	if err != nil {
+		return err
+	}
+	for _, t := range st.Totals {
+		fmt.Fprintf(e.stderr, "Imported the demo bill %s: %d FOCUS rows, %s %s billed.\n", path, st.Rows, t.Currency, t.BilledCost.Fixed(2))
+	}
+	return nil
+}
+
+// printDemoSpend prints the demo bill's spend by team, idle apart, reconciled with the bill.
+func (e *env) printDemoSpend(ctx context.Context, end time.Time, days int) error {
+	f := costFlags{period: period{since: strconv.Itoa(days) + "d", until: end.Format(time.RFC3339)}, policy: gpucost.PolicyUsed, weight: 0.5}
+	s, err := f.open(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	key, _ := costKey("team")
+	groups := newCostGroups("team", s.from, s.to)
+	if err := s.each(ctx, func(a *gpucost.Allocation, gpu catalog.LineGPU, _ bool) { groups.add(key(a, gpu), a) }); err != nil {
+		return err
+	}
+	r := costResult("team", groups, s)
+	var idle, all int64
+	for _, g := range groups.groups {
+		idle += g.IdleCost.Nanos
+		all += g.total()
+	}
+	r.Title = fmt.Sprintf("\nSpend by team from the demo bill (%s): %s, of which %s (%s) paid for idle GPU capacity:",
+		filepath.Base(e.demoBillPath()), gpucost.USD(all).Dollars(), gpucost.USD(idle).Dollars(), percentOf(idle, all))
+	r.Notes = append(r.Notes, "",
+		"Next: gpucost report cost --db "+e.dbPath+" --by namespace --gpu-only",
+		"      gpucost report kpi --db "+e.dbPath+" --by team",
+		"      gpucost report untagged --db "+e.dbPath,
+		"      gpucost export focus --db "+e.dbPath+" --allocated --out allocated.csv")
+	return e.print(r)
+}

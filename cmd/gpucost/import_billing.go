@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing"
+	"github.com/spf13/cobra"
+)
+
+// billStats is what importing one bill file did.
+type billStats struct {
+	File     string              `json:"file"`
+	Format   string              `json:"format"`
+	Version  string              `json:"version,omitempty"`
+	Rows     int                 `json:"rows"`
+	Lines    int                 `json:"lines_stored"`
+	Totals   []gpucost.CostTotal `json:"totals"`
+	Status   string              `json:"status"` // imported, replaced, skipped
+	ImportID int64               `json:"import_id"`
+	Unknown  []string            `json:"unknown_columns,omitempty"`
+}
+
+func newImportBillingCmd(e *env) *cobra.Command {
+	var (
+		format  string
+		grain   string
+		replace bool
+	)
+	cmd := &cobra.Command{
+		Use:   "billing FILE|DIR...",
+		Short: "Import cloud bills: FOCUS, AWS CUR 2.0, GCP and Azure cost exports",
+		Long: `billing reads cloud bills and stores them aggregated per day × resource × SKU × pricing
+category × tag set (--grain hour keeps hours). Formats, detected from the content with
+--format auto: FOCUS 1.0–1.3 (CSV, gzip CSV, Parquet), AWS CUR 2.0 and legacy CUR (CSV,
+Parquet), the GCP billing export to BigQuery (newline-delimited JSON or flattened CSV) and
+Azure cost details exports (actual or amortised CSV). A directory is read recursively.
+
+Each file lands whole or not at all. A file imported before (same SHA-256) is skipped; a file
+with the same name and new content — a bill the provider restated — is refused, so nothing is
+counted twice: --replace replaces the earlier import with it. For each file it prints the rows
+read and the BilledCost and EffectiveCost totals per currency, which it checks against the
+source rows' own sums to the cent before storing anything.`,
+		Example: `  gpucost import billing focus-2026-10.csv
+  gpucost import billing --format aws-cur exports/cur2/data/BILLING_PERIOD=2026-10/
+  gpucost import billing --replace --grain hour gcp_billing_export.jsonl`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := e.validOutput(); err != nil {
+				return err
+			}
+			g, err := parseGrain(grain)
+			if err != nil {
+				return err
+			}
+			if _, ok := billReaders[format]; !ok && format != "auto" {
+				return gpucost.Errorf(gpucost.EInvalid, "--format %q: use auto, %s", format, strings.Join(billFormats(), ", "))
+			}
+			files, err := billFiles(args)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			db, err := e.openDB(ctx)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			var all []billStats
+			for _, name := range files {
+				st, err := e.importBill(ctx, db, name, format, g, replace)
+				if err != nil {
+					return err
+				}
+				all = append(all, st)
+			}
+			return e.print(billImportResult(all))
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "auto", "bill format: auto, "+strings.Join(billFormats(), ", "))
+	cmd.Flags().StringVar(&grain, "grain", "day", "aggregation grain: day or hour")
+	cmd.Flags().BoolVar(&replace, "replace", false, "replace an earlier import of the same file (same content or same name)")
+	return cmd
+}
+
+func parseGrain(s string) (time.Duration, error) {
+	switch s {
+	case "day":
+		return billing.Day, nil
+	case "hour":
+		return time.Hour, nil
+	}
+	return 0, gpucost.Errorf(gpucost.EInvalid, "--grain %q: use day or hour", s)
+}
+
+// billFiles expands directories into the bill files they hold, in name order.
+func billFiles(args []string) ([]string, error) {
+	var out []string
+	for _, arg := range args {
+		info, err := os.Stat(arg)
+		if err != nil {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "import %s: %w", arg, err)
+		}
+		if !info.IsDir() {
+			out = append(out, arg)
+			continue
+		}
+		n := len(out)
+		err = filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && isBillFile(path) {
+				out = append(out, path)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "import %s: %w", arg, err)
+		}
+		if len(out) == n {
+			return nil, gpucost.Errorf(gpucost.ENotFound, "import %s: no bill files (.csv, .csv.gz, .parquet, .json, .jsonl, .ndjson) in the directory", arg)
+		}
+		slices.Sort(out[n:])
+	}
+	return out, nil
+}
+
+func isBillFile(path string) bool {
+	name := strings.TrimSuffix(strings.ToLower(filepath.Base(path)), ".gz")
+	for _, ext := range []string{".csv", ".parquet", ".json", ".jsonl", ".ndjson"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// importBill imports one file: checksum, skip or replace, read through the aggregator, check the
+// totals against the reader's, store in one transaction.
+func (e *env) importBill(ctx context.Context, store gpucost.CostStore, name, format string, grain time.Duration, replace bool) (billStats, error) {
+	st := billStats{File: name}
+	sum, err := fileChecksum(name)
+	if err != nil {
+		return st, err
+	}
+	prev, err := previousImports(ctx, store, name, sum)
+	if err != nil {
+		return st, err
+	}
+	if len(prev) > 0 && !replace {
+		if p := prev[0]; p.Checksum == sum {
+			st.Status, st.ImportID, st.Format, st.Version, st.Rows, st.Lines, st.Totals =
+				"skipped: imported before", p.ID, p.Format, p.Version, p.Rows, p.Lines, p.Totals
+			return st, nil
+		}
+		return st, gpucost.Errorf(gpucost.EConflict, "import %s: a file of this name with other content was imported on %s (import %d); if the provider restated the bill, pass --replace to replace that import",
+			name, prev[0].ImportedAt.Format(time.DateOnly), prev[0].ID)
+	}
+	if format == "auto" {
+		if format, err = detectBillFormat(name); err != nil {
+			return st, err
+		}
+	}
+	agg := billing.Aggregator{Grain: grain}
+	rs, err := e.readBill(name, format, agg.Add)
+	if err != nil {
+		return st, err
+	}
+	if err := reconcile(name, rs.Totals, agg.Totals()); err != nil {
+		return st, err
+	}
+	ids := make([]int64, len(prev))
+	for i, p := range prev {
+		ids[i] = p.ID
+	}
+	imp, err := store.PutCosts(ctx, gpucost.CostImport{
+		Name: name, Checksum: sum, Format: format, Version: rs.Version, Grain: grain,
+		Rows: agg.Rows(), Lines: agg.Len(), Totals: agg.Totals(), ImportedAt: e.now().UTC(),
+	}, agg.Lines(), ids)
+	if err != nil {
+		return st, fmt.Errorf("import %s: %w", name, err)
+	}
+	st.Format, st.Version, st.Rows, st.Lines, st.Totals, st.ImportID, st.Unknown =
+		format, rs.Version, imp.Rows, imp.Lines, imp.Totals, imp.ID, rs.Unknown
+	st.Status = "imported"
+	if len(prev) > 0 {
+		st.Status = fmt.Sprintf("replaced import %d", prev[0].ID)
+	}
+	return st, nil
+}
+
+// previousImports returns the imports of the same content or the same file name, newest first.
+func previousImports(ctx context.Context, store gpucost.CostStore, name, sum string) ([]gpucost.CostImport, error) {
+	all, err := store.CostImports(ctx)
+	if err != nil {
+		return nil, err
+	}
+	abs, _ := filepath.Abs(name)
+	var out []gpucost.CostImport
+	for _, imp := range slices.Backward(all) {
+		other, _ := filepath.Abs(imp.Name)
+		if imp.Checksum == sum || other == abs {
+			out = append(out, imp)
+		}
+	}
+	return out, nil
+}
+
+func fileChecksum(name string) (string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", gpucost.Errorf(gpucost.EInvalid, "import %s: %w", name, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", gpucost.Errorf(gpucost.EInvalid, "import %s: %w", name, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// reconcile checks that the aggregated totals equal the reader's sums of the source rows.
+func reconcile(name string, source, stored []gpucost.CostTotal) error {
+	if slices.Equal(source, stored) {
+		return nil
+	}
+	return gpucost.Errorf(gpucost.EInternal, "import %s: aggregated totals %v differ from the source rows' %v; nothing was stored", name, stored, source)
+}
+
+func billImportResult(all []billStats) result {
+	r := result{
+		Columns: []string{"File", "Format", "Rows", "Lines stored", "Currency", "BilledCost", "EffectiveCost", "Status"},
+		Right:   []int{2, 3, 5, 6},
+		JSON:    all,
+	}
+	for _, st := range all {
+		format := st.Format
+		if st.Version != "" {
+			format += " " + st.Version
+		}
+		for i, t := range st.Totals {
+			file, rows, lines := st.File, fmt.Sprint(st.Rows), fmt.Sprint(st.Lines)
+			if i > 0 {
+				file, format, rows, lines = "", "", "", ""
+			}
+			r.Rows = append(r.Rows, []string{file, format, rows, lines, t.Currency, t.BilledCost.Fixed(2), t.EffectiveCost.Fixed(2), st.Status})
+		}
+		if len(st.Totals) == 0 {
+			r.Rows = append(r.Rows, []string{st.File, format, fmt.Sprint(st.Rows), fmt.Sprint(st.Lines), "", "", "", st.Status})
+		}
+		if len(st.Unknown) > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("  %s: columns outside the format kept as x_ extras: %s", st.File, strings.Join(st.Unknown, ", ")))
+		}
+	}
+	if len(all) > 0 {
+		r.Notes = append(r.Notes, "Totals are the source rows' sums, checked to the cent against what was stored; currencies are never added together.")
+	}
+	return r
+}

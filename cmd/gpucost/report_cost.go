@@ -1,0 +1,257 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/catalog"
+	"github.com/spf13/cobra"
+)
+
+// costDimensions are the --by values of the cost reports, with how each names an allocation's
+// group; tag:KEY groups by any tag.
+var costDimensions = map[string]func(a *gpucost.Allocation, gpu catalog.LineGPU) string{
+	"team":      func(a *gpucost.Allocation, _ catalog.LineGPU) string { return a.Owner.Team },
+	"project":   func(a *gpucost.Allocation, _ catalog.LineGPU) string { return a.Owner.Project },
+	"namespace": func(a *gpucost.Allocation, _ catalog.LineGPU) string { return a.Owner.Namespace },
+	"pod":       func(a *gpucost.Allocation, _ catalog.LineGPU) string { return a.Owner.Pod },
+	"job":       func(a *gpucost.Allocation, _ catalog.LineGPU) string { return a.Owner.Job },
+	"gpu-model": func(_ *gpucost.Allocation, gpu catalog.LineGPU) string { return gpu.Model },
+	"pricing":   func(a *gpucost.Allocation, _ catalog.LineGPU) string { return a.Line.PricingCategory },
+	"provider":  func(a *gpucost.Allocation, _ catalog.LineGPU) string { return a.Line.Provider },
+	"service":   func(a *gpucost.Allocation, _ catalog.LineGPU) string { return a.Line.ServiceName },
+	"resource":  func(a *gpucost.Allocation, _ catalog.LineGPU) string { return a.ResourceID },
+	"region":    func(a *gpucost.Allocation, _ catalog.LineGPU) string { return a.Line.RegionID },
+	"account":   func(a *gpucost.Allocation, _ catalog.LineGPU) string { return a.Line.SubAccountID },
+	"sku":       func(a *gpucost.Allocation, _ catalog.LineGPU) string { return a.Line.SkuID },
+	"charge":    func(a *gpucost.Allocation, _ catalog.LineGPU) string { return a.Line.ChargeCategory },
+}
+
+// costKey returns the function that names the group of an allocation for --by.
+func costKey(by string) (func(a *gpucost.Allocation, gpu catalog.LineGPU) string, error) {
+	if key, ok := strings.CutPrefix(by, "tag:"); ok && key != "" {
+		return func(a *gpucost.Allocation, _ catalog.LineGPU) string { return a.Line.Tags[key] }, nil
+	}
+	if f, ok := costDimensions[by]; ok {
+		return f, nil
+	}
+	names := make([]string, 0, len(costDimensions))
+	for k := range costDimensions {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return nil, gpucost.Errorf(gpucost.EInvalid, "--by %q: use %s or tag:KEY", by, strings.Join(names, ", "))
+}
+
+// costGroup is the spend of one group in one currency.
+type costGroup struct {
+	Group         string        `json:"group"`
+	Currency      string        `json:"currency"`
+	EffectiveCost gpucost.Money `json:"effective_cost"` // charged to the group's use (amortised)
+	BilledCost    gpucost.Money `json:"billed_cost"`
+	IdleCost      gpucost.Money `json:"idle_cost"` // idle capacity of the group's GPUs, kept apart
+	IdleBilled    gpucost.Money `json:"idle_billed_cost"`
+	UsedGPUHours  float64       `json:"used_gpu_hours"`
+	IdleGPUHours  float64       `json:"idle_gpu_hours"`
+	Daily         []int64       `json:"-"` // effective cost + idle per day, nanos
+}
+
+func (g *costGroup) total() int64 { return g.EffectiveCost.Nanos + g.IdleCost.Nanos }
+
+// groupName names the group of allocations without a value for the --by dimension.
+func groupName(by, key string, idle bool) string {
+	switch {
+	case key != "":
+		return key
+	case by == "team" || by == "project" || strings.HasPrefix(by, "tag:"):
+		return "(untagged)"
+	case idle && (by == "namespace" || by == "pod" || by == "job"):
+		return "(idle capacity)"
+	case by == "namespace" || by == "pod" || by == "job":
+		return "(no telemetry)"
+	}
+	return "(none)"
+}
+
+// costGroups sums allocations by group and currency.
+type costGroups struct {
+	by     string
+	from   time.Time
+	days   int
+	groups map[[2]string]*costGroup
+	recent [8]*costGroup // the groups added to last, looked at before the map
+	next   int
+}
+
+func (c *costGroups) remember(g *costGroup) {
+	c.recent[c.next] = g
+	c.next = (c.next + 1) % len(c.recent)
+}
+
+func newCostGroups(by string, from, to time.Time) *costGroups {
+	return &costGroups{by: by, from: from, days: max(1, int(to.Sub(from).Hours()/24+0.999)), groups: map[[2]string]*costGroup{}}
+}
+
+func (c *costGroups) add(key string, a *gpucost.Allocation) {
+	key = groupName(c.by, key, a.Idle)
+	cur := a.EffectiveCost.Currency
+	var g *costGroup
+	for _, r := range c.recent {
+		if r != nil && r.Group == key && r.Currency == cur {
+			g = r
+			break
+		}
+	}
+	if g == nil {
+		g = c.groups[[2]string{key, cur}]
+		if g != nil {
+			c.remember(g)
+		}
+	}
+	if g == nil {
+		m := gpucost.Money{Currency: cur}
+		g = &costGroup{Group: key, Currency: cur, EffectiveCost: m, BilledCost: m, IdleCost: m, IdleBilled: m, Daily: make([]int64, c.days)}
+		c.groups[[2]string{key, cur}] = g
+		c.remember(g)
+	}
+	if a.Idle {
+		g.IdleCost.Nanos += a.EffectiveCost.Nanos
+		g.IdleBilled.Nanos += a.BilledCost.Nanos
+		g.IdleGPUHours += a.GPUHours
+	} else {
+		g.EffectiveCost.Nanos += a.EffectiveCost.Nanos
+		g.BilledCost.Nanos += a.BilledCost.Nanos
+		g.UsedGPUHours += a.UsedGPUHours
+	}
+	if d := int((a.Start.Unix() - c.from.Unix()) / 86400); d >= 0 && d < c.days {
+		g.Daily[d] += a.EffectiveCost.Nanos
+	}
+}
+
+// sorted returns the groups, largest spend first within each currency.
+func (c *costGroups) sorted() []*costGroup {
+	out := make([]*costGroup, 0, len(c.groups))
+	for _, g := range c.groups {
+		out = append(out, g)
+	}
+	slices.SortFunc(out, func(a, b *costGroup) int {
+		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(b.total(), a.total()), cmp.Compare(a.Group, b.Group))
+	})
+	return out
+}
+
+func newReportCostCmd(e *env) *cobra.Command {
+	var (
+		f  costFlags
+		by string
+	)
+	cmd := &cobra.Command{
+		Use:   "cost",
+		Short: "Spend by team, project, namespace, job, GPU model, pricing or provider, idle apart",
+		Long: `cost reports the imported bills' spend over a period, grouped by --by. GPU usage lines
+whose machines report telemetry are split across the pods, namespaces, jobs and teams that used
+their GPUs (--policy used: held time × utilisation; requested: held time, MIG slices and
+time-sliced shares included; weighted: a blend), and the capacity nobody used is kept apart as
+Idle — never smeared into the users. Every other line is charged whole to the owner its tags
+name (--tag-keys; team, Team, user:team, … by default). Cost and Idle are EffectiveCost
+(amortised: commitments spread over the usage they cover); the notes give the BilledCost
+(invoice) totals too, and --output json each group's billed amounts.
+The totals reconcile with the stored bill to the cent, and the report says so.`,
+		Example: `  gpucost report cost --by team --since 30d
+  gpucost report cost --by namespace --gpu-only --policy requested
+  gpucost report cost --by gpu-model --since 90d --output csv
+  gpucost report cost --by tag:cost-center`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			key, err := costKey(by)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			s, err := f.open(ctx, e)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			groups := newCostGroups(by, s.from, s.to)
+			err = s.each(ctx, func(a *gpucost.Allocation, gpu catalog.LineGPU, _ bool) {
+				groups.add(key(a, gpu), a)
+			})
+			if err != nil {
+				return err
+			}
+			return e.print(costResult(by, groups, s))
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&by, "by", "team", "group by team, project, namespace, pod, job, gpu-model, pricing, provider, service, resource, region, account, sku, charge or tag:KEY")
+	return cmd
+}
+
+func costResult(by string, c *costGroups, s *costScan) result {
+	groups := c.sorted()
+	r := result{
+		Title:     fmt.Sprintf("Spend by %s, %s – %s", by, s.from.Format(time.DateOnly), s.to.Format(time.DateOnly)),
+		Columns:   []string{strings.ToUpper(by[:1]) + by[1:], "Currency", "Cost", "Idle", "Total", "Idle %", "Used GPU-h", "$/used GPU-h", "Share", "Daily"},
+		Right:     []int{2, 3, 4, 5, 6, 7, 8},
+		TableOnly: []int{9},
+		JSON:      map[string]any{"groups": groups, "scan": s.stats, "totals": s.stats.Totals.sorted()},
+	}
+	share := map[string]int64{}
+	for _, g := range groups {
+		share[g.Currency] += g.total()
+	}
+	for _, g := range groups {
+		perHour := ""
+		if g.UsedGPUHours > 0 {
+			perHour = g.EffectiveCost.MulFloat(1 / g.UsedGPUHours).Fixed(2)
+		}
+		daily := make([]float64, len(g.Daily))
+		for i, n := range g.Daily {
+			daily[i] = float64(n)
+		}
+		r.Rows = append(r.Rows, []string{g.Group, g.Currency, g.EffectiveCost.Fixed(2), g.IdleCost.Fixed(2),
+			gpucost.Money{Nanos: g.total(), Currency: g.Currency}.Fixed(2), percentOf(g.IdleCost.Nanos, g.total()),
+			fmt.Sprintf("%.1f", g.UsedGPUHours), perHour, percentOf(g.total(), share[g.Currency]), sparkline(daily, 30)})
+	}
+	r.Notes = append(r.Notes, costNotes(s)...)
+	return r
+}
+
+func percentOf(n, total int64) string {
+	if total == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(total))
+}
+
+// costNotes say what the report covers and that it reconciles with the stored bill.
+func costNotes(s *costScan) []string {
+	st := s.stats
+	var notes []string
+	for _, t := range st.Totals.sorted() {
+		notes = append(notes, fmt.Sprintf("Total %s: billed %s, effective %s.", t.Currency, t.BilledCost.Fixed(2), t.EffectiveCost.Fixed(2)))
+	}
+	notes = append(notes, fmt.Sprintf("%d stored lines from %d imports; Cost + Idle reconcile with them to the cent in every currency.", st.Lines, st.Imports))
+	if st.GPULines > 0 {
+		notes = append(notes, fmt.Sprintf("GPU usage lines: %d, %d split by telemetry (policy %s); idle GPU capacity is in Idle, apart from the users.",
+			st.GPULines, st.Matched, s.policy))
+	}
+	if n := len(st.Unmatched); n > 0 {
+		ids := make([]string, 0, n)
+		for id := range st.Unmatched {
+			ids = append(ids, cmp.Or(id, "(no resource id)"))
+		}
+		slices.Sort(ids)
+		if len(ids) > 5 {
+			ids = append(ids[:5], fmt.Sprintf("… %d more", n-5))
+		}
+		notes = append(notes, fmt.Sprintf("%d GPU resources have no telemetry and are charged whole to their tag owner: %s (tie them to hosts with gpucost import inventory).",
+			n, strings.Join(ids, ", ")))
+	}
+	return notes
+}

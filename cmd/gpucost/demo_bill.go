@@ -88,7 +88,8 @@ func (e *env) printDemoSpend(ctx context.Context, end time.Time, days int) error
 		idle += g.IdleCost.Nanos
 		all += g.total()
 	}
-	r.Title = fmt.Sprintf("\nSpend by team from the demo bill (%s): %s, of which %s (%s) paid for idle GPU capacity:",
+	r.Title = fmt.Sprintf("\nSpend by team from the demo bill (%s): %s, of which %s (%s) bought GPU time nobody used.\n"+
+		"GPU instances are split by telemetry: busy time (held × utilisation) is charged to the teams, the rest is Idle.",
 		filepath.Base(e.demoBillPath()), gpucost.USD(all).Dollars(), gpucost.USD(idle).Dollars(), percentOf(idle, all))
 	r.Notes = append(r.Notes, "",
 		"Next: gpucost report cost --db "+e.dbPath+" --by namespace --gpu-only",

@@ -133,8 +133,13 @@ func billFiles(args []string) ([]string, error) {
 	return out, nil
 }
 
+// isBillFile reports whether a file in a directory looks like bill data: CUR and FOCUS exports
+// keep manifests (JSON) beside their data files, and those are not bills.
 func isBillFile(path string) bool {
 	name := strings.TrimSuffix(strings.ToLower(filepath.Base(path)), ".gz")
+	if strings.Contains(name, "manifest") {
+		return false
+	}
 	for _, ext := range []string{".csv", ".parquet", ".json", ".jsonl", ".ndjson"} {
 		if strings.HasSuffix(name, ext) {
 			return true

@@ -25,6 +25,8 @@ type kpi struct {
 	Currency       string        `json:"currency"`
 	GPUCost        gpucost.Money `json:"gpu_cost"` // effective cost of GPU use charged to the group
 	IdleCost       gpucost.Money `json:"idle_cost"`
+	GPUHours       float64       `json:"gpu_hours"` // paid for: used, held and idle
+	PerGPUHour     gpucost.Money `json:"cost_per_gpu_hour"`
 	UsedGPUHours   float64       `json:"used_gpu_hours"`
 	PerUsedGPUHour gpucost.Money `json:"cost_per_used_gpu_hour"`
 	IdlePercent    float64       `json:"idle_percent"`
@@ -106,6 +108,7 @@ func addKPI(kpis map[[2]string]*kpi, group string, a *gpucost.Allocation) {
 		k = &kpi{Group: group, Currency: cur, GPUCost: zero, IdleCost: zero, jobs: map[string]bool{}}
 		kpis[[2]string{group, cur}] = k
 	}
+	k.GPUHours += a.GPUHours
 	if a.Idle {
 		k.IdleCost.Nanos += a.EffectiveCost.Nanos
 		return
@@ -195,25 +198,27 @@ func kpiResult(by string, kpis map[[2]string]*kpi, requests map[string]float64, 
 	sortKPIs(list)
 	r := result{
 		Title: fmt.Sprintf("GPU unit economics by %s, %s – %s", by, s.from.Format(time.DateOnly), s.to.Format(time.DateOnly)),
-		Columns: []string{strings.ToUpper(by[:1]) + by[1:], "Currency", "GPU cost", "Idle", "Idle %", "Used GPU-h",
+		Columns: []string{strings.ToUpper(by[:1]) + by[1:], "Currency", "GPU cost", "Idle", "Idle %", "GPU-h", "$/GPU-h", "Used GPU-h",
 			"$/used GPU-h", "Jobs", "$/job", "Requests", "$/1k requests"},
-		Right: []int{2, 3, 4, 5, 6, 7, 8, 9, 10},
+		Right: []int{2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
 		JSON:  list,
 	}
 	for _, k := range list {
 		k.finish(requests[k.Group])
 		row := []string{k.Group, k.Currency, k.GPUCost.Fixed(2), k.IdleCost.Fixed(2), fmt.Sprintf("%.1f%%", k.IdlePercent),
+			fmt.Sprintf("%.1f", k.GPUHours), moneyIf(k.PerGPUHour, k.GPUHours > 0),
 			fmt.Sprintf("%.1f", k.UsedGPUHours), moneyIf(k.PerUsedGPUHour, k.UsedGPUHours > 0), fmt.Sprint(k.Jobs),
 			moneyIf(k.PerJob, k.Jobs > 0), "", moneyIf(k.Per1kRequests, k.Requests > 0)}
 		if k.Requests > 0 {
-			row[9] = strconv.FormatFloat(k.Requests, 'f', 0, 64)
+			row[11] = strconv.FormatFloat(k.Requests, 'f', 0, 64)
 		}
 		r.Rows = append(r.Rows, row)
 	}
 	if source != "" {
 		r.Notes = append(r.Notes, "Request counts from "+source+".")
 	}
-	r.Notes = append(r.Notes, "GPU cost is EffectiveCost charged to each group's use; Idle is the idle capacity of the GPUs its tags own, and Idle % its share of the two.")
+	r.Notes = append(r.Notes, "GPU cost is EffectiveCost charged to each group's use; Idle is the idle capacity of the GPUs its tags own, and Idle % its share of the two.",
+		"GPU-h is the GPU time paid for (used, held and idle) and $/GPU-h what it cost; Used GPU-h is busy time from telemetry, empty without it.")
 	r.Notes = append(r.Notes, costNotes(s)...)
 	return r
 }
@@ -224,6 +229,9 @@ func (k *kpi) finish(requests float64) {
 	k.Requests = requests
 	if k.UsedGPUHours > 0 {
 		k.PerUsedGPUHour = k.GPUCost.MulFloat(1 / k.UsedGPUHours)
+	}
+	if k.GPUHours > 0 {
+		k.PerGPUHour = k.GPUCost.Add(k.IdleCost).MulFloat(1 / k.GPUHours)
 	}
 	if all := k.GPUCost.Nanos + k.IdleCost.Nanos; all != 0 {
 		k.IdlePercent = 100 * float64(k.IdleCost.Nanos) / float64(all)

@@ -189,7 +189,7 @@ func (d *Detector) judge(s *anomalySeries, t int64, buf *anomalyBuf) (Anomaly, b
 		buf.devs = append(buf.devs, absDiff(v, median))
 	}
 	slices.Sort(buf.devs)
-	mad := sortedMedianU(buf.devs)
+	mad := sortedMedian(buf.devs)
 	cost := s.total.get(t)
 	sigma := max(madScale*float64(mad), d.o.MADFloor*math.Abs(float64(median)), sigmaMin)
 	madBar := addSat(median, roundSat(d.o.K*sigma))
@@ -253,7 +253,7 @@ func (d *Detector) drivers(s *anomalySeries, t int64, buf *anomalyBuf) []Driver 
 
 // sortedMedian returns the median of sorted values: the middle one, or the mean of the middle
 // two rounded half to even. It is 0 for no values.
-func sortedMedian(v []int64) int64 {
+func sortedMedian[T int64 | uint64](v []T) T {
 	n := len(v)
 	if n == 0 {
 		return 0
@@ -265,23 +265,6 @@ func sortedMedian(v []int64) int64 {
 	m := a>>1 + b>>1 + a&b&1 // ⌊(a+b)/2⌋ without overflow
 	if (a^b)&1 == 1 && m&1 == 1 {
 		m++ // a half: round to even
-	}
-	return m
-}
-
-// sortedMedianU is sortedMedian for unsigned values.
-func sortedMedianU(v []uint64) uint64 {
-	n := len(v)
-	if n == 0 {
-		return 0
-	}
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	a, b := v[n/2-1], v[n/2]
-	m := a>>1 + b>>1 + a&b&1
-	if (a^b)&1 == 1 && m&1 == 1 {
-		m++
 	}
 	return m
 }

@@ -464,8 +464,8 @@ func TestAnomalyMedianAndRank(t *testing.T) {
 			t.Errorf("sortedMedian(%v) = %d, want %d", tc.v, got, tc.want)
 		}
 	}
-	if got := sortedMedianU([]uint64{math.MaxUint64 - 2, math.MaxUint64}); got != math.MaxUint64-1 {
-		t.Errorf("sortedMedianU(max−2, max) = %d, want max−1", got)
+	if got := sortedMedian([]uint64{math.MaxUint64 - 2, math.MaxUint64}); got != math.MaxUint64-1 {
+		t.Errorf("sortedMedian(max−2, max) = %d, want max−1", got)
 	}
 	v := []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}
 	for _, tc := range []struct {

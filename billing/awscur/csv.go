@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/gpucost/gpucost/billing/internal/csvscan"
+
 	"github.com/gpucost/gpucost"
 )
 
@@ -48,25 +50,21 @@ func Read(r io.Reader, name string, emit func(*gpucost.CostLine) error) (Stats, 
 		return Stats{}, gpucost.Errorf(gpucost.EInvalid, "read AWS CUR %s: a Parquet file; read it with ReadParquet or ReadFile", name)
 	}
 	rd := newReader(name, emit)
-	err := rd.readCSV(newCSVScanner(src))
+	err := rd.readCSV(csvscan.New(src, 256<<10))
 	return rd.tally.stats(rd.plan, format), err
 }
 
 // readCSV reads the header, then every record.
-func (rd *reader) readCSV(sc *csvScanner) error {
-	if !sc.next() {
-		if sc.err != nil {
+func (rd *reader) readCSV(sc *csvscan.Scanner) error {
+	if !sc.Next() {
+		if sc.Err() != nil {
 			return rd.scanError(sc)
 		}
 		return gpucost.Errorf(gpucost.EInvalid, "read AWS CUR %s: the file is empty; want a CUR CSV with a header line", rd.name)
 	}
-	names := make([]string, sc.count())
+	names := make([]string, sc.Count())
 	for i := range names {
-		b, ok := sc.field(i)
-		if !ok {
-			return gpucost.Errorf(gpucost.EInvalid, "read AWS CUR %s:1:%d: a quote inside a quoted column name is not doubled; fix the header", rd.name, i+1)
-		}
-		names[i] = string(b)
+		names[i] = string(sc.Field(i))
 	}
 	p, err := newPlan(names)
 	if err != nil {
@@ -74,23 +72,23 @@ func (rd *reader) readCSV(sc *csvScanner) error {
 	}
 	rd.plan = p
 	cr := newCSVRow(rd, sc)
-	for sc.next() {
-		if sc.count() != len(names) {
+	for sc.Next() {
+		if sc.Count() != len(names) {
 			return gpucost.Errorf(gpucost.EInvalid, "read AWS CUR %s:%d: %d fields where the header has %d; the file is damaged or not one CSV",
-				rd.name, sc.recLine, sc.count(), len(names))
+				rd.name, sc.Line(), sc.Count(), len(names))
 		}
-		if err := cr.read(sc.recLine); err != nil {
+		if err := cr.read(sc.Line()); err != nil {
 			return err
 		}
 	}
-	if sc.err != nil {
+	if sc.Err() != nil {
 		return rd.scanError(sc)
 	}
 	return nil
 }
 
-func (rd *reader) scanError(sc *csvScanner) error {
-	return gpucost.Errorf(gpucost.EInvalid, "read AWS CUR %s: %v; the file is truncated or not valid CSV, download or export it again", rd.name, sc.err)
+func (rd *reader) scanError(sc *csvscan.Scanner) error {
+	return gpucost.Errorf(gpucost.EInvalid, "read AWS CUR %s: %v; the file is truncated or not valid CSV, download or export it again", rd.name, sc.Err())
 }
 
 // dimsGenBytes bounds one generation of the dimension cache of CSV rows (keys and entries).
@@ -135,7 +133,7 @@ type dims struct {
 // csvRow turns CSV records into rows.
 type csvRow struct {
 	rd      *reader
-	sc      *csvScanner
+	sc      *csvscan.Scanner
 	line    int
 	keyCols []int // the cells the dimension key is made of
 	lastRaw [numTimes][]byte
@@ -147,7 +145,7 @@ type csvRow struct {
 	dims    dimsCache
 }
 
-func newCSVRow(rd *reader, sc *csvScanner) *csvRow {
+func newCSVRow(rd *reader, sc *csvscan.Scanner) *csvRow {
 	c := &csvRow{rd: rd, sc: sc}
 	p := rd.plan
 	for f := field(0); f < numFields; f++ {
@@ -160,13 +158,8 @@ func newCSVRow(rd *reader, sc *csvScanner) *csvRow {
 }
 
 // cell returns cell i of the current record, unescaped.
-func (c *csvRow) cell(i int) ([]byte, error) {
-	b, ok := c.sc.field(i)
-	if !ok {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "%s: column %s: a quote inside a quoted value is not doubled; quote the whole value and double its quotes (\"\")",
-			c.where(i), c.rd.plan.cols[i].name)
-	}
-	return b, nil
+func (c *csvRow) cell(i int) []byte {
+	return c.sc.Field(i)
 }
 
 // where names a cell for messages: file:line:column, or file:line for a negative column.
@@ -178,7 +171,7 @@ func (c *csvRow) where(col int) string {
 }
 
 func (c *csvRow) bad(col int, k kind, cause error) error {
-	b, _ := c.sc.field(col)
+	b := c.sc.Field(col)
 	return cellError(c.where(col), c.rd.plan.cols[col].name, string(b), wants[k], cause)
 }
 
@@ -199,10 +192,7 @@ func (c *csvRow) read(line int) error {
 	}
 	if i := p.index[qUsageAmount]; i >= 0 {
 		r.usage = 0
-		b, err := c.cell(i)
-		if err != nil {
-			return err
-		}
+		b := c.cell(i)
 		if len(b) > 0 {
 			v, err := strconv.ParseFloat(unsafe.String(&b[0], len(b)), 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -213,10 +203,7 @@ func (c *csvRow) read(line int) error {
 	}
 	for f := aUnblended; f < mProduct; f++ {
 		if i := p.index[f]; i >= 0 {
-			b, err := c.cell(i)
-			if err != nil {
-				return err
-			}
+			b := c.cell(i)
 			n, ok, err := parseNanos(b)
 			if err != nil {
 				return c.bad(i, kAmount, nil)
@@ -236,9 +223,9 @@ func (c *csvRow) read(line int) error {
 func (c *csvRow) dimensions() error {
 	key := c.key[:0]
 	for _, i := range c.keyCols {
-		f, quoted := c.sc.raw(i)
+		f, e := c.sc.Raw(i)
 		n := len(f) << 1
-		if quoted {
+		if e == csvscan.Doubled {
 			n |= 1
 		}
 		key = append(binary.AppendUvarint(key, uint64(n)), f...)
@@ -267,10 +254,7 @@ func (c *csvRow) parseDims(d *dims) error {
 	rd, p := c.rd, c.rd.plan
 	for f := field(0); f < tBillStart; f++ {
 		if i := p.index[f]; i >= 0 {
-			b, err := c.cell(i)
-			if err != nil {
-				return err
-			}
+			b := c.cell(i)
 			d.str[f] = rd.in.field(f, b)
 		}
 	}
@@ -282,10 +266,7 @@ func (c *csvRow) parseDims(d *dims) error {
 
 // time parses a timestamp cell, reusing the previous row's result when the cell repeats.
 func (c *csvRow) time(f field, i int) error {
-	b, err := c.cell(i)
-	if err != nil {
-		return err
-	}
+	b := c.cell(i)
 	t := &c.rd.rec.times[f-tBillStart]
 	if len(b) == 0 {
 		*t = zeroTime
@@ -312,10 +293,7 @@ func (c *csvRow) product(d *dims) error {
 	if i < 0 {
 		return nil
 	}
-	b, err := c.cell(i)
-	if err != nil {
-		return err
-	}
+	b := c.cell(i)
 	pr, ok := rd.mc.products[string(b)]
 	if !ok {
 		err := jsonMap(b, &c.scratch, func(k, v []byte) {
@@ -350,12 +328,12 @@ func (c *csvRow) tags(d *dims) error {
 	key := c.tagKey[:0]
 	for _, f := range [...]field{mResourceTags, mTags, mCostCategory} {
 		if i := p.index[f]; i >= 0 {
-			raw, _ := c.sc.raw(i)
+			raw, _ := c.sc.Raw(i)
 			key = append(binary.AppendUvarint(key, uint64(len(raw))), raw...)
 		}
 	}
 	for _, i := range p.tags {
-		raw, _ := c.sc.raw(i)
+		raw, _ := c.sc.Raw(i)
 		key = append(binary.AppendUvarint(key, uint64(len(raw))), raw...)
 	}
 	c.tagKey = key
@@ -385,11 +363,8 @@ func (c *csvRow) buildTags() (gpucost.Labels, error) {
 		if i < 0 {
 			continue
 		}
-		b, err := c.cell(i)
-		if err != nil {
-			return nil, err
-		}
-		err = jsonMap(b, &c.scratch, func(k, v []byte) {
+		b := c.cell(i)
+		err := jsonMap(b, &c.scratch, func(k, v []byte) {
 			key := string(k)
 			if f == mCostCategory {
 				key = costCategoryKey(key)
@@ -403,10 +378,7 @@ func (c *csvRow) buildTags() (gpucost.Labels, error) {
 		}
 	}
 	for _, i := range p.tags {
-		v, err := c.cell(i)
-		if err != nil {
-			return nil, err
-		}
+		v := c.cell(i)
 		if len(v) > 0 {
 			key := p.cols[i].key
 			if p.cols[i].role == roleCostCat {

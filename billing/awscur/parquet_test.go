@@ -20,6 +20,7 @@ import (
 	"github.com/parquet-go/parquet-go/deprecated"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/csvscan"
 )
 
 // pqKind is how a test Parquet file stores a column.
@@ -210,14 +211,13 @@ func fixtureParquet(t testing.TB, csvPath string, kindOf func(string) pqKind, gr
 		t.Fatal(err)
 	}
 	defer f.Close()
-	sc := newCSVScanner(f)
+	sc := csvscan.New(f, 64<<10)
 	var names []string
 	var rows [][]string
-	for sc.next() {
-		rec := make([]string, sc.count())
-		for i := range sc.count() {
-			b, _ := sc.field(i)
-			rec[i] = string(b)
+	for sc.Next() {
+		rec := make([]string, sc.Count())
+		for i := range sc.Count() {
+			rec[i] = string(sc.Field(i))
 		}
 		if names == nil {
 			names = rec

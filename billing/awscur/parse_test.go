@@ -1,7 +1,6 @@
 package awscur
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"math/big"
@@ -307,56 +306,6 @@ func TestSnakeAndClassify(t *testing.T) {
 		}
 		if c.role != tt.role || got != tt.want {
 			t.Errorf("classify(%q) = role %d %q, want role %d %q", tt.in, c.role, got, tt.role, tt.want)
-		}
-	}
-}
-
-// TestClosingQuote checks the eight-bytes-at-a-time search against the byte-at-a-time one on
-// quote-dense random fields.
-func TestClosingQuote(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 6))
-	alphabet := []byte(`"",,{}ab:"` + "\n")
-	for range 100000 {
-		b := make([]byte, r.IntN(80))
-		for i := range b {
-			b[i] = alphabet[r.IntN(len(alphabet))]
-		}
-		start := r.IntN(len(b) + 1)
-		checkClosingQuote(t, b, start)
-	}
-}
-
-func checkClosingQuote(t *testing.T, b []byte, start int) {
-	t.Helper()
-	for _, atEOF := range []bool{false, true} {
-		got, gerr := closingQuote(b, start, atEOF)
-		want, werr := closingQuoteBytes(b, start, atEOF)
-		if got != want || (gerr == nil) != (werr == nil) {
-			t.Fatalf("closingQuote(%q, %d, %v) = %d, %v; byte by byte %d, %v", b, start, atEOF, got, gerr, want, werr)
-		}
-	}
-}
-
-func FuzzClosingQuote(f *testing.F) {
-	f.Add([]byte(`{""user_team"":""ml""},x`), 0)
-	f.Add([]byte(`a""""""""b"",c""",`), 1)
-	f.Fuzz(func(t *testing.T, b []byte, start int) {
-		if start < 0 || start > len(b) {
-			return
-		}
-		checkClosingQuote(t, b, start)
-	})
-}
-
-func TestIndexComma(t *testing.T) {
-	r := rand.New(rand.NewPCG(9, 10))
-	for range 20000 {
-		b := make([]byte, r.IntN(40))
-		for i := range b {
-			b[i] = ",a\x2c\xac\x00-"[r.IntN(6)]
-		}
-		if got, want := indexComma(b), bytes.IndexByte(b, ','); got != want {
-			t.Fatalf("indexComma(%q) = %d, want %d", b, got, want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/billbench"
 )
 
 // Benchmarks carry the target for CSV bills, ≥ 1 M rows/s on one core
@@ -119,4 +120,13 @@ func TestGeneratedFile(t *testing.T) {
 			t.Errorf("generated file: schema %s dataset %q, want MCA %v and actual", st.Schema, st.Dataset, mca)
 		}
 	}
+}
+
+// BenchmarkReadAggregate reads the CSV benchmark file into a billing.Aggregator, as an import
+// does: the target is ≥ 1 M rows/s on one core for that whole path.
+func BenchmarkReadAggregate(b *testing.B) {
+	billbench.ReadAggregate(b, benchData(b, false), func(data []byte, emit func(*gpucost.CostLine) error) (int64, error) {
+		st, err := Read(bytes.NewReader(data), "bench.csv", emit)
+		return int64(st.Rows), err
+	})
 }

@@ -14,10 +14,7 @@ func (rd *reader) parseDims() (*dims, error) {
 		if f == fAdditionalInfo || f == fTags {
 			continue
 		}
-		b, err := rd.cell(f)
-		if err != nil {
-			return nil, err
-		}
+		b := rd.cell(f)
 		s[f] = rd.intern(b)
 	}
 	cur := s[fCurrency]
@@ -30,10 +27,7 @@ func (rd *reader) parseDims() (*dims, error) {
 	if err != nil {
 		return nil, err
 	}
-	info, err := rd.cell(fAdditionalInfo)
-	if err != nil {
-		return nil, err
-	}
+	info := rd.cell(fAdditionalInfo)
 	cid, ctype, ccat := commitment(s[fBenefitID], s[fReservationID], s[fProductOrderID], s[fPricingModel])
 	cls := classify(s[fChargeType], s[fPricingModel], s[fFrequency], s[fMeterName], rd.plan.has(fChargeType), cid)
 	u := parseUnit(s[fUnit])
@@ -132,15 +126,15 @@ func (rd *reader) intern(b []byte) string {
 // tagSet parses the Tags cell into Labels, keys as written, through a cache keyed by the cell;
 // nil when there are none. A key that appears twice keeps its first value.
 func (rd *reader) tagSet() (gpucost.Labels, error) {
-	b, err := rd.cell(fTags)
-	if err != nil || len(b) == 0 {
-		return nil, err
+	b := rd.cell(fTags)
+	if len(b) == 0 {
+		return nil, nil
 	}
 	if l, ok := rd.tags[string(b)]; ok {
 		return l, nil
 	}
 	l := gpucost.Labels{}
-	err = jsonObject(b, false, &rd.scratch, func(k, v []byte) {
+	err := jsonObject(b, false, &rd.scratch, func(k, v []byte) {
 		if _, dup := l[string(k)]; !dup {
 			l[rd.intern(k)] = rd.intern(v)
 		}

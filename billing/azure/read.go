@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpucost/gpucost/billing/internal/csvscan"
+
 	"github.com/gpucost/gpucost"
 )
 
@@ -125,7 +127,7 @@ func (o Options) Read(r io.Reader, name string, emit func(*gpucost.CostLine) err
 		src, format = zr, "csv.gz"
 	}
 	rd := newReader(name, o, emit)
-	err := rd.readCSV(newCSVScanner(src, 256<<10))
+	err := rd.readCSV(csvscan.New(src, 256<<10))
 	return rd.stats(format), err
 }
 
@@ -142,33 +144,28 @@ func Detect(header []byte) bool {
 	if i := bytes.IndexByte(header, '\n'); i >= 0 {
 		header = header[:i+1]
 	}
-	sc := newCSVScanner(bytes.NewReader(header), len(header)+1)
-	if !sc.next() {
+	sc := csvscan.New(bytes.NewReader(header), len(header)+1)
+	if !sc.Next() {
 		return false
 	}
-	names := make([]string, sc.count())
+	names := make([]string, sc.Count())
 	for i := range names {
-		b, _ := sc.field(i)
-		names[i] = string(b)
+		names[i] = string(sc.Field(i))
 	}
 	return looksAzure(names)
 }
 
 // readCSV reads the header, then every record.
-func (rd *reader) readCSV(sc *csvScanner) error {
-	if !sc.next() {
-		if sc.err != nil {
+func (rd *reader) readCSV(sc *csvscan.Scanner) error {
+	if !sc.Next() {
+		if sc.Err() != nil {
 			return rd.scanError(sc)
 		}
 		return gpucost.Errorf(gpucost.EInvalid, "read Azure cost details %s: the file is empty; want a cost details CSV with a header line", rd.name)
 	}
-	names := make([]string, sc.count())
+	names := make([]string, sc.Count())
 	for i := range names {
-		b, ok := sc.field(i)
-		if !ok {
-			return gpucost.Errorf(gpucost.EInvalid, "read Azure cost details %s:1:%d: a quote inside a quoted column name is not doubled; fix the header", rd.name, i+1)
-		}
-		names[i] = string(b)
+		names[i] = string(sc.Field(i))
 	}
 	names[0] = strings.TrimPrefix(names[0], "\ufeff")
 	p, err := newPlan(names, rd.opt.Currency)
@@ -176,23 +173,23 @@ func (rd *reader) readCSV(sc *csvScanner) error {
 		return fmt.Errorf("read Azure cost details %s: %w", rd.name, err)
 	}
 	rd.setPlan(p, sc)
-	for sc.next() {
-		if sc.count() != len(names) {
+	for sc.Next() {
+		if sc.Count() != len(names) {
 			return gpucost.Errorf(gpucost.EInvalid, "read Azure cost details %s:%d: %d fields where the header has %d; the file is damaged or not one CSV",
-				rd.name, sc.recLine, sc.count(), len(names))
+				rd.name, sc.Line(), sc.Count(), len(names))
 		}
-		if err := rd.row(sc.recLine); err != nil {
+		if err := rd.row(sc.Line()); err != nil {
 			return err
 		}
 	}
-	if sc.err != nil {
+	if sc.Err() != nil {
 		return rd.scanError(sc)
 	}
 	return nil
 }
 
-func (rd *reader) scanError(sc *csvScanner) error {
-	return gpucost.Errorf(gpucost.EInvalid, "read Azure cost details %s: %v; the file is truncated or not valid CSV, download or export it again", rd.name, sc.err)
+func (rd *reader) scanError(sc *csvscan.Scanner) error {
+	return gpucost.Errorf(gpucost.EInvalid, "read Azure cost details %s: %v; the file is truncated or not valid CSV, download or export it again", rd.name, sc.Err())
 }
 
 // sums accumulates one currency's totals in nano-units.

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gpucost/gpucost/billing/internal/csvscan"
+
 	"github.com/gpucost/gpucost"
 )
 
@@ -26,7 +28,7 @@ type reader struct {
 	opt   Options
 	emit  func(*gpucost.CostLine) error
 	plan  *plan
-	sc    *csvScanner
+	sc    *csvscan.Scanner
 	tally *tally
 
 	keyCols []int // the string cells a row's dimensions come from
@@ -72,7 +74,7 @@ func newReader(name string, o Options, emit func(*gpucost.CostLine) error) *read
 	return rd
 }
 
-func (rd *reader) setPlan(p *plan, sc *csvScanner) {
+func (rd *reader) setPlan(p *plan, sc *csvscan.Scanner) {
 	rd.plan, rd.sc = p, sc
 	for f := field(0); f < tDate; f++ {
 		if i := p.index[f]; i >= 0 {
@@ -84,23 +86,18 @@ func (rd *reader) setPlan(p *plan, sc *csvScanner) {
 // where names a cell for messages: file:line:column, or file:line for a negative column.
 func (rd *reader) where(col int) string {
 	if col < 0 {
-		return fmt.Sprintf("%s:%d", rd.name, rd.sc.recLine)
+		return fmt.Sprintf("%s:%d", rd.name, rd.sc.Line())
 	}
-	return fmt.Sprintf("%s:%d:%d", rd.name, rd.sc.recLine, col+1)
+	return fmt.Sprintf("%s:%d:%d", rd.name, rd.sc.Line(), col+1)
 }
 
 // cell returns the cell of f in the current record, unescaped; nil when the file has no column.
-func (rd *reader) cell(f field) ([]byte, error) {
+func (rd *reader) cell(f field) []byte {
 	i := rd.plan.index[f]
 	if i < 0 {
-		return nil, nil
+		return nil
 	}
-	b, ok := rd.sc.field(i)
-	if !ok {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "%s: column %s: a quote inside a quoted value is not doubled; quote the whole value and double its quotes (\"\")",
-			rd.where(i), rd.plan.names[i])
-	}
-	return b, nil
+	return rd.sc.Field(i)
 }
 
 // bad describes the bad cell of f.
@@ -109,7 +106,7 @@ func (rd *reader) bad(f field, want string, cause error) error {
 	if i < 0 {
 		return cellError(rd.where(-1), requiredName(f, rd.plan.schema), "", want, cause)
 	}
-	b, _ := rd.sc.field(i)
+	b := rd.sc.Field(i)
 	return cellError(rd.where(i), rd.plan.names[i], string(b), want, cause)
 }
 
@@ -149,7 +146,7 @@ func (rd *reader) row(line int) error {
 	if d.cls.consumed {
 		l.ConsumedQuantity = a.quantity
 		if d.block != 1 {
-			q, _ := rd.cell(qQuantity)
+			q := rd.cell(qQuantity)
 			l.ConsumedQuantity = blocks(q, a.quantity, d.block)
 		}
 	}
@@ -181,10 +178,7 @@ func (rd *reader) amounts() (amounts, error) {
 		return a, err
 	}
 	a.contracted = a.cost
-	q, err := rd.cell(qQuantity)
-	if err != nil {
-		return a, err
-	}
+	q := rd.cell(qQuantity)
 	if len(q) > 0 {
 		v, err := strconv.ParseFloat(unsafe.String(&q[0], len(q)), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -216,10 +210,7 @@ func (rd *reader) amounts() (amounts, error) {
 
 // money parses an amount cell into nano-units; an empty cell is zero unless required.
 func (rd *reader) money(f field, required bool) (int64, error) {
-	b, err := rd.cell(f)
-	if err != nil {
-		return 0, err
-	}
+	b := rd.cell(f)
 	if len(b) == 0 {
 		if required {
 			return 0, rd.bad(f, wants[kAmount], nil)
@@ -236,9 +227,9 @@ func (rd *reader) money(f field, required bool) (int64, error) {
 // product returns price × quantity, times the exchange rate on MCA files, in nano-units; ok is
 // false for an empty price. An empty rate is one.
 func (rd *reader) product(price field, quantity []byte) (n int64, ok bool, err error) {
-	b, err := rd.cell(price)
-	if err != nil || len(b) == 0 {
-		return 0, false, err
+	b := rd.cell(price)
+	if len(b) == 0 {
+		return 0, false, nil
 	}
 	pd, ok := parseDec(b)
 	if !ok {
@@ -250,10 +241,7 @@ func (rd *reader) product(price field, quantity []byte) (n int64, ok bool, err e
 	}
 	ds := [3]dec{pd, qd, decOne}
 	if rd.plan.mca && rd.plan.has(dExchangeRate) {
-		r, err := rd.cell(dExchangeRate)
-		if err != nil {
-			return 0, false, err
-		}
+		r := rd.cell(dExchangeRate)
 		if len(r) > 0 {
 			if ds[2], ok = parseDec(r); !ok {
 				return 0, false, rd.bad(dExchangeRate, wants[kPrice], nil)
@@ -269,9 +257,9 @@ func (rd *reader) product(price field, quantity []byte) (n int64, ok bool, err e
 // time parses a date cell, reusing the previous row's result when the cell repeats; an empty
 // cell is the zero time.
 func (rd *reader) time(f field) (time.Time, error) {
-	b, err := rd.cell(f)
-	if err != nil || len(b) == 0 {
-		return time.Time{}, err
+	b := rd.cell(f)
+	if len(b) == 0 {
+		return time.Time{}, nil
 	}
 	c := &rd.times[f-tDate]
 	if string(b) == string(c.raw) && !c.t.IsZero() {
@@ -351,9 +339,9 @@ func (rd *reader) contradiction(what string, ds Dataset) error {
 func (rd *reader) dimensions() (*dims, error) {
 	key := rd.key[:0]
 	for _, i := range rd.keyCols {
-		f, quoted := rd.sc.raw(i)
+		f, e := rd.sc.Raw(i)
 		n := len(f) << 1
-		if quoted {
+		if e == csvscan.Doubled {
 			n |= 1
 		}
 		key = append(binary.AppendUvarint(key, uint64(n)), f...)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/billbench"
 )
 
 // benchCopies is how many times the 1,000 sample rows are repeated: 100,000 rows, 44 columns,
@@ -140,4 +141,13 @@ func benchWrite(b *testing.B, f Format) {
 		}
 	}
 	b.ReportMetric(float64(len(lines)*b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkReadAggregate reads the CSV benchmark file into a billing.Aggregator, as an import
+// does: the target is ≥ 1 M rows/s on one core for that whole path.
+func BenchmarkReadAggregate(b *testing.B) {
+	billbench.ReadAggregate(b, benchFile(b, "csv"), func(data []byte, emit func(*gpucost.CostLine) error) (int64, error) {
+		st, err := Read(bytes.NewReader(data), "bench.csv", emit)
+		return int64(st.Rows), err
+	})
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpucost/gpucost/billing/internal/csvscan"
+
 	"github.com/gpucost/gpucost"
 )
 
@@ -107,20 +109,16 @@ func style(dotted, underscore int) string {
 }
 
 // readCSV reads the header, then every record.
-func (rd *reader) readCSV(sc *csvScanner) (*plan, error) {
-	if !sc.next() {
-		if sc.err != nil {
+func (rd *reader) readCSV(sc *csvscan.Scanner) (*plan, error) {
+	if !sc.Next() {
+		if sc.Err() != nil {
 			return nil, rd.scanError(sc)
 		}
 		return nil, gpucost.Errorf(gpucost.EInvalid, "read GCP billing export %s: the file is empty; want a CSV with a header line", rd.name)
 	}
-	names := make([]string, sc.n)
+	names := make([]string, sc.Count())
 	for i := range names {
-		b, e := sc.field(i)
-		if e == escCSV {
-			b = []byte(strings.ReplaceAll(string(b), `""`, `"`))
-		}
-		names[i] = string(b)
+		names[i] = string(sc.Field(i))
 	}
 	p, err := newPlan(rd.name, names)
 	if err != nil {
@@ -128,32 +126,32 @@ func (rd *reader) readCSV(sc *csvScanner) (*plan, error) {
 	}
 	rd.src = &csvSource{rd: rd, plan: p, sc: sc}
 	rd.detailed = p.dialect == DialectDetailed
-	for sc.next() {
-		if sc.n != len(names) {
+	for sc.Next() {
+		if sc.Count() != len(names) {
 			return p, gpucost.Errorf(gpucost.EInvalid, "read GCP billing export %s:%d: %d fields where the header has %d; the file is damaged or not one CSV",
-				rd.name, sc.recLine, sc.n, len(names))
+				rd.name, sc.Line(), sc.Count(), len(names))
 		}
 		if err := rd.csvRow(sc, p); err != nil {
 			return p, err
 		}
 	}
-	if sc.err != nil {
+	if sc.Err() != nil {
 		return p, rd.scanError(sc)
 	}
 	return p, nil
 }
 
-func (rd *reader) scanError(sc *csvScanner) error {
-	return gpucost.Errorf(gpucost.EInvalid, "read GCP billing export %s: %v; the file is truncated or not valid CSV, download or export it again", rd.name, sc.err)
+func (rd *reader) scanError(sc *csvscan.Scanner) error {
+	return gpucost.Errorf(gpucost.EInvalid, "read GCP billing export %s: %v; the file is truncated or not valid CSV, download or export it again", rd.name, sc.Err())
 }
 
 // csvRow maps the current record. An empty cell is null, as BigQuery writes NULL in CSV. The
 // dimension cells are keyed as they lie in the scanner's buffer and put only when the key is
 // new, unless a record column (JSON text) may hold dimensions too.
-func (rd *reader) csvRow(sc *csvScanner, p *plan) error {
-	rd.begin(sc.recLine)
+func (rd *reader) csvRow(sc *csvscan.Scanner, p *plan) error {
+	rd.begin(sc.Line())
 	for _, c := range p.rowCols {
-		b, e := sc.field(c.col)
+		b, e := csvField(sc, c.col)
 		if len(b) == 0 {
 			continue
 		}
@@ -171,7 +169,7 @@ func (rd *reader) csvRow(sc *csvScanner, p *plan) error {
 	}
 	key := rd.key[:0]
 	for _, c := range p.dimCols {
-		b, e := sc.field(c.col)
+		b, e := csvField(sc, c.col)
 		key = binary.AppendUvarint(key, uint64(len(b))<<2|uint64(e))
 		key = append(key, b...)
 	}
@@ -206,13 +204,13 @@ func (rd *reader) recordCell(c colPlan, b []byte, e esc) error {
 type csvSource struct {
 	rd   *reader
 	plan *plan
-	sc   *csvScanner
+	sc   *csvscan.Scanner
 }
 
 // putDims puts the dimension cells of the current record.
 func (s *csvSource) putDims() {
 	for _, c := range s.plan.dimCols {
-		if b, e := s.sc.field(c.col); len(b) > 0 {
+		if b, e := csvField(s.sc, c.col); len(b) > 0 {
 			s.rd.put(c.field, b, e, c.col)
 		}
 	}
@@ -229,4 +227,14 @@ func (s *csvSource) column(f field) string {
 		return s.plan.names[i]
 	}
 	return fieldNames[f]
+}
+
+// csvField returns field i of the current record as written and how it is escaped: escCSV when
+// it holds doubled quotes.
+func csvField(sc *csvscan.Scanner, i int) ([]byte, esc) {
+	b, e := sc.Raw(i)
+	if e == csvscan.Doubled {
+		return b, escCSV
+	}
+	return b, escNone
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/csvscan"
 )
 
 // jsonScanner splits JSON input into rows: newline-delimited JSON, one object per line as
@@ -54,8 +55,8 @@ func (s *jsonScanner) fill() error {
 		s.pos = 0
 	}
 	if s.end == len(s.buf) {
-		if len(s.buf) >= maxRecord {
-			return lineErr(s.line, "a JSON row longer than %d MiB", maxRecord>>20)
+		if len(s.buf) >= csvscan.MaxRecord {
+			return lineErr(s.line, "a JSON row longer than %d MiB", csvscan.MaxRecord>>20)
 		}
 		s.buf = append(s.buf, make([]byte, len(s.buf))...)
 	}

@@ -149,6 +149,9 @@ func stringEnd(b []byte, i int) (int, bool, error) {
 }
 
 const (
+	quotes8      = 0x2222222222222222
+	low7         = 0x7f7f7f7f7f7f7f7f
+	high8        = 0x8080808080808080
 	backslashes8 = 0x5c5c5c5c5c5c5c5c
 	controls8    = 0x2020202020202020 // bytes below 0x20 borrow in w − controls8
 )
@@ -428,4 +431,10 @@ func digitsEnd(b []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// byteMask returns the high bit of each byte of w equal to the byte repeated in rep.
+func byteMask(w, rep uint64) uint64 {
+	x := w ^ rep
+	return ^(((x & low7) + low7) | x) & high8
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 
+	"github.com/gpucost/gpucost/billing/internal/csvscan"
+
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/gpucost/gpucost"
@@ -184,7 +186,7 @@ func Read(r io.Reader, name string, emit func(*gpucost.CostLine) error) (Stats, 
 	rd := newReader(name, emit)
 	switch kind {
 	case "csv":
-		p, err := rd.readCSV(newCSVScanner(br))
+		p, err := rd.readCSV(csvscan.New(br, 256<<10))
 		st := rd.stats("csv"+suffix, "")
 		if p != nil { // names inside JSON record columns are in st.Unknown already
 			st.Names, st.Dialect = p.style, p.dialect
@@ -254,14 +256,14 @@ func Detect(header []byte) bool {
 		return jsonLooksLikeExport(t)
 	}
 	line, _, _ := bytes.Cut(t, []byte("\n"))
-	sc := newCSVScanner(bytes.NewReader(line))
-	if !sc.next() {
+	sc := csvscan.New(bytes.NewReader(line), len(line)+1)
+	if !sc.Next() {
 		return false
 	}
 	seen := map[field]bool{}
 	other := false
-	for i := range sc.n {
-		b, _ := sc.field(i)
+	for i := range sc.Count() {
+		b := sc.Field(i)
 		switch n, _ := columnNode(string(b)); {
 		case n == nil || n.kind == kSkip:
 		case n.kind == kRecord:

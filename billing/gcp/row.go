@@ -1,6 +1,7 @@
 package gcp
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
@@ -117,7 +118,7 @@ func (rd *reader) text(f field) ([]byte, error) {
 func (rd *reader) unquote(b []byte) []byte {
 	from := len(rd.scratch)
 	for len(b) > 0 {
-		i := indexQuote(b)
+		i := bytes.IndexByte(b, '"')
 		if i < 0 {
 			rd.scratch = append(rd.scratch, b...)
 			break

@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -168,16 +167,11 @@ func detectBillFormat(name string) (string, error) {
 // readBill streams a file through its format's reader into emit, with a progress bar by bytes.
 func (e *env) readBill(name, format string, add func(*gpucost.CostLine)) (readStats, error) {
 	rd := billReaders[format]
-	f, err := os.Open(name)
-	if err != nil {
-		return readStats{}, gpucost.Errorf(gpucost.EInvalid, "import %s: %w", name, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
+	f, info, bar, err := e.openInput(name)
 	if err != nil {
 		return readStats{}, err
 	}
-	bar := e.progress(info.Size(), filepath.Base(name), true)
+	defer f.Close()
 	defer bar.Finish()
 	emit := func(l *gpucost.CostLine) error { add(l); return nil }
 	head := make([]byte, 4)

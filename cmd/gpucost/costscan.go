@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"path"
 	"slices"
 	"strings"
@@ -51,6 +52,7 @@ type costScan struct {
 	invHosts  map[string][]string               // resource id → hosts
 	invTags   bool                              // some inventory entry has tags
 	gpuRes    map[string]bool                   // resources with a GPU line
+	telemetry bool                              // the store has rollups in the period
 
 	stats  scanStats
 	onLine func() // called after each line's allocations, if set
@@ -150,13 +152,11 @@ func (s *costScan) load(ctx context.Context) (err error) {
 		return err
 	}
 	s.stats.Imports = len(imports)
-	// Telemetry starts an hour early so a day's first hour is complete whatever the rollups' alignment.
-	err = s.db.ScanRollups(ctx, time.Hour, gpucost.RollupFilter{From: s.from.Add(-time.Hour), To: s.to}, func(r *gpucost.Rollup) error {
-		s.hosts[r.Series.GPU.Host] = true
-		s.alloc.AddRollup(r)
-		return nil
+	err = s.db.ScanRollups(ctx, time.Hour, gpucost.RollupFilter{From: s.from.Add(-time.Hour), To: s.to}, func(*gpucost.Rollup) error {
+		s.telemetry = true
+		return errStop
 	})
-	if err != nil {
+	if err != nil && err != errStop {
 		return err
 	}
 	if !s.gpuOnly {
@@ -172,10 +172,29 @@ func (s *costScan) load(ctx context.Context) (err error) {
 	})
 }
 
+// errStop stops a scan early.
+var errStop = errors.New("stop")
+
 func (s *costScan) filter() gpucost.CostFilter {
 	// Lines are stored by charge period start; a monthly line that started before the period
 	// is left out, as every report says.
 	return gpucost.CostFilter{From: s.from, To: s.to}
+}
+
+// telemetryWindow is how much telemetry the allocator holds at once: a week of a 10,000-GPU
+// fleet's hourly rollups is 1.7 M, about 90 MB.
+const telemetryWindow = 7 * 24 * time.Hour
+
+// loadTelemetry gives the allocator the hourly rollups of [from, to), and an hour before so a
+// day's first hour is complete whatever the rollups' alignment.
+func (s *costScan) loadTelemetry(ctx context.Context, from, to time.Time) error {
+	s.alloc.Reset()
+	clear(s.hosts)
+	return s.db.ScanRollups(ctx, time.Hour, gpucost.RollupFilter{From: from.Add(-time.Hour), To: to}, func(r *gpucost.Rollup) error {
+		s.hosts[r.Series.GPU.Host] = true
+		s.alloc.AddRollup(r)
+		return nil
+	})
 }
 
 // each calls fn with every allocation of the period's lines, and the GPU the line pays for. It
@@ -196,8 +215,29 @@ func (s *costScan) each(ctx context.Context, fn func(a *gpucost.Allocation, gpu 
 	return nil
 }
 
+// scan allocates the lines of the period, a week at a time where there is telemetry, so the
+// allocator holds one week of it.
 func (s *costScan) scan(ctx context.Context, fn func(a *gpucost.Allocation, gpu catalog.LineGPU, isGPU bool)) error {
-	return s.db.ScanCosts(ctx, s.filter(), func(l *gpucost.CostLine) error {
+	if !s.telemetry {
+		return s.scanLines(ctx, s.filter(), fn)
+	}
+	for from := s.from; from.Before(s.to); from = from.Add(telemetryWindow) {
+		to := from.Add(telemetryWindow)
+		if to.After(s.to) {
+			to = s.to
+		}
+		if err := s.loadTelemetry(ctx, from, to); err != nil {
+			return err
+		}
+		if err := s.scanLines(ctx, gpucost.CostFilter{From: from, To: to}, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *costScan) scanLines(ctx context.Context, f gpucost.CostFilter, fn func(a *gpucost.Allocation, gpu catalog.LineGPU, isGPU bool)) error {
+	return s.db.ScanCosts(ctx, f, func(l *gpucost.CostLine) error {
 		l = s.withInventoryTags(l)
 		gpu, isGPU := s.lineGPU(l)
 		if s.gpuOnly && !isGPU && !s.gpuRes[l.ResourceID] {

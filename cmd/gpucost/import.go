@@ -15,6 +15,7 @@ import (
 	"github.com/gpucost/gpucost/telemetry"
 	"github.com/gpucost/gpucost/telemetry/dcgm"
 	"github.com/gpucost/gpucost/telemetry/nvidiasmi"
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
 
@@ -106,19 +107,14 @@ file again stores nothing twice.`,
 // importTelemetryFile streams one file through its reader into w, with a progress bar on
 // stderr, and returns what it did.
 func (e *env) importTelemetryFile(ctx context.Context, w *telemetry.Writer, name, format, host string, at time.Time) (fileStats, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return fileStats{}, gpucost.Errorf(gpucost.EInvalid, "import %s: %w", name, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
+	f, info, bar, err := e.openInput(name)
 	if err != nil {
 		return fileStats{}, err
 	}
+	defer f.Close()
 	if at.IsZero() {
 		at = info.ModTime()
 	}
-	bar := e.progress(info.Size(), filepath.Base(name), true)
 	r := io.TeeReader(f, bar)
 	var addErr error
 	emit := func(s gpucost.Sample) {
@@ -157,6 +153,20 @@ func (e *env) importTelemetryFile(ctx context.Context, w *telemetry.Writer, name
 	st.Skipped += w.Skipped()
 	st.Skips = append(st.Skips, skipStrings(w.Skips())...)
 	return st, nil
+}
+
+// openInput opens a file to import, with a progress bar over its bytes on stderr.
+func (e *env) openInput(name string) (*os.File, os.FileInfo, *progressbar.ProgressBar, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, nil, gpucost.Errorf(gpucost.EInvalid, "import %s: %w", name, err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, gpucost.Errorf(gpucost.EInvalid, "import %s: %w", name, err)
+	}
+	return f, info, e.progress(info.Size(), filepath.Base(name), true), nil
 }
 
 func skipStrings(skips []gpucost.Skip) []string {

@@ -1,120 +1,16 @@
-package gcp
+package csvscan
 
 import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"math/bits"
 )
 
-// maxRecord bounds one CSV record; a longer one is refused rather than buffered without end.
-const maxRecord = 64 << 20
-
-// errNeedMore tells the scanner that a record continues past the data buffered.
-var errNeedMore = errors.New("need more data")
-
-// csvScanner splits RFC 4180 CSV into records without allocating per record: a record's fields
-// are slices of the scanner's buffer, valid until the next call to next. A quoted field is handed
-// out as written between its quotes, with a flag when it holds doubled quotes, so cells that only
-// key a cache are never copied. Quoted fields may hold commas, doubled quotes and line breaks;
-// CRLF and LF line ends are both fine; blank lines are skipped. GCP exports flatten repeated
-// records (labels, credits) into JSON text, so quoted fields are dense with doubled quotes: the
-// scanner finds their ends eight bytes at a time.
-type csvScanner struct {
-	r        io.Reader
-	buf      []byte
-	pos, end int
-	eof      bool
-	err      error
-	line     int      // line number at which the next record starts
-	recLine  int      // line number at which the record just read starts
-	rec      []byte   // the current record's bytes
-	offs     []uint64 // each field's start<<32 | end in rec, with the flags below
-	n        int      // fields in the current record
-	badCol   int      // the column of a malformed field, for messages
-	badLines int
-}
-
-const (
-	quotedBit  = 1 << 63 // the field was quoted
-	doubledBit = 1 << 62 // … and holds doubled quotes
-	offMask    = 1<<30 - 1
-)
-
-func newCSVScanner(r io.Reader) *csvScanner {
-	return &csvScanner{r: r, buf: make([]byte, 256<<10), line: 1}
-}
-
-// field returns field i as written (between its quotes, if quoted) and how it is escaped.
-func (s *csvScanner) field(i int) ([]byte, esc) {
-	o := s.offs[i]
-	b := s.rec[o>>32&offMask : o&offMask]
-	if o&doubledBit != 0 {
-		return b, escCSV
-	}
-	return b, escNone
-}
-
-// next reads the next record. It returns false at the end of the input or on an error, which
-// s.err then holds.
-func (s *csvScanner) next() bool {
-	for {
-		n, lines, err := s.parse(s.buf[s.pos:s.end], s.eof)
-		switch {
-		case err == nil:
-			s.recLine = s.line
-			s.pos += n
-			s.line += lines
-			if s.n == 1 && s.offs[0]&offMask == 0 && s.offs[0]&quotedBit == 0 {
-				continue // a blank line
-			}
-			return true
-		case err == io.EOF:
-			return false
-		case err != errNeedMore:
-			s.err = fmt.Errorf("line %d, column %d: %w", s.line+s.badLines, s.badCol, err)
-			return false
-		}
-		if err := s.fill(); err != nil {
-			s.err = err
-			return false
-		}
-	}
-}
-
-// fill moves the unread data to the front of the buffer, grows it when full, and reads more.
-func (s *csvScanner) fill() error {
-	if s.pos > 0 {
-		s.end = copy(s.buf, s.buf[s.pos:s.end])
-		s.pos = 0
-	}
-	if s.end == len(s.buf) {
-		if len(s.buf) >= maxRecord {
-			return fmt.Errorf("line %d: a record longer than %d MiB", s.line, maxRecord>>20)
-		}
-		s.buf = append(s.buf, make([]byte, len(s.buf))...)
-	}
-	for {
-		n, err := s.r.Read(s.buf[s.end:])
-		s.end += n
-		if err == io.EOF {
-			s.eof = true
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			return nil
-		}
-	}
-}
-
 // parse reads one record from the start of data. It returns the bytes and lines it used,
 // errNeedMore when the record may continue past data, and io.EOF when data is empty at the end.
-func (s *csvScanner) parse(data []byte, atEOF bool) (int, int, error) {
+func (s *Scanner) parse(data []byte, atEOF bool) (int, int, error) {
 	if len(data) == 0 {
 		if atEOF {
 			return 0, 0, io.EOF
@@ -198,7 +94,8 @@ func indexFrom(data []byte, i int, c byte) int {
 }
 
 // closingQuote finds the quote that closes the quoted field whose content starts at start: the
-// first quote not doubled. It also says whether the content holds (doubled) quotes.
+// first quote not doubled. It also says whether the content holds (doubled) quotes. It reads
+// eight bytes at a time (see closingQuoteWords) and the last few one by one.
 func closingQuote(data []byte, start int, atEOF bool) (int, bool, error) {
 	i, odd, seen := closingQuoteWords(data, start)
 	if i >= 0 && !odd {
@@ -218,7 +115,7 @@ func closingQuote(data []byte, start int, atEOF bool) (int, bool, error) {
 func closingQuoteBytes(data []byte, start int, atEOF bool) (int, bool, error) {
 	doubled := false
 	for i := start; ; {
-		k := bytes.IndexByte(data[i:], '"')
+		k := indexQuote(data[i:])
 		if k < 0 {
 			if atEOF {
 				return 0, false, errors.New("a quoted field without its closing quote")
@@ -286,8 +183,26 @@ func closingQuoteWords(data []byte, start int) (at int, odd, seen bool) {
 	return -(i + 1), parity != 0, seen
 }
 
+// Short gaps are scanned byte by byte, which beats a call to bytes.IndexByte on quote-dense JSON
+// cells; longer ones use IndexByte.
+const shortScan = 16
+
 // indexQuote returns the index of the first '"' in b, or -1.
-func indexQuote(b []byte) int { return bytes.IndexByte(b, '"') }
+func indexQuote(b []byte) int {
+	n := min(len(b), shortScan)
+	for i, c := range b[:n] {
+		if c == '"' {
+			return i
+		}
+	}
+	if n == len(b) {
+		return -1
+	}
+	if j := bytes.IndexByte(b[n:], '"'); j >= 0 {
+		return n + j
+	}
+	return -1
+}
 
 // indexComma returns the index of the first ',' in b, or -1, reading eight bytes at a time.
 func indexComma(b []byte) int {

@@ -1,0 +1,199 @@
+package csvscan
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// records reads all records of data through a scanner whose reader hands out chunk bytes at a
+// time, so that records straddle buffer refills.
+func records(data string, chunk int) ([][]string, []int, error) {
+	var r io.Reader = strings.NewReader(data)
+	if chunk > 0 {
+		r = iotest.OneByteReader(r)
+	}
+	s := New(r, 64)
+	var recs [][]string
+	var lines []int
+	for s.Next() {
+		rec := make([]string, s.Count())
+		for i := range rec {
+			rec[i] = string(s.Field(i))
+		}
+		recs = append(recs, rec)
+		lines = append(lines, s.Line())
+	}
+	return recs, lines, s.Err()
+}
+
+func TestScanner(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    string
+		want  [][]string
+		lines []int
+	}{
+		{"plain", "a,b\n1,2\n", [][]string{{"a", "b"}, {"1", "2"}}, []int{1, 2}},
+		{"crlf", "a,b\r\n1,2\r\n", [][]string{{"a", "b"}, {"1", "2"}}, []int{1, 2}},
+		{"no final newline", "a,b\n1,", [][]string{{"a", "b"}, {"1", ""}}, []int{1, 2}},
+		{"blank lines", "\na\n\r\n\nb\n", [][]string{{"a"}, {"b"}}, []int{2, 5}},
+		{"quoted", `"a,b","c""d",""` + "\n", [][]string{{"a,b", `c"d`, ""}}, []int{1}},
+		{"json cell", `x,"{""team"":""ml""}"` + "\n", [][]string{{"x", `{"team":"ml"}`}}, []int{1}},
+		{"line break in quotes", "\"a\nb\",c\nd,e\n", [][]string{{"a\nb", "c"}, {"d", "e"}}, []int{1, 3}},
+		{"quote in unquoted", `a"b,c` + "\n", [][]string{{`a"b`, "c"}}, []int{1}},
+		{"long quoted", `"` + strings.Repeat(`ab""`, 50) + `",z`, [][]string{{strings.Repeat(`ab"`, 50), "z"}}, []int{1}},
+	}
+	for _, tt := range tests {
+		for _, chunk := range []int{0, 1} {
+			got, lines, err := records(tt.in, chunk)
+			if err != nil || !slices.EqualFunc(got, tt.want, slices.Equal) || !slices.Equal(lines, tt.lines) {
+				t.Errorf("%s: records(%q, chunk %d) = %q lines %v, %v; want %q lines %v",
+					tt.name, tt.in, chunk, got, lines, err, tt.want, tt.lines)
+			}
+		}
+	}
+}
+
+func TestScannerErrors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a,b\n\"open,c\n", "line 2, column 1: a quoted field without its closing quote"},
+		{"a,b\nx,\"q\"r\n", "line 2, column 2: a quoted field followed by more text"},
+		{"a\n\"x\ny\"z\n", "line 3, column 1: a quoted field followed by more text"},
+	}
+	for _, tt := range tests {
+		_, _, err := records(tt.in, 0)
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("records(%q) error = %v, want %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestRawEscape(t *testing.T) {
+	s := New(strings.NewReader(`a,"b","c""d"`), 0)
+	if !s.Next() {
+		t.Fatal(s.Err())
+	}
+	want := []struct {
+		b string
+		e Escape
+	}{{"a", Plain}, {"b", Quoted}, {`c""d`, Doubled}}
+	for i, w := range want {
+		if b, e := s.Raw(i); string(b) != w.b || e != w.e {
+			t.Errorf("Raw(%d) = %q, %d; want %q, %d", i, b, e, w.b, w.e)
+		}
+	}
+}
+
+func TestRecordTooLong(t *testing.T) {
+	r := io.MultiReader(strings.NewReader(`"`), neverEnding('x'))
+	s := New(r, 1<<20)
+	if s.Next() || s.Err() == nil || !strings.Contains(s.Err().Error(), "a record longer than") {
+		t.Fatalf("Next on an endless quoted field: err = %v, want a record too long", s.Err())
+	}
+}
+
+type neverEnding byte
+
+func (b neverEnding) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
+}
+
+func TestReadError(t *testing.T) {
+	boom := errors.New("boom")
+	s := New(io.MultiReader(strings.NewReader("a,b\n1,"), iotest.ErrReader(boom)), 0)
+	for s.Next() {
+	}
+	if !errors.Is(s.Err(), boom) {
+		t.Fatalf("Err() = %v, want the reader's error", s.Err())
+	}
+}
+
+// TestClosingQuote checks the eight-bytes-at-a-time search against the byte-at-a-time one on
+// quote-dense random fields.
+func TestClosingQuote(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	alphabet := []byte(`"",,{}ab:"` + "\n")
+	for range 100000 {
+		b := make([]byte, r.IntN(80))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		checkClosingQuote(t, b, r.IntN(len(b)+1))
+	}
+}
+
+func checkClosingQuote(t *testing.T, b []byte, start int) {
+	t.Helper()
+	for _, atEOF := range []bool{false, true} {
+		got, gd, gerr := closingQuote(b, start, atEOF)
+		want, wd, werr := closingQuoteBytes(b, start, atEOF)
+		if got != want || (gerr == nil) != (werr == nil) || (gerr == nil && gd != wd) {
+			t.Fatalf("closingQuote(%q, %d, %v) = %d, %v, %v; byte by byte %d, %v, %v",
+				b, start, atEOF, got, gd, gerr, want, wd, werr)
+		}
+	}
+}
+
+func FuzzClosingQuote(f *testing.F) {
+	f.Add([]byte(`{""user_team"":""ml""},x`), 0)
+	f.Add([]byte(`a""""""""b"",c""",`), 1)
+	f.Fuzz(func(t *testing.T, b []byte, start int) {
+		if start < 0 || start > len(b) {
+			return
+		}
+		checkClosingQuote(t, b, start)
+	})
+}
+
+func TestIndexComma(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 20000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = ",a\x2c\xac\x00-"[r.IntN(6)]
+		}
+		if got, want := indexComma(b), bytes.IndexByte(b, ','); got != want {
+			t.Fatalf("indexComma(%q) = %d, want %d", b, got, want)
+		}
+	}
+}
+
+// FuzzScanner checks the scanner against encoding/csv: where encoding/csv reads the input
+// (strictly, so a quote inside an unquoted field is an error there), the records must agree,
+// whole and a byte at a time. Inputs with CR are left out: encoding/csv turns CRLF inside a
+// quoted field into LF, the scanner keeps the bytes.
+func FuzzScanner(f *testing.F) {
+	f.Add("line_item_usage_start_date,resource_tags\n2024-09-01T00:00:00Z,\"{\"\"user_team\"\":\"\"ml\"\"}\"\n")
+	f.Add("Date,Tags,Cost\n09/01/2024,\"\"\"team\"\": \"\"ml\"\"\",1.5\n\n")
+	f.Add("a,\"b\nc\",d\n\"\"\n,\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		if strings.ContainsRune(in, '\r') {
+			return
+		}
+		cr := csv.NewReader(strings.NewReader(in))
+		cr.FieldsPerRecord = -1
+		want, werr := cr.ReadAll()
+		for _, chunk := range []int{0, 1} {
+			got, _, err := records(in, chunk)
+			if werr != nil {
+				if err == nil && strings.Contains(werr.Error(), "extraneous or missing \" in quoted-field") {
+					t.Fatalf("records(%q) accepted what encoding/csv refuses: %v", in, werr)
+				}
+				continue
+			}
+			if err != nil || !slices.EqualFunc(got, want, slices.Equal) {
+				t.Fatalf("records(%q, chunk %d) = %q, %v; encoding/csv %q", in, chunk, got, err, want)
+			}
+		}
+	})
+}

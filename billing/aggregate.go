@@ -2,6 +2,7 @@ package billing
 
 import (
 	"cmp"
+	"hash/maphash"
 	"iter"
 	"reflect"
 	"slices"
@@ -26,11 +27,12 @@ type Aggregator struct {
 
 	dims    map[dimKey]int32 // distinct dimension tuples
 	dimList []dimKey
+	slots   []int32   // a direct-mapped cache in front of dims, by resource, SKU and tags: id+1
+	recent  []cellRef // per dimension tuple, the cell it was last added to
+	seed    maphash.Seed
 	tags    mapIDs
 	extra   mapIDs
 	cells   map[cellKey]*cell
-	last    dimKey
-	lastID  int32
 	totals  map[string]*gpucost.CostTotal
 	rows    int
 	started bool
@@ -54,6 +56,17 @@ type dimKey struct {
 type cellKey struct {
 	start, end int64 // unix seconds
 	dim        int32
+}
+
+// slotBits sizes the slot table in front of the dims map: 65,536 slots (256 KiB) cover the
+// resources × SKUs a bill interleaves. Readers share the strings of repeated values between
+// lines, so comparing a slot's tuple with a line's is mostly comparing pointers, where hashing
+// every field for the map would read them all.
+const slotBits = 16
+
+type cellRef struct {
+	start, end int64
+	c          *cell
 }
 
 type cell struct {
@@ -148,22 +161,17 @@ func (a *Aggregator) Add(l *gpucost.CostLine) {
 		billingPeriod: l.BillingPeriodStart.Unix(),
 		tags:          a.tags.id(l.Tags), extra: a.extra.id(l.Extra),
 	}
-	dim := a.lastID
-	if k != a.last {
-		var ok bool
-		if dim, ok = a.dims[k]; !ok {
-			dim = int32(len(a.dimList))
-			a.dims[k] = dim
-			a.dimList = append(a.dimList, k)
-		}
-		a.last, a.lastID = k, dim
-	}
+	dim := a.dim(&k)
 	start, end := a.period(l.ChargePeriodStart, l.ChargePeriodEnd)
-	ck := cellKey{start, end, dim}
-	c := a.cells[ck]
-	if c == nil {
-		c = &cell{}
-		a.cells[ck] = c
+	ref := &a.recent[dim]
+	c := ref.c
+	if c == nil || ref.start != start || ref.end != end {
+		ck := cellKey{start, end, dim}
+		if c = a.cells[ck]; c == nil {
+			c = &cell{}
+			a.cells[ck] = c
+		}
+		*ref = cellRef{start, end, c}
 	}
 	c.billed += l.BilledCost.Nanos
 	c.effective += l.EffectiveCost.Nanos
@@ -183,6 +191,24 @@ func (a *Aggregator) Add(l *gpucost.CostLine) {
 	t.EffectiveCost.Nanos += l.EffectiveCost.Nanos
 }
 
+// dim returns the id of a dimension tuple, numbering new ones.
+func (a *Aggregator) dim(k *dimKey) int32 {
+	h := maphash.String(a.seed, k.resourceID) ^ maphash.String(a.seed, k.sku)*31 ^ uint64(k.tags)*0x9E3779B97F4A7C15
+	sl := &a.slots[h>>(64-slotBits)]
+	if *sl > 0 && a.dimList[*sl-1] == *k {
+		return *sl - 1
+	}
+	id, ok := a.dims[*k]
+	if !ok {
+		id = int32(len(a.dimList))
+		a.dims[*k] = id
+		a.dimList = append(a.dimList, *k)
+		a.recent = append(a.recent, cellRef{})
+	}
+	*sl = id + 1
+	return id
+}
+
 func (a *Aggregator) start() {
 	if a.Grain <= 0 {
 		a.Grain = Day
@@ -190,8 +216,8 @@ func (a *Aggregator) start() {
 	a.dims = map[dimKey]int32{}
 	a.cells = map[cellKey]*cell{}
 	a.totals = map[string]*gpucost.CostTotal{}
-	a.lastID = -1
-	a.last.resourceID = "\x00" // no line has it, so the first compares unequal
+	a.slots = make([]int32, 1<<slotBits)
+	a.seed = maphash.MakeSeed()
 	a.started = true
 }
 

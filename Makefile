@@ -8,7 +8,7 @@ DEMO_DB ?= demo.db
 build:
 	$(GO) build -o $(BIN) ./cmd/gpucost
 
-# demo builds gpucost, loads the 30-day demo fleet into $(DEMO_DB) and prints the headline.
+# demo builds gpucost, loads the 30-day demo fleet and its bill into $(DEMO_DB) and prints the headlines.
 demo: build
 	./$(BIN) demo --db $(DEMO_DB)
 
@@ -34,4 +34,4 @@ fuzz:
 	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 15s $$pkg || exit 1; done; done
 
 clean:
-	rm -rf bin $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
+	rm -rf bin $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm $(basename $(DEMO_DB))-bill.focus.csv

@@ -25,17 +25,18 @@ const Day = 24 * time.Hour
 type Aggregator struct {
 	Grain time.Duration // Day unless set
 
-	dims    map[dimKey]int32 // distinct dimension tuples
-	dimList []dimKey
-	slots   []int32   // a direct-mapped cache in front of dims, by resource, SKU and tags: id+1
-	recent  []cellRef // per dimension tuple, the cell it was last added to
-	seed    maphash.Seed
-	tags    mapIDs
-	extra   mapIDs
-	cells   map[cellKey]*cell
-	totals  map[string]*gpucost.CostTotal
-	rows    int
-	started bool
+	dims     map[dimKey]int32 // distinct dimension tuples
+	dimList  []dimKey
+	slots    []int32   // a direct-mapped cache in front of dims, by resource, SKU and tags: id+1
+	recent   []cellRef // per dimension tuple, the cell it was last added to
+	seed     maphash.Seed
+	tags     mapIDs
+	extra    mapIDs
+	cells    map[cellKey]int32 // index into cellList; no pointers, so the collector skips it
+	cellList []cell
+	totals   map[string]*gpucost.CostTotal
+	rows     int
+	started  bool
 }
 
 // dimKey is everything a stored line keeps except its period and its sums.
@@ -66,10 +67,11 @@ const slotBits = 16
 
 type cellRef struct {
 	start, end int64
-	c          *cell
+	cell       int32 // index into cellList, -1 for none
 }
 
 type cell struct {
+	key                                 cellKey
 	billed, effective, list, contracted int64
 	consumed, pricing                   float64
 	rows                                int
@@ -164,15 +166,17 @@ func (a *Aggregator) Add(l *gpucost.CostLine) {
 	dim := a.dim(&k)
 	start, end := a.period(l.ChargePeriodStart, l.ChargePeriodEnd)
 	ref := &a.recent[dim]
-	c := ref.c
-	if c == nil || ref.start != start || ref.end != end {
+	if ref.cell < 0 || ref.start != start || ref.end != end {
 		ck := cellKey{start, end, dim}
-		if c = a.cells[ck]; c == nil {
-			c = &cell{}
-			a.cells[ck] = c
+		i, ok := a.cells[ck]
+		if !ok {
+			i = int32(len(a.cellList))
+			a.cells[ck] = i
+			a.cellList = append(a.cellList, cell{key: ck})
 		}
-		*ref = cellRef{start, end, c}
+		*ref = cellRef{start, end, i}
 	}
+	c := &a.cellList[ref.cell]
 	c.billed += l.BilledCost.Nanos
 	c.effective += l.EffectiveCost.Nanos
 	c.list += l.ListCost.Nanos
@@ -203,7 +207,7 @@ func (a *Aggregator) dim(k *dimKey) int32 {
 		id = int32(len(a.dimList))
 		a.dims[*k] = id
 		a.dimList = append(a.dimList, *k)
-		a.recent = append(a.recent, cellRef{})
+		a.recent = append(a.recent, cellRef{cell: -1})
 	}
 	*sl = id + 1
 	return id
@@ -214,7 +218,7 @@ func (a *Aggregator) start() {
 		a.Grain = Day
 	}
 	a.dims = map[dimKey]int32{}
-	a.cells = map[cellKey]*cell{}
+	a.cells = map[cellKey]int32{}
 	a.totals = map[string]*gpucost.CostTotal{}
 	a.slots = make([]int32, 1<<slotBits)
 	a.seed = maphash.MakeSeed()
@@ -244,7 +248,7 @@ func mod(a, b int64) int64 {
 func (a *Aggregator) Rows() int { return a.rows }
 
 // Len returns the number of aggregated lines.
-func (a *Aggregator) Len() int { return len(a.cells) }
+func (a *Aggregator) Len() int { return len(a.cellList) }
 
 // Totals returns the exact sums of BilledCost and EffectiveCost per currency, by currency.
 func (a *Aggregator) Totals() []gpucost.CostTotal {
@@ -257,24 +261,22 @@ func (a *Aggregator) Totals() []gpucost.CostTotal {
 }
 
 // Lines returns the aggregated lines ordered by period start, resource and SKU. The *CostLine is
-// reused: it is valid until the next one is asked for. Rows says how many lines each sums.
+// reused: it is valid until the next one is asked for. Rows says how many lines each sums. Once
+// Lines is called, no more lines may be added.
 func (a *Aggregator) Lines() iter.Seq[*gpucost.CostLine] {
-	keys := make([]cellKey, 0, len(a.cells))
-	for k := range a.cells {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(x, y cellKey) int {
-		if c := cmp.Compare(x.start, y.start); c != 0 {
+	a.cells, a.recent, a.dims, a.slots = nil, nil, nil, nil // the lines are final: let the collector have the indexes
+	slices.SortFunc(a.cellList, func(x, y cell) int {
+		if c := cmp.Compare(x.key.start, y.key.start); c != 0 {
 			return c
 		}
-		dx, dy := &a.dimList[x.dim], &a.dimList[y.dim]
+		dx, dy := &a.dimList[x.key.dim], &a.dimList[y.key.dim]
 		return cmp.Or(cmp.Compare(dx.resourceID, dy.resourceID), cmp.Compare(dx.sku, dy.sku),
-			cmp.Compare(x.dim, y.dim), cmp.Compare(x.end, y.end))
+			cmp.Compare(x.key.dim, y.key.dim), cmp.Compare(x.key.end, y.key.end))
 	})
 	return func(yield func(*gpucost.CostLine) bool) {
 		var l gpucost.CostLine
-		for _, k := range keys {
-			a.fill(&l, k, a.cells[k])
+		for i := range a.cellList {
+			a.fill(&l, &a.cellList[i])
 			if !yield(&l) {
 				return
 			}
@@ -282,7 +284,8 @@ func (a *Aggregator) Lines() iter.Seq[*gpucost.CostLine] {
 	}
 }
 
-func (a *Aggregator) fill(l *gpucost.CostLine, k cellKey, c *cell) {
+func (a *Aggregator) fill(l *gpucost.CostLine, c *cell) {
+	k := c.key
 	d := &a.dimList[k.dim]
 	money := func(n int64) gpucost.Money { return gpucost.Money{Nanos: n, Currency: d.currency} }
 	*l = gpucost.CostLine{

@@ -210,16 +210,29 @@ func costResult(by string, c *costGroups, s *costScan) result {
 		if g.UsedGPUHours > 0 {
 			perHour = g.EffectiveCost.MulFloat(1 / g.UsedGPUHours).Fixed(2)
 		}
-		daily := make([]float64, len(g.Daily))
-		for i, n := range g.Daily {
-			daily[i] = float64(n)
-		}
+		daily := dailyShares(g.Daily)
 		r.Rows = append(r.Rows, []string{g.Group, g.Currency, g.EffectiveCost.Fixed(2), g.IdleCost.Fixed(2),
 			gpucost.Money{Nanos: g.total(), Currency: g.Currency}.Fixed(2), percentOf(g.IdleCost.Nanos, g.total()),
 			fmt.Sprintf("%.1f", g.UsedGPUHours), perHour, percentOf(g.total(), share[g.Currency]), sparkline(daily, 30)})
 	}
 	r.Notes = append(r.Notes, costNotes(s)...)
 	return r
+}
+
+// dailyShares returns each day's cost as a percentage of the group's most expensive day, the
+// scale sparkline draws.
+func dailyShares(days []int64) []float64 {
+	peak := int64(0)
+	for _, n := range days {
+		peak = max(peak, n)
+	}
+	out := make([]float64, len(days))
+	for i, n := range days {
+		if peak > 0 && n > 0 {
+			out[i] = 100 * float64(n) / float64(peak)
+		}
+	}
+	return out
 }
 
 func percentOf(n, total int64) string {

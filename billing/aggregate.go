@@ -25,18 +25,19 @@ const Day = 24 * time.Hour
 type Aggregator struct {
 	Grain time.Duration // Day unless set
 
-	dims     map[dimKey]int32 // distinct dimension tuples
-	dimList  []dimKey
-	slots    []int32   // a direct-mapped cache in front of dims, by resource, SKU and tags: id+1
-	recent   []cellRef // per dimension tuple, the cell it was last added to
-	seed     maphash.Seed
-	tags     mapIDs
-	extra    mapIDs
-	cells    map[cellKey]int32 // index into cellList; no pointers, so the collector skips it
-	cellList []cell
-	totals   map[string]*gpucost.CostTotal
-	rows     int
-	started  bool
+	dims    map[dimKey]int32 // distinct dimension tuples
+	dimList []dimKey
+	slots   []int32   // a direct-mapped cache in front of dims, by resource, SKU and tags: id+1
+	recent  []cellRef // per dimension tuple, the cell it was last added to
+	seed    maphash.Seed
+	tags    mapIDs
+	extra   mapIDs
+	cells   map[cellKey]int32 // index into blocks; no pointers, so the collector skips it
+	blocks  [][]cell          // the cells, blockSize to a block: growing never copies them
+	ncells  int
+	totals  map[string]*gpucost.CostTotal
+	rows    int
+	started bool
 }
 
 // dimKey is everything a stored line keeps except its period and its sums.
@@ -65,9 +66,26 @@ type cellKey struct {
 // every field for the map would read them all.
 const slotBits = 16
 
+// blockSize is the cells in a block: 4,096 × 80 bytes.
+const blockSize = 1 << 12
+
+// cell returns the i-th cell.
+func (a *Aggregator) cell(i int32) *cell { return &a.blocks[i/blockSize][i%blockSize] }
+
+// newCell adds a cell for k and returns its index.
+func (a *Aggregator) newCell(k cellKey) int32 {
+	if a.ncells%blockSize == 0 {
+		a.blocks = append(a.blocks, make([]cell, blockSize))
+	}
+	i := int32(a.ncells)
+	a.ncells++
+	a.cell(i).key = k
+	return i
+}
+
 type cellRef struct {
 	start, end int64
-	cell       int32 // index into cellList, -1 for none
+	cell       int32 // index of the cell, -1 for none
 }
 
 type cell struct {
@@ -170,13 +188,12 @@ func (a *Aggregator) Add(l *gpucost.CostLine) {
 		ck := cellKey{start, end, dim}
 		i, ok := a.cells[ck]
 		if !ok {
-			i = int32(len(a.cellList))
+			i = a.newCell(ck)
 			a.cells[ck] = i
-			a.cellList = append(a.cellList, cell{key: ck})
 		}
 		*ref = cellRef{start, end, i}
 	}
-	c := &a.cellList[ref.cell]
+	c := a.cell(ref.cell)
 	c.billed += l.BilledCost.Nanos
 	c.effective += l.EffectiveCost.Nanos
 	c.list += l.ListCost.Nanos
@@ -248,7 +265,7 @@ func mod(a, b int64) int64 {
 func (a *Aggregator) Rows() int { return a.rows }
 
 // Len returns the number of aggregated lines.
-func (a *Aggregator) Len() int { return len(a.cellList) }
+func (a *Aggregator) Len() int { return a.ncells }
 
 // Totals returns the exact sums of BilledCost and EffectiveCost per currency, by currency.
 func (a *Aggregator) Totals() []gpucost.CostTotal {
@@ -265,18 +282,23 @@ func (a *Aggregator) Totals() []gpucost.CostTotal {
 // Lines is called, no more lines may be added.
 func (a *Aggregator) Lines() iter.Seq[*gpucost.CostLine] {
 	a.cells, a.recent, a.dims, a.slots = nil, nil, nil, nil // the lines are final: let the collector have the indexes
-	slices.SortFunc(a.cellList, func(x, y cell) int {
-		if c := cmp.Compare(x.key.start, y.key.start); c != 0 {
+	order := make([]int32, a.ncells)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(i, j int32) int {
+		x, y := &a.cell(i).key, &a.cell(j).key
+		if c := cmp.Compare(x.start, y.start); c != 0 {
 			return c
 		}
-		dx, dy := &a.dimList[x.key.dim], &a.dimList[y.key.dim]
+		dx, dy := &a.dimList[x.dim], &a.dimList[y.dim]
 		return cmp.Or(cmp.Compare(dx.resourceID, dy.resourceID), cmp.Compare(dx.sku, dy.sku),
-			cmp.Compare(x.key.dim, y.key.dim), cmp.Compare(x.key.end, y.key.end))
+			cmp.Compare(x.dim, y.dim), cmp.Compare(x.end, y.end))
 	})
 	return func(yield func(*gpucost.CostLine) bool) {
 		var l gpucost.CostLine
-		for i := range a.cellList {
-			a.fill(&l, &a.cellList[i])
+		for _, i := range order {
+			a.fill(&l, a.cell(i))
 			if !yield(&l) {
 				return
 			}

@@ -2,13 +2,13 @@ package awscur
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/billtest"
 )
 
 // sampleCSV returns the CUR 2.0 sample fixture.
@@ -21,27 +21,9 @@ func sampleCSV(t testing.TB) []byte {
 	return b
 }
 
-func gz(t testing.TB, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	if _, err := zw.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // readBytes reads b with Read and returns the rendered lines.
 func readBytes(b []byte, name string) ([]string, Stats, error) {
-	var out []string
-	st, err := Read(bytes.NewReader(b), name, func(c *gpucost.CostLine) error {
-		out = append(out, render(c))
-		return nil
-	})
-	return out, st, err
+	return billtest.Lines(func(emit func(*gpucost.CostLine) error) (Stats, error) { return Read(bytes.NewReader(b), name, emit) })
 }
 
 func TestReadGzip(t *testing.T) {
@@ -50,13 +32,13 @@ func TestReadGzip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, st, err := readBytes(gz(t, plain), "cur.csv.gz")
+	got, st, err := readBytes(billtest.Gzip(t, plain), "cur.csv.gz")
 	if err != nil || st.Format != "csv.gz" || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("Read(gzip) = %d lines, %+v, %v; want the %d lines of the plain file", len(got), st, err, len(want))
 	}
 	// AWS may write multi-member gzip files; the members read as one stream.
 	i := bytes.IndexByte(plain[200:], '\n') + 201
-	multi := append(gz(t, plain[:i]), gz(t, plain[i:])...)
+	multi := append(billtest.Gzip(t, plain[:i]), billtest.Gzip(t, plain[i:])...)
 	if got, _, err = readBytes(multi, "multi.csv.gz"); err != nil || len(got) != len(want) {
 		t.Errorf("Read(multi-member gzip) = %d lines, %v; want %d", len(got), err, len(want))
 	}
@@ -81,7 +63,7 @@ func TestReadBadInput(t *testing.T) {
 		}
 		return []byte(strings.Join(keep, ",") + "\n")
 	}
-	truncated := gz(t, plain)
+	truncated := billtest.Gzip(t, plain)
 	truncated = truncated[:len(truncated)/2]
 	tests := []struct {
 		name  string
@@ -117,14 +99,7 @@ func TestReadBadInput(t *testing.T) {
 			if err == nil {
 				t.Fatalf("Read = %d lines, nil error; want an error", len(lines))
 			}
-			if gpucost.ErrorCode(err) != gpucost.EInvalid {
-				t.Errorf("Read error code = %q, want %q (%v)", gpucost.ErrorCode(err), gpucost.EInvalid, err)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("Read error = %q, want it to mention %q", err, w)
-				}
-			}
+			billtest.Invalid(t, err, tt.want...)
 		})
 	}
 }

@@ -14,13 +14,13 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing"
 	"github.com/gpucost/gpucost/billing/internal/billbench"
+	"github.com/gpucost/gpucost/billing/internal/billtest"
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
 	"github.com/gpucost/gpucost/sqlite"
 )
@@ -46,36 +46,12 @@ func genCSV(b *testing.B, cols []string, rows int) []byte {
 	return data
 }
 
-// benchRead reads data b.N times and reports rows per second.
+// benchRead reads data b.N times and reports rows per second (billbench.Read).
 func benchRead(b *testing.B, data []byte, read func(data []byte, emit func(*gpucost.CostLine) error) (Stats, error)) {
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	var rows int64
-	var sink float64
-	emit := func(c *gpucost.CostLine) error { sink += c.ConsumedQuantity; return nil }
-	cpu0 := cpuTime()
-	for b.Loop() {
+	billbench.Read(b, data, func(data []byte, emit func(*gpucost.CostLine) error) (int64, error) {
 		st, err := read(data, emit)
-		if err != nil {
-			b.Fatal(err)
-		}
-		rows += st.Rows
-	}
-	// CPU time of the process besides wall time: on a shared machine it is the steadier figure.
-	cpu := cpuTime() - cpu0
-	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
-	b.ReportMetric(float64(rows)/cpu.Seconds(), "rows/cpu-s")
-	b.ReportMetric(float64(cpu.Nanoseconds())/float64(rows), "cpu-ns/row")
-	_ = sink
-}
-
-// cpuTime returns the user and system CPU time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		return st.Rows, err
+	})
 }
 
 func readCSVBytes(data []byte, emit func(*gpucost.CostLine) error) (Stats, error) {
@@ -97,7 +73,7 @@ func BenchmarkReadCSV(b *testing.B) {
 func BenchmarkReadCSVGzip(b *testing.B) {
 	for _, sh := range shapes {
 		b.Run(sh.name, func(b *testing.B) {
-			benchRead(b, gz(b, genCSV(b, sh.cols(), benchRows)), readCSVBytes)
+			benchRead(b, billtest.Gzip(b, genCSV(b, sh.cols(), benchRows)), readCSVBytes)
 		})
 	}
 }

@@ -1,8 +1,11 @@
 package awscur
 
 import (
+	"errors"
 	"slices"
 	"strings"
+
+	"github.com/gpucost/gpucost/billing/internal/readerr"
 )
 
 // field names one CUR column the reader maps onto a CostLine.
@@ -361,9 +364,8 @@ func newPlan(names []string) (*plan, error) {
 func Detect(columns []string) (dialect string, ok bool) {
 	p, err := newPlan(columns)
 	if err != nil {
-		var me *missingError
-		if asMissing(err, &me) {
-			return me.dialect, true
+		if me, ok := errors.AsType[*readerr.Missing](err); ok {
+			return me.Dialect, true
 		}
 		return "", false
 	}

@@ -12,6 +12,8 @@ import (
 	"unsafe"
 
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
+	"github.com/gpucost/gpucost/billing/internal/intern"
+	"github.com/gpucost/gpucost/billing/internal/jsontext"
 
 	"github.com/gpucost/gpucost"
 )
@@ -94,32 +96,9 @@ func (rd *reader) scanError(sc *csvscan.Scanner) error {
 // dimsGenBytes bounds one generation of the dimension cache of CSV rows (keys and entries).
 const dimsGenBytes = 8 << 20
 
-// dimsCache keeps recent dimensions in two generations: when the current one is full it becomes
-// the old one, and an old entry used again moves back to the current one. Unlike emptying a full
-// cache, this keeps hitting when rows cycle through somewhat more resources than one generation
-// holds, and it bounds memory to two generations.
-type dimsCache struct {
-	cur, old map[string]*dims
-	bytes    int
-}
-
-func (dc *dimsCache) get(key []byte) (*dims, bool) {
-	if d, ok := dc.cur[string(key)]; ok {
-		return d, true
-	}
-	d, ok := dc.old[string(key)]
-	if ok {
-		dc.put(key, d)
-	}
-	return d, ok
-}
-
-func (dc *dimsCache) put(key []byte, d *dims) {
-	if dc.bytes > dimsGenBytes || dc.cur == nil {
-		dc.old, dc.cur, dc.bytes = dc.cur, make(map[string]*dims, len(dc.cur)), 0
-	}
-	dc.cur[string(key)] = d
-	dc.bytes += len(key) + int(unsafe.Sizeof(dims{})) + 64
+// newDimsCache returns the cache of the dimensions of CSV rows, keyed by their dimension cells.
+func newDimsCache() intern.Generations[*dims] {
+	return intern.Generations[*dims]{MaxBytes: dimsGenBytes, EntryBytes: int(unsafe.Sizeof(dims{})) + 64}
 }
 
 // dims are the values of a row that repeat across the hours of a resource: its strings, product
@@ -142,11 +121,11 @@ type csvRow struct {
 	tagKey  []byte
 	last    *dims
 	lastKey []byte
-	dims    dimsCache
+	dims    intern.Generations[*dims]
 }
 
 func newCSVRow(rd *reader, sc *csvscan.Scanner) *csvRow {
-	c := &csvRow{rd: rd, sc: sc}
+	c := &csvRow{rd: rd, sc: sc, dims: newDimsCache()}
 	p := rd.plan
 	for f := field(0); f < numFields; f++ {
 		if k := f.kind(); (k == kString || k == kMap) && p.index[f] >= 0 {
@@ -236,13 +215,13 @@ func (c *csvRow) dimensions() error {
 		r.str, r.tags = c.last.str, c.last.tags
 		return nil
 	}
-	d, ok := c.dims.get(key)
+	d, ok := c.dims.Get(key)
 	if !ok {
 		d = &dims{}
 		if err := c.parseDims(d); err != nil {
 			return err
 		}
-		c.dims.put(key, d)
+		c.dims.Put(key, d)
 	}
 	c.last, c.lastKey = d, append(c.lastKey[:0], key...)
 	r.str, r.tags = d.str, d.tags
@@ -296,7 +275,7 @@ func (c *csvRow) product(d *dims) error {
 	b := c.cell(i)
 	pr, ok := rd.mc.products[string(b)]
 	if !ok {
-		err := jsonMap(b, &c.scratch, func(k, v []byte) {
+		err := jsontext.Members(b, 0, &c.scratch, func(k, v []byte) {
 			switch string(k) {
 			case "product_name":
 				pr.name = rd.in.bytes(v)
@@ -364,7 +343,7 @@ func (c *csvRow) buildTags() (gpucost.Labels, error) {
 			continue
 		}
 		b := c.cell(i)
-		err := jsonMap(b, &c.scratch, func(k, v []byte) {
+		err := jsontext.Members(b, 0, &c.scratch, func(k, v []byte) {
 			key := string(k)
 			if f == mCostCategory {
 				key = costCategoryKey(key)

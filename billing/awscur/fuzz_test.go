@@ -7,34 +7,24 @@ import (
 	"testing"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/billtest"
 )
 
 // checkRead reads input with read and checks what holds for any input: no panic; an error is
 // gpucost.EInvalid; the Stats agree with the lines emitted.
 func checkRead(t *testing.T, read func(emit func(*gpucost.CostLine) error) (Stats, error)) {
 	t.Helper()
-	billed, effective, rows := map[string]int64{}, map[string]int64{}, int64(0)
-	st, err := read(func(c *gpucost.CostLine) error {
-		cur := c.BilledCost.Currency
-		if cur == "" || c.EffectiveCost.Currency != cur || c.ListCost.Currency != cur {
-			t.Fatalf("line %d has currencies %q/%q/%q", c.Line, cur, c.EffectiveCost.Currency, c.ListCost.Currency)
-		}
-		billed[cur] += c.BilledCost.Nanos
-		effective[cur] += c.EffectiveCost.Nanos
-		rows++
-		return nil
-	})
-	if err != nil {
-		if code := gpucost.ErrorCode(err); code != gpucost.EInvalid {
-			t.Fatalf("error code %q for %v; bad input must be EInvalid", code, err)
-		}
-	}
-	if st.Rows != rows {
-		t.Fatalf("Stats.Rows = %d, emitted %d", st.Rows, rows)
+	var st Stats
+	got := billtest.CheckRead(t, func(emit func(*gpucost.CostLine) error) (err error) {
+		st, err = read(emit)
+		return err
+	}, nil)
+	if st.Rows != got.Rows {
+		t.Fatalf("Stats.Rows = %d, emitted %d", st.Rows, got.Rows)
 	}
 	for cur, tot := range st.Totals {
-		if tot.Billed.Nanos != billed[cur] || tot.Effective.Nanos != effective[cur] {
-			t.Fatalf("Totals[%s] = %+v, emitted billed %d effective %d", cur, tot, billed[cur], effective[cur])
+		if tot.Billed.Nanos != got.Billed[cur] || tot.Effective.Nanos != got.Effective[cur] {
+			t.Fatalf("Totals[%s] = %+v, emitted billed %d effective %d", cur, tot, got.Billed[cur], got.Effective[cur])
 		}
 	}
 }
@@ -45,11 +35,7 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(b)
-		f.Add(gz(f, b))
-		if i := bytes.IndexByte(b, '\n'); i > 0 && len(b) > 2*i {
-			f.Add(b[:2*i]) // header and part of a row
-		}
+		billtest.AddSeeds(f, b)
 	}
 	f.Add([]byte("line_item_line_item_type,line_item_usage_start_date,line_item_usage_end_date,line_item_unblended_cost,line_item_currency_code,resource_tags\n" +
 		`Usage,2025-06-01T00:00:00Z,2025-06-01T01:00:00Z,1e3,USD,"{""a"":""b""}"` + "\n"))

@@ -3,26 +3,25 @@ package awscur
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gpucost/gpucost/billing/internal/billtest"
 )
 
 // curGen writes a synthetic CUR 2.0 CSV of GPU-heavy usage for benchmarks: realistic cells in the
 // columns of a real export, across resources, hours, accounts, teams and line item types. It is an
 // io.Reader, so a file of any size streams without being held in memory.
 type curGen struct {
+	*billtest.Stream
 	cols      []string
 	index     map[string]int
-	rows, row int
 	resources int
-	buf       []byte
-	off       int
+	buf       []byte // the row being written
 	cells     [][]byte
 	products  map[string][]byte
-	header    bool
 }
 
 // columnsFull is every CUR 2.0 column, in the (alphabetical) order of an export.
@@ -52,8 +51,9 @@ func columnsLean() []string {
 }
 
 func newCURGen(cols []string, rows, resources int) *curGen {
-	g := &curGen{cols: cols, index: map[string]int{}, rows: rows, resources: resources,
-		cells: make([][]byte, len(cols)), products: map[string][]byte{}, header: true}
+	g := &curGen{cols: cols, index: map[string]int{}, resources: resources,
+		cells: make([][]byte, len(cols)), products: map[string][]byte{}}
+	g.Stream = billtest.NewStream(strings.Join(cols, ",")+"\n", rows, 256, g.appendRow)
 	for i, c := range cols {
 		g.index[c] = i
 	}
@@ -70,28 +70,11 @@ var genTypes = []struct {
 	{"p4de.24xlarge", "40.9657", "8"}, {"g6e.12xlarge", "10.4926", "4"},
 }
 
-var genTeams = []string{"ml-research", "inference", "vision", "speech", "ranking", "platform", "data", "safety"}
-
-func (g *curGen) Read(p []byte) (int, error) {
-	for g.off >= len(g.buf) {
-		if !g.header && g.row >= g.rows {
-			return 0, io.EOF
-		}
-		g.buf, g.off = g.buf[:0], 0
-		if g.header {
-			g.buf = append(g.buf, strings.Join(g.cols, ",")...)
-			g.buf = append(g.buf, '\n')
-			g.header = false
-			continue
-		}
-		for n := 0; n < 256 && g.row < g.rows; n++ {
-			g.writeRow(g.row)
-			g.row++
-		}
-	}
-	n := copy(p, g.buf[g.off:])
-	g.off += n
-	return n, nil
+// appendRow appends row i to dst.
+func (g *curGen) appendRow(dst []byte, i int) []byte {
+	g.buf = dst
+	g.writeRow(i)
+	return g.buf
 }
 
 func (g *curGen) set(col string, v []byte) {
@@ -112,7 +95,7 @@ func (g *curGen) writeRow(i int) {
 	it := genTypes[r%len(genTypes)]
 	start := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(hour) * time.Hour)
 	acct := strconv.Itoa(100000000000 + r%20*1111)
-	team := genTeams[r%len(genTeams)]
+	team := billtest.Teams[r%len(billtest.Teams)]
 	g.setS("bill_bill_type", "Anniversary")
 	g.setS("bill_billing_period_start_date", "2025-06-01T00:00:00Z")
 	g.setS("bill_billing_period_end_date", "2025-07-01T00:00:00Z")

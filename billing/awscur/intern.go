@@ -4,23 +4,21 @@ import (
 	"unsafe"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/intern"
 )
 
-// Cache bounds. A cache that reaches its bound is emptied and refilled, so memory stays flat
-// however many distinct values a file holds.
-const (
-	internLimit = 1 << 16 // distinct strings (~8 MB at most)
-	mapLimit    = 1 << 14 // distinct tag sets, product attribute sets, extras
-)
+// mapLimit bounds the map caches: one that reaches it is emptied and refilled, so memory stays
+// flat however many distinct tag sets, product attribute sets and extras a file holds.
+const mapLimit = intern.MapLimit
 
 // interner hands out one string per distinct byte sequence, so the lines of a file share their
 // strings instead of allocating them per row.
 type interner struct {
-	m    map[string]string
+	strs intern.Strings
 	last [numStrings]string // the previous row's value of each field
 }
 
-func newInterner() *interner { return &interner{m: make(map[string]string, 1024)} }
+func newInterner() *interner { return &interner{} }
 
 // field returns the string of a cell of field f.
 func (in *interner) field(f field, b []byte) string {
@@ -35,17 +33,7 @@ func (in *interner) field(f field, b []byte) string {
 	return s
 }
 
-func (in *interner) bytes(b []byte) string {
-	if s, ok := in.m[string(b)]; ok {
-		return s
-	}
-	if len(in.m) >= internLimit {
-		clear(in.m)
-	}
-	s := string(b)
-	in.m[s] = s
-	return s
-}
+func (in *interner) bytes(b []byte) string { return in.strs.Get(b) }
 
 // product is what the reader takes from a product attribute map.
 type product struct {

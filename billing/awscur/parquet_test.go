@@ -20,6 +20,7 @@ import (
 	"github.com/parquet-go/parquet-go/deprecated"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/billtest"
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
 )
 
@@ -238,7 +239,7 @@ func fixtureParquet(t testing.TB, csvPath string, kindOf func(string) pqKind, gr
 func readParquetBytes(b []byte) ([]string, Stats, error) {
 	var out []string
 	st, err := ReadParquet(bytes.NewReader(b), int64(len(b)), "cur.parquet", func(c *gpucost.CostLine) error {
-		out = append(out, stripLine(render(c)))
+		out = append(out, stripLine(billtest.Line(c)))
 		return nil
 	})
 	return out, st, err
@@ -265,7 +266,7 @@ func TestParquetMatchesCSV(t *testing.T) {
 					t.Fatalf("ReadParquet = %d lines, want %d", len(got), len(lines))
 				}
 				for i := range lines {
-					if w := stripLine(render(&lines[i])); got[i] != w {
+					if w := stripLine(billtest.Line(&lines[i])); got[i] != w {
 						t.Errorf("row %d:\n got %s\nwant %s", i+1, got[i], w)
 					}
 				}
@@ -321,7 +322,7 @@ func TestParquetTypes(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range lines {
-				if w := stripLine(render(&lines[i])); got[i] != w {
+				if w := stripLine(billtest.Line(&lines[i])); got[i] != w {
 					t.Errorf("row %d:\n got %s\nwant %s", i+1, got[i], w)
 				}
 			}
@@ -399,7 +400,7 @@ func TestReadFileChooses(t *testing.T) {
 	plain := sampleCSV(t)
 	files := map[string][]byte{
 		"a.data":  fixtureParquet(t, "testdata/cur2_sample.csv", curTypes, 1000),
-		"b.data":  gz(t, plain),
+		"b.data":  billtest.Gzip(t, plain),
 		"c.data":  plain,
 		"d.empty": nil,
 	}
@@ -468,7 +469,7 @@ func TestParquetMatchesCSVGenerated(t *testing.T) {
 		}
 		var want []string
 		wantSt, err := Read(bytes.NewReader(csvData), "gen.csv", func(c *gpucost.CostLine) error {
-			want = append(want, stripLine(render(c)))
+			want = append(want, stripLine(billtest.Line(c)))
 			return nil
 		})
 		if err != nil {

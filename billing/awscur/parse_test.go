@@ -1,15 +1,12 @@
 package awscur
 
 import (
-	"encoding/json"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gpucost/gpucost"
 )
@@ -168,117 +165,6 @@ func FuzzParseTime(f *testing.F) {
 	})
 }
 
-// jsonEntries collects jsonMap's entries, the last of a repeated key winning as in encoding/json.
-func jsonEntries(b []byte) (map[string]string, error) {
-	m, _, err := jsonEntriesDup(b)
-	return m, err
-}
-
-// jsonEntriesDup is jsonEntries that also reports whether a key repeats (keys with null values
-// are not seen, so this is judged on the keys kept).
-func jsonEntriesDup(b []byte) (map[string]string, bool, error) {
-	m := map[string]string{}
-	dup := false
-	var scratch []byte
-	err := jsonMap(b, &scratch, func(k, v []byte) {
-		_, seen := m[string(k)]
-		dup = dup || seen
-		m[string(k)] = string(v)
-	})
-	return m, dup, err
-}
-
-func TestJSONMap(t *testing.T) {
-	tests := []struct {
-		in   string
-		want map[string]string // nil for an error
-	}{
-		{``, map[string]string{}},
-		{`{}`, map[string]string{}},
-		{` { "a" : "b" , "c":"d" } `, map[string]string{"a": "b", "c": "d"}},
-		{`{"user_team":"ml","n":3,"t":true,"x":null}`, map[string]string{"user_team": "ml", "n": "3", "t": "true"}},
-		{`{"a":"\"q\" \\ \/ \n \u00e9 \ud83d\ude80"}`, map[string]string{"a": "\"q\" \\ / \n é 🚀"}},
-		{`{"a":"b"`, nil},
-		{`{"a":{"b":"c"}}`, nil},
-		{`{"a":["b"]}`, nil},
-		{`{"a":b}`, nil},
-		{`{"a":"b"} x`, nil},
-		{`{a:"b"}`, nil},
-		{`{"a":"b",}`, nil},
-		{`{"a":"\x"}`, nil},
-		{`{"a":01}`, nil},
-		{"[1]", nil},
-	}
-	for _, tt := range tests {
-		got, err := jsonEntries([]byte(tt.in))
-		if tt.want == nil {
-			if err == nil {
-				t.Errorf("jsonMap(%s) = %v, want an error", tt.in, got)
-			}
-			continue
-		}
-		if err != nil || len(got) != len(tt.want) {
-			t.Errorf("jsonMap(%s) = %v, %v; want %v", tt.in, got, err, tt.want)
-			continue
-		}
-		for k, v := range tt.want {
-			if got[k] != v {
-				t.Errorf("jsonMap(%s)[%q] = %q, want %q", tt.in, k, got[k], v)
-			}
-		}
-	}
-}
-
-// FuzzJSONMap checks jsonMap against encoding/json on flat objects.
-func FuzzJSONMap(f *testing.F) {
-	for _, s := range []string{`{"user_team":"ml-research","user_project":"llm"}`, `{"a":"\u00e9\"","b":1.5e3,"c":null}`, `{}`,
-		`{"":0,"":null}`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, _, err := jsonEntriesDup([]byte(s))
-		var ref map[string]any
-		refErr := json.Unmarshal([]byte(s), &ref)
-		if err == nil && len(got) > 0 && refErr != nil {
-			t.Fatalf("jsonMap(%q) = %v, encoding/json refuses it: %v", s, got, refErr)
-		}
-		if refErr != nil || ref == nil || !utf8.ValidString(s) {
-			return
-		}
-		flat := true
-		for _, v := range ref {
-			switch v.(type) {
-			case map[string]any, []any:
-				flat = false
-			}
-		}
-		if !flat {
-			if err == nil {
-				t.Fatalf("jsonMap(%q) accepted a nested object", s)
-			}
-			return
-		}
-		if err != nil {
-			t.Fatalf("jsonMap(%q) = %v; encoding/json reads it", s, err)
-		}
-		if jsonKeyCount(s) != len(ref) {
-			return // a key repeats: encoding/json keeps the last, a null included
-		}
-		for k, v := range ref {
-			switch v := v.(type) {
-			case string:
-				if got[k] != v {
-					t.Fatalf("jsonMap(%q)[%q] = %q, encoding/json %q", s, k, got[k], v)
-				}
-			case nil:
-				if _, ok := got[k]; ok {
-					t.Fatalf("jsonMap(%q) kept null %q", s, k)
-				}
-			}
-		}
-	})
-}
-
 func TestSnakeAndClassify(t *testing.T) {
 	tests := []struct {
 		in   string
@@ -308,24 +194,4 @@ func TestSnakeAndClassify(t *testing.T) {
 			t.Errorf("classify(%q) = role %d %q, want role %d %q", tt.in, c.role, got, tt.role, tt.want)
 		}
 	}
-}
-
-// jsonKeyCount counts the keys of a JSON object, repeats included.
-func jsonKeyCount(s string) int {
-	d := json.NewDecoder(strings.NewReader(s))
-	if _, err := d.Token(); err != nil {
-		return -1
-	}
-	n := 0
-	for d.More() {
-		if _, err := d.Token(); err != nil {
-			return -1
-		}
-		var v json.RawMessage
-		if err := d.Decode(&v); err != nil {
-			return -1
-		}
-		n++
-	}
-	return n
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/totals"
 )
 
 // Stats describes what a reader read: the rows emitted and, per currency, the exact sums that
@@ -40,71 +41,38 @@ type sums struct {
 
 // tally accumulates Stats while a file is read.
 type tally struct {
-	byCur   map[string]*sums
-	lastCur string
-	last    *sums
-	types   map[string]*int64
-	rows    int64
-
-	lastType  string
-	lastCount *int64
+	byCur totals.Currencies[sums]
+	types totals.Counts
+	rows  int64
 }
 
-func newTally() *tally { return &tally{byCur: map[string]*sums{}, types: map[string]*int64{}} }
+func newTally() *tally { return &tally{} }
 
 // add counts one line. It fails when a sum leaves the range of Money.
 func (t *tally) add(c *gpucost.CostLine, r *rec) error {
 	cur := c.BilledCost.Currency
-	if t.last == nil || cur != t.lastCur {
-		s, ok := t.byCur[cur]
-		if !ok {
-			s = &sums{}
-			t.byCur[cur] = s
-		}
-		t.last, t.lastCur = s, cur
-	}
-	s := t.last
+	s := t.byCur.Of(cur)
 	ok := true
-	s.billed, ok = addChecked(s.billed, c.BilledCost.Nanos, ok)
-	s.effective, ok = addChecked(s.effective, c.EffectiveCost.Nanos, ok)
-	s.list, ok = addChecked(s.list, c.ListCost.Nanos, ok)
-	s.unblended, ok = addChecked(s.unblended, r.nanos(aUnblended), ok)
+	s.billed, ok = totals.Add(s.billed, c.BilledCost.Nanos, ok)
+	s.effective, ok = totals.Add(s.effective, c.EffectiveCost.Nanos, ok)
+	s.list, ok = totals.Add(s.list, c.ListCost.Nanos, ok)
+	s.unblended, ok = totals.Add(s.unblended, r.nanos(aUnblended), ok)
 	if !ok {
-		return gpucost.Errorf(gpucost.EInvalid, "the %s totals exceed %s; split the file", cur, gpucost.Money{Nanos: 1<<63 - 1, Currency: cur})
+		return totals.Overflow(cur)
 	}
 	s.rows++
-	if typ := r.str[fLineItemType]; typ != t.lastType || t.lastCount == nil {
-		n, ok := t.types[typ]
-		if !ok {
-			n = new(int64)
-			t.types[typ] = n
-		}
-		t.lastType, t.lastCount = typ, n
-	}
-	*t.lastCount++
+	t.types.Add(r.str[fLineItemType])
 	t.rows++
 	return nil
 }
 
-// addChecked returns a+b and ok, or false when the sum overflows.
-func addChecked(a, b int64, ok bool) (int64, bool) {
-	s := a + b
-	if (s > a) != (b > 0) {
-		return s, false
-	}
-	return s, ok
-}
-
 // stats returns the Stats so far.
 func (t *tally) stats(p *plan, format string) Stats {
-	st := Stats{Format: format, Rows: t.rows, Totals: map[string]Totals{}, LineItemTypes: map[string]int64{}}
-	for typ, n := range t.types {
-		st.LineItemTypes[typ] = *n
-	}
+	st := Stats{Format: format, Rows: t.rows, Totals: map[string]Totals{}, LineItemTypes: totals.Map[int64](&t.types)}
 	if p != nil {
 		st.Dialect, st.UnknownColumns = p.dialect, p.sortedUnknown()
 	}
-	for cur, s := range t.byCur {
+	for cur, s := range t.byCur.All() {
 		m := func(n int64) gpucost.Money { return gpucost.Money{Nanos: n, Currency: cur} }
 		st.Totals[cur] = Totals{Billed: m(s.billed), Effective: m(s.effective), List: m(s.list),
 			Unblended: m(s.unblended), Rows: s.rows}

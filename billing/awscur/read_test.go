@@ -1,11 +1,9 @@
 package awscur
 
 import (
-	"encoding/csv"
 	"flag"
 	"fmt"
 	"math/big"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/billtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -25,61 +24,7 @@ var fixtures = []string{"cur2_sample.csv", "legacy_cur.csv", "cur2_net_eur.csv"}
 // readAll reads a file and returns copies of its lines.
 func readAll(t testing.TB, path string) ([]gpucost.CostLine, Stats) {
 	t.Helper()
-	var lines []gpucost.CostLine
-	st, err := ReadFile(path, func(c *gpucost.CostLine) error {
-		lines = append(lines, *c)
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("ReadFile(%s) = %v", path, err)
-	}
-	return lines, st
-}
-
-// render writes a line as one stable text line for golden files.
-func render(c *gpucost.CostLine) string {
-	var b strings.Builder
-	kv := func(k string, v any) {
-		if s := fmt.Sprint(v); s != "" && s != "0" {
-			fmt.Fprintf(&b, " %s=%q", k, s)
-		}
-	}
-	ts := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-	fmt.Fprintf(&b, "line=%d", c.Line)
-	kv("provider", c.Provider)
-	kv("billing", c.BillingAccountID)
-	kv("sub", c.SubAccountID)
-	kv("period", ts(c.BillingPeriodStart))
-	kv("start", ts(c.ChargePeriodStart))
-	kv("end", ts(c.ChargePeriodEnd))
-	kv("category", c.ChargeCategory)
-	kv("class", c.ChargeClass)
-	kv("frequency", c.ChargeFrequency)
-	kv("pricing", c.PricingCategory)
-	kv("billed", c.BilledCost.Currency+" "+c.BilledCost.Decimal())
-	kv("effective", c.EffectiveCost.Decimal())
-	kv("list", c.ListCost.Decimal())
-	kv("contracted", c.ContractedCost.Decimal())
-	kv("commitment", c.CommitmentDiscountID)
-	kv("commitment_status", c.CommitmentDiscountStatus)
-	kv("commitment_type", c.CommitmentDiscountType)
-	kv("commitment_category", c.CommitmentDiscountCategory)
-	kv("resource", c.ResourceID)
-	kv("resource_type", c.ResourceType)
-	kv("instance_type", c.InstanceType)
-	kv("service", c.ServiceName)
-	kv("region", c.RegionID)
-	kv("zone", c.AvailabilityZone)
-	kv("sku", c.SkuID)
-	kv("sku_price", c.SkuPriceID)
-	kv("description", c.ChargeDescription)
-	kv("consumed", c.ConsumedQuantity)
-	kv("consumed_unit", c.ConsumedUnit)
-	kv("pricing_quantity", c.PricingQuantity)
-	kv("pricing_unit", c.PricingUnit)
-	kv("tags", c.Tags.String())
-	kv("extra", gpucost.Labels(c.Extra).String())
-	return b.String()
+	return billtest.Collect(t, path, func(emit func(*gpucost.CostLine) error) (Stats, error) { return ReadFile(path, emit) })
 }
 
 func TestReadGolden(t *testing.T) {
@@ -88,7 +33,7 @@ func TestReadGolden(t *testing.T) {
 			lines, st := readAll(t, filepath.Join("testdata", name))
 			var b strings.Builder
 			for i := range lines {
-				b.WriteString(render(&lines[i]) + "\n")
+				b.WriteString(billtest.Line(&lines[i]) + "\n")
 			}
 			fmt.Fprintf(&b, "# dialect=%s format=%s rows=%d unknown=%v\n", st.Dialect, st.Format, st.Rows, st.UnknownColumns)
 			for _, cur := range st.Currencies() {
@@ -96,62 +41,9 @@ func TestReadGolden(t *testing.T) {
 				fmt.Fprintf(&b, "# %s billed=%s effective=%s list=%s unblended=%s rows=%d\n", cur,
 					tot.Billed.Decimal(), tot.Effective.Decimal(), tot.List.Decimal(), tot.Unblended.Decimal(), tot.Rows)
 			}
-			golden := filepath.Join("testdata", strings.TrimSuffix(name, ".csv")+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./billing/awscur -run TestReadGolden -update)", err)
-			}
-			if got := b.String(); got != string(want) {
-				t.Errorf("Read(%s) differs from %s:\n%s", name, golden, diffLines(got, string(want)))
-			}
+			billtest.Golden(t, filepath.Join("testdata", strings.TrimSuffix(name, ".csv")+".golden"), b.String(), *update)
 		})
 	}
-}
-
-// diffLines shows the first differing line of two texts.
-func diffLines(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := range max(len(g), len(w)) {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return fmt.Sprintf("line %d:\n got: %s\nwant: %s", i+1, gl, wl)
-		}
-	}
-	return ""
-}
-
-// rawRows reads a CSV fixture with encoding/csv as maps from column name to cell.
-func rawRows(t testing.TB, path string) []map[string]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows []map[string]string
-	for _, rec := range recs[1:] {
-		m := map[string]string{}
-		for i, h := range recs[0] {
-			m[canonicalName(h)] = rec[i]
-		}
-		rows = append(rows, m)
-	}
-	return rows
 }
 
 // canonicalName writes the legacy names of the fixtures as CUR 2.0 names, by hand.
@@ -167,38 +59,25 @@ func canonicalName(h string) string {
 	return h
 }
 
-// rat parses a decimal cell exactly; an empty cell is zero.
-func rat(t testing.TB, s string) *big.Rat {
-	t.Helper()
-	if s == "" {
-		return new(big.Rat)
-	}
-	r, ok := new(big.Rat).SetString(s)
-	if !ok {
-		t.Fatalf("fixture value %q is not a decimal", s)
-	}
-	return r
-}
-
 // expectedCosts applies the FOCUS rules to a raw row independently of the reader: BilledCost is
 // net unblended where given, else unblended; EffectiveCost per the FinOps Foundation converter.
 func expectedCosts(t testing.TB, row map[string]string) (billed, effective, list *big.Rat) {
 	net := row["line_item_net_unblended_cost"] != ""
-	billed = rat(t, row["line_item_unblended_cost"])
+	billed = billtest.Rat(t, row["line_item_unblended_cost"])
 	if net {
-		billed = rat(t, row["line_item_net_unblended_cost"])
+		billed = billtest.Rat(t, row["line_item_net_unblended_cost"])
 	}
 	either := func(gross, netCol string) *big.Rat {
 		if net && row[netCol] != "" {
-			return rat(t, row[netCol])
+			return billtest.Rat(t, row[netCol])
 		}
-		return rat(t, row[gross])
+		return billtest.Rat(t, row[gross])
 	}
 	switch row["line_item_line_item_type"] {
 	case "SavingsPlanCoveredUsage":
 		effective = either("savings_plan_savings_plan_effective_cost", "savings_plan_net_savings_plan_effective_cost")
 	case "SavingsPlanRecurringFee":
-		effective = new(big.Rat).Sub(rat(t, row["savings_plan_total_commitment_to_date"]), rat(t, row["savings_plan_used_commitment"]))
+		effective = new(big.Rat).Sub(billtest.Rat(t, row["savings_plan_total_commitment_to_date"]), billtest.Rat(t, row["savings_plan_used_commitment"]))
 	case "SavingsPlanNegation", "SavingsPlanUpfrontFee":
 		effective = new(big.Rat)
 	case "DiscountedUsage":
@@ -215,22 +94,7 @@ func expectedCosts(t testing.TB, row map[string]string) (billed, effective, list
 	default:
 		effective = billed
 	}
-	return billed, effective, rat(t, row["pricing_public_on_demand_cost"])
-}
-
-// nanosOf rounds an exact amount to nano-units, half to even, as Money does.
-func nanosOf(r *big.Rat) int64 {
-	x := new(big.Rat).Mul(r, big.NewRat(1_000_000_000, 1))
-	q, m := new(big.Int).QuoRem(x.Num(), x.Denom(), new(big.Int))
-	twice := new(big.Int).Mul(new(big.Int).Abs(m), big.NewInt(2))
-	if c := twice.Cmp(x.Denom()); c > 0 || c == 0 && q.Bit(0) == 1 {
-		if x.Sign() < 0 {
-			q.Sub(q, big.NewInt(1))
-		} else {
-			q.Add(q, big.NewInt(1))
-		}
-	}
-	return q.Int64()
+	return billed, effective, billtest.Rat(t, row["pricing_public_on_demand_cost"])
 }
 
 // TestReadExactSums checks every line's amounts and the per-currency totals against sums computed
@@ -240,7 +104,7 @@ func TestReadExactSums(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join("testdata", name)
 			lines, st := readAll(t, path)
-			rows := rawRows(t, path)
+			rows := billtest.RawRows(t, path, canonicalName)
 			if len(lines) != len(rows) || st.Rows != int64(len(rows)) {
 				t.Fatalf("read %d lines (Stats.Rows %d), want %d", len(lines), st.Rows, len(rows))
 			}
@@ -251,7 +115,7 @@ func TestReadExactSums(t *testing.T) {
 				c := &lines[i]
 				cur := row["line_item_currency_code"]
 				check := func(what string, got gpucost.Money, r *big.Rat) {
-					if got.Nanos != nanosOf(r) || got.Currency != cur {
+					if got.Nanos != billtest.Nanos(r) || got.Currency != cur {
 						t.Errorf("line %d %s = %v (%d nanos), want %s %s", c.Line, what, got, got.Nanos, cur, r.FloatString(10))
 					}
 				}
@@ -263,10 +127,10 @@ func TestReadExactSums(t *testing.T) {
 					w = &tot{}
 					want[cur] = w
 				}
-				w.billed += nanosOf(billed)
-				w.effective += nanosOf(effective)
-				w.list += nanosOf(list)
-				w.unblended += nanosOf(rat(t, row["line_item_unblended_cost"]))
+				w.billed += billtest.Nanos(billed)
+				w.effective += billtest.Nanos(effective)
+				w.list += billtest.Nanos(list)
+				w.unblended += billtest.Nanos(billtest.Rat(t, row["line_item_unblended_cost"]))
 				w.rows++
 			}
 			if len(st.Totals) != len(want) {
@@ -407,16 +271,10 @@ func TestReadLegacy(t *testing.T) {
 
 // TestLineReused documents that emit gets the same *CostLine each time.
 func TestLineReused(t *testing.T) {
-	var ptrs []*gpucost.CostLine
-	if _, err := ReadFile("testdata/cur2_sample.csv", func(c *gpucost.CostLine) error {
-		ptrs = append(ptrs, c)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if len(ptrs) < 2 || ptrs[0] != ptrs[1] {
-		t.Errorf("emit got distinct pointers; the documented contract is one reused line")
-	}
+	billtest.LineReused(t, func(emit func(*gpucost.CostLine) error) error {
+		_, err := ReadFile("testdata/cur2_sample.csv", emit)
+		return err
+	})
 }
 
 func TestDetect(t *testing.T) {

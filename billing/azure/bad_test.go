@@ -2,35 +2,19 @@ package azure
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/billtest"
 )
-
-func gz(t testing.TB, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	if _, err := zw.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
 
 // readBytes reads b with opt and returns the rendered lines.
 func readBytes(opt Options, b []byte, name string) ([]string, Stats, error) {
-	var out []string
-	st, err := opt.Read(bytes.NewReader(b), name, func(c *gpucost.CostLine) error {
-		out = append(out, render(c))
-		return nil
+	return billtest.Lines(func(emit func(*gpucost.CostLine) error) (Stats, error) {
+		return opt.Read(bytes.NewReader(b), name, emit)
 	})
-	return out, st, err
 }
 
 // sample returns the header and the first row of the EA actual fixture.
@@ -46,7 +30,7 @@ func TestReadGzip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, st, err := readBytes(Options{}, gz(t, plain), "mca.csv.gz")
+	got, st, err := readBytes(Options{}, billtest.Gzip(t, plain), "mca.csv.gz")
 	if err != nil || st.Format != "csv.gz" || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("Read(gzip) = %d lines, %+v, %v; want the %d lines of the plain file", len(got), st, err, len(want))
 	}
@@ -71,7 +55,7 @@ func TestReadBadInput(t *testing.T) {
 		}
 		return []byte(strings.Join(keep, ",") + "\n")
 	}
-	truncated := gz(t, mustRead(t, "testdata/ea_actual.csv"))
+	truncated := billtest.Gzip(t, mustRead(t, "testdata/ea_actual.csv"))
 	truncated = truncated[:len(truncated)/2]
 	tests := []struct {
 		name  string
@@ -106,14 +90,7 @@ func TestReadBadInput(t *testing.T) {
 			if err == nil {
 				t.Fatalf("Read = %d lines, nil error; want an error", len(lines))
 			}
-			if gpucost.ErrorCode(err) != gpucost.EInvalid {
-				t.Errorf("Read error code = %q, want %q (%v)", gpucost.ErrorCode(err), gpucost.EInvalid, err)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("Read error = %q, want it to mention %q", err, w)
-				}
-			}
+			billtest.Invalid(t, err, tt.want...)
 		})
 	}
 }

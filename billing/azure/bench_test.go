@@ -5,12 +5,11 @@ import (
 	"encoding/csv"
 	"io"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/internal/billbench"
+	"github.com/gpucost/gpucost/billing/internal/billtest"
 )
 
 // Benchmarks carry the target for CSV bills, ≥ 1 M rows/s on one core
@@ -40,37 +39,12 @@ func benchData(b *testing.B, mca bool) []byte {
 	return benchFiles.ea
 }
 
-// benchRead reads data b.N times and reports rows per second, CPU time per row and allocations
-// per row.
+// benchRead reads data b.N times and reports rows per second (billbench.Read).
 func benchRead(b *testing.B, data []byte, read func(data []byte, emit func(*gpucost.CostLine) error) (Stats, error)) {
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	var rows int
-	var sink float64
-	emit := func(c *gpucost.CostLine) error { sink += c.ConsumedQuantity; return nil }
-	cpu0 := cpuTime()
-	for b.Loop() {
+	billbench.Read(b, data, func(data []byte, emit func(*gpucost.CostLine) error) (int64, error) {
 		st, err := read(data, emit)
-		if err != nil {
-			b.Fatal(err)
-		}
-		rows += st.Rows
-	}
-	// CPU time of the process besides wall time: on a shared machine it is the steadier figure.
-	cpu := cpuTime() - cpu0
-	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
-	b.ReportMetric(float64(rows)/cpu.Seconds(), "rows/cpu-s")
-	b.ReportMetric(float64(cpu.Nanoseconds())/float64(rows), "cpu-ns/row")
-	_ = sink
-}
-
-// cpuTime returns the user and system CPU time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		return int64(st.Rows), err
+	})
 }
 
 func readCSVBytes(data []byte, emit func(*gpucost.CostLine) error) (Stats, error) {
@@ -87,7 +61,7 @@ func BenchmarkRead(b *testing.B) {
 }
 
 func BenchmarkReadGzip(b *testing.B) {
-	data := gz(b, benchData(b, false))
+	data := billtest.Gzip(b, benchData(b, false))
 	benchRead(b, data, readCSVBytes)
 }
 

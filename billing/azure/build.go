@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/jsontext"
 )
 
 // parseDims reads the string cells of the current record and maps them onto a CostLine, as
@@ -108,20 +109,7 @@ func firstOf(a, b string) string {
 }
 
 // intern returns one string per distinct byte sequence, so lines share their strings.
-func (rd *reader) intern(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if s, ok := rd.strs[string(b)]; ok {
-		return s
-	}
-	if len(rd.strs) >= internLimit {
-		clear(rd.strs)
-	}
-	s := string(b)
-	rd.strs[s] = s
-	return s
-}
+func (rd *reader) intern(b []byte) string { return rd.strs.Get(b) }
 
 // tagSet parses the Tags cell into Labels, keys as written, through a cache keyed by the cell;
 // nil when there are none. A key that appears twice keeps its first value.
@@ -134,7 +122,7 @@ func (rd *reader) tagSet() (gpucost.Labels, error) {
 		return l, nil
 	}
 	l := gpucost.Labels{}
-	err := jsonObject(b, false, &rd.scratch, func(k, v []byte) {
+	err := jsontext.Members(b, jsontext.Bare, &rd.scratch, func(k, v []byte) {
 		if _, dup := l[string(k)]; !dup {
 			l[rd.intern(k)] = rd.intern(v)
 		}

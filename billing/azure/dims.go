@@ -3,6 +3,8 @@ package azure
 import (
 	"strconv"
 	"strings"
+
+	"github.com/gpucost/gpucost/billing/internal/jsontext"
 )
 
 // armType returns the resource type of an Azure Resource Manager id, lower-cased:
@@ -93,7 +95,7 @@ var vmSizeKeys = []string{"ServiceType", "VMSize"}
 // API pairs with that meter). Meters that name two sizes ("D2 v3/D2s v3") name none.
 func instanceType(additionalInfo []byte, meterCategory, meterName string, scratch *[]byte) string {
 	var size string
-	_ = jsonObject(additionalInfo, true, scratch, func(k, v []byte) { // malformed: no size from it
+	_ = jsontext.Members(additionalInfo, jsontext.Bare|jsontext.SkipNested, scratch, func(k, v []byte) { // malformed: no size from it
 		for _, key := range vmSizeKeys {
 			if size == "" && strings.EqualFold(string(k), key) && isVMSize(v) {
 				size = string(v)

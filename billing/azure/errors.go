@@ -2,50 +2,32 @@ package azure
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/jsontext"
+	"github.com/gpucost/gpucost/billing/internal/readerr"
 )
 
-// missingError lists the required columns a file lacks.
-type missingError struct {
-	schema  string
-	columns []string
-}
-
-func (e *missingError) Error() string {
-	return fmt.Sprintf("%s cost details file lacks required column(s) %s", e.schema, strings.Join(e.columns, ", "))
-}
-
+// missingColumns reports the required columns a file lacks.
 func missingColumns(schema string, cols []string) error {
-	return gpucost.Errorf(gpucost.EInvalid,
-		"%w; export the cost details again with all columns (Cost Management exports, \"Cost and usage details\"), or give the billing currency if only it is missing",
-		&missingError{schema: schema, columns: cols})
+	return readerr.MissingColumns("",
+		&readerr.Missing{Dialect: schema, Lead: schema + " cost details file lacks required column(s)", Columns: cols},
+		"export the cost details again with all columns (Cost Management exports, \"Cost and usage details\"), or give the billing currency if only it is missing")
 }
 
 // notAzure reports a header that is no cost details file's.
 func notAzure(names []string) error {
-	shown := names
-	if len(shown) > 6 {
-		shown = shown[:6]
-	}
 	return gpucost.Errorf(gpucost.EInvalid,
 		"not an Azure cost details file: no cost, date and meter columns (CostInBillingCurrency, Date, MeterCategory, …) among %q; choose the right --format or file",
-		shown)
+		readerr.Shown(names))
 }
 
 // cellError describes a bad value at a place in a file.
 func cellError(where, column, value, want string, cause error) error {
-	v := value
-	if len(v) > 80 {
-		v = v[:77] + "..."
+	if errors.Is(cause, jsontext.ErrSyntax) {
+		cause = nil // the wanted shape says enough
 	}
-	msg := fmt.Sprintf("%s: column %s: %q is not %s", where, column, v, want)
-	if cause != nil && !errors.Is(cause, errJSON) {
-		msg += " (" + cause.Error() + ")"
-	}
-	return gpucost.Errorf(gpucost.EInvalid, "%s; correct the value or export the file again", msg)
+	return readerr.Cell(where, "column "+column, value, want, cause, "correct the value or export the file again")
 }
 
 // what each kind of cell must be, for messages.
@@ -59,5 +41,3 @@ var wants = [...]string{
 
 // wantTags is what a Tags cell must be.
 const wantTags = `a JSON object of tags like {"team": "ml"} or "team": "ml"`
-
-func asMissing(err error, target **missingError) bool { return errors.As(err, target) }

@@ -2,10 +2,11 @@ package azure
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gpucost/gpucost/billing/internal/billtest"
 )
 
 // costGen writes a synthetic cost details CSV of a GPU fleet for benchmarks: realistic cells in
@@ -13,15 +14,13 @@ import (
 // days, subscriptions, teams, pricing models and meters. It is an io.Reader, so a file of any
 // size streams without being held in memory.
 type costGen struct {
+	*billtest.Stream
 	cols      []string
 	index     map[string]int
-	rows, row int
 	resources int
 	mca       bool
-	buf       []byte
-	off       int
+	buf       []byte // the row being written
 	cells     []string
-	header    bool
 }
 
 // eaColumns and mcaColumns are the column sets of the two schemas, in export order.
@@ -53,8 +52,9 @@ func newCostGen(mca bool, rows, resources int) *costGen {
 	if mca {
 		cols = mcaColumns()
 	}
-	g := &costGen{cols: cols, index: map[string]int{}, rows: rows, resources: resources, mca: mca,
-		cells: make([]string, len(cols)), header: true}
+	g := &costGen{cols: cols, index: map[string]int{}, resources: resources, mca: mca,
+		cells: make([]string, len(cols))}
+	g.Stream = billtest.NewStream(strings.Join(cols, ",")+"\n", rows, 128, g.appendRow)
 	for i, c := range cols {
 		g.index[strings.ToLower(c)] = i
 	}
@@ -75,28 +75,11 @@ var genSizes = []struct {
 	{"Standard_E16ds_v5", "Edsv5 Series", "E16ds v5", "1.152", 16},
 }
 
-var genTeams = []string{"ml-research", "inference", "vision", "speech", "ranking", "platform", "data", "safety"}
-
-func (g *costGen) Read(p []byte) (int, error) {
-	for g.off >= len(g.buf) {
-		if !g.header && g.row >= g.rows {
-			return 0, io.EOF
-		}
-		g.buf, g.off = g.buf[:0], 0
-		if g.header {
-			g.buf = append(g.buf, strings.Join(g.cols, ",")...)
-			g.buf = append(g.buf, '\n')
-			g.header = false
-			continue
-		}
-		for n := 0; n < 128 && g.row < g.rows; n++ {
-			g.writeRow(g.row)
-			g.row++
-		}
-	}
-	n := copy(p, g.buf[g.off:])
-	g.off += n
-	return n, nil
+// appendRow appends row i to dst.
+func (g *costGen) appendRow(dst []byte, i int) []byte {
+	g.buf = dst
+	g.writeRow(i)
+	return g.buf
 }
 
 func (g *costGen) set(col, v string) {
@@ -112,7 +95,7 @@ func (g *costGen) writeRow(i int) {
 	day := time.Date(2024, 9, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, (i/g.resources)%30)
 	sz := genSizes[r%len(genSizes)]
 	sub := fmt.Sprintf("%08x-6a4e-4f0b-9c7d-1e2f3a4b5c%02x", 0x3f2b8c1d+r%12, r%12)
-	team := genTeams[r%len(genTeams)]
+	team := billtest.Teams[r%len(billtest.Teams)]
 	rg := "rg-" + team
 	vm := fmt.Sprintf("gpu-%s-%04d", strings.ToLower(sz.meter[:4]), r)
 	qty := strconv.Itoa(24 - r%5)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/billtest"
 )
 
 func byLine(lines []gpucost.CostLine) map[int]gpucost.CostLine {
@@ -200,22 +201,16 @@ func mustRead(t testing.TB, path string) []byte {
 
 // TestLineReused documents that emit gets the same *CostLine each time.
 func TestLineReused(t *testing.T) {
-	var ptrs []*gpucost.CostLine
-	if _, err := ReadFile("testdata/ea_actual.csv", func(c *gpucost.CostLine) error {
-		ptrs = append(ptrs, c)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if len(ptrs) < 2 || ptrs[0] != ptrs[1] {
-		t.Errorf("emit got distinct pointers; the documented contract is one reused line")
-	}
+	billtest.LineReused(t, func(emit func(*gpucost.CostLine) error) error {
+		_, err := ReadFile("testdata/ea_actual.csv", emit)
+		return err
+	})
 }
 
 func TestDetect(t *testing.T) {
 	for _, fx := range fixtures {
 		b := mustRead(t, "testdata/"+fx.name)
-		if !Detect(b) || !Detect(b[:bytes.IndexByte(b, '\n')]) || !Detect(gz(t, b)) {
+		if !Detect(b) || !Detect(b[:bytes.IndexByte(b, '\n')]) || !Detect(billtest.Gzip(t, b)) {
 			t.Errorf("Detect(%s) = false, want true for the file, its header and its gzip", fx.name)
 		}
 	}

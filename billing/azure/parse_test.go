@@ -228,35 +228,3 @@ func TestCommitment(t *testing.T) {
 		}
 	}
 }
-
-func TestJSONObject(t *testing.T) {
-	var scratch []byte
-	tests := []struct {
-		in     string
-		nested bool
-		want   string // k=v;… or "error"
-	}{
-		{`{"team": "ml","env": "prod"}`, false, "team=ml;env=prod;"},
-		{`"team": "ml","env": "prod"`, false, "team=ml;env=prod;"},
-		{` "a" : "x\"y\u00e9" , "n": 3, "b": true, "z": null `, false, `a=x"yé;n=3;b=true;`},
-		{`{}`, false, ""},
-		{``, false, ""},
-		{`{"a": {"b": "c"}, "d": "e"}`, true, "d=e;"},
-		{`{"a": {"b": "c"}}`, false, "error"},
-		{`"a": "b",`, false, "error"},
-		{`{"a": "b"`, false, "error"},
-		{`{"a": "b"}}`, false, "error"},
-		{`"a" "b"`, false, "error"},
-		{`{"a": tru}`, false, "error"},
-	}
-	for _, tt := range tests {
-		var got string
-		err := jsonObject([]byte(tt.in), tt.nested, &scratch, func(k, v []byte) { got += string(k) + "=" + string(v) + ";" })
-		if err != nil {
-			got = "error"
-		}
-		if got != tt.want {
-			t.Errorf("jsonObject(%q, nested %v) = %q, want %q", tt.in, tt.nested, got, tt.want)
-		}
-	}
-}

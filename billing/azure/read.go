@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
+	"github.com/gpucost/gpucost/billing/internal/totals"
 
 	"github.com/gpucost/gpucost"
 )
@@ -200,53 +201,34 @@ type sums struct {
 
 // tally accumulates Stats while a file is read.
 type tally struct {
-	byCur   map[string]*sums
-	lastCur string
-	last    *sums
-	types   map[string]int
-	rows    int
+	byCur totals.Currencies[sums]
+	types totals.Counts
+	rows  int
 }
 
 // add counts one line. It fails when a sum leaves the range of Money.
 func (t *tally) add(c *gpucost.CostLine, cost int64, chargeType string) error {
 	cur := c.BilledCost.Currency
-	if t.last == nil || cur != t.lastCur {
-		s, ok := t.byCur[cur]
-		if !ok {
-			s = &sums{}
-			t.byCur[cur] = s
-		}
-		t.last, t.lastCur = s, cur
-	}
-	s := t.last
+	s := t.byCur.Of(cur)
 	ok := true
-	s.billed, ok = addChecked(s.billed, c.BilledCost.Nanos, ok)
-	s.effective, ok = addChecked(s.effective, c.EffectiveCost.Nanos, ok)
-	s.list, ok = addChecked(s.list, c.ListCost.Nanos, ok)
-	s.contracted, ok = addChecked(s.contracted, c.ContractedCost.Nanos, ok)
-	s.cost, ok = addChecked(s.cost, cost, ok)
+	s.billed, ok = totals.Add(s.billed, c.BilledCost.Nanos, ok)
+	s.effective, ok = totals.Add(s.effective, c.EffectiveCost.Nanos, ok)
+	s.list, ok = totals.Add(s.list, c.ListCost.Nanos, ok)
+	s.contracted, ok = totals.Add(s.contracted, c.ContractedCost.Nanos, ok)
+	s.cost, ok = totals.Add(s.cost, cost, ok)
 	if !ok {
-		return gpucost.Errorf(gpucost.EInvalid, "the %s totals exceed %s; split the file", cur, gpucost.Money{Nanos: 1<<63 - 1, Currency: cur})
+		return totals.Overflow(cur)
 	}
 	s.rows++
-	t.types[chargeType]++
+	t.types.Add(chargeType)
 	t.rows++
 	return nil
-}
-
-// addChecked returns a+b and ok, or false when the sum overflows.
-func addChecked(a, b int64, ok bool) (int64, bool) {
-	s := a + b
-	if (s > a) != (b > 0) {
-		return s, false
-	}
-	return s, ok
 }
 
 // stats returns the Stats so far.
 func (rd *reader) stats(format string) Stats {
 	t := rd.tally
-	st := Stats{Format: format, Rows: t.rows, Totals: map[string]*Totals{}, ChargeTypes: maps.Clone(t.types),
+	st := Stats{Format: format, Rows: t.rows, Totals: map[string]*Totals{}, ChargeTypes: totals.Map[int](&t.types),
 		Dataset: rd.dataset, DatasetFrom: rd.datasetFrom}
 	if p := rd.plan; p != nil {
 		st.Schema, st.Unknown, st.CostColumn = p.schema, p.sortedUnknown(), p.names[p.index[aCost]]
@@ -255,7 +237,7 @@ func (rd *reader) stats(format string) Stats {
 			st.Dialect += " " + string(st.Dataset)
 		}
 	}
-	for cur, s := range t.byCur {
+	for cur, s := range t.byCur.All() {
 		m := func(n int64) gpucost.Money { return gpucost.Money{Nanos: n, Currency: cur} }
 		st.Totals[cur] = &Totals{Rows: s.rows, BilledCost: m(s.billed), EffectiveCost: m(s.effective),
 			ListCost: m(s.list), ContractedCost: m(s.contracted), Cost: m(s.cost)}

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
+	"github.com/gpucost/gpucost/billing/internal/intern"
 
 	"github.com/gpucost/gpucost"
 )
@@ -17,8 +18,7 @@ import (
 // Cache bounds. A cache that reaches its bound is emptied (or, for dimensions, aged out a
 // generation at a time), so memory stays flat however many distinct values a file holds.
 const (
-	internLimit  = 1 << 16 // distinct strings
-	mapLimit     = 1 << 14 // distinct tag sets and extras
+	mapLimit     = intern.MapLimit // distinct tag sets and extras
 	dimsGenBytes = 16 << 20
 )
 
@@ -35,8 +35,8 @@ type reader struct {
 	key     []byte
 	lastKey []byte
 	last    *dims
-	dims    dimsCache
-	strs    map[string]string
+	dims    intern.Generations[*dims]
+	strs    intern.Strings
 	tags    map[string]gpucost.Labels
 	extras  map[string]map[string]string
 	scratch []byte
@@ -66,8 +66,8 @@ type dims struct {
 }
 
 func newReader(name string, o Options, emit func(*gpucost.CostLine) error) *reader {
-	rd := &reader{name: name, opt: o, emit: emit, strs: map[string]string{}, tags: map[string]gpucost.Labels{},
-		extras: map[string]map[string]string{}, tally: &tally{byCur: map[string]*sums{}, types: map[string]int{}}}
+	rd := &reader{name: name, opt: o, emit: emit, dims: newDimsCache(), tags: map[string]gpucost.Labels{},
+		extras: map[string]map[string]string{}, tally: &tally{}}
 	if o.Dataset != "" {
 		rd.dataset, rd.datasetFrom = o.Dataset, "the caller"
 	}
@@ -350,41 +350,19 @@ func (rd *reader) dimensions() (*dims, error) {
 	if rd.last != nil && string(key) == string(rd.lastKey) {
 		return rd.last, nil
 	}
-	d, ok := rd.dims.get(key)
+	d, ok := rd.dims.Get(key)
 	if !ok {
 		var err error
 		if d, err = rd.parseDims(); err != nil {
 			return nil, err
 		}
-		rd.dims.put(key, d)
+		rd.dims.Put(key, d)
 	}
 	rd.last, rd.lastKey = d, append(rd.lastKey[:0], key...)
 	return d, nil
 }
 
-// dimsCache keeps recent dimensions in two generations: when the current one is full it becomes
-// the old one, and an old entry used again moves back to the current one. Memory is bounded by
-// two generations.
-type dimsCache struct {
-	cur, old map[string]*dims
-	bytes    int
-}
-
-func (dc *dimsCache) get(key []byte) (*dims, bool) {
-	if d, ok := dc.cur[string(key)]; ok {
-		return d, true
-	}
-	d, ok := dc.old[string(key)]
-	if ok {
-		dc.put(key, d)
-	}
-	return d, ok
-}
-
-func (dc *dimsCache) put(key []byte, d *dims) {
-	if dc.bytes > dimsGenBytes || dc.cur == nil {
-		dc.old, dc.cur, dc.bytes = dc.cur, make(map[string]*dims, len(dc.cur)), 0
-	}
-	dc.cur[string(key)] = d
-	dc.bytes += len(key) + int(unsafe.Sizeof(dims{})) + 64
+// newDimsCache returns the cache of the dimensions of rows, keyed by their dimension cells.
+func newDimsCache() intern.Generations[*dims] {
+	return intern.Generations[*dims]{MaxBytes: dimsGenBytes, EntryBytes: int(unsafe.Sizeof(dims{})) + 64}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/billtest"
 )
 
 func fixture(t testing.TB, name string) string {
@@ -96,14 +97,7 @@ func TestReadBadInput(t *testing.T) {
 			if err == nil {
 				t.Fatalf("Read = %d lines, nil error; want an error", len(lines))
 			}
-			if gpucost.ErrorCode(err) != gpucost.EInvalid {
-				t.Errorf("Read error code = %q, want %q (%v)", gpucost.ErrorCode(err), gpucost.EInvalid, err)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("Read error = %q, want it to mention %q", err, w)
-				}
-			}
+			billtest.Invalid(t, err, tt.want...)
 		})
 	}
 }

@@ -5,14 +5,12 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
-	"runtime"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/internal/billbench"
+	"github.com/gpucost/gpucost/billing/internal/billtest"
 )
 
 // Benchmarks carry the target, ≥ 1 M rows/s on one core for CSV
@@ -53,40 +51,12 @@ func BenchmarkRead(b *testing.B) {
 	}
 }
 
-// benchRead reads data b.N times and reports rows per second, per CPU second and allocations
-// per row.
+// benchRead reads data b.N times and reports rows per second (billbench.Read).
 func benchRead(b *testing.B, data []byte) {
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	var rows int
-	var sink float64
-	emit := func(c *gpucost.CostLine) error { sink += c.ConsumedQuantity; return nil }
-	var ms0, ms1 runtime.MemStats
-	runtime.ReadMemStats(&ms0)
-	cpu0 := cpuTime()
-	for b.Loop() {
+	billbench.Read(b, data, func(data []byte, emit func(*gpucost.CostLine) error) (int64, error) {
 		st, err := Read(bytes.NewReader(data), "bench", emit)
-		if err != nil {
-			b.Fatal(err)
-		}
-		rows += st.Rows
-	}
-	cpu := cpuTime() - cpu0
-	runtime.ReadMemStats(&ms1)
-	// CPU time besides wall time: on a shared machine it is the steadier figure.
-	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
-	b.ReportMetric(float64(rows)/cpu.Seconds(), "rows/cpu-s")
-	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(rows), "allocs/row")
-	_ = sink
-}
-
-// cpuTime returns the user and system CPU time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		return int64(st.Rows), err
+	})
 }
 
 // TestGeneratedExport checks that the benchmark's input reads, in both forms, to the same lines.
@@ -95,7 +65,7 @@ func TestGeneratedExport(t *testing.T) {
 		var out []string
 		st, err := Read(newExportGen(json, 3_000, 200), "gen", func(c *gpucost.CostLine) error {
 			c.Line = 0
-			out = append(out, render(c))
+			out = append(out, billtest.Line(c))
 			return nil
 		})
 		if err != nil {
@@ -126,7 +96,7 @@ func TestDimensionCacheTurnover(t *testing.T) {
 	_, err := Read(newExportGen(false, rows, vms), "gen", func(c *gpucost.CostLine) error {
 		r := i % vms
 		m := genMachines[r%len(genMachines)]
-		team := genTeams[r%len(genTeams)]
+		team := billtest.Teams[r%len(billtest.Teams)]
 		want := fmt.Sprintf("%s-%s-%d", team, m.name, r)
 		if c.ResourceName != want || c.Tags["team"] != team || c.InstanceType != m.name || c.Line != i+2 {
 			t.Fatalf("line %d: resource %q team %q instance %q, want %q %q %q", c.Line, c.ResourceName, c.Tags["team"], c.InstanceType, want, team, m.name)

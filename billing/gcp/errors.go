@@ -2,51 +2,32 @@ package gcp
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/readerr"
 )
 
-// missingError lists the required columns a file lacks.
-type missingError struct {
-	dialect string
-	columns []string
-}
-
-func (e *missingError) Error() string {
-	return fmt.Sprintf("a %s lacking required column(s) %s", e.dialect, strings.Join(e.columns, ", "))
-}
-
+// missingColumns reports the required columns a file lacks.
 func missingColumns(name, dialect string, cols []string) error {
-	return gpucost.Errorf(gpucost.EInvalid,
-		"read GCP billing export %s: %w; export every column of the table (SELECT *), flattening records to service.description or service_description columns",
-		name, &missingError{dialect: dialect, columns: cols})
+	return readerr.MissingColumns("read GCP billing export "+name+": ",
+		&readerr.Missing{Dialect: dialect, Lead: "a " + dialect + " lacking required column(s)", Columns: cols},
+		"export every column of the table (SELECT *), flattening records to service.description or service_description columns")
 }
 
 // notExport reports a header that is no GCP billing export's.
 func notExport(name string, names []string) error {
-	shown := names
-	if len(shown) > 6 {
-		shown = shown[:6]
-	}
 	return gpucost.Errorf(gpucost.EInvalid,
 		"read GCP billing export %s: not a Cloud Billing export: no cost and usage_start_time columns among %q; choose the right --format or file",
-		name, shown)
+		name, readerr.Shown(names))
 }
 
 // cellError describes a bad value at a place in a file.
 func cellError(where, column, value, want string, cause error) error {
-	v := value
-	if len(v) > 80 {
-		v = v[:77] + "..."
-	}
-	msg := fmt.Sprintf("%s: %s: %q is not %s", where, column, v, want)
 	var je *jsonError
-	if errors.As(cause, &je) || errors.Is(cause, errJSONEnd) {
-		msg += " (" + cause.Error() + ")"
+	if !errors.As(cause, &je) && !errors.Is(cause, errJSONEnd) {
+		cause = nil // only JSON faults add to the wanted shape
 	}
-	return gpucost.Errorf(gpucost.EInvalid, "%s; correct the value or export the table again", msg)
+	return readerr.Cell(where, column, value, want, cause, "correct the value or export the table again")
 }
 
 // wantOf says what a field's values must be, for messages.

@@ -2,12 +2,12 @@ package gcp
 
 import (
 	"bytes"
-	"compress/gzip"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/billtest"
 )
 
 // FuzzRead reads arbitrary input and checks what holds for any: no panic; an error is
@@ -28,11 +28,7 @@ func FuzzRead(f *testing.F) {
 			b = firstLines(b, 4)
 		}
 		f.Add(b)
-		var gz bytes.Buffer
-		zw := gzip.NewWriter(&gz)
-		zw.Write(b)
-		zw.Close()
-		f.Add(gz.Bytes())
+		f.Add(billtest.Gzip(f, b))
 		f.Add(b[:len(b)*2/3]) // cut inside a row
 	}
 	f.Add([]byte("cost,currency,usage_start_time,usage_end_time,credits,labels\n" +

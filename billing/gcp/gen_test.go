@@ -2,10 +2,11 @@ package gcp
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gpucost/gpucost/billing/internal/billtest"
 )
 
 // exportGen writes a synthetic detailed export of a GPU fleet for benchmarks, as CSV with dotted
@@ -14,16 +15,20 @@ import (
 // project. Rows cycle through the resources hour by hour, as an export does. It is an
 // io.Reader, so a file of any size streams without being held in memory.
 type exportGen struct {
+	*billtest.Stream
 	json      bool
-	rows, row int
 	resources int
-	buf       []byte
-	off       int
-	header    bool
+	buf       []byte // the row being written
 }
 
 func newExportGen(json bool, rows, resources int) *exportGen {
-	return &exportGen{json: json, rows: rows, resources: resources, header: !json}
+	g := &exportGen{json: json, resources: resources}
+	header := strings.Join(genColumns, ",") + "\n"
+	if json {
+		header = ""
+	}
+	g.Stream = billtest.NewStream(header, rows, 256, g.appendRow)
+	return g
 }
 
 // genColumns are the CSV columns written, the detailed schema's.
@@ -57,27 +62,11 @@ var genMachines = []struct {
 		{"2E27-4F75-95CD", "N1 Predefined Instance Core running in Americas", "0.252792", "8", "seconds", "hour", "28800"}}},
 }
 
-var genTeams = []string{"ml-research", "inference", "vision", "speech", "ranking", "platform", "data", "safety"}
-
-func (g *exportGen) Read(p []byte) (int, error) {
-	for g.off >= len(g.buf) {
-		if !g.header && g.row >= g.rows {
-			return 0, io.EOF
-		}
-		g.buf, g.off = g.buf[:0], 0
-		if g.header {
-			g.buf = append(append(g.buf, strings.Join(genColumns, ",")...), '\n')
-			g.header = false
-			continue
-		}
-		for n := 0; n < 256 && g.row < g.rows; n++ {
-			g.write(g.row)
-			g.row++
-		}
-	}
-	n := copy(p, g.buf[g.off:])
-	g.off += n
-	return n, nil
+// appendRow appends row i to dst.
+func (g *exportGen) appendRow(dst []byte, i int) []byte {
+	g.buf = dst
+	g.write(i)
+	return g.buf
 }
 
 // write appends row i.
@@ -87,7 +76,7 @@ func (g *exportGen) write(i int) {
 	m := genMachines[r%len(genMachines)]
 	sku := m.skus[(i/7)%len(m.skus)]
 	start := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(hour%720) * time.Hour)
-	team := genTeams[r%len(genTeams)]
+	team := billtest.Teams[r%len(billtest.Teams)]
 	project := fmt.Sprintf("ml-%s-%d", team, r%20)
 	zone := "us-central1-" + string(rune('a'+r%3))
 	cost, desc, credits, costType := sku.price, sku.desc, "[]", "regular"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
+	"github.com/gpucost/gpucost/billing/internal/intern"
 )
 
 // jsonScanner splits JSON input into rows: newline-delimited JSON, one object per line as
@@ -327,7 +328,7 @@ func (rd *reader) alias(n *node, key []byte) *node {
 			return k
 		}
 		k, _ := columnNode(string(key))
-		if len(rd.aliases) < mapLimit {
+		if len(rd.aliases) < intern.MapLimit {
 			rd.aliases[string(key)] = k
 		}
 		if k == nil {

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/gpucost/gpucost/billing/internal/jsontext"
 )
 
 // jsonKind is the kind of a JSON value.
@@ -49,22 +49,10 @@ var errJSONEnd = errors.New("the JSON value ends early")
 // maxDepth bounds the nesting of JSON values, so hostile input cannot exhaust the stack.
 const maxDepth = 64
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
 // value reads the JSON value at b[i] (after any space) and returns it and the index after it.
 // An object or array is found by skipComposite; its content is checked when walked.
 func value(b []byte, i int) (jsonVal, int, error) {
-	i = skipSpace(b, i)
+	i = jsontext.SkipSpace(b, i)
 	if i >= len(b) {
 		return jsonVal{}, i, errJSONEnd
 	}
@@ -105,7 +93,7 @@ func value(b []byte, i int) (jsonVal, int, error) {
 		for j < len(b) && isNumberByte(b[j]) {
 			j++
 		}
-		if !jsonNumber(b[i:j]) {
+		if !jsontext.Number(b[i:j]) {
 			return jsonVal{}, i, jsonErr(i, "%q is not a JSON number", b[i:j])
 		}
 		return jsonVal{kind: jNumber, raw: b[i:j], off: i}, j, nil
@@ -213,13 +201,13 @@ func (m *members) next() bool {
 	b := m.b
 	if !m.started {
 		m.started = true
-		m.i = skipSpace(b, m.i+1)
+		m.i = jsontext.SkipSpace(b, m.i+1)
 		if m.i < len(b) && b[m.i] == '}' {
 			m.end = m.i + 1
 			return false
 		}
 	} else {
-		i := skipSpace(b, m.i)
+		i := jsontext.SkipSpace(b, m.i)
 		switch {
 		case i >= len(b):
 			m.err = errJSONEnd
@@ -231,7 +219,7 @@ func (m *members) next() bool {
 			m.err = jsonErr(i, "unexpected %q in a JSON object; want , or }", b[i])
 			return false
 		}
-		m.i = skipSpace(b, i+1)
+		m.i = jsontext.SkipSpace(b, i+1)
 	}
 	return m.member()
 }
@@ -258,7 +246,7 @@ func (m *members) member() bool {
 			return false
 		}
 	}
-	j := skipSpace(b, end+1)
+	j := jsontext.SkipSpace(b, end+1)
 	if j >= len(b) {
 		m.err = errJSONEnd
 		return false
@@ -267,7 +255,7 @@ func (m *members) member() bool {
 		m.err = jsonErr(j, "unexpected %q after a JSON object key; want :", b[j])
 		return false
 	}
-	m.at = skipSpace(b, j+1)
+	m.at = jsontext.SkipSpace(b, j+1)
 	m.i = m.at
 	return true
 }
@@ -288,7 +276,7 @@ func (m *members) skipTo(end int) { m.i = end }
 // elements calls fn for each element of the array v.raw.
 func elements(v jsonVal, fn func(e jsonVal) error) error {
 	b := v.raw
-	i := skipSpace(b, 1)
+	i := jsontext.SkipSpace(b, 1)
 	if i < len(b) && b[i] == ']' {
 		return nil
 	}
@@ -300,7 +288,7 @@ func elements(v jsonVal, fn func(e jsonVal) error) error {
 		if err := fn(e); err != nil {
 			return err
 		}
-		j = skipSpace(b, j)
+		j = jsontext.SkipSpace(b, j)
 		switch {
 		case j >= len(b):
 			return errJSONEnd
@@ -316,121 +304,11 @@ func elements(v jsonVal, fn func(e jsonVal) error) error {
 // unescape appends the decoded form of a JSON string's content s to dst. off locates s for
 // messages.
 func unescape(dst, s []byte, off int) ([]byte, error) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' {
-			dst = append(dst, c)
-			continue
-		}
-		if i+1 >= len(s) {
-			return dst, jsonErr(off, "a JSON string ends in a lone backslash")
-		}
-		i++
-		switch e := s[i]; e {
-		case '"', '\\', '/':
-			dst = append(dst, e)
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r, n := jsonRune(s[i-1:])
-			if n == 0 {
-				return dst, jsonErr(off, `a JSON string has a bad \u escape`)
-			}
-			dst = utf8.AppendRune(dst, r)
-			i += n - 2
-		default:
-			return dst, jsonErr(off, "a JSON string has a bad escape \\%c", e)
-		}
+	dst, err := jsontext.Unescape(dst, s)
+	if err != nil {
+		return dst, &jsonError{off: off, msg: err.Error()}
 	}
 	return dst, nil
-}
-
-// jsonRune decodes \uXXXX, or a surrogate pair of them, at the start of b. It returns the rune
-// and the bytes used, 0 when malformed.
-func jsonRune(b []byte) (rune, int) {
-	r, ok := hex4(b)
-	if !ok {
-		return 0, 0
-	}
-	if utf16.IsSurrogate(r) {
-		if r2, ok := hex4(b[6:]); ok {
-			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-				return d, 12
-			}
-		}
-		return utf8.RuneError, 6
-	}
-	return r, 6
-}
-
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[2:6] {
-		switch {
-		case '0' <= c && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
-}
-
-// jsonNumber reports whether b is a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func jsonNumber(b []byte) bool {
-	i := 0
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		i = digitsEnd(b, i)
-	default:
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		j := digitsEnd(b, i+1)
-		if j == i+1 {
-			return false
-		}
-		i = j
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := digitsEnd(b, i)
-		if j == i {
-			return false
-		}
-		i = j
-	}
-	return i == len(b)
-}
-
-func digitsEnd(b []byte, i int) int {
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	return i
 }
 
 // byteMask returns the high bit of each byte of w equal to the byte repeated in rep.

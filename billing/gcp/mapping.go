@@ -56,7 +56,7 @@ func derive(d *dims, rd *reader) error {
 	d.class = classify(d)
 	if d.class.regular && d.str[fTierStart] != "" {
 		// Google's FOCUS view: "Billing Account ID:…, SKU ID: …, Price Tier Start Amount: …".
-		d.skuPriceID = rd.in.get([]byte("Billing Account ID:" + d.str[fBillingAccount] + ", SKU ID: " +
+		d.skuPriceID = rd.in.Get([]byte("Billing Account ID:" + d.str[fBillingAccount] + ", SKU ID: " +
 			d.str[fSkuID] + ", Price Tier Start Amount: " + d.str[fTierStart]))
 	}
 	for _, x := range [...]struct {
@@ -260,10 +260,10 @@ func (rd *reader) extraFor(pairs []string, creditTypes string) map[string]string
 	}
 	k = append(k, creditTypes...)
 	rd.extraKey = k
-	m, ok := rd.extras.get(k)
+	m, ok := rd.extras.Get(k)
 	if !ok {
 		m = extraMap(pairs, creditTypes)
-		rd.extras.put(k, m)
+		rd.extras.Put(k, m)
 	}
 	return m
 }

@@ -2,7 +2,6 @@ package gcp
 
 import (
 	"bytes"
-	"compress/gzip"
 	"os"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/billtest"
 )
 
 // byLine indexes lines by their source line.
@@ -90,8 +90,8 @@ func TestReadIdentity(t *testing.T) {
 		ResourceID: c.ResourceID, ResourceName: c.ResourceName, ResourceType: c.ResourceType, ServiceName: c.ServiceName,
 		RegionID: c.RegionID, AvailabilityZone: c.AvailabilityZone, SkuID: c.SkuID, ChargeDescription: c.ChargeDescription,
 		ConsumedUnit: c.ConsumedUnit, PricingUnit: c.PricingUnit}
-	if render(&got) != render(&want) {
-		t.Errorf("line 1 identity =\n%s\nwant\n%s", render(&got), render(&want))
+	if billtest.Line(&got) != billtest.Line(&want) {
+		t.Errorf("line 1 identity =\n%s\nwant\n%s", billtest.Line(&got), billtest.Line(&want))
 	}
 	start := time.Date(2025, 6, 3, 14, 0, 0, 0, time.UTC)
 	pacific := time.Date(2025, 6, 1, 7, 0, 0, 0, time.UTC) // midnight in Los Angeles, PDT
@@ -148,7 +148,7 @@ func TestFormsAgree(t *testing.T) {
 	for i, j := range picked {
 		a, b := jsonLines[j], csvLines[i]
 		a.Line, b.Line = 0, 0
-		if ra, rb := render(&a), render(&b); ra != rb {
+		if ra, rb := billtest.Line(&a), billtest.Line(&b); ra != rb {
 			t.Errorf("row %d differs:\n json %s\n  csv %s", j+1, ra, rb)
 		}
 	}
@@ -162,13 +162,6 @@ func TestDetect(t *testing.T) {
 		}
 		return b[:min(len(b), 4096)]
 	}
-	gz := func(b []byte) []byte {
-		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
-		zw.Write(b)
-		zw.Close()
-		return buf.Bytes()
-	}
 	tests := []struct {
 		name string
 		head []byte
@@ -178,7 +171,7 @@ func TestDetect(t *testing.T) {
 		{"csv dotted", read("testdata/standard_export_eur.csv"), true},
 		{"csv underscore", read("testdata/detailed_export_underscore.csv"), true},
 		{"json array", read("testdata/bq_query.json"), true},
-		{"gzip csv prefix", gz(read("testdata/standard_export_eur.csv"))[:300], true},
+		{"gzip csv prefix", billtest.Gzip(t, read("testdata/standard_export_eur.csv"))[:300], true},
 		{"FOCUS", []byte("BilledCost,BillingAccountId,ChargePeriodStart,EffectiveCost\n"), false},
 		{"AWS CUR", []byte("line_item_line_item_type,line_item_unblended_cost,line_item_usage_start_date\n"), false},
 		{"Azure", []byte("\ufeffDate,Cost,MeterCategory,ResourceId,Tags\n"), false},
@@ -201,11 +194,7 @@ func TestReadGzip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
-		zw.Write(plain)
-		zw.Close()
-		got, st, err := readBytes(buf.Bytes(), name+".gz")
+		got, st, err := readBytes(billtest.Gzip(t, plain), name+".gz")
 		if err != nil || !strings.HasSuffix(st.Format, ".gz") || strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("Read(gzip %s) = %d lines, format %q, %v; want the %d lines of the plain file", name, len(got), st.Format, err, len(want))
 		}
@@ -214,12 +203,7 @@ func TestReadGzip(t *testing.T) {
 
 // readBytes reads b with Read and returns the rendered lines.
 func readBytes(b []byte, name string) ([]string, Stats, error) {
-	var out []string
-	st, err := Read(bytes.NewReader(b), name, func(c *gpucost.CostLine) error {
-		out = append(out, render(c))
-		return nil
-	})
-	return out, st, err
+	return billtest.Lines(func(emit func(*gpucost.CostLine) error) (Stats, error) { return Read(bytes.NewReader(b), name, emit) })
 }
 
 func TestResourceType(t *testing.T) {

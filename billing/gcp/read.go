@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
+	"github.com/gpucost/gpucost/billing/internal/totals"
 
 	"github.com/klauspost/compress/gzip"
 
@@ -54,87 +55,57 @@ type sums struct {
 	byType                              map[string]int64
 }
 
+func newSums() *sums { return &sums{byType: map[string]int64{}} }
+
 // tally accumulates Stats while a file is read.
 type tally struct {
-	byCur     map[string]*sums
-	lastCur   string
-	last      *sums
-	costTypes map[string]*int
-	lastType  string
-	lastCount *int
+	byCur     totals.Currencies[sums]
+	costTypes totals.Counts
 	rows      int
 }
 
 // add counts one line. It fails when a sum leaves the range of Money.
 func (t *tally) add(c *gpucost.CostLine, d *dims, v *rowValues) error {
 	cur := c.BilledCost.Currency
-	if t.last == nil || cur != t.lastCur {
-		s, ok := t.byCur[cur]
-		if !ok {
-			s = &sums{byType: map[string]int64{}}
-			t.byCur[cur] = s
-		}
-		t.last, t.lastCur = s, cur
-	}
-	s := t.last
+	s := t.byCur.Of(cur)
 	ok := true
-	s.billed, ok = addChecked(s.billed, c.BilledCost.Nanos, ok)
-	s.effective, ok = addChecked(s.effective, c.EffectiveCost.Nanos, ok)
-	s.list, ok = addChecked(s.list, c.ListCost.Nanos, ok)
-	s.contracted, ok = addChecked(s.contracted, c.ContractedCost.Nanos, ok)
-	s.cost, ok = addChecked(s.cost, v.cost, ok)
-	s.credits, ok = addChecked(s.credits, v.credits.sum, ok)
+	s.billed, ok = totals.Add(s.billed, c.BilledCost.Nanos, ok)
+	s.effective, ok = totals.Add(s.effective, c.EffectiveCost.Nanos, ok)
+	s.list, ok = totals.Add(s.list, c.ListCost.Nanos, ok)
+	s.contracted, ok = totals.Add(s.contracted, c.ContractedCost.Nanos, ok)
+	s.cost, ok = totals.Add(s.cost, v.cost, ok)
+	s.credits, ok = totals.Add(s.credits, v.credits.sum, ok)
 	for _, it := range v.credits.items {
-		s.byType[it.typ], ok = addChecked(s.byType[it.typ], it.nanos, ok)
+		s.byType[it.typ], ok = totals.Add(s.byType[it.typ], it.nanos, ok)
 	}
 	if !ok || netOverflows(v) {
-		return gpucost.Errorf(gpucost.EInvalid, "the %s totals exceed %s; split the file", cur, gpucost.Money{Nanos: 1<<63 - 1, Currency: cur})
+		return totals.Overflow(cur)
 	}
 	s.rows++
-	if typ := d.str[fCostType]; typ != t.lastType || t.lastCount == nil {
-		n, ok := t.costTypes[typ]
-		if !ok {
-			n = new(int)
-			t.costTypes[typ] = n
-		}
-		t.lastType, t.lastCount = typ, n
-	}
-	*t.lastCount++
+	t.costTypes.Add(d.str[fCostType])
 	t.rows++
 	return nil
 }
 
 // netOverflows reports whether a row's cost plus its credits leaves the range of Money.
 func netOverflows(v *rowValues) bool {
-	_, ok := addChecked(v.cost, v.credits.sum, true)
+	_, ok := totals.Add(v.cost, v.credits.sum, true)
 	return !ok
-}
-
-// addChecked returns a+b and ok, or false when the sum overflows.
-func addChecked(a, b int64, ok bool) (int64, bool) {
-	s := a + b
-	if (s > a) != (b > 0) {
-		return s, false
-	}
-	return s, ok
 }
 
 // stats returns the Stats so far.
 func (rd *reader) stats(format, names string) Stats {
 	t := &rd.tally
 	st := Stats{Format: format, Names: names, Rows: t.rows, Dialect: DialectStandard,
-		Totals: map[string]*Totals{}, CostTypes: map[string]int{}}
+		Totals: map[string]*Totals{}, CostTypes: totals.Map[int](&t.costTypes)}
 	if rd.detailed {
 		st.Dialect = DialectDetailed
-	}
-	for typ, n := range t.costTypes {
-		st.CostTypes[typ] = *n
 	}
 	for u := range rd.unknown {
 		st.Unknown = append(st.Unknown, u)
 	}
 	slices.Sort(st.Unknown)
-	for cur, s := range t.byCur {
+	for cur, s := range t.byCur.All() {
 		m := func(n int64) gpucost.Money { return gpucost.Money{Nanos: n, Currency: cur} }
 		tot := &Totals{Rows: s.rows, Billed: m(s.billed), Effective: m(s.effective), List: m(s.list),
 			Contracted: m(s.contracted), Cost: m(s.cost), Credits: m(s.credits),

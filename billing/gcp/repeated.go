@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/jsontext"
 )
 
 // Credit types of the credits.type field (Structure of Standard data export, credits.type).
@@ -92,7 +93,7 @@ func (rd *reader) credits(cr *credits) error {
 				if err != nil {
 					return err
 				}
-				s := rd.in.get(raw)
+				s := rd.in.Get(raw)
 				switch string(m.key) {
 				case "type":
 					c.typ = s
@@ -141,7 +142,7 @@ func (rd *reader) creditTypes(items []creditItem) string {
 		}
 	}
 	slices.Sort(types)
-	return rd.in.get([]byte(strings.Join(types, ",")))
+	return rd.in.Get([]byte(strings.Join(types, ",")))
 }
 
 // errNotRecord is an element of a repeated record that is not an object.
@@ -174,7 +175,7 @@ func jsonText(b []byte) (jsonVal, error) {
 	if err != nil {
 		return v, err
 	}
-	if end = skipSpace(b, end); end != len(b) {
+	if end = jsontext.SkipSpace(b, end); end != len(b) {
 		return v, jsonErr(end, "text after the JSON value")
 	}
 	return v, nil
@@ -212,7 +213,7 @@ func (rd *reader) labels(d *dims) error {
 	if empty {
 		return nil
 	}
-	if l, ok := rd.tagSets.get(key); ok {
+	if l, ok := rd.tagSets.Get(key); ok {
 		d.tags = l
 		return nil
 	}
@@ -238,7 +239,7 @@ func (rd *reader) labels(d *dims) error {
 	if len(l) == 0 {
 		l = nil
 	}
-	rd.tagSets.put(key, l)
+	rd.tagSets.Put(key, l)
 	d.tags = l
 	return nil
 }
@@ -269,7 +270,7 @@ func (rd *reader) pairs(f field, fn func(k, v string, inherited bool)) error {
 			if err == nil {
 				var s []byte
 				if s, err = scalar(val, rd.vbuf[:0]); err == nil && val.kind != jNull {
-					fn(rd.in.get(m.key), rd.in.get(s), false)
+					fn(rd.in.Get(m.key), rd.in.Get(s), false)
 				}
 			}
 			if err != nil {
@@ -312,9 +313,9 @@ func (rd *reader) pair(e jsonVal, tags bool, fn func(k, v string, inherited bool
 				return err
 			}
 			if string(m.key) == "key" {
-				key, hasKey = rd.in.get(s), x.kind != jNull
+				key, hasKey = rd.in.Get(s), x.kind != jNull
 			} else {
-				val, hasVal = rd.in.get(s), x.kind != jNull
+				val, hasVal = rd.in.Get(s), x.kind != jNull
 			}
 		case "inherited":
 			inherited = tags && string(x.raw) == "true"

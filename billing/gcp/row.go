@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/intern"
+	"github.com/gpucost/gpucost/billing/internal/totals"
 )
 
 // esc says how a cell's bytes are escaped.
@@ -57,9 +59,9 @@ type reader struct {
 	lastKey  dimsKey
 	last     *dims
 	dims     dimsCache
-	in       interner
-	tagSets  boundedMap[gpucost.Labels]
-	extras   boundedMap[map[string]string]
+	in       intern.Strings
+	tagSets  intern.Map[gpucost.Labels]
+	extras   intern.Map[map[string]string]
 	times    [2]timeCache
 	qtys     [2]quantityCache
 
@@ -73,11 +75,8 @@ type reader struct {
 }
 
 func newReader(name string, emit func(*gpucost.CostLine) error) *reader {
-	rd := &reader{name: name, emit: emit, tally: tally{byCur: map[string]*sums{}, costTypes: map[string]*int{}}}
-	rd.in.m = make(map[string]string, 1024)
+	rd := &reader{name: name, emit: emit, tally: tally{byCur: totals.Currencies[sums]{New: newSums}}}
 	rd.dims = newDimsCache()
-	rd.tagSets.m = map[string]gpucost.Labels{}
-	rd.extras.m = map[string]map[string]string{}
 	rd.unknown, rd.aliases = map[string]bool{}, map[string]*node{}
 	rd.seq = make([][]seqEntry, numRecords)
 	return rd
@@ -310,7 +309,7 @@ func (rd *reader) newDims() (*dims, error) {
 		if err != nil {
 			return nil, err
 		}
-		d.str[f] = rd.in.get(b)
+		d.str[f] = rd.in.Get(b)
 	}
 	if err := rd.labels(d); err != nil {
 		return nil, err
@@ -360,45 +359,6 @@ func (dc *dimsCache) put(h dimsKey, d *dims) {
 		dc.old, dc.cur = dc.cur, make(map[dimsKey]*dims, len(dc.cur))
 	}
 	dc.cur[h] = d
-}
-
-// Cache bounds: a full cache is emptied and refilled, so memory stays flat whatever a file holds.
-const (
-	internLimit = 1 << 16 // distinct strings
-	mapLimit    = 1 << 14 // distinct tag sets and extras
-)
-
-// interner hands out one string per distinct byte sequence, so lines share their strings.
-type interner struct{ m map[string]string }
-
-func (in *interner) get(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if s, ok := in.m[string(b)]; ok {
-		return s
-	}
-	if len(in.m) >= internLimit {
-		clear(in.m)
-	}
-	s := string(b)
-	in.m[s] = s
-	return s
-}
-
-// boundedMap is a map emptied when it reaches mapLimit entries.
-type boundedMap[V any] struct{ m map[string]V }
-
-func (bm *boundedMap[V]) get(key []byte) (V, bool) {
-	v, ok := bm.m[string(key)]
-	return v, ok
-}
-
-func (bm *boundedMap[V]) put(key []byte, v V) {
-	if len(bm.m) >= mapLimit {
-		clear(bm.m)
-	}
-	bm.m[string(key)] = v
 }
 
 // missing reports a required value the row lacks.

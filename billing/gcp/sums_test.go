@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/billtest"
 )
 
 // rawRow is one source row read independently of the reader: the cost, cost_at_list, currency
@@ -101,24 +101,7 @@ func csvRawRows(t testing.TB, data []byte) []rawRow {
 // nanosOf parses a decimal exactly and rounds it to nano-units, half to even, as Money does.
 func nanosOf(t testing.TB, s string) int64 {
 	t.Helper()
-	if s == "" {
-		return 0
-	}
-	r, ok := new(big.Rat).SetString(s)
-	if !ok {
-		t.Fatalf("fixture value %q is not a decimal", s)
-	}
-	x := r.Mul(r, big.NewRat(1_000_000_000, 1))
-	q, m := new(big.Int).QuoRem(x.Num(), x.Denom(), new(big.Int))
-	twice := new(big.Int).Mul(new(big.Int).Abs(m), big.NewInt(2))
-	if c := twice.Cmp(x.Denom()); c > 0 || c == 0 && q.Bit(0) == 1 {
-		if x.Sign() < 0 {
-			q.Sub(q, big.NewInt(1))
-		} else {
-			q.Add(q, big.NewInt(1))
-		}
-	}
-	return q.Int64()
+	return billtest.Nanos(billtest.Rat(t, s))
 }
 
 // TestReadExactSums checks every line's amounts and the per-currency totals against sums

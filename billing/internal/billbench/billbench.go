@@ -16,6 +16,33 @@ import (
 // ReadFunc reads a whole bill from data, emitting each line, and returns the rows read.
 type ReadFunc func(data []byte, emit func(*gpucost.CostLine) error) (rows int64, err error)
 
+// Read reads data b.N times, emitting to a sink, and reports rows/s, rows/cpu-s (the steadier
+// figure on a shared machine), cpu-ns/row and allocs/row: the reader alone, without aggregation.
+func Read(b *testing.B, data []byte, read ReadFunc) {
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var rows int64
+	var sink float64
+	emit := func(c *gpucost.CostLine) error { sink += c.ConsumedQuantity; return nil }
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	cpu0 := CPUTime()
+	for b.Loop() {
+		n, err := read(data, emit)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows += n
+	}
+	cpu := CPUTime() - cpu0
+	runtime.ReadMemStats(&ms1)
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(rows)/cpu.Seconds(), "rows/cpu-s")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(rows), "cpu-ns/row")
+	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(rows), "allocs/row")
+	_ = sink
+}
+
 // ReadAggregate reads data b.N times into a fresh Aggregator and reports rows/s, rows/cpu-s (the
 // steadier figure on a shared machine) and allocs/row.
 func ReadAggregate(b *testing.B, data []byte, read ReadFunc) {

@@ -257,6 +257,10 @@ func (s *costScan) scanLines(ctx context.Context, f gpucost.CostFilter, fn func(
 			return nil
 		}
 		s.stats.GPULines++
+		if !s.telemetry { // the allocator charges the line to its tags, counting its GPU-hours
+			s.alloc.Allocate(l, analyze.Resource{GPUs: max(1, int(gpu.GPUs))}, emit)
+			return nil
+		}
 		st := s.alloc.Allocate(l, s.resource(l, gpu), emit)
 		if st.Matched {
 			s.stats.Matched++

@@ -250,7 +250,9 @@ func costNotes(s *costScan) []string {
 		notes = append(notes, fmt.Sprintf("Total %s: billed %s, effective %s.", t.Currency, t.BilledCost.Fixed(2), t.EffectiveCost.Fixed(2)))
 	}
 	notes = append(notes, fmt.Sprintf("%d stored lines from %d imports; Cost + Idle reconcile with them to the cent in every currency.", st.Lines, st.Imports))
-	if st.GPULines > 0 {
+	if st.GPULines > 0 && !s.telemetry {
+		notes = append(notes, fmt.Sprintf("GPU usage lines: %d; the store has no GPU telemetry for the period, so each is charged whole to the owner its tags name (run gpucost agent, or import telemetry, to split GPUs by use).", st.GPULines))
+	} else if st.GPULines > 0 {
 		notes = append(notes, fmt.Sprintf("GPU usage lines: %d, %d split by telemetry (policy %s); idle GPU capacity is in Idle, apart from the users.",
 			st.GPULines, st.Matched, s.policy))
 	}

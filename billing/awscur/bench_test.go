@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -195,6 +196,7 @@ func TestLargeChild(t *testing.T) {
 	emit := func(*gpucost.CostLine) error { return nil }
 	if strings.HasPrefix(format, "import-") {
 		emit = func(l *gpucost.CostLine) error { agg.Add(l); return nil }
+		debug.SetGCPercent(50) // as gpucost import billing sets it
 	}
 	start := time.Now()
 	switch format {

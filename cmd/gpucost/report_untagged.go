@@ -39,9 +39,9 @@ func newReportUntaggedCmd(e *env) *cobra.Command {
 		Use:   "untagged",
 		Short: "Spend with no owner, largest first, with the resource ids",
 		Long: `untagged lists the resources whose spend no owner claims: no tag among --tag-keys names
-their team (or --owner project), and, for GPUs split by telemetry, no pod label did either.
-Idle capacity is not listed: it has no user by nature. Largest first, with the SKUs that cost
-most and the tag keys the resource does have, so the fix is one tagging rule away.`,
+their team (or --owner project), and, for GPUs split by telemetry, no pod label did either. The
+idle capacity of an untagged GPU resource counts too: nobody owns it. Largest first, with the
+SKUs that cost most and the tag keys the resource does have, so the fix is one tagging rule away.`,
 		Example: `  gpucost report untagged --since 30d
   gpucost report untagged --owner project --gpu-only --output csv`,
 		Args: usageArgs(cobra.NoArgs),
@@ -59,8 +59,8 @@ most and the tag keys the resource does have, so the fix is one tagging rule awa
 			var all, none gpucost.Money
 			err = s.each(ctx, func(a *gpucost.Allocation, gpu catalog.LineGPU, _ bool) {
 				all = addMoney(all, a.EffectiveCost)
-				if a.Idle || a.Owner.Team != "" && owner == "team" || a.Owner.Project != "" && owner == "project" {
-					return
+				if a.Owner.Team != "" && owner == "team" || a.Owner.Project != "" && owner == "project" {
+					return // an idle line's owner is its resource's: untagged idle capacity is listed too
 				}
 				none = addMoney(none, a.EffectiveCost)
 				addUntagged(byRes, a, gpu)

@@ -1,13 +1,19 @@
 package billing_test
 
 import (
+	"bytes"
+	"maps"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing"
+	"github.com/gpucost/gpucost/billing/awscur"
+	"github.com/gpucost/gpucost/billing/azure"
 	"github.com/gpucost/gpucost/billing/focus"
+	"github.com/gpucost/gpucost/billing/gcp"
 )
 
 const sample = "../../shared/datasets/focus/focus_sample.csv"
@@ -97,6 +103,89 @@ func TestAggregateGrain(t *testing.T) {
 		}
 		if usd != 24*32.7726e9+1.5e9 || hours != 25 {
 			t.Errorf("grain %v: ml standard USD %v nanos over %v hours", grain, usd, hours)
+		}
+	}
+}
+
+// Every reader's lines aggregate to the same sums per resource, tag set and extras as the lines
+// themselves: readers must not change a map once a line carrying it is emitted.
+func TestAggregateKeepsEveryReadersMaps(t *testing.T) {
+	files, _ := filepath.Glob("*/testdata/*.csv")
+	more, _ := filepath.Glob("gcp/testdata/*.json*")
+	files = append(files, more...)
+	readers := map[string]func(string, func(*gpucost.CostLine) error) error{
+		"focus":  func(p string, e func(*gpucost.CostLine) error) error { _, err := focus.ReadFile(p, e); return err },
+		"awscur": func(p string, e func(*gpucost.CostLine) error) error { _, err := awscur.ReadFile(p, e); return err },
+		"azure":  func(p string, e func(*gpucost.CostLine) error) error { _, err := azure.ReadFile(p, e); return err },
+		"gcp":    func(p string, e func(*gpucost.CostLine) error) error { _, err := gcp.ReadFile(p, e); return err },
+	}
+	checked := 0
+	for _, path := range files {
+		read := readers[filepath.Dir(filepath.Dir(path))]
+		if read == nil {
+			continue
+		}
+		key := func(l *gpucost.CostLine) string {
+			return l.ResourceID + "|" + l.Tags.String() + "|" + gpucost.Labels(l.Extra).String() + "|" + l.BillingCurrency()
+		}
+		want := map[string]int64{}
+		var agg billing.Aggregator
+		err := read(path, func(l *gpucost.CostLine) error {
+			want[key(l)] += l.BilledCost.Nanos
+			agg.Add(l)
+			return nil
+		})
+		if err != nil {
+			continue // a bad-input fixture
+		}
+		got := map[string]int64{}
+		for l := range agg.Lines() {
+			got[key(l)] += l.BilledCost.Nanos
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("%s: aggregated sums by resource, tags and extras differ from the lines':\n got %v\nwant %v", path, got, want)
+		}
+		checked++
+	}
+	if checked < 8 {
+		t.Errorf("checked %d reader fixtures, want at least 8", checked)
+	}
+}
+
+// Lines differing only in their extras stay apart, in CSV and in Parquet.
+func TestAggregateKeepsExtrasApart(t *testing.T) {
+	for _, format := range []focus.Format{focus.CSV, focus.Parquet} {
+		var buf bytes.Buffer
+		w, err := focus.NewWriter(&buf, focus.WriterOptions{Format: format, Extra: []string{"x_Team"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		day := time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC)
+		for _, team := range []string{"a", "b", "a", "c", "b"} {
+			l := gpucost.CostLine{Provider: "AWS", ChargeCategory: "Usage", ChargePeriodStart: day, ChargePeriodEnd: day.Add(time.Hour),
+				BilledCost: gpucost.USD(1e9), EffectiveCost: gpucost.USD(1e9), ListCost: gpucost.USD(1e9), ContractedCost: gpucost.USD(1e9),
+				ResourceID: "i-1", ServiceName: "EC2", Extra: map[string]string{"x_Team": team}}
+			if err := w.Write(&l); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.Close()
+		var agg billing.Aggregator
+		add := func(l *gpucost.CostLine) error { agg.Add(l); return nil }
+		if format == focus.Parquet {
+			_, err = focus.ReadParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "x.parquet", add)
+		} else {
+			_, err = focus.Read(&buf, "x.csv", add)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := map[string]int{}
+		for l := range agg.Lines() {
+			rows[l.Extra["x_Team"]] = l.Rows
+		}
+		if want := map[string]int{"a": 2, "b": 2, "c": 1}; !maps.Equal(rows, want) {
+			t.Errorf("format %v: rows by x_Team %v, want %v", format, rows, want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package focus
 
 import (
 	"bytes"
+	"maps"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -50,7 +51,8 @@ type builder struct {
 	pairs  pairCache
 	stats  Stats
 
-	extra map[string]string // the Extra map, reused from row to row
+	extra  map[string]string // the Extra map, reused from row to row while it is filled
+	shared extraSets         // what a line carries: one map per distinct set of values
 
 	totals  map[string]*Totals
 	lastCur string
@@ -87,6 +89,42 @@ func (c *timeCache) get(b []byte) (time.Time, bool) {
 		c.last = t
 	}
 	return t, ok
+}
+
+// extraSets hands out one Extra map per distinct set of extra values, so that lines with the
+// same extras share a map that never changes once emitted (what importers rely on to sum lines
+// by their extras), while the builder refills its own map row after row.
+type extraSets struct {
+	byKey map[string]map[string]string
+	key   []byte
+}
+
+// maxExtraSets bounds the cache: a file whose extras are unique per row gets maps that are
+// shared less, not unbounded memory.
+const maxExtraSets = 1 << 14
+
+func (c *extraSets) of(m map[string]string, names []string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	c.key = c.key[:0]
+	for _, name := range names {
+		if v, ok := m[name]; ok {
+			c.key = append(c.key, name...)
+			c.key = append(c.key, 0)
+			c.key = append(c.key, v...)
+			c.key = append(c.key, 0)
+		}
+	}
+	if shared, ok := c.byKey[string(c.key)]; ok {
+		return shared
+	}
+	if c.byKey == nil || len(c.byKey) >= maxExtraSets {
+		c.byKey = map[string]map[string]string{}
+	}
+	shared := maps.Clone(m)
+	c.byKey[string(c.key)] = shared
+	return shared
 }
 
 // begin starts a row. The line and its Extra map are reused: every field the file has is
@@ -188,6 +226,7 @@ func (b *builder) finishLine(l *gpucost.CostLine, set uint64) (missing field, er
 			return f, nil
 		}
 	}
+	l.Extra = b.shared.of(l.Extra, b.names)
 	cur := l.BilledCost.Currency
 	l.EffectiveCost.Currency, l.ListCost.Currency, l.ContractedCost.Currency = cur, cur, cur
 	if cur != b.lastCur || b.lastTot == nil {

@@ -24,6 +24,7 @@ type readStats struct {
 	Version string              // the format's version or dialect
 	Totals  []gpucost.CostTotal // the source rows' sums per currency, by currency
 	Unknown []string            // columns outside the format
+	Kept    bool                // the Unknown columns' values are kept as extras (FOCUS x_ columns)
 }
 
 type emitFunc = func(*gpucost.CostLine) error
@@ -99,7 +100,7 @@ var detectOrder = []string{"focus", "aws-cur", "gcp", "azure"}
 func billFormats() []string { return slices.Sorted(maps.Keys(billReaders)) }
 
 func focusStats(st focus.Stats) readStats {
-	out := readStats{Version: st.Version, Unknown: st.ExtraColumns}
+	out := readStats{Version: st.Version, Unknown: st.ExtraColumns, Kept: true}
 	for cur, t := range st.Totals {
 		out.Totals = append(out.Totals, gpucost.CostTotal{Currency: cur, BilledCost: t.BilledCost, EffectiveCost: t.EffectiveCost})
 	}

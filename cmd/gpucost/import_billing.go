@@ -30,6 +30,7 @@ type billStats struct {
 	Status   string              `json:"status"` // imported, replaced, skipped
 	ImportID int64               `json:"import_id"`
 	Unknown  []string            `json:"unknown_columns,omitempty"`
+	Kept     bool                `json:"unknown_columns_kept,omitempty"`
 }
 
 func newImportBillingCmd(e *env) *cobra.Command {
@@ -200,8 +201,8 @@ func (e *env) importBill(ctx context.Context, store gpucost.CostStore, name, for
 	if err != nil {
 		return st, fmt.Errorf("import %s: %w", name, err)
 	}
-	st.Format, st.Version, st.Rows, st.Lines, st.Totals, st.ImportID, st.Unknown =
-		format, rs.Version, imp.Rows, imp.Lines, imp.Totals, imp.ID, rs.Unknown
+	st.Format, st.Version, st.Rows, st.Lines, st.Totals, st.ImportID, st.Unknown, st.Kept =
+		format, rs.Version, imp.Rows, imp.Lines, imp.Totals, imp.ID, rs.Unknown, rs.Kept
 	st.Status = "imported"
 	if len(prev) > 0 {
 		st.Status = fmt.Sprintf("replaced import %d", prev[0].ID)
@@ -269,7 +270,11 @@ func billImportResult(all []billStats) result {
 			r.Rows = append(r.Rows, []string{st.File, format, fmt.Sprint(st.Rows), fmt.Sprint(st.Lines), "", "", "", st.Status})
 		}
 		if len(st.Unknown) > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("  %s: columns outside the format kept as x_ extras: %s", st.File, strings.Join(st.Unknown, ", ")))
+			what := "not read"
+			if st.Kept {
+				what = "kept as extras"
+			}
+			r.Notes = append(r.Notes, fmt.Sprintf("  %s: columns outside the format, %s: %s", st.File, what, strings.Join(st.Unknown, ", ")))
 		}
 	}
 	if len(all) > 0 {

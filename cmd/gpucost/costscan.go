@@ -27,7 +27,7 @@ type costFlags struct {
 }
 
 func (f *costFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.since, "since", "30d", "how far back: 30d, 90d, 1y as 365d")
+	cmd.Flags().StringVar(&f.since, "since", "30d", "how far back: 30d, 90d, 365d")
 	cmd.Flags().StringVar(&f.until, "until", "", "end of the period (RFC 3339; default now)")
 	cmd.Flags().BoolVar(&f.gpuOnly, "gpu-only", false, "only GPU spend: GPU instances and GPU SKUs, and the other lines of the same resources")
 	cmd.Flags().StringVar(&f.policy, "policy", gpucost.PolicyUsed, "how a GPU's cost is split between its users: used (held time × utilisation), requested (held time) or weighted")
@@ -44,7 +44,6 @@ type costScan struct {
 	from, to time.Time
 	gpuOnly  bool
 	policy   string
-	tagKeys  map[string][]string
 	alloc    *analyze.Allocator
 
 	hosts     map[string]bool                   // hosts with telemetry in the period
@@ -65,23 +64,19 @@ type costScan struct {
 type lineGPU struct {
 	instanceType, description string
 	gpu                       catalog.LineGPU
-	ok                        bool
+	ok, used                  bool
 }
 
 // lineGPU is s.cat.LineGPU, remembering the last few answers. The strings of stored lines are
 // shared between lines, so comparing them is mostly comparing pointers.
 func (s *costScan) lineGPU(l *gpucost.CostLine) (catalog.LineGPU, bool) {
 	for i := range s.gpus {
-		if c := &s.gpus[i]; c.instanceType == l.InstanceType && c.description == l.ChargeDescription && (c.ok || c.gpu.By == "-") {
+		if c := &s.gpus[i]; c.used && c.instanceType == l.InstanceType && c.description == l.ChargeDescription {
 			return c.gpu, c.ok
 		}
 	}
 	g, ok := s.cat.LineGPU(l)
-	c := lineGPU{l.InstanceType, l.ChargeDescription, g, ok}
-	if !ok {
-		c.gpu.By = "-" // a remembered miss
-	}
-	s.gpus[s.nextGPU] = c
+	s.gpus[s.nextGPU] = lineGPU{l.InstanceType, l.ChargeDescription, g, ok, true}
 	s.nextGPU = (s.nextGPU + 1) % len(s.gpus)
 	return g, ok
 }
@@ -97,7 +92,8 @@ type scanStats struct {
 	Imports   int             `json:"imports"`
 }
 
-// openCostScan opens the store and reads what allocation needs: catalog, inventory, telemetry.
+// open opens the store and reads what allocation needs: the catalog, the inventory and whether
+// there is telemetry in the period.
 func (f *costFlags) open(ctx context.Context, e *env) (*costScan, error) {
 	if err := e.validOutput(); err != nil {
 		return nil, err
@@ -122,7 +118,7 @@ func (f *costFlags) open(ctx context.Context, e *env) (*costScan, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &costScan{db: db, from: from, to: to, gpuOnly: f.gpuOnly, policy: f.policy, tagKeys: keys, alloc: alloc,
+	s := &costScan{db: db, from: from, to: to, gpuOnly: f.gpuOnly, policy: f.policy, alloc: alloc,
 		owners: analyze.TagOwners{Keys: keys},
 		hosts:  map[string]bool{}, inventory: map[string]gpucost.InventoryEntry{}, invHosts: map[string][]string{}, gpuRes: map[string]bool{}}
 	if err := s.load(ctx); err != nil {

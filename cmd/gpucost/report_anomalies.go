@@ -65,6 +65,7 @@ report cost splits them; currencies are judged apart.`,
 	cmd.Flags().Float64Var(&opts.K, "k", 3, "threshold: median + k × MAD (as a standard deviation)")
 	cmd.Flags().Float64Var(&opts.Quantile, "quantile", 0.95, "second rule: above this quantile of the window")
 	cmd.Flags().StringVar(&minDelta, "min-delta", "10", "ignore days less than this far above the baseline (in the bill's currency)")
+	cmd.Flags().BoolVar(&opts.SameWeekday, "same-weekday", false, "compare each day with the same weekday of the last 8 weeks, so weekly jobs are not anomalies")
 	return cmd
 }
 

@@ -84,7 +84,11 @@ func anomalyResult(by string, rep analyze.AnomalyReport, opts analyze.AnomalyOpt
 		r.Rows = append(r.Rows, []string{a.Day.Format(time.DateOnly), a.Scope, a.Currency, a.Cost.Fixed(2), a.Baseline.Fixed(2),
 			a.Excess.Fixed(2), fmt.Sprintf("%.1f", a.Score), strings.Join(a.Rules, "+"), strings.Join(drivers, "; ")})
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("%d anomalies in %d scopes over %d days; baseline: median of the trailing %d days, threshold median + %.1f·MAD or the %.0fth percentile.",
-		len(rep.Anomalies), rep.Scopes, rep.Days, opts.Window, opts.K, opts.Quantile*100))
+	baseline := fmt.Sprintf("the trailing %d days", opts.Window)
+	if opts.SameWeekday {
+		baseline = "the same weekday of the last 8 weeks"
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("%d anomalies in %d scopes over %d days; baseline: median of %s, threshold median + %.1f·MAD or the %.0fth percentile.",
+		len(rep.Anomalies), rep.Scopes, rep.Days, baseline, opts.K, opts.Quantile*100))
 	return r
 }

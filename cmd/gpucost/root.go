@@ -108,6 +108,7 @@ Exit codes: 0 success, 1 failure, 2 invalid input or flags, 3 nothing found,
 		newProfileCmd(e),
 		newReportCmd(e),
 		newExportCmd(e),
+		newPlanCmd(e),
 		newDemoCmd(e),
 	)
 	markUsageErrors(root)

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/plan"
+	"github.com/spf13/cobra"
+)
+
+func newPlanCommitCmd(e *env) *cobra.Command {
+	var (
+		in                plan.CommitInput
+		usage, price      string
+		fromStore         bool
+		since             string
+		backtest          bool
+		lookback, horizon string
+	)
+	cmd := &cobra.Command{
+		Use:   "commit",
+		Short: "The hindsight-optimal commitment (reserved instances, savings plans, CUDs) for hourly usage",
+		Long: `commit finds the hourly commitment that would have cost least over a usage history: with
+discount d, the d-quantile of hourly on-demand-equivalent usage (DESIGN.md: the usage exceeded in
+a fraction 1−d of hours). It gives the commitment's utilisation and coverage, the saving against
+all on-demand, what is paid upfront and monthly, and the break-even month. --backtest buys on a
+trailing --lookback and scores each following --period against the hindsight optimum.
+
+Usage comes from --usage FILE.csv (a "usage" column of units per hour, one row per hour, priced
+at --price per unit-hour; without --price the units are on-demand dollars) or --from-store: the
+store's GPU telemetry, each GPU-hour priced at the catalog's on-demand list price for its model.`,
+		Example: `  gpucost plan commit --usage hourly.csv --price 3.06 --discount 0.4 --term 1y
+  gpucost plan commit --from-store --since 30d --discount 0.4 --payment all
+  gpucost plan commit --from-store --discount 0.4 --backtest --lookback 14d --period 1d
+  gpucost plan commit roi --on-demand 3.06 --reserved-1y 1.82 --reserved-3y 1.31 --instances 8`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := e.validOutput(); err != nil {
+				return err
+			}
+			if (usage == "") == !fromStore {
+				return gpucost.Errorf(gpucost.EInvalid, "give the usage: --usage FILE.csv or --from-store")
+			}
+			var err error
+			if in.OnDemand, err = parseDollars("price", price); err != nil {
+				return err
+			}
+			if usage != "" {
+				in.Usage, err = readUsageCSV(usage)
+			} else {
+				in.Usage, err = e.storeUsage(cmd.Context(), since)
+				in.OnDemand = gpucost.USD(1e9)
+			}
+			if err != nil {
+				return err
+			}
+			if backtest {
+				lb, err := parseAgo("lookback", lookback)
+				if err != nil {
+					return err
+				}
+				p, err := parseAgo("period", horizon)
+				if err != nil {
+					return err
+				}
+				return e.backtest(in, lb, p)
+			}
+			res, err := plan.Commit(in)
+			if err != nil {
+				return err
+			}
+			return e.print(commitResult(res))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&usage, "usage", "", "CSV of hourly usage: a usage column, one row per hour")
+	f.StringVar(&price, "price", "1", "on-demand $ per unit-hour of --usage")
+	f.BoolVar(&fromStore, "from-store", false, "use the store's GPU telemetry as usage, priced at catalog on-demand prices")
+	f.StringVar(&since, "since", "30d", "with --from-store: how far back")
+	f.Float64Var(&in.Discount, "discount", 0, "the commitment's discount off on-demand, such as 0.4")
+	f.StringVar((*string)(&in.Term), "term", "1y", "1y or 3y")
+	f.StringVar((*string)(&in.Payment), "payment", "none", "upfront payment: all, partial or none")
+	f.BoolVar(&backtest, "backtest", false, "buy on a trailing lookback, score the following period")
+	f.StringVar(&lookback, "lookback", "28d", "with --backtest: the history each purchase is chosen from")
+	f.StringVar(&horizon, "period", "7d", "with --backtest: how long each purchase is scored")
+	cmd.AddCommand(newPlanROICmd(e))
+	return cmd
+}
+
+func parseDollars(flag, s string) (gpucost.Money, error) {
+	m, err := gpucost.ParseMoney(s, "USD")
+	if err != nil || m.Nanos <= 0 {
+		return m, gpucost.Errorf(gpucost.EInvalid, "--%s %q: use a positive amount of dollars, such as 3.06", flag, s)
+	}
+	return m, nil
+}
+
+// readUsageCSV reads the usage column of an hourly usage file.
+func readUsageCSV(name string) ([]float64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--usage: %w", err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	header, err := r.Read()
+	if err != nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--usage %s: reading the header: %w", name, err)
+	}
+	col := -1
+	for i, h := range header {
+		if strings.EqualFold(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")), "usage") {
+			col = i
+		}
+	}
+	if col < 0 {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--usage %s: line 1: no usage column; give one row per hour with a usage column", name)
+	}
+	var out []float64
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "--usage %s: %w", name, err)
+		}
+		line, _ := r.FieldPos(col)
+		v, err := strconv.ParseFloat(strings.TrimSpace(rec[col]), 64)
+		if err != nil || v < 0 || v != v {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "--usage %s:%d:%d: usage %q is not a non-negative number", name, line, col+1, rec[col])
+		}
+		out = append(out, v)
+	}
+}
+
+// storeUsage returns the on-demand dollars of GPU time per hour over the period: every GPU-hour
+// of telemetry at its model's catalog price.
+func (e *env) storeUsage(ctx context.Context, since string) ([]float64, error) {
+	f := reportFlags{period: period{since: since}, provider: "aws"}
+	rc, err := f.open(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.close()
+	price := rc.pricer(f.provider)
+	from := rc.opts.From.Truncate(time.Hour)
+	hours := make([]float64, int(rc.opts.To.Sub(from).Hours()+0.5))
+	err = rc.scan(ctx, time.Hour, func(r *gpucost.Rollup) {
+		h := int(r.Start.Sub(from).Hours())
+		if p, ok := price(r.Series); ok && h >= 0 && h < len(hours) {
+			hours[h] += r.GPUHours() * float64(p.Nanos) / 1e9
+		}
+	})
+	return hours, err
+}
+
+func (e *env) backtest(in plan.CommitInput, lookback, horizon time.Duration) error {
+	res, err := plan.Backtest(plan.BacktestInput{Usage: in.Usage, OnDemand: in.OnDemand, Discount: in.Discount,
+		Lookback: int(lookback.Hours()), Period: int(horizon.Hours())})
+	if err != nil {
+		return err
+	}
+	r := result{
+		Title:   fmt.Sprintf("Back-test: buy on the last %s, score the next %s, discount %.0f%%", lookback, horizon, 100*in.Discount),
+		Columns: []string{"From hour", "Bought", "Optimal", "Saving", "Optimal saving", "Captured", "Utilisation"},
+		Right:   []int{0, 1, 2, 3, 4, 5, 6},
+		JSON:    res,
+	}
+	for _, w := range res.Windows {
+		r.Rows = append(r.Rows, []string{fmt.Sprint(w.Start), fmt.Sprintf("%.2f", w.Commitment), fmt.Sprintf("%.2f", w.Optimal),
+			w.Saving.Fixed(2), w.OptimalSaving.Fixed(2), fmt.Sprintf("%.1f%%", 100*w.Captured), fmt.Sprintf("%.1f%%", 100*w.Utilisation)})
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("Over %d scored hours: saved %s of a hindsight-optimal %s (%.1f%%; worst window %.1f%%).",
+		res.ScoredHours, res.Saving.Dollars(), res.OptimalSaving.Dollars(), 100*res.Captured, 100*res.WorstCaptured))
+	return e.print(r)
+}
+
+func commitResult(c plan.CommitResult) result {
+	r := result{
+		Title:   fmt.Sprintf("Commitment for %d hours of usage at %.0f%% off, %s term, %s upfront", c.Hours, 100*c.Discount, c.Term, c.Payment),
+		Columns: []string{"Figure", "Value"},
+		Right:   []int{1},
+		JSON:    c,
+	}
+	add := func(k, v string) { r.Rows = append(r.Rows, []string{k, v}) }
+	add("Commit per hour (units)", fmt.Sprintf("%.2f", c.Commitment))
+	add("Commitment's on-demand value per hour", c.CommitmentOnDemand.Dollars())
+	add("Commitment cost per hour", c.CommitmentCost.Dollars())
+	add("Utilisation of the commitment", fmt.Sprintf("%.1f%%", 100*c.Utilisation))
+	add("Usage covered", fmt.Sprintf("%.1f%%", 100*c.Coverage))
+	add("All on-demand", c.OnDemandCost.Dollars())
+	add("With the commitment", c.PlanCost.Dollars())
+	add("Saving", fmt.Sprintf("%s (%.1f%%)", c.Saving.Dollars(), c.SavingPercent))
+	add("Saving per month", c.MonthlySaving.Dollars())
+	add("Upfront / monthly fee", c.Upfront.Dollars()+" / "+c.MonthlyFee.Dollars())
+	if c.BreakEvenMonth > 0 {
+		add("Break-even month", fmt.Sprint(c.BreakEvenMonth))
+	}
+	if c.Note != "" {
+		r.Notes = append(r.Notes, c.Note)
+	}
+	return r
+}
+
+func newPlanROICmd(e *env) *cobra.Command {
+	var (
+		onDemand, r1, r3 string
+		in               plan.ROIInput
+	)
+	cmd := &cobra.Command{
+		Use:     "roi",
+		Short:   "Reserved-instance ROI: on-demand against 1-year and 3-year reservations",
+		Example: `  gpucost plan commit roi --on-demand 3.06 --reserved-1y 1.82 --reserved-3y 1.31 --instances 8`,
+		Args:    usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := e.validOutput(); err != nil {
+				return err
+			}
+			var err error
+			for _, p := range []struct {
+				flag, v string
+				dst     *gpucost.Money
+			}{{"on-demand", onDemand, &in.OnDemand}, {"reserved-1y", r1, &in.Reserved1y}, {"reserved-3y", r3, &in.Reserved3y}} {
+				if *p.dst, err = parseDollars(p.flag, p.v); err != nil {
+					return err
+				}
+			}
+			res, err := plan.ROI(in)
+			if err != nil {
+				return err
+			}
+			r := result{
+				Title:   fmt.Sprintf("%d instances × %d h a month", res.Instances, res.HoursPerMonth),
+				Columns: []string{"Option", "$/h", "Monthly", "Yearly", "Monthly saving", "Yearly saving", "Term saving", "Saving"},
+				Right:   []int{1, 2, 3, 4, 5, 6, 7},
+				JSON:    res,
+			}
+			for _, row := range res.Rows {
+				r.Rows = append(r.Rows, []string{row.Option, row.Hourly.Dollars(), row.Monthly.Dollars(), row.Yearly.Dollars(),
+					row.MonthlySaving.Dollars(), row.YearlySaving.Dollars(), row.TermSaving.Dollars(), fmt.Sprintf("%.1f%%", row.SavingPercent)})
+			}
+			return e.print(r)
+		},
+	}
+	cmd.Flags().StringVar(&onDemand, "on-demand", "", "on-demand $/h per instance")
+	cmd.Flags().StringVar(&r1, "reserved-1y", "", "1-year reserved $/h per instance")
+	cmd.Flags().StringVar(&r3, "reserved-3y", "", "3-year reserved $/h per instance")
+	cmd.Flags().IntVar(&in.Instances, "instances", 1, "instances")
+	cmd.Flags().IntVar(&in.HoursPerMonth, "hours", plan.HoursPerMonth, "hours a month")
+	return cmd
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/plan"
+	"github.com/spf13/cobra"
+)
+
+func newPlanInstanceCmd(e *env) *cobra.Command {
+	var (
+		in             plan.InstanceInput
+		params, tokens string
+	)
+	cmd := &cobra.Command{
+		Use:   "instance",
+		Short: "What a model needs in GPU memory, the instances that hold it, and what it costs",
+		Long: `instance sizes a model's GPU memory — weights, gradients, optimizer state, activations, KV
+cache and overhead, each with its formula — and lists the catalog's instances that hold it,
+cheapest first, with on-demand and spot $/h. With --tokens it adds training time and total cost
+from 6·params·tokens FLOPs (4 for LoRA) at --mfu of the GPUs' datasheet TFLOPS. For training it
+also shows what the common "4 bytes × params" rule would have picked: mixed-precision Adam needs
+about 16 bytes × params plus activations (reference case R3), so that rule under-sizes by 4×.`,
+		Example: `  gpucost plan instance --params 7e9 --precision bf16 --mode training --tokens 2e9
+  gpucost plan instance --params 70e9 --precision int4 --mode inference --batch 8 --seq 4096
+  gpucost plan instance --params 13e9 --mode lora --provider aws --spot --output json`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := e.validOutput(); err != nil {
+				return err
+			}
+			var err error
+			if in.Params, err = parseCount("params", params); err != nil {
+				return err
+			}
+			if tokens != "" {
+				if in.Tokens, err = parseCount("tokens", tokens); err != nil {
+					return err
+				}
+			}
+			db, err := e.openDB(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			cat, err := catalog.Load(cmd.Context(), db)
+			if err != nil {
+				return err
+			}
+			res, err := plan.Instance(in, cat.Offers(), catalog.Spec)
+			if err != nil {
+				return err
+			}
+			return e.print(instanceResult(res))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&params, "params", "", "model parameters, such as 7e9 or 70B")
+	f.StringVar((*string)(&in.Precision), "precision", "bf16", "bf16, fp16, int8 or int4")
+	f.StringVar((*string)(&in.Mode), "mode", "inference", "inference, training or lora")
+	f.IntVar(&in.Batch, "batch", 0, "batch size (default 1)")
+	f.IntVar(&in.Seq, "seq", 0, "sequence length (default 4096)")
+	f.StringVar(&tokens, "tokens", "", "training tokens, such as 2e9, for time and cost")
+	f.Float64Var(&in.MFU, "mfu", 0, "model-FLOPs utilisation for training time (default 0.40)")
+	f.StringVar(&in.Provider, "provider", "", "only this provider's instances")
+	f.BoolVar(&in.Spot, "spot", false, "rank by spot price")
+	f.IntVar(&in.Limit, "limit", 10, "show at most this many options")
+	return cmd
+}
+
+// parseCount reads a count such as 7e9, 7B, 70B, 1.5T or 500M.
+func parseCount(flag, s string) (float64, error) {
+	v := strings.TrimSpace(s)
+	mult := 1.0
+	for suffix, m := range map[string]float64{"K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12} {
+		if n, ok := strings.CutSuffix(strings.ToUpper(v), suffix); ok {
+			v, mult = n, m
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f <= 0 || f != f {
+		return 0, gpucost.Errorf(gpucost.EInvalid, "--%s %q: use a positive count such as 7e9 or 7B", flag, s)
+	}
+	return f * mult, nil
+}
+
+func instanceResult(r plan.InstanceResult) result {
+	m := r.Memory
+	out := result{
+		Title: fmt.Sprintf("%s of a %.3g-parameter model in %s: %.1f GB (weights %.1f, gradients %.1f, optimizer %.1f, activations %.1f, KV cache %.1f, overhead %.1f)",
+			r.Mode, r.Params, r.Precision, m.TotalGB, m.WeightsGB, m.GradientsGB, m.OptimizerGB, m.ActivationsGB, m.KVCacheGB, m.OverheadGB),
+		Columns: []string{"Provider", "Region", "Instance", "GPUs", "GPUs needed", "GB/GPU used", "On-demand $/h", "Spot $/h", "Hours", "Total"},
+		Right:   []int{3, 4, 5, 6, 7, 8, 9},
+		JSON:    r,
+	}
+	money := func(p *gpucost.Money) string {
+		if p == nil {
+			return ""
+		}
+		return p.Dollars()
+	}
+	for _, o := range r.Options {
+		hours := ""
+		if o.Hours > 0 {
+			hours = fmt.Sprintf("%.1f", o.Hours)
+		}
+		out.Rows = append(out.Rows, []string{o.Provider, o.Region, o.InstanceType, fmt.Sprintf("%d× %s %.0f GB", o.GPUCount, o.GPUModel, o.GPUMemoryGB),
+			fmt.Sprint(o.GPUsNeeded), fmt.Sprintf("%.1f", o.MemoryPerGPUGB), money(o.OnDemand), money(o.Spot), hours, money(o.Cost)})
+	}
+	if rt := r.RuleOfThumb; rt != nil {
+		out.Notes = append(out.Notes, rt.Warning)
+	}
+	out.Notes = append(out.Notes, m.Formulas...)
+	out.Notes = append(out.Notes, r.Notes...)
+	return out
+}

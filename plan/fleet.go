@@ -1,0 +1,701 @@
+package plan
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/gpucost/gpucost"
+)
+
+// DefaultDiversify is the number of spot pools (instance type × zone) a fleet spreads over when
+// FleetOptions.Diversify is zero: enough that one pool's reclaim takes a sixth of the spot part.
+const DefaultDiversify = 6
+
+// FleetOptions asks for a fleet of GPUs: how many, of which models, and how much of it on spot.
+type FleetOptions struct {
+	// Models are the canonical GPU models accepted (gpucost.GPUModel.Name); the caller resolves
+	// a user's --gpu through the catalog ("A100" → A100, A100-80GB). Empty accepts every model
+	// with MinVRAMGB per GPU.
+	Models       []string `json:"models,omitempty"`
+	GPUs         int      `json:"gpus"`                  // GPUs wanted in all
+	MinVRAMGB    float64  `json:"min_vram_gb,omitempty"` // memory per GPU at least
+	Spot         bool     `json:"spot"`                  // run all but the on-demand base on spot
+	Diversify    int      `json:"diversify"`             // spot pools wanted; 0 means DefaultDiversify
+	OnDemandBase float64  `json:"on_demand_base"`        // share of GPUs kept on-demand, 0 to 1
+	Provider     string   `json:"provider,omitempty"`    // "aws"; empty accepts every provider
+	Regions      []string `json:"regions,omitempty"`     // regions allowed; empty allows all
+
+	// Name names the fleet in exports (EC2 tags, NodePool names); "gpucost-fleet" when empty.
+	Name string `json:"name,omitempty"`
+	// LaunchTemplate is the EC2 launch template the fleet request uses; Name when empty.
+	LaunchTemplate string `json:"launch_template,omitempty"`
+	// FleetType is the EC2 Fleet type: "maintain" (the default), "request" or "instant".
+	FleetType string `json:"fleet_type,omitempty"`
+	// NodeClass is the Karpenter EC2NodeClass the NodePools use; "default" when empty.
+	NodeClass string `json:"node_class,omitempty"`
+	// ZoneNames maps AWS zone IDs (use1-az1) to this account's zone names (us-east-1a), which
+	// EC2 Fleet overrides need; `aws ec2 describe-availability-zones` lists them.
+	ZoneNames map[string]string `json:"zone_names,omitempty"`
+}
+
+// FleetPool is one pool of the fleet, an instance type in one zone under one pricing model, and
+// the instances the plan expects there.
+type FleetPool struct {
+	Provider        string               `json:"provider"`
+	Region          string               `json:"region"`
+	Zone            string               `json:"zone,omitempty"`
+	InstanceType    string               `json:"instance_type"`
+	GPUModel        string               `json:"gpu_model"`
+	GPUsPerInstance int                  `json:"gpus_per_instance"`
+	GPUMemoryGB     float64              `json:"gpu_memory_gb"`
+	Capacity        gpucost.PricingModel `json:"capacity"` // spot or on-demand
+	Rank            int                  `json:"rank"`     // 1 is the cheapest $/GPU-hour of its capacity type
+	Instances       int                  `json:"instances"`
+	GPUs            int                  `json:"gpus"`
+	PricePerHour    gpucost.PerHour      `json:"price_per_hour"`     // one instance, under Capacity
+	OnDemandPerHour gpucost.PerHour      `json:"on_demand_per_hour"` // one instance, on-demand
+	PerGPUHour      gpucost.PerHour      `json:"per_gpu_hour"`       // under Capacity
+	TotalPerHour    gpucost.PerHour      `json:"total_per_hour"`     // Instances × PricePerHour
+}
+
+// FleetResult is a planned fleet in one region: spot pools ranked by $/GPU-hour, the on-demand
+// base, the blended price against running the same instances all on-demand, and warnings.
+type FleetResult struct {
+	Options  FleetOptions `json:"options"`
+	Provider string       `json:"provider"`
+	Region   string       `json:"region"`
+	// Pools are the spot pools, cheapest first (some may hold no instance: they are the
+	// fallback capacity the fleet request lists), then the on-demand pool of the base.
+	Pools []FleetPool `json:"pools"`
+
+	TargetGPUs         int `json:"target_gpus"`           // GPUs asked for
+	OnDemandTargetGPUs int `json:"on_demand_target_gpus"` // the base asked for, rounded up to a GPU
+	GPUs               int `json:"gpus"`                  // GPUs of the planned instances
+	SpotGPUs           int `json:"spot_gpus"`
+	OnDemandGPUs       int `json:"on_demand_gpus"`
+
+	PerHour            gpucost.PerHour `json:"per_hour"`     // blended, the planned instances
+	PerGPUHour         gpucost.PerHour `json:"per_gpu_hour"` // blended
+	OnDemandPerHour    gpucost.PerHour `json:"on_demand_per_hour"`
+	OnDemandPerGPUHour gpucost.PerHour `json:"on_demand_per_gpu_hour"`
+	SavingPerHour      gpucost.PerHour `json:"saving_per_hour"`
+	SavingPercent      float64         `json:"saving_percent"`
+	SpotPools          int             `json:"spot_pools_available"` // spot pools in the region
+	Warnings           []string        `json:"warnings,omitempty"`
+}
+
+// fleetCandidate is one offer that can serve as a pool.
+type fleetCandidate struct {
+	o    gpucost.Offer
+	gpus int
+}
+
+// Fleet plans a diversified fleet of opt.GPUs GPUs from offers. It works region by region,
+// because an EC2 Fleet request and a Karpenter cluster live in one region, and returns the
+// region that reaches the spot diversification asked for at the lowest blended $/hour (or, if
+// none reaches it, the cheapest).
+//
+// In a region the on-demand base, OnDemandBase × GPUs rounded up, goes to the on-demand pool
+// that covers it at the lowest $/hour. The rest is spread instance by instance over the
+// Diversify cheapest spot pools (by spot $/GPU-hour), in rank order, so one pool's reclaim takes
+// as small a share as whole instances allow; the last instance goes to the pool that covers
+// what is left at the lowest $/hour. The real placement is EC2's (price-capacity-optimized) or
+// Karpenter's; the plan's counts are the expected spread and its prices the catalog's.
+func Fleet(offers []gpucost.Offer, opt FleetOptions) (FleetResult, error) {
+	opt, err := checkFleetOptions(opt)
+	if err != nil {
+		return FleetResult{}, err
+	}
+	regions, err := fleetCandidates(offers, opt)
+	if err != nil {
+		return FleetResult{}, err
+	}
+	var best *FleetResult
+	var errs []string
+	for _, cands := range regions {
+		r, err := planRegion(cands, opt)
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		if best == nil || betterFleet(r, *best, opt) {
+			best = &r
+		}
+	}
+	if best == nil {
+		return FleetResult{}, gpucost.Errorf(gpucost.EInvalid, "plan fleet: no region can hold the fleet: %s",
+			strings.Join(errs, "; "))
+	}
+	return *best, nil
+}
+
+// checkFleetOptions refuses impossible requests and fills in defaults.
+func checkFleetOptions(opt FleetOptions) (FleetOptions, error) {
+	switch {
+	case opt.GPUs < 1:
+		return opt, gpucost.Errorf(gpucost.EInvalid, "plan fleet: %d GPUs: ask for 1 or more", opt.GPUs)
+	case math.IsNaN(opt.OnDemandBase) || opt.OnDemandBase < 0 || opt.OnDemandBase > 1:
+		return opt, gpucost.Errorf(gpucost.EInvalid,
+			"plan fleet: on-demand base %v is not a share: give 0 to 1 (20%% is 0.2)", opt.OnDemandBase)
+	case opt.Diversify < 0:
+		return opt, gpucost.Errorf(gpucost.EInvalid, "plan fleet: diversify %d: give 1 or more pools, or 0 for %d",
+			opt.Diversify, DefaultDiversify)
+	case math.IsNaN(opt.MinVRAMGB) || opt.MinVRAMGB < 0:
+		return opt, gpucost.Errorf(gpucost.EInvalid, "plan fleet: minimum VRAM %v GB: give 0 or more", opt.MinVRAMGB)
+	}
+	switch opt.FleetType {
+	case "":
+		opt.FleetType = "maintain"
+	case "maintain", "request", "instant":
+	default:
+		return opt, gpucost.Errorf(gpucost.EInvalid, "plan fleet: fleet type %q: use maintain, request or instant", opt.FleetType)
+	}
+	if opt.Diversify == 0 {
+		opt.Diversify = DefaultDiversify
+	}
+	if opt.Name == "" {
+		opt.Name = "gpucost-fleet"
+	}
+	if opt.LaunchTemplate == "" {
+		opt.LaunchTemplate = opt.Name
+	}
+	if opt.NodeClass == "" {
+		opt.NodeClass = "default"
+	}
+	opt.Provider = strings.ToLower(strings.TrimSpace(opt.Provider))
+	return opt, nil
+}
+
+// fleetCandidates returns the offers that can be pools, grouped by provider and region in name
+// order, or an error that says which filter emptied the list and what the offers have instead.
+func fleetCandidates(offers []gpucost.Offer, opt FleetOptions) ([][]fleetCandidate, error) {
+	var byModel, byVRAM, byProvider, priced int
+	maxVRAM := 0.0
+	seen := map[[4]string]bool{}
+	groups := map[[2]string][]fleetCandidate{}
+	for _, o := range offers {
+		n := int(o.GPUCount)
+		if o.GPUCount < 1 || float64(n) != o.GPUCount || (len(opt.Models) > 0 && !slices.Contains(opt.Models, o.GPUModel)) {
+			continue
+		}
+		byModel++
+		maxVRAM = max(maxVRAM, o.GPUMemoryGB)
+		if o.GPUMemoryGB < opt.MinVRAMGB {
+			continue
+		}
+		byVRAM++
+		if opt.Provider != "" && !strings.EqualFold(o.Provider, opt.Provider) {
+			continue
+		}
+		byProvider++
+		if !o.HasOnDemand || o.OnDemand.Nanos <= 0 {
+			continue // the base and the comparison need an on-demand price
+		}
+		priced++
+		if len(opt.Regions) > 0 && !slices.ContainsFunc(opt.Regions, func(r string) bool { return strings.EqualFold(r, o.Region) }) {
+			continue
+		}
+		k := [4]string{strings.ToLower(o.Provider), o.Region, o.Zone, o.InstanceType}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		g := [2]string{k[0], o.Region}
+		groups[g] = append(groups[g], fleetCandidate{o: o, gpus: n})
+	}
+	if len(groups) == 0 {
+		return nil, noFleetOffer(opt, byModel, byVRAM, byProvider, priced, maxVRAM)
+	}
+	keys := make([][2]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	out := make([][]fleetCandidate, len(keys))
+	for i, k := range keys {
+		out[i] = groups[k]
+	}
+	return out, nil
+}
+
+// noFleetOffer explains which filter left no offer.
+func noFleetOffer(opt FleetOptions, byModel, byVRAM, byProvider, priced int, maxVRAM float64) error {
+	models := "any GPU"
+	if len(opt.Models) > 0 {
+		models = strings.Join(opt.Models, ", ")
+	}
+	var why string
+	switch {
+	case byModel == 0:
+		why = fmt.Sprintf("the catalog has no whole-GPU offer of %s: pick another GPU", models)
+	case byVRAM == 0:
+		why = fmt.Sprintf("offers of %s have at most %g GB per GPU: lower the minimum VRAM to %g or pick a larger GPU",
+			models, maxVRAM, maxVRAM)
+	case byProvider == 0:
+		why = fmt.Sprintf("provider %q sells no %s with %g GB: drop the provider", opt.Provider, models, opt.MinVRAMGB)
+	case priced == 0:
+		why = "no matching offer has an on-demand price, which the base and the comparison need"
+	default:
+		why = fmt.Sprintf("none of the %d matching offers is in regions %s: widen the regions",
+			priced, strings.Join(opt.Regions, ", "))
+	}
+	return gpucost.Errorf(gpucost.EInvalid, "plan fleet: no offer fits: %s", why)
+}
+
+// betterFleet reports whether a is a better plan than b: one that reaches the diversification
+// asked for beats one that does not, then the lower blended $/hour, then the region name.
+func betterFleet(a, b FleetResult, opt FleetOptions) bool {
+	if opt.Spot {
+		if da, db := a.SpotPools >= opt.Diversify, b.SpotPools >= opt.Diversify; da != db {
+			return da
+		}
+	}
+	if c := cmp.Compare(a.PerHour.Nanos, b.PerHour.Nanos); c != 0 {
+		return c < 0
+	}
+	return a.Region < b.Region
+}
+
+// spotPerGPU and onDemandPerGPU are a candidate's prices per GPU-hour.
+func (c fleetCandidate) spotPerGPU() gpucost.Money     { return c.o.SpotPrice.DivInt(int64(c.gpus)) }
+func (c fleetCandidate) onDemandPerGPU() gpucost.Money { return c.o.OnDemand.DivInt(int64(c.gpus)) }
+
+// rankCandidates sorts cs by price per GPU-hour, then zone and instance type for a stable order.
+func rankCandidates(cs []fleetCandidate, price func(fleetCandidate) gpucost.Money) {
+	slices.SortStableFunc(cs, func(a, b fleetCandidate) int {
+		return cmp.Or(cmp.Compare(price(a).Nanos, price(b).Nanos), cmp.Compare(a.o.Zone, b.o.Zone),
+			cmp.Compare(a.o.InstanceType, b.o.InstanceType))
+	})
+}
+
+// planRegion plans the fleet over one region's candidates.
+func planRegion(cands []fleetCandidate, opt FleetOptions) (FleetResult, error) {
+	o := cands[0].o
+	r := FleetResult{Options: opt, Provider: strings.ToLower(o.Provider), Region: o.Region, TargetGPUs: opt.GPUs}
+	spot, dearer := spotCandidates(cands)
+	r.SpotPools = len(spot)
+	base := opt.GPUs
+	if opt.Spot {
+		base = int(math.Ceil(opt.OnDemandBase*float64(opt.GPUs) - 1e-9))
+		if len(spot) == 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s has no spot price below on-demand for these GPUs: the whole fleet is on-demand", r.Region))
+			base = opt.GPUs
+		}
+	}
+	if opt.Spot && dearer > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d pools in %s have a spot price at or above on-demand and are left out", dearer, r.Region))
+	}
+	r.OnDemandTargetGPUs = base
+	od := slices.Clone(cands)
+	rankCandidates(od, fleetCandidate.onDemandPerGPU)
+	baseGPUs := 0
+	var basePool *FleetPool
+	if base > 0 {
+		i, n := cheapestCover(base, od, gpucost.OnDemand)
+		p := fleetPool(od[i], gpucost.OnDemand, 1+i, n)
+		basePool, baseGPUs = &p, p.GPUs
+	}
+	if opt.Spot && len(spot) > 0 {
+		chosen := spot[:min(opt.Diversify, len(spot))]
+		counts := spread(max(0, opt.GPUs-baseGPUs), chosen)
+		for i, c := range chosen {
+			r.Pools = append(r.Pools, fleetPool(c, gpucost.Spot, i+1, counts[i]))
+		}
+	}
+	if basePool != nil {
+		r.Pools = append(r.Pools, *basePool)
+	}
+	fleetTotals(&r)
+	r.Warnings = append(r.Warnings, fleetWarnings(r, opt, base, baseGPUs)...)
+	return r, nil
+}
+
+// spotCandidates returns the candidates with a spot price below on-demand, cheapest spot
+// $/GPU-hour first, and how many were left out for a spot price at or above on-demand.
+func spotCandidates(cands []fleetCandidate) ([]fleetCandidate, int) {
+	var spot []fleetCandidate
+	dearer := 0
+	for _, c := range cands {
+		switch {
+		case !c.o.HasSpot || c.o.SpotPrice.Nanos <= 0:
+		case c.o.SpotPrice.Nanos >= c.o.OnDemand.Nanos:
+			dearer++ // a spot market at on-demand saves nothing and can still be reclaimed
+		default:
+			spot = append(spot, c)
+		}
+	}
+	rankCandidates(spot, fleetCandidate.spotPerGPU)
+	return spot, dearer
+}
+
+// instancePrice is one instance's $/hour under pricing model p.
+func instancePrice(c fleetCandidate, p gpucost.PricingModel) gpucost.Money {
+	if p == gpucost.Spot {
+		return c.o.SpotPrice
+	}
+	return c.o.OnDemand
+}
+
+// cheapestCover returns the candidate that covers gpus GPUs at the lowest $/hour under pricing
+// model p and the instances it takes; ties go to the earlier, cheaper-per-GPU candidate.
+func cheapestCover(gpus int, cs []fleetCandidate, p gpucost.PricingModel) (best, instances int) {
+	var bestCost int64 = math.MaxInt64
+	for i, c := range cs {
+		n := (gpus + c.gpus - 1) / c.gpus
+		if cost := instancePrice(c, p).Nanos * int64(n); cost < bestCost {
+			best, instances, bestCost = i, n, cost
+		}
+	}
+	return best, instances
+}
+
+// spread deals gpus GPUs over pools one instance at a time in rank order; when what is left is
+// smaller than the next pool's instance, the pool that covers it at the lowest $/hour takes it.
+func spread(gpus int, pools []fleetCandidate) []int {
+	counts := make([]int, len(pools))
+	for i := 0; gpus > 0; i = (i + 1) % len(pools) {
+		if pools[i].gpus > gpus {
+			j, n := cheapestCover(gpus, pools, gpucost.Spot)
+			counts[j] += n
+			break
+		}
+		counts[i]++
+		gpus -= pools[i].gpus
+	}
+	return counts
+}
+
+// fleetPool builds the pool of candidate c under pricing model p with n instances.
+func fleetPool(c fleetCandidate, p gpucost.PricingModel, rank, n int) FleetPool {
+	price := instancePrice(c, p)
+	return FleetPool{
+		Provider: strings.ToLower(c.o.Provider), Region: c.o.Region, Zone: c.o.Zone, InstanceType: c.o.InstanceType,
+		GPUModel: c.o.GPUModel, GPUsPerInstance: c.gpus, GPUMemoryGB: c.o.GPUMemoryGB, Capacity: p, Rank: rank,
+		Instances: n, GPUs: n * c.gpus, PricePerHour: price, OnDemandPerHour: c.o.OnDemand,
+		PerGPUHour: price.DivInt(int64(c.gpus)), TotalPerHour: fleetTimes(price, n),
+	}
+}
+
+// fleetTimes is m × n, exact.
+func fleetTimes(m gpucost.Money, n int) gpucost.Money {
+	return gpucost.Money{Nanos: m.Nanos * int64(n), Currency: m.Currency}
+}
+
+// fleetTotals sums the pools into the result's GPUs, blended prices and saving. Every spot pool
+// is priced below on-demand and the base is on-demand, so the saving is never negative.
+func fleetTotals(r *FleetResult) {
+	r.PerHour, r.OnDemandPerHour = gpucost.USD(0), gpucost.USD(0)
+	for _, p := range r.Pools {
+		r.GPUs += p.GPUs
+		if p.Capacity == gpucost.Spot {
+			r.SpotGPUs += p.GPUs
+		} else {
+			r.OnDemandGPUs += p.GPUs
+		}
+		if r.PerHour.Currency != p.PricePerHour.Currency && p.Instances > 0 {
+			r.PerHour.Currency, r.OnDemandPerHour.Currency = p.PricePerHour.Currency, p.PricePerHour.Currency
+		}
+		r.PerHour = r.PerHour.Add(p.TotalPerHour)
+		r.OnDemandPerHour = r.OnDemandPerHour.Add(fleetTimes(p.OnDemandPerHour, p.Instances))
+	}
+	r.SavingPerHour = r.OnDemandPerHour.Sub(r.PerHour)
+	if r.GPUs > 0 {
+		r.PerGPUHour = r.PerHour.DivInt(int64(r.GPUs))
+		r.OnDemandPerGPUHour = r.OnDemandPerHour.DivInt(int64(r.GPUs))
+	}
+	if r.OnDemandPerHour.Nanos > 0 {
+		r.SavingPercent = math.Round(float64(r.SavingPerHour.Nanos)/float64(r.OnDemandPerHour.Nanos)*1e4) / 100
+	}
+}
+
+// fleetWarnings says where the plan falls short of what was asked: too few pools to diversify,
+// whole instances that round the base or the fleet up.
+func fleetWarnings(r FleetResult, opt FleetOptions, base, baseGPUs int) []string {
+	var w []string
+	if opt.Spot && r.SpotPools > 0 && r.SpotPools < opt.Diversify {
+		w = append(w, fmt.Sprintf("only %d spot pools (instance type × zone) in %s, fewer than the %d asked for: "+
+			"one pool's reclaim can take 1/%d of the spot part; accept more GPU models or less VRAM to widen it",
+			r.SpotPools, r.Region, opt.Diversify, r.SpotPools))
+	}
+	used := 0
+	for _, p := range r.Pools {
+		if p.Capacity == gpucost.Spot && p.Instances > 0 {
+			used++
+		}
+	}
+	if want := min(opt.Diversify, r.SpotPools); opt.Spot && r.SpotGPUs > 0 && used < want {
+		w = append(w, fmt.Sprintf("the spot part is %d GPUs in %d instances, so it fills only %d of the %d pools listed; "+
+			"the others are fallback capacity", r.SpotGPUs, used, used, want))
+	}
+	if opt.Spot && base > 0 && baseGPUs > base {
+		w = append(w, fmt.Sprintf("the on-demand base of %g%% is %d GPUs; whole instances round it up to %d GPUs (%.0f%% of the fleet)",
+			opt.OnDemandBase*100, base, baseGPUs, 100*float64(baseGPUs)/float64(r.GPUs)))
+	}
+	if r.GPUs > r.TargetGPUs {
+		w = append(w, fmt.Sprintf("whole instances give %d GPUs for the %d asked", r.GPUs, r.TargetGPUs))
+	}
+	if r.Provider == "aws" && hasZoneIDs(r, opt) {
+		w = append(w, "zones are AWS zone IDs, which map to zone names per account; EC2 Fleet overrides need names: "+
+			"give ZoneNames from `aws ec2 describe-availability-zones`, or the request leaves zones to the launch template's subnets")
+	}
+	return w
+}
+
+// hasZoneIDs reports whether a pool's zone is an AWS zone ID (use1-az1) that opt.ZoneNames does
+// not name.
+func hasZoneIDs(r FleetResult, opt FleetOptions) bool {
+	return slices.ContainsFunc(r.Pools, func(p FleetPool) bool {
+		_, named := opt.ZoneNames[p.Zone]
+		return isZoneID(p.Zone) && !named
+	})
+}
+
+// isZoneID reports whether zone is an AWS availability zone ID such as "use1-az1".
+func isZoneID(zone string) bool {
+	_, n, ok := strings.Cut(zone, "-az")
+	if !ok || n == "" {
+		return false
+	}
+	return strings.Trim(n, "0123456789") == ""
+}
+
+// The EC2 CreateFleet request, field names as the EC2 API reference spells them
+// (FleetLaunchTemplateConfigRequest, FleetLaunchTemplateOverridesRequest,
+// TargetCapacitySpecificationRequest, SpotOptionsRequest, OnDemandOptionsRequest).
+type (
+	ec2FleetRequest struct {
+		LaunchTemplateConfigs       []ec2LaunchTemplateConfig `json:"LaunchTemplateConfigs"`
+		TargetCapacitySpecification ec2TargetCapacity         `json:"TargetCapacitySpecification"`
+		SpotOptions                 *ec2SpotOptions           `json:"SpotOptions,omitempty"`
+		OnDemandOptions             *ec2OnDemandOptions       `json:"OnDemandOptions,omitempty"`
+		Type                        string                    `json:"Type"`
+		TagSpecifications           []ec2TagSpecification     `json:"TagSpecifications"`
+	}
+	ec2LaunchTemplateConfig struct {
+		LaunchTemplateSpecification ec2LaunchTemplate `json:"LaunchTemplateSpecification"`
+		Overrides                   []ec2Override     `json:"Overrides"`
+	}
+	ec2LaunchTemplate struct {
+		LaunchTemplateName string `json:"LaunchTemplateName"`
+		Version            string `json:"Version"`
+	}
+	ec2Override struct {
+		InstanceType     string  `json:"InstanceType"`
+		AvailabilityZone string  `json:"AvailabilityZone,omitempty"`
+		WeightedCapacity float64 `json:"WeightedCapacity"`
+		Priority         float64 `json:"Priority"`
+	}
+	ec2TargetCapacity struct {
+		TotalTargetCapacity       int    `json:"TotalTargetCapacity"`
+		OnDemandTargetCapacity    int    `json:"OnDemandTargetCapacity"`
+		SpotTargetCapacity        int    `json:"SpotTargetCapacity"`
+		DefaultTargetCapacityType string `json:"DefaultTargetCapacityType"`
+	}
+	ec2SpotOptions struct {
+		AllocationStrategy           string                  `json:"AllocationStrategy"`
+		InstanceInterruptionBehavior string                  `json:"InstanceInterruptionBehavior"`
+		MaintenanceStrategies        *ec2MaintenanceStrategy `json:"MaintenanceStrategies,omitempty"`
+	}
+	ec2MaintenanceStrategy struct {
+		CapacityRebalance struct {
+			ReplacementStrategy string `json:"ReplacementStrategy"`
+		} `json:"CapacityRebalance"`
+	}
+	ec2OnDemandOptions struct {
+		AllocationStrategy string `json:"AllocationStrategy"`
+	}
+	ec2TagSpecification struct {
+		ResourceType string   `json:"ResourceType"`
+		Tags         []ec2Tag `json:"Tags"`
+	}
+	ec2Tag struct {
+		Key   string `json:"Key"`
+		Value string `json:"Value"`
+	}
+)
+
+// EC2FleetRequest returns r as the JSON input of EC2 CreateFleet (`aws ec2 create-fleet
+// --cli-input-json`). Capacity is counted in GPUs: each override weighs its instance type's GPU
+// count (WeightedCapacity), so TotalTargetCapacity is the GPUs asked for and
+// OnDemandTargetCapacity the base. Spot capacity uses the price-capacity-optimized strategy over
+// every spot pool listed; on-demand capacity goes by Priority, the base pool first. For type
+// maintain, capacity rebalancing launches a replacement on AWS's rebalance recommendation, ahead
+// of the 2-minute spot notice (DESIGN.md reference facts, spot notice).
+func EC2FleetRequest(r FleetResult) ([]byte, error) {
+	if r.Provider != "aws" {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "export ec2-fleet: the fleet is on %q: EC2 Fleet needs aws offers (--provider aws)", r.Provider)
+	}
+	if len(r.Pools) == 0 {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "export ec2-fleet: the plan has no pool")
+	}
+	req := ec2FleetRequest{
+		LaunchTemplateConfigs: []ec2LaunchTemplateConfig{{
+			LaunchTemplateSpecification: ec2LaunchTemplate{LaunchTemplateName: r.Options.LaunchTemplate, Version: "$Latest"},
+			Overrides:                   ec2Overrides(r),
+		}},
+		TargetCapacitySpecification: ec2TargetCapacity{
+			TotalTargetCapacity: r.TargetGPUs, OnDemandTargetCapacity: r.OnDemandTargetGPUs,
+			SpotTargetCapacity: r.TargetGPUs - r.OnDemandTargetGPUs, DefaultTargetCapacityType: "on-demand",
+		},
+		OnDemandOptions: &ec2OnDemandOptions{AllocationStrategy: "prioritized"},
+		Type:            r.Options.FleetType,
+		TagSpecifications: []ec2TagSpecification{{ResourceType: "fleet", Tags: []ec2Tag{{Key: "Name", Value: r.Options.Name}}},
+			{ResourceType: "instance", Tags: []ec2Tag{{Key: "Name", Value: r.Options.Name}}}},
+	}
+	if r.TargetGPUs > r.OnDemandTargetGPUs {
+		req.TargetCapacitySpecification.DefaultTargetCapacityType = "spot"
+		req.SpotOptions = &ec2SpotOptions{AllocationStrategy: "price-capacity-optimized", InstanceInterruptionBehavior: "terminate"}
+		if r.Options.FleetType == "maintain" {
+			req.SpotOptions.MaintenanceStrategies = &ec2MaintenanceStrategy{}
+			req.SpotOptions.MaintenanceStrategies.CapacityRebalance.ReplacementStrategy = "launch"
+		}
+	}
+	out, err := jsonIndent(req)
+	if err != nil {
+		return nil, fmt.Errorf("export ec2-fleet: %w", err)
+	}
+	return out, nil
+}
+
+// ec2Overrides lists one override per pool, the on-demand base pool at priority 0 and the rest
+// by on-demand $/GPU-hour. An override takes a zone name; a zone ID without a name in
+// Options.ZoneNames leaves the zone out, and the instance type is listed once.
+func ec2Overrides(r FleetResult) []ec2Override {
+	pools := slices.Clone(r.Pools)
+	slices.SortStableFunc(pools, func(a, b FleetPool) int {
+		return cmp.Or(cmp.Compare(notBase(a), notBase(b)),
+			cmp.Compare(a.OnDemandPerHour.DivInt(int64(a.GPUsPerInstance)).Nanos, b.OnDemandPerHour.DivInt(int64(b.GPUsPerInstance)).Nanos))
+	})
+	var out []ec2Override
+	seen := map[[2]string]bool{}
+	for _, p := range pools {
+		zone := p.Zone
+		if name, ok := r.Options.ZoneNames[zone]; ok {
+			zone = name
+		} else if isZoneID(zone) {
+			zone = ""
+		}
+		if k := [2]string{p.InstanceType, zone}; !seen[k] {
+			seen[k] = true
+			out = append(out, ec2Override{InstanceType: p.InstanceType, AvailabilityZone: zone,
+				WeightedCapacity: float64(p.GPUsPerInstance), Priority: float64(len(out))})
+		}
+	}
+	return out
+}
+
+// notBase is 0 for a pool of the on-demand base and 1 for any other, to sort the base first.
+func notBase(p FleetPool) int {
+	if p.Capacity == gpucost.OnDemand && p.Instances > 0 {
+		return 0
+	}
+	return 1
+}
+
+// KarpenterNodePool returns r as Karpenter v1 NodePool YAML (apiVersion karpenter.sh/v1): one
+// NodePool per capacity type, each limited to its GPUs (limits nvidia.com/gpu) and required to
+// use the plan's instance types and zones (zone IDs under topology.k8s.aws/zone-id, names under
+// topology.kubernetes.io/zone). The on-demand NodePool carries the higher weight, so Karpenter
+// fills the base first and provisions the rest on spot once it reaches its limit. A NodePool
+// admits every listed type in every listed zone, a little wider than the plan's pools.
+func KarpenterNodePool(r FleetResult) ([]byte, error) {
+	if r.Provider != "aws" {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "export karpenter: the fleet is on %q: the NodePool uses the AWS provider's EC2NodeClass (--provider aws)", r.Provider)
+	}
+	var b strings.Builder
+	for _, capacity := range []gpucost.PricingModel{gpucost.OnDemand, gpucost.Spot} {
+		var pools []FleetPool
+		gpus := 0
+		for _, p := range r.Pools {
+			if p.Capacity == capacity {
+				pools, gpus = append(pools, p), gpus+p.GPUs
+			}
+		}
+		if gpus == 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("---\n")
+		}
+		weight := 0
+		if capacity == gpucost.OnDemand && r.SpotGPUs > 0 {
+			weight = 100
+		}
+		writeNodePool(&b, r, capacity, pools, gpus, weight)
+	}
+	if b.Len() == 0 {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "export karpenter: the plan has no instance")
+	}
+	return []byte(b.String()), nil
+}
+
+// writeNodePool writes one NodePool document.
+func writeNodePool(b *strings.Builder, r FleetResult, capacity gpucost.PricingModel, pools []FleetPool, gpus, weight int) {
+	var types, zones, zoneIDs []string
+	for _, p := range pools {
+		types = appendNew(types, p.InstanceType)
+		switch {
+		case p.Zone == "":
+		case isZoneID(p.Zone):
+			zoneIDs = appendNew(zoneIDs, p.Zone)
+		default:
+			zones = appendNew(zones, p.Zone)
+		}
+	}
+	fmt.Fprintf(b, "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: %s\n", yamlQuote(r.Options.Name+"-"+string(capacity)))
+	fmt.Fprintf(b, "  labels:\n    app.kubernetes.io/managed-by: gpucost\nspec:\n")
+	if weight > 0 {
+		fmt.Fprintf(b, "  weight: %d\n", weight)
+	}
+	fmt.Fprintf(b, "  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: %s\n",
+		yamlQuote(r.Options.NodeClass))
+	b.WriteString("      taints:\n        - key: nvidia.com/gpu\n          effect: NoSchedule\n      requirements:\n")
+	writeRequirement(b, "node.kubernetes.io/instance-type", types)
+	writeRequirement(b, "karpenter.sh/capacity-type", []string{string(capacity)})
+	writeRequirement(b, "topology.kubernetes.io/region", []string{r.Region})
+	writeRequirement(b, "topology.kubernetes.io/zone", zones)
+	writeRequirement(b, "topology.k8s.aws/zone-id", zoneIDs)
+	fmt.Fprintf(b, "  limits:\n    nvidia.com/gpu: %d\n", gpus)
+}
+
+// writeRequirement writes one In requirement, or nothing for no values.
+func writeRequirement(b *strings.Builder, key string, values []string) {
+	if len(values) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "        - key: %s\n          operator: In\n          values:\n", key)
+	for _, v := range values {
+		fmt.Fprintf(b, "            - %s\n", yamlQuote(v))
+	}
+}
+
+// appendNew appends s to list unless it is there already.
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// yamlQuote writes s as a YAML double-quoted scalar, which takes JSON's escapes.
+func yamlQuote(s string) string {
+	q, _ := json.Marshal(s)
+	return string(q)
+}
+
+// jsonIndent marshals v indented by two spaces, with a final newline, leaving <, > and & as they are.
+func jsonIndent(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

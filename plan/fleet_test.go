@@ -1,0 +1,334 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpucost/gpucost"
+	"go.yaml.in/yaml/v3"
+)
+
+var updateFleet = flag.Bool("update-fleet", false, "rewrite plan/testdata/fleet* golden files")
+
+// fleetOffers reads testdata/fleet_offers.csv, rows copied from the bundled AWS catalog
+// (catalog/data/aws_vms_gpu.csv: A100, A100-80GB and L4 in three regions).
+func fleetOffers(t testing.TB) []gpucost.Offer {
+	t.Helper()
+	f, err := os.Open("testdata/fleet_offers.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []gpucost.Offer
+	for _, r := range rows[1:] {
+		n, _ := strconv.ParseFloat(r[2], 64)
+		mem, _ := strconv.ParseFloat(r[3], 64)
+		od, err1 := gpucost.ParseMoney(r[4], "USD")
+		spot, err2 := gpucost.ParseMoney(r[5], "USD")
+		if err1 != nil || err2 != nil {
+			t.Fatalf("fleet_offers.csv row %v: %v %v", r, err1, err2)
+		}
+		out = append(out, gpucost.Offer{Provider: "aws", Region: r[6], Zone: r[7], InstanceType: r[0], GPUModel: r[1],
+			GPUCount: n, GPUMemoryGB: mem, OnDemand: od, SpotPrice: spot, HasOnDemand: true, HasSpot: true})
+	}
+	return out
+}
+
+func usd(t testing.TB, s string) gpucost.Money {
+	t.Helper()
+	m, err := gpucost.ParseMoney(s, "USD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+var a100Fleet = FleetOptions{Models: []string{"A100", "A100-80GB"}, GPUs: 32, Spot: true, OnDemandBase: 0.2}
+
+// TestFleetA100 plans 32 A100s with a 20% on-demand base. us-west-2 is the one region with six
+// spot pools (3 zones × p4d, p4de); eu-central-1's p4de spot prices equal on-demand.
+func TestFleetA100(t *testing.T) {
+	r, err := Fleet(fleetOffers(t), a100Fleet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Region != "us-west-2" || r.SpotPools != 6 {
+		t.Fatalf("Fleet(32 A100) region %s with %d spot pools, want us-west-2 with 6", r.Region, r.SpotPools)
+	}
+	// Base: ceil(0.2 × 32) = 7 GPUs → one p4d.24xlarge on-demand at $21.95764/h. Spot: 24 GPUs →
+	// three p4d.24xlarge in the three cheapest pools (usw2-az1 $9.118, az3 $9.53, az2 $9.9817).
+	want := []struct {
+		zone, typ string
+		cap       gpucost.PricingModel
+		n         int
+	}{
+		{"usw2-az1", "p4d.24xlarge", gpucost.Spot, 1}, {"usw2-az3", "p4d.24xlarge", gpucost.Spot, 1},
+		{"usw2-az2", "p4d.24xlarge", gpucost.Spot, 1}, {"usw2-az3", "p4de.24xlarge", gpucost.Spot, 0},
+		{"usw2-az1", "p4de.24xlarge", gpucost.Spot, 0}, {"usw2-az2", "p4de.24xlarge", gpucost.Spot, 0},
+		{"usw2-az1", "p4d.24xlarge", gpucost.OnDemand, 1},
+	}
+	if len(r.Pools) != len(want) {
+		t.Fatalf("Fleet(32 A100) has %d pools, want %d: %+v", len(r.Pools), len(want), r.Pools)
+	}
+	for i, w := range want {
+		p := r.Pools[i]
+		if p.Zone != w.zone || p.InstanceType != w.typ || p.Capacity != w.cap || p.Instances != w.n {
+			t.Errorf("pool %d = %s %s %s ×%d, want %s %s %s ×%d", i, p.Zone, p.InstanceType, p.Capacity, p.Instances,
+				w.zone, w.typ, w.cap, w.n)
+		}
+	}
+	checks := []struct {
+		name      string
+		got, want gpucost.Money
+	}{
+		{"per hour", r.PerHour, usd(t, "50.58734")},          // 21.95764 + 9.118 + 9.53 + 9.9817
+		{"on-demand", r.OnDemandPerHour, usd(t, "87.83056")}, // 4 × 21.95764
+		{"saving", r.SavingPerHour, usd(t, "37.24322")},
+		{"per GPU-hour", r.PerGPUHour, usd(t, "1.58085438")}, // 50.58734 / 32, to the nano-dollar
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("Fleet(32 A100) %s = %s, want %s", c.name, c.got.Decimal(), c.want.Decimal())
+		}
+	}
+	if r.GPUs != 32 || r.SpotGPUs != 24 || r.OnDemandGPUs != 8 || r.OnDemandTargetGPUs != 7 || r.SavingPercent != 42.4 {
+		t.Errorf("Fleet(32 A100) GPUs %d spot %d on-demand %d base %d saving %v%%, want 32 24 8 7 42.4%%",
+			r.GPUs, r.SpotGPUs, r.OnDemandGPUs, r.OnDemandTargetGPUs, r.SavingPercent)
+	}
+	if !hasWarning(r, "round it up to 8 GPUs") || !hasWarning(r, "zone IDs") {
+		t.Errorf("Fleet(32 A100) warnings %q lack the base rounding or the zone-ID notice", r.Warnings)
+	}
+}
+
+func hasWarning(r FleetResult, s string) bool {
+	for _, w := range r.Warnings {
+		if strings.Contains(w, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestFleetR6 reproduces the prices of reference case R6's batch job: 200 spot T4s at $0.18/h
+// against $6,480 on-demand for the $2,160 the job cost, so on-demand is 3 × $0.18 = $0.54/h.
+// The fleet costs $36/h against $108/h on-demand, −66.67%. (Over the anecdote's 6 hours that is
+// $216, not $2,160: the published total is ten times its own rate.)
+func TestFleetR6(t *testing.T) {
+	offers := []gpucost.Offer{{Provider: "gcp", Region: "us-central1", Zone: "us-central1-a", InstanceType: "n1-standard-4+T4",
+		GPUModel: "T4", GPUCount: 1, GPUMemoryGB: 16, OnDemand: usd(t, "0.54"), SpotPrice: usd(t, "0.18"), HasOnDemand: true, HasSpot: true}}
+	r, err := Fleet(offers, FleetOptions{Models: []string{"T4"}, GPUs: 200, Spot: true, Diversify: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.PerHour != usd(t, "36") || r.OnDemandPerHour != usd(t, "108") || r.SavingPercent != 66.67 {
+		t.Errorf("Fleet(200 T4) = %s/h vs %s/h on-demand (−%v%%), want 36 vs 108 (−66.67%%)",
+			r.PerHour.Decimal(), r.OnDemandPerHour.Decimal(), r.SavingPercent)
+	}
+	if six := fleetTimes(r.PerHour, 6); six != usd(t, "216") {
+		t.Errorf("6 h of Fleet(200 T4) = %s, want 216", six.Decimal())
+	}
+	if len(r.Warnings) != 0 {
+		t.Errorf("Fleet(200 T4, diversify 1) warnings = %q, want none", r.Warnings)
+	}
+	if _, err := EC2FleetRequest(r); gpucost.ErrorCode(err) != gpucost.EInvalid {
+		t.Errorf("EC2FleetRequest(gcp fleet) error = %v, want %s", err, gpucost.EInvalid)
+	}
+}
+
+// TestFleetSpreadsSmallInstances checks that 1-GPU L4 instances spread evenly over six pools.
+func TestFleetSpreadsSmallInstances(t *testing.T) {
+	r, err := Fleet(fleetOffers(t), FleetOptions{Models: []string{"L4"}, GPUs: 13, Spot: true, Regions: []string{"us-east-1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range r.Pools {
+		if p.Capacity != gpucost.Spot || p.GPUsPerInstance != 1 || p.Instances < 2 || p.Instances > 3 {
+			t.Errorf("Fleet(13 L4) pool %s %s %s ×%d, want 2 or 3 spot 1-GPU instances", p.Zone, p.InstanceType, p.Capacity, p.Instances)
+		}
+	}
+	if r.GPUs != 13 || len(r.Pools) != 6 {
+		t.Errorf("Fleet(13 L4) = %d GPUs in %d pools, want 13 in 6", r.GPUs, len(r.Pools))
+	}
+}
+
+func TestFleetOnDemandOnly(t *testing.T) {
+	r, err := Fleet(fleetOffers(t), FleetOptions{Models: []string{"A100"}, GPUs: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SpotGPUs != 0 || r.OnDemandGPUs != 16 || r.SavingPerHour.Nanos != 0 || r.PerHour != usd(t, "43.91528") {
+		t.Errorf("Fleet(16 A100 on-demand) = spot %d, on-demand %d, %s/h saving %s, want 0, 16, 43.91528, 0",
+			r.SpotGPUs, r.OnDemandGPUs, r.PerHour.Decimal(), r.SavingPerHour.Decimal())
+	}
+}
+
+func TestFleetErrors(t *testing.T) {
+	offers := fleetOffers(t)
+	cases := []struct {
+		name string
+		opt  FleetOptions
+		want string
+	}{
+		{"no GPUs", FleetOptions{Models: []string{"A100"}}, "ask for 1 or more"},
+		{"base over 1", FleetOptions{Models: []string{"A100"}, GPUs: 8, OnDemandBase: 20}, "20% is 0.2"},
+		{"negative diversify", FleetOptions{Models: []string{"A100"}, GPUs: 8, Diversify: -1}, "give 1 or more pools"},
+		{"unknown fleet type", FleetOptions{Models: []string{"A100"}, GPUs: 8, FleetType: "burst"}, "maintain, request or instant"},
+		{"unknown model", FleetOptions{Models: []string{"B300"}, GPUs: 8}, "pick another GPU"},
+		{"too much VRAM", FleetOptions{Models: []string{"A100", "A100-80GB"}, GPUs: 8, MinVRAMGB: 96}, "lower the minimum VRAM to 80"},
+		{"other provider", FleetOptions{Models: []string{"A100"}, GPUs: 8, Provider: "azure"}, "drop the provider"},
+		{"no such region", FleetOptions{Models: []string{"A100"}, GPUs: 8, Regions: []string{"mars-1"}}, "widen the regions"},
+	}
+	for _, c := range cases {
+		_, err := Fleet(offers, c.opt)
+		if gpucost.ErrorCode(err) != gpucost.EInvalid || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Fleet(%+v) error = %v, want %s saying %q", c.name, c.opt, err, gpucost.EInvalid, c.want)
+		}
+	}
+}
+
+// TestFleetWarnings checks the warnings for too few pools and no spot price.
+func TestFleetWarnings(t *testing.T) {
+	offers := fleetOffers(t)
+	r, err := Fleet(offers, FleetOptions{Models: []string{"A100"}, GPUs: 8, Spot: true, Regions: []string{"eu-central-1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasWarning(r, "only 2 spot pools") || !hasWarning(r, "at or above on-demand") || !hasWarning(r, "fills only 1 of the 2") {
+		t.Errorf("Fleet(8 A100 in eu-central-1) warnings = %q", r.Warnings)
+	}
+	r, err = Fleet(offers, FleetOptions{Models: []string{"A100-80GB"}, GPUs: 8, Spot: true, Regions: []string{"eu-central-1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasWarning(r, "no spot price below on-demand") || r.OnDemandGPUs != 8 || r.SavingPerHour.Nanos != 0 {
+		t.Errorf("Fleet(8 A100-80GB in eu-central-1) = %d on-demand GPUs, warnings %q", r.OnDemandGPUs, r.Warnings)
+	}
+}
+
+// TestFleetProperties plans random fleets over the fixture and checks what must always hold.
+func TestFleetProperties(t *testing.T) {
+	offers := fleetOffers(t)
+	models := [][]string{{"A100"}, {"A100-80GB"}, {"L4"}, {"A100", "A100-80GB"}, nil}
+	rng := rand.New(rand.NewPCG(4, 2))
+	for i := range 500 {
+		opt := FleetOptions{Models: models[rng.IntN(len(models))], GPUs: 1 + rng.IntN(100), Spot: rng.IntN(4) > 0,
+			Diversify: rng.IntN(9), OnDemandBase: float64(rng.IntN(101)) / 100}
+		r, err := Fleet(offers, opt)
+		if err != nil {
+			t.Fatalf("case %d: Fleet(%+v): %v", i, opt, err)
+		}
+		sum, od, gpus := gpucost.USD(0), gpucost.USD(0), 0
+		for _, p := range r.Pools {
+			sum, od, gpus = sum.Add(p.TotalPerHour), od.Add(fleetTimes(p.OnDemandPerHour, p.Instances)), gpus+p.GPUs
+		}
+		switch {
+		case gpus < opt.GPUs || gpus != r.GPUs:
+			t.Errorf("case %d: Fleet(%+v) gives %d GPUs (result says %d)", i, opt, gpus, r.GPUs)
+		case sum != r.PerHour || od != r.OnDemandPerHour:
+			t.Errorf("case %d: Fleet(%+v) per hour %s, pools sum to %s", i, opt, r.PerHour.Decimal(), sum.Decimal())
+		case r.SavingPerHour.Nanos < 0 || r.SavingPercent < 0 || r.SavingPercent >= 100:
+			t.Errorf("case %d: Fleet(%+v) saving %s (%v%%)", i, opt, r.SavingPerHour.Decimal(), r.SavingPercent)
+		case r.OnDemandGPUs < r.OnDemandTargetGPUs:
+			t.Errorf("case %d: Fleet(%+v) on-demand %d GPUs under the base %d", i, opt, r.OnDemandGPUs, r.OnDemandTargetGPUs)
+		case len(r.Pools) > max(opt.Diversify, DefaultDiversify)+1:
+			t.Errorf("case %d: Fleet(%+v) lists %d pools", i, opt, len(r.Pools))
+		}
+	}
+}
+
+// TestFleetExportGolden checks the EC2 Fleet request and the Karpenter NodePools of the A100
+// fleet against golden files (rewrite them with -update-fleet), and that both parse.
+func TestFleetExportGolden(t *testing.T) {
+	opt := a100Fleet
+	opt.Name = "train-a100"
+	opt.ZoneNames = map[string]string{"usw2-az1": "us-west-2a", "usw2-az2": "us-west-2b", "usw2-az3": "us-west-2c"}
+	r, err := Fleet(fleetOffers(t), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ec2, err := EC2FleetRequest(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var req map[string]any
+	if err := json.Unmarshal(ec2, &req); err != nil {
+		t.Fatalf("EC2FleetRequest output does not parse: %v", err)
+	}
+	tcs := req["TargetCapacitySpecification"].(map[string]any)
+	if tcs["TotalTargetCapacity"] != 32.0 || tcs["OnDemandTargetCapacity"] != 7.0 || tcs["SpotTargetCapacity"] != 25.0 {
+		t.Errorf("EC2FleetRequest target capacity = %v, want 32 = 7 on-demand + 25 spot", tcs)
+	}
+	compareGolden(t, "testdata/fleet_ec2.golden.json", ec2)
+
+	yml, err := KarpenterNodePool(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := parseYAMLDocs(t, yml)
+	if len(docs) != 2 {
+		t.Fatalf("KarpenterNodePool gives %d documents, want 2 (on-demand and spot)", len(docs))
+	}
+	for i, want := range []string{"8", "24"} {
+		d := docs[i]
+		limits := d["spec"].(map[string]any)["limits"].(map[string]any)
+		if d["apiVersion"] != "karpenter.sh/v1" || d["kind"] != "NodePool" || strconv.Itoa(limits["nvidia.com/gpu"].(int)) != want {
+			t.Errorf("NodePool %d = %v %v limits %v, want karpenter.sh/v1 NodePool with %s GPUs", i, d["apiVersion"], d["kind"], limits, want)
+		}
+	}
+	compareGolden(t, "testdata/fleet_karpenter.golden.yaml", yml)
+}
+
+func parseYAMLDocs(t *testing.T, b []byte) []map[string]any {
+	t.Helper()
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	var docs []map[string]any
+	for {
+		var d map[string]any
+		if err := dec.Decode(&d); err != nil {
+			if errors.Is(err, io.EOF) {
+				return docs
+			}
+			t.Fatalf("KarpenterNodePool output does not parse: %v", err)
+		}
+		docs = append(docs, d)
+	}
+}
+
+func compareGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *updateFleet {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./plan -run TestFleetExportGolden -update-fleet)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the output:\n%s", filepath.Base(path), got)
+	}
+}
+
+func BenchmarkFleet(b *testing.B) {
+	offers := fleetOffers(b)
+	for b.Loop() {
+		if _, err := Fleet(offers, a100Fleet); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

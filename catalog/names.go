@@ -82,3 +82,7 @@ func matchGPU(query string, known []string) []string {
 	}
 	return out
 }
+
+// MatchGPU returns the canonical models of the catalog a user's --gpu value selects: the model it
+// normalises to and every model of the family it names ("a100": A100-40GB and A100-80GB).
+func (c *Catalog) MatchGPU(query string) []string { return matchGPU(query, c.Models()) }

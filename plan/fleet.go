@@ -283,12 +283,12 @@ func planRegion(cands []fleetCandidate, opt FleetOptions) (FleetResult, error) {
 	if opt.Spot {
 		base = int(math.Ceil(opt.OnDemandBase*float64(opt.GPUs) - 1e-9))
 		if len(spot) == 0 {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s has no spot price below on-demand for these GPUs: the whole fleet is on-demand", r.Region))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s has no spot price more than 1%% below on-demand for these GPUs: the whole fleet is on-demand", r.Region))
 			base = opt.GPUs
 		}
 	}
 	if opt.Spot && dearer > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d pools in %s have a spot price at or above on-demand and are left out", dearer, r.Region))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d pools in %s have a spot price within 1%% of on-demand or above it and are left out", dearer, r.Region))
 	}
 	r.OnDemandTargetGPUs = base
 	od := slices.Clone(cands)
@@ -315,16 +315,18 @@ func planRegion(cands []fleetCandidate, opt FleetOptions) (FleetResult, error) {
 	return r, nil
 }
 
-// spotCandidates returns the candidates with a spot price below on-demand, cheapest spot
-// $/GPU-hour first, and how many were left out for a spot price at or above on-demand.
+// spotCandidates returns the candidates with a spot price more than 1% below on-demand,
+// cheapest spot $/GPU-hour first, and how many were left out for a price at or near on-demand.
 func spotCandidates(cands []fleetCandidate) ([]fleetCandidate, int) {
 	var spot []fleetCandidate
 	dearer := 0
 	for _, c := range cands {
 		switch {
 		case !c.o.HasSpot || c.o.SpotPrice.Nanos <= 0:
-		case c.o.SpotPrice.Nanos >= c.o.OnDemand.Nanos:
-			dearer++ // a spot market at on-demand saves nothing and can still be reclaimed
+		case c.o.SpotPrice.Nanos >= c.o.OnDemand.Nanos-c.o.OnDemand.Nanos/100:
+			// A spot price within 1% of on-demand saves nothing worth a reclaim; the bundled
+			// AWS catalog lists such prices (eu-central-1 p4de: $34.2912 vs $34.29122).
+			dearer++
 		default:
 			spot = append(spot, c)
 		}
@@ -354,18 +356,23 @@ func cheapestCover(gpus int, cs []fleetCandidate, p gpucost.PricingModel) (best,
 	return best, instances
 }
 
-// spread deals gpus GPUs over pools one instance at a time in rank order; when what is left is
-// smaller than the next pool's instance, the pool that covers it at the lowest $/hour takes it.
+// spread deals gpus GPUs over pools one instance at a time in rank order, passing over pools
+// whose instance is larger than what is left; when every pool's is, the pool that covers the
+// rest at the lowest $/hour takes it.
 func spread(gpus int, pools []fleetCandidate) []int {
 	counts := make([]int, len(pools))
-	for i := 0; gpus > 0; i = (i + 1) % len(pools) {
-		if pools[i].gpus > gpus {
-			j, n := cheapestCover(gpus, pools, gpucost.Spot)
-			counts[j] += n
+	for i := 0; gpus > 0; {
+		j := slices.IndexFunc(pools[i:], func(c fleetCandidate) bool { return c.gpus <= gpus })
+		if j >= 0 {
+			j += i
+		} else if j = slices.IndexFunc(pools[:i], func(c fleetCandidate) bool { return c.gpus <= gpus }); j < 0 {
+			k, n := cheapestCover(gpus, pools, gpucost.Spot)
+			counts[k] += n
 			break
 		}
-		counts[i]++
-		gpus -= pools[i].gpus
+		counts[j]++
+		gpus -= pools[j].gpus
+		i = (j + 1) % len(pools)
 	}
 	return counts
 }

@@ -48,7 +48,7 @@ func fleetOffers(t testing.TB) []gpucost.Offer {
 	return out
 }
 
-func usd(t testing.TB, s string) gpucost.Money {
+func fleetUSD(t testing.TB, s string) gpucost.Money {
 	t.Helper()
 	m, err := gpucost.ParseMoney(s, "USD")
 	if err != nil {
@@ -95,10 +95,10 @@ func TestFleetA100(t *testing.T) {
 		name      string
 		got, want gpucost.Money
 	}{
-		{"per hour", r.PerHour, usd(t, "50.58734")},          // 21.95764 + 9.118 + 9.53 + 9.9817
-		{"on-demand", r.OnDemandPerHour, usd(t, "87.83056")}, // 4 × 21.95764
-		{"saving", r.SavingPerHour, usd(t, "37.24322")},
-		{"per GPU-hour", r.PerGPUHour, usd(t, "1.58085438")}, // 50.58734 / 32, to the nano-dollar
+		{"per hour", r.PerHour, fleetUSD(t, "50.58734")},          // 21.95764 + 9.118 + 9.53 + 9.9817
+		{"on-demand", r.OnDemandPerHour, fleetUSD(t, "87.83056")}, // 4 × 21.95764
+		{"saving", r.SavingPerHour, fleetUSD(t, "37.24322")},
+		{"per GPU-hour", r.PerGPUHour, fleetUSD(t, "1.580854375")}, // 50.58734 / 32
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -129,16 +129,16 @@ func hasWarning(r FleetResult, s string) bool {
 // $216, not $2,160: the published total is ten times its own rate.)
 func TestFleetR6(t *testing.T) {
 	offers := []gpucost.Offer{{Provider: "gcp", Region: "us-central1", Zone: "us-central1-a", InstanceType: "n1-standard-4+T4",
-		GPUModel: "T4", GPUCount: 1, GPUMemoryGB: 16, OnDemand: usd(t, "0.54"), SpotPrice: usd(t, "0.18"), HasOnDemand: true, HasSpot: true}}
+		GPUModel: "T4", GPUCount: 1, GPUMemoryGB: 16, OnDemand: fleetUSD(t, "0.54"), SpotPrice: fleetUSD(t, "0.18"), HasOnDemand: true, HasSpot: true}}
 	r, err := Fleet(offers, FleetOptions{Models: []string{"T4"}, GPUs: 200, Spot: true, Diversify: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.PerHour != usd(t, "36") || r.OnDemandPerHour != usd(t, "108") || r.SavingPercent != 66.67 {
+	if r.PerHour != fleetUSD(t, "36") || r.OnDemandPerHour != fleetUSD(t, "108") || r.SavingPercent != 66.67 {
 		t.Errorf("Fleet(200 T4) = %s/h vs %s/h on-demand (−%v%%), want 36 vs 108 (−66.67%%)",
 			r.PerHour.Decimal(), r.OnDemandPerHour.Decimal(), r.SavingPercent)
 	}
-	if six := fleetTimes(r.PerHour, 6); six != usd(t, "216") {
+	if six := fleetTimes(r.PerHour, 6); six != fleetUSD(t, "216") {
 		t.Errorf("6 h of Fleet(200 T4) = %s, want 216", six.Decimal())
 	}
 	if len(r.Warnings) != 0 {
@@ -149,19 +149,21 @@ func TestFleetR6(t *testing.T) {
 	}
 }
 
-// TestFleetSpreadsSmallInstances checks that 1-GPU L4 instances spread evenly over six pools.
+// TestFleetSpreadsSmallInstances checks that 13 L4s spread over six pools: one 8-GPU g6.48xlarge
+// (the cheapest spot $/GPU-hour) and 1-GPU instances, none of the pools taking two instances
+// before every pool has one, and no GPU more than asked.
 func TestFleetSpreadsSmallInstances(t *testing.T) {
 	r, err := Fleet(fleetOffers(t), FleetOptions{Models: []string{"L4"}, GPUs: 13, Spot: true, Regions: []string{"us-east-1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range r.Pools {
-		if p.Capacity != gpucost.Spot || p.GPUsPerInstance != 1 || p.Instances < 2 || p.Instances > 3 {
-			t.Errorf("Fleet(13 L4) pool %s %s %s ×%d, want 2 or 3 spot 1-GPU instances", p.Zone, p.InstanceType, p.Capacity, p.Instances)
-		}
+	if r.GPUs != 13 || len(r.Pools) != 6 || r.Pools[0].InstanceType != "g6.48xlarge" || r.Pools[0].Instances != 1 {
+		t.Fatalf("Fleet(13 L4) = %d GPUs in %d pools, first %+v; want 13 in 6, first one g6.48xlarge", r.GPUs, len(r.Pools), r.Pools[0])
 	}
-	if r.GPUs != 13 || len(r.Pools) != 6 {
-		t.Errorf("Fleet(13 L4) = %d GPUs in %d pools, want 13 in 6", r.GPUs, len(r.Pools))
+	for _, p := range r.Pools {
+		if p.Capacity != gpucost.Spot || p.Instances > 2 {
+			t.Errorf("Fleet(13 L4) pool %s %s %s ×%d, want at most 2 spot instances", p.Zone, p.InstanceType, p.Capacity, p.Instances)
+		}
 	}
 }
 
@@ -170,7 +172,7 @@ func TestFleetOnDemandOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.SpotGPUs != 0 || r.OnDemandGPUs != 16 || r.SavingPerHour.Nanos != 0 || r.PerHour != usd(t, "43.91528") {
+	if r.SpotGPUs != 0 || r.OnDemandGPUs != 16 || r.SavingPerHour.Nanos != 0 || r.PerHour != fleetUSD(t, "43.91528") {
 		t.Errorf("Fleet(16 A100 on-demand) = spot %d, on-demand %d, %s/h saving %s, want 0, 16, 43.91528, 0",
 			r.SpotGPUs, r.OnDemandGPUs, r.PerHour.Decimal(), r.SavingPerHour.Decimal())
 	}
@@ -207,14 +209,14 @@ func TestFleetWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !hasWarning(r, "only 2 spot pools") || !hasWarning(r, "at or above on-demand") || !hasWarning(r, "fills only 1 of the 2") {
+	if !hasWarning(r, "only 2 spot pools") || !hasWarning(r, "within 1% of on-demand") || !hasWarning(r, "fills only 1 of the 2") {
 		t.Errorf("Fleet(8 A100 in eu-central-1) warnings = %q", r.Warnings)
 	}
 	r, err = Fleet(offers, FleetOptions{Models: []string{"A100-80GB"}, GPUs: 8, Spot: true, Regions: []string{"eu-central-1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !hasWarning(r, "no spot price below on-demand") || r.OnDemandGPUs != 8 || r.SavingPerHour.Nanos != 0 {
+	if !hasWarning(r, "no spot price more than 1% below on-demand") || r.OnDemandGPUs != 8 || r.SavingPerHour.Nanos != 0 {
 		t.Errorf("Fleet(8 A100-80GB in eu-central-1) = %d on-demand GPUs, warnings %q", r.OnDemandGPUs, r.Warnings)
 	}
 }

@@ -11,9 +11,9 @@ import (
 func newPlanCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan",
-		Short: "Planners that answer before a workload exists: commitments, checkpoints, …",
+		Short: "Planners: instance sizing, commitments, MIG packing, checkpoint intervals, spot fleets",
 	}
-	cmd.AddCommand(newPlanCheckpointCmd(e), newPlanCommitCmd(e), newPlanInstanceCmd(e), newPlanMIGCmd(e))
+	cmd.AddCommand(newPlanCheckpointCmd(e), newPlanCommitCmd(e), newPlanInstanceCmd(e), newPlanMIGCmd(e), newPlanFleetCmd(e))
 	return cmd
 }
 

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/plan"
+	"github.com/spf13/cobra"
+)
+
+func newPlanFleetCmd(e *env) *cobra.Command {
+	var (
+		o            plan.FleetOptions
+		gpu, base    string
+		export       string
+		onDemandOnly bool
+	)
+	cmd := &cobra.Command{
+		Use:   "fleet --gpu A100 --count 8",
+		Short: "A diversified spot GPU pool with an on-demand base, as an EC2 Fleet request or a Karpenter NodePool",
+		Long: `fleet spreads the GPUs asked for over the cheapest spot pools (instance type × zone) of one
+region — up to --diversify of them, so one pool's reclaim takes only a share — with an
+--on-demand-base share on the cheapest on-demand pool, and compares the blended $/h with running
+the same instances on-demand. --export ec2-fleet prints an AWS EC2 CreateFleet request (capacity
+counted in GPUs, price-capacity-optimized spot), --export karpenter a karpenter.sh/v1 NodePool
+per capacity type.`,
+		Example: `  gpucost plan fleet --gpu A100 --count 32 --on-demand-base 20%
+  gpucost plan fleet --gpu L4 --count 16 --diversify 8 --export karpenter > nodepool.yaml
+  gpucost plan fleet --gpu H100 --count 64 --min-vram 80 --region us-east-1 --export ec2-fleet`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := e.validOutput(); err != nil {
+				return err
+			}
+			var err error
+			if o.OnDemandBase, err = parseShare("on-demand-base", base); err != nil {
+				return err
+			}
+			o.Spot = !onDemandOnly
+			db, err := e.openDB(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			cat, err := catalog.Load(cmd.Context(), db)
+			if err != nil {
+				return err
+			}
+			if o.Models = cat.MatchGPU(gpu); len(o.Models) == 0 {
+				return gpucost.Errorf(gpucost.EInvalid, "--gpu %q matches no GPU of the catalog; see gpucost catalog gpus", gpu)
+			}
+			res, err := plan.Fleet(cat.Offers(), o)
+			if err != nil {
+				return err
+			}
+			return e.printFleet(res, export)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&gpu, "gpu", "", "GPU model or family: A100, H100, L4, …")
+	f.IntVar(&o.GPUs, "count", 0, "GPUs wanted")
+	f.Float64Var(&o.MinVRAMGB, "min-vram", 0, "least GPU memory, GB")
+	f.IntVar(&o.Diversify, "diversify", plan.DefaultDiversify, "spot pools to spread over")
+	f.StringVar(&base, "on-demand-base", "0", "share of the GPUs on on-demand capacity: 20% or 0.2")
+	f.BoolVar(&onDemandOnly, "on-demand", false, "no spot: the whole fleet on-demand")
+	f.StringVar(&o.Provider, "provider", "aws", "the provider whose offers to use")
+	f.StringSliceVar(&o.Regions, "region", nil, "only these regions")
+	f.StringVar(&export, "export", "", "print ec2-fleet (CreateFleet JSON) or karpenter (NodePool YAML) instead of the plan")
+	return cmd
+}
+
+// parseShare reads a share such as 20% or 0.2.
+func parseShare(flag, s string) (float64, error) {
+	v := strings.TrimSpace(s)
+	pct := strings.HasSuffix(v, "%")
+	var f float64
+	if _, err := fmt.Sscan(strings.TrimSuffix(v, "%"), &f); err != nil || f < 0 {
+		return 0, gpucost.Errorf(gpucost.EInvalid, "--%s %q: use a share such as 20%% or 0.2", flag, s)
+	}
+	if pct {
+		f /= 100
+	}
+	if f > 1 {
+		return 0, gpucost.Errorf(gpucost.EInvalid, "--%s %q: a share is at most 100%%", flag, s)
+	}
+	return f, nil
+}
+
+func (e *env) printFleet(r plan.FleetResult, export string) error {
+	var out []byte
+	var err error
+	switch export {
+	case "":
+	case "ec2-fleet":
+		out, err = plan.EC2FleetRequest(r)
+	case "karpenter":
+		out, err = plan.KarpenterNodePool(r)
+	default:
+		return gpucost.Errorf(gpucost.EInvalid, "--export %q: use ec2-fleet or karpenter", export)
+	}
+	if err != nil {
+		return err
+	}
+	if out != nil {
+		_, err = e.stdout.Write(out)
+		return err
+	}
+	res := result{
+		Title: fmt.Sprintf("%d GPUs in %s %s (%d on-demand): %s/h, %s/GPU-h against %s/h on-demand (−%.1f%%)",
+			r.GPUs, r.Provider, r.Region, r.OnDemandGPUs, r.PerHour.Dollars(), r.PerGPUHour.Dollars(), r.OnDemandPerHour.Dollars(), r.SavingPercent),
+		Columns: []string{"Rank", "Zone", "Instance", "GPU", "Capacity", "Instances", "GPUs", "$/h", "$/GPU-h", "Total $/h"},
+		Right:   []int{0, 5, 6, 7, 8, 9},
+		JSON:    r,
+	}
+	for _, p := range r.Pools {
+		res.Rows = append(res.Rows, []string{fmt.Sprint(p.Rank), p.Zone, p.InstanceType, fmt.Sprintf("%d× %s", p.GPUsPerInstance, p.GPUModel),
+			string(p.Capacity), fmt.Sprint(p.Instances), fmt.Sprint(p.GPUs), p.PricePerHour.Dollars(), p.PerGPUHour.Dollars(), p.TotalPerHour.Dollars()})
+	}
+	res.Notes = append(res.Notes, r.Warnings...)
+	return e.print(res)
+}

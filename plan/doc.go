@@ -14,8 +14,8 @@
 //   - Fleet: a diversified spot pool across instance types and zones with an on-demand base,
 //     exportable as an EC2 Fleet request or a Karpenter NodePool.
 //
-// It is pure: it imports only the standard library, the root package and, for linear
-// programmes, gonum; it does no I/O and reads no clock. Catalog offers, usage series and prices
+// It is pure: it imports only the standard library and the root package; it does no I/O and
+// reads no clock. Catalog offers, usage series and prices
 // come in as arguments; the cmd/gpucost commands read files and flags and print the results.
 // Money stays exact (gpucost.Money). Requests that cannot be met return a gpucost.EInvalid error
 // that says what would work, so no NaN, infinity or negative saving reaches a report.

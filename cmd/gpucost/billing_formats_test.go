@@ -60,7 +60,7 @@ func TestImportInventory(t *testing.T) {
 	}
 	os.WriteFile(inv, []byte("resource_id,host,gpus\ni-1,node-1,eight\n"), 0o644)
 	code, _, errOut = runCLI(t, dir, "import", "inventory", inv)
-	if code != exitInvalid || !strings.Contains(errOut, "fleet.csv:2") || !strings.Contains(errOut, "column 3") {
+	if code != exitInvalid || !strings.Contains(errOut, "fleet.csv:2:3") {
 		t.Errorf("bad gpus: exit %d, %q; want file:line and column", code, errOut)
 	}
 	os.WriteFile(inv, []byte("instance,host\ni-1,node-1\n"), 0o644)

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -58,81 +54,52 @@ Entries replace earlier ones with the same resource id.`,
 
 // readInventory reads an inventory CSV; a bad value is an error naming file, line and column.
 func readInventory(name string) ([]gpucost.InventoryEntry, error) {
-	f, err := os.Open(name)
+	c, err := openCSV("import", name, "resource_id", "host")
 	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "import %s: %w", name, err)
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = -1
-	header, err := r.Read()
-	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "import %s: reading the header: %w", name, err)
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
-	}
-	for _, need := range []string{"resource_id", "host"} {
-		if _, ok := col[need]; !ok {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "import %s: line 1: the header has no %s column; an inventory needs resource_id and host", name, need)
-		}
+		return nil, err
 	}
 	var out []gpucost.InventoryEntry
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "import %s: %w", name, err)
-		}
-		line, _ := r.FieldPos(0)
-		ent, err := inventoryEntry(rec, header, col)
-		if err != nil {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "import %s:%d: %w", name, line, err)
-		}
+	err = c.each(func(rec []string) error {
+		ent, err := inventoryEntry(c, rec)
 		out = append(out, ent)
-	}
+		return err
+	})
+	return out, err
 }
 
-func inventoryEntry(rec, header []string, col map[string]int) (gpucost.InventoryEntry, error) {
-	get := func(k string) string {
-		if i, ok := col[k]; ok && i < len(rec) {
-			return strings.TrimSpace(rec[i])
-		}
-		return ""
-	}
-	ent := gpucost.InventoryEntry{ResourceID: get("resource_id"), Host: get("host"), Provider: get("provider"),
-		InstanceType: get("instance_type")}
+// inventoryColumns are the inventory's own columns; any other is an owner tag.
+var inventoryColumns = map[string]bool{"resource_id": true, "host": true, "provider": true, "instance_type": true, "gpu_model": true, "gpus": true}
+
+func inventoryEntry(c *csvFile, rec []string) (gpucost.InventoryEntry, error) {
+	ent := gpucost.InventoryEntry{ResourceID: c.get(rec, "resource_id"), Host: c.get(rec, "host"), Provider: c.get(rec, "provider"),
+		InstanceType: c.get(rec, "instance_type")}
 	if ent.ResourceID == "" || ent.Host == "" {
-		return ent, fmt.Errorf("column %d: resource_id and host must not be empty", col["resource_id"]+1)
+		return ent, c.errorf("resource_id", "resource_id and host must not be empty")
 	}
-	if m := get("gpu_model"); m != "" {
+	if m := c.get(rec, "gpu_model"); m != "" {
 		canon, ok := catalog.Normalize(m)
 		if !ok {
-			return ent, fmt.Errorf("column %d: gpu_model %q is not a GPU the catalog knows (see gpucost catalog specs)", col["gpu_model"]+1, m)
+			return ent, c.errorf("gpu_model", "gpu_model %q is not a GPU the catalog knows (see gpucost catalog specs)", m)
 		}
 		ent.GPUModel = canon
 	}
-	if g := get("gpus"); g != "" {
+	if g := c.get(rec, "gpus"); g != "" {
 		n, err := strconv.Atoi(g)
 		if err != nil || n < 0 {
-			return ent, fmt.Errorf("column %d: gpus %q is not a whole number of GPUs", col["gpus"]+1, g)
+			return ent, c.errorf("gpus", "gpus %q is not a whole number of GPUs", g)
 		}
 		ent.GPUs = n
 	}
-	for i, h := range header {
+	for i, h := range c.header {
 		k := strings.TrimSpace(h)
-		switch strings.ToLower(k) {
-		case "resource_id", "host", "provider", "instance_type", "gpu_model", "gpus":
+		if i >= len(rec) || inventoryColumns[strings.ToLower(k)] {
 			continue
 		}
-		if i < len(rec) && rec[i] != "" {
+		if v := strings.TrimSpace(rec[i]); v != "" {
 			if ent.Tags == nil {
 				ent.Tags = gpucost.Labels{}
 			}
-			ent.Tags[k] = strings.TrimSpace(rec[i])
+			ent.Tags[k] = v
 		}
 	}
 	return ent, nil

@@ -2,13 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -105,41 +99,17 @@ func parseDollars(flag, s string) (gpucost.Money, error) {
 
 // readUsageCSV reads the usage column of an hourly usage file.
 func readUsageCSV(name string) ([]float64, error) {
-	f, err := os.Open(name)
+	c, err := openCSV("--usage", name, "usage")
 	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--usage: %w", err)
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	header, err := r.Read()
-	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--usage %s: reading the header: %w", name, err)
-	}
-	col := -1
-	for i, h := range header {
-		if strings.EqualFold(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")), "usage") {
-			col = i
-		}
-	}
-	if col < 0 {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--usage %s: line 1: no usage column; give one row per hour with a usage column", name)
+		return nil, err
 	}
 	var out []float64
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "--usage %s: %w", name, err)
-		}
-		line, _ := r.FieldPos(col)
-		v, err := strconv.ParseFloat(strings.TrimSpace(rec[col]), 64)
-		if err != nil || v < 0 || v != v {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "--usage %s:%d:%d: usage %q is not a non-negative number", name, line, col+1, rec[col])
-		}
+	err = c.each(func(rec []string) error {
+		v, err := c.number(rec, "usage")
 		out = append(out, v)
-	}
+		return err
+	})
+	return out, err
 }
 
 // storeUsage returns the on-demand dollars of GPU time per hour over the period: every GPU-hour

@@ -1,12 +1,7 @@
 package main
 
 import (
-	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"strconv"
 	"strings"
 
 	"github.com/gpucost/gpucost"
@@ -64,48 +59,23 @@ FILE.csv has a header with name, memory_gb and compute_share (0–1) columns.`,
 
 // readMIGWorkloads reads a workloads CSV; a bad value names file, line and column.
 func readMIGWorkloads(name string) ([]plan.MIGWorkload, error) {
-	f, err := os.Open(name)
+	c, err := openCSV("--workloads", name, "name", "memory_gb", "compute_share")
 	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--workloads: %w", err)
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	header, err := r.Read()
-	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--workloads %s: reading the header: %w", name, err)
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
-	}
-	for _, need := range []string{"name", "memory_gb", "compute_share"} {
-		if _, ok := col[need]; !ok {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "--workloads %s: line 1: no %s column; the header needs name, memory_gb and compute_share", name, need)
-		}
+		return nil, err
 	}
 	var out []plan.MIGWorkload
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
+	err = c.each(func(rec []string) error {
+		w := plan.MIGWorkload{Name: c.get(rec, "name")}
+		if w.MemoryGB, err = c.number(rec, "memory_gb"); err != nil {
+			return err
 		}
-		if err != nil {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "--workloads %s: %w", name, err)
-		}
-		w := plan.MIGWorkload{Name: rec[col["name"]]}
-		for _, c := range []struct {
-			key string
-			dst *float64
-		}{{"memory_gb", &w.MemoryGB}, {"compute_share", &w.ComputeShare}} {
-			v, err := strconv.ParseFloat(strings.TrimSpace(rec[col[c.key]]), 64)
-			if err != nil || v < 0 || v != v {
-				line, _ := r.FieldPos(col[c.key])
-				return nil, gpucost.Errorf(gpucost.EInvalid, "--workloads %s:%d:%d: %s %q is not a non-negative number", name, line, col[c.key]+1, c.key, rec[col[c.key]])
-			}
-			*c.dst = v
+		if w.ComputeShare, err = c.number(rec, "compute_share"); err != nil {
+			return err
 		}
 		out = append(out, w)
-	}
+		return nil
+	})
+	return out, err
 }
 
 func migResult(r plan.MIGResult) result {

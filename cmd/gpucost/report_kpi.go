@@ -3,11 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,51 +139,27 @@ func readRequests(ctx context.Context, by, file, prom, query string, from, to ti
 }
 
 func readRequestsCSV(name, by string, from, to time.Time) (map[string]float64, error) {
-	f, err := os.Open(name)
+	c, err := openCSV("--requests", name, by, "requests")
 	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--requests: %w", err)
+		return nil, err
 	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	header, err := r.Read()
-	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--requests %s: reading the header: %w", name, err)
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
-	}
-	gi, ok1 := col[by]
-	ri, ok2 := col["requests"]
-	if !ok1 || !ok2 {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--requests %s: line 1: the header needs a %q column and a \"requests\" column (and may have \"date\")", name, by)
-	}
-	di, hasDate := col["date"]
+	_, hasDate := c.col["date"]
 	out := map[string]float64{}
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "--requests %s: %w", name, err)
-		}
-		line, _ := r.FieldPos(0)
+	err = c.each(func(rec []string) error {
 		if hasDate {
-			d, err := time.Parse(time.DateOnly, rec[di])
+			d, err := time.Parse(time.DateOnly, c.get(rec, "date"))
 			if err != nil {
-				return nil, gpucost.Errorf(gpucost.EInvalid, "--requests %s:%d:%d: date %q: use YYYY-MM-DD", name, line, di+1, rec[di])
+				return c.errorf("date", "date %q: use YYYY-MM-DD", c.get(rec, "date"))
 			}
 			if d.Before(from.Truncate(24*time.Hour)) || !d.Before(to) {
-				continue
+				return nil
 			}
 		}
-		n, err := strconv.ParseFloat(strings.TrimSpace(rec[ri]), 64)
-		if err != nil || n < 0 {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "--requests %s:%d:%d: requests %q is not a count", name, line, ri+1, rec[ri])
-		}
-		out[rec[gi]] += n
-	}
+		n, err := c.number(rec, "requests")
+		out[c.get(rec, by)] += n
+		return err
+	})
+	return out, err
 }
 
 func kpiResult(by string, kpis map[[2]string]*kpi, requests map[string]float64, source string, s *costScan) result {

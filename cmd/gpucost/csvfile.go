@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gpucost/gpucost"
+)
+
+// csvFile is a small CSV input read by its header's column names: inventories, request counts,
+// usage series, workload lists. Errors name the flag, file, line and column.
+type csvFile struct {
+	flag, name string
+	f          *os.File
+	r          *csv.Reader
+	header     []string
+	col        map[string]int // lower-cased header name → index
+	line       int            // of the record read last
+}
+
+// openCSV opens name and reads its header, which must hold the columns need.
+func openCSV(flag, name string, need ...string) (*csvFile, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "%s: %w", flag, err)
+	}
+	c := &csvFile{flag: flag, name: name, f: f, r: csv.NewReader(f), col: map[string]int{}}
+	c.r.FieldsPerRecord = -1
+	if c.header, err = c.r.Read(); err != nil {
+		f.Close()
+		return nil, gpucost.Errorf(gpucost.EInvalid, "%s %s: reading the header: %w", flag, name, err)
+	}
+	for i, h := range c.header {
+		c.col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
+	}
+	for _, n := range need {
+		if _, ok := c.col[n]; !ok {
+			f.Close()
+			return nil, gpucost.Errorf(gpucost.EInvalid, "%s %s: line 1: no %s column; the header needs %s", flag, name, n, strings.Join(need, ", "))
+		}
+	}
+	return c, nil
+}
+
+// each calls fn with every record, then closes the file.
+func (c *csvFile) each(fn func(rec []string) error) error {
+	defer c.f.Close()
+	for {
+		rec, err := c.r.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return gpucost.Errorf(gpucost.EInvalid, "%s %s: %w", c.flag, c.name, err)
+		}
+		c.line, _ = c.r.FieldPos(0)
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+}
+
+// get returns the trimmed value of column name in rec, "" if the file or record lacks it.
+func (c *csvFile) get(rec []string, name string) string {
+	if i, ok := c.col[name]; ok && i < len(rec) {
+		return strings.TrimSpace(rec[i])
+	}
+	return ""
+}
+
+// errorf is an EInvalid error at column name of the record read last.
+func (c *csvFile) errorf(name, format string, args ...any) error {
+	return gpucost.Errorf(gpucost.EInvalid, "%s %s:%d:%d: %s", c.flag, c.name, c.line, c.col[name]+1, fmt.Sprintf(format, args...))
+}
+
+// number reads column name as a non-negative number.
+func (c *csvFile) number(rec []string, name string) (float64, error) {
+	v, err := strconv.ParseFloat(c.get(rec, name), 64)
+	if err != nil || v < 0 || v != v {
+		return 0, c.errorf(name, "%s %q is not a non-negative number", name, c.get(rec, name))
+	}
+	return v, nil
+}

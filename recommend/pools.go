@@ -1,0 +1,210 @@
+package recommend
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/plan"
+)
+
+func servingPool(r *Resource) (string, bool) {
+	if r.Kind != KindServing || len(r.Usage) == 0 || r.Pricing == Committed {
+		return "", false
+	}
+	return fmt.Sprintf("%s|%s|%s|%s|%d", r.Provider, r.Region, r.InstanceType, r.Namespace, r.GPUs), true
+}
+
+// findServingRightSizes fits each serving pool's replicas to its p95 load at the serving target
+// utilisation (60–80%, DESIGN.md reference facts): need = ⌈Σ p95 / target⌉ GPUs.
+func findServingRightSizes(e *engine) []step {
+	var steps []step
+	for _, g := range groupBy(e.fleet, servingPool) {
+		var demand float64
+		gpus := 0
+		for _, r := range g.rs {
+			for _, u := range r.Usage {
+				demand += u.P95Util / 100
+			}
+			gpus += r.GPUs
+		}
+		need := max(1, int(math.Ceil(demand/e.opt.ServingTarget-1e-9)))
+		keep := (need + g.rs[0].GPUs - 1) / g.rs[0].GPUs
+		if keep >= len(g.rs) {
+			continue
+		}
+		why := fmt.Sprintf("p95 load %.1f GPUs over %d GPUs; %d GPUs carry it at %.0f%% (serving target 60–80%%)",
+			demand, gpus, need, 100*e.opt.ServingTarget)
+		steps = append(steps, e.shrinkPool(g, keep, gpucost.RecRightSize,
+			fmt.Sprintf("run %s's %d replicas as %d on %d × %s", Names(g.ids), gpus, need, keep, g.rs[0].InstanceType), why))
+	}
+	return steps
+}
+
+// findMIGShares packs each serving pool's replicas onto MIG slices of its GPU (plan.PlanMIG):
+// each needs its VRAM peak + 10% and its p95 compute at the serving target.
+func findMIGShares(e *engine) []step {
+	var steps []step
+	for _, g := range groupBy(e.fleet, servingPool) {
+		spec, ok := e.prices.Spec(g.rs[0].GPUModel)
+		if !ok || len(spec.MIG) == 0 {
+			continue
+		}
+		in := plan.MIGInput{GPU: spec.Name, Profiles: spec.MIG}
+		for _, r := range g.rs {
+			for i, u := range r.Usage {
+				in.Workloads = append(in.Workloads, plan.MIGWorkload{Name: fmt.Sprintf("%s/%d", r.ID, i),
+					MemoryGB: u.VRAMPeakGB * 1.1, ComputeShare: min(1, u.P95Util/100/e.opt.ServingTarget)})
+			}
+		}
+		res, err := plan.PlanMIG(in)
+		if err != nil || res.GPUsSaved <= 0 {
+			continue // a replica that fits no slice, or nothing to gain
+		}
+		keep := (res.GPUsNeeded + g.rs[0].GPUs - 1) / g.rs[0].GPUs
+		if keep >= len(g.rs) {
+			continue
+		}
+		why := fmt.Sprintf("MIG plan (%s, %s): %d replicas on %d GPUs instead of %d, %d stranded compute slices",
+			spec.Name, res.Method, res.Workloads, res.GPUsNeeded, res.WholeGPUs, res.StrandedComputeSlices)
+		steps = append(steps, e.shrinkPool(g, keep, gpucost.RecShareMIG,
+			fmt.Sprintf("share %s's GPUs with MIG: %d replicas on %d GPUs, %d × %s", Names(g.ids), res.Workloads, res.GPUsNeeded, keep, g.rs[0].InstanceType), why))
+	}
+	return steps
+}
+
+// shrinkPool keeps the first keep machines of a pool and releases the rest; the kept GPUs
+// carry the released ones' load.
+func (e *engine) shrinkPool(g *group, keep int, kind gpucost.RecommendationKind, action, why string) step {
+	gone := g.ids[keep:]
+	rec := gpucost.Recommendation{Kind: kind, Resources: g.ids,
+		Action:        fmt.Sprintf("%s; release %s", action, Names(gone)),
+		MonthlySaving: sumMonthly(g.rs[keep:]),
+		Evidence:      append(e.common(g.rs), why),
+		Risk:          "a traffic peak above the period's p95 queues requests; keep autoscaling able to add machines back",
+	}
+	e.confidence(&rec, "the pool's p95 load held through the period")
+	gpus := 0
+	for _, r := range g.rs {
+		gpus += r.GPUs
+	}
+	return step{rec: rec, apply: func(f []Resource) {
+		grow := float64(gpus) / float64(keep*g.rs[0].GPUs)
+		for i, id := range g.ids {
+			r := byID(f, id)
+			if i >= keep {
+				*r = Resource{ID: r.ID, Provider: r.Provider, Region: r.Region, InstanceType: r.InstanceType,
+					GPUModel: r.GPUModel, Hourly: r.Hourly, Monthly: gpucost.USD(0), Kind: r.Kind, Namespace: r.Namespace, Owner: r.Owner}
+				continue
+			}
+			for j := range r.Usage {
+				r.Usage[j].MeanUtil = min(100, r.Usage[j].MeanUtil*grow)
+				r.Usage[j].P95Util = min(100, r.Usage[j].P95Util*grow)
+			}
+		}
+	}}
+}
+
+// findSpot moves interruptible on-demand work to the spot price of the same instance type, net
+// of the expected wall-time overhead of checkpoints, lost work and restarts at the assumed
+// interruption rate (Daly's model, plan.WallTimeRatio at plan.OptimalInterval).
+func findSpot(e *engine) []step {
+	mtbi := time.Duration(float64(time.Hour) / e.opt.InterruptionRate)
+	tau := plan.OptimalInterval(e.opt.CheckpointTime, mtbi)
+	ratio := plan.WallTimeRatio(tau, e.opt.CheckpointTime, e.opt.RestartTime, mtbi)
+	if math.IsNaN(ratio) || math.IsInf(ratio, 0) || ratio < 1 {
+		return nil
+	}
+	offers := map[string]gpucost.Offer{}
+	var steps []step
+	for _, g := range groupBy(e.fleet, func(r *Resource) (string, bool) {
+		if !r.Interruptible || pricing(r) != gpucost.OnDemand || r.Hourly.Nanos <= 0 {
+			return "", false
+		}
+		o, ok := e.prices.Cheapest(PriceQuery{Model: r.GPUModel, Provider: r.Provider, Region: r.Region,
+			InstanceType: r.InstanceType, Spot: true})
+		if !ok || float64(o.SpotPrice.Nanos)*ratio >= float64(r.Hourly.Nanos) {
+			return "", false
+		}
+		k := r.InstanceType + "|" + r.Namespace
+		offers[k] = o
+		return k, true
+	}) {
+		o, r0 := offers[g.key], g.rs[0]
+		f := float64(o.SpotPrice.Nanos) * ratio / float64(r0.Hourly.Nanos)
+		saving := gpucost.USD(0)
+		for _, r := range g.rs {
+			saving = saving.Add(r.Monthly.Sub(scale(r.Monthly, f)))
+		}
+		rec := gpucost.Recommendation{Kind: gpucost.RecSpot, Resources: g.ids,
+			Action: fmt.Sprintf("run %s on spot %s in %s, checkpointing every %s",
+				Names(g.ids), o.InstanceType, strings.TrimSpace(o.Region+" "+o.Zone), tau.Round(time.Minute)),
+			MonthlySaving: saving,
+			Evidence: append(e.common(g.rs),
+				fmt.Sprintf("spot %s/h against on-demand %s/h (%s)", o.SpotPrice, r0.Hourly, o.Source),
+				fmt.Sprintf("at %.0f%%/h interruptions, δ = %s, R = %s: wall time ×%.3f (Daly)", 100*e.opt.InterruptionRate,
+					e.opt.CheckpointTime, e.opt.RestartTime, ratio)),
+			Risk: "interruptions above the assumed rate cost more re-run time; the work must checkpoint and resume",
+		}
+		e.confidence(&rec, "the workload is marked interruptible")
+		lower(&rec, gpucost.ConfidenceMedium, "the interruption rate is assumed, not measured")
+		steps = append(steps, step{rec: rec, apply: func(fl []Resource) {
+			for _, id := range g.ids {
+				r := byID(fl, id)
+				r.Monthly = scale(r.Monthly, f)
+				r.Pricing = gpucost.Spot
+			}
+		}})
+	}
+	return steps
+}
+
+// findCommitments buys, per provider, region and instance type, the hindsight-optimal 1-year
+// commitment for the on-demand machines that remain (plan.Commit: the d-quantile of the hourly
+// count of machines held, over the hours of the week).
+func findCommitments(e *engine) []step {
+	var steps []step
+	for _, g := range groupBy(e.fleet, func(r *Resource) (string, bool) {
+		return r.Provider + "|" + r.Region + "|" + r.InstanceType, pricing(r) == gpucost.OnDemand && runningHours(r) > 0
+	}) {
+		usage := make([]float64, 0, 168)
+		var unitHours float64
+		for d := range 7 {
+			for h := range 24 {
+				var u float64
+				for _, r := range g.rs {
+					u += r.Running[d][h]
+				}
+				usage, unitHours = append(usage, u), unitHours+u
+			}
+		}
+		monthly := sumMonthly(g.rs)
+		res, err := plan.Commit(plan.CommitInput{Usage: usage, Discount: e.opt.CommitDiscount, Step: 1,
+			OnDemand: monthly.MulFloat(168 / (unitHours * HoursPerMonth)), HoursPerMonth: HoursPerMonth})
+		if err != nil || res.Commitment <= 0 || res.MonthlySaving.Nanos <= 0 || !res.MonthlySaving.Less(monthly) {
+			continue
+		}
+		f := 1 - float64(res.MonthlySaving.Nanos)/float64(monthly.Nanos)
+		r0 := g.rs[0]
+		rec := gpucost.Recommendation{Kind: gpucost.RecCommit, Resources: g.ids,
+			Action: fmt.Sprintf("commit to %.0f × %s in %s %s for 1 year, no upfront, %.0f%% off on-demand (covers %s)",
+				res.Commitment, r0.InstanceType, r0.Provider, r0.Region, 100*e.opt.CommitDiscount, Names(g.ids)),
+			MonthlySaving: res.MonthlySaving,
+			Evidence: append(e.common(g.rs),
+				fmt.Sprintf("commitment = the %.2f-quantile of machines held per hour of the week: %.0f, %.0f%% utilised, covers %.0f%% of use",
+					e.opt.CommitDiscount, res.Commitment, 100*res.Utilisation, 100*res.Coverage)),
+			Risk: "a 1-year term: if the baseline shrinks, committed hours are paid unused",
+		}
+		e.confidence(&rec, "the baseline held every hour of the period")
+		steps = append(steps, step{rec: rec, apply: func(fl []Resource) {
+			for _, id := range g.ids {
+				r := byID(fl, id)
+				r.Monthly = scale(r.Monthly, f)
+				r.Pricing = Committed
+			}
+		}})
+	}
+	return steps
+}

@@ -1,0 +1,342 @@
+// Package recommend turns a fleet's telemetry statistics, bill and prices into ranked
+// recommendations — stop idle machines on a schedule, right-size, move interruptible work to
+// spot, share GPUs with MIG, commit for the steady baseline — and into one plan whose levers are
+// applied in sequence, each saving computed on the fleet as the ones before it left it, so the
+// total never counts a dollar twice.
+//
+// It is pure: no I/O and no clock. The caller builds a FleetView from the store (usage statistics
+// per GPU, monthly cost per resource from the bill) and passes a Prices lookup.
+package recommend
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/gpucost/gpucost"
+)
+
+// HoursPerMonth is the month length used to turn hourly figures into monthly ones (8,760 / 12).
+const HoursPerMonth = 730
+
+// Workload kinds a Resource may carry; the levers read them to decide what is safe to change.
+const (
+	KindServing    = "serving"
+	KindTraining   = "training"
+	KindExperiment = "experiment"
+	KindBatch      = "batch"
+	KindEval       = "eval"
+	KindNotebook   = "notebook"
+	KindDev        = "dev"
+)
+
+// FleetView is the snapshot the engine reads: the resources and the period their statistics
+// cover.
+type FleetView struct {
+	From, To  time.Time // the period of the telemetry and bill behind the statistics
+	Zone      string    // the time zone of the hour-of-week patterns; "" for UTC
+	Resources []Resource
+}
+
+// Resource is one billed machine with its GPUs' usage statistics.
+type Resource struct {
+	ID           string
+	Provider     string // "aws", "gcp", …
+	Region       string
+	InstanceType string
+	GPUModel     string // any name the Prices lookup knows
+	GPUs         int
+	Hourly       gpucost.Money        // on-demand price of the whole instance per hour
+	Monthly      gpucost.Money        // what the bill charges per month
+	Pricing      gpucost.PricingModel // on-demand, spot, or "committed"
+	Owner        string
+	Namespace    string
+	Kind         string // the workload kind label: KindServing, KindTraining, …
+	// Interruptible is true when the work survives losing the machine (it checkpoints or is
+	// retried): experiments, batch inference, training with checkpoints.
+	Interruptible bool
+	// Running is the share of each hour of the week ([time.Weekday][hour]) the machine was held.
+	Running [7][24]float64
+	Usage   []GPUUsage // one per GPU
+}
+
+// GPUUsage is one GPU's statistics over the period.
+type GPUUsage struct {
+	MeanUtil   float64 // percent, over the hours it ran
+	P95Util    float64 // percent
+	VRAMPeakGB float64
+	IdleShare  float64 // share of its running time idle
+	// Idle is the share of each hour of the week ([time.Weekday][hour]) it was idle while running.
+	Idle [7][24]float64
+}
+
+// Committed is the pricing of a resource covered by a commitment.
+const Committed gpucost.PricingModel = "committed"
+
+// Options tune the engine. The zero value is replaced field by field by DefaultOptions.
+type Options struct {
+	MinSaving        gpucost.Money // recommendations saving less per month are dropped
+	InterruptionRate float64       // expected spot interruptions per hour (0.05 = 5%/h)
+	CheckpointTime   time.Duration // δ: time to write one checkpoint
+	RestartTime      time.Duration // R: time to get a new machine and resume
+	CommitDiscount   float64       // fraction off on-demand for a 1-year commitment
+	ServingTarget    float64       // utilisation a serving GPU may reach at p95 (0.75)
+	IdleShare        float64       // an hour of the week counts as idle at this share (0.9)
+	UsedVRAMGB       float64       // a GPU holding less memory than this, and no load, is unused
+}
+
+// DefaultOptions are the defaults: 5%/h interruptions, Daly's δ = 5 min and R = 10 min, a 40%
+// 1-year commitment discount (R2), serving at 75% — inside the 60–80% target (DESIGN.md,
+// reference facts).
+func DefaultOptions() Options {
+	return Options{InterruptionRate: 0.05, CheckpointTime: 5 * time.Minute, RestartTime: 10 * time.Minute,
+		CommitDiscount: 0.4, ServingTarget: 0.75, IdleShare: 0.9, UsedVRAMGB: 1}
+}
+
+func (o Options) withDefaults() (Options, error) {
+	d := DefaultOptions()
+	o.InterruptionRate = orDefault(o.InterruptionRate, d.InterruptionRate)
+	o.CheckpointTime = orDefault(o.CheckpointTime, d.CheckpointTime)
+	o.RestartTime = orDefault(o.RestartTime, d.RestartTime)
+	o.CommitDiscount = orDefault(o.CommitDiscount, d.CommitDiscount)
+	o.ServingTarget = orDefault(o.ServingTarget, d.ServingTarget)
+	o.IdleShare = orDefault(o.IdleShare, d.IdleShare)
+	o.UsedVRAMGB = orDefault(o.UsedVRAMGB, d.UsedVRAMGB)
+	switch {
+	case o.CommitDiscount <= 0 || o.CommitDiscount >= 1:
+		return o, gpucost.Errorf(gpucost.EInvalid, "recommend: commitment discount %v is not in (0, 1); use e.g. 0.4", o.CommitDiscount)
+	case o.InterruptionRate <= 0 || o.InterruptionRate >= 1:
+		return o, gpucost.Errorf(gpucost.EInvalid, "recommend: interruption rate %v/h is not in (0, 1); use e.g. 0.05", o.InterruptionRate)
+	case o.ServingTarget <= 0 || o.ServingTarget > 1:
+		return o, gpucost.Errorf(gpucost.EInvalid, "recommend: serving target %v is not in (0, 1]; use e.g. 0.75", o.ServingTarget)
+	case o.IdleShare <= 0 || o.IdleShare > 1:
+		return o, gpucost.Errorf(gpucost.EInvalid, "recommend: idle share %v is not in (0, 1]; use e.g. 0.9", o.IdleShare)
+	}
+	return o, nil
+}
+
+func orDefault[T int64 | float64 | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+// lever finds one kind of change on the fleet as it stands; each step it returns carries the
+// recommendation and how the fleet looks once it is made.
+type lever struct {
+	name string // the savings report's lever
+	find func(e *engine) []step
+}
+
+// step is one recommendation with the change it makes.
+type step struct {
+	rec   gpucost.Recommendation
+	apply func(f []Resource)
+}
+
+// levers run in this order when they form one plan: stopping and shrinking first, then sharing,
+// then cheaper capacity, and commitments last, on what remains (a commitment bought before a
+// right-size would be paid for idle).
+var levers = []lever{
+	{LeverIdle, findIdleSchedules},
+	{LeverRightSizing, findRightSizes},
+	{LeverRightSizing, findServingRightSizes},
+	{LeverSharing, findMIGShares},
+	{LeverSpot, findSpot},
+	{LeverCommitments, findCommitments},
+}
+
+type engine struct {
+	view   FleetView
+	fleet  []Resource // the fleet as changed so far
+	prices Prices
+	opt    Options
+}
+
+func newEngine(v FleetView, p Prices, o Options) (*engine, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "recommend: no price lookup; pass the catalog's (recommend.FromCatalog)")
+	}
+	if err := validate(v); err != nil {
+		return nil, err
+	}
+	e := &engine{view: v, prices: p, opt: o}
+	e.reset()
+	return e, nil
+}
+
+func (e *engine) reset() {
+	e.fleet = make([]Resource, len(e.view.Resources))
+	for i, r := range e.view.Resources {
+		r.Usage = slices.Clone(r.Usage)
+		for j := range r.Usage {
+			cleanUsage(&r.Usage[j])
+		}
+		for d := range 7 {
+			for h := range 24 {
+				if v := r.Running[d][h]; math.IsNaN(v) || v < 0 || v > 1 {
+					r.Running[d][h] = b2f(v > 1) // NaN and negatives to 0, above 1 to 1
+				}
+			}
+		}
+		e.fleet[i] = r
+	}
+}
+
+func validate(v FleetView) error {
+	seen := map[string]bool{}
+	for i, r := range v.Resources {
+		switch {
+		case r.ID == "":
+			return gpucost.Errorf(gpucost.EInvalid, "recommend: resource %d has no id", i)
+		case seen[r.ID]:
+			return gpucost.Errorf(gpucost.EInvalid, "recommend: resource %q appears twice; give each machine one entry", r.ID)
+		case r.Monthly.Nanos < 0 || r.Hourly.Nanos < 0:
+			return gpucost.Errorf(gpucost.EInvalid, "recommend: resource %q has a negative cost", r.ID)
+		case len(r.Usage) > 0 && len(r.Usage) != r.GPUs:
+			return gpucost.Errorf(gpucost.EInvalid, "recommend: resource %q has %d GPUs but usage for %d", r.ID, r.GPUs, len(r.Usage))
+		}
+		seen[r.ID] = true
+	}
+	return nil
+}
+
+// Recommend returns every recommendation the engine finds on the fleet as it is, each saving
+// computed against the unchanged fleet, largest saving first. Savings of different
+// recommendations may overlap; Plan gives the total without double counting.
+func Recommend(v FleetView, p Prices, o Options) ([]gpucost.Recommendation, error) {
+	e, err := newEngine(v, p, o)
+	if err != nil {
+		return nil, err
+	}
+	var recs []gpucost.Recommendation
+	for _, l := range levers {
+		e.reset()
+		for _, s := range l.find(e) {
+			recs = append(recs, s.rec)
+		}
+	}
+	recs = e.keep(recs)
+	rank(recs)
+	return recs, nil
+}
+
+// keep drops recommendations below the minimum saving and any without a positive saving.
+func (e *engine) keep(recs []gpucost.Recommendation) []gpucost.Recommendation {
+	return slices.DeleteFunc(recs, func(r gpucost.Recommendation) bool {
+		return r.MonthlySaving.Nanos <= 0 || r.MonthlySaving.Less(e.opt.MinSaving)
+	})
+}
+
+// rank orders recommendations by saving, largest first; ties by kind and resources, so the
+// order is the same on every run.
+func rank(recs []gpucost.Recommendation) {
+	slices.SortStableFunc(recs, func(a, b gpucost.Recommendation) int {
+		if c := cmp.Compare(b.MonthlySaving.Nanos, a.MonthlySaving.Nanos); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
+			return c
+		}
+		return slices.Compare(a.Resources, b.Resources)
+	})
+}
+
+// PlanStep is one recommendation of a plan and the lever it belongs to.
+type PlanStep struct {
+	Lever          string                 `json:"lever"`
+	Recommendation gpucost.Recommendation `json:"recommendation"`
+}
+
+// PlanResult is the recommendations applied in sequence: the fleet's monthly cost before and
+// after, and each step's saving on the fleet as the steps before it changed it.
+type PlanResult struct {
+	Before gpucost.Money `json:"before"`
+	After  gpucost.Money `json:"after"`
+	Steps  []PlanStep    `json:"steps"`
+	Fleet  []Resource    `json:"-"` // the fleet once every step is made
+}
+
+// Plan applies the levers in sequence — idle schedules, right-sizing, sharing, spot, then
+// commitments — so that each saving is computed on the fleet as the levers before it left it
+// (spot after right-sizing prices the smaller fleet; a commitment covers only what remains).
+// Before − After equals the sum of the steps' savings.
+func Plan(v FleetView, p Prices, o Options) (PlanResult, error) {
+	e, err := newEngine(v, p, o)
+	if err != nil {
+		return PlanResult{}, err
+	}
+	res := PlanResult{Before: total(e.fleet)}
+	for _, l := range levers {
+		for _, s := range l.find(e) {
+			if s.rec.MonthlySaving.Nanos <= 0 || s.rec.MonthlySaving.Less(e.opt.MinSaving) {
+				continue
+			}
+			before := total(e.fleet)
+			s.apply(e.fleet)
+			// The saving is what the change took off the fleet's bill, exactly.
+			s.rec.MonthlySaving = before.Sub(total(e.fleet))
+			if s.rec.MonthlySaving.Nanos < 0 {
+				return PlanResult{}, fmt.Errorf("recommend: step %q raised the fleet's cost", s.rec.Action)
+			}
+			res.Steps = append(res.Steps, PlanStep{Lever: l.name, Recommendation: s.rec})
+		}
+	}
+	res.After = total(e.fleet)
+	res.Fleet = e.fleet
+	return res, nil
+}
+
+func total(f []Resource) gpucost.Money {
+	sum := gpucost.USD(0)
+	for _, r := range f {
+		sum = sum.Add(r.Monthly)
+	}
+	return sum
+}
+
+// runningHours returns the hours per week the resource is held.
+func runningHours(r *Resource) float64 {
+	var h float64
+	for d := range 7 {
+		for hr := range 24 {
+			h += r.Running[d][hr]
+		}
+	}
+	return h
+}
+
+// cleanUsage replaces statistics that are not finite or out of range, so that no NaN reaches a
+// saving or a sentence.
+func cleanUsage(u *GPUUsage) {
+	fix := func(v *float64, hi float64) {
+		if math.IsNaN(*v) || *v < 0 {
+			*v = 0
+		} else if *v > hi {
+			*v = hi
+		}
+	}
+	fix(&u.MeanUtil, 100)
+	fix(&u.P95Util, 100)
+	fix(&u.VRAMPeakGB, math.MaxFloat64)
+	fix(&u.IdleShare, 1)
+	for d := range 7 {
+		for h := range 24 {
+			fix(&u.Idle[d][h], 1)
+		}
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -10,9 +10,10 @@ import (
 // LineGPU is what a bill line says about GPUs: the model, how many the billed resource has, and
 // how the line was recognised.
 type LineGPU struct {
-	Model string  // canonical GPUModel.Name
-	GPUs  float64 // GPUs per instance; for a GPU SKU billed apart from its VM (GCP), 0
-	By    string  // "instance type p4d.24xlarge", "SageMaker ml.g5.xlarge", "GPU SKU …", "Azure NC24ads_A100_v4"
+	Model        string  // canonical GPUModel.Name
+	GPUs         float64 // GPUs per instance; for a GPU SKU billed apart from its VM (GCP), 0
+	InstanceType string  // the instance type recognised, as the line wrote it; empty for a GPU SKU
+	By           string  // "instance type p4d.24xlarge", "SageMaker ml.g5.xlarge", "GPU SKU …", "Azure NC24ads_A100_v4"
 }
 
 // azureSizes are the Azure N-series VM sizes with data-center GPUs, from the Azure virtual
@@ -96,18 +97,18 @@ func (c *Catalog) instanceGPU(name string) (LineGPU, bool) {
 	}
 	it := strings.ToLower(name)
 	if g, ok := c.gpus.types[it]; ok {
-		g.By = "instance type " + name
+		g.By, g.InstanceType = "instance type "+name, name
 		return g, true
 	}
 	if rest, ok := strings.CutPrefix(it, "ml."); ok {
 		if g, ok := c.gpus.types[rest]; ok {
-			g.By = "SageMaker " + name
+			g.By, g.InstanceType = "SageMaker "+name, name
 			return g, true
 		}
 	}
 	size := strings.TrimPrefix(it, "standard_")
 	if g, ok := azureSizes[size]; ok {
-		g.By = "Azure " + name
+		g.By, g.InstanceType = "Azure "+name, name
 		return g, true
 	}
 	return LineGPU{}, false

@@ -238,3 +238,40 @@ func TestDemoBillReports(t *testing.T) {
 		}
 	}
 }
+
+// The recommendations over the demo's bill and telemetry find reference case R1's levers.
+func TestDemoRecommendations(t *testing.T) {
+	dir := loadDemo(t)
+	code, out, errOut := runCLI(t, dir, "report", "savings", "--since", "4d", "--output", "json")
+	if code != exitOK {
+		t.Fatalf("report savings: exit %d\n%s", code, errOut)
+	}
+	var rep struct {
+		Before, After, Saving string
+		SavingPercent         float64 `json:"saving_percent"`
+		Levers                []struct {
+			Lever         string
+			MonthlySaving string `json:"monthly_saving"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	before, _ := gpucost.ParseMoney(rep.Before, "USD")
+	after, _ := gpucost.ParseMoney(rep.After, "USD")
+	sum := before.Sub(after)
+	for _, l := range rep.Levers {
+		m, _ := gpucost.ParseMoney(l.MonthlySaving, "USD")
+		sum = sum.Sub(m)
+	}
+	if sum.Nanos != 0 || rep.SavingPercent < 40 {
+		t.Errorf("savings %+v: levers must add up to before − after (off by %v) and save at least 40%%", rep, sum)
+	}
+	t.Logf("demo (3 days): %s → %s, −%.1f%%", rep.Before, rep.After, rep.SavingPercent)
+	code, out, _ = runCLI(t, dir, "recommend", "--since", "4d")
+	for _, want := range []string{"research-v100-01–06", "p3.2xlarge", "serving-a100", "spot"} {
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("recommend lacks %q (exit %d):\n%s", want, code, out)
+		}
+	}
+}

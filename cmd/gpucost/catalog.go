@@ -27,6 +27,7 @@ imported into the store with "gpucost catalog import".`,
   gpucost catalog issues`,
 	}
 	cmd.AddCommand(newCatalogGPUsCmd(e), newCatalogImportCmd(e), newCatalogSpecsCmd(e), newCatalogIssuesCmd(e))
+	cmd.AddCommand(newCatalogRefreshCmd(e))
 	return cmd
 }
 

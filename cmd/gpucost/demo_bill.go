@@ -14,6 +14,7 @@ import (
 	"github.com/gpucost/gpucost/billing/focus"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/demo"
+	"github.com/gpucost/gpucost/recommend"
 	"github.com/gpucost/gpucost/sqlite"
 )
 
@@ -91,10 +92,39 @@ func (e *env) printDemoSpend(ctx context.Context, end time.Time, days int) error
 	r.Title = fmt.Sprintf("\nSpend by team from the demo bill (%s): %s, of which %s (%s) bought GPU time nobody used.\n"+
 		"GPU instances are split by telemetry: busy time (held × utilisation) is charged to the teams, the rest is Idle.",
 		filepath.Base(e.demoBillPath()), gpucost.USD(all).Dollars(), gpucost.USD(idle).Dollars(), percentOf(idle, all))
+	if saving, err := e.demoSavings(ctx, f); err == nil {
+		r.Notes = append(r.Notes, "", saving)
+	} else {
+		return err
+	}
 	r.Notes = append(r.Notes, "",
 		"Next: gpucost report cost --db "+e.dbPath+" --by namespace --gpu-only",
+		"      gpucost report savings --db "+e.dbPath+"   # and gpucost recommend: the changes behind it",
 		"      gpucost report kpi --db "+e.dbPath+" --by team",
 		"      gpucost report untagged --db "+e.dbPath,
 		"      gpucost export focus --db "+e.dbPath+" --allocated --out allocated.csv")
 	return e.print(r)
+}
+
+// demoSavings says what the recommendations would save on the demo fleet, from its bill and
+// telemetry.
+func (e *env) demoSavings(ctx context.Context, f costFlags) (string, error) {
+	v, s, opts, err := e.openFleetView(ctx, &f, "100")
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	p, err := recommend.Plan(v, recommend.FromCatalog(s.cat), opts)
+	if err != nil {
+		return "", err
+	}
+	rep := recommend.Savings(p)
+	var levers []string
+	for _, l := range rep.Levers {
+		if l.MonthlySaving.Nanos > 0 {
+			levers = append(levers, fmt.Sprintf("%s %s", l.Lever, l.MonthlySaving.Dollars()))
+		}
+	}
+	return fmt.Sprintf("Recommendations would take the GPU bill from %s to %s a month (−%.1f%%): %s.",
+		rep.Before.Dollars(), rep.After.Dollars(), rep.SavingPercent, strings.Join(levers, ", ")), nil
 }

@@ -21,7 +21,7 @@ func newReportCmd(e *env) *cobra.Command {
 		Short: "Reports over the stored telemetry and bills: utilisation, idle, alerts, cost, KPIs, anomalies",
 	}
 	cmd.AddCommand(newReportUtilizationCmd(e), newReportIdleCmd(e), newReportAlertsCmd(e),
-		newReportCostCmd(e), newReportUntaggedCmd(e), newReportKPICmd(e), newReportAnomaliesCmd(e))
+		newReportCostCmd(e), newReportUntaggedCmd(e), newReportKPICmd(e), newReportAnomaliesCmd(e), newReportSavingsCmd(e))
 	return cmd
 }
 

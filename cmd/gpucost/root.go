@@ -109,6 +109,7 @@ Exit codes: 0 success, 1 failure, 2 invalid input or flags, 3 nothing found,
 		newReportCmd(e),
 		newExportCmd(e),
 		newPlanCmd(e),
+		newRecommendCmd(e),
 		newDemoCmd(e),
 	)
 	markUsageErrors(root)

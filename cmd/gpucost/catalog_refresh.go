@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/pricing"
+	"github.com/gpucost/gpucost/pricing/awsprices"
+	"github.com/gpucost/gpucost/pricing/azureprices"
+	"github.com/gpucost/gpucost/pricing/gcpprices"
+	"github.com/spf13/cobra"
+)
+
+// refreshProviders are the providers "catalog refresh" reads, in the order it reads them.
+var refreshProviders = []string{"aws", "azure", "gcp"}
+
+type refreshFlags struct {
+	providers []string
+	regions   []string
+	baseURL   string
+}
+
+func newCatalogRefreshCmd(e *env) *cobra.Command {
+	var f refreshFlags
+	cmd := &cobra.Command{
+		Use:   "refresh --provider aws|azure|gcp [--region R ...]",
+		Short: "Fetch current prices from the providers' price APIs into the store",
+		Long: `refresh reads current GPU prices from the providers' own price APIs and stores them, where they
+replace bundled or earlier offers with the same provider, region, zone and instance type:
+
+  aws    AWS Price List Query API (GetProducts: Linux, shared tenancy, on-demand) and EC2
+         DescribeSpotPriceHistory (the current spot price per zone). Needs AWS_ACCESS_KEY_ID and
+         AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary credentials).
+  azure  Azure Retail Prices API (pay-as-you-go and spot, Linux). Needs no credentials.
+  gcp    Cloud Billing Catalog API (Compute Engine GPU SKUs, on-demand and spot). Needs an API
+         key in GPUCOST_GCP_API_KEY. GPUs attached to N1 machines (T4, V100, P100, P4) are
+         refreshed; A2, A3, A4 and G2 machine types keep their bundled prices.
+
+Every provider is read before anything is stored, and all offers land in one transaction. When
+a price API cannot be reached the command fails with exit code 4 and the bundled catalog, whose
+date it names, stays in use. --base-url sends the requests to a mirror or a test server.`,
+		Example: `  gpucost catalog refresh --provider azure --region eastus --region westeurope
+  gpucost catalog refresh --provider aws --region us-east-1
+  GPUCOST_GCP_API_KEY=... gpucost catalog refresh --provider gcp --region us-central1
+  gpucost catalog refresh --provider azure --base-url http://localhost:8080`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := e.validOutput(); err != nil {
+				return err
+			}
+			return e.refresh(cmd.Context(), f)
+		},
+	}
+	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "aws, azure or gcp (repeat, or separate with commas)")
+	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region (repeatable; default: every region)")
+	cmd.Flags().StringVar(&f.baseURL, "base-url", "", "send the requests to this URL instead of the provider's endpoint")
+	cmd.MarkFlagRequired("provider")
+	return cmd
+}
+
+// refresh fetches every provider, then stores all offers in one transaction.
+func (e *env) refresh(ctx context.Context, f refreshFlags) error {
+	providers, err := refreshList(f.providers)
+	if err != nil {
+		return err
+	}
+	c, err := e.loadCatalog(ctx)
+	if err != nil {
+		return err
+	}
+	var results []*pricing.Result
+	var offers []gpucost.Offer
+	for _, p := range providers {
+		res, err := e.fetchPrices(ctx, p, f, pricing.CatalogGPUs(c))
+		if err != nil {
+			return e.offline(c, p, err)
+		}
+		results = append(results, res)
+		offers = append(offers, res.Offers...)
+	}
+	added, replaced := 0, 0
+	if len(offers) > 0 {
+		db, err := e.openDB(ctx)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		if added, replaced, err = db.PutOffers(ctx, offers); err != nil {
+			return err
+		}
+	}
+	return e.print(e.refreshResult(c, results, added, replaced))
+}
+
+func refreshList(flags []string) ([]string, error) {
+	var out []string
+	for _, p := range flags {
+		p = strings.ToLower(strings.TrimSpace(p))
+		if !slices.Contains(refreshProviders, p) {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "--provider %q: use aws, azure or gcp", p)
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--provider: say aws, azure or gcp")
+	}
+	return out, nil
+}
+
+// fetchPrices reads one provider's price API.
+func (e *env) fetchPrices(ctx context.Context, provider string, f refreshFlags, gpus pricing.GPUs) (*pricing.Result, error) {
+	switch provider {
+	case "azure":
+		return (&azureprices.Client{BaseURL: f.baseURL, GPUs: gpus, Now: e.now}).Fetch(ctx, f.regions)
+	case "gcp":
+		key := e.getenv("GPUCOST_GCP_API_KEY")
+		if key == "" && f.baseURL == "" {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "the Cloud Billing Catalog API needs an API key: set GPUCOST_GCP_API_KEY")
+		}
+		return (&gcpprices.Client{BaseURL: f.baseURL, APIKey: key, Now: e.now}).Fetch(ctx, f.regions)
+	default:
+		creds, err := e.awsCredentials(f.baseURL != "")
+		if err != nil {
+			return nil, err
+		}
+		return (&awsprices.Client{BaseURL: f.baseURL, Credentials: creds, GPUs: gpus, Now: e.now}).Fetch(ctx, f.regions)
+	}
+}
+
+// awsCredentials reads the standard AWS environment variables; without them only a mirror
+// (--base-url) is asked, unsigned.
+func (e *env) awsCredentials(mirror bool) (aws.CredentialsProvider, error) {
+	id, secret := e.getenv("AWS_ACCESS_KEY_ID"), e.getenv("AWS_SECRET_ACCESS_KEY")
+	if id == "" || secret == "" {
+		if mirror {
+			return aws.AnonymousCredentials{}, nil
+		}
+		return nil, gpucost.Errorf(gpucost.EInvalid,
+			"the AWS Price List API needs credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (any IAM user with pricing:GetProducts and ec2:DescribeSpotPriceHistory)")
+	}
+	c := aws.Credentials{AccessKeyID: id, SecretAccessKey: secret, SessionToken: e.getenv("AWS_SESSION_TOKEN"), Source: "environment"}
+	return aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) { return c, nil }), nil
+}
+
+// offline adds to an unreachable API's error that the bundled prices stay in use, and how old
+// they are.
+func (e *env) offline(c *catalog.Catalog, provider string, err error) error {
+	if gpucost.ErrorCode(err) != gpucost.EUnavailable {
+		return err
+	}
+	for _, s := range c.Sources() {
+		if s.Provider == provider {
+			return gpucost.Errorf(gpucost.EUnavailable, "refresh %s: %w; nothing was stored: the bundled %s catalog of %s (%s old) stays in use",
+				provider, err, provider, s.AsOf.Format("2006-01-02"), age(e.now(), s.AsOf))
+		}
+	}
+	return gpucost.Errorf(gpucost.EUnavailable, "refresh %s: %w; nothing was stored: gpucost bundles no %s prices, so none are in use", provider, err, provider)
+}
+
+func age(now, t time.Time) string {
+	d := max(int(now.Sub(t).Hours()/24), 0)
+	if d == 1 {
+		return "1 day"
+	}
+	return strconv.Itoa(d) + " days"
+}
+
+// refreshRowJSON is one provider of "catalog refresh --output json".
+type refreshRowJSON struct {
+	Provider string         `json:"provider"`
+	Offers   int            `json:"offers"`
+	Skipped  map[string]int `json:"skipped"`
+	Pages    int            `json:"pages"`
+	Source   string         `json:"source"`
+	AsOf     time.Time      `json:"as_of"`
+	Previous string         `json:"bundled_as_of,omitempty"`
+}
+
+func (e *env) refreshResult(c *catalog.Catalog, results []*pricing.Result, added, replaced int) result {
+	r := result{Columns: []string{"Provider", "Offers", "Skipped", "Pages", "Source", "Bundled prices replaced"}, Right: []int{1, 2, 3}}
+	var js []refreshRowJSON
+	for _, res := range results {
+		prev := ""
+		for _, s := range c.Sources() {
+			if s.Provider == res.Provider {
+				prev = fmt.Sprintf("%s (%s old)", s.AsOf.Format("2006-01-02"), age(e.now(), s.AsOf))
+			}
+		}
+		r.Rows = append(r.Rows, []string{res.Provider, strconv.Itoa(len(res.Offers)), strconv.Itoa(len(res.Skipped)),
+			strconv.Itoa(res.Pages), res.Source, prev})
+		js = append(js, refreshRowJSON{Provider: res.Provider, Offers: len(res.Offers), Skipped: res.SkipCounts(),
+			Pages: res.Pages, Source: res.Source, AsOf: res.AsOf, Previous: prev})
+		counts := res.SkipCounts()
+		for _, reason := range sortedReasons(counts) {
+			r.Notes = append(r.Notes, fmt.Sprintf("  %s: %d skipped: %s", res.Provider, counts[reason], reason))
+		}
+	}
+	r.JSON = js
+	r.Notes = append([]string{fmt.Sprintf("Stored in %s: %d offers added, %d replaced. Prices are fresh as of %s (0 days old).",
+		e.dbPath, added, replaced, e.now().UTC().Format("2006-01-02 15:04 MST"))}, r.Notes...)
+	return r
+}
+
+func sortedReasons(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if m[a] != m[b] {
+			return m[b] - m[a]
+		}
+		return strings.Compare(a, b)
+	})
+	return out
+}

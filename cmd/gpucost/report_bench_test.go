@@ -64,3 +64,25 @@ func BenchmarkReportCost(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRecommend runs `gpucost recommend` end to end over 10,000 GPUs × 30 days of hourly
+// telemetry (7.2 M rollups) and their bill, against the target of < 5 s and < 1 GB RSS:
+//
+//	go test ./cmd/gpucost -run XXX -bench Recommend -benchtime 3x
+func BenchmarkRecommend(b *testing.B) {
+	db := sqlitetest.BilledFleet(b)
+	path := db.Path
+	db.Close()
+	args := []string{"recommend", "--db", path, "--since", "30d", "--until", sqlitetest.End.Format(time.RFC3339), "--output", "csv"}
+	for b.Loop() {
+		var out strings.Builder
+		e := &env{stdout: &out, stderr: io.Discard, getenv: func(string) string { return "" }, now: time.Now}
+		if code := run(context.Background(), args, e); code != exitOK {
+			b.Fatalf("recommend: exit %d", code)
+		}
+		if !strings.Contains(out.String(), "node") {
+			b.Fatalf("recommend printed %s", out.String())
+		}
+	}
+	b.ReportMetric(float64(sqlitetest.PeakRSS())/(1<<20), "MiB-peak-RSS")
+}

@@ -152,3 +152,42 @@ func CostYear(b testing.TB, resources int) *sqlite.DB {
 	b.Logf("built %s (%d MiB) in %s", path, info.Size()>>20, time.Since(began).Round(time.Second))
 	return db
 }
+
+// BilledFleet opens HourFleet's 10,000-GPU store with a bill for it: one AWS p4de.24xlarge
+// (8 × A100-80GB) per telemetry host, billed on-demand for every day of the 30 days, the
+// resource id being the host name. The bill is added on first use and kept with the fixture.
+func BilledFleet(tb testing.TB) *sqlite.DB {
+	tb.Helper()
+	const gpus, days = 10_000, 30
+	db := HourFleet(tb, gpus, days)
+	ctx := context.Background()
+	if done, _ := db.Setting(ctx, "bench_bill", ""); done == "complete" {
+		return db
+	}
+	start := End.AddDate(0, 0, -days)
+	day := gpucost.USD(24 * 27_447_000_000) // p4de.24xlarge at $27.447/h
+	lines := func(yield func(*gpucost.CostLine) bool) {
+		var l gpucost.CostLine
+		for d := range days {
+			t := start.AddDate(0, 0, d)
+			for h := range gpus / 8 {
+				l = gpucost.CostLine{Provider: "AWS", SubAccountID: "123456789012", ChargeCategory: "Usage", PricingCategory: "Standard",
+					ChargePeriodStart: t, ChargePeriodEnd: t.AddDate(0, 0, 1), BilledCost: day, EffectiveCost: day, ListCost: day, ContractedCost: day,
+					ResourceID: fmt.Sprintf("node%04d", h), InstanceType: "p4de.24xlarge", ServiceName: "Amazon Elastic Compute Cloud",
+					RegionID: "us-east-1", SkuID: "P4DE", ConsumedQuantity: 24, ConsumedUnit: "Hours",
+					Tags: gpucost.Labels{"team": fmt.Sprintf("team%d", h%13)}}
+				if !yield(&l) {
+					return
+				}
+			}
+		}
+	}
+	imp := gpucost.CostImport{Name: "bench-bill.csv", Checksum: "bench-bill", Format: "focus", Grain: 24 * time.Hour, Rows: days * gpus / 8}
+	if _, err := db.PutCosts(ctx, imp, lines, nil); err != nil {
+		tb.Fatal(err)
+	}
+	if err := db.SetSetting(ctx, "bench_bill", "complete"); err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}

@@ -16,6 +16,7 @@ const (
 	LeverSharing     = "sharing"
 	LeverIdle        = "idle"
 	LeverAutoscaling = "autoscaling"
+	LeverRegion      = "region"
 	LeverCommitments = "commitments"
 )
 
@@ -49,13 +50,19 @@ func groupBy(f []Resource, key func(r *Resource) (string, bool)) []*group {
 	return out
 }
 
-func byID(f []Resource, id string) *Resource {
+// byIDs returns the resources with the ids, in their order (nil for an id not in f).
+func byIDs(f []Resource, ids []string) []*Resource {
+	at := make(map[string]int, len(ids))
+	for i, id := range ids {
+		at[id] = i
+	}
+	out := make([]*Resource, len(ids))
 	for i := range f {
-		if f[i].ID == id {
-			return &f[i]
+		if j, ok := at[f[i].ID]; ok {
+			out[j] = &f[i]
 		}
 	}
-	return nil
+	return out
 }
 
 // scale multiplies a monthly cost by f in [0, 1]; anything else (NaN included) leaves it.
@@ -111,8 +118,7 @@ func findIdleSchedules(e *engine) []step {
 		}
 		e.confidence(&rec, "the same weekly idle hours recur through the period")
 		steps = append(steps, step{rec: rec, apply: func(f []Resource) {
-			for _, id := range g.ids {
-				r := byID(f, id)
+			for _, r := range byIDs(f, g.ids) {
 				o, run := offShare(r, off)
 				r.Monthly = scale(r.Monthly, 1-o/run)
 				for d := range 7 {
@@ -234,8 +240,7 @@ func (e *engine) fewerGPUs(g *group) step {
 	}
 	e.confidence(&rec, "the unused GPUs stayed unused all period")
 	return step{rec: rec, apply: func(f []Resource) {
-		for _, id := range g.ids {
-			r := byID(f, id)
+		for _, r := range byIDs(f, g.ids) {
 			r.Monthly = scale(r.Monthly, float64(o.OnDemand.Nanos)/float64(r.Hourly.Nanos))
 			r.Usage = keepUsed(r.Usage, int(o.GPUCount), e.opt.UsedVRAMGB)
 			r.InstanceType, r.GPUs, r.Hourly = o.InstanceType, int(o.GPUCount), o.OnDemand
@@ -290,8 +295,7 @@ func (e *engine) shorterHolds(g *group) step {
 	}
 	e.confidence(&rec, "the job's working hours repeat every week of the period")
 	return step{rec: rec, apply: func(f []Resource) {
-		for _, id := range g.ids {
-			r := byID(f, id)
+		for _, r := range byIDs(f, g.ids) {
 			b, run := busyHours(r, e.opt.IdleShare)
 			idle := idleHours(r, e.opt.IdleShare)
 			r.Monthly = scale(r.Monthly, b/run)

@@ -92,16 +92,20 @@ func (e *engine) shrinkPool(g *group, keep int, kind gpucost.RecommendationKind,
 	}
 	return step{rec: rec, apply: func(f []Resource) {
 		grow := float64(gpus) / float64(keep*g.rs[0].GPUs)
-		for i, id := range g.ids {
-			r := byID(f, id)
+		for i, r := range byIDs(f, g.ids) {
 			if i >= keep {
 				*r = Resource{ID: r.ID, Provider: r.Provider, Region: r.Region, InstanceType: r.InstanceType,
 					GPUModel: r.GPUModel, Hourly: r.Hourly, Monthly: gpucost.USD(0), Kind: r.Kind, Namespace: r.Namespace, Owner: r.Owner}
 				continue
 			}
 			for j := range r.Usage {
-				r.Usage[j].MeanUtil = min(100, r.Usage[j].MeanUtil*grow)
-				r.Usage[j].P95Util = min(100, r.Usage[j].P95Util*grow)
+				u := &r.Usage[j]
+				u.MeanUtil, u.P95Util = min(100, u.MeanUtil*grow), min(100, u.P95Util*grow)
+				for d := range 7 {
+					for h := range 24 {
+						u.Util[d][h] = min(100, u.Util[d][h]*grow)
+					}
+				}
 			}
 		}
 	}}
@@ -151,8 +155,7 @@ func findSpot(e *engine) []step {
 		e.confidence(&rec, "the workload is marked interruptible")
 		lower(&rec, gpucost.ConfidenceMedium, "the interruption rate is assumed, not measured")
 		steps = append(steps, step{rec: rec, apply: func(fl []Resource) {
-			for _, id := range g.ids {
-				r := byID(fl, id)
+			for _, r := range byIDs(fl, g.ids) {
 				r.Monthly = scale(r.Monthly, f)
 				r.Pricing = gpucost.Spot
 			}
@@ -199,8 +202,7 @@ func findCommitments(e *engine) []step {
 		}
 		e.confidence(&rec, "the baseline held every hour of the period")
 		steps = append(steps, step{rec: rec, apply: func(fl []Resource) {
-			for _, id := range g.ids {
-				r := byID(fl, id)
+			for _, r := range byIDs(fl, g.ids) {
 				r.Monthly = scale(r.Monthly, f)
 				r.Pricing = Committed
 			}

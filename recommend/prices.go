@@ -26,6 +26,9 @@ type Prices interface {
 	// Cheapest returns the offer q selects with the lowest instance price under q's pricing
 	// model, and false when none has such a price.
 	Cheapest(q PriceQuery) (gpucost.Offer, bool)
+	// CheapestAnywhere is Cheapest over every provider and region: q.Provider and q.Region are
+	// ignored, q.InstanceType too (instance names differ between providers).
+	CheapestAnywhere(q PriceQuery) (gpucost.Offer, bool)
 	// Spec returns the datasheet of a GPU model.
 	Spec(model string) (gpucost.GPUModel, bool)
 }
@@ -64,6 +67,18 @@ func modelKey(name string) string {
 // Cheapest returns the cheapest instance q selects; ties go to the fewest GPUs, then by
 // instance type, region and zone, so the answer does not depend on the offers' order.
 func (t *Table) Cheapest(q PriceQuery) (gpucost.Offer, bool) {
+	return t.cheapest(q, matches)
+}
+
+// CheapestAnywhere returns the cheapest instance of q's GPU model with enough GPUs and memory in
+// any provider and region, with Cheapest's tie-breaks (then by provider).
+func (t *Table) CheapestAnywhere(q PriceQuery) (gpucost.Offer, bool) {
+	return t.cheapest(q, func(o gpucost.Offer, q PriceQuery) bool {
+		return o.GPUCount >= float64(q.MinGPUs) && (o.GPUMemoryGB == 0 || o.GPUMemoryGB >= q.MinMemoryGB)
+	})
+}
+
+func (t *Table) cheapest(q PriceQuery, match func(gpucost.Offer, PriceQuery) bool) (gpucost.Offer, bool) {
 	var best gpucost.Offer
 	found := false
 	for _, o := range t.byModel[modelKey(q.Model)] {
@@ -71,7 +86,7 @@ func (t *Table) Cheapest(q PriceQuery) (gpucost.Offer, bool) {
 		if q.Spot {
 			price, ok = o.SpotPrice, o.HasSpot
 		}
-		if !ok || price.Nanos <= 0 || !matches(o, q) {
+		if !ok || price.Nanos <= 0 || !match(o, q) {
 			continue
 		}
 		if !found || betterOffer(o, best, price, q.Spot) {
@@ -100,7 +115,8 @@ func betterOffer(o, best gpucost.Offer, price gpucost.Money, spot bool) bool {
 	if c := cmp.Compare(o.GPUCount, best.GPUCount); c != 0 {
 		return c < 0
 	}
-	return slices.Compare([]string{o.InstanceType, o.Region, o.Zone}, []string{best.InstanceType, best.Region, best.Zone}) < 0
+	return slices.Compare([]string{o.InstanceType, o.Region, o.Zone, o.Provider},
+		[]string{best.InstanceType, best.Region, best.Zone, best.Provider}) < 0
 }
 
 // Spec returns the datasheet of a GPU model.

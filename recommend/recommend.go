@@ -57,6 +57,10 @@ type Resource struct {
 	// Interruptible is true when the work survives losing the machine (it checkpoints or is
 	// retried): experiments, batch inference, training with checkpoints.
 	Interruptible bool
+	// Movable is true when the work may run in another region or provider: experiments, batch
+	// and training whose data is not pinned to the region (the caller sets it from the kind and
+	// any data-locality label). Serving is never moved.
+	Movable bool
 	// Running is the share of each hour of the week ([time.Weekday][hour]) the machine was held.
 	Running [7][24]float64
 	Usage   []GPUUsage // one per GPU
@@ -70,6 +74,9 @@ type GPUUsage struct {
 	IdleShare  float64 // share of its running time idle
 	// Idle is the share of each hour of the week ([time.Weekday][hour]) it was idle while running.
 	Idle [7][24]float64
+	// Util is the mean utilisation, percent, in each hour of the week ([time.Weekday][hour])
+	// while running: the demand autoscaling follows. All zero means not measured.
+	Util [7][24]float64
 }
 
 // Committed is the pricing of a resource covered by a commitment.
@@ -85,6 +92,8 @@ type Options struct {
 	ServingTarget    float64       // utilisation a serving GPU may reach at p95 (0.75)
 	IdleShare        float64       // an hour of the week counts as idle at this share (0.9)
 	UsedVRAMGB       float64       // a GPU holding less memory than this, and no load, is unused
+	ScaleToZeroHours int           // a serving pool idle this many consecutive hours scales to zero (3)
+	MoveMargin       float64       // another region must be at least this much cheaper (0.10)
 }
 
 // DefaultOptions are the defaults: 5%/h interruptions, Daly's δ = 5 min and R = 10 min, a 40%
@@ -92,7 +101,7 @@ type Options struct {
 // reference facts).
 func DefaultOptions() Options {
 	return Options{InterruptionRate: 0.05, CheckpointTime: 5 * time.Minute, RestartTime: 10 * time.Minute,
-		CommitDiscount: 0.4, ServingTarget: 0.75, IdleShare: 0.9, UsedVRAMGB: 1}
+		CommitDiscount: 0.4, ServingTarget: 0.75, IdleShare: 0.9, UsedVRAMGB: 1, ScaleToZeroHours: 3, MoveMargin: 0.1}
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -104,6 +113,8 @@ func (o Options) withDefaults() (Options, error) {
 	o.ServingTarget = orDefault(o.ServingTarget, d.ServingTarget)
 	o.IdleShare = orDefault(o.IdleShare, d.IdleShare)
 	o.UsedVRAMGB = orDefault(o.UsedVRAMGB, d.UsedVRAMGB)
+	o.ScaleToZeroHours = int(orDefault(int64(o.ScaleToZeroHours), int64(d.ScaleToZeroHours)))
+	o.MoveMargin = orDefault(o.MoveMargin, d.MoveMargin)
 	switch {
 	case o.CommitDiscount <= 0 || o.CommitDiscount >= 1:
 		return o, gpucost.Errorf(gpucost.EInvalid, "recommend: commitment discount %v is not in (0, 1); use e.g. 0.4", o.CommitDiscount)
@@ -113,6 +124,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, gpucost.Errorf(gpucost.EInvalid, "recommend: serving target %v is not in (0, 1]; use e.g. 0.75", o.ServingTarget)
 	case o.IdleShare <= 0 || o.IdleShare > 1:
 		return o, gpucost.Errorf(gpucost.EInvalid, "recommend: idle share %v is not in (0, 1]; use e.g. 0.9", o.IdleShare)
+	case o.MoveMargin >= 1:
+		return o, gpucost.Errorf(gpucost.EInvalid, "recommend: move margin %v is not in (0, 1); use e.g. 0.1", o.MoveMargin)
 	}
 	return o, nil
 }
@@ -138,13 +151,16 @@ type step struct {
 }
 
 // levers run in this order when they form one plan: stopping and shrinking first, then sharing,
-// then cheaper capacity, and commitments last, on what remains (a commitment bought before a
-// right-size would be paid for idle).
+// then autoscaling what serving remains, then cheaper capacity (another region, then spot there),
+// and commitments last, on the autoscaled baseline that remains (a commitment bought before a
+// right-size or autoscale would be paid for idle).
 var levers = []lever{
 	{LeverIdle, findIdleSchedules},
 	{LeverRightSizing, findRightSizes},
 	{LeverRightSizing, findServingRightSizes},
 	{LeverSharing, findMIGShares},
+	{LeverAutoscaling, findAutoscales},
+	{LeverRegion, findMoves},
 	{LeverSpot, findSpot},
 	{LeverCommitments, findCommitments},
 }
@@ -264,8 +280,8 @@ type PlanResult struct {
 	Fleet  []Resource    `json:"-"` // the fleet once every step is made
 }
 
-// Plan applies the levers in sequence — idle schedules, right-sizing, sharing, spot, then
-// commitments — so that each saving is computed on the fleet as the levers before it left it
+// Plan applies the levers in sequence — idle schedules, right-sizing, sharing, autoscaling,
+// another region, spot, then commitments — so that each saving is computed on the fleet as the levers before it left it
 // (spot after right-sizing prices the smaller fleet; a commitment covers only what remains).
 // Before − After equals the sum of the steps' savings.
 func Plan(v FleetView, p Prices, o Options) (PlanResult, error) {
@@ -330,6 +346,7 @@ func cleanUsage(u *GPUUsage) {
 	for d := range 7 {
 		for h := range 24 {
 			fix(&u.Idle[d][h], 1)
+			fix(&u.Util[d][h], 100)
 		}
 	}
 }

@@ -19,8 +19,8 @@ type SavingsReport struct {
 	Levers        []LeverSavings `json:"levers"`
 }
 
-// Levers lists the savings report's levers in report order.
-var Levers = []string{LeverIdle, LeverRightSizing, LeverSharing, LeverSpot, LeverAutoscaling, LeverCommitments}
+// Levers lists the savings report's levers in the order Plan applies them.
+var Levers = []string{LeverIdle, LeverRightSizing, LeverSharing, LeverAutoscaling, LeverRegion, LeverSpot, LeverCommitments}
 
 // Savings builds the savings report of a plan; every lever appears, with zero where it found
 // nothing.

@@ -63,13 +63,17 @@ func (w *week) count() int {
 	return n
 }
 
-// Schedule says in words when the hours of off are: "from 18:00 to 09:00 UTC weekdays and all
-// weekend" when weekdays share one daily window, otherwise day by day.
+// Schedule says in words when the hours of off are: "from 00:00 to 10:00 UTC daily" when every
+// day shares one window, "from 18:00 to 09:00 UTC weekdays and all weekend" when weekdays do,
+// otherwise day by day.
 func Schedule(off [7][24]bool, zone string) string {
 	if zone == "" {
 		zone = "UTC"
 	}
 	w := week(off)
+	if from, to, ok := sameWindow(w, allDays); ok {
+		return fmt.Sprintf("from %02d:00 to %02d:00 %s daily", from, to, zone)
+	}
 	weekend := allDay(w, time.Saturday) && allDay(w, time.Sunday)
 	var parts []string
 	if from, to, ok := sameWindow(w, weekdays); ok {
@@ -90,7 +94,10 @@ func Schedule(off [7][24]bool, zone string) string {
 	return strings.Join(parts, " and ")
 }
 
-var weekdays = []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday}
+var (
+	weekdays = []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday}
+	allDays  = append(slices.Clone(weekdays), time.Saturday, time.Sunday)
+)
 
 func allDay(w week, d time.Weekday) bool { return !slices.Contains(w[d][:], false) }
 

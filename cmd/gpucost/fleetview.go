@@ -16,6 +16,8 @@ type gpuAcc struct {
 	hist           [101]uint64
 	vramMaxMiB     float64
 	idle, covered  [7][24]float64 // minutes
+	utilHour       [7][24]float64 // Σ utilisation of the samples in each hour of the week
+	samplesHour    [7][24]int
 	idleMin, cover int
 }
 
@@ -99,6 +101,8 @@ func (s *costScan) hostUsage(ctx context.Context) (map[string]*hostAcc, error) {
 		}
 		g.vramMaxMiB = max(g.vramMaxMiB, r.MemMaxMiB)
 		g.idle[wd][hr] += float64(r.IdleMinutes)
+		g.utilHour[wd][hr] += r.UtilSum
+		g.samplesHour[wd][hr] += r.Samples
 		g.covered[wd][hr] += covered
 		g.idleMin += r.IdleMinutes
 		g.cover += int(covered)
@@ -116,6 +120,8 @@ func addHost(r *recommend.Resource, h *hostAcc, weeks float64) {
 	r.Namespace = h.namespace
 	r.Kind = workloadKind(h.namespace)
 	r.Interruptible = r.Kind == recommend.KindExperiment || r.Kind == recommend.KindBatch
+	// Experiments, batch and training may run in another region; serving stays by its users.
+	r.Movable = r.Interruptible || r.Kind == recommend.KindTraining
 	var held [7][24]float64
 	for u := range h.hours {
 		t := time.Unix(u*3600, 0).UTC()
@@ -138,6 +144,9 @@ func addHost(r *recommend.Resource, h *hostAcc, weeks float64) {
 			for hr := range 24 {
 				if c := g.covered[wd][hr]; c > 0 {
 					u.Idle[wd][hr] = g.idle[wd][hr] / c
+				}
+				if n := g.samplesHour[wd][hr]; n > 0 {
+					u.Util[wd][hr] = g.utilHour[wd][hr] / float64(n)
 				}
 			}
 		}

@@ -186,10 +186,10 @@ type refreshRowJSON struct {
 }
 
 func (e *env) refreshResult(c *catalog.Catalog, results []*pricing.Result, added, replaced int) result {
-	r := result{Columns: []string{"Provider", "Offers", "Skipped", "Pages", "Source", "Bundled prices replaced"}, Right: []int{1, 2, 3}}
+	r := result{Columns: []string{"Provider", "Offers", "Skipped", "Pages", "Source", "Bundled prices"}, Right: []int{1, 2, 3}}
 	var js []refreshRowJSON
 	for _, res := range results {
-		prev := ""
+		prev := "none"
 		for _, s := range c.Sources() {
 			if s.Provider == res.Provider {
 				prev = fmt.Sprintf("%s (%s old)", s.AsOf.Format("2006-01-02"), age(e.now(), s.AsOf))

@@ -1,0 +1,153 @@
+package gcpprices
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/pricing"
+)
+
+// n1Counts lists the GPUs that attach to N1 machine types and how many an N1 VM can take, from
+// Compute Engine's "GPU platforms" page. Their SKUs price the GPUs alone; the offers are named
+// as the bundled catalog names them, "n1+T4:4", with the N1 host billed on top. GPUs of the
+// A2, A3, A4 and G2 machine families are priced with their host and are left to the bundled
+// catalog (see the package comment).
+var n1Counts = map[string][]int64{
+	"T4": {1, 2, 4}, "V100-16GB": {1, 2, 4, 8}, "P100": {1, 2, 4}, "P4": {1, 2, 4},
+}
+
+// book gathers the on-demand and Preemptible prices of one GPU in one region.
+type book struct {
+	res     *pricing.Result
+	regions map[string]bool // nil: every region
+	byKey   map[[2]string]*gpucost.Offer
+}
+
+func newBook(res *pricing.Result, regions []string) *book {
+	b := &book{res: res, byKey: map[[2]string]*gpucost.Offer{}}
+	if len(regions) > 0 {
+		b.regions = map[string]bool{}
+		for _, r := range regions {
+			b.regions[r] = true
+		}
+	}
+	return b
+}
+
+func (b *book) skip(where string, n int, field, reason string) {
+	b.res.Skipped = append(b.res.Skipped, gpucost.Skip{File: where, Line: n, Field: field, Reason: reason})
+}
+
+// add files one SKU's price under each of its regions, or records why it was left out.
+func (b *book) add(s SKU, where string, n int) {
+	if s.Category.ResourceFamily != "Compute" || s.Category.ResourceGroup != "GPU" {
+		b.skip(where, n, "category.resourceGroup", "not a GPU SKU")
+		return
+	}
+	spot := false
+	switch s.Category.UsageType {
+	case "OnDemand":
+	case "Preemptible":
+		spot = true
+	default:
+		b.skip(where, n, "category.usageType", "not an on-demand or spot price ("+s.Category.UsageType+")")
+		return
+	}
+	model, ok := SKUModel(s.Description)
+	if !ok {
+		b.skip(where, n, "description", "GPU model not known to the catalog")
+		return
+	}
+	if _, ok := n1Counts[model]; !ok {
+		b.skip(where, n, "description", "GPU of a machine family, priced with its host: the bundled catalog keeps it")
+		return
+	}
+	price, field, reason := parseRate(s)
+	if reason == "" && price.Nanos > math.MaxInt64/8 {
+		field, reason = "unitPrice", "price out of range"
+	}
+	if reason != "" {
+		b.skip(where, n, field, reason)
+		return
+	}
+	for _, region := range s.ServiceRegions {
+		if b.regions != nil && !b.regions[region] {
+			continue
+		}
+		o := b.offer(region, model)
+		if spot {
+			o.SpotPrice, o.HasSpot = price, true
+		} else {
+			o.OnDemand, o.HasOnDemand = price, true
+		}
+	}
+}
+
+func (b *book) offer(region, model string) *gpucost.Offer {
+	k := [2]string{region, model}
+	if o, ok := b.byKey[k]; ok {
+		return o
+	}
+	o := &gpucost.Offer{Provider: "gcp", Region: region, GPUModel: model, Source: b.res.Source, AsOf: b.res.AsOf}
+	if s, ok := catalog.Spec(model); ok {
+		o.GPUMemoryGB = s.MemoryGB
+	}
+	b.byKey[k] = o
+	return o
+}
+
+// offers returns one offer per region, GPU and N1 GPU count, priced count × the GPU's price.
+func (b *book) offers() []gpucost.Offer {
+	keys := make([][2]string, 0, len(b.byKey))
+	for k := range b.byKey {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(x, y [2]string) int {
+		if c := strings.Compare(x[0], y[0]); c != 0 {
+			return c
+		}
+		return strings.Compare(x[1], y[1])
+	})
+	var out []gpucost.Offer
+	for _, k := range keys {
+		one := *b.byKey[k]
+		for _, n := range n1Counts[one.GPUModel] {
+			o := one
+			o.InstanceType = fmt.Sprintf("n1+%s:%d", shortName(o.GPUModel), n)
+			o.GPUCount = float64(n)
+			o.OnDemand = gpucost.Money{Nanos: one.OnDemand.Nanos * n, Currency: one.OnDemand.Currency}
+			o.SpotPrice = gpucost.Money{Nanos: one.SpotPrice.Nanos * n, Currency: one.SpotPrice.Currency}
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// shortName is the accelerator name SkyPilot's GCP catalog uses: "V100" for the 16 GB V100.
+func shortName(model string) string { return strings.TrimSuffix(model, "-16GB") }
+
+// SKUModel reads the GPU model from a SKU description as Compute Engine writes them: "Nvidia
+// Tesla T4 GPU running in Americas", "Spot Preemptible Nvidia Tesla V100 GPU running in EMEA",
+// "Nvidia L4 GPU running in Americas". The words between "Nvidia" and "GPU" name the model.
+func SKUModel(desc string) (string, bool) {
+	lower := strings.ToLower(desc)
+	i := strings.Index(lower, "nvidia ")
+	if i < 0 {
+		return "", false
+	}
+	j := strings.Index(lower[i:], " gpu")
+	if j < 0 {
+		return "", false
+	}
+	words := strings.Fields(desc[i+len("nvidia ") : i+j])
+	for n := len(words); n > 0; n-- {
+		if model, ok := catalog.Normalize(strings.Join(words[:n], " ")); ok {
+			return model, true
+		}
+	}
+	return "", false
+}

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/spf13/cobra"
 )
@@ -39,12 +38,7 @@ per capacity type.`,
 				return err
 			}
 			o.Spot = !onDemandOnly
-			db, err := e.openDB(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			cat, err := catalog.Load(cmd.Context(), db)
+			cat, err := e.loadCatalog(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -42,12 +42,7 @@ about 16 bytes × params plus activations (reference case R3), so that rule unde
 					return err
 				}
 			}
-			db, err := e.openDB(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			cat, err := catalog.Load(cmd.Context(), db)
+			cat, err := e.loadCatalog(cmd.Context())
 			if err != nil {
 				return err
 			}

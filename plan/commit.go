@@ -285,6 +285,7 @@ type BacktestInput struct {
 	Step     float64         `json:"step,omitempty"` // commitment granularity in units; 0 for any level
 	Lookback int             `json:"lookback_hours"` // hours the purchase is chosen from
 	Period   int             `json:"period_hours"`   // hours each purchase is scored on before the next
+	Rule     BuyRule         `json:"rule,omitempty"` // how the purchase is chosen from the lookback; "" for RuleTrailing
 }
 
 // BacktestWindow is one purchase: chosen from the Lookback hours before Start, scored on the
@@ -311,8 +312,9 @@ type BacktestResult struct {
 	WorstCaptured float64          `json:"worst_captured"` // lowest window's Captured
 }
 
-// Backtest buys the d-quantile of each trailing Lookback window and scores it on the following
-// Period hours, rolling forward by Period, against each period's hindsight optimum (Commit).
+// Backtest buys from each trailing Lookback window by in.Rule (by default its d-quantile) and
+// scores the purchase on the following Period hours, rolling forward by Period, against each
+// period's hindsight optimum (Commit).
 func Backtest(in BacktestInput) (BacktestResult, error) {
 	if err := checkUsage(in.Usage, in.Discount, in.OnDemand, in.Step); err != nil {
 		return BacktestResult{}, err
@@ -320,6 +322,9 @@ func Backtest(in BacktestInput) (BacktestResult, error) {
 	if in.Lookback < 1 || in.Period < 1 {
 		return BacktestResult{}, gpucost.Errorf(gpucost.EInvalid,
 			"lookback %d h and period %d h must both be at least 1 hour, such as 672 and 168", in.Lookback, in.Period)
+	}
+	if _, err := in.Rule.buy(in.Usage[:1], in.Discount, in.Step, 1); err != nil {
+		return BacktestResult{}, err
 	}
 	if need := in.Lookback + in.Period; len(in.Usage) < need {
 		return BacktestResult{}, gpucost.Errorf(gpucost.EInvalid,
@@ -346,7 +351,7 @@ func backtestWindow(in BacktestInput, start int) BacktestWindow {
 	past := in.Usage[start-in.Lookback : start]
 	next := in.Usage[start : start+in.Period]
 	w := BacktestWindow{Start: start}
-	w.Commitment = OptimalCommitment(past, in.Discount, in.Step)
+	w.Commitment, _ = in.Rule.buy(past, in.Discount, in.Step, in.Period) // Backtest checked the rule
 	w.Optimal = OptimalCommitment(next, in.Discount, in.Step)
 	bought := score(next, w.Commitment, in.Discount, in.OnDemand)
 	best := score(next, w.Optimal, in.Discount, in.OnDemand)

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -18,6 +20,7 @@ func newPlanCommitCmd(e *env) *cobra.Command {
 		since             string
 		backtest          bool
 		lookback, horizon string
+		rule, layers      string
 	)
 	cmd := &cobra.Command{
 		Use:   "commit",
@@ -56,6 +59,9 @@ store's GPU telemetry, each GPU-hour priced at the catalog's on-demand list pric
 			if err != nil {
 				return err
 			}
+			if layers != "" {
+				return e.layer(in, layers)
+			}
 			if backtest {
 				lb, err := parseAgo("lookback", lookback)
 				if err != nil {
@@ -65,7 +71,7 @@ store's GPU telemetry, each GPU-hour priced at the catalog's on-demand list pric
 				if err != nil {
 					return err
 				}
-				return e.backtest(in, lb, p)
+				return e.backtest(in, lb, p, plan.BuyRule(rule))
 			}
 			res, err := plan.Commit(in)
 			if err != nil {
@@ -85,6 +91,8 @@ store's GPU telemetry, each GPU-hour priced at the catalog's on-demand list pric
 	f.BoolVar(&backtest, "backtest", false, "buy on a trailing lookback, score the following period")
 	f.StringVar(&lookback, "lookback", "28d", "with --backtest: the history each purchase is chosen from")
 	f.StringVar(&horizon, "period", "7d", "with --backtest: how long each purchase is scored")
+	f.StringVar(&rule, "rule", "trailing", "with --backtest: how purchases are chosen: trailing (the lookback's quantile), recent (its last period's) or weighted (recent hours count more)")
+	f.StringVar(&layers, "layer", "", `instruments to layer, deepest discount first filled: "3y=0.57:8,1y=0.4,sp=0.28" (name=discount[:max units])`)
 	cmd.AddCommand(newPlanROICmd(e))
 	return cmd
 }
@@ -133,9 +141,9 @@ func (e *env) storeUsage(ctx context.Context, since string) ([]float64, error) {
 	return hours, err
 }
 
-func (e *env) backtest(in plan.CommitInput, lookback, horizon time.Duration) error {
+func (e *env) backtest(in plan.CommitInput, lookback, horizon time.Duration, rule plan.BuyRule) error {
 	res, err := plan.Backtest(plan.BacktestInput{Usage: in.Usage, OnDemand: in.OnDemand, Discount: in.Discount,
-		Lookback: int(lookback.Hours()), Period: int(horizon.Hours())})
+		Lookback: int(lookback.Hours()), Period: int(horizon.Hours()), Rule: rule})
 	if err != nil {
 		return err
 	}
@@ -151,6 +159,44 @@ func (e *env) backtest(in plan.CommitInput, lookback, horizon time.Duration) err
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("Over %d scored hours: saved %s of a hindsight-optimal %s (%.1f%%; worst window %.1f%%).",
 		res.ScoredHours, res.Saving.Dollars(), res.OptimalSaving.Dollars(), 100*res.Captured, 100*res.WorstCaptured))
+	return e.print(r)
+}
+
+// layer prints the cost-minimising mix of several commitment instruments.
+func (e *env) layer(in plan.CommitInput, spec string) error {
+	var ins []plan.Instrument
+	for part := range strings.SplitSeq(spec, ",") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(part), "=")
+		d, max, _ := strings.Cut(rest, ":")
+		inst := plan.Instrument{Name: name}
+		var err error
+		if inst.Discount, err = strconv.ParseFloat(d, 64); !ok || err != nil {
+			return gpucost.Errorf(gpucost.EInvalid, "--layer %q: write name=discount[:max units], such as 3y=0.57:8,1y=0.4", spec)
+		}
+		if max != "" {
+			if inst.MaxUnits, err = strconv.ParseFloat(max, 64); err != nil {
+				return gpucost.Errorf(gpucost.EInvalid, "--layer %q: the max units of %s, %q, is not a number", spec, name, max)
+			}
+		}
+		ins = append(ins, inst)
+	}
+	res, err := plan.Layer(plan.LayerInput{Usage: in.Usage, OnDemand: in.OnDemand, Instruments: ins})
+	if err != nil {
+		return err
+	}
+	r := result{
+		Title: fmt.Sprintf("Layered commitments over %d hours: %s instead of %s on-demand (%s saved, %.1f%%)",
+			res.Hours, res.PlanCost.Dollars(), res.OnDemandCost.Dollars(), res.Saving.Dollars(), res.SavingPercent),
+		Columns: []string{"Instrument", "Discount", "From units", "Units", "Cost", "Utilisation"},
+		Right:   []int{1, 2, 3, 4, 5},
+		JSON:    res,
+	}
+	for _, l := range res.Layers {
+		r.Rows = append(r.Rows, []string{l.Name, fmt.Sprintf("%.0f%%", 100*l.Discount), fmt.Sprintf("%.2f", l.From),
+			fmt.Sprintf("%.2f", l.Units), l.Cost.Dollars(), fmt.Sprintf("%.1f%%", 100*l.Utilisation)})
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("On-demand above the layers: %s. The best single instrument, %s, would cost %s: the mix saves %s more.",
+		res.OverflowCost.Dollars(), res.BestSingle, res.BestSingleCost.Dollars(), res.SavingVsBestOnly.Dollars()))
 	return e.print(r)
 }
 

@@ -109,6 +109,14 @@ func TestPlanCommitUsageFile(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "100.0%") {
 		t.Errorf("backtest on a steady pattern: exit %d\n%s%s", code, out, errOut)
 	}
+	code, out, errOut = runCLI(t, dir, "plan", "commit", "--usage", usage, "--layer", "3y=0.57:30,1y=0.4")
+	if code != exitOK || !strings.Contains(out, "30.00") || !strings.Contains(out, "the mix saves") {
+		t.Errorf("plan commit --layer: exit %d; want 30 units of 3y under 10 of 1y\n%s%s", code, out, errOut)
+	}
+	code, _, errOut = runCLI(t, dir, "plan", "commit", "--usage", usage, "--layer", "3y:0.57")
+	if code != exitInvalid || !strings.Contains(errOut, "name=discount") {
+		t.Errorf("bad --layer: exit %d, %q", code, errOut)
+	}
 	code, _, errOut = runCLI(t, dir, "plan", "commit", "--usage", usage, "--discount", "1")
 	if code != exitInvalid {
 		t.Errorf("discount 1: exit %d, %q", code, errOut)

@@ -29,6 +29,9 @@ type Prices interface {
 	// CheapestAnywhere is Cheapest over every provider and region: q.Provider and q.Region are
 	// ignored, q.InstanceType too (instance names differ between providers).
 	CheapestAnywhere(q PriceQuery) (gpucost.Offer, bool)
+	// Offers returns every offer of a provider, in one region or in all ("" for any), of every GPU
+	// model: the candidates when a machine moves to another GPU type.
+	Offers(provider, region string) []gpucost.Offer
 	// Spec returns the datasheet of a GPU model.
 	Spec(model string) (gpucost.GPUModel, bool)
 }
@@ -36,6 +39,7 @@ type Prices interface {
 // Table is a Prices over a list of offers; model names are matched after catalog.Normalize.
 type Table struct {
 	byModel map[string][]gpucost.Offer
+	all     []gpucost.Offer
 	spec    func(string) (gpucost.GPUModel, bool)
 }
 
@@ -46,7 +50,7 @@ func NewTable(offers []gpucost.Offer, spec func(string) (gpucost.GPUModel, bool)
 	if spec == nil {
 		spec = catalog.Spec
 	}
-	t := &Table{byModel: map[string][]gpucost.Offer{}, spec: spec}
+	t := &Table{byModel: map[string][]gpucost.Offer{}, all: slices.Clone(offers), spec: spec}
 	for _, o := range offers {
 		k := modelKey(o.GPUModel)
 		t.byModel[k] = append(t.byModel[k], o)
@@ -117,6 +121,17 @@ func betterOffer(o, best gpucost.Offer, price gpucost.Money, spot bool) bool {
 	}
 	return slices.Compare([]string{o.InstanceType, o.Region, o.Zone, o.Provider},
 		[]string{best.InstanceType, best.Region, best.Zone, best.Provider}) < 0
+}
+
+// Offers returns the provider's offers in the region ("" for every region), in the order given.
+func (t *Table) Offers(provider, region string) []gpucost.Offer {
+	var out []gpucost.Offer
+	for _, o := range t.all {
+		if strings.EqualFold(o.Provider, provider) && (region == "" || strings.EqualFold(o.Region, region)) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // Spec returns the datasheet of a GPU model.

@@ -94,6 +94,10 @@ type Options struct {
 	UsedVRAMGB       float64       // a GPU holding less memory than this, and no load, is unused
 	ScaleToZeroHours int           // a serving pool idle this many consecutive hours scales to zero (3)
 	MoveMargin       float64       // another region must be at least this much cheaper (0.10)
+	OtherProviders   bool          // let work move to another provider, not only another region
+	// Headroom is the margin a cheaper GPU type must leave over the VRAM peak and the p95
+	// compute demand (0.2: 20%).
+	Headroom float64
 }
 
 // DefaultOptions are the defaults: 5%/h interruptions, Daly's δ = 5 min and R = 10 min, a 40%
@@ -101,7 +105,7 @@ type Options struct {
 // reference facts).
 func DefaultOptions() Options {
 	return Options{InterruptionRate: 0.05, CheckpointTime: 5 * time.Minute, RestartTime: 10 * time.Minute,
-		CommitDiscount: 0.4, ServingTarget: 0.75, IdleShare: 0.9, UsedVRAMGB: 1, ScaleToZeroHours: 3, MoveMargin: 0.1}
+		CommitDiscount: 0.4, ServingTarget: 0.75, IdleShare: 0.9, UsedVRAMGB: 1, ScaleToZeroHours: 3, MoveMargin: 0.1, Headroom: 0.2}
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -115,6 +119,7 @@ func (o Options) withDefaults() (Options, error) {
 	o.UsedVRAMGB = orDefault(o.UsedVRAMGB, d.UsedVRAMGB)
 	o.ScaleToZeroHours = int(orDefault(int64(o.ScaleToZeroHours), int64(d.ScaleToZeroHours)))
 	o.MoveMargin = orDefault(o.MoveMargin, d.MoveMargin)
+	o.Headroom = orDefault(o.Headroom, d.Headroom)
 	switch {
 	case o.CommitDiscount <= 0 || o.CommitDiscount >= 1:
 		return o, gpucost.Errorf(gpucost.EInvalid, "recommend: commitment discount %v is not in (0, 1); use e.g. 0.4", o.CommitDiscount)
@@ -126,6 +131,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, gpucost.Errorf(gpucost.EInvalid, "recommend: idle share %v is not in (0, 1]; use e.g. 0.9", o.IdleShare)
 	case o.MoveMargin >= 1:
 		return o, gpucost.Errorf(gpucost.EInvalid, "recommend: move margin %v is not in (0, 1); use e.g. 0.1", o.MoveMargin)
+	case !(o.Headroom <= 10): // NaN too
+		return o, gpucost.Errorf(gpucost.EInvalid, "recommend: headroom %v is not in (0, 10]; use e.g. 0.2 for 20%%", o.Headroom)
 	}
 	return o, nil
 }
@@ -158,6 +165,7 @@ var levers = []lever{
 	{LeverIdle, findIdleSchedules},
 	{LeverRightSizing, findRightSizes},
 	{LeverRightSizing, findServingRightSizes},
+	{LeverRightSizing, findCheaperTypes},
 	{LeverSharing, findMIGShares},
 	{LeverAutoscaling, findAutoscales},
 	{LeverRegion, findMoves},
@@ -170,6 +178,9 @@ type engine struct {
 	fleet  []Resource // the fleet as changed so far
 	prices Prices
 	opt    Options
+	// resized holds the machines a right-sizing or sharing step of the plan has changed, so a
+	// serving pool already reduced is not changed again by another GPU type.
+	resized map[string]bool
 }
 
 func newEngine(v FleetView, p Prices, o Options) (*engine, error) {
@@ -183,7 +194,7 @@ func newEngine(v FleetView, p Prices, o Options) (*engine, error) {
 	if err := validate(v); err != nil {
 		return nil, err
 	}
-	e := &engine{view: v, prices: p, opt: o}
+	e := &engine{view: v, prices: p, opt: o, resized: map[string]bool{}}
 	e.reset()
 	return e, nil
 }
@@ -280,7 +291,8 @@ type PlanResult struct {
 	Fleet  []Resource    `json:"-"` // the fleet once every step is made
 }
 
-// Plan applies the levers in sequence — idle schedules, right-sizing, sharing, autoscaling,
+// Plan applies the levers in sequence — idle schedules, right-sizing (fewer GPUs, shorter holds,
+// smaller serving pools, then a cheaper GPU type for what remains), sharing, autoscaling,
 // another region, spot, then commitments — so that each saving is computed on the fleet as the levers before it left it
 // (spot after right-sizing prices the smaller fleet; a commitment covers only what remains).
 // Before − After equals the sum of the steps' savings.
@@ -301,6 +313,11 @@ func Plan(v FleetView, p Prices, o Options) (PlanResult, error) {
 			s.rec.MonthlySaving = before.Sub(total(e.fleet))
 			if s.rec.MonthlySaving.Nanos < 0 {
 				return PlanResult{}, fmt.Errorf("recommend: step %q raised the fleet's cost", s.rec.Action)
+			}
+			if l.name == LeverRightSizing || l.name == LeverSharing {
+				for _, id := range s.rec.Resources {
+					e.resized[id] = true
+				}
 			}
 			res.Steps = append(res.Steps, PlanStep{Lever: l.name, Recommendation: s.rec})
 		}

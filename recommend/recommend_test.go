@@ -19,21 +19,28 @@ func usd(s string) gpucost.Money {
 	return m
 }
 
-// r1Offers are AWS us-east-1 prices as the bundled catalog lists them (SkyPilot, 2025).
+// r1Offers are AWS us-east-1 prices as the bundled catalog lists them (SkyPilot, 2025), with
+// each instance's vCPUs and host memory.
 func r1Offers() []gpucost.Offer {
-	o := func(it, model string, gpus, mem float64, od, spot string) gpucost.Offer {
+	o := func(it, model string, gpus, mem, vcpus, hostGiB float64, od, spot string) gpucost.Offer {
 		return gpucost.Offer{Provider: "aws", Region: "us-east-1", InstanceType: it, GPUModel: model, GPUCount: gpus,
-			GPUMemoryGB: mem, OnDemand: usd(od), SpotPrice: usd(spot), HasOnDemand: true, HasSpot: spot != "0",
-			Source: "test catalog"}
+			GPUMemoryGB: mem, VCPUs: vcpus, MemoryGiB: hostGiB, OnDemand: usd(od), SpotPrice: usd(spot),
+			HasOnDemand: true, HasSpot: spot != "0", Source: "test catalog"}
 	}
 	return []gpucost.Offer{
-		o("p4d.24xlarge", "A100", 8, 40, "32.7726", "13.1"),
-		o("p3.2xlarge", "V100", 1, 16, "3.06", "0.918"),
-		o("p3.8xlarge", "V100", 4, 16, "12.24", "3.672"),
-		o("p3.16xlarge", "V100", 8, 16, "24.48", "7.344"),
-		o("g5.xlarge", "A10G", 1, 24, "1.006", "0.47"),
-		o("g5.2xlarge", "A10G", 1, 24, "1.212", "0.50"),
-		o("p5.48xlarge", "H100", 8, 80, "98.32", "0"),
+		o("p4d.24xlarge", "A100", 8, 40, 96, 1152, "32.7726", "13.1"),
+		o("p3.2xlarge", "V100", 1, 16, 8, 61, "3.06", "0.918"),
+		o("p3.8xlarge", "V100", 4, 16, 32, 244, "12.24", "3.672"),
+		o("p3.16xlarge", "V100", 8, 16, 64, 488, "24.48", "7.344"),
+		o("g5.xlarge", "A10G", 1, 24, 4, 16, "1.006", "0.47"),
+		o("g5.2xlarge", "A10G", 1, 24, 8, 32, "1.212", "0.50"),
+		o("g5.4xlarge", "A10G", 1, 24, 16, 64, "1.624", "0.65"),
+		o("g4dn.xlarge", "T4", 1, 16, 4, 16, "0.526", "0.21"),
+		o("g4dn.2xlarge", "T4", 1, 16, 8, 32, "0.752", "0.29"),
+		o("g6.xlarge", "L4", 1, 24, 4, 16, "0.8048", "0.41"),
+		o("g6.2xlarge", "L4", 1, 24, 8, 32, "0.9776", "0.44"),
+		o("g6.4xlarge", "L4", 1, 24, 16, 64, "1.3232", "0.55"),
+		o("p5.48xlarge", "H100", 8, 80, 192, 2048, "98.32", "0"),
 	}
 }
 
@@ -129,6 +136,7 @@ func TestPlanR1(t *testing.T) {
 	}
 	want := map[string]string{
 		"stop notebook-a10g-01–08 from 18:00 to 09:00 UTC weekdays and all weekend":             LeverIdle,
+		"move notebook-a10g-01–08 from g5.2xlarge (1 × NVIDIA A10G) to g6.2xlarge (1 × L4)":     LeverRightSizing,
 		"move research-v100-01–06 from p3.8xlarge (4 GPUs) to p3.2xlarge (1 GPUs): each uses 1": LeverRightSizing,
 		"release eval-a100-01 when its job ends":                                                LeverRightSizing,
 		"run serving-a100-01–05's 40 replicas as 19 on 3 × p4d.24xlarge":                        LeverRightSizing,

@@ -55,13 +55,29 @@ func (e *engine) cheaperPlace(r *Resource) (move, bool) {
 		return move{}, false
 	}
 	_, peak := usedGPUs(r, e.opt.UsedVRAMGB)
-	o, ok := e.prices.CheapestAnywhere(PriceQuery{Model: r.GPUModel, MinGPUs: r.GPUs, MinMemoryGB: peak * 1.1, Spot: m.spot})
+	q := PriceQuery{Model: r.GPUModel, MinGPUs: r.GPUs, MinMemoryGB: peak * 1.1, Spot: m.spot}
+	var o gpucost.Offer
+	var ok bool
+	if e.opt.OtherProviders {
+		o, ok = e.prices.CheapestAnywhere(q)
+	} else {
+		q.Provider = r.Provider // another region of the same provider: same account, tools and contracts
+		o, ok = e.prices.Cheapest(q)
+	}
 	if !ok || int(o.GPUCount) != r.GPUs || strings.EqualFold(o.Provider, r.Provider) && strings.EqualFold(o.Region, r.Region) {
 		return move{}, false
 	}
 	m.to, m.at = o, price(o, m.spot)
 	if float64(m.at.Nanos) > (1-e.opt.MoveMargin)*float64(m.from.Nanos) {
 		return move{}, false
+	}
+	if !m.spot && r.Interruptible {
+		// Work that may go to spot is better off on spot where it is than on demand elsewhere.
+		home, ok := e.prices.Cheapest(PriceQuery{Model: r.GPUModel, Provider: r.Provider, Region: r.Region,
+			InstanceType: r.InstanceType, Spot: true})
+		if ok && home.SpotPrice.Nanos <= m.at.Nanos {
+			return move{}, false
+		}
 	}
 	return m, true
 }

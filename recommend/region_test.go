@@ -53,7 +53,7 @@ func moveView() FleetView {
 
 func TestMoveRegion(t *testing.T) {
 	prices := NewTable(moveOffers(), nil)
-	recs, err := Recommend(moveView(), prices, Options{})
+	recs, err := Recommend(moveView(), prices, Options{OtherProviders: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,16 +96,19 @@ func TestMoveRegion(t *testing.T) {
 		}
 	}
 
-	// A larger margin than any difference: nothing moves.
-	recs, _ = Recommend(moveView(), prices, Options{MoveMargin: 0.5})
-	for _, r := range recs {
-		if r.Kind == gpucost.RecMoveRegion {
-			t.Errorf("Recommend(margin 50%%) = %q, want no move", r.Action)
+	// A larger margin than any difference, or moves kept within the provider (the default, and
+	// the cheaper places here are another provider's): nothing moves.
+	for _, o := range []Options{{MoveMargin: 0.5, OtherProviders: true}, {}} {
+		recs, _ = Recommend(moveView(), prices, o)
+		for _, r := range recs {
+			if r.Kind == gpucost.RecMoveRegion {
+				t.Errorf("Recommend(%+v) = %q, want no move", o, r.Action)
+			}
 		}
 	}
 
 	// In a plan the commitment follows the machines to their new region.
-	p, err := Plan(moveView(), prices, Options{})
+	p, err := Plan(moveView(), prices, Options{OtherProviders: true})
 	if err != nil {
 		t.Fatal(err)
 	}

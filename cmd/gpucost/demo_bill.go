@@ -109,7 +109,7 @@ func (e *env) printDemoSpend(ctx context.Context, end time.Time, days int) error
 // demoSavings says what the recommendations would save on the demo fleet, from its bill and
 // telemetry.
 func (e *env) demoSavings(ctx context.Context, f costFlags) (string, error) {
-	v, s, opts, err := e.openFleetView(ctx, &f, "100")
+	v, s, opts, err := e.openFleetView(ctx, &recommendFlags{costFlags: f, minSaving: "100"})
 	if err != nil {
 		return "", err
 	}

@@ -13,10 +13,7 @@ import (
 )
 
 func newRecommendCmd(e *env) *cobra.Command {
-	var (
-		f         costFlags
-		minSaving string
-	)
+	var f recommendFlags
 	cmd := &cobra.Command{
 		Use:   "recommend",
 		Short: "Ranked changes with their monthly saving, evidence, confidence and risk",
@@ -31,7 +28,7 @@ counts a dollar twice.`,
   gpucost recommend --min-saving 500 --output json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, s, opts, err := e.openFleetView(cmd.Context(), &f, minSaving)
+			v, s, opts, err := e.openFleetView(cmd.Context(), &f)
 			if err != nil {
 				return err
 			}
@@ -44,13 +41,26 @@ counts a dollar twice.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVar(&minSaving, "min-saving", "100", "leave out changes saving less than this a month, in dollars")
 	return cmd
 }
 
+// recommendFlags are the flags of the commands that run the recommender.
+type recommendFlags struct {
+	costFlags
+	minSaving      string
+	otherProviders bool
+}
+
+func (f *recommendFlags) register(cmd *cobra.Command) {
+	f.costFlags.register(cmd)
+	cmd.Flags().StringVar(&f.minSaving, "min-saving", "100", "leave out changes saving less than this a month, in dollars")
+	cmd.Flags().BoolVar(&f.otherProviders, "other-providers", false, "let movable work move to another provider, not only another region")
+}
+
 // openFleetView opens the store and builds the period's fleet for the recommender.
-func (e *env) openFleetView(ctx context.Context, f *costFlags, minSaving string) (recommend.FleetView, *costScan, recommend.Options, error) {
-	var opts recommend.Options
+func (e *env) openFleetView(ctx context.Context, rf *recommendFlags) (recommend.FleetView, *costScan, recommend.Options, error) {
+	f, minSaving := &rf.costFlags, rf.minSaving
+	opts := recommend.Options{OtherProviders: rf.otherProviders}
 	m, err := gpucost.ParseMoney(minSaving, "USD")
 	if err != nil || m.Nanos < 0 {
 		return recommend.FleetView{}, nil, opts, gpucost.Errorf(gpucost.EInvalid, "--min-saving %q: use dollars, such as 100", minSaving)
@@ -92,10 +102,7 @@ func recommendResult(recs []gpucost.Recommendation) result {
 }
 
 func newReportSavingsCmd(e *env) *cobra.Command {
-	var (
-		f         costFlags
-		minSaving string
-	)
+	var f recommendFlags
 	cmd := &cobra.Command{
 		Use:   "savings",
 		Short: "Monthly cost before and after the recommendations, by lever",
@@ -105,7 +112,7 @@ monthly cost before and after by lever with the recommendations behind each.`,
 		Example: `  gpucost report savings --since 30d`,
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, s, opts, err := e.openFleetView(cmd.Context(), &f, minSaving)
+			v, s, opts, err := e.openFleetView(cmd.Context(), &f)
 			if err != nil {
 				return err
 			}
@@ -118,7 +125,6 @@ monthly cost before and after by lever with the recommendations behind each.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVar(&minSaving, "min-saving", "100", "leave out changes saving less than this a month, in dollars")
 	return cmd
 }
 

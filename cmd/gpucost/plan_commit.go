@@ -12,16 +12,19 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// commitFlags are plan commit's flags.
+type commitFlags struct {
+	in                plan.CommitInput
+	usage, price      string
+	fromStore         bool
+	since             string
+	backtest          bool
+	lookback, horizon string
+	rule, layers      string
+}
+
 func newPlanCommitCmd(e *env) *cobra.Command {
-	var (
-		in                plan.CommitInput
-		usage, price      string
-		fromStore         bool
-		since             string
-		backtest          bool
-		lookback, horizon string
-		rule, layers      string
-	)
+	var c commitFlags
 	cmd := &cobra.Command{
 		Use:   "commit",
 		Short: "The hindsight-optimal commitment (reserved instances, savings plans, CUDs) for hourly usage",
@@ -29,72 +32,77 @@ func newPlanCommitCmd(e *env) *cobra.Command {
 discount d, the d-quantile of hourly on-demand-equivalent usage (DESIGN.md: the usage exceeded in
 a fraction 1−d of hours). It gives the commitment's utilisation and coverage, the saving against
 all on-demand, what is paid upfront and monthly, and the break-even month. --backtest buys on a
-trailing --lookback and scores each following --period against the hindsight optimum.
+trailing --lookback and scores each following --period against the hindsight optimum; --layer
+mixes several instruments, the deepest discount filled first.
 
 Usage comes from --usage FILE.csv (a "usage" column of units per hour, one row per hour, priced
 at --price per unit-hour; without --price the units are on-demand dollars) or --from-store: the
 store's GPU telemetry, each GPU-hour priced at the catalog's on-demand list price for its model.`,
 		Example: `  gpucost plan commit --usage hourly.csv --price 3.06 --discount 0.4 --term 1y
   gpucost plan commit --from-store --since 30d --discount 0.4 --payment all
-  gpucost plan commit --from-store --discount 0.4 --backtest --lookback 14d --period 1d
+  gpucost plan commit --from-store --discount 0.4 --backtest --lookback 14d --period 1d --rule recent
+  gpucost plan commit --from-store --layer "3y=0.57:200,1y=0.4"
   gpucost plan commit roi --on-demand 3.06 --reserved-1y 1.82 --reserved-3y 1.31 --instances 8`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
-			if (usage == "") == !fromStore {
-				return gpucost.Errorf(gpucost.EInvalid, "give the usage: --usage FILE.csv or --from-store")
-			}
-			var err error
-			if in.OnDemand, err = parseDollars("price", price); err != nil {
-				return err
-			}
-			if usage != "" {
-				in.Usage, err = readUsageCSV(usage)
-			} else {
-				in.Usage, err = e.storeUsage(cmd.Context(), since)
-				in.OnDemand = gpucost.USD(1e9)
-			}
-			if err != nil {
-				return err
-			}
-			if layers != "" {
-				return e.layer(in, layers)
-			}
-			if backtest {
-				lb, err := parseAgo("lookback", lookback)
-				if err != nil {
-					return err
-				}
-				p, err := parseAgo("period", horizon)
-				if err != nil {
-					return err
-				}
-				return e.backtest(in, lb, p, plan.BuyRule(rule))
-			}
-			res, err := plan.Commit(in)
-			if err != nil {
-				return err
-			}
-			return e.print(commitResult(res))
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return e.planCommit(cmd.Context(), &c) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&usage, "usage", "", "CSV of hourly usage: a usage column, one row per hour")
-	f.StringVar(&price, "price", "1", "on-demand $ per unit-hour of --usage")
-	f.BoolVar(&fromStore, "from-store", false, "use the store's GPU telemetry as usage, priced at catalog on-demand prices")
-	f.StringVar(&since, "since", "30d", "with --from-store: how far back")
-	f.Float64Var(&in.Discount, "discount", 0, "the commitment's discount off on-demand, such as 0.4")
-	f.StringVar((*string)(&in.Term), "term", "1y", "1y or 3y")
-	f.StringVar((*string)(&in.Payment), "payment", "none", "upfront payment: all, partial or none")
-	f.BoolVar(&backtest, "backtest", false, "buy on a trailing lookback, score the following period")
-	f.StringVar(&lookback, "lookback", "28d", "with --backtest: the history each purchase is chosen from")
-	f.StringVar(&horizon, "period", "7d", "with --backtest: how long each purchase is scored")
-	f.StringVar(&rule, "rule", "trailing", "with --backtest: how purchases are chosen: trailing (the lookback's quantile), recent (its last period's) or weighted (recent hours count more)")
-	f.StringVar(&layers, "layer", "", `instruments to layer, deepest discount first filled: "3y=0.57:8,1y=0.4,sp=0.28" (name=discount[:max units])`)
+	f.StringVar(&c.usage, "usage", "", "CSV of hourly usage: a usage column, one row per hour")
+	f.StringVar(&c.price, "price", "1", "on-demand $ per unit-hour of --usage")
+	f.BoolVar(&c.fromStore, "from-store", false, "use the store's GPU telemetry as usage, priced at catalog on-demand prices")
+	f.StringVar(&c.since, "since", "30d", "with --from-store: how far back")
+	f.Float64Var(&c.in.Discount, "discount", 0, "the commitment's discount off on-demand, such as 0.4")
+	f.StringVar((*string)(&c.in.Term), "term", "1y", "1y or 3y")
+	f.StringVar((*string)(&c.in.Payment), "payment", "none", "upfront payment: all, partial or none")
+	f.BoolVar(&c.backtest, "backtest", false, "buy on a trailing lookback, score the following period")
+	f.StringVar(&c.lookback, "lookback", "28d", "with --backtest: the history each purchase is chosen from")
+	f.StringVar(&c.horizon, "period", "7d", "with --backtest: how long each purchase is scored")
+	f.StringVar(&c.rule, "rule", "trailing", "with --backtest: how purchases are chosen: trailing (the lookback's quantile), recent (its last period's) or weighted (recent hours count more)")
+	f.StringVar(&c.layers, "layer", "", `instruments to layer, deepest discount first filled: "3y=0.57:8,1y=0.4,sp=0.28" (name=discount[:max units])`)
 	cmd.AddCommand(newPlanROICmd(e))
 	return cmd
+}
+
+// planCommit reads the usage and runs the commitment, back-test or layering the flags ask for.
+func (e *env) planCommit(ctx context.Context, c *commitFlags) error {
+	if err := e.validOutput(); err != nil {
+		return err
+	}
+	if (c.usage == "") == !c.fromStore {
+		return gpucost.Errorf(gpucost.EInvalid, "give the usage: --usage FILE.csv or --from-store")
+	}
+	in := c.in
+	var err error
+	if in.OnDemand, err = parseDollars("price", c.price); err != nil {
+		return err
+	}
+	if c.usage != "" {
+		in.Usage, err = readUsageCSV(c.usage)
+	} else {
+		in.Usage, err = e.storeUsage(ctx, c.since)
+		in.OnDemand = gpucost.USD(1e9)
+	}
+	switch {
+	case err != nil:
+		return err
+	case c.layers != "":
+		return e.layer(in, c.layers)
+	case c.backtest:
+		lb, err := parseAgo("lookback", c.lookback)
+		if err != nil {
+			return err
+		}
+		p, err := parseAgo("period", c.horizon)
+		if err != nil {
+			return err
+		}
+		return e.backtest(in, lb, p, plan.BuyRule(c.rule))
+	}
+	res, err := plan.Commit(in)
+	if err != nil {
+		return err
+	}
+	return e.print(commitResult(res))
 }
 
 func parseDollars(flag, s string) (gpucost.Money, error) {

@@ -14,7 +14,6 @@ import (
 	"github.com/gpucost/gpucost/billing/focus"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/demo"
-	"github.com/gpucost/gpucost/recommend"
 	"github.com/gpucost/gpucost/sqlite"
 )
 
@@ -109,16 +108,10 @@ func (e *env) printDemoSpend(ctx context.Context, end time.Time, days int) error
 // demoSavings says what the recommendations would save on the demo fleet, from its bill and
 // telemetry.
 func (e *env) demoSavings(ctx context.Context, f costFlags) (string, error) {
-	v, s, opts, err := e.openFleetView(ctx, &recommendFlags{costFlags: f, minSaving: "100"})
+	rep, err := e.savings(ctx, &recommendFlags{costFlags: f, minSaving: "100"})
 	if err != nil {
 		return "", err
 	}
-	defer s.Close()
-	p, err := recommend.Plan(v, recommend.FromCatalog(s.cat), opts)
-	if err != nil {
-		return "", err
-	}
-	rep := recommend.Savings(p)
 	var levers []string
 	for _, l := range rep.Levers {
 		if l.MonthlySaving.Nanos > 0 {

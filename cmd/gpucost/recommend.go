@@ -28,16 +28,13 @@ counts a dollar twice.`,
   gpucost recommend --min-saving 500 --output json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, s, opts, err := e.openFleetView(cmd.Context(), &f)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			recs, err := recommend.Recommend(v, recommend.FromCatalog(s.cat), opts)
-			if err != nil {
-				return err
-			}
-			return e.print(recommendResult(recs))
+			return e.withFleet(cmd.Context(), &f, func(v recommend.FleetView, p recommend.Prices, o recommend.Options) error {
+				recs, err := recommend.Recommend(v, p, o)
+				if err != nil {
+					return err
+				}
+				return e.print(recommendResult(recs))
+			})
 		},
 	}
 	f.register(cmd)
@@ -57,29 +54,38 @@ func (f *recommendFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.otherProviders, "other-providers", false, "let movable work move to another provider, not only another region")
 }
 
-// openFleetView opens the store and builds the period's fleet for the recommender.
-func (e *env) openFleetView(ctx context.Context, rf *recommendFlags) (recommend.FleetView, *costScan, recommend.Options, error) {
-	f, minSaving := &rf.costFlags, rf.minSaving
+// withFleet opens the store, builds the period's fleet for the recommender and calls fn with it.
+func (e *env) withFleet(ctx context.Context, rf *recommendFlags, fn func(recommend.FleetView, recommend.Prices, recommend.Options) error) error {
 	opts := recommend.Options{OtherProviders: rf.otherProviders}
-	m, err := gpucost.ParseMoney(minSaving, "USD")
+	m, err := gpucost.ParseMoney(rf.minSaving, "USD")
 	if err != nil || m.Nanos < 0 {
-		return recommend.FleetView{}, nil, opts, gpucost.Errorf(gpucost.EInvalid, "--min-saving %q: use dollars, such as 100", minSaving)
+		return gpucost.Errorf(gpucost.EInvalid, "--min-saving %q: use dollars, such as 100", rf.minSaving)
 	}
 	opts.MinSaving = m
-	s, err := f.open(ctx, e)
+	s, err := rf.costFlags.open(ctx, e)
 	if err != nil {
-		return recommend.FleetView{}, nil, opts, err
+		return err
 	}
+	defer s.Close()
 	v, err := s.fleetView(ctx)
 	if err == nil && len(v.Resources) == 0 {
 		err = gpucost.Errorf(gpucost.ENotFound, "no GPU machines in the bill from %s to %s: import bills with gpucost import billing (try gpucost demo)",
 			s.from.Format(time.DateOnly), s.to.Format(time.DateOnly))
 	}
 	if err != nil {
-		s.Close()
-		return v, nil, opts, err
+		return err
 	}
-	return v, s, opts, nil
+	return fn(v, recommend.FromCatalog(s.cat), opts)
+}
+
+// savings applies the recommendations in sequence and reports the saving by lever.
+func (e *env) savings(ctx context.Context, rf *recommendFlags) (rep recommend.SavingsReport, err error) {
+	err = e.withFleet(ctx, rf, func(v recommend.FleetView, p recommend.Prices, o recommend.Options) error {
+		plan, err := recommend.Plan(v, p, o)
+		rep = recommend.Savings(plan)
+		return err
+	})
+	return rep, err
 }
 
 func recommendResult(recs []gpucost.Recommendation) result {
@@ -112,16 +118,11 @@ monthly cost before and after by lever with the recommendations behind each.`,
 		Example: `  gpucost report savings --since 30d`,
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, s, opts, err := e.openFleetView(cmd.Context(), &f)
+			rep, err := e.savings(cmd.Context(), &f)
 			if err != nil {
 				return err
 			}
-			defer s.Close()
-			p, err := recommend.Plan(v, recommend.FromCatalog(s.cat), opts)
-			if err != nil {
-				return err
-			}
-			return e.print(savingsResult(recommend.Savings(p)))
+			return e.print(savingsResult(rep))
 		},
 	}
 	f.register(cmd)

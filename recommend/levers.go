@@ -344,7 +344,27 @@ func (e *engine) common(rs []*Resource) []string {
 	if n > 0 {
 		ev = append(ev, fmt.Sprintf("%s: GPU util mean %.1f%%, p95 up to %.1f%% over %d GPUs", Names(ids), util/float64(n), p95, n))
 	}
-	return ev
+	return append(ev, costLines(rs)...)
+}
+
+// costLines names the bill lines of the first machines, and how many more there are.
+func costLines(rs []*Resource) []string {
+	const shown = 3
+	var out []string
+	more := 0
+	for _, r := range rs {
+		for _, l := range r.CostLines {
+			if len(out) < shown {
+				out = append(out, "cost lines: "+l)
+			} else {
+				more++
+			}
+		}
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("cost lines: … and %d more", more))
+	}
+	return out
 }
 
 func pricing(r *Resource) gpucost.PricingModel {

@@ -64,6 +64,9 @@ type Resource struct {
 	// Running is the share of each hour of the week ([time.Weekday][hour]) the machine was held.
 	Running [7][24]float64
 	Usage   []GPUUsage // one per GPU
+	// CostLines name the bill lines behind Monthly, for the evidence: "i-0abc SKU X: 30 daily
+	// lines, USD 15,800.00".
+	CostLines []string
 }
 
 // GPUUsage is one GPU's statistics over the period.

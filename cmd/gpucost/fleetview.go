@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -21,6 +23,12 @@ type gpuAcc struct {
 	idleMin, cover int
 }
 
+// billLines are the stored lines of one resource and SKU.
+type billLines struct {
+	lines int // source rows
+	sum   gpucost.Money
+}
+
 // hostAcc is one telemetry host: its GPUs and the labels its series carried.
 type hostAcc struct {
 	gpus      map[string]*gpuAcc
@@ -38,6 +46,8 @@ func (s *costScan) fleetView(ctx context.Context) (recommend.FleetView, error) {
 	weeks := s.to.Sub(s.from).Hours() / (7 * 24)
 	byID := map[string]*recommend.Resource{}
 	var order []string
+	bills := map[[2]string]*billLines{} // by resource and SKU
+	var billOrder [][2]string
 	err = s.db.ScanCosts(ctx, s.filter(), func(l *gpucost.CostLine) error {
 		gpu, ok := s.lineGPU(l)
 		if !ok || l.ChargeCategory != "Usage" || l.ResourceID == "" {
@@ -61,8 +71,23 @@ func (s *costScan) fleetView(ctx context.Context) (recommend.FleetView, error) {
 			order = append(order, l.ResourceID)
 		}
 		r.Monthly = r.Monthly.Add(l.EffectiveCost)
+		k := [2]string{l.ResourceID, cmp.Or(l.SkuID, l.ChargeDescription)}
+		b := bills[k]
+		if b == nil {
+			b = &billLines{sum: gpucost.Money{Currency: l.BillingCurrency()}}
+			bills[k] = b
+			billOrder = append(billOrder, k)
+		}
+		b.lines += max(1, l.Rows)
+		b.sum = b.sum.Add(l.EffectiveCost)
 		return nil
 	})
+	for _, k := range billOrder {
+		if r := byID[k[0]]; r != nil {
+			b := bills[k]
+			r.CostLines = append(r.CostLines, fmt.Sprintf("%s SKU %s: %d bill rows, %s", k[0], k[1], b.lines, b.sum))
+		}
+	}
 	if err != nil {
 		return recommend.FleetView{}, err
 	}

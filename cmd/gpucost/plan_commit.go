@@ -57,7 +57,7 @@ store's GPU telemetry, each GPU-hour priced at the catalog's on-demand list pric
 	f.BoolVar(&c.backtest, "backtest", false, "buy on a trailing lookback, score the following period")
 	f.StringVar(&c.lookback, "lookback", "28d", "with --backtest: the history each purchase is chosen from")
 	f.StringVar(&c.horizon, "period", "7d", "with --backtest: how long each purchase is scored")
-	f.StringVar(&c.rule, "rule", "trailing", "with --backtest: how purchases are chosen: trailing (the lookback's quantile), recent (its last period's) or weighted (recent hours count more)")
+	f.StringVar(&c.rule, "rule", "recent", "with --backtest: how purchases are chosen: recent (the quantile of the lookback's last period, which follows level shifts), trailing (the whole lookback's) or weighted (recent hours count more)")
 	f.StringVar(&c.layers, "layer", "", `instruments to layer, deepest discount first filled: "3y=0.57:8,1y=0.4,sp=0.28" (name=discount[:max units])`)
 	cmd.AddCommand(newPlanROICmd(e))
 	return cmd

@@ -27,14 +27,16 @@ func newDemoCmd(e *env) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Load a 30-day demo fleet and print the utilisation headline",
+		Short: "Load a 30-day demo fleet and its bill and print the headlines",
 		Long: `demo builds a month of telemetry for a realistic GPU fleet — 88 GPUs in five teams: small
 experiments on 4×V100 p3.8xlarge machines that use one GPU, a 40×A100 serving pool at about
 20% utilisation, notebooks idle every night and weekend, a weekly evaluation job holding
 8 A100s for 24 hours to work for 8, and a busy H100 training node — writes it as
 dcgm-exporter text with timestamps, imports that through the same path as
 "gpucost import telemetry", and prints the headline: GPUs, GPU-hours, idle share, idle cost
-per month and the top idle consumers.
+per month and the top idle consumers. It also writes the fleet's AWS bill for the same hours as
+a FOCUS file beside the store, imports it through "gpucost import billing", and prints the spend
+by team with idle capacity apart and what the recommendations would save.
 
 Without --db it uses demo.db beside the default store, so demo data never mixes with yours.
 A store that already holds the demo fleet is reused unless --fresh.`,

@@ -84,15 +84,18 @@ func newRootCmd(e *env) *cobra.Command {
 		Use:   "gpucost",
 		Short: "Find where GPU money goes, what is idle, and what it costs",
 		Long: `gpucost collects GPU utilisation (NVML, nvidia-smi, dcgm-exporter, Prometheus), keeps
-minute and hourly rollups in a store, prices GPUs from a bundled catalog, and reports
-utilisation, idle GPU-hours and their cost.
+minute and hourly rollups in a store, prices GPUs from a bundled catalog, imports the cloud bill
+(FOCUS, AWS CUR, GCP and Azure exports) exactly, splits GPU spend across the teams and jobs
+that used it with idle capacity apart, and recommends the changes that cut it.
 
 Exit codes: 0 success, 1 failure, 2 invalid input or flags, 3 nothing found,
 4 a source or server unavailable, 5 a conflict with what is stored.`,
 		Example: `  gpucost demo                              # load a 30-day demo fleet and print the headline
   gpucost catalog gpus --gpu H100 --spot    # cheapest H100 per provider
   gpucost agent --source dcgm=http://localhost:9400/metrics
-  gpucost report utilization --since 7d --by namespace`,
+  gpucost report utilization --since 7d --by namespace
+  gpucost import billing cur2/ && gpucost report cost --by team
+  gpucost recommend`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

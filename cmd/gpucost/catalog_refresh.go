@@ -78,7 +78,7 @@ func (e *env) refresh(ctx context.Context, f refreshFlags) error {
 	var results []*pricing.Result
 	var offers []gpucost.Offer
 	for _, p := range providers {
-		res, err := e.fetchPrices(ctx, p, f, pricing.CatalogGPUs(c))
+		res, err := e.fetchPrices(ctx, p, f, c)
 		if err != nil {
 			return e.offline(c, p, err)
 		}
@@ -116,8 +116,10 @@ func refreshList(flags []string) ([]string, error) {
 	return out, nil
 }
 
-// fetchPrices reads one provider's price API.
-func (e *env) fetchPrices(ctx context.Context, provider string, f refreshFlags, gpus pricing.GPUs) (*pricing.Result, error) {
+// fetchPrices reads one provider's price API; c names the GPUs of instance types and gives the
+// shapes of GCP's GPU machine types.
+func (e *env) fetchPrices(ctx context.Context, provider string, f refreshFlags, c *catalog.Catalog) (*pricing.Result, error) {
+	gpus := pricing.CatalogGPUs(c)
 	switch provider {
 	case "azure":
 		return (&azureprices.Client{BaseURL: f.baseURL, GPUs: gpus, Now: e.now}).Fetch(ctx, f.regions)
@@ -126,7 +128,8 @@ func (e *env) fetchPrices(ctx context.Context, provider string, f refreshFlags, 
 		if key == "" && f.baseURL == "" {
 			return nil, gpucost.Errorf(gpucost.EInvalid, "the Cloud Billing Catalog API needs an API key: set GPUCOST_GCP_API_KEY")
 		}
-		return (&gcpprices.Client{BaseURL: f.baseURL, APIKey: key, Now: e.now}).Fetch(ctx, f.regions)
+		shapes := gcpprices.ShapesOf(c.Offers())
+		return (&gcpprices.Client{BaseURL: f.baseURL, APIKey: key, Now: e.now, Shapes: shapes}).Fetch(ctx, f.regions)
 	default:
 		creds, err := e.awsCredentials(f.baseURL != "")
 		if err != nil {

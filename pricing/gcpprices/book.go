@@ -14,8 +14,7 @@ import (
 // n1Counts lists the GPUs that attach to N1 machine types and how many an N1 VM can take, from
 // Compute Engine's "GPU platforms" page. Their SKUs price the GPUs alone; the offers are named
 // as the bundled catalog names them, "n1+T4:4", with the N1 host billed on top. GPUs of the
-// A2, A3, A4 and G2 machine families are priced with their host and are left to the bundled
-// catalog (see the package comment).
+// A2, A3, A4 and G2 machine families are priced with their host (family.go).
 var n1Counts = map[string][]int64{
 	"T4": {1, 2, 4}, "V100-16GB": {1, 2, 4, 8}, "P100": {1, 2, 4}, "P4": {1, 2, 4},
 }
@@ -25,10 +24,12 @@ type book struct {
 	res     *pricing.Result
 	regions map[string]bool // nil: every region
 	byKey   map[[2]string]*gpucost.Offer
+	parts   map[part]gpucost.Money // core, RAM and GPU prices of the GPU machine families
+	shapes  map[string]Shape       // machine types to price from parts
 }
 
-func newBook(res *pricing.Result, regions []string) *book {
-	b := &book{res: res, byKey: map[[2]string]*gpucost.Offer{}}
+func newBook(res *pricing.Result, regions []string, shapes map[string]Shape) *book {
+	b := &book{res: res, byKey: map[[2]string]*gpucost.Offer{}, parts: map[part]gpucost.Money{}, shapes: shapes}
 	if len(regions) > 0 {
 		b.regions = map[string]bool{}
 		for _, r := range regions {
@@ -42,9 +43,11 @@ func (b *book) skip(where string, n int, field, reason string) {
 	b.res.Skipped = append(b.res.Skipped, gpucost.Skip{File: where, Line: n, Field: field, Reason: reason})
 }
 
-// add files one SKU's price under each of its regions, or records why it was left out.
+// add files one SKU's price under each of its regions, or records why it was left out: an
+// N1-attachable GPU's price, or a core, RAM or GPU price of a GPU machine family.
 func (b *book) add(s SKU, where string, n int) {
-	if s.Category.ResourceFamily != "Compute" || s.Category.ResourceGroup != "GPU" {
+	group := s.Category.ResourceGroup
+	if s.Category.ResourceFamily != "Compute" || group != "GPU" && group != "CPU" && group != "RAM" {
 		b.skip(where, n, "category.resourceGroup", "not a GPU SKU")
 		return
 	}
@@ -57,21 +60,21 @@ func (b *book) add(s SKU, where string, n int) {
 		b.skip(where, n, "category.usageType", "not an on-demand or spot price ("+s.Category.UsageType+")")
 		return
 	}
+	if group != "GPU" {
+		b.addFamilyPart(s, where, n, spot)
+		return
+	}
 	model, ok := SKUModel(s.Description)
 	if !ok {
 		b.skip(where, n, "description", "GPU model not known to the catalog")
 		return
 	}
 	if _, ok := n1Counts[model]; !ok {
-		b.skip(where, n, "description", "GPU of a machine family, priced with its host: the bundled catalog keeps it")
+		b.addFamilyGPU(s, where, n, spot)
 		return
 	}
-	price, field, reason := parseRate(s)
-	if reason == "" && price.Nanos > math.MaxInt64/8 {
-		field, reason = "unitPrice", "price out of range"
-	}
-	if reason != "" {
-		b.skip(where, n, field, reason)
+	price, ok := b.rate(s, "h", where, n)
+	if !ok {
 		return
 	}
 	for _, region := range s.ServiceRegions {
@@ -84,6 +87,63 @@ func (b *book) add(s SKU, where string, n int) {
 		} else {
 			o.OnDemand, o.HasOnDemand = price, true
 		}
+	}
+}
+
+// rate returns the SKU's price per unit, or records why it has none.
+func (b *book) rate(s SKU, unit, where string, n int) (gpucost.Money, bool) {
+	price, field, reason := parseRate(s, unit)
+	if reason == "" && price.Nanos > math.MaxInt64/8 {
+		field, reason = "unitPrice", "price out of range"
+	}
+	if reason != "" {
+		b.skip(where, n, field, reason)
+		return gpucost.Money{}, false
+	}
+	return price, true
+}
+
+// addFamilyPart files the vCPU (per hour) or memory (per GiB-hour) price of a GPU machine family.
+func (b *book) addFamilyPart(s SKU, where string, n int, spot bool) {
+	fam, kind, ok := familyPart(s.Description)
+	if !ok || (kind == "core") != (s.Category.ResourceGroup == "CPU") {
+		b.skip(where, n, "description", "not the core or RAM of a GPU machine family")
+		return
+	}
+	unit := "h"
+	if kind == "ram" {
+		unit = "GiBy.h"
+	}
+	if price, ok := b.rate(s, unit, where, n); ok {
+		b.addPart(s, part{family: fam, kind: kind, spot: spot}, price, where, n)
+	}
+}
+
+// addFamilyGPU files the price of one GPU of a machine family (A100, H100, B200, L4).
+func (b *book) addFamilyGPU(s SKU, where string, n int, spot bool) {
+	model, ok := familyGPU(s.Description)
+	if !ok {
+		b.skip(where, n, "description", "GPU SKU of a machine family not priced as its machine types' GPU")
+		return
+	}
+	if price, ok := b.rate(s, "h", where, n); ok {
+		b.addPart(s, part{kind: model, spot: spot}, price, where, n)
+	}
+}
+
+// addPart files p's price in each of the SKU's regions; a second price for the same part and
+// region is skipped, the first kept.
+func (b *book) addPart(s SKU, p part, price gpucost.Money, where string, n int) {
+	for _, region := range s.ServiceRegions {
+		if b.regions != nil && !b.regions[region] {
+			continue
+		}
+		p.region = region
+		if _, dup := b.parts[p]; dup {
+			b.skip(where, n, "serviceRegions", "a second price for the same part in "+region+": the first kept")
+			continue
+		}
+		b.parts[p] = price
 	}
 }
 
@@ -100,7 +160,8 @@ func (b *book) offer(region, model string) *gpucost.Offer {
 	return o
 }
 
-// offers returns one offer per region, GPU and N1 GPU count, priced count × the GPU's price.
+// offers returns one offer per region, GPU and N1 GPU count, priced count × the GPU's price,
+// then the machine types of the GPU families priced from their parts.
 func (b *book) offers() []gpucost.Offer {
 	keys := make([][2]string, 0, len(b.byKey))
 	for k := range b.byKey {
@@ -124,7 +185,7 @@ func (b *book) offers() []gpucost.Offer {
 			out = append(out, o)
 		}
 	}
-	return out
+	return append(out, b.machineOffers()...)
 }
 
 // shortName is the accelerator name SkyPilot's GCP catalog uses: "V100" for the 16 GB V100.

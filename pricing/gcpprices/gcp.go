@@ -33,6 +33,10 @@ type Client struct {
 	Retry    pricing.Retry
 	Now      func() time.Time // when the prices are read; time.Now when nil
 	MaxPages int              // pages read at most (default 200, 5,000 SKUs each)
+	// Shapes are the GPU machine types (a2-highgpu-1g, g2-standard-4, …) to price from their
+	// family's core, RAM and GPU SKUs; ShapesOf reads them from the bundled catalog. Without
+	// them only N1-attachable GPUs are priced.
+	Shapes map[string]Shape
 }
 
 // Page is one response of services.skus.list.
@@ -120,8 +124,9 @@ func Decode(body []byte) (*Page, error) {
 	return &p, nil
 }
 
-// Fetch reads the on-demand and spot (Preemptible) prices of Compute Engine GPUs, following
-// nextPageToken, and returns offers in regions (every region when empty).
+// Fetch reads the on-demand and spot (Preemptible) prices of Compute Engine GPUs and of the
+// cores and memory of the GPU machine families in c.Shapes, following nextPageToken, and returns
+// offers in regions (every region when empty).
 func (c *Client) Fetch(ctx context.Context, regions []string) (*pricing.Result, error) {
 	now := time.Now
 	if c.Now != nil {
@@ -129,7 +134,7 @@ func (c *Client) Fetch(ctx context.Context, regions []string) (*pricing.Result, 
 	}
 	asOf := now().UTC()
 	res := &pricing.Result{Provider: "gcp", Source: pricing.SourceName(API, asOf), AsOf: asOf}
-	b := newBook(res, regions)
+	b := newBook(res, regions, c.Shapes)
 	maxPages := c.MaxPages
 	if maxPages <= 0 {
 		maxPages = 200
@@ -187,14 +192,15 @@ func (c *Client) pageURL(token string) (string, error) {
 	return u.String(), nil
 }
 
-// parseRate returns the price of the first tier (startUsageAmount 0) of the latest pricing.
-func parseRate(s SKU) (gpucost.Money, string, string) {
+// parseRate returns the price of the first tier (startUsageAmount 0) of the latest pricing,
+// which must be per unit ("h", or "GiBy.h" for memory).
+func parseRate(s SKU, unit string) (gpucost.Money, string, string) {
 	if len(s.PricingInfo) == 0 {
 		return gpucost.Money{}, "pricingInfo", "no pricing"
 	}
 	e := s.PricingInfo[len(s.PricingInfo)-1].PricingExpression
-	if e.UsageUnit != "h" {
-		return gpucost.Money{}, "pricingExpression.usageUnit", "not priced per hour (" + e.UsageUnit + ")"
+	if e.UsageUnit != unit {
+		return gpucost.Money{}, "pricingExpression.usageUnit", "not priced per " + unit + " (" + e.UsageUnit + ")"
 	}
 	for _, r := range e.TieredRates {
 		if f, err := strconv.ParseFloat(r.StartUsageAmount.String(), 64); err == nil && f != 0 {

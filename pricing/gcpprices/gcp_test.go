@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/pricing"
 )
 
@@ -46,8 +47,15 @@ func server(t *testing.T, fail int32, failWith int) (*httptest.Server, *atomic.I
 	return srv, &calls
 }
 
+// testShapes are the bundled catalog's shapes of the machine types the fixtures price.
+var testShapes = map[string]Shape{
+	"a2-highgpu-1g": {VCPUs: 12, MemoryGiB: 85, GPUs: 1, GPUModel: "A100-40GB"},
+	"g2-standard-4": {VCPUs: 4, MemoryGiB: 16, GPUs: 1, GPUModel: "L4"},
+	"a3-highgpu-8g": {VCPUs: 208, MemoryGiB: 1872, GPUs: 8, GPUModel: "H100-SXM"},
+}
+
 func newClient(base string) *Client {
-	return &Client{BaseURL: base, APIKey: "test-key", Now: func() time.Time { return readAt }, Retry: pricing.Retry{Sleep: noSleep}}
+	return &Client{BaseURL: base, APIKey: "test-key", Now: func() time.Time { return readAt }, Retry: pricing.Retry{Sleep: noSleep}, Shapes: testShapes}
 }
 
 func TestFetchPagesAndSpot(t *testing.T) {
@@ -73,6 +81,10 @@ func TestFetchPagesAndSpot(t *testing.T) {
 		{"n1+V100:2", 2, 4_960_000_000, 0, false},
 		{"n1+V100:4", 4, 9_920_000_000, 0, false},
 		{"n1+V100:8", 8, 19_840_000_000, 0, false},
+		// 12 × 0.031611 + 85 × 0.004237 + 2.933908 = 3.673385; spot 12 × 0.009483 + 85 × 0.001271 + 0.880172 = 1.102003
+		{"a2-highgpu-1g", 1, 3_673_385_000, 1_102_003_000, true},
+		// 4 × 0.024988 + 16 × 0.002927 + 0.560040 = 0.706824; spot 4 × 0.009996 + 16 × 0.001171 + 0.224016 = 0.282736
+		{"g2-standard-4", 1, 706_824_000, 282_736_000, true},
 	}
 	if len(res.Offers) != len(wants) {
 		t.Fatalf("Fetch: %d offers, want %d: %+v", len(res.Offers), len(wants), res.Offers)
@@ -90,9 +102,10 @@ func TestFetchPagesAndSpot(t *testing.T) {
 	counts := res.SkipCounts()
 	for reason, n := range map[string]int{
 		"not a GPU SKU": 1,
-		"not an on-demand or spot price (Commit1Yr)":                                  1,
-		"GPU of a machine family, priced with its host: the bundled catalog keeps it": 1,
-		"price 0 units 0 nanos is not a positive amount":                              1,
+		"not an on-demand or spot price (Commit1Yr)":                       1,
+		"GPU SKU of a machine family not priced as its machine types' GPU": 1,
+		"not the core or RAM of a GPU machine family":                      1,
+		"price 0 units 0 nanos is not a positive amount":                   1,
 	} {
 		if counts[reason] != n {
 			t.Errorf("skipped %q: %d, want %d (all %v)", reason, counts[reason], n, counts)
@@ -110,8 +123,85 @@ func TestFetchAllRegions(t *testing.T) {
 	for _, o := range res.Offers {
 		regions[o.Region]++
 	}
-	if regions["us-central1"] != 7 || regions["us-east1"] != 7 {
-		t.Errorf("offers per region = %v, want 7 in us-central1 and us-east1", regions)
+	if regions["us-central1"] != 9 || regions["us-east1"] != 7 {
+		t.Errorf("offers per region = %v, want 9 in us-central1 and 7 in us-east1", regions)
+	}
+	// us-east1 has the A2 core and RAM prices but no A100 price: a2-highgpu-1g is skipped there.
+	var missing []gpucost.Skip
+	for _, s := range res.Skipped {
+		if strings.HasPrefix(s.Reason, "machine type not priced") {
+			missing = append(missing, s)
+		}
+	}
+	if len(missing) != 1 || missing[0].Field != "a2-highgpu-1g in us-east1" ||
+		missing[0].Reason != "machine type not priced: no on-demand A100-40GB GPU price in the region" {
+		t.Errorf("machine types skipped = %+v, want a2-highgpu-1g in us-east1 for want of an A100 price", missing)
+	}
+}
+
+func TestMemoryNanos(t *testing.T) {
+	for _, tc := range []struct {
+		perGiB int64
+		gib    float64
+		want   int64
+		ok     bool
+	}{
+		{4_237_000, 85, 360_145_000, true},
+		{3, 0.5, 2, true},                // 1.5 nanos rounds half up
+		{5, 0.25, 1, true},               // 1.25 rounds down
+		{4_237_000, 1.0000001, 0, false}, // not whole MiB
+		{1, 0, 0, false},
+	} {
+		got, ok := memoryNanos(tc.perGiB, tc.gib)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("memoryNanos(%d, %v) = %d, %v, want %d, %v", tc.perGiB, tc.gib, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestFamilyDescriptions(t *testing.T) {
+	for desc, want := range map[string]string{
+		"A2 Instance Core running in Americas":                                      "A2 core",
+		"Spot Preemptible G2 Instance Ram running in Virginia":                      "G2 ram",
+		"A3 Instance Ram running in Americas":                                       "A3 ram",
+		"N2 Instance Core running in Americas":                                      "",
+		"G2 Custom Instance Core running in Americas":                               "",
+		"Nvidia Tesla A100 GPU running in Americas":                                 "A100-40GB",
+		"Nvidia Tesla A100 80GB GPU running in Americas":                            "A100-80GB",
+		"Nvidia L4 GPU attached to Spot Preemptible VMs running in Virginia":        "L4",
+		"Nvidia H100 80GB GPU running in Americas":                                  "H100-SXM",
+		"Nvidia H100 80GB Mega GPU running in Americas":                             "",
+		"Nvidia L4 GPU Virtual Workstation running in Americas":                     "",
+		"Nvidia H100 80GB GPU attached to DWS Defined Duration VMs running in Iowa": "",
+	} {
+		got := ""
+		if fam, kind, ok := familyPart(desc); ok {
+			got = fam + " " + kind
+		} else if model, ok := familyGPU(desc); ok {
+			got = model
+		}
+		if got != want {
+			t.Errorf("family part of %q = %q, want %q", desc, got, want)
+		}
+	}
+}
+
+func TestShapesOfBundledCatalog(t *testing.T) {
+	c, err := catalog.Bundled()
+	if err != nil {
+		t.Fatalf("catalog.Bundled: %v", err)
+	}
+	shapes := ShapesOf(c.Offers())
+	for name, want := range map[string]Shape{
+		"a2-highgpu-1g": testShapes["a2-highgpu-1g"],
+		"g2-standard-4": testShapes["g2-standard-4"],
+	} {
+		if got := shapes[name]; got != want {
+			t.Errorf("ShapesOf(bundled)[%s] = %+v, want %+v", name, got, want)
+		}
+	}
+	if _, ok := shapes["n1+T4:1"]; ok {
+		t.Errorf("ShapesOf(bundled) has the N1 GPU offer n1+T4:1")
 	}
 }
 
@@ -181,7 +271,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		res := &pricing.Result{}
-		b := newBook(res, nil)
+		b := newBook(res, nil, testShapes)
 		for i, s := range p.Skus {
 			b.add(s, "fuzz", i+1)
 		}
@@ -204,7 +294,7 @@ func BenchmarkDecodeAndBook(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		bk := newBook(&pricing.Result{}, nil)
+		bk := newBook(&pricing.Result{}, nil, testShapes)
 		for i, s := range p.Skus {
 			bk.add(s, "bench", i+1)
 		}

@@ -11,10 +11,9 @@ import (
 
 func newPlanFleetCmd(e *env) *cobra.Command {
 	var (
-		o            plan.FleetOptions
-		gpu, base    string
-		export       string
-		onDemandOnly bool
+		o         plan.FleetOptions
+		gpu, base string
+		export    string
 	)
 	cmd := &cobra.Command{
 		Use:   "fleet --gpu A100 --count 8",
@@ -25,7 +24,7 @@ region â€” up to --diversify of them, so one pool's reclaim takes only a share â
 the same instances on-demand. --export ec2-fleet prints an AWS EC2 CreateFleet request (capacity
 counted in GPUs, price-capacity-optimized spot), --export karpenter a karpenter.sh/v1 NodePool
 per capacity type.`,
-		Example: `  gpucost plan fleet --gpu A100 --count 32 --on-demand-base 20%
+		Example: `  gpucost plan fleet --gpu A100 --count 8 --min-vram 40 --spot --diversify 6 --on-demand-base 20%
   gpucost plan fleet --gpu L4 --count 16 --diversify 8 --export karpenter > nodepool.yaml
   gpucost plan fleet --gpu H100 --count 64 --min-vram 80 --region us-east-1 --export ec2-fleet`,
 		Args: usageArgs(cobra.NoArgs),
@@ -37,7 +36,6 @@ per capacity type.`,
 			if o.OnDemandBase, err = parseShare("on-demand-base", base); err != nil {
 				return err
 			}
-			o.Spot = !onDemandOnly
 			cat, err := e.loadCatalog(cmd.Context())
 			if err != nil {
 				return err
@@ -58,7 +56,7 @@ per capacity type.`,
 	f.Float64Var(&o.MinVRAMGB, "min-vram", 0, "least GPU memory, GB")
 	f.IntVar(&o.Diversify, "diversify", plan.DefaultDiversify, "spot pools to spread over")
 	f.StringVar(&base, "on-demand-base", "0", "share of the GPUs on on-demand capacity: 20% or 0.2")
-	f.BoolVar(&onDemandOnly, "on-demand", false, "no spot: the whole fleet on-demand")
+	f.BoolVar(&o.Spot, "spot", true, "spread over spot pools; --spot=false plans the whole fleet on-demand")
 	f.StringVar(&o.Provider, "provider", "aws", "the provider whose offers to use")
 	f.StringSliceVar(&o.Regions, "region", nil, "only these regions")
 	f.StringVar(&export, "export", "", "print ec2-fleet (CreateFleet JSON) or karpenter (NodePool YAML) instead of the plan")

@@ -299,6 +299,13 @@ func planRegion(cands []fleetCandidate, opt FleetOptions) (FleetResult, error) {
 		i, n := cheapestCover(base, od, gpucost.OnDemand)
 		p := fleetPool(od[i], gpucost.OnDemand, 1+i, n)
 		basePool, baseGPUs = &p, p.GPUs
+		if opt.Spot && len(spot) > 0 && base < opt.GPUs && p.GPUs >= opt.GPUs && 2*base < p.GPUs {
+			// Whole instances would turn a small base into an all-on-demand fleet: the nearer
+			// whole number of instances is none.
+			r.Warnings = append(r.Warnings, fmt.Sprintf("the on-demand base of %g%% is %d GPUs, under half of the smallest on-demand instance (%d GPUs): it is rounded down to none; give --on-demand-base 100%% or --spot=false to keep the fleet on-demand",
+				opt.OnDemandBase*100, base, p.GPUs))
+			basePool, baseGPUs, base, r.OnDemandTargetGPUs = nil, 0, 0, 0
+		}
 	}
 	if opt.Spot && len(spot) > 0 {
 		chosen := spot[:min(opt.Diversify, len(spot))]

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"slices"
 	"strings"
 	"testing"
 
@@ -332,5 +333,26 @@ func BenchmarkFleet(b *testing.B) {
 		if _, err := Fleet(offers, a100Fleet); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A base under half of the smallest on-demand instance is rounded down to none, with a warning,
+// rather than up to an all-on-demand fleet.
+func TestFleetSmallBaseRoundsDown(t *testing.T) {
+	opt := a100Fleet
+	opt.GPUs, opt.OnDemandBase = 8, 0.2
+	r, err := Fleet(fleetOffers(t), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.OnDemandGPUs != 0 || r.SpotGPUs != 8 || r.SavingPercent <= 0 {
+		t.Errorf("Fleet(8 A100, 20%% base) = %d on-demand, %d spot GPUs, saving %.1f%%; want all 8 on spot", r.OnDemandGPUs, r.SpotGPUs, r.SavingPercent)
+	}
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "rounded down to none") }) {
+		t.Errorf("warnings %q lack the rounding", r.Warnings)
+	}
+	opt.OnDemandBase = 0.5 // 4 GPUs: half an instance rounds up
+	if r, _ = Fleet(fleetOffers(t), opt); r.OnDemandGPUs != 8 {
+		t.Errorf("Fleet(8 A100, 50%% base) = %d on-demand GPUs, want 8", r.OnDemandGPUs)
 	}
 }

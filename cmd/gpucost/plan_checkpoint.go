@@ -105,8 +105,12 @@ func checkpointResult(r plan.CheckpointResult) result {
 		if !em.Fits {
 			verdict = "does NOT fit"
 		}
-		out.Notes = append(out.Notes, fmt.Sprintf("Emergency checkpoint on a %s notice (%s): writing takes %s (%s) — it %s, slack %s.",
-			em.Provider, em.Notice, em.Write.Round(time.Second), em.WriteSource, verdict, em.Slack.Round(time.Second)))
+		notice := em.Notice.String()
+		if em.Provider != "" {
+			notice = em.Provider + "'s " + notice
+		}
+		out.Notes = append(out.Notes, fmt.Sprintf("Emergency checkpoint on %s notice: writing takes %s (%s) — it %s, slack %s.",
+			notice, em.Write.Round(time.Second), em.WriteSource, verdict, em.Slack.Round(time.Second)))
 	}
 	out.Notes = append(out.Notes, r.Notes...)
 	return out

@@ -50,6 +50,16 @@ type GPUs func(instanceType string) (model string, count float64, ok bool)
 // SourceName returns the Source of offers read from api at t: "Azure Retail Prices API 2026-11-22".
 func SourceName(api string, t time.Time) string { return api + " " + t.UTC().Format("2006-01-02") }
 
+// NewResult starts the result of reading provider's prices from api now: the clock's time, or
+// the wall clock when now is nil.
+func NewResult(provider, api string, now func() time.Time) *Result {
+	if now == nil {
+		now = time.Now
+	}
+	asOf := now().UTC()
+	return &Result{Provider: provider, Source: SourceName(api, asOf), AsOf: asOf}
+}
+
 // Retry says how often and how long Get waits before it gives up on a throttled or failing
 // server. The zero value tries 4 times, waiting 1 s, 2 s, 4 s (or the server's Retry-After,
 // at most 30 s).

@@ -49,12 +49,7 @@ func (c *Client) Fetch(ctx context.Context, regions []string) (*prices.Result, e
 	if c.GPUs == nil {
 		return nil, gpucost.Errorf(gpucost.EInternal, "%s client: GPUs is not set", API)
 	}
-	now := time.Now
-	if c.Now != nil {
-		now = c.Now
-	}
-	asOf := now().UTC()
-	res := &prices.Result{Provider: "aws", Source: prices.SourceName(API, asOf), AsOf: asOf}
+	res := prices.NewResult("aws", API, c.Now)
 	b := newBook(res, c.GPUs)
 	if len(regions) == 0 {
 		regions = []string{""}

@@ -102,12 +102,7 @@ func (c *Client) Fetch(ctx context.Context, regions []string) (*pricing.Result, 
 	if c.GPUs == nil {
 		return nil, gpucost.Errorf(gpucost.EInternal, "%s client: GPUs is not set", API)
 	}
-	now := time.Now
-	if c.Now != nil {
-		now = c.Now
-	}
-	asOf := now().UTC()
-	res := &pricing.Result{Provider: "azure", Source: pricing.SourceName(API, asOf), AsOf: asOf}
+	res := pricing.NewResult("azure", API, c.Now)
 	b := newBook(res)
 	if len(regions) == 0 {
 		regions = []string{""}

@@ -128,12 +128,7 @@ func Decode(body []byte) (*Page, error) {
 // cores and memory of the GPU machine families in c.Shapes, following nextPageToken, and returns
 // offers in regions (every region when empty).
 func (c *Client) Fetch(ctx context.Context, regions []string) (*pricing.Result, error) {
-	now := time.Now
-	if c.Now != nil {
-		now = c.Now
-	}
-	asOf := now().UTC()
-	res := &pricing.Result{Provider: "gcp", Source: pricing.SourceName(API, asOf), AsOf: asOf}
+	res := pricing.NewResult("gcp", API, c.Now)
 	b := newBook(res, regions, c.Shapes)
 	maxPages := c.MaxPages
 	if maxPages <= 0 {

@@ -50,31 +50,14 @@ func newJSONScanner(r io.Reader) *jsonScanner {
 
 // fill moves unread data to the front of the buffer, grows it when full, and reads more.
 func (s *jsonScanner) fill() error {
-	if s.pos > 0 {
-		s.end = copy(s.buf, s.buf[s.pos:s.end])
-		s.base += s.pos
-		s.pos = 0
+	var err error
+	s.base += s.pos
+	s.buf, s.end, s.eof, err = csvscan.Refill(s.r, s.buf, s.pos, s.end)
+	s.pos = 0
+	if errors.Is(err, csvscan.ErrTooLong) {
+		return lineErr(s.line, "a JSON row longer than %d MiB", csvscan.MaxRecord>>20)
 	}
-	if s.end == len(s.buf) {
-		if len(s.buf) >= csvscan.MaxRecord {
-			return lineErr(s.line, "a JSON row longer than %d MiB", csvscan.MaxRecord>>20)
-		}
-		s.buf = append(s.buf, make([]byte, len(s.buf))...)
-	}
-	for {
-		n, err := s.r.Read(s.buf[s.end:])
-		s.end += n
-		if err == io.EOF {
-			s.eof = true
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			return nil
-		}
-	}
+	return err
 }
 
 // skip passes over white space, a byte order mark and, in an array, its brackets and the commas

@@ -145,28 +145,42 @@ func (s *Scanner) Next() bool {
 
 // fill moves the unread data to the front of the buffer, grows it when full, and reads more.
 func (s *Scanner) fill() error {
-	if s.pos > 0 {
-		s.end = copy(s.buf, s.buf[s.pos:s.end])
-		s.pos = 0
+	var err error
+	s.buf, s.end, s.eof, err = Refill(s.r, s.buf, s.pos, s.end)
+	s.pos = 0
+	if errors.Is(err, ErrTooLong) {
+		return fmt.Errorf("line %d: a record longer than %d MiB", s.line, MaxRecord>>20)
 	}
-	if s.end == len(s.buf) {
-		if len(s.buf) >= MaxRecord {
-			return fmt.Errorf("line %d: a record longer than %d MiB", s.line, MaxRecord>>20)
+	return err
+}
+
+// ErrTooLong is Refill's error for a record that outgrows MaxRecord.
+var ErrTooLong = errors.New("record too long")
+
+// Refill serves scanners that read records in place from a buffer: it moves buf[pos:end] to the
+// front, doubles buf when that leaves no room (up to MaxRecord, else ErrTooLong), and reads
+// from r until it gets bytes or r ends. It returns the buffer, the end of its data and whether
+// r has ended; the unread data now starts at 0, moved pos bytes back.
+func Refill(r io.Reader, buf []byte, pos, end int) ([]byte, int, bool, error) {
+	if pos > 0 {
+		end = copy(buf, buf[pos:end])
+	}
+	if end == len(buf) {
+		if len(buf) >= MaxRecord {
+			return buf, end, false, ErrTooLong
 		}
-		s.buf = append(s.buf, make([]byte, len(s.buf))...)
+		buf = append(buf, make([]byte, len(buf))...)
 	}
 	for {
-		n, err := s.r.Read(s.buf[s.end:])
-		s.end += n
-		if err == io.EOF {
-			s.eof = true
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			return nil
+		n, err := r.Read(buf[end:])
+		end += n
+		switch {
+		case err == io.EOF:
+			return buf, end, true, nil
+		case err != nil:
+			return buf, end, false, err
+		case n > 0:
+			return buf, end, false, nil
 		}
 	}
 }

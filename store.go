@@ -3,6 +3,8 @@ package gpucost
 import (
 	"context"
 	"iter"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -121,4 +123,29 @@ type InventoryStore interface {
 
 	// Inventory returns every entry, ordered by resource id.
 	Inventory(ctx context.Context) ([]InventoryEntry, error)
+}
+
+// CostTotals sums BilledCost and EffectiveCost per currency, never adding currencies together.
+// The zero value is empty and ready; bills hold few currencies, so a short list serves.
+type CostTotals struct{ list []CostTotal }
+
+// Add adds one line's amounts, in the currency of billed.
+func (t *CostTotals) Add(billed, effective Money) {
+	cur := billed.currency()
+	for i := range t.list {
+		if s := &t.list[i]; s.Currency == cur {
+			s.BilledCost.Nanos += billed.Nanos
+			s.EffectiveCost.Nanos += effective.Nanos
+			return
+		}
+	}
+	t.list = append(t.list, CostTotal{Currency: cur, BilledCost: Money{Nanos: billed.Nanos, Currency: cur},
+		EffectiveCost: Money{Nanos: effective.Nanos, Currency: cur}})
+}
+
+// Sorted returns the totals by currency, an empty list (not nil) when nothing was added.
+func (t *CostTotals) Sorted() []CostTotal {
+	out := append(make([]CostTotal, 0, len(t.list)), t.list...)
+	slices.SortFunc(out, func(a, b CostTotal) int { return strings.Compare(a.Currency, b.Currency) })
+	return out
 }

@@ -35,7 +35,7 @@ type Aggregator struct {
 	cells   map[cellKey]int32 // index into blocks; no pointers, so the collector skips it
 	blocks  [][]cell          // the cells, blockSize to a block: growing never copies them
 	ncells  int
-	totals  map[string]*gpucost.CostTotal
+	totals  gpucost.CostTotals
 	rows    int
 	started bool
 }
@@ -202,14 +202,7 @@ func (a *Aggregator) Add(l *gpucost.CostLine) {
 	c.pricing += l.PricingQuantity
 	c.rows++
 	a.rows++
-	t := a.totals[k.currency]
-	if t == nil {
-		t = &gpucost.CostTotal{Currency: k.currency}
-		t.BilledCost.Currency, t.EffectiveCost.Currency = k.currency, k.currency
-		a.totals[k.currency] = t
-	}
-	t.BilledCost.Nanos += l.BilledCost.Nanos
-	t.EffectiveCost.Nanos += l.EffectiveCost.Nanos
+	a.totals.Add(l.BilledCost, l.EffectiveCost)
 }
 
 // dim returns the id of a dimension tuple, numbering new ones.
@@ -236,7 +229,6 @@ func (a *Aggregator) start() {
 	}
 	a.dims = map[dimKey]int32{}
 	a.cells = map[cellKey]int32{}
-	a.totals = map[string]*gpucost.CostTotal{}
 	a.slots = make([]int32, 1<<slotBits)
 	a.seed = maphash.MakeSeed()
 	a.started = true
@@ -268,14 +260,7 @@ func (a *Aggregator) Rows() int { return a.rows }
 func (a *Aggregator) Len() int { return a.ncells }
 
 // Totals returns the exact sums of BilledCost and EffectiveCost per currency, by currency.
-func (a *Aggregator) Totals() []gpucost.CostTotal {
-	out := make([]gpucost.CostTotal, 0, len(a.totals))
-	for _, t := range a.totals {
-		out = append(out, *t)
-	}
-	slices.SortFunc(out, func(x, y gpucost.CostTotal) int { return cmp.Compare(x.Currency, y.Currency) })
-	return out
-}
+func (a *Aggregator) Totals() []gpucost.CostTotal { return a.totals.Sorted() }
 
 // Lines returns the aggregated lines ordered by period start, resource and SKU. The *CostLine is
 // reused: it is valid until the next one is asked for. Rows says how many lines each sums. Once

@@ -145,7 +145,7 @@ func (db *DB) PutCosts(ctx context.Context, imp gpucost.CostImport, lines iter.S
 		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.Path, err)
 	}
 	imp.Lines = w.lines
-	sums := w.totals()
+	sums := w.sums.Sorted()
 	if imp.Totals == nil {
 		imp.Totals = sums
 	} else if err := checkTotals(imp.Totals, sums); err != nil {
@@ -236,9 +236,7 @@ type chunkWriter struct {
 	strs     []byte
 	data     []byte
 	lines    int
-	sums     map[string]*gpucost.CostTotal
-	lastCur  string
-	last     *gpucost.CostTotal
+	sums     gpucost.CostTotals
 }
 
 func newChunkWriter(ctx context.Context, tx *sql.Tx, importID int64) (*chunkWriter, error) {
@@ -247,7 +245,7 @@ func newChunkWriter(ctx context.Context, tx *sql.Tx, importID int64) (*chunkWrit
 	if err != nil {
 		return nil, err
 	}
-	return &chunkWriter{stmt: stmt, importID: importID, sums: map[string]*gpucost.CostTotal{}}, nil
+	return &chunkWriter{stmt: stmt, importID: importID}, nil
 }
 
 // writeAll writes the lines, stopping at the first error or when ctx is done.
@@ -277,28 +275,7 @@ func (w *chunkWriter) writeAll(ctx context.Context, lines iter.Seq[*gpucost.Cost
 // count adds l to the totals.
 func (w *chunkWriter) count(l *gpucost.CostLine) {
 	w.lines++
-	cur := l.BillingCurrency()
-	if w.last == nil || cur != w.lastCur {
-		t := w.sums[cur]
-		if t == nil {
-			t = &gpucost.CostTotal{Currency: cur}
-			t.BilledCost.Currency, t.EffectiveCost.Currency = cur, cur
-			w.sums[cur] = t
-		}
-		w.last, w.lastCur = t, cur
-	}
-	w.last.BilledCost.Nanos += l.BilledCost.Nanos
-	w.last.EffectiveCost.Nanos += l.EffectiveCost.Nanos
-}
-
-// totals returns the sums of the lines written, by currency.
-func (w *chunkWriter) totals() []gpucost.CostTotal {
-	out := make([]gpucost.CostTotal, 0, len(w.sums))
-	for _, t := range w.sums {
-		out = append(out, *t)
-	}
-	slices.SortFunc(out, func(a, b gpucost.CostTotal) int { return cmp.Compare(a.Currency, b.Currency) })
-	return out
+	w.sums.Add(l.BilledCost, l.EffectiveCost)
 }
 
 // flush writes the chunk gathered, if it holds any line.

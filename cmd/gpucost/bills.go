@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"compress/gzip"
 	"io"
 	"maps"
@@ -70,24 +69,16 @@ var billReaders = map[string]billReader{
 	"azure": {
 		read: func(r io.Reader, name string, emit emitFunc) (readStats, error) {
 			st, err := azure.Read(r, name, emit)
-			out := readStats{Version: st.Dialect, Unknown: st.Unknown}
-			for cur, t := range st.Totals {
-				out.Totals = append(out.Totals, gpucost.CostTotal{Currency: cur, BilledCost: t.BilledCost, EffectiveCost: t.EffectiveCost})
-			}
-			sortTotals(out.Totals)
-			return out, err
+			return readStats{Version: st.Dialect, Unknown: st.Unknown, Totals: sourceTotals(st.Totals,
+				func(t *azure.Totals) (gpucost.Money, gpucost.Money) { return t.BilledCost, t.EffectiveCost })}, err
 		},
 		header: func(first []byte, _ []string) bool { return azure.Detect(first) },
 	},
 	"gcp": {
 		read: func(r io.Reader, name string, emit emitFunc) (readStats, error) {
 			st, err := gcp.Read(r, name, emit)
-			out := readStats{Version: st.Dialect + ", " + st.Format, Unknown: st.Unknown}
-			for cur, t := range st.Totals {
-				out.Totals = append(out.Totals, gpucost.CostTotal{Currency: cur, BilledCost: t.Billed, EffectiveCost: t.Effective})
-			}
-			sortTotals(out.Totals)
-			return out, err
+			return readStats{Version: st.Dialect + ", " + st.Format, Unknown: st.Unknown, Totals: sourceTotals(st.Totals,
+				func(t *gcp.Totals) (gpucost.Money, gpucost.Money) { return t.Billed, t.Effective })}, err
 		},
 		header: func(first []byte, _ []string) bool { return gcp.Detect(first) },
 	},
@@ -100,25 +91,22 @@ var detectOrder = []string{"focus", "aws-cur", "gcp", "azure"}
 func billFormats() []string { return slices.Sorted(maps.Keys(billReaders)) }
 
 func focusStats(st focus.Stats) readStats {
-	out := readStats{Version: st.Version, Unknown: st.ExtraColumns, Kept: true}
-	for cur, t := range st.Totals {
-		out.Totals = append(out.Totals, gpucost.CostTotal{Currency: cur, BilledCost: t.BilledCost, EffectiveCost: t.EffectiveCost})
-	}
-	sortTotals(out.Totals)
-	return out
+	return readStats{Version: st.Version, Unknown: st.ExtraColumns, Kept: true, Totals: sourceTotals(st.Totals,
+		func(t focus.Totals) (gpucost.Money, gpucost.Money) { return t.BilledCost, t.EffectiveCost })}
 }
 
 func curStats(st awscur.Stats) readStats {
-	out := readStats{Version: st.Dialect, Unknown: st.UnknownColumns}
-	for cur, t := range st.Totals {
-		out.Totals = append(out.Totals, gpucost.CostTotal{Currency: cur, BilledCost: t.Billed, EffectiveCost: t.Effective})
-	}
-	sortTotals(out.Totals)
-	return out
+	return readStats{Version: st.Dialect, Unknown: st.UnknownColumns, Totals: sourceTotals(st.Totals,
+		func(t awscur.Totals) (gpucost.Money, gpucost.Money) { return t.Billed, t.Effective })}
 }
 
-func sortTotals(ts []gpucost.CostTotal) {
-	slices.SortFunc(ts, func(a, b gpucost.CostTotal) int { return cmp.Compare(a.Currency, b.Currency) })
+// sourceTotals turns a reader's sums of the source rows, by currency, into sorted totals.
+func sourceTotals[T any](m map[string]T, amounts func(T) (billed, effective gpucost.Money)) []gpucost.CostTotal {
+	var ts gpucost.CostTotals
+	for _, t := range m {
+		ts.Add(amounts(t))
+	}
+	return ts.Sorted()
 }
 
 var parquetMagic = []byte("PAR1")

@@ -83,13 +83,13 @@ func (s *costScan) lineGPU(l *gpucost.CostLine) (catalog.LineGPU, bool) {
 
 // scanStats says what a scan covered, for the reports' reconciliation notes.
 type scanStats struct {
-	Lines     int             `json:"lines"`
-	GPULines  int             `json:"gpu_lines"`
-	Matched   int             `json:"gpu_lines_with_telemetry"`
-	Unmatched map[string]bool `json:"-"` // GPU resources without telemetry
-	Totals    totals          `json:"-"` // of the lines scanned
-	Allocated totals          `json:"-"` // of the allocations made
-	Imports   int             `json:"imports"`
+	Lines     int                `json:"lines"`
+	GPULines  int                `json:"gpu_lines"`
+	Matched   int                `json:"gpu_lines_with_telemetry"`
+	Unmatched map[string]bool    `json:"-"` // GPU resources without telemetry
+	Totals    gpucost.CostTotals `json:"-"` // of the lines scanned
+	Allocated gpucost.CostTotals `json:"-"` // of the allocations made
+	Imports   int                `json:"imports"`
 }
 
 // open opens the store and reads what allocation needs: the catalog, the inventory and whether
@@ -196,7 +196,7 @@ func (s *costScan) loadTelemetry(ctx context.Context, from, to time.Time) error 
 // each calls fn with every allocation of the period's lines, and the GPU the line pays for. It
 // fails if the allocations do not add up to the lines to the nano-unit.
 func (s *costScan) each(ctx context.Context, fn func(a *gpucost.Allocation, gpu catalog.LineGPU, isGPU bool)) error {
-	s.stats.Totals, s.stats.Allocated = nil, nil
+	s.stats.Totals, s.stats.Allocated = gpucost.CostTotals{}, gpucost.CostTotals{}
 	s.stats.Unmatched = map[string]bool{}
 	if err := s.scan(ctx, fn); err != nil {
 		return err
@@ -205,8 +205,8 @@ func (s *costScan) each(ctx context.Context, fn func(a *gpucost.Allocation, gpu 
 		return gpucost.Errorf(gpucost.ENotFound, "no bill lines from %s to %s (%d imports in the store): import bills with gpucost import billing, or widen --since",
 			s.from.Format(time.DateOnly), s.to.Format(time.DateOnly), s.stats.Imports)
 	}
-	if !slices.Equal(s.stats.Totals.sorted(), s.stats.Allocated.sorted()) {
-		return gpucost.Errorf(gpucost.EInternal, "allocating: allocations sum to %v, the lines to %v", s.stats.Allocated.sorted(), s.stats.Totals.sorted())
+	if !slices.Equal(s.stats.Totals.Sorted(), s.stats.Allocated.Sorted()) {
+		return gpucost.Errorf(gpucost.EInternal, "allocating: allocations sum to %v, the lines to %v", s.stats.Allocated.Sorted(), s.stats.Totals.Sorted())
 	}
 	return nil
 }
@@ -240,9 +240,9 @@ func (s *costScan) scanLines(ctx context.Context, f gpucost.CostFilter, fn func(
 			return nil
 		}
 		s.stats.Lines++
-		s.stats.Totals.add(l.BilledCost, l.EffectiveCost)
+		s.stats.Totals.Add(l.BilledCost, l.EffectiveCost)
 		emit := func(a *gpucost.Allocation) {
-			s.stats.Allocated.add(a.BilledCost, a.EffectiveCost)
+			s.stats.Allocated.Add(a.BilledCost, a.EffectiveCost)
 			fn(a, gpu, isGPU)
 		}
 		if s.onLine != nil {
@@ -324,27 +324,5 @@ func mergeLabels(base, over gpucost.Labels) gpucost.Labels {
 	for k, v := range over {
 		out[k] = v
 	}
-	return out
-}
-
-// totals are exact sums per currency; a bill has few currencies, so a slice does.
-type totals []gpucost.CostTotal
-
-func (ts *totals) add(billed, effective gpucost.Money) {
-	cur := billed.Currency
-	for i := range *ts {
-		if t := &(*ts)[i]; t.Currency == cur {
-			t.BilledCost.Nanos += billed.Nanos
-			t.EffectiveCost.Nanos += effective.Nanos
-			return
-		}
-	}
-	*ts = append(*ts, gpucost.CostTotal{Currency: cur, BilledCost: billed, EffectiveCost: gpucost.Money{Nanos: effective.Nanos, Currency: cur}})
-}
-
-// sorted returns the totals by currency.
-func (ts totals) sorted() []gpucost.CostTotal {
-	out := slices.Clone(ts)
-	sortTotals(out)
 	return out
 }

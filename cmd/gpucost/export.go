@@ -84,7 +84,7 @@ that the totals read are the stored ones.`,
 				tmp.Close()
 				return fmt.Errorf("export to %s: %w", out, err)
 			}
-			if err := checkExport(tmp.Name(), out, rows, s.stats.Totals); err != nil {
+			if err := checkExport(tmp.Name(), out, rows, s.stats.Totals.Sorted()); err != nil {
 				return err
 			}
 			if err := os.Rename(tmp.Name(), out); err != nil {
@@ -219,7 +219,7 @@ func splitMoney(m gpucost.Money, weights []int64) []gpucost.Money {
 }
 
 // checkExport reads the written file back and compares its totals with the stored lines'.
-func checkExport(tmp, out string, rows int, want totals) error {
+func checkExport(tmp, out string, rows int, want []gpucost.CostTotal) error {
 	st, err := focus.ReadFile(tmp, func(*gpucost.CostLine) error { return nil })
 	if err != nil {
 		return gpucost.Errorf(gpucost.EInternal, "export to %s: reading the file back: %w", out, err)
@@ -240,9 +240,9 @@ func exportResult(out string, rows int, s *costScan) result {
 	r := result{
 		Columns: []string{"File", "Rows", "Currency", "BilledCost", "EffectiveCost"},
 		Right:   []int{1, 3, 4},
-		JSON:    map[string]any{"file": out, "rows": rows, "totals": s.stats.Totals.sorted()},
+		JSON:    map[string]any{"file": out, "rows": rows, "totals": s.stats.Totals.Sorted()},
 	}
-	for i, t := range s.stats.Totals.sorted() {
+	for i, t := range s.stats.Totals.Sorted() {
 		file, n := out, fmt.Sprint(rows)
 		if i > 0 {
 			file, n = "", ""

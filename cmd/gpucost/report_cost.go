@@ -199,7 +199,7 @@ func costResult(by string, c *costGroups, s *costScan) result {
 		Columns:   []string{strings.ToUpper(by[:1]) + by[1:], "Currency", "Cost", "Idle", "Total", "Idle %", "Used GPU-h", "$/used GPU-h", "Share", "Daily"},
 		Right:     []int{2, 3, 4, 5, 6, 7, 8},
 		TableOnly: []int{9},
-		JSON:      map[string]any{"groups": groups, "scan": s.stats, "totals": s.stats.Totals.sorted()},
+		JSON:      map[string]any{"groups": groups, "scan": s.stats, "totals": s.stats.Totals.Sorted()},
 	}
 	share := map[string]int64{}
 	for _, g := range groups {
@@ -246,7 +246,7 @@ func percentOf(n, total int64) string {
 func costNotes(s *costScan) []string {
 	st := s.stats
 	var notes []string
-	for _, t := range st.Totals.sorted() {
+	for _, t := range st.Totals.Sorted() {
 		notes = append(notes, fmt.Sprintf("Total %s: billed %s, effective %s.", t.Currency, t.BilledCost.Fixed(2), t.EffectiveCost.Fixed(2)))
 	}
 	notes = append(notes, fmt.Sprintf("%d stored lines from %d imports; Cost + Idle reconcile with them to the cent in every currency.", st.Lines, st.Imports))

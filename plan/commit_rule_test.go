@@ -8,10 +8,13 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
+// allRules are the buying rules the tests compare.
+var allRules = []BuyRule{RuleTrailing, RuleRecent, RuleWeighted, RuleLevel, RuleAuto}
+
 // TestBacktestRules back-tests every buying rule on the demo shape (4-week lookback, weekly
 // purchases) and the Alibaba openb trace (1-week lookback, daily purchases), logs the captured
 // share of the hindsight optimum and guards the measured levels (BuyRule's doc lists them).
-// Only the recent and weighted rules reach 95% on Alibaba, and only at the deeper discounts.
+// Only auto reaches the 95% on both shapes at every discount.
 func TestBacktestRules(t *testing.T) {
 	type shape struct {
 		name             string
@@ -20,11 +23,11 @@ func TestBacktestRules(t *testing.T) {
 		floor            map[BuyRule]float64 // lowest captured share accepted at any discount
 	}
 	shapes := []shape{
-		{"demo", demoUsage(16, 1), 672, 168, map[BuyRule]float64{RuleTrailing: 0.99, RuleRecent: 0.99, RuleWeighted: 0.99}},
-		{"alibaba", alibabaUsage(t), 168, 24, map[BuyRule]float64{RuleTrailing: 0.88, RuleRecent: 0.93, RuleWeighted: 0.92}},
+		{"demo", demoUsage(16, 1), 672, 168, map[BuyRule]float64{RuleTrailing: 0.99, RuleRecent: 0.99, RuleWeighted: 0.99, RuleLevel: 0.83, RuleAuto: 0.99}},
+		{"alibaba", alibabaUsage(t), 168, 24, map[BuyRule]float64{RuleTrailing: 0.88, RuleRecent: 0.93, RuleWeighted: 0.92, RuleLevel: 0.95, RuleAuto: 0.95}},
 	}
 	for _, s := range shapes {
-		for _, rule := range []BuyRule{RuleTrailing, RuleRecent, RuleWeighted} {
+		for _, rule := range allRules {
 			for _, d := range []float64{0.28, 0.4, 0.57} {
 				r, err := Backtest(BacktestInput{Usage: s.usage, OnDemand: usd(t, "1"), Discount: d,
 					Lookback: s.lookback, Period: s.period, Rule: rule})
@@ -45,7 +48,7 @@ func TestBacktestRules(t *testing.T) {
 func TestBuyRulesHonest(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	usage := demoUsage(8, 5)
-	for _, rule := range []BuyRule{RuleTrailing, RuleRecent, RuleWeighted} {
+	for _, rule := range allRules {
 		for _, step := range []float64{0, 1} {
 			in := BacktestInput{Usage: usage, OnDemand: usd(t, "1"), Discount: 0.4, Step: step, Lookback: 336, Period: 168, Rule: rule}
 			base, err := Backtest(in)

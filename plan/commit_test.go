@@ -325,8 +325,8 @@ func alibabaUsage(t *testing.T) []float64 {
 
 // TestBacktestAlibaba back-tests daily purchases chosen from the past week on the Alibaba trace.
 // The trace's 34 complete days shift level by ±50% (daily means 23–48 GPUs), so a trailing
-// quantile captures 89–93% of the hindsight optimum, short of the 95% target reached on the demo
-// shape; the test guards that measured level. TestBacktestRules compares the other buying rules.
+// quantile captures 89–93% of the hindsight optimum, short of the 95% target; the test guards that
+// measured level. TestBacktestRules shows RuleAuto, the command's default, reaching 95%.
 func TestBacktestAlibaba(t *testing.T) {
 	usage := alibabaUsage(t)
 	for _, d := range []float64{0.28, 0.4, 0.57} {

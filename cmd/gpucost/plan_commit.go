@@ -40,7 +40,7 @@ at --price per unit-hour; without --price the units are on-demand dollars) or --
 store's GPU telemetry, each GPU-hour priced at the catalog's on-demand list price for its model.`,
 		Example: `  gpucost plan commit --usage hourly.csv --price 3.06 --discount 0.4 --term 1y
   gpucost plan commit --from-store --since 30d --discount 0.4 --payment all
-  gpucost plan commit --from-store --discount 0.4 --backtest --lookback 14d --period 1d --rule recent
+  gpucost plan commit --from-store --discount 0.4 --backtest --lookback 14d --period 1d --rule auto
   gpucost plan commit --from-store --layer "3y=0.57:200,1y=0.4"
   gpucost plan commit roi --on-demand 3.06 --reserved-1y 1.82 --reserved-3y 1.31 --instances 8`,
 		Args: usageArgs(cobra.NoArgs),
@@ -57,7 +57,7 @@ store's GPU telemetry, each GPU-hour priced at the catalog's on-demand list pric
 	f.BoolVar(&c.backtest, "backtest", false, "buy on a trailing lookback, score the following period")
 	f.StringVar(&c.lookback, "lookback", "28d", "with --backtest: the history each purchase is chosen from")
 	f.StringVar(&c.horizon, "period", "7d", "with --backtest: how long each purchase is scored")
-	f.StringVar(&c.rule, "rule", "recent", "with --backtest: how purchases are chosen: recent (the quantile of the lookback's last period, which follows level shifts), trailing (the whole lookback's) or weighted (recent hours count more)")
+	f.StringVar(&c.rule, "rule", "auto", "with --backtest: how purchases are chosen: auto (whichever of the others would have saved most on the lookback), trailing (the whole lookback's quantile), recent (the lookback's last period's), level (the last period rescaled to its latest level) or weighted (recent hours count more)")
 	f.StringVar(&c.layers, "layer", "", `instruments to layer, deepest discount first filled: "3y=0.57:8,1y=0.4,sp=0.28" (name=discount[:max units])`)
 	cmd.AddCommand(newPlanROICmd(e))
 	return cmd

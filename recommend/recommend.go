@@ -98,6 +98,11 @@ type Options struct {
 	ScaleToZeroHours int           // a serving pool idle this many consecutive hours scales to zero (3)
 	MoveMargin       float64       // another region must be at least this much cheaper (0.10)
 	OtherProviders   bool          // let work move to another provider, not only another region
+	// MoveDataGB is the data a moved workload carries along once (datasets, checkpoints), priced
+	// at the source's egress rate (1,000 GB); MovePaybackDays is the longest the saving may take
+	// to repay it (90).
+	MoveDataGB      float64
+	MovePaybackDays int
 	// Headroom is the margin a cheaper GPU type must leave over the VRAM peak and the p95
 	// compute demand (0.2: 20%).
 	Headroom float64
@@ -108,7 +113,8 @@ type Options struct {
 // reference facts).
 func DefaultOptions() Options {
 	return Options{InterruptionRate: 0.05, CheckpointTime: 5 * time.Minute, RestartTime: 10 * time.Minute,
-		CommitDiscount: 0.4, ServingTarget: 0.75, IdleShare: 0.9, UsedVRAMGB: 1, ScaleToZeroHours: 3, MoveMargin: 0.1, Headroom: 0.2}
+		CommitDiscount: 0.4, ServingTarget: 0.75, IdleShare: 0.9, UsedVRAMGB: 1, ScaleToZeroHours: 3, MoveMargin: 0.1, Headroom: 0.2,
+		MoveDataGB: 1000, MovePaybackDays: 90}
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -122,6 +128,8 @@ func (o Options) withDefaults() (Options, error) {
 	o.UsedVRAMGB = orDefault(o.UsedVRAMGB, d.UsedVRAMGB)
 	o.ScaleToZeroHours = int(orDefault(int64(o.ScaleToZeroHours), int64(d.ScaleToZeroHours)))
 	o.MoveMargin = orDefault(o.MoveMargin, d.MoveMargin)
+	o.MoveDataGB = orDefault(o.MoveDataGB, d.MoveDataGB)
+	o.MovePaybackDays = int(orDefault(int64(o.MovePaybackDays), int64(d.MovePaybackDays)))
 	o.Headroom = orDefault(o.Headroom, d.Headroom)
 	switch {
 	case o.CommitDiscount <= 0 || o.CommitDiscount >= 1:
@@ -134,6 +142,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, gpucost.Errorf(gpucost.EInvalid, "recommend: idle share %v is not in (0, 1]; use e.g. 0.9", o.IdleShare)
 	case o.MoveMargin >= 1:
 		return o, gpucost.Errorf(gpucost.EInvalid, "recommend: move margin %v is not in (0, 1); use e.g. 0.1", o.MoveMargin)
+	case !(o.MoveDataGB < 1e9): // NaN too
+		return o, gpucost.Errorf(gpucost.EInvalid, "recommend: move data %v GB is not a size; use e.g. 1000", o.MoveDataGB)
 	case !(o.Headroom <= 10): // NaN too
 		return o, gpucost.Errorf(gpucost.EInvalid, "recommend: headroom %v is not in (0, 10]; use e.g. 0.2 for 20%%", o.Headroom)
 	}

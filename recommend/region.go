@@ -17,7 +17,8 @@ type move struct {
 // findMoves moves movable work (Resource.Movable, never serving) to the same GPU model and count
 // in the provider and region where the catalog prices it lowest (Prices.CheapestAnywhere), under
 // the pricing it has now — on-demand, or spot where it already runs on spot — when that is at
-// least Options.MoveMargin cheaper than where it runs. Committed machines stay.
+// least Options.MoveMargin cheaper than where it runs and the saving repays the data's egress
+// within Options.MovePaybackDays. Committed machines stay.
 func findMoves(e *engine) []step {
 	moves := map[string]move{}
 	var steps []step
@@ -31,7 +32,9 @@ func findMoves(e *engine) []step {
 		moves[k] = m
 		return k, true
 	}) {
-		steps = append(steps, e.moveStep(g, moves[g.key]))
+		if s, ok := e.moveStep(g, moves[g.key]); ok {
+			steps = append(steps, s)
+		}
 	}
 	return steps
 }
@@ -82,13 +85,19 @@ func (e *engine) cheaperPlace(r *Resource) (move, bool) {
 	return m, true
 }
 
-func (e *engine) moveStep(g *group, m move) step {
+// moveStep is the move of g's machines to m, or false when the saving would not repay the
+// egress of their data in time.
+func (e *engine) moveStep(g *group, m move) (step, bool) {
 	f := float64(m.at.Nanos) / float64(m.from.Nanos)
 	saving := gpucost.USD(0)
 	for _, r := range g.rs {
 		saving = saving.Add(r.Monthly.Sub(scale(r.Monthly, f)))
 	}
 	r0, o := g.rs[0], m.to
+	eg := moveEgress(r0.Provider, o.Provider, e.opt.MoveDataGB)
+	if paybackDays(eg.cost, saving) > e.opt.MovePaybackDays {
+		return step{}, false
+	}
 	kind := "on-demand"
 	if m.spot {
 		kind = "spot"
@@ -98,14 +107,16 @@ func (e *engine) moveStep(g *group, m move) step {
 			Names(g.ids), r0.Provider, r0.Region, r0.InstanceType, o.Provider, o.Region, o.InstanceType,
 			o.GPUCount, r0.GPUModel, kind, m.at, m.from),
 		MonthlySaving: saving,
+		OneTimeCost:   eg.cost,
 		Evidence: append(e.common(g.rs),
 			fmt.Sprintf("%s %s/h in %s %s (%s) against %s/h where it runs: %.0f%% less, margin %.0f%%",
 				kind, m.at, o.Provider, o.Region, o.Source, m.from, 100*(1-f), 100*e.opt.MoveMargin),
-			fmt.Sprintf("%s work (%s/%s), marked movable: no data locality", r0.Kind, r0.Owner, r0.Namespace)),
+			fmt.Sprintf("%s work (%s/%s), marked movable: no data locality", r0.Kind, r0.Owner, r0.Namespace),
+			egressEvidence(eg, e.opt.MoveDataGB, saving)),
 		Risk: moveRisk(r0, o),
 	}
 	e.confidence(&rec, "list prices from the catalog")
-	lower(&rec, gpucost.ConfidenceMedium, "data egress and quotas are not priced")
+	lower(&rec, gpucost.ConfidenceMedium, fmt.Sprintf("the data moved is assumed to be %.0f GB; quotas and capacity there are not checked", e.opt.MoveDataGB))
 	return step{rec: rec, apply: func(fl []Resource) {
 		for _, r := range byIDs(fl, g.ids) {
 			r.Monthly = scale(r.Monthly, f)
@@ -116,13 +127,13 @@ func (e *engine) moveStep(g *group, m move) step {
 			}
 			r.Provider, r.Region, r.InstanceType = o.Provider, o.Region, o.InstanceType
 		}
-	}}
+	}}, true
 }
 
 func moveRisk(r *Resource, o gpucost.Offer) string {
-	s := fmt.Sprintf("data egress: datasets, checkpoints and results cross from %s %s to %s %s and back, charged per GB and not in this saving; "+
+	s := fmt.Sprintf("data egress: the one-time cost assumes the data moved; results that keep flowing back are charged per GB too; "+
 		"the %s quota in %s must be raised before the move, and capacity there may be short",
-		r.Provider, r.Region, o.Provider, o.Region, o.InstanceType, o.Region)
+		o.InstanceType, o.Region)
 	if !strings.EqualFold(r.Provider, o.Provider) {
 		s += fmt.Sprintf("; %s needs its own account, images, credentials and storage", o.Provider)
 	}

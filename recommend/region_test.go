@@ -81,7 +81,11 @@ func TestMoveRegion(t *testing.T) {
 			t.Errorf("move %q risk %q, want egress, quota and account noted", m.Action, m.Risk)
 		}
 		if m.Confidence != gpucost.ConfidenceMedium {
-			t.Errorf("move confidence %s, want medium (egress unpriced)", m.Confidence)
+			t.Errorf("move confidence %s, want medium (the data moved is assumed)", m.Confidence)
+		}
+		// 1,000 GB leave aws for another provider over the internet at $0.09/GB.
+		if m.OneTimeCost != usd("90") || !strings.Contains(strings.Join(m.Evidence, "\n"), "1000 GB aws to the internet at USD 0.09/GB costs USD 90.00 once, repaid in") {
+			t.Errorf("move %q one-time cost %s, evidence %q; want USD 90.00 of egress with its payback", m.Action, m.OneTimeCost, m.Evidence)
 		}
 	}
 	// Savings from the prices: on-demand 3.06 → 2.48 for two machines, spot 0.918 → 0.60 for one.
@@ -107,6 +111,19 @@ func TestMoveRegion(t *testing.T) {
 		}
 	}
 
+	// 20 TB to carry ($1,800): the experiments ($846.80 a month) repay it in 64 days, the spot
+	// batch job ($232.14 a month) would take 233 days, beyond the 90-day payback, and stays.
+	recs, _ = Recommend(moveView(), prices, Options{OtherProviders: true, MoveDataGB: 20000})
+	var kept []string
+	for _, r := range recs {
+		if r.Kind == gpucost.RecMoveRegion {
+			kept = append(kept, r.Action[:strings.Index(r.Action, " from")])
+		}
+	}
+	if strings.Join(kept, ",") != "move exp-v100-01–02" {
+		t.Errorf("Recommend(20 TB to move) moves %q, want only the experiments", kept)
+	}
+
 	// In a plan the commitment follows the machines to their new region.
 	p, err := Plan(moveView(), prices, Options{OtherProviders: true})
 	if err != nil {
@@ -124,6 +141,36 @@ func TestMoveRegion(t *testing.T) {
 		t.Errorf("exp-v100-02 after the plan: %s %s %s/h, want gcp at 2.48/h", r.Provider, r.Region, r.Hourly)
 	}
 	checkRecs(t, stepsRecs(p.Steps))
+}
+
+func TestMoveEgress(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		gb       float64
+		want     string
+		known    bool
+	}{
+		{"aws", "aws", 1000, "20", true},
+		{"aws", "gcp", 1000, "90", true},
+		{"gcp", "gcp", 500, "10", true},
+		{"gcp", "azure", 500, "60", true},
+		{"azure", "aws", 2000, "174", true},
+		{"lambda", "aws", 5000, "0", true},
+		{"vultr", "aws", 1000, "0", false},
+	} {
+		e := moveEgress(c.from, c.to, c.gb)
+		if e.cost != usd(c.want) || e.known != c.known {
+			t.Errorf("moveEgress(%s → %s, %v GB) = %s (known %v), want %s (known %v)", c.from, c.to, c.gb, e.cost, e.known, c.want, c.known)
+		}
+	}
+	for _, c := range []struct {
+		cost, monthly string
+		want          int
+	}{{"90", "846.80", 4}, {"1800", "232.14", 233}, {"0", "100", 0}, {"100", "0", 0}, {"30", "30", 30}} {
+		if got := paybackDays(usd(c.cost), usd(c.monthly)); got != c.want {
+			t.Errorf("paybackDays(%s, %s) = %d, want %d", c.cost, c.monthly, got, c.want)
+		}
+	}
 }
 
 func TestCheapestAnywhere(t *testing.T) {

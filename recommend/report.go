@@ -16,6 +16,7 @@ type SavingsReport struct {
 	After         gpucost.Money  `json:"after"`
 	Saving        gpucost.Money  `json:"saving"`
 	SavingPercent float64        `json:"saving_percent"`
+	OneTimeCost   gpucost.Money  `json:"one_time_cost"` // paid once to make the changes (data egress of moves)
 	Levers        []LeverSavings `json:"levers"`
 }
 
@@ -25,7 +26,7 @@ var Levers = []string{LeverIdle, LeverRightSizing, LeverSharing, LeverAutoscalin
 // Savings builds the savings report of a plan; every lever appears, with zero where it found
 // nothing.
 func Savings(p PlanResult) SavingsReport {
-	rep := SavingsReport{Before: p.Before, After: p.After, Saving: p.Before.Sub(p.After)}
+	rep := SavingsReport{Before: p.Before, After: p.After, Saving: p.Before.Sub(p.After), OneTimeCost: gpucost.USD(0)}
 	if p.Before.Nanos > 0 {
 		rep.SavingPercent = 100 * float64(rep.Saving.Nanos) / float64(p.Before.Nanos)
 	}
@@ -35,6 +36,7 @@ func Savings(p PlanResult) SavingsReport {
 			if s.Lever == l {
 				ls.MonthlySaving = ls.MonthlySaving.Add(s.Recommendation.MonthlySaving)
 				ls.Recommendations = append(ls.Recommendations, s.Recommendation)
+				rep.OneTimeCost = rep.OneTimeCost.Add(s.Recommendation.OneTimeCost)
 			}
 		}
 		rep.Levers = append(rep.Levers, ls)

@@ -46,17 +46,22 @@ type recommendFlags struct {
 	costFlags
 	minSaving      string
 	otherProviders bool
+	moveDataGB     float64
 }
 
 func (f *recommendFlags) register(cmd *cobra.Command) {
 	f.costFlags.register(cmd)
 	cmd.Flags().StringVar(&f.minSaving, "min-saving", "100", "leave out changes saving less than this a month, in dollars")
 	cmd.Flags().BoolVar(&f.otherProviders, "other-providers", false, "let movable work move to another provider, not only another region")
+	cmd.Flags().Float64Var(&f.moveDataGB, "move-data-gb", 1000, "data a moved workload carries once, in GB, priced at the source's egress rate; a move must repay it within 90 days")
 }
 
 // withFleet opens the store, builds the period's fleet for the recommender and calls fn with it.
 func (e *env) withFleet(ctx context.Context, rf *recommendFlags, fn func(recommend.FleetView, recommend.Prices, recommend.Options) error) error {
-	opts := recommend.Options{OtherProviders: rf.otherProviders}
+	if !(rf.moveDataGB >= 0 && rf.moveDataGB < 1e9) {
+		return gpucost.Errorf(gpucost.EInvalid, "--move-data-gb %v: give the GB a moved workload carries, such as 1000", rf.moveDataGB)
+	}
+	opts := recommend.Options{OtherProviders: rf.otherProviders, MoveDataGB: rf.moveDataGB}
 	m, err := gpucost.ParseMoney(rf.minSaving, "USD")
 	if err != nil || m.Nanos < 0 {
 		return gpucost.Errorf(gpucost.EInvalid, "--min-saving %q: use dollars, such as 100", rf.minSaving)
@@ -148,5 +153,8 @@ func savingsResult(rep recommend.SavingsReport) result {
 		}
 	}
 	r.Notes = append(r.Notes, "Each change is priced on the fleet as the changes above it left it, so the savings add up to the total.")
+	if !rep.OneTimeCost.IsZero() {
+		r.Notes = append(r.Notes, fmt.Sprintf("One-time cost of the changes: %s of data egress for the moves, not in the monthly figures.", rep.OneTimeCost.Dollars()))
+	}
 	return r
 }

@@ -29,11 +29,11 @@ const (
 // negative.
 type Recommendation struct {
 	Kind          RecommendationKind `json:"kind"`
-	Resources     []string           `json:"resources"`      // resource ids it changes
-	Action        string             `json:"action"`         // what to do, in words a person can follow
-	MonthlySaving Money              `json:"monthly_saving"` // per month, against the fleet it was computed on
+	Resources     []string           `json:"resources"`              // resource ids it changes
+	Action        string             `json:"action"`                 // what to do, in words a person can follow
+	MonthlySaving Money              `json:"monthly_saving"`         // per month, against the fleet it was computed on
 	OneTimeCost   Money              `json:"one_time_cost,omitzero"` // paid once to make the change, such as data egress of a move
-	Evidence      []string           `json:"evidence"`       // metrics, period, resources, cost lines, prices
+	Evidence      []string           `json:"evidence"`               // metrics, period, resources, cost lines, prices
 	Confidence    Confidence         `json:"confidence"`
 	ConfidenceWhy string             `json:"confidence_why"`
 	Risk          string             `json:"risk"`

@@ -22,6 +22,7 @@ func newReportCmd(e *env) *cobra.Command {
 	}
 	cmd.AddCommand(newReportUtilizationCmd(e), newReportIdleCmd(e), newReportAlertsCmd(e),
 		newReportCostCmd(e), newReportUntaggedCmd(e), newReportKPICmd(e), newReportAnomaliesCmd(e), newReportSavingsCmd(e))
+	cmd.AddCommand(newReportJobsCmd(e))
 	return cmd
 }
 

@@ -114,6 +114,8 @@ Exit codes: 0 success, 1 failure, 2 invalid input or flags, 3 nothing found,
 		newPlanCmd(e),
 		newRecommendCmd(e),
 		newDemoCmd(e),
+		newQueueCmd(e),
+		newRunCmd(e),
 	)
 	markUsageErrors(root)
 	return root

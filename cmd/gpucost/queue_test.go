@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucost/gpucost/queue"
+)
+
+// runQueueCLI runs gpucost with args and stdin against the NATS server at url.
+func runQueueCLI(t *testing.T, url, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{
+		stdin:  strings.NewReader(stdin),
+		stdout: &out,
+		stderr: &errb,
+		getenv: func(k string) string {
+			if k == "GPUCOST_NATS" {
+				return url
+			}
+			return ""
+		},
+		now: time.Now,
+	}
+	code := run(context.Background(), args, e)
+	return code, out.String(), errb.String()
+}
+
+func TestQueueCommands(t *testing.T) {
+	s, err := queue.Start(queue.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown()
+	url := s.URL()
+	items := `{"id":"a","text":"one"}` + "\n" + `{"id":2,"text":"two"}` + "\n" + "not json\n"
+
+	code, out, errOut := runQueueCLI(t, url, items, "queue", "push", "--queue", "cli", "-")
+	if code != exitOK || !strings.Contains(out, "│      3 │          0 │         1 │") || !strings.Contains(out, "stdin:3: not a JSON object") {
+		t.Fatalf("queue push: exit %d\n%s%s", code, out, errOut)
+	}
+	results := t.TempDir()
+	code, out, errOut = runQueueCLI(t, url, "", "queue", "work", "--queue", "cli", "--results", results,
+		"--batch", "10", "--exit-when-empty", "--", "cat")
+	if code != exitOK || !strings.Contains(out, "2 done, 0 already done, 0 retried, 1 dead-lettered") {
+		t.Fatalf("queue work: exit %d\n%s%s", code, out, errOut)
+	}
+	for id, want := range map[string]string{"a": `{"id":"a","text":"one"}` + "\n", "2": `{"id":2,"text":"two"}` + "\n"} {
+		got, err := os.ReadFile(filepath.Join(results, "results", id))
+		if err != nil || string(got) != want {
+			t.Errorf("result %s = %q, %v; want %q", id, got, err, want)
+		}
+	}
+	code, out, errOut = runQueueCLI(t, url, "", "queue", "dead", "--queue", "cli", "--output", "csv")
+	if code != exitOK || !strings.Contains(out, "stdin:3,stdin:3: malformed item: not a JSON object") {
+		t.Errorf("queue dead --output csv: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runQueueCLI(t, url, "", "queue", "status", "--queue", "cli", "--output", "json")
+	var st struct {
+		Pending, InFlight, Done, Dead uint64
+		Rate                          float64
+	}
+	if code != exitOK || json.Unmarshal([]byte(out), &st) != nil || st.Done != 2 || st.Dead != 1 || st.Pending != 0 || st.Rate <= 0 {
+		t.Errorf("queue status --output json: exit %d, %+v\n%s%s", code, st, out, errOut)
+	}
+}
+
+func TestQueueCommandErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no command", []string{"queue", "work", "--queue", "q", "--results", "x"}, exitInvalid, "requires at least 1 arg"},
+		{"command without --", []string{"queue", "work", "--queue", "q", "--results", "x", "cat"}, exitInvalid, "after --"},
+		{"no server", []string{"queue", "status", "--queue", "q", "--nats", "nats://127.0.0.1:1"}, exitUnavailable, "gpucost queue serve"},
+	} {
+		code, _, errOut := runQueueCLI(t, "", "", tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s: gpucost %s: exit %d, stderr %q; want exit %d and %q", tc.name, strings.Join(tc.args, " "), code, errOut, tc.code, tc.want)
+		}
+	}
+}

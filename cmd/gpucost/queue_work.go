@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/gpucost/gpucost/queue"
+	"github.com/spf13/cobra"
+)
+
+func newQueueWorkCmd(e *env) *cobra.Command {
+	var (
+		url, results string
+		w            queue.Worker
+	)
+	cmd := &cobra.Command{
+		Use:   "work --queue Q --results DIR|s3://BUCKET/PREFIX [flags] -- CMD [ARGS...]",
+		Short: "Run a command over a queue's items and store each item's result",
+		Long: `work fetches up to --batch items, runs CMD once with them as JSONL on stdin, and on exit 0
+stores the command's stdout as the items' results under results/<id> in the --results store: one
+output line per input line, in order (with --batch 1, the whole stdout). An item is acked only
+after its result is stored, and a redelivered item whose result exists is not run again, so each
+item gets exactly one result even if workers are killed.
+
+While CMD runs the worker extends the items' visibility every --visibility/3. A non-zero exit
+retries the items later with a growing delay (a failed batch of several items is split in halves
+first, so one bad item does not fail the rest); a failure on the --max-deliveries-th delivery or
+later moves the item to the dead-letter stream with its exit code and the end of its stderr.
+
+SIGTERM or Ctrl-C stops fetching and lets the running batch finish within --visibility.`,
+		Example: `  gpucost queue work --queue captions --results /data/captions --batch 32 -- python caption.py
+  gpucost queue work --queue q --results s3://bucket/out --visibility 2m --exit-when-empty -- ./infer.sh`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.ArgsLenAtDash() != 0 {
+				return usageError{fmt.Errorf("give the command after --, such as: gpucost queue work --queue Q --results DIR -- cat")}
+			}
+			store, err := openObjectStore(cmd.Context(), e, results)
+			if err != nil {
+				return err
+			}
+			c, err := queue.Dial(cmd.Context(), url)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			host, _ := os.Hostname()
+			w.Client, w.Results, w.Command = c, store, args
+			w.Name = fmt.Sprintf("%s:%d", host, os.Getpid())
+			w.Stderr = e.stderr
+			w.Log = slog.New(slog.NewTextHandler(e.stderr, nil))
+			if err := w.Run(cmd.Context()); err != nil {
+				return err
+			}
+			st := w.Stats()
+			fmt.Fprintf(e.stdout, "worked queue %s: %d done, %d already done, %d retried, %d dead-lettered\n",
+				w.Queue, st.Done.Load(), st.Skipped.Load(), st.Retried.Load(), st.Dead.Load())
+			return nil
+		},
+	}
+	natsFlag(e, cmd, &url)
+	f := cmd.Flags()
+	f.StringVar(&w.Queue, "queue", "", "queue name")
+	f.StringVar(&results, "results", "", "where results go: a directory, file://PATH or s3://BUCKET/PREFIX")
+	f.DurationVar(&w.Visibility, "visibility", 10*time.Minute, "an item not acked within this goes to another worker (extended while CMD runs)")
+	f.IntVar(&w.MaxDeliveries, "max-deliveries", 5, "a failure on this delivery or later dead-letters the item")
+	f.IntVar(&w.Batch, "batch", 1, "items per run of CMD")
+	f.IntVar(&w.Concurrency, "concurrency", 1, "runs of CMD at once")
+	f.BoolVar(&w.ExitWhenEmpty, "exit-when-empty", false, "exit once nothing is pending or in flight")
+	cmd.MarkFlagRequired("queue")
+	cmd.MarkFlagRequired("results")
+	return cmd
+}

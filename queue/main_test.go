@@ -1,0 +1,107 @@
+package queue
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gpucost/gpucost/file"
+)
+
+// The test binary doubles as the command a worker runs and as a worker process, so that the
+// fault test can kill real processes without building the gpucost binary.
+const (
+	roleJob    = "queue-test-job"
+	roleWorker = "queue-test-worker"
+)
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case roleJob:
+			os.Exit(fakeJob(os.Stdin, os.Stdout, os.Stderr))
+		case roleWorker:
+			os.Exit(workerProcess(os.Args[2:]))
+		}
+	}
+	os.Exit(m.Run())
+}
+
+// testItem is what the tests push.
+type testItem struct {
+	ID      json.RawMessage `json:"id,omitempty"`
+	N       int             `json:"n"`
+	Fail    bool            `json:"fail,omitempty"`
+	SleepMS int             `json:"sleep_ms,omitempty"`
+}
+
+// fakeJob answers each JSONL item with one line, {"id":…,"square":n²}, and exits 3 on an item
+// built to fail.
+func fakeJob(in io.Reader, out, errOut io.Writer) int {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	w := bufio.NewWriter(out)
+	defer w.Flush()
+	for sc.Scan() {
+		var it testItem
+		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
+			fmt.Fprintln(errOut, "fake job:", err)
+			return 2
+		}
+		if it.Fail {
+			fmt.Fprintf(errOut, "item %d is built to fail\n", it.N)
+			return 3
+		}
+		time.Sleep(time.Duration(it.SleepMS) * time.Millisecond)
+		w.WriteString(expectedResult(it))
+	}
+	return 0
+}
+
+func expectedResult(it testItem) string {
+	id := string(it.ID)
+	if id == "" {
+		id = "null"
+	}
+	return fmt.Sprintf("{\"id\":%s,\"square\":%d}\n", id, it.N*it.N)
+}
+
+// workerProcess runs a worker: URL QUEUE RESULTS_DIR BATCH VISIBILITY MAX_DELIVERIES.
+func workerProcess(args []string) int {
+	if len(args) != 6 {
+		fmt.Fprintln(os.Stderr, "usage: URL QUEUE RESULTS BATCH VISIBILITY MAX_DELIVERIES")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	store, err := file.New(args[2])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	batch, _ := strconv.Atoi(args[3])
+	vis, _ := time.ParseDuration(args[4])
+	maxDel, _ := strconv.Atoi(args[5])
+	c, err := Dial(ctx, args[0])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer c.Close()
+	w := &Worker{Client: c, Queue: args[1], Results: store, Command: []string{os.Args[0], roleJob},
+		Visibility: vis, MaxDeliveries: maxDel, Batch: batch, ExitWhenEmpty: true,
+		Name: fmt.Sprintf("pid %d", os.Getpid())}
+	if err := w.Run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}

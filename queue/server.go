@@ -1,0 +1,90 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// Options configure the embedded NATS server.
+type Options struct {
+	// DataDir holds JetStream's files; queues survive a restart that reuses it.
+	DataDir string
+	// Listen is host:port; port -1 picks a free one (tests).
+	Listen string
+	// Ready, if set, is called with the client URL once the server accepts connections.
+	Ready func(url string)
+}
+
+// Server is a running embedded NATS server with JetStream.
+type Server struct {
+	ns *server.Server
+}
+
+// Start starts an embedded NATS server with JetStream file storage in o.DataDir.
+func Start(o Options) (*Server, error) {
+	if o.DataDir == "" {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "queue server: no data directory")
+	}
+	if o.Listen == "" {
+		o.Listen = "127.0.0.1:4222"
+	}
+	host, portText, err := net.SplitHostPort(o.Listen)
+	if err != nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--listen %q: use host:port: %w", o.Listen, err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil || port < -1 || port > 65535 {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--listen %q: port %q is not a number from 0 to 65535", o.Listen, portText)
+	}
+	ns, err := server.NewServer(&server.Options{
+		ServerName: "gpucost", Host: host, Port: port,
+		JetStream: true, StoreDir: o.DataDir,
+		NoSigs: true, NoLog: true,
+	})
+	if err != nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "queue server: %w", err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		ns.Shutdown()
+		return nil, gpucost.Errorf(gpucost.EUnavailable, "queue server on %s did not start within 10s (is the port in use?)", o.Listen)
+	}
+	if !ns.JetStreamEnabled() {
+		ns.Shutdown()
+		return nil, gpucost.Errorf(gpucost.EUnavailable, "queue server: JetStream did not start with store %s", o.DataDir)
+	}
+	s := &Server{ns: ns}
+	if o.Ready != nil {
+		o.Ready(s.URL())
+	}
+	return s, nil
+}
+
+// URL is the address clients connect to.
+func (s *Server) URL() string { return s.ns.ClientURL() }
+
+// Shutdown stops the server; what JetStream stored stays in the data directory.
+func (s *Server) Shutdown() {
+	s.ns.Shutdown()
+	s.ns.WaitForShutdown()
+}
+
+// Serve runs an embedded server until ctx ends.
+func Serve(ctx context.Context, o Options) error {
+	s, err := Start(o)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	s.Shutdown()
+	return nil
+}
+
+// String describes the server for logs.
+func (s *Server) String() string { return fmt.Sprintf("NATS JetStream at %s", s.URL()) }

@@ -1,0 +1,135 @@
+package noticetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/gpucost/gpucost/spot/notice"
+)
+
+// Azure is a fake Azure instance metadata service: Scheduled Events (GET the document, POST
+// StartRequests to acknowledge) and the VM's compute/name.
+type Azure struct {
+	server
+	URL    string // Scheduled Events URL with api-version, for notice.Azure.URL
+	VMName string // the name compute/name answers
+
+	incarnation int
+	events      []notice.ScheduledEvent
+	raw         string // a verbatim document replacing the events, when set
+	acks        []string
+	gets        int
+	next        int
+}
+
+// NewAzure starts a fake service for the VM named vmName, with no events scheduled.
+func NewAzure(tb testing.TB, vmName string) *Azure {
+	s := &Azure{VMName: vmName, incarnation: 1}
+	s.start(tb, s.serve)
+	s.URL = s.srv.URL + "/metadata/scheduledevents?api-version=2020-07-01"
+	return s
+}
+
+// ScheduleEvent adds ev to the document and bumps its DocumentIncarnation. An empty EventId
+// gets a fresh one; the event's id is returned.
+func (s *Azure) ScheduleEvent(ev notice.ScheduledEvent) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ev.EventId == "" {
+		s.next++
+		ev.EventId = fmt.Sprintf("00000000-0000-4000-8000-%012d", s.next)
+	}
+	s.events = append(s.events, ev)
+	s.incarnation++
+	return ev.EventId
+}
+
+// Preempt schedules a spot eviction of this VM with NotBefore 30 s from now, as Azure does, and
+// returns its EventId.
+func (s *Azure) Preempt() string {
+	return s.ScheduleEvent(notice.ScheduledEvent{
+		EventType: "Preempt", ResourceType: "VirtualMachine", Resources: []string{s.VMName},
+		EventStatus: "Scheduled", NotBefore: time.Now().Add(30 * time.Second).UTC().Format(time.RFC1123),
+		Description: "Virtual machine is being evicted.", EventSource: "Platform", DurationInSeconds: -1,
+	})
+}
+
+// SetDocument serves body verbatim instead of the events (malformed documents for tests); an
+// empty body goes back to the events.
+func (s *Azure) SetDocument(body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.raw = body
+}
+
+// Acks returns the bodies of the acknowledgements POSTed so far, verbatim.
+func (s *Azure) Acks() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.acks...)
+}
+
+// Gets returns how many times the document was read.
+func (s *Azure) Gets() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gets
+}
+
+func (s *Azure) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Metadata") != "true" {
+		http.Error(w, `{"error":"Bad request. Required metadata header not specified"}`, http.StatusBadRequest)
+		return
+	}
+	if r.URL.Query().Get("api-version") == "" {
+		http.Error(w, `{"error":"Bad request. api-version was not specified in the request"}`, http.StatusBadRequest)
+		return
+	}
+	switch {
+	case r.URL.Path == "/metadata/instance/compute/name" && r.Method == http.MethodGet && r.URL.Query().Get("format") == "text":
+		fmt.Fprint(w, s.VMName)
+	case r.URL.Path == "/metadata/scheduledevents" && r.Method == http.MethodGet:
+		s.document(w)
+	case r.URL.Path == "/metadata/scheduledevents" && r.Method == http.MethodPost:
+		s.acknowledge(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (s *Azure) document(w http.ResponseWriter) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gets++
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	if s.raw != "" {
+		fmt.Fprint(w, s.raw)
+		return
+	}
+	_ = json.NewEncoder(w).Encode(notice.ScheduledEvents{DocumentIncarnation: s.incarnation, Events: s.events})
+}
+
+// acknowledge records a POST and starts the events it names.
+func (s *Azure) acknowledge(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req struct{ StartRequests []struct{ EventId string } }
+	if err := json.Unmarshal(body, &req); err != nil || len(req.StartRequests) == 0 {
+		http.Error(w, `{"error":"Bad request. StartRequests expected"}`, http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.acks = append(s.acks, string(body))
+	for _, sr := range req.StartRequests {
+		for i := range s.events {
+			if s.events[i].EventId == sr.EventId {
+				s.events[i].EventStatus = "Started"
+				s.incarnation++
+			}
+		}
+	}
+}

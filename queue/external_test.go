@@ -55,7 +55,7 @@ func TestExternalNATSServer(t *testing.T) {
 	if err != nil || status.Done != 3 || status.Dead != 2 || status.Pending != 0 || status.InFlight != 0 {
 		t.Errorf("Status = %+v, %v; want 3 done, 2 dead", status, err)
 	}
-	objs, err := store.List(ctx, "results/")
+	objs, err := store.List(ctx, "")
 	if err != nil || len(objs) != 3 {
 		t.Errorf("results = %v, %v; want 3", objs, err)
 	}

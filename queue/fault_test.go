@@ -143,7 +143,7 @@ func checkResults(t *testing.T, dir string, items []testItem) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, err := store.List(context.Background(), "results/")
+	objs, err := store.List(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func checkResults(t *testing.T, dir string, items []testItem) {
 	}
 	seen := map[string]bool{}
 	for _, o := range objs {
-		id := strings.TrimPrefix(o.Key, "results/")
+		id := o.Key
 		exp, ok := want[id]
 		if !ok || seen[id] {
 			t.Errorf("unexpected object %s in the results", o.Key)

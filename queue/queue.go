@@ -244,5 +244,6 @@ func CheckID(id string) error {
 	return nil
 }
 
-// ResultKey is the object key under which an item's result is stored.
-func ResultKey(id string) string { return "results/" + id }
+// ResultKey is the object key under which an item's result is stored: the id itself, so that
+// `--results out/` holds out/<id> and `--results s3://b/p` holds p/<id>.
+func ResultKey(id string) string { return id }

@@ -143,10 +143,17 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, size int64) er
 		return err
 	}
 	in := &transfermanager.UploadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(k)}
-	if size >= 0 {
+	ra, random := r.(io.ReaderAt)
+	switch {
+	case size >= 0 && random:
+		// A file goes up as a section: the transfer manager reads its parts at their offsets,
+		// in parallel and without copying them into buffers first.
+		in.Body = io.NewSectionReader(ra, 0, size)
+		in.ContentLength = aws.Int64(size)
+	case size >= 0:
 		in.Body = &exactReader{r: r, left: size}
 		in.ContentLength = aws.Int64(size)
-	} else {
+	default:
 		in.Body = r
 	}
 	if _, err := s.tm.UploadObject(ctx, in); err != nil {

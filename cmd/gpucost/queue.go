@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -143,25 +144,32 @@ func newQueueStatusCmd(e *env) *cobra.Command {
 		Short: "Show a queue's pending, in-flight, done and dead items, its rate and ETA",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
-			c, err := queue.Dial(cmd.Context(), url)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			st, err := c.Status(cmd.Context(), q, e.now())
-			if err != nil {
-				return err
-			}
-			return e.print(statusResult(st))
+			return e.withQueue(cmd.Context(), url, func(c *queue.Client) error {
+				st, err := c.Status(cmd.Context(), q, e.now())
+				if err != nil {
+					return err
+				}
+				return e.print(statusResult(st))
+			})
 		},
 	}
 	natsFlag(e, cmd, &url)
 	cmd.Flags().StringVar(&q, "queue", "", "queue name")
 	cmd.MarkFlagRequired("queue")
 	return cmd
+}
+
+// withQueue checks --output, connects to the NATS server at url and calls fn with the client.
+func (e *env) withQueue(ctx context.Context, url string, fn func(*queue.Client) error) error {
+	if err := e.validOutput(); err != nil {
+		return err
+	}
+	c, err := queue.Dial(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return fn(c)
 }
 
 func statusResult(st queue.Status) result {
@@ -194,28 +202,22 @@ func newQueueDeadCmd(e *env) *cobra.Command {
 		Short: "List a queue's dead letters: the items that will not be tried again, with why",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
-			c, err := queue.Dial(cmd.Context(), url)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			dead, err := c.DeadLetters(cmd.Context(), q)
-			if err != nil {
-				return err
-			}
-			r := result{Title: "Dead letters of queue " + q, JSON: dead,
-				Columns: []string{"ID", "Source", "Error", "Exit", "Deliveries", "Stderr (end)"}, Right: []int{3, 4}}
-			for _, d := range dead {
-				exit := ""
-				if d.ExitCode != nil {
-					exit = strconv.Itoa(*d.ExitCode)
+			return e.withQueue(cmd.Context(), url, func(c *queue.Client) error {
+				dead, err := c.DeadLetters(cmd.Context(), q)
+				if err != nil {
+					return err
 				}
-				r.Rows = append(r.Rows, []string{d.ID, d.Source, d.Error, exit, strconv.FormatUint(d.Deliveries, 10), lastLine(d.Stderr)})
-			}
-			return e.print(r)
+				r := result{Title: "Dead letters of queue " + q, JSON: dead,
+					Columns: []string{"ID", "Source", "Error", "Exit", "Deliveries", "Stderr (end)"}, Right: []int{3, 4}}
+				for _, d := range dead {
+					exit := ""
+					if d.ExitCode != nil {
+						exit = strconv.Itoa(*d.ExitCode)
+					}
+					r.Rows = append(r.Rows, []string{d.ID, d.Source, d.Error, exit, strconv.FormatUint(d.Deliveries, 10), lastLine(d.Stderr)})
+				}
+				return e.print(r)
+			})
 		},
 	}
 	natsFlag(e, cmd, &url)

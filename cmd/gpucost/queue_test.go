@@ -53,7 +53,7 @@ func TestQueueCommands(t *testing.T) {
 		t.Fatalf("queue work: exit %d\n%s%s", code, out, errOut)
 	}
 	for id, want := range map[string]string{"a": `{"id":"a","text":"one"}` + "\n", "2": `{"id":2,"text":"two"}` + "\n"} {
-		got, err := os.ReadFile(filepath.Join(results, "results", id))
+		got, err := os.ReadFile(filepath.Join(results, id))
 		if err != nil || string(got) != want {
 			t.Errorf("result %s = %q, %v; want %q", id, got, err, want)
 		}

@@ -19,7 +19,7 @@ func newQueueWorkCmd(e *env) *cobra.Command {
 		Use:   "work --queue Q --results DIR|s3://BUCKET/PREFIX [flags] -- CMD [ARGS...]",
 		Short: "Run a command over a queue's items and store each item's result",
 		Long: `work fetches up to --batch items, runs CMD once with them as JSONL on stdin, and on exit 0
-stores the command's stdout as the items' results under results/<id> in the --results store: one
+stores the command's stdout as each item's result, named by its id, in the --results store: one
 output line per input line, in order (with --batch 1, the whole stdout). An item is acked only
 after its result is stored, and a redelivered item whose result exists is not run again, so each
 item gets exactly one result even if workers are killed.

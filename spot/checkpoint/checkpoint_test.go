@@ -317,6 +317,54 @@ func TestUnstableDirectory(t *testing.T) {
 	}
 }
 
+// A file written long ago goes up as it is and is checked after the Put: rewritten meanwhile,
+// its object is deleted again and the file listed as unstable; the next pass stores it.
+func TestUploadRewrittenOldFile(t *testing.T) {
+	ctx := context.Background()
+	store := stores(t)["file"]
+	dir := t.TempDir()
+	write(t, dir, "big", random(1<<20))
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, "big"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	meddler := &meddlingStore{ObjectStore: store, during: func() { write(t, dir, "big", random(1<<20)) }}
+	s := &Syncer{Store: meddler, Job: "j", Dir: dir}
+	if st := mustSync(t, s); st.Manifest != "" || len(st.Unstable) != 1 {
+		t.Errorf("Sync while the old file is rewritten = %+v; want no manifest and big unstable", st)
+	}
+	if objs, _ := store.List(ctx, "j/objects/"); len(objs) != 0 {
+		t.Errorf("objects after the failed check = %v, want none", objs)
+	}
+	if st := mustSync(t, s); st.Seq != 1 {
+		t.Errorf("the next Sync = %+v; want manifest 1", st)
+	}
+	if m, err := Latest(ctx, store, "j"); err != nil || Verify(ctx, store, m) != nil {
+		t.Errorf("Latest = %+v, %v; want big, verified", m, err)
+	}
+}
+
+// An object that no manifest names (put by a Sync killed before its manifest) is not trusted:
+// a new Syncer uploads its content again.
+func TestOrphanObjectUploadedAgain(t *testing.T) {
+	ctx := context.Background()
+	store := stores(t)["file"]
+	dir := t.TempDir()
+	content := random(5000)
+	write(t, dir, "a", content)
+	sum, _, _ := hashFile(filepath.Join(dir, "a"))
+	if err := store.Put(ctx, ObjectKey("j", sum), bytes.NewReader([]byte("not the content")), 15); err != nil {
+		t.Fatal(err)
+	}
+	s := &Syncer{Store: store, Job: "j", Dir: dir}
+	if st := mustSync(t, s); st.Uploaded != 1 {
+		t.Errorf("Sync over an orphan object = %+v; want it uploaded again", st)
+	}
+	if m, err := Latest(ctx, store, "j"); err != nil || Verify(ctx, store, m) != nil {
+		t.Errorf("Latest = %+v, %v; want a, verified", m, err)
+	}
+}
+
 // meddlingStore calls during once, in the middle of the first Put of an object bigger than 64 KiB.
 type meddlingStore struct {
 	gpucost.ObjectStore

@@ -123,6 +123,10 @@ func (s *Syncer) Restore(ctx context.Context) (Manifest, bool, error) {
 	if err != nil {
 		return Manifest{}, false, err
 	}
+	s.mu.Lock()
+	s.initLocked()
+	s.manifests[m.Key] = &m // load need not read it again
+	s.mu.Unlock()
 	if err := s.load(ctx); err != nil {
 		return Manifest{}, false, fmt.Errorf("restore %s: %w", m.Key, err)
 	}
@@ -139,7 +143,7 @@ func (s *Syncer) Restore(ctx context.Context) (Manifest, bool, error) {
 	s.last = &m
 	s.manifests[m.Key] = &m
 	s.mu.Unlock()
-	s.log().Info("checkpoint restored", "job", s.Job, "manifest", m.Key, "files", len(m.Files), "bytes", m.Bytes, "latest", m.Latest)
+	s.log().Debug("checkpoint restored", "job", s.Job, "manifest", m.Key, "files", len(m.Files), "bytes", m.Bytes, "latest", m.Latest)
 	return m, true, nil
 }
 

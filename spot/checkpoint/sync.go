@@ -174,7 +174,7 @@ func (s *Syncer) sync(ctx context.Context) (Stats, error) {
 		return st, err
 	}
 	st.Manifest, st.Seq = m.Key, m.Seq
-	s.log().Info("checkpoint synced", "job", s.Job, "manifest", m.Key, "files", st.Files,
+	s.log().Debug("checkpoint synced", "job", s.Job, "manifest", m.Key, "files", st.Files,
 		"uploaded", st.Uploaded, "bytes", st.Bytes, "latest", m.Latest)
 	if err := s.prune(ctx, &m); err != nil {
 		s.log().Warn("pruning old checkpoints failed; will retry on the next sync", "job", s.Job, "err", err)
@@ -182,10 +182,13 @@ func (s *Syncer) sync(ctx context.Context) (Stats, error) {
 	return st, nil
 }
 
-// load reads, once, which objects and manifests the store holds for the job.
+// load reads, once, which objects and manifests the store holds for the job. Only the objects
+// that a readable manifest names count as present: an object nothing names yet may be one that a
+// killed Sync put before it could check it, so it is uploaded again when needed.
 func (s *Syncer) load(ctx context.Context) error {
 	s.mu.Lock()
 	loaded := s.loaded
+	s.initLocked()
 	s.mu.Unlock()
 	if loaded {
 		return nil
@@ -198,25 +201,40 @@ func (s *Syncer) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("list the job's objects: %w", err)
 	}
-	known := map[string]bool{}
+	stored, named := map[string]bool{}, map[string]bool{}
 	var lastSeq int64
 	for _, o := range objs {
 		if sum, ok := strings.CutPrefix(o.Key, s.Job+"/objects/"); ok {
-			known[sum] = true
+			stored[sum] = true
 		} else if n, ok := manifestSeq(s.Job, o.Key); ok {
 			lastSeq = max(lastSeq, n)
+			if m, err := s.readManifest(ctx, o.Key); err == nil {
+				for _, f := range m.Files {
+					named[f.SHA256] = true
+				}
+			}
+		}
+	}
+	known := map[string]bool{}
+	for sum := range named {
+		if stored[sum] {
+			known[sum] = true
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.known, s.lastSeq, s.loaded = known, lastSeq, true
+	return nil
+}
+
+// initLocked makes the Syncer's maps; s.mu is held.
+func (s *Syncer) initLocked() {
 	if s.hashes == nil {
 		s.hashes = map[string]cacheLine{}
 	}
 	if s.manifests == nil {
 		s.manifests = map[string]*Manifest{}
 	}
-	return nil
 }
 
 // scan lists the regular files under Dir, leaving out temporary and gpucost files, in path
@@ -368,24 +386,54 @@ func (s *Syncer) uploadMissing(ctx context.Context, es []entry, st *Stats) error
 // errChanged says that a file's content no longer matched its hash while it was uploaded.
 var errChanged = errors.New("file changed while it was uploaded")
 
-// upload puts one file under its content's key. The file is hashed again as it is read, and
-// a difference fails the Put before the object appears, so an object's content always matches
-// its name, even when the job rewrites the file meanwhile.
+// upload puts one file under its content's key, so that an object's content always matches its
+// name even when the job rewrites the file meanwhile. A file last written at least settleAge
+// before it is opened goes up as it is, read in parallel parts, and is checked afterwards: any
+// later write gives it a newer mtime, so the same size and mtime on the same file mean the same
+// content; if it changed, the object is deleted again. A younger file may share its mtime with a
+// write still to come, so it is hashed again as it is read, and a difference fails the Put before
+// the object appears.
 func (s *Syncer) upload(ctx context.Context, e entry) error {
 	f, err := os.Open(filepath.Join(s.Dir, filepath.FromSlash(e.rel)))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	r := &verifyReader{r: f, h: sha256.New(), left: e.size, want: e.sum}
-	err = s.Store.Put(ctx, ObjectKey(s.Job, e.sum), r, e.size)
-	if r.changed {
+	before, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !sameStat(before, e) {
 		return fmt.Errorf("upload %s: %w", e.rel, errChanged)
+	}
+	key := ObjectKey(s.Job, e.sum)
+	if time.Since(e.mtime) < settleAge {
+		r := &verifyReader{r: f, h: sha256.New(), left: e.size, want: e.sum}
+		err = s.Store.Put(ctx, key, r, e.size)
+		if r.changed {
+			return fmt.Errorf("upload %s: %w", e.rel, errChanged)
+		}
+	} else if err = s.Store.Put(ctx, key, f, e.size); err == nil {
+		if after, serr := f.Stat(); serr != nil || !sameStat(after, e) {
+			if derr := s.Store.Delete(ctx, key); derr != nil {
+				return fmt.Errorf("upload %s: %w; deleting the object: %w", e.rel, errChanged, derr)
+			}
+			return fmt.Errorf("upload %s: %w", e.rel, errChanged)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("upload %s (%d bytes): %w", e.rel, e.size, err)
 	}
 	return nil
+}
+
+// settleAge is how long ago a file must have been written for its mtime to change with any later
+// write: far above the coarsest file-system clock tick.
+const settleAge = time.Second
+
+// sameStat reports whether info shows the file as the scan saw it.
+func sameStat(info fs.FileInfo, e entry) bool {
+	return info.Size() == e.size && info.ModTime().Equal(e.mtime)
 }
 
 // verifyReader reads exactly left bytes and, with the last of them, fails unless their sha256 is

@@ -61,7 +61,7 @@ func (r *Runner) startChild() (*child, error) {
 		}
 		close(c.done)
 	}()
-	r.Log.Info("started the command", "job", r.Job, "pid", cmd.Process.Pid, "attempt", r.attempt.Load(), "resume_from", r.resume)
+	r.Log.Info("started the command", "pid", cmd.Process.Pid, "attempt", r.attempt.Load(), "resume_from", r.resume)
 	return c, nil
 }
 

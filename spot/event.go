@@ -37,6 +37,8 @@ type Event struct {
 	Host         string `json:"host,omitempty"`
 	Cloud        string `json:"cloud,omitempty"`
 	InstanceType string `json:"instance_type,omitempty"`
+	Region       string `json:"region,omitempty"`
+	Zone         string `json:"zone,omitempty"`
 	Spot         bool   `json:"spot"`
 	Price        string `json:"price_per_hour,omitempty"`     // what this machine costs an hour, a decimal in Currency; empty if unknown
 	OnDemand     string `json:"on_demand_per_hour,omitempty"` // the same type on demand, if known

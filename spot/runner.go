@@ -48,7 +48,10 @@ type Machine struct {
 	Host         string
 	Cloud        string // aws, gcp, azure or none
 	InstanceType string
+	Region       string // from the cloud's metadata service; empty when unknown
+	Zone         string
 	Spot         bool
+	Source       string        // where InstanceType and Spot came from, for the start event's detail
 	Price        gpucost.Money // per hour; zero Currency with HasPrice false when unknown
 	HasPrice     bool
 	OnDemand     gpucost.Money // the same instance type on demand, per hour
@@ -163,7 +166,7 @@ func (r *Runner) Run(ctx context.Context) (Result, error) {
 	}
 	res := Result{ResumeFrom: resume}
 	r.resume = resume
-	r.record(ctx, Event{Kind: EventStart, ResumeFrom: resume})
+	r.record(ctx, Event{Kind: EventStart, ResumeFrom: resume, Detail: r.Machine.Source})
 
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
@@ -306,10 +309,10 @@ func (r *Runner) restore(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("job %s: restore the last checkpoint: %w", r.Job, err)
 	}
 	if !ok || m.Latest == "" {
-		r.Log.Info("no stored checkpoint: starting fresh", "job", r.Job)
+		r.Log.Info("no stored checkpoint: starting fresh")
 		return "", nil
 	}
 	path := r.Dir + string(os.PathSeparator) + m.Latest
-	r.Log.Info("resuming from the last complete checkpoint", "job", r.Job, "checkpoint", path)
+	r.Log.Info("resuming from the last complete checkpoint", "checkpoint", path)
 	return path, nil
 }

@@ -221,6 +221,7 @@ func (r *Runner) record(ctx context.Context, ev Event) {
 	m := r.Machine
 	ev.Job, ev.Run, ev.Time = r.Job, r.run, r.Now().UTC()
 	ev.Host, ev.Cloud, ev.InstanceType, ev.Spot = m.Host, m.Cloud, m.InstanceType, m.Spot
+	ev.Region, ev.Zone = m.Region, m.Zone
 	if ev.Attempt == 0 {
 		ev.Attempt = int(r.attempt.Load())
 	}

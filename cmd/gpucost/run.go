@@ -27,7 +27,7 @@ type runFlags struct {
 	name, dir, store, noticeSignal, cloud, azureURL, instanceType, price string
 	syncInterval, grace, poll, uploadFloor                               time.Duration
 	maxRestarts                                                          int
-	spot                                                                 bool
+	spot, spotSet                                                        bool // spotSet: --spot was given
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -56,6 +56,13 @@ and exits 75. If the checkpoint cannot fit the window the log says so with the n
 rebalance recommendation starts a sync at once. A command that exits non-zero without a notice is
 restarted from the last checkpoint after 1 s, 2 s, 4 s … (at most 1 min), up to --max-restarts.
 
+The machine's instance type, region, zone and whether it is spot are read from the cloud's
+metadata service (AWS instance-type, placement and instance-life-cycle; GCP machine-type, zone
+and scheduling; Azure compute vmSize, location, zone and priority); --instance-type and --spot
+win over them, and a service that cannot say leaves them to the flags with a warning. Unless
+--price is given, the machine is priced at the catalog's price for its type in its region
+(spot in its own zone first), or the median over regions where the region is unknown.
+
 Every start, notice, crash, restart, sync and exit is stored as a JSON event under
 JOB/events/ in the store; "gpucost report jobs" sums them up.
 
@@ -72,6 +79,7 @@ Exit codes:
   gpucost run --checkpoint-dir ckpt --store s3://b/jobs --instance-type g5.xlarge --max-restarts 3 -- python train.py`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.spotSet = cmd.Flags().Changed("spot")
 			return runJob(cmd.Context(), e, f, args)
 		},
 	}
@@ -87,9 +95,9 @@ Exit codes:
 	fl.StringVar(&f.cloud, "cloud", "auto", "where to watch for notices: auto, aws, gcp, azure or none")
 	fl.DurationVar(&f.poll, "poll", notice.DefaultPoll, "how often to ask the metadata service (1s for the fastest reaction)")
 	fl.StringVar(&f.azureURL, "azure-metadata-url", notice.DefaultAzureURL, "Azure Scheduled Events URL")
-	fl.StringVar(&f.instanceType, "instance-type", "", "instance type, for the catalog price in the job's events")
-	fl.StringVar(&f.price, "price", "", "what this machine costs per hour in USD (default: the catalog price of --instance-type)")
-	fl.BoolVar(&f.spot, "spot", true, "the machine is spot or preemptible (priced at the catalog spot price)")
+	fl.StringVar(&f.instanceType, "instance-type", "", "instance type, for the catalog price in the job's events (default: what the cloud's metadata service says)")
+	fl.StringVar(&f.price, "price", "", "what this machine costs per hour in USD (default: the catalog price of the instance type in its region)")
+	fl.BoolVar(&f.spot, "spot", true, "the machine is spot or preemptible, priced at the catalog spot price (default: what the metadata service says, else true)")
 	fl.DurationVar(&f.uploadFloor, "upload-floor", spot.DefaultUploadFloor, "upload time assumed in a notice window before the bandwidth is measured")
 	return cmd
 }
@@ -121,15 +129,14 @@ func runJob(ctx context.Context, e *env, f runFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	machine, err := runMachine(ctx, e, f)
-	if err != nil {
-		return err
-	}
 	watchers, cloud, err := runWatchers(ctx, e, f, log)
 	if err != nil {
 		return err
 	}
-	machine.Cloud = cloud
+	machine, err := runMachine(ctx, e, f, cloud, log)
+	if err != nil {
+		return err
+	}
 	r := &spot.Runner{
 		Job: f.name, Dir: f.dir, Command: args, Stdout: e.stdout, Stderr: stderr,
 		Store: store, Watchers: watchers, Machine: machine,
@@ -188,11 +195,11 @@ func parseSignal(s string) (os.Signal, error) {
 // runWatchers returns the notice watchers for --cloud (detected when auto) and the cloud's name.
 // SIGTERM and SIGINT to the runner are always watched.
 func runWatchers(ctx context.Context, e *env, f runFlags, log *slog.Logger) ([]notice.Watcher, string, error) {
-	awsEndpoint := e.getenv("AWS_EC2_METADATA_SERVICE_ENDPOINT")
-	gcpHost := e.getenv("GCE_METADATA_HOST")
+	probe := runProbe(e, f)
+	awsEndpoint, gcpHost := probe.AWS, probe.GCPHost
 	cloud := f.cloud
 	if cloud == "auto" {
-		cloud = notice.Detect(ctx, notice.Probe{AWS: awsEndpoint, GCPHost: gcpHost, AzureURL: f.azureURL})
+		cloud = notice.Detect(ctx, probe)
 		log.Info("cloud detected", "cloud", cloud)
 	}
 	ws := []notice.Watcher{&notice.Signal{Signals: []os.Signal{syscall.SIGTERM, syscall.SIGINT}, Grace: f.grace, Now: e.now}}
@@ -210,11 +217,35 @@ func runWatchers(ctx context.Context, e *env, f runFlags, log *slog.Logger) ([]n
 	return ws, cloud, nil
 }
 
-// runMachine describes this machine for the job's events: its host name, instance type and
-// hourly price from --price or the catalog.
-func runMachine(ctx context.Context, e *env, f runFlags) (spot.Machine, error) {
+// runProbe names the metadata endpoints, from the SDKs' environment overrides and
+// --azure-metadata-url.
+func runProbe(e *env, f runFlags) notice.Probe {
+	return notice.Probe{AWS: e.getenv("AWS_EC2_METADATA_SERVICE_ENDPOINT"), GCPHost: e.getenv("GCE_METADATA_HOST"), AzureURL: f.azureURL}
+}
+
+// runMachine describes this machine for the job's events: its host name; its instance type,
+// region, zone and whether it is spot from the cloud's metadata service, where --instance-type
+// and --spot, when given, win; and its hourly price from --price or the catalog. A metadata
+// service that cannot say is a warning, never a failure.
+func runMachine(ctx context.Context, e *env, f runFlags, cloud string, log *slog.Logger) (spot.Machine, error) {
 	host, _ := os.Hostname()
-	m := spot.Machine{Host: host, InstanceType: f.instanceType, Spot: f.spot}
+	m := spot.Machine{Host: host, Cloud: cloud, InstanceType: f.instanceType, Spot: f.spot, Source: "flags"}
+	var d notice.Machine
+	if cloud != notice.CloudNone {
+		var err error
+		if d, err = notice.Describe(ctx, cloud, runProbe(e, f)); err != nil {
+			log.Warn("the metadata service did not describe the whole machine; --instance-type and --spot fill in", "err", err)
+		}
+		m.Region, m.Zone = d.Region, d.Zone
+		if m.InstanceType == "" {
+			m.InstanceType = d.InstanceType
+		}
+		if !f.spotSet && d.KnowsSpot {
+			m.Spot = d.Spot
+		}
+		m.Source = machineSource(cloud, d, f)
+		log.Info("machine", "instance_type", m.InstanceType, "region", m.Region, "zone", m.Zone, "spot", m.Spot, "from", m.Source)
+	}
 	if f.price != "" {
 		p, err := gpucost.ParseMoney(f.price, "USD")
 		if err != nil || p.Nanos < 0 {
@@ -222,21 +253,75 @@ func runMachine(ctx context.Context, e *env, f runFlags) (spot.Machine, error) {
 		}
 		m.Price, m.HasPrice = p, true
 	}
-	if f.instanceType == "" {
+	if m.InstanceType == "" {
 		return m, nil
 	}
 	cat, err := e.loadCatalog(ctx)
 	if err != nil {
 		return m, err
 	}
-	var onDemand, spotPrices []gpucost.Money
-	for _, o := range cat.Offers() {
-		if !strings.EqualFold(o.InstanceType, f.instanceType) {
-			continue
+	priceMachine(&m, cat.Offers(), d.ZoneID)
+	if !m.HasPrice {
+		log.Warn("no catalog price for this machine; give --price to price it", "instance_type", m.InstanceType, "region", m.Region)
+	}
+	return m, nil
+}
+
+// machineSource says where the machine's description came from, for the start event.
+func machineSource(cloud string, d notice.Machine, f runFlags) string {
+	var parts []string
+	if d.InstanceType != "" || d.KnowsSpot || d.Region != "" {
+		parts = append(parts, cloud+" metadata")
+		if d.Lifecycle != "" {
+			parts[0] += " (" + d.Lifecycle + ")"
 		}
+	}
+	if f.instanceType != "" {
+		parts = append(parts, "--instance-type")
+	}
+	if f.spotSet || !d.KnowsSpot {
+		parts = append(parts, "--spot")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// priceMachine sets m's on-demand price, and its price unless --price gave one, from the
+// catalog's offers of its instance type: those of its cloud and region when the catalog has
+// them (a spot price from its own zone first), else the median over every region.
+func priceMachine(m *spot.Machine, offers []gpucost.Offer, zoneID string) {
+	var match []gpucost.Offer
+	for _, o := range offers {
+		if strings.EqualFold(o.InstanceType, m.InstanceType) {
+			match = append(match, o)
+		}
+	}
+	narrow := func(keep func(gpucost.Offer) bool) {
+		var in []gpucost.Offer
+		for _, o := range match {
+			if keep(o) {
+				in = append(in, o)
+			}
+		}
+		if len(in) > 0 {
+			match = in
+		}
+	}
+	if m.Cloud != notice.CloudNone && m.Cloud != "" {
+		narrow(func(o gpucost.Offer) bool { return o.Provider == m.Cloud })
+	}
+	if m.Region != "" {
+		narrow(func(o gpucost.Offer) bool { return o.Region == m.Region })
+	}
+	var onDemand, spotPrices []gpucost.Money
+	for _, o := range match {
 		if o.HasOnDemand {
 			onDemand = append(onDemand, o.OnDemand)
 		}
+	}
+	if m.Zone != "" || zoneID != "" {
+		narrow(func(o gpucost.Offer) bool { return o.HasSpot && o.Zone != "" && (o.Zone == m.Zone || o.Zone == zoneID) })
+	}
+	for _, o := range match {
 		if o.HasSpot {
 			spotPrices = append(spotPrices, o.SpotPrice)
 		}
@@ -246,12 +331,11 @@ func runMachine(ctx context.Context, e *env, f runFlags) (spot.Machine, error) {
 	}
 	if !m.HasPrice {
 		src := onDemand
-		if f.spot {
+		if m.Spot {
 			src = spotPrices
 		}
 		m.Price, m.HasPrice = medianMoney(src)
 	}
-	return m, nil
 }
 
 // medianMoney returns the median of prices across regions (the lower middle one for an even

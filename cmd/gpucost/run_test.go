@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -127,10 +128,11 @@ func TestRunThenReportJobs(t *testing.T) {
 	}
 }
 
-// TestRunKill9 kills the gpucost run process with SIGKILL at random moments while it syncs a
-// trainer writing a checkpoint every 10 steps; after every kill the store's latest manifest must
-// name a complete checkpoint whose checksums verify, and a last run on a fresh machine must end
-// with the trainer's exact state.
+// TestRunKill9 kills the gpucost run process with SIGKILL 100 times at random moments during
+// its syncs: each run syncs back to back (--sync-interval 1ms) a trainer writing a checkpoint
+// every 10 steps, and is killed 0–100 ms after its first sync finished. After every kill the
+// store's latest manifest must name a complete checkpoint whose checksums verify, and a last run
+// on a fresh machine must end with the trainer's exact state.
 func TestRunKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kill -9 fault test skipped in -short mode")
@@ -141,42 +143,109 @@ func TestRunKill9(t *testing.T) {
 		t.Fatal(err)
 	}
 	result := filepath.Join(t.TempDir(), "result.json")
-	const steps = 4000
-	kills, budget := 0, time.Now().Add(40*time.Second)
-	for kills < 60 && time.Now().Before(budget) {
+	const steps, wantKills = 6000, 100
+	kills, midUpload, budget := 0, 0, time.Now().Add(40*time.Second)
+	for kills < wantKills && time.Now().Before(budget) {
 		cmd := gpucostRun(t, storeDir, result, steps)
+		synced, err := syncedSignal(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(50+rand.IntN(250)) * time.Millisecond)
+		select {
+		case <-synced:
+			time.Sleep(time.Duration(rand.IntN(100)) * time.Millisecond)
+		case <-time.After(10 * time.Second):
+			t.Fatal("gpucost run logged no sync within 10 s")
+		}
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		if cmd.ProcessState.ExitCode() == 0 {
 			break // it finished before the kill
 		}
 		kills++
+		if uploadInFlight(t, storeDir) {
+			midUpload++
+		}
 		checkLatest(t, store)
 	}
-	t.Logf("%d kills", kills)
+	t.Logf("%d kills, %d of them between a sync's first upload and its manifest", kills, midUpload)
 	cmd := gpucostRun(t, storeDir, result, steps)
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
+	resumed := "a fresh start"
+	if m, err := checkpoint.Latest(context.Background(), store, "k9"); err == nil {
+		resumed = m.Latest
+	}
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("final gpucost run: %v\n%s", err, errb.String())
 	}
+	t.Logf("the last run resumed from %s", resumed)
 	r, err := faketrainer.ReadResult(result)
 	if err != nil || r.Steps != steps || r.State != faketrainer.StateAfter(steps) {
 		t.Fatalf("after %d kills the trainer ended with %+v, %v; want %d steps and state %.12s…", kills, r, err, steps, faketrainer.StateAfter(steps))
 	}
-	if kills < 20 {
-		t.Errorf("only %d kills landed before the job finished; want at least 20", kills)
+	if kills < wantKills || midUpload == 0 {
+		t.Errorf("%d kills landed before the job finished, %d of them mid-upload; want %d, and some mid-upload", kills, midUpload, wantKills)
 	}
+}
+
+// syncedSignal returns a channel closed when cmd logs its first finished checkpoint sync; the
+// rest of its stderr is drained.
+func syncedSignal(cmd *exec.Cmd) (<-chan struct{}, error) {
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	synced := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(pipe)
+		seen := false
+		for sc.Scan() {
+			if !seen && strings.Contains(sc.Text(), `msg="checkpoint synced"`) {
+				seen = true
+				close(synced)
+			}
+		}
+	}()
+	return synced, nil
+}
+
+// uploadInFlight reports whether the kill left job k9 with an object or a partial upload newer
+// than its newest manifest: it landed inside a sync, after its first upload.
+func uploadInFlight(t *testing.T, storeDir string) bool {
+	t.Helper()
+	var newestObject, newestManifest time.Time
+	err := filepath.WalkDir(filepath.Join(storeDir, "k9"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // pruned meanwhile
+		}
+		switch {
+		case strings.HasPrefix(d.Name(), ".gpucost-put-"):
+			newestObject = info.ModTime().Add(time.Hour) // a partial upload
+		case strings.Contains(p, "/objects/") && info.ModTime().After(newestObject):
+			newestObject = info.ModTime()
+		case strings.Contains(p, "/manifests/") && info.ModTime().After(newestManifest):
+			newestManifest = info.ModTime()
+		}
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatalf("walk the store: %v", err)
+	}
+	return newestObject.After(newestManifest)
 }
 
 // gpucostRun returns a gpucost run process on a fresh checkpoint directory: a new machine.
 func gpucostRun(t *testing.T, store, result string, steps int) *exec.Cmd {
 	args := []string{"gpucost", "run", "--name", "k9", "--checkpoint-dir", filepath.Join(t.TempDir(), "ckpt"),
-		"--store", store, "--cloud", "none", "--sync-interval", "20ms", "--",
+		"--store", store, "--cloud", "none", "--sync-interval", "1ms", "--",
 		os.Args[0], "faketrainer", "-steps", fmt.Sprint(steps), "-every", "10", "-size", "65536", "-step-time", "1ms", "-result", result}
 	return exec.Command(os.Args[0], args...)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -20,6 +21,7 @@ type AWS struct {
 	action        string
 	rebalance     string
 	next          int
+	meta          map[string]string // other meta-data keys, such as instance-type
 }
 
 // NewAWS starts a fake IMDS with no notice up; it stops at the end of the test.
@@ -50,6 +52,27 @@ func (s *AWS) IssueRebalance(at time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rebalance = string(b)
+}
+
+// SetMetaData serves value at /latest/meta-data/key (instance-type, placement/region,
+// placement/availability-zone, placement/availability-zone-id, instance-life-cycle, …); an empty
+// value takes the key down again (404).
+func (s *AWS) SetMetaData(key, value string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.meta == nil {
+		s.meta = map[string]string{}
+	}
+	s.meta[key] = value
+}
+
+// SetInstance serves a whole machine description: the instance type, its availability zone with
+// the zone's id and region, and instance-life-cycle (spot or on-demand).
+func (s *AWS) SetInstance(instanceType, region, zone, zoneID, lifecycle string) {
+	for k, v := range map[string]string{"instance-type": instanceType, "placement/region": region,
+		"placement/availability-zone": zone, "placement/availability-zone-id": zoneID, "instance-life-cycle": lifecycle} {
+		s.SetMetaData(k, v)
+	}
 }
 
 // ExpireTokens makes every token issued so far invalid, as when its TTL runs out: requests
@@ -98,6 +121,8 @@ func (s *AWS) serve(w http.ResponseWriter, r *http.Request) {
 		body = s.action
 	case "/latest/meta-data/events/recommendations/rebalance":
 		body = s.rebalance
+	default:
+		body = s.meta[strings.TrimPrefix(r.URL.Path, "/latest/meta-data/")]
 	}
 	if body == "" {
 		http.NotFound(w, r)

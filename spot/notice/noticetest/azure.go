@@ -24,6 +24,7 @@ type Azure struct {
 	acks        []string
 	gets        int
 	next        int
+	compute     string // the compute section's JSON; 404 when empty
 }
 
 // NewAzure starts a fake service for the VM named vmName, with no events scheduled.
@@ -92,6 +93,8 @@ func (s *Azure) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/metadata/instance/compute/name" && r.Method == http.MethodGet && r.URL.Query().Get("format") == "text":
 		fmt.Fprint(w, s.VMName)
+	case r.URL.Path == "/metadata/instance/compute" && r.Method == http.MethodGet:
+		s.serveCompute(w, r)
 	case r.URL.Path == "/metadata/scheduledevents" && r.Method == http.MethodGet:
 		s.document(w)
 	case r.URL.Path == "/metadata/scheduledevents" && r.Method == http.MethodPost:
@@ -99,6 +102,44 @@ func (s *Azure) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// SetCompute serves the compute section of the instance metadata for this VM with the given
+// size, location, zone and priority (Regular, Spot or Low), with the other fields Azure documents.
+func (s *Azure) SetCompute(vmSize, location, zone, priority string) {
+	doc := map[string]any{
+		"azEnvironment": "AzurePublicCloud", "evictionPolicy": "", "location": location, "name": s.VMName,
+		"offer": "ubuntu-hpc", "osType": "Linux", "platformFaultDomain": "0", "platformUpdateDomain": "0",
+		"priority": priority, "provider": "Microsoft.Compute", "publisher": "microsoft-dsvm",
+		"resourceGroupName": "training", "sku": "2204", "subscriptionId": "00000000-0000-4000-8000-000000000000",
+		"tags": "", "version": "22.04.2024", "vmId": "02aab8a4-74ef-476e-8182-f6d2ba4166a6",
+		"vmScaleSetName": "", "vmSize": vmSize, "zone": zone,
+	}
+	if priority == "Spot" || priority == "Low" {
+		doc["evictionPolicy"] = "Deallocate"
+	}
+	b, _ := json.Marshal(doc)
+	s.SetComputeDocument(string(b))
+}
+
+// SetComputeDocument serves body verbatim as the compute section (malformed documents for
+// tests); an empty body takes it down again (404).
+func (s *Azure) SetComputeDocument(body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.compute = body
+}
+
+func (s *Azure) serveCompute(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	body := s.compute
+	s.mu.Unlock()
+	if body == "" {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	fmt.Fprint(w, body)
 }
 
 func (s *Azure) document(w http.ResponseWriter) {

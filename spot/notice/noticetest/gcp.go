@@ -22,6 +22,7 @@ type GCP struct {
 	fail       int
 	requests   int
 	longPolls  int
+	meta       map[string]string // other keys under /computeMetadata/v1/, such as instance/zone
 }
 
 // NewGCP starts a fake metadata server whose instance/preempted is FALSE.
@@ -43,6 +44,42 @@ func (s *GCP) SetPreempted(body string) {
 	s.version++
 	close(s.changed)
 	s.changed = make(chan struct{})
+}
+
+// SetMetadata serves value at /computeMetadata/v1/key (instance/machine-type, instance/zone,
+// instance/scheduling/provisioning-model, instance/scheduling/preemptible, …); an empty value
+// takes the key down again (404).
+func (s *GCP) SetMetadata(key, value string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.meta == nil {
+		s.meta = map[string]string{}
+	}
+	s.meta[key] = value
+}
+
+// SetInstance serves a VM's description as the metadata server words it: machine type and zone
+// as projects/NUM/machineTypes/NAME and projects/NUM/zones/ZONE, and the provisioning model
+// (SPOT or STANDARD) with preemptible TRUE or FALSE.
+func (s *GCP) SetInstance(machineType, zone, provisioningModel, preemptible string) {
+	s.SetMetadata("instance/machine-type", "projects/123456789012/machineTypes/"+machineType)
+	s.SetMetadata("instance/zone", "projects/123456789012/zones/"+zone)
+	s.SetMetadata("instance/scheduling/provisioning-model", provisioningModel)
+	s.SetMetadata("instance/scheduling/preemptible", preemptible)
+}
+
+// serveKey answers a plain GET of a key set with SetMetadata.
+func (s *GCP) serveKey(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	value := s.meta[strings.TrimPrefix(r.URL.Path, "/computeMetadata/v1/")]
+	s.mu.Unlock()
+	w.Header().Set("Metadata-Flavor", "Google")
+	if value == "" {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/text")
+	fmt.Fprint(w, value)
 }
 
 // IgnoreWait makes the server answer wait_for_change requests at once, like a server or proxy
@@ -76,7 +113,7 @@ func (s *GCP) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.URL.Path != "/computeMetadata/v1/instance/preempted" {
-		http.NotFound(w, r)
+		s.serveKey(w, r)
 		return
 	}
 	q := r.URL.Query()

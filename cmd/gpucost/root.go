@@ -35,6 +35,7 @@ const (
 	exitNotFound    = 3 // nothing matched
 	exitUnavailable = 4 // a source or server could not be reached
 	exitConflict    = 5 // the request contradicts what is stored
+	exitBudget      = 6 // gpucost estimate: the job would break a budget
 )
 
 // exitCodes maps error codes to exit codes, once.
@@ -89,7 +90,8 @@ minute and hourly rollups in a store, prices GPUs from a bundled catalog, import
 that used it with idle capacity apart, and recommends the changes that cut it.
 
 Exit codes: 0 success, 1 failure, 2 invalid input or flags, 3 nothing found,
-4 a source or server unavailable, 5 a conflict with what is stored.`,
+4 a source or server unavailable, 5 a conflict with what is stored, 6 a job that would
+break a budget (gpucost estimate).`,
 		Example: `  gpucost demo                              # load a 30-day demo fleet and print the headline
   gpucost catalog gpus --gpu H100 --spot    # cheapest H100 per provider
   gpucost agent --source dcgm=http://localhost:9400/metrics
@@ -116,6 +118,7 @@ Exit codes: 0 success, 1 failure, 2 invalid input or flags, 3 nothing found,
 		newDemoCmd(e),
 		newQueueCmd(e),
 		newRunCmd(e),
+		newBudgetCmd(e), newEstimateCmd(e),
 	)
 	markUsageErrors(root)
 	return root

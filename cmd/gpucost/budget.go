@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/budget"
+	"github.com/gpucost/gpucost/catalog"
+	"github.com/spf13/cobra"
+)
+
+func newBudgetCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "budget",
+		Short: "Budgets: spend, forecast and thresholds crossed",
+	}
+	cmd.AddCommand(newBudgetStatusCmd(e))
+	return cmd
+}
+
+func newBudgetStatusCmd(e *env) *cobra.Command {
+	var file string
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Where each budget stands this period: spent, forecast, thresholds crossed",
+		Long: `status reads budgets from a YAML file and, from the bills imported into the store, prints for
+each budget its period (calendar month or quarter, UTC), the amount, what its scope has spent so
+far, the forecast for the whole period with its p10–p90 band, what is left, the daily burn rate
+against the rate that would end the period at the amount, the thresholds crossed (actual spend
+and "projected to exceed"), and a burn-down sparkline of the budget left day by day.
+
+The forecast predicts each remaining day from up to eight weeks of daily cost: the recent level
+times the day's weekday factor, following the trend of the weekly means; with less than two
+weeks of history it uses the run rate. Days after the bill's last day are predicted too, so a
+bill that arrives late does not read as a quiet week.
+
+A budgets file:
+
+  budgets:
+    - name: research-gpus
+      scope: {team: research, gpu_only: true}   # also tags: {k: v}, namespace, project, provider, service
+      period: monthly                           # or quarterly
+      amount: 50000
+      currency: USD
+      notify: [finops-slack]                    # the targets of thresholds without their own
+      thresholds:                               # default: actual 50, 80, 100 and forecast 100
+        - {actual: 80, notify: [research-leads]}
+        - {forecast: 100}`,
+		Example: `  gpucost budget status --file budgets.yaml
+  gpucost budget status --file budgets.yaml --db /tmp/demo.db --output json`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := e.validOutput(); err != nil {
+				return err
+			}
+			if file == "" {
+				return usageError{fmt.Errorf("--file is required: the budgets YAML file")}
+			}
+			budgets, err := readBudgets(file)
+			if err != nil {
+				return err
+			}
+			sp, err := e.budgetSpend(cmd.Context(), budgets)
+			if err != nil {
+				return err
+			}
+			return e.print(budgetStatusResult(sp, sp.statuses(e.now())))
+		},
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "budgets YAML file")
+	return cmd
+}
+
+// readBudgets reads and checks a budgets file.
+func readBudgets(path string) ([]budget.Budget, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "read budgets: %w", err)
+	}
+	return budget.Load(path, data)
+}
+
+// budgetSpend is the daily spend of each budget's scope, read from the store, with the catalog
+// that priced and recognised its lines.
+type budgetSpend struct {
+	budgets []budget.Budget
+	daily   [][]budget.DayCost
+	other   []int // lines in scope skipped for their currency, per budget
+	cat     *catalog.Catalog
+	noStore bool // the store file does not exist: nothing spent
+}
+
+// budgetSpend reads the store's cost lines from eight weeks before the earliest budget period
+// to now and sums them per budget and day. Without a store file, nothing is spent.
+func (e *env) budgetSpend(ctx context.Context, budgets []budget.Budget) (*budgetSpend, error) {
+	now := e.now().UTC()
+	sp := &budgetSpend{budgets: budgets, daily: make([][]budget.DayCost, len(budgets)), other: make([]int, len(budgets))}
+	if f := storeFile(e.dbPath); !strings.Contains(f, "://") && !fileExists(f) {
+		sp.noStore = true
+		cat, err := catalog.Bundled()
+		sp.cat = cat
+		return sp, err
+	}
+	db, err := e.openDB(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if sp.cat, err = catalog.Load(ctx, db); err != nil {
+		return nil, err
+	}
+	from := now
+	for _, b := range budgets {
+		start, _, _ := budget.PeriodOf(b.Period, now)
+		if h := start.AddDate(0, 0, -56); h.Before(from) {
+			from = h
+		}
+	}
+	m := &budget.Matcher{IsGPU: func(l *gpucost.CostLine) bool { _, ok := sp.cat.LineGPU(l); return ok }}
+	tally := budget.NewTally(budgets, m)
+	err = db.ScanCosts(ctx, gpucost.CostFilter{From: from, To: now.Add(time.Nanosecond)}, func(l *gpucost.CostLine) error {
+		tally.Add(l)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the bills for budgets: %w", err)
+	}
+	for i := range budgets {
+		sp.daily[i] = tally.Daily(i)
+	}
+	copy(sp.other, tally.OtherCurrency)
+	return sp, nil
+}
+
+// storeFile returns the file a --db value names, without a sqlite: or file: prefix.
+func storeFile(db string) string {
+	for _, prefix := range []string{"sqlite://", "sqlite:", "file://", "file:"} {
+		if p, ok := strings.CutPrefix(db, prefix); ok {
+			return p
+		}
+	}
+	return db
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func (sp *budgetSpend) statuses(now time.Time) []budget.Status {
+	out := make([]budget.Status, len(sp.budgets))
+	for i, b := range sp.budgets {
+		out[i] = budget.Evaluate(b, sp.daily[i], now)
+	}
+	return out
+}
+
+// notes says what the reader should know about the spend: no store, skipped currencies.
+func (sp *budgetSpend) notes() []string {
+	var notes []string
+	if sp.noStore {
+		notes = append(notes, "No store file: nothing is spent yet (import bills with gpucost import billing, or give --db).")
+	}
+	for i, n := range sp.other {
+		if n > 0 {
+			notes = append(notes, fmt.Sprintf("%s: %d lines in scope are in a currency other than %s and were left out.",
+				sp.budgets[i].Name, n, sp.budgets[i].Amount.Currency))
+		}
+	}
+	return notes
+}
+
+func budgetStatusResult(sp *budgetSpend, st []budget.Status) result {
+	r := result{
+		Title: "Budgets",
+		Columns: []string{"Budget", "Period", "Amount", "Spent", "%", "Forecast", "p10–p90", "Forecast %", "Left",
+			"Days left", "Burn/day", "Allowed/day", "Crossed", "Burn-down"},
+		Right:     []int{2, 3, 4, 5, 7, 8, 9, 10, 11},
+		TableOnly: []int{13},
+		JSON:      st,
+		Notes:     sp.notes(),
+	}
+	for _, s := range st {
+		var crossed []string
+		for _, c := range s.Crossed {
+			crossed = append(crossed, c.Threshold.String())
+		}
+		r.Rows = append(r.Rows, []string{s.Budget, s.Period, s.Amount.Dollars(), s.Spent.Dollars(), fmt.Sprintf("%.0f%%", s.Percent),
+			s.Forecast.Projected.Dollars(), s.Forecast.Low.Dollars() + "–" + s.Forecast.High.Dollars(),
+			fmt.Sprintf("%.0f%%", s.ForecastPercent), s.Remaining.Dollars(), fmt.Sprint(s.DaysLeft), s.BurnRate.Dollars(),
+			s.AllowedRate.Dollars(), strings.Join(crossed, ", "), burnDown(s)})
+	}
+	for _, s := range st {
+		if s.Forecast.Method != budget.MethodSeasonal {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: forecast by %s (%d days of history; weekday seasonality needs 14).",
+				s.Budget, s.Forecast.Method, s.Forecast.HistoryDays))
+		}
+	}
+	return r
+}
+
+// burnDown draws the share of the budget left at the end of each day of the period so far.
+func burnDown(s budget.Status) string {
+	left := make([]float64, len(s.Daily))
+	var spent int64
+	for i, d := range s.Daily {
+		spent += d.Cost.Nanos
+		left[i] = max(0, 100-100*float64(spent)/float64(max(1, s.Amount.Nanos)))
+	}
+	return sparkline(left, 31)
+}

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/budget"
+	"github.com/spf13/cobra"
+)
+
+func newEstimateCmd(e *env) *cobra.Command {
+	var (
+		budgetsFile string
+		against     string
+	)
+	cmd := &cobra.Command{
+		Use:   "estimate JOB.yaml",
+		Short: "Price a GPU job or endpoint before launch and check it against the budgets",
+		Long: `estimate prices a job before it runs, from the catalog (bundled prices overlaid by the
+offers imported into the store), shows the arithmetic and the price's source, and with --budgets
+checks it against every budget whose scope the job falls in: the budget left after it is the
+amount less the period's spend (--against forecast, the default: the forecast for the whole
+period; --against actual: the spend so far) less the part of the job's cost in that period.
+Use it as a CI check before a launch, like Infracost for GPU jobs and inference endpoints.
+
+A job spec:
+
+  name: llama-finetune
+  instance_type: p4d.24xlarge     # or gpu: A100-80GB with count: GPUs
+  count: 2                        # instances
+  hours: 48
+  pricing: spot                   # on-demand (default), spot, or committed + commitment_discount: 0.4
+  provider: aws                   # optional: the cheapest matching offer is priced
+  region: us-east-1               # optional
+  start: 2026-12-01               # optional: the period it falls in (default now)
+  price_per_hour: 32.77           # optional: your own price of one instance-hour
+  scope: {team: research, project: llm, tags: {env: prod}}
+
+or an inference endpoint:
+
+  kind: sagemaker-endpoint
+  instance_type: ml.g5.xlarge
+  instance_count: 2
+  hours_per_day: 24
+  days: 30
+
+Exit codes: 0 the job fits every budget it falls in, 6 it would break a budget,
+2 the job spec, budgets file or flags are invalid (or the job cannot be priced).`,
+		Example: `  gpucost estimate job.yaml
+  gpucost estimate job.yaml --budgets budgets.yaml --db gpucost.db
+  gpucost estimate endpoint.yaml --budgets budgets.yaml --against actual --output json`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.estimate(cmd.Context(), args[0], budgetsFile, against)
+		},
+	}
+	cmd.Flags().StringVar(&budgetsFile, "budgets", "", "budgets YAML file to check the job against")
+	cmd.Flags().StringVar(&against, "against", "forecast", "what the job adds to: forecast (the period's projected spend) or actual (spend so far)")
+	return cmd
+}
+
+// estimate prices the job spec at path, checks it against the budgets in budgetsFile (if any)
+// and prints both; it returns exitError{exitBudget} when the job would break a budget.
+func (e *env) estimate(ctx context.Context, path, budgetsFile, against string) error {
+	if err := e.validOutput(); err != nil {
+		return err
+	}
+	if against != "forecast" && against != "actual" {
+		return gpucost.Errorf(gpucost.EInvalid, "--against %q: use forecast or actual", against)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return gpucost.Errorf(gpucost.EInvalid, "read the job spec: %w", err)
+	}
+	job, err := budget.LoadJob(path, data)
+	if err != nil {
+		return err
+	}
+	var budgets []budget.Budget
+	if budgetsFile != "" {
+		if budgets, err = readBudgets(budgetsFile); err != nil {
+			return err
+		}
+	}
+	sp, err := e.budgetSpend(ctx, budgets)
+	if err != nil {
+		return err
+	}
+	est, err := job.Price(sp.cat.Offers())
+	if err != nil {
+		return err
+	}
+	checks := checkBudgets(sp, est, e.now(), against == "forecast")
+	if err := e.print(estimateResult(est, checks, sp, budgetsFile != "")); err != nil {
+		return err
+	}
+	broken := false
+	for _, c := range checks {
+		if c.Breaks {
+			fmt.Fprintf(e.stderr, "gpucost: the job would break budget %s in %s: %s left after it\n", c.Budget, c.Period, c.LeftAfter.Dollars())
+			broken = true
+		}
+	}
+	if broken {
+		return exitError{exitBudget}
+	}
+	return nil
+}
+
+// budgetCheck is one budget a job falls in, and what is left of it after the job.
+type budgetCheck struct {
+	Budget    string        `json:"budget"`
+	Period    string        `json:"period"`
+	Amount    gpucost.Money `json:"amount"`
+	Spent     gpucost.Money `json:"spent"`
+	Forecast  gpucost.Money `json:"forecast"`
+	Base      gpucost.Money `json:"base"`          // what the job adds to: Forecast or Spent
+	JobCost   gpucost.Money `json:"job_in_period"` // the part of the job's cost in the period
+	LeftAfter gpucost.Money `json:"left_after"`
+	Breaks    bool          `json:"breaks"`
+}
+
+// checkBudgets checks the job against every budget whose scope its bill line falls in, in the
+// budget period of its start.
+func checkBudgets(sp *budgetSpend, est budget.Estimate, now time.Time, forecast bool) []budgetCheck {
+	start := est.Job.Start
+	if start.IsZero() {
+		start = now
+	}
+	line := est.Line(start)
+	m := &budget.Matcher{IsGPU: func(l *gpucost.CostLine) bool { _, ok := sp.cat.LineGPU(l); return ok }}
+	var out []budgetCheck
+	for i, b := range sp.budgets {
+		if !m.Matches(b.Scope, line) || !sameCurrency(b.Amount, est.Cost) {
+			continue
+		}
+		s := budget.Evaluate(b, sp.daily[i], now)
+		ps, pe, key := budget.PeriodOf(b.Period, start)
+		if key != s.Period {
+			// A later period: nothing spent yet, the forecast from the history so far.
+			p := budget.Forecast(sp.daily[i], ps, pe, now.UTC().Truncate(24*time.Hour))
+			s.Spent, s.Forecast.Projected = gpucost.Money{Currency: b.Amount.Currency}, p.Projected
+		}
+		c := budgetCheck{Budget: b.Name, Period: key, Amount: b.Amount, Spent: s.Spent, Forecast: s.Forecast.Projected,
+			Base: s.Spent, JobCost: est.InPeriod(start, ps, pe)}
+		if forecast && c.Base.Less(c.Forecast) {
+			c.Base = c.Forecast
+		}
+		c.LeftAfter = b.Amount.Sub(c.Base).Sub(c.JobCost)
+		c.Breaks = c.LeftAfter.Nanos < 0
+		out = append(out, c)
+	}
+	return out
+}
+
+// estimateJSON is what estimate --output json prints.
+type estimateJSON struct {
+	Job       string        `json:"job"`
+	Kind      string        `json:"kind"`
+	Instance  string        `json:"instance_type"`
+	Instances int           `json:"instances"`
+	Hours     float64       `json:"hours"`
+	Pricing   string        `json:"pricing"`
+	PerHour   gpucost.Money `json:"per_hour"`
+	Cost      gpucost.Money `json:"cost"`
+	Basis     string        `json:"basis"`
+	Notes     []string      `json:"notes"`
+	Budgets   []budgetCheck `json:"budgets"`
+	Breaks    bool          `json:"breaks_budget"`
+}
+
+func estimateResult(est budget.Estimate, checks []budgetCheck, sp *budgetSpend, withBudgets bool) result {
+	j := est.Job
+	inst := est.Offer.InstanceType
+	if inst == "" || j.Kind == budget.KindSageMaker {
+		inst = j.InstanceType + j.GPU
+	}
+	name := j.Name
+	if name == "" {
+		name = "(unnamed)"
+	}
+	js := estimateJSON{Job: name, Kind: j.Kind, Instance: inst, Instances: est.Instances, Hours: j.Hours, Pricing: j.Pricing,
+		PerHour: est.PerHour, Cost: est.Cost, Basis: est.Basis, Notes: est.Notes, Budgets: checks}
+	r := result{
+		Title:   fmt.Sprintf("%s: %d × %s, %s h, %s — %s (%s/h)", name, est.Instances, inst, strconv.FormatFloat(j.Hours, 'f', -1, 64), j.Pricing, est.Cost.Dollars(), est.PerHour.Dollars()),
+		Columns: []string{"Budget", "Period", "Amount", "Spent", "Forecast", "Job in period", "Left after", "Verdict"},
+		Right:   []int{2, 3, 4, 5, 6},
+	}
+	r.Notes = append(r.Notes, "Price: "+est.Basis+".")
+	for _, n := range est.Notes {
+		r.Notes = append(r.Notes, "Note: "+n+".")
+	}
+	for _, c := range checks {
+		verdict := "fits"
+		if c.Breaks {
+			verdict, js.Breaks = "BREAKS", true
+		}
+		r.Rows = append(r.Rows, []string{c.Budget, c.Period, c.Amount.Dollars(), c.Spent.Dollars(), c.Forecast.Dollars(),
+			c.JobCost.Dollars(), c.LeftAfter.Dollars(), verdict})
+		if c.JobCost != est.Cost {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: %s of the job's %s falls in %s; the rest in later periods.", c.Budget, c.JobCost.Dollars(), est.Cost.Dollars(), c.Period))
+		}
+	}
+	switch {
+	case !withBudgets:
+		r.Notes = append(r.Notes, "No --budgets file: the job is not checked against any budget.")
+	case len(checks) == 0:
+		r.Notes = append(r.Notes, "No budget's scope covers this job.")
+	}
+	r.Notes = append(r.Notes, sp.notes()...)
+	r.JSON = js
+	return r
+}
+
+// sameCurrency reports whether two amounts are in one currency, an empty one being USD.
+func sameCurrency(a, b gpucost.Money) bool {
+	return cmp.Or(a.Currency, "USD") == cmp.Or(b.Currency, "USD")
+}

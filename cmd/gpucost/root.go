@@ -118,6 +118,8 @@ break a budget (gpucost estimate).`,
 		newDemoCmd(e),
 		newQueueCmd(e),
 		newRunCmd(e),
+		newServeCmd(e),
+		newTokenCmd(e),
 		newBudgetCmd(e), newEstimateCmd(e),
 	)
 	markUsageErrors(root)

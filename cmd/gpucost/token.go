@@ -1,0 +1,129 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/spf13/cobra"
+)
+
+func newTokenCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "token",
+		Short: "Create, list and revoke API tokens for gpucost serve",
+		Long: `Tokens authenticate agents, people and tools to gpucost serve. Roles: viewer reads,
+ingest only pushes samples and bills (for agents), admin may do everything. The secret is
+printed once, when the token is created; the store keeps only its SHA-256 hash.`,
+		Example: `  gpucost token create --name gpu-node-17 --role ingest
+  gpucost token list
+  gpucost token revoke 3`,
+	}
+	cmd.AddCommand(newTokenCreateCmd(e), newTokenListCmd(e), newTokenRevokeCmd(e))
+	return cmd
+}
+
+func newTokenCreateCmd(e *env) *cobra.Command {
+	var name, role string
+	cmd := &cobra.Command{
+		Use:   "create",
+		Short: "Create a token and print its secret once",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := gpucost.ParseRole(role)
+			if err != nil {
+				return usageError{fmt.Errorf("--role: %w", err)}
+			}
+			if name == "" {
+				return usageError{fmt.Errorf("--name is required: say whom or what the token is for")}
+			}
+			db, err := e.openDB(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			secret, err := gpucost.NewTokenSecret()
+			if err != nil {
+				return err
+			}
+			tok, err := db.CreateToken(cmd.Context(), gpucost.Token{Name: name, Role: r, Created: e.now()}, gpucost.HashTokenSecret(secret))
+			if err != nil {
+				return err
+			}
+			if e.output == "json" {
+				return writeJSONValue(e, map[string]any{"id": tok.ID, "name": tok.Name, "role": tok.Role, "created": tok.Created, "secret": secret})
+			}
+			fmt.Fprintln(e.stdout, secret)
+			fmt.Fprintf(e.stderr, "token %d (%s, %s) created. The secret above is shown only now: store it, e.g. as $GPUCOST_TOKEN.\n", tok.ID, tok.Name, tok.Role)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "", "whom or what the token is for, such as a host or a team")
+	cmd.Flags().StringVar(&role, "role", "", "viewer, ingest or admin")
+	return cmd
+}
+
+func newTokenListCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List tokens (never their secrets)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := e.validOutput(); err != nil {
+				return err
+			}
+			db, err := e.openDB(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			toks, err := db.Tokens(cmd.Context())
+			if err != nil {
+				return err
+			}
+			r := result{Title: "API tokens", Columns: []string{"ID", "Name", "Role", "Created", "Revoked"}, Right: []int{0},
+				JSON: append([]gpucost.Token{}, toks...)}
+			for _, t := range toks {
+				revoked := ""
+				if !t.Revoked.IsZero() {
+					revoked = t.Revoked.Format(time.RFC3339)
+				}
+				r.Rows = append(r.Rows, []string{strconv.FormatInt(t.ID, 10), t.Name, string(t.Role), t.Created.Format(time.RFC3339), revoked})
+			}
+			if len(toks) == 0 {
+				r.Notes = append(r.Notes, "No tokens yet: gpucost token create --name NAME --role viewer|ingest|admin")
+			}
+			return e.print(r)
+		},
+	}
+}
+
+func newTokenRevokeCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "revoke ID",
+		Short: "Revoke a token: it stops working at once",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil {
+				return usageError{fmt.Errorf("token id %q: use the number gpucost token list shows", args[0])}
+			}
+			db, err := e.openDB(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			if err := db.RevokeToken(cmd.Context(), id, e.now()); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "token %d revoked\n", id)
+			return nil
+		},
+	}
+}
+
+// writeJSONValue prints v as indented JSON on stdout.
+func writeJSONValue(e *env, v any) error {
+	return writeJSON(e.stdout, result{JSON: v})
+}

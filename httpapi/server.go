@@ -1,0 +1,222 @@
+// Package httpapi is gpucost's HTTP server and its client: token authentication with roles,
+// health and readiness checks, sample ingest from agents, and the OpenAPI document that describes
+// the endpoints. The client side (Client, RemoteSink) is what gpucost agent --server pushes with.
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+)
+
+// Default request limits.
+const (
+	DefaultMaxBody    = 8 << 20  // bytes of a request body as sent (compressed)
+	DefaultMaxDecoded = 64 << 20 // bytes of a request body once decompressed
+)
+
+// Ingester takes the samples agents push; telemetry.Writer and agent.Sink are ones.
+type Ingester interface {
+	Add(ctx context.Context, samples ...gpucost.Sample) error
+}
+
+// Server serves gpucost's HTTP API. Every endpoint but /healthz, /readyz and the OpenAPI
+// document needs a bearer token whose role allows it.
+type Server struct {
+	Tokens     gpucost.TokenStore
+	Ingest     Ingester
+	Ready      func(ctx context.Context) error // the store's ping; nil means always ready
+	Log        *slog.Logger                    // default: discard
+	Now        func() time.Time                // default: time.Now
+	MaxBody    int64                           // DefaultMaxBody if zero
+	MaxDecoded int64                           // DefaultMaxDecoded if zero
+}
+
+// route is one endpoint: what the mux serves and what the OpenAPI document must describe.
+type route struct {
+	method, path string
+	roles        []gpucost.Role // nil: no token needed
+	handle       func(w http.ResponseWriter, r *http.Request)
+}
+
+func (s *Server) routes() []route {
+	return []route{
+		{"GET", "/healthz", nil, s.healthz},
+		{"GET", "/readyz", nil, s.readyz},
+		{"GET", "/api/openapi.json", nil, serveOpenAPI},
+		{"GET", "/api/v1/whoami", []gpucost.Role{gpucost.RoleViewer, gpucost.RoleIngest}, s.whoami},
+		{"POST", "/api/v1/samples", []gpucost.Role{gpucost.RoleIngest}, s.postSamples},
+	}
+}
+
+// Handler returns the API's handler.
+func (s *Server) Handler() http.Handler {
+	s.defaults()
+	mux := http.NewServeMux()
+	for _, rt := range s.routes() {
+		h := http.HandlerFunc(rt.handle)
+		if rt.roles != nil {
+			h = s.authorize(rt.roles, h)
+		}
+		mux.Handle(rt.method+" "+rt.path, h)
+	}
+	mux.HandleFunc("/", s.notFound)
+	return s.logRequests(mux)
+}
+
+// notFound answers a path no route serves, or serves with another method (405).
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, rt := range s.routes() {
+		if rt.path == r.URL.Path {
+			allow = append(allow, rt.method)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, http.StatusMethodNotAllowed, gpucost.EInvalid, r.Method+" "+r.URL.Path+": use "+strings.Join(allow, " or "))
+		return
+	}
+	writeError(w, http.StatusNotFound, gpucost.ENotFound, "no endpoint "+r.URL.Path+"; see /api/openapi.json")
+}
+
+func (s *Server) defaults() {
+	if s.Log == nil {
+		s.Log = slog.New(slog.DiscardHandler)
+	}
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	if s.MaxBody <= 0 {
+		s.MaxBody = DefaultMaxBody
+	}
+	if s.MaxDecoded <= 0 {
+		s.MaxDecoded = DefaultMaxDecoded
+	}
+}
+
+type tokenKey struct{}
+
+// TokenFrom returns the token a request was authenticated with.
+func TokenFrom(ctx context.Context) (gpucost.Token, bool) {
+	t, ok := ctx.Value(tokenKey{}).(gpucost.Token)
+	return t, ok
+}
+
+// authorize lets a request through when its bearer token is valid and its role allows one of
+// roles: 401 without a valid token, 403 with one whose role does not allow the endpoint.
+func (s *Server) authorize(roles []gpucost.Role, next http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		secret, ok := bearer(r)
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="gpucost"`)
+			writeError(w, http.StatusUnauthorized, "unauthorized", "this endpoint needs a token: send Authorization: Bearer gpc_…; create one with gpucost token create")
+			return
+		}
+		tok, err := s.Tokens.TokenByHash(r.Context(), gpucost.HashTokenSecret(secret))
+		switch {
+		case gpucost.ErrorCode(err) == gpucost.ENotFound:
+			w.Header().Set("WWW-Authenticate", `Bearer realm="gpucost", error="invalid_token"`)
+			writeError(w, http.StatusUnauthorized, "unauthorized", "the token is unknown or revoked")
+			return
+		case err != nil:
+			s.Log.Error("token lookup failed", "err", err)
+			writeError(w, http.StatusServiceUnavailable, gpucost.EUnavailable, "the token store cannot be read now; retry later")
+			return
+		}
+		setLogToken(r, tok)
+		if !tok.Role.Allows(roles...) {
+			writeError(w, http.StatusForbidden, "forbidden", "a "+string(tok.Role)+" token may not "+r.Method+" "+r.URL.Path+"; it needs role "+rolesText(roles))
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tokenKey{}, tok)))
+	}
+}
+
+func bearer(r *http.Request) (string, bool) {
+	auth := r.Header.Get("Authorization")
+	scheme, secret, ok := strings.Cut(auth, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	secret = strings.TrimSpace(secret)
+	return secret, secret != ""
+}
+
+func rolesText(roles []gpucost.Role) string {
+	names := make([]string, 0, len(roles)+1)
+	for _, r := range roles {
+		names = append(names, string(r))
+	}
+	return strings.Join(append(names, string(gpucost.RoleAdmin)), " or ")
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	if s.Ready != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := s.Ready(ctx); err != nil {
+			s.Log.Warn("not ready", "err", err)
+			writeError(w, http.StatusServiceUnavailable, gpucost.EUnavailable, "the store does not answer")
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+func (s *Server) whoami(w http.ResponseWriter, r *http.Request) {
+	tok, _ := TokenFrom(r.Context())
+	writeJSON(w, http.StatusOK, tok)
+}
+
+// statusOf maps error codes to HTTP statuses, once.
+var statusOf = map[string]int{
+	gpucost.EInvalid:     http.StatusBadRequest,
+	gpucost.ENotFound:    http.StatusNotFound,
+	gpucost.EConflict:    http.StatusConflict,
+	gpucost.EUnavailable: http.StatusServiceUnavailable,
+	gpucost.EInternal:    http.StatusInternalServerError,
+}
+
+// ErrorBody is the JSON body of every error response.
+type ErrorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// writeErr writes err with the status its code maps to; internal errors are logged and their
+// text kept from the client.
+func (s *Server) writeErr(w http.ResponseWriter, err error, doing string) {
+	code := gpucost.ErrorCode(err)
+	msg := err.Error()
+	if code == gpucost.EInternal {
+		s.Log.Error(doing, "err", err)
+		msg = doing + ": internal error; see the server log"
+	}
+	writeError(w, statusOf[code], code, msg)
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	var b ErrorBody
+	b.Error.Code, b.Error.Message = code, msg
+	writeJSON(w, status, b)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}

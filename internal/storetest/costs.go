@@ -1,0 +1,315 @@
+package storetest
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucost/gpucost"
+)
+
+// scanCostLines returns copies of the lines ScanCosts passes for f.
+func scanCostLines(t *testing.T, db gpucost.CostStore, f gpucost.CostFilter) []gpucost.CostLine {
+	t.Helper()
+	var out []gpucost.CostLine
+	if err := db.ScanCosts(context.Background(), f, func(l *gpucost.CostLine) error {
+		out = append(out, clone(l))
+		return nil
+	}); err != nil {
+		t.Fatalf("ScanCosts(%+v): %v", f, err)
+	}
+	return out
+}
+
+// sumsOf returns the totals of lines per currency, by currency, computed apart from the store.
+func sumsOf(lines []gpucost.CostLine) []gpucost.CostTotal {
+	by := map[string]*gpucost.CostTotal{}
+	for _, l := range lines {
+		c := l.BillingCurrency()
+		if by[c] == nil {
+			by[c] = &gpucost.CostTotal{Currency: c, BilledCost: gpucost.Money{Currency: c}, EffectiveCost: gpucost.Money{Currency: c}}
+		}
+		by[c].BilledCost.Nanos += l.BilledCost.Nanos
+		by[c].EffectiveCost.Nanos += l.EffectiveCost.Nanos
+	}
+	out := []gpucost.CostTotal{}
+	for _, t := range by {
+		out = append(out, *t)
+	}
+	slices.SortFunc(out, func(a, b gpucost.CostTotal) int { return cmp.Compare(a.Currency, b.Currency) })
+	return out
+}
+
+func testPutCostsRoundTrip(t *testing.T, open Open) {
+	ctx := context.Background()
+	db := open(t).Costs
+	g := newLineGen(1, 50)
+	const n = 8192 + 1234
+	var want []gpucost.CostLine
+	lines := func(yield func(*gpucost.CostLine) bool) {
+		var l gpucost.CostLine // one line, reused
+		for range n {
+			l = g.line()
+			want = append(want, clone(&l))
+			if !yield(&l) {
+				return
+			}
+		}
+	}
+	at := time.Date(2026, 11, 22, 5, 0, 0, 123, time.UTC)
+	in := gpucost.CostImport{Name: "bill.csv", Checksum: "c1", Format: "focus", Version: "1.2", Grain: 24 * time.Hour,
+		Rows: 123456, ImportedAt: at}
+	imp, err := db.PutCosts(ctx, in, lines, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if imp.ID == 0 || imp.Lines != n || !imp.ImportedAt.Equal(at) {
+		t.Errorf("PutCosts = ID %d, %d lines, imported %s; want an ID, %d lines, %s", imp.ID, imp.Lines, imp.ImportedAt, n, at)
+	}
+	if sums := sumsOf(want); !reflect.DeepEqual(imp.Totals, sums) || len(imp.Totals) < 2 {
+		t.Errorf("PutCosts totals %v, want %v", imp.Totals, sums)
+	}
+	if got, err := db.CostImports(ctx); err != nil || !reflect.DeepEqual(got, []gpucost.CostImport{imp}) {
+		t.Errorf("CostImports() = %+v, %v\nwant %+v", got, err, imp)
+	}
+	if got, ok, err := db.CostImportByChecksum(ctx, "c1"); err != nil || !ok || !reflect.DeepEqual(got, imp) {
+		t.Errorf("CostImportByChecksum(c1) = %+v, %v, %v", got, ok, err)
+	}
+	if _, ok, err := db.CostImportByChecksum(ctx, "other"); err != nil || ok {
+		t.Errorf("CostImportByChecksum(other) = %v, %v; want false, nil", ok, err)
+	}
+	got := scanCostLines(t, db, gpucost.CostFilter{})
+	if len(got) != n {
+		t.Fatalf("ScanCosts passed %d lines, want %d", len(got), n)
+	}
+	for i := range got {
+		if d := lineDiff(&got[i], &want[i]); d != "" {
+			t.Fatalf("line %d: %s", i, d)
+		}
+	}
+}
+
+func matchLine(l *gpucost.CostLine, f gpucost.CostFilter) bool {
+	return (f.From.IsZero() || !l.ChargePeriodStart.Before(f.From)) &&
+		(f.To.IsZero() || l.ChargePeriodStart.Before(f.To)) &&
+		(len(f.Providers) == 0 || slices.ContainsFunc(f.Providers, func(p string) bool { return strings.EqualFold(p, l.Provider) })) &&
+		(len(f.ResourceIDs) == 0 || slices.Contains(f.ResourceIDs, l.ResourceID))
+}
+
+func testScanCostsFilters(t *testing.T, open Open) {
+	ctx := context.Background()
+	db := open(t).Costs
+	a, b := BillLines(300, 30), BillLines(20, 5)
+	for i, lines := range [][]gpucost.CostLine{a, b} {
+		imp := gpucost.CostImport{Name: fmt.Sprint("bill", i), Checksum: fmt.Sprint("c", i), Format: "focus"}
+		if _, err := db.PutCosts(ctx, imp, SeqOf(lines), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := append(slices.Clone(a), b...)
+	day := func(d int) time.Time { return time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, d) }
+	tests := []struct {
+		name string
+		f    gpucost.CostFilter
+	}{
+		{"everything", gpucost.CostFilter{}},
+		{"from", gpucost.CostFilter{From: day(300)}},
+		{"to", gpucost.CostFilter{To: day(10)}},
+		{"one day", gpucost.CostFilter{From: day(5), To: day(6)}},
+		{"off the second", gpucost.CostFilter{From: day(5).Add(3 * time.Millisecond), To: day(6).Add(10 * time.Millisecond)}},
+		{"late only", gpucost.CostFilter{From: day(290)}},
+		{"after all", gpucost.CostFilter{From: day(1000)}},
+		{"empty range", gpucost.CostFilter{From: day(9), To: day(9)}},
+		{"provider any case", gpucost.CostFilter{Providers: []string{"aws", "MICROSOFT"}}},
+		{"no such provider", gpucost.CostFilter{Providers: []string{"Oracle"}}},
+		{"resources", gpucost.CostFilter{ResourceIDs: []string{"res-003", "res-029", "nope"}}},
+		{"empty lists", gpucost.CostFilter{Providers: []string{}, ResourceIDs: []string{}}},
+		{"all at once", gpucost.CostFilter{From: day(3), To: day(290), Providers: []string{"AWS"}, ResourceIDs: []string{"res-003", "res-004"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var want []gpucost.CostLine
+			for i := range all {
+				if matchLine(&all[i], tt.f) {
+					want = append(want, all[i])
+				}
+			}
+			got := scanCostLines(t, db, tt.f)
+			if len(got) != len(want) {
+				t.Fatalf("ScanCosts(%+v) passed %d lines, want %d", tt.f, len(got), len(want))
+			}
+			for i := range got {
+				if d := lineDiff(&got[i], &want[i]); d != "" {
+					t.Fatalf("ScanCosts(%+v) line %d: %s", tt.f, i, d)
+				}
+			}
+		})
+	}
+}
+
+func testPutCostsNothingStoredOnFailure(t *testing.T, open Open) {
+	lines := BillLines(400, 30) // past the first chunk or batch
+	stop := errors.New("the reader failed")
+	tests := []struct {
+		name string
+		imp  gpucost.CostImport
+		seq  func(cancel context.CancelCauseFunc) iter.Seq[*gpucost.CostLine]
+		want error
+	}{
+		{"reader fails", gpucost.CostImport{}, func(cancel context.CancelCauseFunc) iter.Seq[*gpucost.CostLine] {
+			return func(yield func(*gpucost.CostLine) bool) {
+				for l := range SeqOf(lines[:10_000]) {
+					if !yield(l) {
+						return
+					}
+				}
+				cancel(stop)
+			}
+		}, stop},
+		{"cancelled midway", gpucost.CostImport{}, func(cancel context.CancelCauseFunc) iter.Seq[*gpucost.CostLine] {
+			return func(yield func(*gpucost.CostLine) bool) {
+				for i, l := range lines {
+					if i == 9000 {
+						cancel(nil)
+					}
+					if !yield(&l) {
+						return
+					}
+				}
+			}
+		}, context.Canceled},
+		{"totals differ", gpucost.CostImport{Totals: []gpucost.CostTotal{{Currency: "USD", BilledCost: gpucost.USD(1)}}},
+			func(context.CancelCauseFunc) iter.Seq[*gpucost.CostLine] { return SeqOf(lines) }, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := open(t).Costs
+			ctx := context.Background()
+			old, err := db.PutCosts(ctx, gpucost.CostImport{Name: "old", Checksum: "c0"}, SeqOf(lines[:100]), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancelCause(ctx)
+			defer cancel(nil)
+			imp := tt.imp
+			imp.Name, imp.Checksum = "new", "c1"
+			_, err = db.PutCosts(ctx, imp, tt.seq(cancel), []int64{old.ID})
+			if err == nil || tt.want != nil && !errors.Is(err, tt.want) {
+				t.Fatalf("PutCosts = %v, want %v", err, tt.want)
+			}
+			checkOnlyOld(t, db, old, 100)
+		})
+	}
+}
+
+// checkOnlyOld checks that db holds the import old, with its lines, and nothing else.
+func checkOnlyOld(t *testing.T, db gpucost.CostStore, old gpucost.CostImport, lines int) {
+	t.Helper()
+	imps, err := db.CostImports(context.Background())
+	if err != nil || len(imps) != 1 || imps[0].ID != old.ID {
+		t.Errorf("CostImports() = %+v, %v; want only %+v", imps, err, old)
+	}
+	if n := len(scanCostLines(t, db, gpucost.CostFilter{})); n != lines {
+		t.Errorf("%d lines stored, want the old import's %d", n, lines)
+	}
+}
+
+func testPutCostsPanickingReaderStoresNothing(t *testing.T, open Open) {
+	db := open(t).Costs
+	ctx := context.Background()
+	lines := BillLines(400, 30)
+	old, err := db.PutCosts(ctx, gpucost.CostImport{Name: "old", Checksum: "c0"}, SeqOf(lines[:100]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("PutCosts did not pass the reader's panic on")
+			}
+		}()
+		db.PutCosts(ctx, gpucost.CostImport{Name: "new", Checksum: "c1"}, func(yield func(*gpucost.CostLine) bool) {
+			for l := range SeqOf(lines[:9000]) {
+				yield(l)
+			}
+			panic("reader bug")
+		}, []int64{old.ID})
+	}()
+	checkOnlyOld(t, db, old, 100)
+	if _, err := db.PutCosts(ctx, gpucost.CostImport{Name: "new", Checksum: "c1"}, SeqOf(lines), nil); err != nil {
+		t.Errorf("PutCosts after a panic: %v", err)
+	}
+}
+
+func testPutCostsConflictAndReplace(t *testing.T, open Open) {
+	ctx := context.Background()
+	db := open(t).Costs
+	lines := BillLines(3, 4)
+	first, err := db.PutCosts(ctx, gpucost.CostImport{Name: "a.csv", Checksum: "same"}, SeqOf(lines), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := db.PutCosts(ctx, gpucost.CostImport{Name: "b.csv", Checksum: "other"}, SeqOf(lines[:2]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.PutCosts(ctx, gpucost.CostImport{Name: "a-again.csv", Checksum: "same"}, SeqOf(lines), nil)
+	if gpucost.ErrorCode(err) != gpucost.EConflict || !strings.Contains(err.Error(), "a.csv") {
+		t.Fatalf("PutCosts of the same file = %v, want a conflict naming a.csv", err)
+	}
+	if _, err := db.PutCosts(ctx, gpucost.CostImport{Name: "a.csv"}, SeqOf(lines), nil); gpucost.ErrorCode(err) != gpucost.EInvalid {
+		t.Errorf("PutCosts without a checksum = %v, want invalid", err)
+	}
+	empty, err := db.PutCosts(ctx, gpucost.CostImport{Name: "empty.csv", Checksum: "empty"}, nil, nil)
+	if err != nil || empty.Lines != 0 || empty.Totals == nil || len(empty.Totals) != 0 {
+		t.Errorf("PutCosts of no lines = %+v, %v; want 0 lines and no totals", empty, err)
+	}
+	again, err := db.PutCosts(ctx, gpucost.CostImport{Name: "a-again.csv", Checksum: "same"}, SeqOf(lines[:5]), []int64{first.ID, 999})
+	if err != nil {
+		t.Fatal(err)
+	}
+	imps, err := db.CostImports(ctx)
+	if err != nil || len(imps) != 3 || imps[0].ID != other.ID || imps[1].ID != empty.ID || imps[2].ID != again.ID {
+		t.Fatalf("CostImports() = %+v, %v; want b.csv, empty.csv then a-again.csv", imps, err)
+	}
+	if got := scanCostLines(t, db, gpucost.CostFilter{}); len(got) != 7 || got[0].ResourceID != lines[0].ResourceID {
+		t.Errorf("ScanCosts after replacing passed %d lines, want 2 of b.csv then 5 of a-again.csv", len(got))
+	}
+}
+
+func testScanCostsStops(t *testing.T, open Open) {
+	db := open(t).Costs
+	ctx := context.Background()
+	if _, err := db.PutCosts(ctx, gpucost.CostImport{Name: "a", Checksum: "a"}, SeqOf(BillLines(400, 30)), nil); err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("enough")
+	n := 0
+	err := db.ScanCosts(ctx, gpucost.CostFilter{}, func(*gpucost.CostLine) error {
+		if n++; n == 10 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || n != 10 {
+		t.Errorf("ScanCosts = %v after %d lines, want %v after 10", err, n, stop)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	n = 0
+	err = db.ScanCosts(ctx, gpucost.CostFilter{}, func(*gpucost.CostLine) error {
+		if n++; n == 10 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || n >= 12_000 {
+		t.Errorf("ScanCosts cancelled = %v after %d lines, want %v before the end", err, n, context.Canceled)
+	}
+}

@@ -1,0 +1,226 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/jackc/pgx/v5"
+)
+
+// DB keeps bill lines a row each, grouped by the import that brought them
+// (migrations/0001_store.sql).
+var _ gpucost.CostStore = (*DB)(nil)
+
+const importColumns = `id, name, checksum, format, version, grain_ns, source_rows, lines, totals, imported_at, imported_ns`
+
+// copyLines is how many lines go to the server in one COPY: memory holds one batch.
+const copyLines = 8192
+
+// CostImportByChecksum returns the import of a file with the given checksum, if any.
+func (db *DB) CostImportByChecksum(ctx context.Context, checksum string) (gpucost.CostImport, bool, error) {
+	row := db.pool.QueryRow(ctx, `SELECT `+importColumns+` FROM cost_imports WHERE checksum = $1`, checksum)
+	imp, err := scanImport(row)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return gpucost.CostImport{}, false, nil
+	}
+	if err != nil {
+		return gpucost.CostImport{}, false, fmt.Errorf("look up cost import %s in %s: %w", checksum, db.name, err)
+	}
+	return imp, true, nil
+}
+
+// CostImports lists the imports, oldest first.
+func (db *DB) CostImports(ctx context.Context) ([]gpucost.CostImport, error) {
+	rows, err := db.pool.Query(ctx, `SELECT `+importColumns+` FROM cost_imports ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("list cost imports in %s: %w", db.name, err)
+	}
+	defer rows.Close()
+	var out []gpucost.CostImport
+	for rows.Next() {
+		imp, err := scanImport(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list cost imports in %s: %w", db.name, err)
+		}
+		out = append(out, imp)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list cost imports in %s: %w", db.name, err)
+	}
+	return out, nil
+}
+
+func scanImport(row pgx.Row) (gpucost.CostImport, error) {
+	var imp gpucost.CostImport
+	var grain, srcRows, lines int64
+	var totals string
+	var ns int16
+	err := row.Scan(&imp.ID, &imp.Name, &imp.Checksum, &imp.Format, &imp.Version, &grain, &srcRows, &lines,
+		&totals, &imp.ImportedAt, &ns)
+	if err != nil {
+		return imp, err
+	}
+	imp.Grain, imp.Rows, imp.Lines = time.Duration(grain), int(srcRows), int(lines)
+	imp.ImportedAt = imp.ImportedAt.UTC().Add(time.Duration(ns))
+	if imp.Totals, err = parseTotals(totals); err != nil {
+		return imp, fmt.Errorf("import %d (%s): totals: %w", imp.ID, imp.Name, err)
+	}
+	return imp, nil
+}
+
+// parseTotals reads totals stored as JSON with amounts as decimal text (Money.MarshalText); each
+// amount takes its total's currency.
+func parseTotals(s string) ([]gpucost.CostTotal, error) {
+	var raw []struct {
+		Currency  string `json:"currency"`
+		Billed    string `json:"billed_cost"`
+		Effective string `json:"effective_cost"`
+	}
+	if err := json.Unmarshal([]byte(s), &raw); err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		return nil, nil
+	}
+	out := make([]gpucost.CostTotal, len(raw))
+	for i, r := range raw {
+		billed, err := gpucost.ParseNanos(r.Billed)
+		if err != nil {
+			return nil, fmt.Errorf("%s billed cost: %w", r.Currency, err)
+		}
+		effective, err := gpucost.ParseNanos(r.Effective)
+		if err != nil {
+			return nil, fmt.Errorf("%s effective cost: %w", r.Currency, err)
+		}
+		out[i] = gpucost.CostTotal{Currency: r.Currency,
+			BilledCost:    gpucost.Money{Nanos: billed, Currency: r.Currency},
+			EffectiveCost: gpucost.Money{Nanos: effective, Currency: r.Currency}}
+	}
+	return out, nil
+}
+
+// PutCosts stores an import and its lines in one transaction, first deleting the imports listed
+// in replace (those not stored are ignored) and their lines. The lines go to the server by COPY
+// in batches of copyLines, so memory holds one batch however many lines there are; a line and
+// its maps may be reused once the next line is asked for.
+//
+// The import returned has its ID set, Lines set to the number of lines stored, ImportedAt set to
+// now if it was zero (and in UTC), and Totals set to the sums of the
+// lines' BilledCost and EffectiveCost per billing currency if it was nil. Totals that are given
+// must equal those sums. Nothing is stored if any step fails, if the lines stop because ctx is
+// done (an iterator that fails cancels ctx, with its error as the cause, and PutCosts returns
+// that cause) or if the iterator panics; the import returned is then empty. A file whose
+// checksum is stored already, and not replaced, is an EConflict.
+func (db *DB) PutCosts(ctx context.Context, imp gpucost.CostImport, lines iter.Seq[*gpucost.CostLine], replace []int64) (gpucost.CostImport, error) {
+	if imp.Checksum == "" {
+		return gpucost.CostImport{}, gpucost.Errorf(gpucost.EInvalid, "store cost import %s: it has no checksum", imp.Name)
+	}
+	if imp.ImportedAt.IsZero() {
+		imp.ImportedAt = time.Now()
+	}
+	imp.ImportedAt = imp.ImportedAt.UTC()
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.name, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := db.insertImport(ctx, tx, &imp, replace); err != nil {
+		return gpucost.CostImport{}, err
+	}
+	w := lineWriter{tx: tx, importID: imp.ID}
+	if err := w.writeAll(ctx, lines); err != nil {
+		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.name, err)
+	}
+	imp.Lines = w.lines
+	sums := w.sums.Sorted()
+	if imp.Totals == nil {
+		imp.Totals = sums
+	} else if err := checkTotals(imp.Totals, sums); err != nil {
+		return gpucost.CostImport{}, gpucost.Errorf(gpucost.EInvalid, "store cost import %s: %w", imp.Name, err)
+	}
+	totals, err := json.Marshal(imp.Totals)
+	if err != nil {
+		return gpucost.CostImport{}, fmt.Errorf("store cost import %s: totals: %w", imp.Name, err)
+	}
+	var minStart, maxStart *int64
+	if w.lines > 0 {
+		minStart, maxStart = &w.minStart, &w.maxStart
+	}
+	if _, err := tx.Exec(ctx, `UPDATE cost_imports SET lines = $1, totals = $2, min_start = $3, max_start = $4 WHERE id = $5`,
+		imp.Lines, string(totals), minStart, maxStart, imp.ID); err != nil {
+		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.name, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: commit: %w", imp.Name, db.name, err)
+	}
+	return imp, nil
+}
+
+// insertImport deletes the imports in replace and inserts imp, setting its ID.
+func (db *DB) insertImport(ctx context.Context, tx pgx.Tx, imp *gpucost.CostImport, replace []int64) error {
+	if len(replace) > 0 {
+		for _, q := range []string{`DELETE FROM cost_lines WHERE import_id = ANY($1)`, `DELETE FROM cost_imports WHERE id = ANY($1)`} {
+			if _, err := tx.Exec(ctx, q, replace); err != nil {
+				return fmt.Errorf("store cost import %s in %s: delete imports %v: %w", imp.Name, db.name, replace, err)
+			}
+		}
+	}
+	var id int64
+	var name string
+	err := tx.QueryRow(ctx, `SELECT id, name FROM cost_imports WHERE checksum = $1`, imp.Checksum).Scan(&id, &name)
+	if err == nil {
+		return gpucost.Errorf(gpucost.EConflict, "store cost import %s: the same file was imported already as %s (import %d); replace it to import it again",
+			imp.Name, name, id)
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.name, err)
+	}
+	err = tx.QueryRow(ctx, `INSERT INTO cost_imports (name, checksum, format, version, grain_ns,
+		source_rows, lines, totals, imported_at, imported_ns) VALUES ($1, $2, $3, $4, $5, $6, 0, '[]', $7, $8) RETURNING id`,
+		imp.Name, imp.Checksum, imp.Format, imp.Version, int64(imp.Grain), int64(imp.Rows), imp.ImportedAt, subMicro(imp.ImportedAt)).Scan(&imp.ID)
+	if err != nil {
+		return fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.name, err)
+	}
+	return nil
+}
+
+// checkTotals returns an error unless given and sums hold the same amounts per currency.
+func checkTotals(given, sums []gpucost.CostTotal) error {
+	type pair struct{ billed, effective int64 }
+	byCurrency := func(ts []gpucost.CostTotal) map[string]pair {
+		m := map[string]pair{}
+		for _, t := range ts {
+			c := cmp.Or(t.Currency, "USD") // as Money reads an empty currency
+			p := m[c]
+			m[c] = pair{p.billed + t.BilledCost.Nanos, p.effective + t.EffectiveCost.Nanos}
+		}
+		return m
+	}
+	g, s := byCurrency(given), byCurrency(sums)
+	currencies := slices.Collect(maps.Keys(g))
+	for c := range s {
+		if _, ok := g[c]; !ok {
+			currencies = append(currencies, c)
+		}
+	}
+	slices.Sort(currencies)
+	for _, c := range currencies {
+		if g[c] != s[c] {
+			money := func(n int64) string { return gpucost.Money{Nanos: n, Currency: c}.Decimal() }
+			return fmt.Errorf("its %s totals (billed %s, effective %s) differ from the sums of its lines (billed %s, effective %s)",
+				c, money(g[c].billed), money(g[c].effective), money(s[c].billed), money(s[c].effective))
+		}
+	}
+	return nil
+}
+
+// subMicro returns the nanoseconds of t below its microsecond, which timestamptz does not keep.
+func subMicro(t time.Time) int16 { return int16(t.Nanosecond() % 1000) }

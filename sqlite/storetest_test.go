@@ -1,0 +1,36 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/gpucost/gpucost/internal/storetest"
+	"github.com/gpucost/gpucost/sqlite"
+)
+
+// TestStoreSuite runs the suite every gpucost store passes against SQLite.
+func TestStoreSuite(t *testing.T) {
+	storetest.Run(t, openStore)
+}
+
+// openStore opens a new SQLite store in a temporary folder.
+func openStore(tb testing.TB) storetest.Stores {
+	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "gpucost.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return storetest.All(db)
+}
+
+// BenchmarkStoreIngest, BenchmarkStorePutCosts and BenchmarkStoreScanCosts run the store suite's
+// benchmarks, the same as postgres runs, for comparison:
+// go test ./sqlite -run XXX -bench Store -benchtime 3x
+func BenchmarkStoreIngest(b *testing.B) { storetest.BenchIngest(b, openStore) }
+
+func BenchmarkStorePutCosts(b *testing.B) { storetest.BenchPutCosts(b, openStore, 1000) }
+
+func BenchmarkStoreScanCosts(b *testing.B) { storetest.BenchScanCosts(b, openStore, 1000) }
+
+func BenchmarkStoreScanHours(b *testing.B) { storetest.BenchScanHours(b, openStore, 200) }

@@ -1,17 +1,14 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storeutil"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -70,41 +67,10 @@ func scanImport(row pgx.Row) (gpucost.CostImport, error) {
 	}
 	imp.Grain, imp.Rows, imp.Lines = time.Duration(grain), int(srcRows), int(lines)
 	imp.ImportedAt = imp.ImportedAt.UTC().Add(time.Duration(ns))
-	if imp.Totals, err = parseTotals(totals); err != nil {
+	if imp.Totals, err = storeutil.ParseTotals(totals); err != nil {
 		return imp, fmt.Errorf("import %d (%s): totals: %w", imp.ID, imp.Name, err)
 	}
 	return imp, nil
-}
-
-// parseTotals reads totals stored as JSON with amounts as decimal text (Money.MarshalText); each
-// amount takes its total's currency.
-func parseTotals(s string) ([]gpucost.CostTotal, error) {
-	var raw []struct {
-		Currency  string `json:"currency"`
-		Billed    string `json:"billed_cost"`
-		Effective string `json:"effective_cost"`
-	}
-	if err := json.Unmarshal([]byte(s), &raw); err != nil {
-		return nil, err
-	}
-	if raw == nil {
-		return nil, nil
-	}
-	out := make([]gpucost.CostTotal, len(raw))
-	for i, r := range raw {
-		billed, err := gpucost.ParseNanos(r.Billed)
-		if err != nil {
-			return nil, fmt.Errorf("%s billed cost: %w", r.Currency, err)
-		}
-		effective, err := gpucost.ParseNanos(r.Effective)
-		if err != nil {
-			return nil, fmt.Errorf("%s effective cost: %w", r.Currency, err)
-		}
-		out[i] = gpucost.CostTotal{Currency: r.Currency,
-			BilledCost:    gpucost.Money{Nanos: billed, Currency: r.Currency},
-			EffectiveCost: gpucost.Money{Nanos: effective, Currency: r.Currency}}
-	}
-	return out, nil
 }
 
 // PutCosts stores an import and its lines in one transaction, first deleting the imports listed
@@ -120,13 +86,10 @@ func parseTotals(s string) ([]gpucost.CostTotal, error) {
 // that cause) or if the iterator panics; the import returned is then empty. A file whose
 // checksum is stored already, and not replaced, is an EConflict.
 func (db *DB) PutCosts(ctx context.Context, imp gpucost.CostImport, lines iter.Seq[*gpucost.CostLine], replace []int64) (gpucost.CostImport, error) {
-	if imp.Checksum == "" {
-		return gpucost.CostImport{}, gpucost.Errorf(gpucost.EInvalid, "store cost import %s: it has no checksum", imp.Name)
+	imp, err := storeutil.PrepareImport(imp, time.Now())
+	if err != nil {
+		return gpucost.CostImport{}, err
 	}
-	if imp.ImportedAt.IsZero() {
-		imp.ImportedAt = time.Now()
-	}
-	imp.ImportedAt = imp.ImportedAt.UTC()
 	tx, err := db.pool.Begin(ctx)
 	if err != nil {
 		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.name, err)
@@ -140,22 +103,16 @@ func (db *DB) PutCosts(ctx context.Context, imp gpucost.CostImport, lines iter.S
 		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.name, err)
 	}
 	imp.Lines = w.lines
-	sums := w.sums.Sorted()
-	if imp.Totals == nil {
-		imp.Totals = sums
-	} else if err := checkTotals(imp.Totals, sums); err != nil {
-		return gpucost.CostImport{}, gpucost.Errorf(gpucost.EInvalid, "store cost import %s: %w", imp.Name, err)
-	}
-	totals, err := json.Marshal(imp.Totals)
+	totals, err := storeutil.SettleTotals(&imp, w.sums.Sorted())
 	if err != nil {
-		return gpucost.CostImport{}, fmt.Errorf("store cost import %s: totals: %w", imp.Name, err)
+		return gpucost.CostImport{}, err
 	}
 	var minStart, maxStart *int64
 	if w.lines > 0 {
 		minStart, maxStart = &w.minStart, &w.maxStart
 	}
 	if _, err := tx.Exec(ctx, `UPDATE cost_imports SET lines = $1, totals = $2, min_start = $3, max_start = $4 WHERE id = $5`,
-		imp.Lines, string(totals), minStart, maxStart, imp.ID); err != nil {
+		imp.Lines, totals, minStart, maxStart, imp.ID); err != nil {
 		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.name, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -188,36 +145,6 @@ func (db *DB) insertImport(ctx context.Context, tx pgx.Tx, imp *gpucost.CostImpo
 		imp.Name, imp.Checksum, imp.Format, imp.Version, int64(imp.Grain), int64(imp.Rows), imp.ImportedAt, subMicro(imp.ImportedAt)).Scan(&imp.ID)
 	if err != nil {
 		return fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.name, err)
-	}
-	return nil
-}
-
-// checkTotals returns an error unless given and sums hold the same amounts per currency.
-func checkTotals(given, sums []gpucost.CostTotal) error {
-	type pair struct{ billed, effective int64 }
-	byCurrency := func(ts []gpucost.CostTotal) map[string]pair {
-		m := map[string]pair{}
-		for _, t := range ts {
-			c := cmp.Or(t.Currency, "USD") // as Money reads an empty currency
-			p := m[c]
-			m[c] = pair{p.billed + t.BilledCost.Nanos, p.effective + t.EffectiveCost.Nanos}
-		}
-		return m
-	}
-	g, s := byCurrency(given), byCurrency(sums)
-	currencies := slices.Collect(maps.Keys(g))
-	for c := range s {
-		if _, ok := g[c]; !ok {
-			currencies = append(currencies, c)
-		}
-	}
-	slices.Sort(currencies)
-	for _, c := range currencies {
-		if g[c] != s[c] {
-			money := func(n int64) string { return gpucost.Money{Nanos: n, Currency: c}.Decimal() }
-			return fmt.Errorf("its %s totals (billed %s, effective %s) differ from the sums of its lines (billed %s, effective %s)",
-				c, money(g[c].billed), money(g[c].effective), money(s[c].billed), money(s[c].effective))
-		}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storeutil"
 )
 
 // DB keeps the inventory that ties billed resources to telemetry hosts. Tags are stored as a
@@ -16,20 +17,15 @@ var _ gpucost.InventoryStore = (*DB)(nil)
 // transaction: on any error nothing is stored. Within one call a later entry with the same
 // resource id replaces an earlier one and is not counted again.
 func (db *DB) PutInventory(ctx context.Context, entries []gpucost.InventoryEntry) (added, replaced int, err error) {
-	for i, e := range entries {
-		switch {
-		case e.ResourceID == "":
-			return 0, 0, gpucost.Errorf(gpucost.EInvalid, "store inventory entry %d (host %q): the resource id is required", i+1, e.Host)
-		case e.GPUs < 0:
-			return 0, 0, gpucost.Errorf(gpucost.EInvalid, "store inventory entry %d (%s): %d GPUs; give 0 when unknown", i+1, e.ResourceID, e.GPUs)
-		}
+	if err := storeutil.CheckInventory(entries); err != nil {
+		return 0, 0, err
 	}
 	tx, err := db.pool.Begin(ctx)
 	if err != nil {
 		return 0, 0, fmt.Errorf("store inventory in %s: %w", db.name, err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	seen := make(map[string]bool, len(entries))
+	var tally storeutil.Tally[string]
 	for _, e := range entries {
 		tags, err := json.Marshal(e.Tags)
 		if err != nil {
@@ -44,20 +40,14 @@ func (db *DB) PutInventory(ctx context.Context, entries []gpucost.InventoryEntry
 		if err != nil {
 			return 0, 0, fmt.Errorf("store inventory in %s: %s: %w", db.name, e.ResourceID, err)
 		}
-		if seen[e.ResourceID] {
-			continue
-		}
-		seen[e.ResourceID] = true
-		if inserted {
-			added++
-		} else {
-			replaced++
+		if tally.First(e.ResourceID) {
+			tally.Count(inserted)
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return 0, 0, fmt.Errorf("store inventory in %s: %w", db.name, err)
 	}
-	return added, replaced, nil
+	return tally.Added, tally.Replaced, nil
 }
 
 // Inventory returns every entry, ordered by resource id.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storeutil"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -18,40 +19,30 @@ var _ gpucost.OfferStore = (*DB)(nil)
 // Within one call a later offer with the same key replaces an earlier one and is not counted
 // again.
 func (db *DB) PutOffers(ctx context.Context, offers []gpucost.Offer) (added, replaced int, err error) {
-	for i, o := range offers {
-		if o.Provider == "" || o.Region == "" || o.InstanceType == "" || o.GPUModel == "" {
-			return 0, 0, gpucost.Errorf(gpucost.EInvalid,
-				"store offer %d (%s %s %s): provider, region, instance type and GPU model are required", i+1, o.Provider, o.Region, o.InstanceType)
-		}
+	if err := storeutil.CheckOffers(offers); err != nil {
+		return 0, 0, err
 	}
 	tx, err := db.pool.Begin(ctx)
 	if err != nil {
 		return 0, 0, fmt.Errorf("store offers in %s: %w", db.name, err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	type key struct{ provider, region, zone, instance string }
-	seen := make(map[key]bool, len(offers))
+	var tally storeutil.Tally[storeutil.OfferKey]
 	for _, o := range offers {
-		k := key{strings.ToLower(o.Provider), o.Region, o.Zone, o.InstanceType}
+		k := storeutil.KeyOf(o)
 		// xmax is 0 for a row this statement inserted, the updating transaction's id otherwise.
 		var inserted bool
-		if err := putOffer(ctx, tx, k.provider, o).Scan(&inserted); err != nil {
-			return 0, 0, fmt.Errorf("store offers in %s: %s %s %s: %w", db.name, k.provider, k.region, k.instance, err)
+		if err := putOffer(ctx, tx, k.Provider, o).Scan(&inserted); err != nil {
+			return 0, 0, fmt.Errorf("store offers in %s: %s %s %s: %w", db.name, k.Provider, k.Region, k.Instance, err)
 		}
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		if inserted {
-			added++
-		} else {
-			replaced++
+		if tally.First(k) {
+			tally.Count(inserted)
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return 0, 0, fmt.Errorf("store offers in %s: %w", db.name, err)
 	}
-	return added, replaced, nil
+	return tally.Added, tally.Replaced, nil
 }
 
 func putOffer(ctx context.Context, tx pgx.Tx, provider string, o gpucost.Offer) pgx.Row {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storeutil"
 	"github.com/gpucost/gpucost/telemetry"
 	"github.com/jackc/pgx/v5"
 )
@@ -27,10 +28,7 @@ var rollupColumns = []string{"series_id", "start", "samples", "coverage", "util_
 // rollupSelect selects rollupColumns from a rollup table named r.
 var rollupSelect = "r." + strings.Join(rollupColumns, ", r.")
 
-// Rollups start less than this many hours after 1970, as in the SQLite store (its row keys).
-const maxStartHours = 1 << 24
-
-const histBins = 101
+const histBins = storeutil.HistBins
 
 // rollupKey names one rollup of one series.
 type rollupKey struct {
@@ -55,7 +53,7 @@ func (db *DB) WriteRollups(ctx context.Context, rs []gpucost.Rollup) (gpucost.Wr
 	if len(rs) == 0 {
 		return st, nil
 	}
-	if err := checkRollups(rs); err != nil {
+	if err := storeutil.CheckRollups(rs); err != nil {
 		return st, err
 	}
 	tx, err := db.pool.Begin(ctx)
@@ -114,30 +112,6 @@ func cmpBool(a, b bool) int {
 		return 1
 	}
 	return -1
-}
-
-// checkRollups rejects rollups the store cannot hold, as the SQLite store does.
-func checkRollups(rs []gpucost.Rollup) error {
-	for i := range rs {
-		r := &rs[i]
-		switch {
-		case r.Series == nil:
-			return gpucost.Errorf(gpucost.EInvalid, "rollup %d (%s): no series", i, r.Start)
-		case r.Width != time.Minute && r.Width != time.Hour:
-			return gpucost.Errorf(gpucost.EInvalid, "rollup %d of %s: width %s; only minute and hour rollups are stored",
-				i, r.Series.GPU.UUID, r.Width)
-		case !r.Start.Truncate(r.Width).Equal(r.Start):
-			return gpucost.Errorf(gpucost.EInvalid, "rollup %d of %s: start %s is not on a %s boundary",
-				i, r.Series.GPU.UUID, r.Start, r.Width)
-		case r.Start.Unix() < 0 || r.Start.Unix()/3600 >= maxStartHours:
-			return gpucost.Errorf(gpucost.EInvalid, "rollup %d of %s: start %s is outside 1970–3800",
-				i, r.Series.GPU.UUID, r.Start)
-		case len(r.UtilHist) > histBins:
-			return gpucost.Errorf(gpucost.EInvalid, "rollup %d of %s: %d histogram bins, at most %d",
-				i, r.Series.GPU.UUID, len(r.UtilHist), histBins)
-		}
-	}
-	return nil
 }
 
 // merger merges the incoming rollups of one width with the stored ones.

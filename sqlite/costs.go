@@ -1,18 +1,15 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storeutil"
 )
 
 // DB keeps bill lines an import at a time, up to 8,192 lines to a row in columnar chunks (see
@@ -66,44 +63,13 @@ func scanImport(row interface{ Scan(...any) error }) (gpucost.CostImport, error)
 		return imp, err
 	}
 	imp.Grain = time.Duration(grain)
-	if imp.Totals, err = parseTotals(totals); err != nil {
+	if imp.Totals, err = storeutil.ParseTotals(totals); err != nil {
 		return imp, fmt.Errorf("import %d (%s): totals: %w", imp.ID, imp.Name, err)
 	}
 	if imp.ImportedAt, err = time.Parse(time.RFC3339Nano, at); err != nil {
 		return imp, fmt.Errorf("import %d (%s): imported_at: %w", imp.ID, imp.Name, err)
 	}
 	return imp, nil
-}
-
-// parseTotals reads totals stored as JSON with amounts as decimal text (Money.MarshalText); each
-// amount takes its total's currency.
-func parseTotals(s string) ([]gpucost.CostTotal, error) {
-	var raw []struct {
-		Currency  string `json:"currency"`
-		Billed    string `json:"billed_cost"`
-		Effective string `json:"effective_cost"`
-	}
-	if err := json.Unmarshal([]byte(s), &raw); err != nil {
-		return nil, err
-	}
-	if raw == nil {
-		return nil, nil
-	}
-	out := make([]gpucost.CostTotal, len(raw))
-	for i, r := range raw {
-		billed, err := gpucost.ParseNanos(r.Billed)
-		if err != nil {
-			return nil, fmt.Errorf("%s billed cost: %w", r.Currency, err)
-		}
-		effective, err := gpucost.ParseNanos(r.Effective)
-		if err != nil {
-			return nil, fmt.Errorf("%s effective cost: %w", r.Currency, err)
-		}
-		out[i] = gpucost.CostTotal{Currency: r.Currency,
-			BilledCost:    gpucost.Money{Nanos: billed, Currency: r.Currency},
-			EffectiveCost: gpucost.Money{Nanos: effective, Currency: r.Currency}}
-	}
-	return out, nil
 }
 
 // PutCosts stores an import and its lines in one transaction, first deleting the imports listed
@@ -121,13 +87,10 @@ func parseTotals(s string) ([]gpucost.CostTotal, error) {
 // iterator panics; the import returned is then empty. A file whose checksum is stored already,
 // and not replaced, is an EConflict.
 func (db *DB) PutCosts(ctx context.Context, imp gpucost.CostImport, lines iter.Seq[*gpucost.CostLine], replace []int64) (gpucost.CostImport, error) {
-	if imp.Checksum == "" {
-		return gpucost.CostImport{}, gpucost.Errorf(gpucost.EInvalid, "store cost import %s: it has no checksum", imp.Name)
+	imp, err := storeutil.PrepareImport(imp, time.Now())
+	if err != nil {
+		return gpucost.CostImport{}, err
 	}
-	if imp.ImportedAt.IsZero() {
-		imp.ImportedAt = time.Now()
-	}
-	imp.ImportedAt = imp.ImportedAt.UTC()
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.Path, err)
@@ -145,18 +108,12 @@ func (db *DB) PutCosts(ctx context.Context, imp gpucost.CostImport, lines iter.S
 		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.Path, err)
 	}
 	imp.Lines = w.lines
-	sums := w.sums.Sorted()
-	if imp.Totals == nil {
-		imp.Totals = sums
-	} else if err := checkTotals(imp.Totals, sums); err != nil {
-		return gpucost.CostImport{}, gpucost.Errorf(gpucost.EInvalid, "store cost import %s: %w", imp.Name, err)
-	}
-	totals, err := json.Marshal(imp.Totals)
+	totals, err := storeutil.SettleTotals(&imp, w.sums.Sorted())
 	if err != nil {
-		return gpucost.CostImport{}, fmt.Errorf("store cost import %s: totals: %w", imp.Name, err)
+		return gpucost.CostImport{}, err
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE cost_imports SET lines = ?, totals = ? WHERE id = ?`,
-		imp.Lines, string(totals), imp.ID); err != nil {
+		imp.Lines, totals, imp.ID); err != nil {
 		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.Path, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -193,36 +150,6 @@ func (db *DB) insertImport(ctx context.Context, tx *sql.Tx, imp *gpucost.CostImp
 	}
 	if err != nil {
 		return fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.Path, err)
-	}
-	return nil
-}
-
-// checkTotals returns an error unless given and sums hold the same amounts per currency.
-func checkTotals(given, sums []gpucost.CostTotal) error {
-	type pair struct{ billed, effective int64 }
-	byCurrency := func(ts []gpucost.CostTotal) map[string]pair {
-		m := map[string]pair{}
-		for _, t := range ts {
-			c := cmp.Or(t.Currency, "USD") // as Money reads an empty currency
-			p := m[c]
-			m[c] = pair{p.billed + t.BilledCost.Nanos, p.effective + t.EffectiveCost.Nanos}
-		}
-		return m
-	}
-	g, s := byCurrency(given), byCurrency(sums)
-	currencies := slices.Collect(maps.Keys(g))
-	for c := range s {
-		if _, ok := g[c]; !ok {
-			currencies = append(currencies, c)
-		}
-	}
-	slices.Sort(currencies)
-	for _, c := range currencies {
-		if g[c] != s[c] {
-			money := func(n int64) string { return gpucost.Money{Nanos: n, Currency: c}.Decimal() }
-			return fmt.Errorf("its %s totals (billed %s, effective %s) differ from the sums of its lines (billed %s, effective %s)",
-				c, money(g[c].billed), money(g[c].effective), money(s[c].billed), money(s[c].effective))
-		}
 	}
 	return nil
 }

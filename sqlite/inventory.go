@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storeutil"
 )
 
 // DB keeps the inventory that ties billed resources to telemetry hosts (migration
@@ -17,13 +18,8 @@ var _ gpucost.InventoryStore = (*DB)(nil)
 // transaction: on any error nothing is stored. Within one call a later entry with the same
 // resource id replaces an earlier one and is not counted again.
 func (db *DB) PutInventory(ctx context.Context, entries []gpucost.InventoryEntry) (added, replaced int, err error) {
-	for i, e := range entries {
-		switch {
-		case e.ResourceID == "":
-			return 0, 0, gpucost.Errorf(gpucost.EInvalid, "store inventory entry %d (host %q): the resource id is required", i+1, e.Host)
-		case e.GPUs < 0:
-			return 0, 0, gpucost.Errorf(gpucost.EInvalid, "store inventory entry %d (%s): %d GPUs; give 0 when unknown", i+1, e.ResourceID, e.GPUs)
-		}
+	if err := storeutil.CheckInventory(entries); err != nil {
+		return 0, 0, err
 	}
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
@@ -43,19 +39,14 @@ func (db *DB) PutInventory(ctx context.Context, entries []gpucost.InventoryEntry
 		return 0, 0, fmt.Errorf("store inventory in %s: %w", db.Path, err)
 	}
 	defer put.Close()
-	seen := make(map[string]bool, len(entries))
+	var tally storeutil.Tally[string]
 	for _, e := range entries {
-		if !seen[e.ResourceID] {
-			seen[e.ResourceID] = true
+		if tally.First(e.ResourceID) {
 			var n int
 			if err := exists.QueryRowContext(ctx, e.ResourceID).Scan(&n); err != nil {
 				return 0, 0, fmt.Errorf("store inventory in %s: look up %s: %w", db.Path, e.ResourceID, err)
 			}
-			if n > 0 {
-				replaced++
-			} else {
-				added++
-			}
+			tally.Count(n == 0)
 		}
 		tags, err := json.Marshal(e.Tags)
 		if err != nil {
@@ -68,7 +59,7 @@ func (db *DB) PutInventory(ctx context.Context, entries []gpucost.InventoryEntry
 	if err := tx.Commit(); err != nil {
 		return 0, 0, fmt.Errorf("store inventory in %s: %w", db.Path, err)
 	}
-	return added, replaced, nil
+	return tally.Added, tally.Replaced, nil
 }
 
 // Inventory returns every entry, ordered by resource id.

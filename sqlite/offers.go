@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storeutil"
 )
 
 // DB keeps the offers users import on top of the bundled catalog (migration 0003_offers.sql).
@@ -18,44 +19,35 @@ var _ gpucost.OfferStore = (*DB)(nil)
 // Within one call a later offer with the same key replaces an earlier one and is not counted
 // again.
 func (db *DB) PutOffers(ctx context.Context, offers []gpucost.Offer) (added, replaced int, err error) {
-	for i, o := range offers {
-		if o.Provider == "" || o.Region == "" || o.InstanceType == "" || o.GPUModel == "" {
-			return 0, 0, gpucost.Errorf(gpucost.EInvalid,
-				"store offer %d (%s %s %s): provider, region, instance type and GPU model are required", i+1, o.Provider, o.Region, o.InstanceType)
-		}
+	if err := storeutil.CheckOffers(offers); err != nil {
+		return 0, 0, err
 	}
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, 0, fmt.Errorf("store offers in %s: %w", db.Path, err)
 	}
 	defer tx.Rollback()
-	type key struct{ provider, region, zone, instance string }
-	seen := make(map[key]bool, len(offers))
+	var tally storeutil.Tally[storeutil.OfferKey]
 	for _, o := range offers {
-		k := key{strings.ToLower(o.Provider), o.Region, o.Zone, o.InstanceType}
-		if !seen[k] {
-			seen[k] = true
+		k := storeutil.KeyOf(o)
+		if tally.First(k) {
 			var n int
 			err := tx.QueryRowContext(ctx, `SELECT count(*) FROM offers
 				WHERE provider = ? AND region = ? AND zone = ? AND instance_type = ?`,
-				k.provider, k.region, k.zone, k.instance).Scan(&n)
+				k.Provider, k.Region, k.Zone, k.Instance).Scan(&n)
 			if err != nil {
-				return 0, 0, fmt.Errorf("store offers in %s: look up %s %s %s: %w", db.Path, k.provider, k.region, k.instance, err)
+				return 0, 0, fmt.Errorf("store offers in %s: look up %s %s %s: %w", db.Path, k.Provider, k.Region, k.Instance, err)
 			}
-			if n > 0 {
-				replaced++
-			} else {
-				added++
-			}
+			tally.Count(n == 0)
 		}
-		if err := putOffer(ctx, tx, k.provider, o); err != nil {
-			return 0, 0, fmt.Errorf("store offers in %s: %s %s %s: %w", db.Path, k.provider, k.region, k.instance, err)
+		if err := putOffer(ctx, tx, k.Provider, o); err != nil {
+			return 0, 0, fmt.Errorf("store offers in %s: %s %s %s: %w", db.Path, k.Provider, k.Region, k.Instance, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, 0, fmt.Errorf("store offers in %s: %w", db.Path, err)
 	}
-	return added, replaced, nil
+	return tally.Added, tally.Replaced, nil
 }
 
 func putOffer(ctx context.Context, tx *sql.Tx, provider string, o gpucost.Offer) error {

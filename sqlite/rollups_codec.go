@@ -7,6 +7,7 @@ import (
 	"math/bits"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storeutil"
 )
 
 // A packed row holds the rollups of one series in one row period: the 24 hours of a UTC day or
@@ -77,7 +78,7 @@ const (
 const (
 	allSlots = 1<<60 - 1
 	maxSlots = 60
-	histBins = 101
+	histBins = storeutil.HistBins
 )
 
 var errCorrupt = errors.New("corrupt packed rollups")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storeutil"
 )
 
 // rowBuf holds the rollups decoded from one packed row (see rollups_codec.go). Series, Start and
@@ -336,6 +337,9 @@ var (
 
 // keyBits is how many low bits of a row key hold the row number (day or hour since 1970).
 const keyBits = 24
+
+// The rollups storeutil.CheckRollups lets through are those whose start hour fits a row key.
+const _ = uint(storeutil.MaxStartHours-1<<keyBits) + uint(1<<keyBits-storeutil.MaxStartHours) // both ≥ 0: equal
 
 // key returns the key of a series' row; rowNum may be 1<<keyBits, for the end of a key range.
 func (l rowLayout) key(series int64, rowNum int64) int64 { return series<<keyBits + rowNum }

@@ -20,7 +20,7 @@ func scanCostLines(t *testing.T, db gpucost.CostStore, f gpucost.CostFilter) []g
 	t.Helper()
 	var out []gpucost.CostLine
 	if err := db.ScanCosts(context.Background(), f, func(l *gpucost.CostLine) error {
-		out = append(out, clone(l))
+		out = append(out, Clone(l))
 		return nil
 	}); err != nil {
 		t.Fatalf("ScanCosts(%+v): %v", f, err)
@@ -50,14 +50,14 @@ func sumsOf(lines []gpucost.CostLine) []gpucost.CostTotal {
 func testPutCostsRoundTrip(t *testing.T, open Open) {
 	ctx := context.Background()
 	db := open(t).Costs
-	g := newLineGen(1, 50)
+	g := NewLineGen(1, 50)
 	const n = 8192 + 1234
 	var want []gpucost.CostLine
 	lines := func(yield func(*gpucost.CostLine) bool) {
 		var l gpucost.CostLine // one line, reused
 		for range n {
-			l = g.line()
-			want = append(want, clone(&l))
+			l = g.Line()
+			want = append(want, Clone(&l))
 			if !yield(&l) {
 				return
 			}
@@ -90,7 +90,7 @@ func testPutCostsRoundTrip(t *testing.T, open Open) {
 		t.Fatalf("ScanCosts passed %d lines, want %d", len(got), n)
 	}
 	for i := range got {
-		if d := lineDiff(&got[i], &want[i]); d != "" {
+		if d := LineDiff(&got[i], &want[i]); d != "" {
 			t.Fatalf("line %d: %s", i, d)
 		}
 	}
@@ -146,7 +146,7 @@ func testScanCostsFilters(t *testing.T, open Open) {
 				t.Fatalf("ScanCosts(%+v) passed %d lines, want %d", tt.f, len(got), len(want))
 			}
 			for i := range got {
-				if d := lineDiff(&got[i], &want[i]); d != "" {
+				if d := LineDiff(&got[i], &want[i]); d != "" {
 					t.Fatalf("ScanCosts(%+v) line %d: %s", tt.f, i, d)
 				}
 			}

@@ -13,17 +13,21 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// lineGen makes random cost lines for property tests. Each generator draws its strings, amounts
-// and maps from pools of its own size; it also hands out shared maps and changes them in place,
-// as a reader that reuses maps might.
-type lineGen struct {
+// LineGen makes random cost lines for property tests. Each generator draws its strings, amounts
+// and maps from pools of its own size, so that some runs of lines have one value per column, some
+// a few and some a new value on every line; it also hands out shared maps and changes them in
+// place, as a reader that reuses maps might.
+type LineGen struct {
 	rng    *rand.Rand
 	pool   int // distinct values per column; 0 for a new one each line
 	shared []map[string]string
+	odd    []string
 }
 
-func newLineGen(seed uint64, pool int) *lineGen {
-	g := &lineGen{rng: rand.New(rand.NewPCG(seed, 7)), pool: pool}
+// NewLineGen returns a generator seeded with seed that draws from pools of pool values (0: a new
+// value every time). Its odd strings are oddStrings and extra (say, strings only one store keeps).
+func NewLineGen(seed uint64, pool int, extra ...string) *LineGen {
+	g := &LineGen{rng: rand.New(rand.NewPCG(seed, 7)), pool: pool, odd: append(oddStrings[:len(oddStrings):len(oddStrings)], extra...)}
 	for i := range 3 {
 		g.shared = append(g.shared, map[string]string{"team": fmt.Sprint("t", i)})
 	}
@@ -36,9 +40,9 @@ func newLineGen(seed uint64, pool int) *lineGen {
 var oddStrings = []string{"", "AWS", "Microsoft", "Google Cloud", "i-0abc", "ünïcödé €", strings.Repeat("long", 300),
 	"a=b,c=d", `"quoted" \ back`, "USD", "EUR"}
 
-func (g *lineGen) str() string {
+func (g *LineGen) str() string {
 	if g.rng.IntN(8) == 0 {
-		return oddStrings[g.rng.IntN(len(oddStrings))]
+		return g.odd[g.rng.IntN(len(g.odd))]
 	}
 	if g.pool == 0 {
 		return fmt.Sprintf("s%d", g.rng.Uint64())
@@ -46,7 +50,10 @@ func (g *lineGen) str() string {
 	return fmt.Sprintf("v%d", g.rng.IntN(g.pool))
 }
 
-func (g *lineGen) int64() int64 {
+// IntN returns a random int in [0, n) from the generator's source.
+func (g *LineGen) IntN(n int) int { return g.rng.IntN(n) }
+
+func (g *LineGen) int64() int64 {
 	switch g.rng.IntN(10) {
 	case 0:
 		return []int64{0, -1, 1, math.MinInt64, math.MaxInt64}[g.rng.IntN(5)]
@@ -61,7 +68,7 @@ func (g *lineGen) int64() int64 {
 	return int64(g.rng.IntN(g.pool)) * 1_234_567_891
 }
 
-func (g *lineGen) time() time.Time {
+func (g *LineGen) time() time.Time {
 	if g.rng.IntN(6) == 0 {
 		return time.Time{}
 	}
@@ -72,7 +79,7 @@ func (g *lineGen) time() time.Time {
 	return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, g.rng.IntN(max(g.pool, 2)))
 }
 
-func (g *lineGen) float() float64 {
+func (g *LineGen) float() float64 {
 	switch g.rng.IntN(12) {
 	case 0:
 		return math.NaN()
@@ -86,7 +93,7 @@ func (g *lineGen) float() float64 {
 	return g.rng.NormFloat64() * 1e3
 }
 
-func (g *lineGen) tags() map[string]string {
+func (g *LineGen) tags() map[string]string {
 	switch g.rng.IntN(8) {
 	case 0:
 		return nil
@@ -106,9 +113,9 @@ func (g *lineGen) tags() map[string]string {
 	return m
 }
 
-// line returns a random line. Its maps may be shared with earlier lines and changed later:
-// clone copies what it holds now.
-func (g *lineGen) line() gpucost.CostLine {
+// Line returns a random line. Its maps may be shared with earlier lines and changed later:
+// Clone copies what it holds now.
+func (g *LineGen) Line() gpucost.CostLine {
 	var l gpucost.CostLine
 	for _, p := range []*string{&l.Provider, &l.BillingAccountID, &l.SubAccountID, &l.ChargeCategory, &l.ChargeClass,
 		&l.ChargeFrequency, &l.PricingCategory, &l.CommitmentDiscountID, &l.CommitmentDiscountStatus,
@@ -135,16 +142,16 @@ func (g *lineGen) line() gpucost.CostLine {
 	return l
 }
 
-// clone returns a copy of l that shares none of its maps.
-func clone(l *gpucost.CostLine) gpucost.CostLine {
+// Clone returns a copy of l that shares none of its maps.
+func Clone(l *gpucost.CostLine) gpucost.CostLine {
 	c := *l
 	c.Tags, c.Extra = maps.Clone(l.Tags), maps.Clone(l.Extra)
 	return c
 }
 
-// lineDiff describes how got differs from want, "" if it does not. Quantities compare by their
+// LineDiff describes how got differs from want, "" if it does not. Quantities compare by their
 // bits, so NaN equals NaN.
-func lineDiff(got, want *gpucost.CostLine) string {
+func LineDiff(got, want *gpucost.CostLine) string {
 	g, w := *got, *want
 	for _, q := range [][2]*float64{{&g.ConsumedQuantity, &w.ConsumedQuantity}, {&g.PricingQuantity, &w.PricingQuantity}} {
 		if math.Float64bits(*q[0]) != math.Float64bits(*q[1]) {

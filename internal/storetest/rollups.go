@@ -56,8 +56,8 @@ func RollupsOf(samples []gpucost.Sample) []gpucost.Rollup {
 	return telemetry.Rollup(b, 5)
 }
 
-// scanAll returns copies of every stored rollup of width matching f, in scan order.
-func scanAll(t testing.TB, db gpucost.RollupStore, width time.Duration, f gpucost.RollupFilter) []gpucost.Rollup {
+// ScanAll returns copies of every stored rollup of width matching f, in scan order.
+func ScanAll(t testing.TB, db gpucost.RollupStore, width time.Duration, f gpucost.RollupFilter) []gpucost.Rollup {
 	t.Helper()
 	var out []gpucost.Rollup
 	err := db.ScanRollups(context.Background(), width, f, func(r *gpucost.Rollup) error {
@@ -93,8 +93,8 @@ func cmpOr(a, b int) int {
 	return b
 }
 
-// diffRollups describes the first difference between got and want, "" if none.
-func diffRollups(got, want []gpucost.Rollup) string {
+// DiffRollups describes the first difference between got and want, "" if none.
+func DiffRollups(got, want []gpucost.Rollup) string {
 	if len(got) != len(want) {
 		return fmt.Sprintf("%d rollups, want %d", len(got), len(want))
 	}
@@ -144,7 +144,7 @@ func testWriteScanRoundTrip(t *testing.T, open Open) {
 		t.Errorf("first WriteRollups = %+v, want all %d written", st, len(rs))
 	}
 	for _, w := range []time.Duration{time.Minute, time.Hour} {
-		if d := diffRollups(scanAll(t, db, w, gpucost.RollupFilter{}), byScanOrder(rs, w)); d != "" {
+		if d := DiffRollups(ScanAll(t, db, w, gpucost.RollupFilter{}), byScanOrder(rs, w)); d != "" {
 			t.Errorf("ScanRollups(%s): %s", w, d)
 		}
 	}
@@ -157,7 +157,7 @@ func testRewriteIsUnchanged(t *testing.T, open Open) {
 	if _, err := db.WriteRollups(ctx, rs); err != nil {
 		t.Fatal(err)
 	}
-	before := scanAll(t, db, time.Hour, gpucost.RollupFilter{})
+	before := ScanAll(t, db, time.Hour, gpucost.RollupFilter{})
 	st, err := db.WriteRollups(ctx, rs)
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +165,7 @@ func testRewriteIsUnchanged(t *testing.T, open Open) {
 	if st != (gpucost.WriteStats{Unchanged: len(rs)}) {
 		t.Errorf("second WriteRollups = %+v, want all %d unchanged", st, len(rs))
 	}
-	if d := diffRollups(scanAll(t, db, time.Hour, gpucost.RollupFilter{}), before); d != "" {
+	if d := DiffRollups(ScanAll(t, db, time.Hour, gpucost.RollupFilter{}), before); d != "" {
 		t.Errorf("after a re-import: %s", d)
 	}
 }
@@ -214,7 +214,7 @@ func testSplitWritesMerge(t *testing.T, open Open) {
 				widths = append(widths, time.Minute)
 			}
 			for _, w := range widths {
-				if d := diffRollups(scanAll(t, parts, w, gpucost.RollupFilter{}), scanAll(t, whole, w, gpucost.RollupFilter{})); d != "" {
+				if d := DiffRollups(ScanAll(t, parts, w, gpucost.RollupFilter{}), ScanAll(t, whole, w, gpucost.RollupFilter{})); d != "" {
 					t.Errorf("%s rollups: %s", w, d)
 				}
 			}
@@ -276,7 +276,7 @@ func testScanFilters(t *testing.T, open Open) {
 		{"empty range", gpucost.RollupFilter{From: RollT0.Add(time.Hour), To: RollT0.Add(time.Hour)}, nil, 0},
 	}
 	for _, c := range cases {
-		got := scanAll(t, db, time.Hour, c.f)
+		got := ScanAll(t, db, time.Hour, c.f)
 		var want []string
 		for _, id := range c.series {
 			for range c.hours {
@@ -344,7 +344,7 @@ func testWriteRejectsBadRollups(t *testing.T, open Open) {
 			t.Errorf("%s: WriteRollups = %v, want an invalid-input error", name, err)
 		}
 	}
-	if got := scanAll(t, db, time.Hour, gpucost.RollupFilter{}); len(got) != 0 {
+	if got := ScanAll(t, db, time.Hour, gpucost.RollupFilter{}); len(got) != 0 {
 		t.Errorf("after rejected writes, %d hour rollups are stored", len(got))
 	}
 }
@@ -363,11 +363,11 @@ func testPruneMinutes(t *testing.T, open Open) {
 	if err != nil || n != 2*60 {
 		t.Fatalf("PruneMinutes = %d, %v; want 120 minute rollups", n, err)
 	}
-	minutes := scanAll(t, db, time.Minute, gpucost.RollupFilter{})
+	minutes := ScanAll(t, db, time.Minute, gpucost.RollupFilter{})
 	if len(minutes) != 2*120 || minutes[0].Start.Before(RollT0.Add(time.Hour)) {
 		t.Errorf("after pruning: %d minute rollups from %s, want 240 from %s", len(minutes), minutes[0].Start, RollT0.Add(time.Hour))
 	}
-	if hours := scanAll(t, db, time.Hour, gpucost.RollupFilter{}); len(hours) != 6 {
+	if hours := ScanAll(t, db, time.Hour, gpucost.RollupFilter{}); len(hours) != 6 {
 		t.Errorf("after pruning minutes: %d hour rollups, want all 6", len(hours))
 	}
 	cutoff, _ := telemetry.DefaultRetention.Cutoff(time.Minute, RollT0.Add(15*24*time.Hour))
@@ -405,7 +405,7 @@ func testWriterToStore(t *testing.T, open Open) {
 		t.Errorf("Writer stats = %+v, want rollups written and merged only", st)
 	}
 	for _, width := range []time.Duration{time.Minute, time.Hour} {
-		if d := diffRollups(scanAll(t, db, width, gpucost.RollupFilter{}), scanAll(t, whole, width, gpucost.RollupFilter{})); d != "" {
+		if d := DiffRollups(ScanAll(t, db, width, gpucost.RollupFilter{}), ScanAll(t, whole, width, gpucost.RollupFilter{})); d != "" {
 			t.Errorf("%s rollups through the Writer: %s", width, d)
 		}
 	}
@@ -427,7 +427,7 @@ func testSeriesRecorded(t *testing.T, open Open) {
 	if _, err := db.WriteRollups(ctx, RollupsOf([]gpucost.Sample{later})); err != nil {
 		t.Fatal(err)
 	}
-	hours := scanAll(t, db, time.Hour, gpucost.RollupFilter{})
+	hours := ScanAll(t, db, time.Hour, gpucost.RollupFilter{})
 	if len(hours) != 2 {
 		t.Fatalf("scanned %d hour rollups, want 2", len(hours))
 	}

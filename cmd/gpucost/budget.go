@@ -18,7 +18,7 @@ func newBudgetCmd(e *env) *cobra.Command {
 		Use:   "budget",
 		Short: "Budgets: spend, forecast and thresholds crossed",
 	}
-	cmd.AddCommand(newBudgetStatusCmd(e))
+	cmd.AddCommand(newBudgetStatusCmd(e), newBudgetCheckCmd(e), newBudgetDeliveriesCmd(e))
 	return cmd
 }
 

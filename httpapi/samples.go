@@ -57,11 +57,15 @@ func (s *Server) postSamples(w http.ResponseWriter, r *http.Request) {
 	if len(keep) > 0 {
 		if err := s.Ingest.Add(r.Context(), keep...); err != nil {
 			s.Log.Error("ingest samples", "err", err, "samples", len(keep))
+			s.ingested("refused", len(keep))
+			s.ingested("skipped", resp.Skipped)
 			writeError(w, http.StatusServiceUnavailable, gpucost.EUnavailable, "the samples could not be stored now; retry later")
 			return
 		}
 	}
 	resp.Accepted = len(keep)
+	s.ingested("accepted", resp.Accepted)
+	s.ingested("skipped", resp.Skipped)
 	writeJSON(w, http.StatusOK, resp)
 }
 

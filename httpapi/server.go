@@ -35,6 +35,16 @@ type Server struct {
 	Now        func() time.Time                // default: time.Now
 	MaxBody    int64                           // DefaultMaxBody if zero
 	MaxDecoded int64                           // DefaultMaxDecoded if zero
+
+	// For /metrics, each optional: the ingest queue's depth, the count of failed writes of
+	// ingested samples, and the gpucost_* series computed from the store at most every
+	// FleetEvery (DefaultFleetEvery if zero).
+	QueueDepth  func() int
+	FlushErrors func() int64
+	Fleet       FleetFunc
+	FleetEvery  time.Duration
+
+	metrics *metrics
 }
 
 // route is one endpoint: what the mux serves and what the OpenAPI document must describe.
@@ -49,6 +59,7 @@ func (s *Server) routes() []route {
 		{"GET", "/healthz", nil, s.healthz},
 		{"GET", "/readyz", nil, s.readyz},
 		{"GET", "/api/openapi.json", nil, serveOpenAPI},
+		{"GET", "/metrics", []gpucost.Role{gpucost.RoleViewer}, s.serveMetrics},
 		{"GET", "/api/v1/whoami", []gpucost.Role{gpucost.RoleViewer, gpucost.RoleIngest}, s.whoami},
 		{"POST", "/api/v1/samples", []gpucost.Role{gpucost.RoleIngest}, s.postSamples},
 	}
@@ -57,15 +68,16 @@ func (s *Server) routes() []route {
 // Handler returns the API's handler.
 func (s *Server) Handler() http.Handler {
 	s.defaults()
+	s.metrics = s.newMetrics()
 	mux := http.NewServeMux()
 	for _, rt := range s.routes() {
 		h := http.HandlerFunc(rt.handle)
 		if rt.roles != nil {
 			h = s.authorize(rt.roles, h)
 		}
-		mux.Handle(rt.method+" "+rt.path, h)
+		mux.Handle(rt.method+" "+rt.path, s.metrics.instrument(rt.method+" "+rt.path, h))
 	}
-	mux.HandleFunc("/", s.notFound)
+	mux.Handle("/", s.metrics.instrument("other", http.HandlerFunc(s.notFound)))
 	return s.logRequests(mux)
 }
 
@@ -114,6 +126,7 @@ func (s *Server) authorize(roles []gpucost.Role, next http.Handler) http.Handler
 	return func(w http.ResponseWriter, r *http.Request) {
 		secret, ok := bearer(r)
 		if !ok {
+			s.authFailed("missing")
 			w.Header().Set("WWW-Authenticate", `Bearer realm="gpucost"`)
 			writeError(w, http.StatusUnauthorized, "unauthorized", "this endpoint needs a token: send Authorization: Bearer gpc_…; create one with gpucost token create")
 			return
@@ -121,6 +134,7 @@ func (s *Server) authorize(roles []gpucost.Role, next http.Handler) http.Handler
 		tok, err := s.Tokens.TokenByHash(r.Context(), gpucost.HashTokenSecret(secret))
 		switch {
 		case gpucost.ErrorCode(err) == gpucost.ENotFound:
+			s.authFailed("invalid")
 			w.Header().Set("WWW-Authenticate", `Bearer realm="gpucost", error="invalid_token"`)
 			writeError(w, http.StatusUnauthorized, "unauthorized", "the token is unknown or revoked")
 			return
@@ -131,6 +145,7 @@ func (s *Server) authorize(roles []gpucost.Role, next http.Handler) http.Handler
 		}
 		setLogToken(r, tok)
 		if !tok.Role.Allows(roles...) {
+			s.authFailed("forbidden")
 			writeError(w, http.StatusForbidden, "forbidden", "a "+string(tok.Role)+" token may not "+r.Method+" "+r.URL.Path+"; it needs role "+rolesText(roles))
 			return
 		}

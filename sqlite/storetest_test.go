@@ -36,3 +36,7 @@ func BenchmarkStorePutCosts(b *testing.B) { storetest.BenchPutCosts(b, openStore
 func BenchmarkStoreScanCosts(b *testing.B) { storetest.BenchScanCosts(b, openStore, 1000) }
 
 func BenchmarkStoreScanHours(b *testing.B) { storetest.BenchScanHours(b, openStore, 200) }
+
+// BenchmarkStoreTokenByHash is the token lookup of every authenticated request, 1,000 tokens
+// stored: go test -run XXX -bench StoreTokenByHash
+func BenchmarkStoreTokenByHash(b *testing.B) { storetest.BenchTokenByHash(b, openStore, 1000) }

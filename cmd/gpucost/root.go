@@ -195,7 +195,10 @@ func (e *env) openDB(ctx context.Context) (*sqlite.DB, error) {
 		}
 	}
 	if scheme, _, ok := strings.Cut(path, "://"); ok {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--db %s: %s stores are not supported by this version; use a SQLite file path", e.dbPath, scheme)
+		if isPostgresURL(e.dbPath) {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "--db: this command reads a SQLite store; a PostgreSQL store serves gpucost serve and gpucost token so far")
+		}
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--db %s: %s stores are not supported; use a SQLite file path or, for gpucost serve, postgres://", e.dbPath, scheme)
 	}
 	e.dbPath = path
 	return sqlite.Open(ctx, path)

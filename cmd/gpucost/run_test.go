@@ -18,6 +18,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/file"
+	"github.com/gpucost/gpucost/postgres/pgtest"
 	"github.com/gpucost/gpucost/spot/checkpoint"
 	"github.com/gpucost/gpucost/spot/faketrainer"
 )
@@ -36,7 +37,7 @@ func TestMain(m *testing.M) {
 			os.Exit(code)
 		}
 	}
-	os.Exit(m.Run())
+	pgtest.Main(m) // runs the tests, then stops the PostgreSQL cluster if one was started
 }
 
 // runGpucost runs gpucost in-process with the real clock and the given environment.

@@ -2,17 +2,57 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
-	"github.com/gpucost/gpucost/sqlite"
+	"github.com/gpucost/gpucost/postgres"
 	"github.com/gpucost/gpucost/telemetry"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/cobra"
 )
+
+// serverStore is what gpucost serve and gpucost token need of a store: the SQLite store
+// (*sqlite.DB) or the PostgreSQL store (*postgres.DB) that several server replicas share.
+type serverStore interface {
+	gpucost.RollupStore
+	gpucost.TokenStore
+	settingStore
+	minutePruner
+	Ping(ctx context.Context) error
+	Close() error
+}
+
+// isPostgresURL reports whether --db names a PostgreSQL database rather than a SQLite file.
+func isPostgresURL(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// openServerStore opens the store named by --db: a postgres:// or postgresql:// URL opens the
+// PostgreSQL store, anything else the SQLite store as openDB does.
+func (e *env) openServerStore(ctx context.Context) (serverStore, error) {
+	if isPostgresURL(e.dbPath) {
+		db, err := postgres.Open(ctx, e.dbPath)
+		if ce := (*pgconn.ConnectError)(nil); errors.As(err, &ce) {
+			return nil, gpucost.Errorf(gpucost.EUnavailable, "%w; check that PostgreSQL runs there and the --db URL's host, port, user, password and database", err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return db, nil
+	}
+	db, err := e.openDB(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
+}
 
 // serveOptions are gpucost serve's settings.
 type serveOptions struct {
@@ -26,18 +66,23 @@ func newServeCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the gpucost server: the API agents push samples to",
-		Long: `serve runs gpucost's HTTP API over the store named by --db. Agents push samples with
+		Long: `serve runs gpucost's HTTP API over the store named by --db: a SQLite file, or a
+postgres:// (or postgresql://) URL for a PostgreSQL database that several server replicas
+share (pool size and timeouts as URL parameters, such as ?pool_max_conns=20). Agents push samples with
 gpucost agent --server URL and an ingest token (gpucost token create --role ingest); the
 samples are rolled up and written every --flush, and on shutdown. /healthz and /readyz need
-no token; /api/openapi.json describes every endpoint. SIGTERM or Ctrl-C finishes the requests
-in flight, writes what is held and exits 0.`,
+no token; /api/openapi.json describes every endpoint. /metrics serves Prometheus metrics to a
+viewer token: the server's health, and GPU-hours and idle per namespace over the last hour and
+month-to-date cost per team, computed from the store at most once a minute. SIGTERM or
+Ctrl-C finishes the requests in flight, writes what is held and exits 0.`,
 		Example: `  gpucost serve --db /var/lib/gpucost/gpucost.db --listen 0.0.0.0:8080
+  gpucost serve --db postgres://gpucost:PASSWORD@db.internal:5432/gpucost --listen 0.0.0.0:8080
   gpucost token create --name node-1 --role ingest   # then on the GPU host:
   GPUCOST_TOKEN=gpc_… gpucost agent --server http://gpucost:8080`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			db, err := e.openDB(ctx)
+			db, err := e.openServerStore(ctx)
 			if err != nil {
 				return err
 			}
@@ -57,7 +102,7 @@ in flight, writes what is held and exits 0.`,
 
 // serve serves the API on ln over db until ctx is done, then writes every sample held. Tests
 // call it with a listener on port 0.
-func (e *env) serve(ctx context.Context, db *sqlite.DB, ln net.Listener, o serveOptions) error {
+func (e *env) serve(ctx context.Context, db serverStore, ln net.Listener, o serveOptions) error {
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
 	w, err := e.rollupWriter(ctx, db)
 	if err != nil {
@@ -66,7 +111,9 @@ func (e *env) serve(ctx context.Context, db *sqlite.DB, ln net.Listener, o serve
 	}
 	sink := &pruningSink{Writer: w, db: db, retention: telemetry.Retention{Minutes: o.keepMinutes}, now: e.now, log: log}
 	queue := &httpapi.Queue{Next: w, Log: log}
-	srv := &httpapi.Server{Tokens: db, Ingest: queue, Ready: db.Ping, Log: log, Now: e.now}
+	var flushErrors atomic.Int64
+	srv := &httpapi.Server{Tokens: db, Ingest: queue, Ready: db.Ping, Log: log, Now: e.now,
+		QueueDepth: queue.Held, FlushErrors: flushErrors.Load, Fleet: e.fleetFunc(log)}
 
 	// Requests queue samples; one goroutine adds them to the writer, another flushes it. On
 	// shutdown: the server first finishes its requests, then the queue empties, then the
@@ -74,9 +121,9 @@ func (e *env) serve(ctx context.Context, db *sqlite.DB, ln net.Listener, o serve
 	background, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { queue.Run(background) })
-	wg.Go(func() { flushEvery(background, sink, max(o.flush, 100*time.Millisecond), log) })
+	wg.Go(func() { flushEvery(background, sink, max(o.flush, 100*time.Millisecond), log, &flushErrors) })
 
-	log.Info("serving", "addr", ln.Addr().String(), "db", db.Path)
+	log.Info("serving", "addr", ln.Addr().String(), "db", storeName(db))
 	serveErr := srv.Serve(ctx, ln)
 	stopBackground()
 	wg.Wait()
@@ -93,8 +140,9 @@ func (e *env) serve(ctx context.Context, db *sqlite.DB, ln net.Listener, o serve
 }
 
 // flushEvery writes the held samples on each tick until ctx is done. A failing store is
-// logged; the writer keeps the samples and tries again on the next tick.
-func flushEvery(ctx context.Context, sink *pruningSink, every time.Duration, log *slog.Logger) {
+// counted in failed (for /metrics) and logged; the writer keeps the samples and tries again on
+// the next tick.
+func flushEvery(ctx context.Context, sink *pruningSink, every time.Duration, log *slog.Logger, failed *atomic.Int64) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -103,6 +151,7 @@ func flushEvery(ctx context.Context, sink *pruningSink, every time.Duration, log
 			return
 		case <-t.C:
 			if err := sink.Flush(ctx); err != nil && ctx.Err() == nil {
+				failed.Add(1)
 				log.Error("write pushed samples to the store; retrying on the next flush", "err", err)
 			}
 		}

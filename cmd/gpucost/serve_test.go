@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/sqlite"
 )
 
 // lockedBuffer is a bytes.Buffer that a server and a test may share.
@@ -40,28 +40,39 @@ func liveEnv(dbPath string, stderr *lockedBuffer, getenv func(string) string) *e
 		now: time.Now, dbPath: dbPath, output: "table"}
 }
 
-// startServer serves dbPath on addr in the background; stop it with the returned function.
-func startServer(t *testing.T, dbPath, addr string, logs *lockedBuffer) func() {
+// startServer serves the store named by db (a SQLite path or a postgres:// URL) on addr in the
+// background; stop it with the returned function.
+func startServer(t *testing.T, db, addr string, logs *lockedBuffer, o serveOptions) func() {
 	t.Helper()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatalf("listen on %s: %v", addr, err)
 	}
-	db, err := sqlite.Open(context.Background(), dbPath)
+	e := liveEnv(db, logs, func(string) string { return "" })
+	store, err := e.openServerStore(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	e := liveEnv(dbPath, logs, func(string) string { return "" })
-	go func() { done <- e.serve(ctx, db, ln, serveOptions{flush: 200 * time.Millisecond}) }()
+	go func() { done <- e.serve(ctx, store, ln, o) }()
 	return func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("serve: %v", err)
 		}
-		db.Close()
+		store.Close()
 	}
+}
+
+// runCLIDB runs gpucost with --db db, on the fixed clock runCLI uses.
+func runCLIDB(t *testing.T, db string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(string) string { return "" },
+		now: func() time.Time { return time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC) }}
+	code := run(context.Background(), append([]string{"--db", db}, args...), e)
+	return code, out.String(), errb.String()
 }
 
 // TestServeAgentEndToEnd runs a server and an agent pushing the demo fleet's first 8 GPUs to
@@ -71,14 +82,17 @@ func TestServeAgentEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs for about 6 s")
 	}
-	dir := t.TempDir()
-	dbPath := filepath.Join(dir, "gpucost.db")
-	code, secret, errOut := runCLI(t, dir, "token", "create", "--name", "node-1", "--role", "ingest")
+	serveAgentEndToEnd(t, filepath.Join(t.TempDir(), "gpucost.db"), serveOptions{flush: 200 * time.Millisecond})
+}
+
+// serveAgentEndToEnd is TestServeAgentEndToEnd on the store named by db, served with o.
+func serveAgentEndToEnd(t *testing.T, db string, o serveOptions) {
+	code, secret, errOut := runCLIDB(t, db, "token", "create", "--name", "node-1", "--role", "ingest")
 	secret = strings.TrimSpace(secret)
 	if code != exitOK || !strings.HasPrefix(secret, gpucost.TokenSecretPrefix) || !strings.Contains(errOut, "shown only now") {
 		t.Fatalf("token create: exit %d, %q, %s", code, secret, errOut)
 	}
-	code, viewer, _ := runCLI(t, dir, "token", "create", "--name", "dash", "--role", "viewer")
+	code, viewer, _ := runCLIDB(t, db, "token", "create", "--name", "dash", "--role", "viewer")
 	if code != exitOK {
 		t.Fatal("token create --role viewer failed")
 	}
@@ -90,18 +104,24 @@ func TestServeAgentEndToEnd(t *testing.T) {
 	addr := probe.Addr().String()
 	probe.Close()
 	serverLogs := &lockedBuffer{}
-	stop := startServer(t, dbPath, addr, serverLogs)
+	stop := startServer(t, db, addr, serverLogs, o)
+	// The readiness check pings the store.
+	if resp, err := http.Get("http://" + addr + "/readyz"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /readyz = %v, %v; want 200 OK", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 
 	// A viewer token may not push: the agent stops with an error naming the token.
 	agentLogs := &lockedBuffer{}
-	viewerEnv := liveEnv(dbPath, agentLogs, func(k string) string { return map[string]string{"GPUCOST_TOKEN": strings.TrimSpace(viewer)}[k] })
+	viewerEnv := liveEnv(db, agentLogs, func(k string) string { return map[string]string{"GPUCOST_TOKEN": strings.TrimSpace(viewer)}[k] })
 	if code := run(context.Background(), []string{"agent", "--source", "demo:2", "--interval", "1s", "--server", "http://" + addr}, viewerEnv); code != exitInvalid ||
 		!strings.Contains(agentLogs.String(), "403") {
 		t.Errorf("agent with a viewer token: exit %d; want %d and a 403\n%s", code, exitInvalid, agentLogs)
 	}
 
 	agentLogs = &lockedBuffer{}
-	agentEnv := liveEnv(dbPath, agentLogs, func(k string) string { return map[string]string{"GPUCOST_TOKEN": secret}[k] })
+	agentEnv := liveEnv(db, agentLogs, func(k string) string { return map[string]string{"GPUCOST_TOKEN": secret}[k] })
 	ctx, stopAgent := context.WithCancel(context.Background())
 	agentDone := make(chan int, 1)
 	go func() {
@@ -110,7 +130,7 @@ func TestServeAgentEndToEnd(t *testing.T) {
 	time.Sleep(2200 * time.Millisecond)
 	stop() // the server goes away for a while; the agent holds its samples
 	time.Sleep(1500 * time.Millisecond)
-	stop = startServer(t, dbPath, addr, serverLogs)
+	stop = startServer(t, db, addr, serverLogs, o)
 	time.Sleep(2000 * time.Millisecond)
 	stopAgent()
 	if code := <-agentDone; code != exitOK {
@@ -124,7 +144,7 @@ func TestServeAgentEndToEnd(t *testing.T) {
 		!strings.Contains(agentLogs.String(), "server unreachable") {
 		t.Errorf("agent read %d samples and sent %d; want all sent after an outage\n%s", read, sent, agentLogs)
 	}
-	if stored := storedMinuteSamples(t, dbPath); stored != read {
+	if stored := storedMinuteSamples(t, db); stored != read {
 		t.Errorf("store holds %d samples in minute rollups; the agent read %d\nagent:\n%s\nserver:\n%s", stored, read, agentLogs, serverLogs)
 	}
 	if strings.Contains(serverLogs.String(), secret) || strings.Contains(agentLogs.String(), secret) {
@@ -142,15 +162,15 @@ func logInt(t *testing.T, logs, pattern string) int {
 	return n
 }
 
-func storedMinuteSamples(t *testing.T, dbPath string) int {
+func storedMinuteSamples(t *testing.T, db string) int {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), dbPath)
+	store, err := liveEnv(db, &lockedBuffer{}, func(string) string { return "" }).openServerStore(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer store.Close()
 	n := 0
-	err = db.ScanRollups(context.Background(), time.Minute, gpucost.RollupFilter{}, func(r *gpucost.Rollup) error {
+	err = store.ScanRollups(context.Background(), time.Minute, gpucost.RollupFilter{}, func(r *gpucost.Rollup) error {
 		n += r.Samples
 		return nil
 	})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
 	"github.com/gpucost/gpucost"
@@ -13,9 +14,30 @@ import (
 // 0%, and a few percent covers monitoring and keep-alive kernels.
 const defaultIdleBelow = 5.0
 
+// settingStore keeps the store's own key/value settings: *sqlite.DB and *postgres.DB.
+type settingStore interface {
+	Setting(ctx context.Context, key, def string) (string, error)
+	SetSetting(ctx context.Context, key, value string) error
+}
+
+// rollupSettingStore is a store that rollups are written to: *sqlite.DB and *postgres.DB.
+type rollupSettingStore interface {
+	gpucost.RollupStore
+	settingStore
+}
+
+// storeName names a store in messages: a SQLite file's path, or a PostgreSQL URL without its
+// password.
+func storeName(db any) string {
+	if s, ok := db.(*sqlite.DB); ok {
+		return s.Path
+	}
+	return fmt.Sprint(db)
+}
+
 // idleBelow returns the store's idle threshold, recording the default on first use: every
 // rollup in one store is made with the same threshold.
-func idleBelow(ctx context.Context, db *sqlite.DB) (float64, error) {
+func idleBelow(ctx context.Context, db settingStore) (float64, error) {
 	v, err := db.Setting(ctx, "idle_below", "")
 	if err != nil {
 		return 0, err
@@ -28,13 +50,13 @@ func idleBelow(ctx context.Context, db *sqlite.DB) (float64, error) {
 	}
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil {
-		return 0, gpucost.Errorf(gpucost.EInvalid, "store %s: setting idle_below = %q is not a number", db.Path, v)
+		return 0, gpucost.Errorf(gpucost.EInvalid, "store %s: setting idle_below = %q is not a number", storeName(db), v)
 	}
 	return f, nil
 }
 
 // rollupWriter returns a writer that rolls samples up into db.
-func (e *env) rollupWriter(ctx context.Context, db *sqlite.DB) (*telemetry.Writer, error) {
+func (e *env) rollupWriter(ctx context.Context, db rollupSettingStore) (*telemetry.Writer, error) {
 	idle, err := idleBelow(ctx, db)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,7 @@
 // Package storetest is the test suite every gpucost store passes: the SQLite store and the
 // PostgreSQL store run the same cases through the root package's interfaces, so that both keep
 // the same semantics (merge-on-write of rollups, whole-or-nothing bill imports, replacement of
-// offers and inventory entries).
+// offers and inventory entries, constant-time lookup and first-wins revocation of API tokens).
 //
 // A store's tests call Run with a function that opens a new, empty store:
 //
@@ -24,6 +24,7 @@ type Store interface {
 	gpucost.OfferStore
 	gpucost.CostStore
 	gpucost.InventoryStore
+	gpucost.TokenStore
 }
 
 // Pruner is a store that deletes old minute rollups (both stores do; it is not part of
@@ -38,10 +39,11 @@ type Stores struct {
 	Offers    gpucost.OfferStore
 	Costs     gpucost.CostStore
 	Inventory gpucost.InventoryStore
+	Tokens    gpucost.TokenStore
 }
 
 // All returns s as each of its parts.
-func All(s Store) Stores { return Stores{Rollups: s, Offers: s, Costs: s, Inventory: s} }
+func All(s Store) Stores { return Stores{Rollups: s, Offers: s, Costs: s, Inventory: s, Tokens: s} }
 
 // Open opens a new, empty store for one test, closing it when the test ends.
 type Open func(tb testing.TB) Stores
@@ -52,6 +54,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Offers", func(t *testing.T) { RunOffers(t, open) })
 	t.Run("Costs", func(t *testing.T) { RunCosts(t, open) })
 	t.Run("Inventory", func(t *testing.T) { RunInventory(t, open) })
+	t.Run("Tokens", func(t *testing.T) { RunTokens(t, open) })
 }
 
 // RunRollups runs the cases of gpucost.RollupStore.

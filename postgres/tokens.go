@@ -5,10 +5,10 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storeutil"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -21,25 +21,15 @@ func tokenLookup(hash []byte) []byte { return hash[:8] }
 // CreateToken stores t with the hash of its secret and returns it with ID and Created set; a
 // zero t.Created means now. Times are kept to the second, as in the SQLite store.
 func (db *DB) CreateToken(ctx context.Context, t gpucost.Token, hash []byte) (gpucost.Token, error) {
-	if len(hash) != sha256.Size {
-		return gpucost.Token{}, gpucost.Errorf(gpucost.EInvalid, "store token %q: hash is %d bytes, want a SHA-256 hash", t.Name, len(hash))
-	}
-	if strings.TrimSpace(t.Name) == "" {
-		return gpucost.Token{}, gpucost.Errorf(gpucost.EInvalid, "store token: a name is required, such as the host or team it is for")
-	}
-	if _, err := gpucost.ParseRole(string(t.Role)); err != nil {
+	t, err := storeutil.PrepareToken(t, hash, time.Now())
+	if err != nil {
 		return gpucost.Token{}, err
 	}
-	if t.Created.IsZero() {
-		t.Created = time.Now()
-	}
-	t.Created = t.Created.UTC().Truncate(time.Second)
-	err := db.pool.QueryRow(ctx, `INSERT INTO tokens(name, role, hash, lookup, created_at) VALUES ($1, $2, $3, $4, $5)
+	err = db.pool.QueryRow(ctx, `INSERT INTO tokens(name, role, hash, lookup, created_at) VALUES ($1, $2, $3, $4, $5)
 		RETURNING id`, t.Name, string(t.Role), hash, tokenLookup(hash), t.Created).Scan(&t.ID)
 	if err != nil {
 		return gpucost.Token{}, fmt.Errorf("store token %q in %s: %w", t.Name, db.name, err)
 	}
-	t.Revoked = time.Time{}
 	return t, nil
 }
 

@@ -7,10 +7,10 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storeutil"
 )
 
 // DB keeps API tokens by the hash of their secret (migration 0005_tokens.sql).
@@ -22,19 +22,10 @@ func tokenLookup(hash []byte) string { return hex.EncodeToString(hash[:8]) }
 // CreateToken stores t with the hash of its secret and returns it with ID and Created set; a
 // zero t.Created means now.
 func (db *DB) CreateToken(ctx context.Context, t gpucost.Token, hash []byte) (gpucost.Token, error) {
-	if len(hash) != sha256.Size {
-		return gpucost.Token{}, gpucost.Errorf(gpucost.EInvalid, "store token %q: hash is %d bytes, want a SHA-256 hash", t.Name, len(hash))
-	}
-	if strings.TrimSpace(t.Name) == "" {
-		return gpucost.Token{}, gpucost.Errorf(gpucost.EInvalid, "store token: a name is required, such as the host or team it is for")
-	}
-	if _, err := gpucost.ParseRole(string(t.Role)); err != nil {
+	t, err := storeutil.PrepareToken(t, hash, time.Now())
+	if err != nil {
 		return gpucost.Token{}, err
 	}
-	if t.Created.IsZero() {
-		t.Created = time.Now()
-	}
-	t.Created = t.Created.UTC().Truncate(time.Second)
 	res, err := db.sql.ExecContext(ctx, `INSERT INTO tokens(name, role, hash, lookup, created_at) VALUES (?, ?, ?, ?, ?)`,
 		t.Name, string(t.Role), hash, tokenLookup(hash), t.Created.Format(time.RFC3339))
 	if err != nil {
@@ -43,7 +34,6 @@ func (db *DB) CreateToken(ctx context.Context, t gpucost.Token, hash []byte) (gp
 	if t.ID, err = res.LastInsertId(); err != nil {
 		return gpucost.Token{}, fmt.Errorf("store token %q in %s: %w", t.Name, db.Path, err)
 	}
-	t.Revoked = time.Time{}
 	return t, nil
 }
 

@@ -5,6 +5,7 @@ package storeutil
 
 import (
 	"cmp"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -167,4 +168,24 @@ func (t *Tally[K]) Count(added bool) {
 	} else {
 		t.Replaced++
 	}
+}
+
+// PrepareToken checks a token about to be stored — a SHA-256 hash, a name, a known role — and
+// sets Created (now when zero) in UTC to the second, as both stores keep it; Revoked is cleared.
+func PrepareToken(t gpucost.Token, hash []byte, now time.Time) (gpucost.Token, error) {
+	if len(hash) != sha256.Size {
+		return gpucost.Token{}, gpucost.Errorf(gpucost.EInvalid, "store token %q: hash is %d bytes, want a SHA-256 hash", t.Name, len(hash))
+	}
+	if strings.TrimSpace(t.Name) == "" {
+		return gpucost.Token{}, gpucost.Errorf(gpucost.EInvalid, "store token: a name is required, such as the host or team it is for")
+	}
+	if _, err := gpucost.ParseRole(string(t.Role)); err != nil {
+		return gpucost.Token{}, err
+	}
+	if t.Created.IsZero() {
+		t.Created = now
+	}
+	t.Created = t.Created.UTC().Truncate(time.Second)
+	t.Revoked = time.Time{}
+	return t, nil
 }

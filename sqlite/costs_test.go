@@ -8,23 +8,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/internal/storetest"
 )
-
-func openCostDB(t testing.TB) *DB {
-	t.Helper()
-	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "gpucost.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
 
 func countRows(t *testing.T, db *DB, table string) int {
 	t.Helper()
@@ -39,7 +28,7 @@ func countRows(t *testing.T, db *DB, table string) int {
 // that a failed replacement leaves only the old import's chunk.
 func TestPutCostsChunks(t *testing.T) {
 	ctx := context.Background()
-	db := openCostDB(t)
+	db := openTestDB(t)
 	lines := storetest.BillLines(400, 30)
 	old, err := db.PutCosts(ctx, gpucost.CostImport{Name: "old", Checksum: "c0"}, storetest.SeqOf(lines[:100]), nil)
 	if err != nil {
@@ -88,7 +77,7 @@ func TestPutCostsChunks(t *testing.T) {
 }
 
 func TestScanCostsReportsCorruptChunk(t *testing.T) {
-	db := openCostDB(t)
+	db := openTestDB(t)
 	ctx := context.Background()
 	imp, err := db.PutCosts(ctx, gpucost.CostImport{Name: "a", Checksum: "a"}, storetest.SeqOf(storetest.BillLines(2, 2)), nil)
 	if err != nil {

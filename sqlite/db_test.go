@@ -33,3 +33,14 @@ func TestOpenMigratesOnceAndKeepsSettings(t *testing.T) {
 		t.Errorf("journal_mode = %q, want wal", mode)
 	}
 }
+
+// openTestDB opens a new store in a temporary directory, closed when the test ends.
+func openTestDB(t testing.TB) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "gpucost.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}

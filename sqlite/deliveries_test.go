@@ -74,11 +74,7 @@ func TestDeliveryLogDedupesAcrossReopen(t *testing.T) {
 
 func TestDeliveryLogFailedIsNotDelivered(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "gpucost.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	log := db.DeliveryLog()
 	// An OK attempt that is not final cannot happen with the Dispatcher, but the rule is a
 	// final OK attempt, so it does not count.
@@ -103,11 +99,7 @@ func TestDeliveryLogFailedIsNotDelivered(t *testing.T) {
 
 func TestDeliveryLogFilterAndConcurrency(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "gpucost.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	log := db.DeliveryLog()
 	var wg sync.WaitGroup
 	errs := make([]error, 40)

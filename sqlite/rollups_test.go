@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,21 +15,11 @@ import (
 	"github.com/gpucost/gpucost/internal/storetest"
 )
 
-func openRollupDB(t testing.TB) *DB {
-	t.Helper()
-	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "gpucost.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 // TestSeriesRow checks the series table's columns, first and last seen included (the suite's
 // SeriesRecorded checks what a scan returns).
 func TestSeriesRow(t *testing.T) {
 	ctx := context.Background()
-	db := openRollupDB(t)
+	db := openTestDB(t)
 	g := gpucost.GPU{UUID: "MIG-1", Host: "h", Model: "NVIDIA A100-SXM4-80GB", Index: 0, Parent: "GPU-9", Profile: "1g.10gb"}
 	s := gpucost.NewSample(storetest.RollT0.Add(61*time.Second), g)
 	s.Util, s.Labels = 30, gpucost.Labels{"pod": "a", "namespace": "n"}

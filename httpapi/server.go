@@ -44,6 +44,10 @@ type Server struct {
 	Fleet       FleetFunc
 	FleetEvery  time.Duration
 
+	// UI serves every path outside /api/, /metrics and the health checks: the dashboard, which
+	// authenticates its own users (token login into a session cookie). Nil serves 404s there.
+	UI http.Handler
+
 	metrics *metrics
 }
 
@@ -77,7 +81,12 @@ func (s *Server) Handler() http.Handler {
 		}
 		mux.Handle(rt.method+" "+rt.path, s.metrics.instrument(rt.method+" "+rt.path, h))
 	}
-	mux.Handle("/", s.metrics.instrument("other", http.HandlerFunc(s.notFound)))
+	mux.Handle("/api/", s.metrics.instrument("other", http.HandlerFunc(s.notFound)))
+	if s.UI != nil {
+		mux.Handle("/", s.metrics.instrument("dashboard", s.UI))
+	} else {
+		mux.Handle("/", s.metrics.instrument("other", http.HandlerFunc(s.notFound)))
+	}
 	return s.logRequests(mux)
 }
 

@@ -2,6 +2,7 @@ package notify
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -28,6 +29,33 @@ type DeliveryLog interface {
 	Record(ctx context.Context, d Delivery) error
 	// Delivered reports whether an attempt with this key to this target succeeded.
 	Delivered(ctx context.Context, key, target string) (bool, error)
+}
+
+// DeliveryFilter selects attempts from a stored delivery log. The zero value selects all.
+type DeliveryFilter struct {
+	Since     time.Time // attempts at or after; zero: from the start
+	KeyPrefix string    // attempts whose key starts with it, such as "budget:team-a:"
+	Target    string    // attempts to this target only
+	Limit     int       // the latest Limit attempts; 0: all
+}
+
+// StoredLog is a DeliveryLog kept in a store, which also lists what it holds: the SQLite and
+// the PostgreSQL stores' logs.
+type StoredLog interface {
+	DeliveryLog
+	// Deliveries returns the attempts f selects, oldest first.
+	Deliveries(ctx context.Context, f DeliveryFilter) ([]Delivery, error)
+}
+
+// Check reports why d cannot be recorded: a log needs its target and an attempt from 1 on.
+func (d Delivery) Check() error {
+	if d.Target == "" {
+		return fmt.Errorf("record delivery of %q: no target name", d.Key)
+	}
+	if d.Attempt < 1 {
+		return fmt.Errorf("record delivery of %q to %s: attempt %d, want 1 or more", d.Key, d.Target, d.Attempt)
+	}
+	return nil
 }
 
 // MemoryLog is a DeliveryLog held in memory, for tests and single-run commands.

@@ -27,7 +27,12 @@ func TestStoreSuite(t *testing.T) {
 	storetest.Run(t, openStore)
 }
 
-func openStore(tb testing.TB) storetest.Stores { return storetest.All(openDB(tb)) }
+func openStore(tb testing.TB) storetest.Stores {
+	db := openDB(tb)
+	st := storetest.All(db)
+	st.Deliveries = db.DeliveryLog()
+	return st
+}
 
 // BenchmarkStoreIngest, BenchmarkStorePutCosts and BenchmarkStoreScanCosts run the store suite's
 // benchmarks, the same as sqlite runs, for comparison:

@@ -15,18 +15,15 @@ import (
 // across runs and restarts. It is safe for concurrent use.
 type DeliveryLog struct{ db *DB }
 
-var _ notify.DeliveryLog = (*DeliveryLog)(nil)
+var _ notify.StoredLog = (*DeliveryLog)(nil)
 
 // DeliveryLog returns the database's alert delivery log.
 func (db *DB) DeliveryLog() *DeliveryLog { return &DeliveryLog{db: db} }
 
 // Record stores one delivery attempt.
 func (l *DeliveryLog) Record(ctx context.Context, d notify.Delivery) error {
-	if d.Target == "" {
-		return gpucost.Errorf(gpucost.EInvalid, "record delivery of %q: no target name", d.Key)
-	}
-	if d.Attempt < 1 {
-		return gpucost.Errorf(gpucost.EInvalid, "record delivery of %q to %s: attempt %d, want 1 or more", d.Key, d.Target, d.Attempt)
+	if err := d.Check(); err != nil {
+		return gpucost.Errorf(gpucost.EInvalid, "%w", err)
 	}
 	_, err := l.db.sql.ExecContext(ctx, `INSERT INTO deliveries(key, kind, target, attempt, at_ns, duration_ns, ok, status, error, final)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -52,16 +49,8 @@ func (l *DeliveryLog) Delivered(ctx context.Context, key, target string) (bool, 
 	return n > 0, nil
 }
 
-// DeliveryFilter selects attempts from the log. The zero value selects all of them.
-type DeliveryFilter struct {
-	Since     time.Time // attempts at or after; zero: from the start
-	KeyPrefix string    // attempts whose key starts with it, such as "budget:team-a:"
-	Target    string    // attempts to this target only
-	Limit     int       // the latest Limit attempts; 0: all
-}
-
 // Deliveries returns the attempts f selects, oldest first (by time, then by when recorded).
-func (l *DeliveryLog) Deliveries(ctx context.Context, f DeliveryFilter) ([]notify.Delivery, error) {
+func (l *DeliveryLog) Deliveries(ctx context.Context, f notify.DeliveryFilter) ([]notify.Delivery, error) {
 	q := `SELECT key, kind, target, attempt, at_ns, duration_ns, ok, status, error, final FROM deliveries WHERE 1=1`
 	var args []any
 	if !f.Since.IsZero() {

@@ -2,10 +2,8 @@ package sqlite
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -53,7 +51,7 @@ func TestDeliveryLogDedupesAcrossReopen(t *testing.T) {
 	if err := d.Notify(ctx, m, "ops"); err != nil || ops.sent.Load() != 3 {
 		t.Fatalf("second notify: %v, %d sends; want the log to stop it at 3", err, ops.sent.Load())
 	}
-	got, err := log.Deliveries(ctx, DeliveryFilter{})
+	got, err := log.Deliveries(ctx, notify.DeliveryFilter{})
 	if err != nil || len(got) != 3 {
 		t.Fatalf("Deliveries = %d, %v; want 3 attempts", len(got), err)
 	}
@@ -69,72 +67,6 @@ func TestDeliveryLogDedupesAcrossReopen(t *testing.T) {
 		if ok, err := log.Delivered(ctx, tc.key, tc.target); err != nil || ok != tc.want {
 			t.Errorf("Delivered(%q, %q) = %v, %v; want %v", tc.key, tc.target, ok, err, tc.want)
 		}
-	}
-}
-
-func TestDeliveryLogFailedIsNotDelivered(t *testing.T) {
-	ctx := context.Background()
-	db := openTestDB(t)
-	log := db.DeliveryLog()
-	// An OK attempt that is not final cannot happen with the Dispatcher, but the rule is a
-	// final OK attempt, so it does not count.
-	for _, d := range []notify.Delivery{
-		{Key: "k", Target: "t", Attempt: 1, At: time.Unix(100, 0), Error: "refused", Final: true},
-		{Key: "k", Target: "t", Attempt: 1, At: time.Unix(200, 0), OK: true},
-	} {
-		if err := log.Record(ctx, d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if ok, err := log.Delivered(ctx, "k", "t"); ok || err != nil {
-		t.Errorf("Delivered after failures = %v, %v; want false", ok, err)
-	}
-	if err := log.Record(ctx, notify.Delivery{Key: "k", Attempt: 1}); err == nil {
-		t.Error("Record without a target succeeded")
-	}
-	if err := log.Record(ctx, notify.Delivery{Key: "k", Target: "t"}); err == nil {
-		t.Error("Record with attempt 0 succeeded")
-	}
-}
-
-func TestDeliveryLogFilterAndConcurrency(t *testing.T) {
-	ctx := context.Background()
-	db := openTestDB(t)
-	log := db.DeliveryLog()
-	var wg sync.WaitGroup
-	errs := make([]error, 40)
-	for i := range 40 {
-		wg.Go(func() {
-			errs[i] = log.Record(ctx, notify.Delivery{Key: fmt.Sprintf("budget:%c:2026-11:actual:80", 'a'+i%2),
-				Target: fmt.Sprint("t", i%4), Attempt: 1, At: time.Unix(int64(1000+i), 0), OK: true, Final: true})
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		t.Fatal(err)
-	}
-	all, err := log.Deliveries(ctx, DeliveryFilter{})
-	if err != nil || len(all) != 40 {
-		t.Fatalf("all deliveries: %d, %v", len(all), err)
-	}
-	for _, tc := range []struct {
-		f    DeliveryFilter
-		want int
-	}{
-		{DeliveryFilter{KeyPrefix: "budget:a:"}, 20},
-		{DeliveryFilter{KeyPrefix: "budget:a:", Target: "t0"}, 10},
-		{DeliveryFilter{Since: time.Unix(1030, 0)}, 10},
-		{DeliveryFilter{Limit: 5}, 5},
-		{DeliveryFilter{KeyPrefix: "budget:%"}, 0},
-	} {
-		got, err := log.Deliveries(ctx, tc.f)
-		if err != nil || len(got) != tc.want {
-			t.Errorf("Deliveries(%+v) = %d, %v; want %d", tc.f, len(got), err, tc.want)
-		}
-	}
-	last, _ := log.Deliveries(ctx, DeliveryFilter{Limit: 2})
-	if len(last) != 2 || last[0].At != time.Unix(1038, 0).UTC() || last[1].At != time.Unix(1039, 0).UTC() {
-		t.Errorf("Limit 2 returns %v; want the latest two, oldest first", last)
 	}
 }
 

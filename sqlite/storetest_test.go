@@ -21,7 +21,9 @@ func openStore(tb testing.TB) storetest.Stores {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
-	return storetest.All(db)
+	st := storetest.All(db)
+	st.Deliveries = db.DeliveryLog()
+	return st
 }
 
 // BenchmarkStoreIngest, BenchmarkStorePutCosts and BenchmarkStoreScanCosts run the store suite's

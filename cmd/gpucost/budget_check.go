@@ -12,7 +12,6 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/notify"
-	"github.com/gpucost/gpucost/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -235,7 +234,7 @@ func (e *env) deliverAlerts(ctx context.Context, o budgetCheckOpts, noStore bool
 		return err
 	}
 	defer db.Close()
-	log := &outcomeLog{DeliveryLog: db.DeliveryLog(), last: map[[2]string]notify.Delivery{}}
+	log := &outcomeLog{DeliveryLog: deliveryLog(db), last: map[[2]string]notify.Delivery{}}
 	for _, a := range alerts {
 		if a.Result != "" {
 			continue
@@ -432,7 +431,7 @@ redacted). An alert whose key was delivered to a target is not sent to it again.
   gpucost budget deliveries --since 7d --budget research --output json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f := sqlite.DeliveryFilter{Target: target, Limit: limit}
+			f := notify.DeliveryFilter{Target: target, Limit: limit}
 			if budgetName != "" {
 				f.KeyPrefix = "budget:" + budgetName + ":"
 			}
@@ -467,7 +466,7 @@ type deliveryRow struct {
 	Error      string    `json:"error,omitempty"`
 }
 
-func (e *env) budgetDeliveries(ctx context.Context, f sqlite.DeliveryFilter) error {
+func (e *env) budgetDeliveries(ctx context.Context, f notify.DeliveryFilter) error {
 	if err := e.validOutput(); err != nil {
 		return err
 	}
@@ -489,7 +488,7 @@ func (e *env) budgetDeliveries(ctx context.Context, f sqlite.DeliveryFilter) err
 		return err
 	}
 	defer db.Close()
-	ds, err := db.DeliveryLog().Deliveries(ctx, f)
+	ds, err := deliveryLog(db).Deliveries(ctx, f)
 	if err != nil {
 		return err
 	}

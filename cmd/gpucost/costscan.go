@@ -11,7 +11,6 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/catalog"
-	"github.com/gpucost/gpucost/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -39,7 +38,7 @@ func (f *costFlags) register(cmd *cobra.Command) {
 // with telemetry split by use across its users with idle capacity apart, everything else
 // charged whole to the owner its tags name.
 type costScan struct {
-	db       *sqlite.DB
+	db       storeDB
 	cat      *catalog.Catalog
 	from, to time.Time
 	gpuOnly  bool

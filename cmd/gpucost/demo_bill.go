@@ -14,17 +14,20 @@ import (
 	"github.com/gpucost/gpucost/billing/focus"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/demo"
-	"github.com/gpucost/gpucost/sqlite"
 )
 
-// demoBillPath is where the demo writes its FOCUS bill: beside the store, for people to open.
+// demoBillPath is where the demo writes its FOCUS bill, for people to open: beside a SQLite
+// store, and in the temporary folder for a PostgreSQL one.
 func (e *env) demoBillPath() string {
+	if isPostgresURL(e.dbPath) {
+		return filepath.Join(os.TempDir(), "gpucost-demo-bill.focus.csv")
+	}
 	return strings.TrimSuffix(e.dbPath, filepath.Ext(e.dbPath)) + "-bill.focus.csv"
 }
 
 // loadDemoBill writes the demo fleet's AWS bill for [from, end) as a FOCUS 1.2 file, imports it
 // through the same path as gpucost import billing, and ties the instances to their hosts.
-func (e *env) loadDemoBill(ctx context.Context, db *sqlite.DB, fleet []demo.Instance, from, end time.Time) error {
+func (e *env) loadDemoBill(ctx context.Context, db storeDB, fleet []demo.Instance, from, end time.Time) error {
 	cat, err := catalog.Load(ctx, db)
 	if err != nil {
 		return err

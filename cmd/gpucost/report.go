@@ -11,7 +11,6 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/catalog"
-	"github.com/gpucost/gpucost/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -40,7 +39,7 @@ func (f *reportFlags) register(cmd *cobra.Command, since string) {
 
 // reportContext is what a report reads: the store, the catalog, and the analysis options.
 type reportContext struct {
-	db    *sqlite.DB
+	db    storeDB
 	cat   *catalog.Catalog
 	opts  analyze.Options
 	basis map[string]string // per model, how its GPU-hour was priced

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/postgres"
 	"github.com/gpucost/gpucost/sqlite"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/cobra"
 )
 
@@ -102,7 +104,7 @@ break a budget (gpucost estimate).`,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&e.dbPath, "db", defaultDBPath(e.getenv),
-		"database file (default from $GPUCOST_DB, else the user data directory)")
+		"the store: a SQLite file, or a postgres:// URL shared by server replicas (default from $GPUCOST_DB, else a file in the user data directory)")
 	root.PersistentFlags().StringVarP(&e.output, "output", "o", "table", "output format: table, json or csv")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
@@ -185,8 +187,19 @@ func defaultDBPath(getenv func(string) string) string {
 	return filepath.Join(dir, "gpucost", "gpucost.db")
 }
 
-// openDB opens the store named by --db: a file path, or a file: or sqlite:// URL.
-func (e *env) openDB(ctx context.Context) (*sqlite.DB, error) {
+// openDB opens the store named by --db: a postgres:// or postgresql:// URL opens the PostgreSQL
+// store; a file path, or a file: or sqlite:// URL, the SQLite store.
+func (e *env) openDB(ctx context.Context) (storeDB, error) {
+	if isPostgresURL(e.dbPath) {
+		db, err := postgres.Open(ctx, e.dbPath)
+		if ce := (*pgconn.ConnectError)(nil); errors.As(err, &ce) {
+			return nil, gpucost.Errorf(gpucost.EUnavailable, "%w; check that PostgreSQL runs there and the --db URL's host, port, user, password and database", err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return db, nil
+	}
 	path := e.dbPath
 	for _, prefix := range []string{"sqlite://", "sqlite:", "file://", "file:"} {
 		if p, ok := strings.CutPrefix(path, prefix); ok {
@@ -195,13 +208,14 @@ func (e *env) openDB(ctx context.Context) (*sqlite.DB, error) {
 		}
 	}
 	if scheme, _, ok := strings.Cut(path, "://"); ok {
-		if isPostgresURL(e.dbPath) {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "--db: this command reads a SQLite store; a PostgreSQL store serves gpucost serve and gpucost token so far")
-		}
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--db %s: %s stores are not supported; use a SQLite file path or, for gpucost serve, postgres://", e.dbPath, scheme)
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--db %s: %s stores are not supported; use a SQLite file path or a postgres:// URL", e.dbPath, scheme)
 	}
 	e.dbPath = path
-	return sqlite.Open(ctx, path)
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
 }
 
 // version is set by the linker: -ldflags "-X main.version=v0.1.0".

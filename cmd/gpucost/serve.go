@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net"
 	"strings"
@@ -12,46 +11,13 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
-	"github.com/gpucost/gpucost/postgres"
 	"github.com/gpucost/gpucost/telemetry"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/cobra"
 )
-
-// serverStore is what gpucost serve and gpucost token need of a store: the SQLite store
-// (*sqlite.DB) or the PostgreSQL store (*postgres.DB) that several server replicas share.
-type serverStore interface {
-	gpucost.RollupStore
-	gpucost.TokenStore
-	settingStore
-	minutePruner
-	Ping(ctx context.Context) error
-	Close() error
-}
 
 // isPostgresURL reports whether --db names a PostgreSQL database rather than a SQLite file.
 func isPostgresURL(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
-}
-
-// openServerStore opens the store named by --db: a postgres:// or postgresql:// URL opens the
-// PostgreSQL store, anything else the SQLite store as openDB does.
-func (e *env) openServerStore(ctx context.Context) (serverStore, error) {
-	if isPostgresURL(e.dbPath) {
-		db, err := postgres.Open(ctx, e.dbPath)
-		if ce := (*pgconn.ConnectError)(nil); errors.As(err, &ce) {
-			return nil, gpucost.Errorf(gpucost.EUnavailable, "%w; check that PostgreSQL runs there and the --db URL's host, port, user, password and database", err)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return db, nil
-	}
-	db, err := e.openDB(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return db, nil
 }
 
 // serveOptions are gpucost serve's settings.
@@ -82,7 +48,7 @@ Ctrl-C finishes the requests in flight, writes what is held and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			db, err := e.openServerStore(ctx)
+			db, err := e.openDB(ctx)
 			if err != nil {
 				return err
 			}
@@ -102,7 +68,7 @@ Ctrl-C finishes the requests in flight, writes what is held and exits 0.`,
 
 // serve serves the API on ln over db until ctx is done, then writes every sample held. Tests
 // call it with a listener on port 0.
-func (e *env) serve(ctx context.Context, db serverStore, ln net.Listener, o serveOptions) error {
+func (e *env) serve(ctx context.Context, db storeDB, ln net.Listener, o serveOptions) error {
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
 	w, err := e.rollupWriter(ctx, db)
 	if err != nil {
@@ -113,7 +79,7 @@ func (e *env) serve(ctx context.Context, db serverStore, ln net.Listener, o serv
 	queue := &httpapi.Queue{Next: w, Log: log}
 	var flushErrors atomic.Int64
 	srv := &httpapi.Server{Tokens: db, Ingest: queue, Ready: db.Ping, Log: log, Now: e.now,
-		QueueDepth: queue.Held, FlushErrors: flushErrors.Load, Fleet: e.fleetFunc(log)}
+		QueueDepth: queue.Held, FlushErrors: flushErrors.Load, Fleet: e.fleetMetrics}
 
 	// Requests queue samples; one goroutine adds them to the writer, another flushes it. On
 	// shutdown: the server first finishes its requests, then the queue empties, then the

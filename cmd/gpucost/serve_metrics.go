@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -12,16 +10,6 @@ import (
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/httpapi"
 )
-
-// fleetFunc returns what computes the gpucost_* series of /metrics: fleetMetrics on a SQLite
-// store; nil on PostgreSQL, whose stores the reports do not read yet (logged once).
-func (e *env) fleetFunc(log *slog.Logger) httpapi.FleetFunc {
-	if strings.HasPrefix(e.dbPath, "postgres://") || strings.HasPrefix(e.dbPath, "postgresql://") {
-		log.Warn("/metrics serves no gpucost_* GPU-hour and cost series over PostgreSQL yet: the reports read SQLite stores only; the server's own metrics are served")
-		return nil
-	}
-	return e.fleetMetrics
-}
 
 // fleetMetrics computes the gpucost_* series of /metrics with the reports' code: GPU use by
 // namespace over the hour before now (gpucost report utilization --by namespace --since 1h, from

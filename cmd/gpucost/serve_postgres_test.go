@@ -23,7 +23,7 @@ func TestServeAgentEndToEndPostgres(t *testing.T) {
 	writeOldSamples(t, db, old)
 	serveAgentEndToEnd(t, db, serveOptions{flush: 200 * time.Millisecond, keepMinutes: 24 * time.Hour})
 
-	store, err := liveEnv(db, &lockedBuffer{}, func(string) string { return "" }).openServerStore(context.Background())
+	store, err := liveEnv(db, &lockedBuffer{}, func(string) string { return "" }).openDB(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func writeOldSamples(t *testing.T, db string, at time.Time) {
 	t.Helper()
 	ctx := context.Background()
 	e := liveEnv(db, &lockedBuffer{}, func(string) string { return "" })
-	store, err := e.openServerStore(ctx)
+	store, err := e.openDB(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func writeOldSamples(t *testing.T, db string, at time.Time) {
 	}
 }
 
-func countRollups(t *testing.T, store serverStore, width time.Duration, f gpucost.RollupFilter) int {
+func countRollups(t *testing.T, store storeDB, width time.Duration, f gpucost.RollupFilter) int {
 	t.Helper()
 	n := 0
 	if err := store.ScanRollups(context.Background(), width, f, func(*gpucost.Rollup) error { n++; return nil }); err != nil {

@@ -49,7 +49,7 @@ func startServer(t *testing.T, db, addr string, logs *lockedBuffer, o serveOptio
 		t.Fatalf("listen on %s: %v", addr, err)
 	}
 	e := liveEnv(db, logs, func(string) string { return "" })
-	store, err := e.openServerStore(context.Background())
+	store, err := e.openDB(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func logInt(t *testing.T, logs, pattern string) int {
 
 func storedMinuteSamples(t *testing.T, db string) int {
 	t.Helper()
-	store, err := liveEnv(db, &lockedBuffer{}, func(string) string { return "" }).openServerStore(context.Background())
+	store, err := liveEnv(db, &lockedBuffer{}, func(string) string { return "" }).openDB(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

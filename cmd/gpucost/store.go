@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/notify"
+	"github.com/gpucost/gpucost/postgres"
 	"github.com/gpucost/gpucost/sqlite"
 	"github.com/gpucost/gpucost/telemetry"
 )
@@ -13,6 +15,32 @@ import (
 // defaultIdleBelow is the utilisation under which a minute counts as idle: an idle GPU reports
 // 0%, and a few percent covers monitoring and keep-alive kernels.
 const defaultIdleBelow = 5.0
+
+// storeDB is a whole gpucost store, as --db names it: the SQLite file (*sqlite.DB) or a
+// PostgreSQL database (*postgres.DB) that several server replicas share. Every command reads
+// and writes either through it.
+type storeDB interface {
+	gpucost.RollupStore
+	gpucost.OfferStore
+	gpucost.CostStore
+	gpucost.InventoryStore
+	gpucost.TokenStore
+	settingStore
+	minutePruner
+	Ping(ctx context.Context) error
+	Close() error
+}
+
+// deliveryLog returns db's alert delivery log.
+func deliveryLog(db storeDB) notify.StoredLog {
+	switch db := db.(type) {
+	case *sqlite.DB:
+		return db.DeliveryLog()
+	case *postgres.DB:
+		return db.DeliveryLog()
+	}
+	panic(fmt.Sprintf("deliveryLog: %T is not a gpucost store", db))
+}
 
 // settingStore keeps the store's own key/value settings: *sqlite.DB and *postgres.DB.
 type settingStore interface {

@@ -38,7 +38,7 @@ func newTokenCreateCmd(e *env) *cobra.Command {
 			if name == "" {
 				return usageError{fmt.Errorf("--name is required: say whom or what the token is for")}
 			}
-			db, err := e.openServerStore(cmd.Context())
+			db, err := e.openDB(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -73,7 +73,7 @@ func newTokenListCmd(e *env) *cobra.Command {
 			if err := e.validOutput(); err != nil {
 				return err
 			}
-			db, err := e.openServerStore(cmd.Context())
+			db, err := e.openDB(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -109,7 +109,7 @@ func newTokenRevokeCmd(e *env) *cobra.Command {
 			if err != nil {
 				return usageError{fmt.Errorf("token id %q: use the number gpucost token list shows", args[0])}
 			}
-			db, err := e.openServerStore(cmd.Context())
+			db, err := e.openDB(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,8 @@
 // Package storetest is the test suite every gpucost store passes: the SQLite store and the
 // PostgreSQL store run the same cases through the root package's interfaces, so that both keep
 // the same semantics (merge-on-write of rollups, whole-or-nothing bill imports, replacement of
-// offers and inventory entries, constant-time lookup and first-wins revocation of API tokens).
+// offers and inventory entries, constant-time lookup and first-wins revocation of API tokens,
+// and an alert delivery log that sends each alert once).
 //
 // A store's tests call Run with a function that opens a new, empty store:
 //
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/notify"
 )
 
 // Store is what a gpucost store implements.
@@ -40,6 +42,9 @@ type Stores struct {
 	Costs     gpucost.CostStore
 	Inventory gpucost.InventoryStore
 	Tokens    gpucost.TokenStore
+	// Deliveries is the store's alert delivery log; All leaves it to the caller, since each
+	// store returns its own type.
+	Deliveries notify.StoredLog
 }
 
 // All returns s as each of its parts.
@@ -55,6 +60,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Costs", func(t *testing.T) { RunCosts(t, open) })
 	t.Run("Inventory", func(t *testing.T) { RunInventory(t, open) })
 	t.Run("Tokens", func(t *testing.T) { RunTokens(t, open) })
+	t.Run("Deliveries", func(t *testing.T) { RunDeliveries(t, open) })
 }
 
 // RunRollups runs the cases of gpucost.RollupStore.

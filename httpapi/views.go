@@ -1,0 +1,115 @@
+package httpapi
+
+import (
+	"context"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/analyze"
+	"github.com/gpucost/gpucost/budget"
+	"github.com/gpucost/gpucost/queue"
+	"github.com/gpucost/gpucost/spot"
+)
+
+// Views are what the read API and the dashboard show: the reports over the store, computed
+// with the same code as `gpucost report`, `gpucost recommend` and `gpucost budget status`.
+// cmd/gpucost implements it over the server's store; tests use fixed data.
+type Views interface {
+	// Overview is the dashboard's front page as of now.
+	Overview(ctx context.Context, now time.Time) (Overview, error)
+	// GPUs is the utilisation report grouped by q.By (gpu by default; host, model,
+	// namespace, pod, job or label:KEY).
+	GPUs(ctx context.Context, q Query) (analyze.Report, error)
+	// Heatmap is the hourly utilisation of each GPU (q.By "gpu", the default) or host.
+	Heatmap(ctx context.Context, q Query) (Heatmap, error)
+	// Costs is the bill allocated by actual use, grouped by q.By (team by default; any
+	// `gpucost report cost --by` value), with the daily series and the bill it reconciles to.
+	Costs(ctx context.Context, q Query) (CostReport, error)
+	// Idle is the idle report: idle GPU-hours and their cost per group, with the periods.
+	Idle(ctx context.Context, q Query) (analyze.IdleReport, error)
+	// Alerts is the utilisation alert rules evaluated over the period.
+	Alerts(ctx context.Context, q Query) (analyze.AlertReport, error)
+	// Recommendations are gpucost recommend's, ranked by monthly saving.
+	Recommendations(ctx context.Context, q Query) (RecommendationReport, error)
+	// Budgets is where each configured budget stands in the period holding now.
+	Budgets(ctx context.Context, now time.Time) ([]budget.Status, error)
+	// Jobs are the spot jobs of the job store (gpucost report jobs); none without one.
+	Jobs(ctx context.Context) ([]spot.JobReport, error)
+	// Queues are the work queues' counts (gpucost queue status); none without a queue server.
+	Queues(ctx context.Context, now time.Time) ([]queue.Status, error)
+}
+
+// Query selects what a read endpoint shows.
+type Query struct {
+	From, To time.Time         // the period; each view's default where zero (the last 7 days for telemetry, 30 for costs)
+	By       string            // the grouping; each view says which it takes
+	Filter   map[string]string // equality filters on labels and tags, such as team=ml or namespace=serving
+}
+
+// Overview is the dashboard's front page: the month's spend and where it is heading, idle
+// capacity, the savings on offer and the budgets.
+type Overview struct {
+	Now         time.Time         `json:"now"`
+	MonthStart  time.Time         `json:"month_start"`
+	MonthToDate gpucost.Money     `json:"month_to_date"` // allocated spend from the month's start to now
+	Forecast    budget.Projection `json:"forecast"`      // the month's projected total
+	Daily       []budget.DayCost  `json:"daily"`         // the month's spend per day so far
+	GPUs        int               `json:"gpus"`          // GPUs reporting over the last 7 days
+	IdlePercent float64           `json:"idle_percent"`  // share of those GPUs' hours that were idle
+	IdleCost    gpucost.Money     `json:"idle_cost"`     // month to date
+	Savings     gpucost.Money     `json:"savings"`       // monthly, all recommendations together
+	Recommended int               `json:"recommendations"`
+	Budgets     []budget.Status   `json:"budgets"`
+	TopTeams    []CostGroup       `json:"top_teams"` // the month's largest, at most 5
+	Notes       []string          `json:"notes,omitempty"`
+}
+
+// CostGroup is one group's spend in one currency over a period.
+type CostGroup struct {
+	Group         string          `json:"group"`
+	Currency      string          `json:"currency"`
+	EffectiveCost gpucost.Money   `json:"effective_cost"` // charged to the group's use (amortised)
+	BilledCost    gpucost.Money   `json:"billed_cost"`
+	IdleCost      gpucost.Money   `json:"idle_cost"` // idle capacity of the group's GPUs, kept apart
+	UsedGPUHours  float64         `json:"used_gpu_hours"`
+	IdleGPUHours  float64         `json:"idle_gpu_hours"`
+	Daily         []gpucost.Money `json:"daily"` // effective + idle cost per day of CostReport.Days
+}
+
+// CostReport is the bill allocated to groups, and the check that the groups add up to the
+// stored bill to the cent.
+type CostReport struct {
+	By         string          `json:"by"`
+	From       time.Time       `json:"from"`
+	To         time.Time       `json:"to"`
+	Days       []time.Time     `json:"days"`
+	Groups     []CostGroup     `json:"groups"` // largest first
+	Total      []gpucost.Money `json:"total"`  // the groups' effective + idle cost, per currency
+	Bill       []gpucost.Money `json:"bill"`   // the stored bill lines' effective cost over the period, per currency
+	Reconciled bool            `json:"reconciled"`
+	Notes      []string        `json:"notes,omitempty"`
+}
+
+// Heatmap is hourly utilisation per GPU or host: Util[row][hour] in percent, or -1 for an
+// hour without samples.
+type Heatmap struct {
+	By    string       `json:"by"`
+	Hours []time.Time  `json:"hours"`
+	Rows  []HeatmapRow `json:"rows"`
+}
+
+// HeatmapRow is one GPU's or host's hours.
+type HeatmapRow struct {
+	Key   string    `json:"key"`
+	Host  string    `json:"host,omitempty"`
+	Model string    `json:"model,omitempty"`
+	Util  []float64 `json:"util"`
+}
+
+// RecommendationReport is gpucost recommend's list with its total.
+type RecommendationReport struct {
+	Recommendations []gpucost.Recommendation `json:"recommendations"`
+	MonthlySaving   gpucost.Money            `json:"monthly_saving"`
+	OneTimeCost     gpucost.Money            `json:"one_time_cost,omitzero"`
+	Notes           []string                 `json:"notes,omitempty"`
+}

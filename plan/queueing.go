@@ -1,0 +1,72 @@
+package plan
+
+import (
+	"math"
+	"time"
+
+	"github.com/gpucost/gpucost"
+)
+
+// ErlangC returns the probability that a request waits for a free replica in an M/M/c queue
+// with c replicas and an offered load of a = λ·S erlangs (arrival rate times mean service
+// time). It is 1 when the queue is unstable (a ≥ c). The terms are built by the Erlang B
+// recursion, which stays finite for thousands of replicas.
+func ErlangC(c int, a float64) float64 {
+	if c <= 0 || a >= float64(c) {
+		return 1
+	}
+	if a <= 0 {
+		return 0
+	}
+	b := 1.0 // Erlang B with 0 servers
+	for k := 1; k <= c; k++ {
+		b = a * b / (float64(k) + a*b)
+	}
+	rho := a / float64(c)
+	return b / (1 - rho + rho*b)
+}
+
+// WaitTail returns P(W > t), the probability that a request waits in the queue longer than t,
+// for c replicas each serving one request at a time in a mean service time s at rate λ
+// (requests per second): C(c, λs)·exp(−(c/s − λ)·t).
+func WaitTail(c int, rate float64, s, t time.Duration) float64 {
+	a := rate * s.Seconds()
+	if a >= float64(c) {
+		return 1
+	}
+	if t < 0 {
+		return 1
+	}
+	return ErlangC(c, a) * math.Exp(-(float64(c)/s.Seconds()-rate)*t.Seconds())
+}
+
+// maxReplicas bounds the replica search: far beyond any one serving pool.
+const maxReplicas = 1_000_000
+
+// Replicas returns the fewest replicas for which the q-quantile of the response time — the
+// wait in the queue plus the service time s — is at most slo, at an arrival rate of rate
+// requests per second: the smallest c with P(W > slo − s) ≤ 1 − q. It returns an EInvalid
+// error when s alone exceeds the SLO, since no replica count can then meet it.
+func Replicas(rate float64, s time.Duration, q float64, slo time.Duration) (int, error) {
+	switch {
+	case s <= 0:
+		return 0, gpucost.Errorf(gpucost.EInvalid, "service time %v: give a positive service time", s)
+	case q <= 0 || q >= 1:
+		return 0, gpucost.Errorf(gpucost.EInvalid, "quantile %v: give one between 0 and 1, such as p99", q)
+	case s > slo:
+		return 0, gpucost.Errorf(gpucost.EInvalid,
+			"service time %v is longer than the SLO %v: no replica count meets it; raise the SLO to at least %v or shorten the service time (smaller batches, a faster GPU)", s, slo, s)
+	case rate < 0 || math.IsNaN(rate) || math.IsInf(rate, 0):
+		return 0, gpucost.Errorf(gpucost.EInvalid, "arrival rate %v: give a rate of zero or more requests per second", rate)
+	case rate == 0:
+		return 0, nil
+	}
+	a := rate * s.Seconds()
+	c := max(1, int(math.Floor(a))+1) // the fewest that keeps the queue stable
+	for ; c <= maxReplicas; c++ {
+		if WaitTail(c, rate, s, slo-s) <= 1-q {
+			return c, nil
+		}
+	}
+	return 0, gpucost.Errorf(gpucost.EInvalid, "arrival rate %v/s at %v per request needs more than %d replicas", rate, s, maxReplicas)
+}

@@ -8,14 +8,15 @@ DEMO_DB ?= demo.db
 build:
 	$(GO) build -o $(BIN) ./cmd/gpucost
 
-# demo builds gpucost, loads the 30-day demo fleet and its bill into $(DEMO_DB) and prints the headlines.
+# demo builds gpucost, loads the 30-day demo fleet and its bill into $(DEMO_DB), prints the headlines
+# and serves the dashboard on http://127.0.0.1:8080/ until Ctrl-C (gpucost demo --no-serve only prints).
 demo: build
 	./$(BIN) demo --db $(DEMO_DB)
 
 # test runs formatting and vet checks, every test, and the race detector on concurrent code.
 test: fmt-check vet
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./telemetry/... ./agent/... ./profile/... ./sqlite/... ./cmd/... ./spot/... ./queue/... ./file/... ./s3/... ./httpapi/... ./notify/... ./postgres/...
+	$(GO) test -count=1 -race ./telemetry/... ./agent/... ./profile/... ./sqlite/... ./cmd/... ./spot/... ./queue/... ./file/... ./s3/... ./httpapi/... ./notify/... ./postgres/... ./web/... ./enforce/...
 
 vet:
 	$(GO) vet ./...

@@ -1,0 +1,118 @@
+// Package web is gpucost's dashboard: server-rendered pages over httpapi.Views (overview, GPU
+// heatmap, costs, idle, recommendations, budgets, jobs) behind a login by API token. A login
+// puts the token's hash into a signed, HttpOnly session cookie, so several server replicas
+// sharing one Key share sessions, and every request checks the token again, so revoking it ends
+// the session. Templates, styles, scripts and the chart libraries (uPlot, Apache ECharts) are
+// embedded; no page loads anything from another origin, and no page runs an inline script.
+package web
+
+import (
+	"crypto/rand"
+	"embed"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/httpapi"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// SessionTTL is how long a login lasts.
+const SessionTTL = 12 * time.Hour
+
+// Dashboard serves the web dashboard. Views supplies what the pages show and Tokens checks
+// logins. Key signs session cookies and CSRF tokens: give every replica the same key of at
+// least 32 random bytes. With no Key, Handler makes a random one, so sessions end when the
+// server restarts and are not shared between replicas.
+type Dashboard struct {
+	Views  httpapi.Views
+	Tokens gpucost.TokenStore
+	Key    []byte
+	Now    func() time.Time // default: time.Now
+	Log    *slog.Logger     // default: discard
+}
+
+// Handler returns the dashboard's handler: the pages, /login, /logout and /static/.
+func (d *Dashboard) Handler() http.Handler {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	if len(d.Key) == 0 {
+		d.Key = make([]byte, 32)
+		rand.Read(d.Key) // never fails (crypto/rand panics rather than return an error)
+		d.Log.Warn("dashboard: no session key given; a random one is used, so logins end when the server restarts")
+	} else if len(d.Key) < 32 {
+		d.Log.Warn("dashboard: the session key is shorter than 32 bytes; give 32 random bytes", "bytes", len(d.Key))
+	}
+	assets := mustAssets()
+	s := &site{d: d, keys: newKeys(d.Key), assets: assets, pages: mustTemplates(assets)}
+	mux := http.NewServeMux()
+	mux.Handle("GET /static/", assets)
+	mux.HandleFunc("GET /login", s.loginForm)
+	mux.HandleFunc("POST /login", s.login)
+	mux.HandleFunc("POST /logout", s.logout)
+	for _, p := range pageList {
+		mux.Handle("GET "+p.path, s.authenticated(p))
+	}
+	mux.HandleFunc("/", s.notFound)
+	return securityHeaders(mux)
+}
+
+// site is the dashboard's handler state, built once by Handler.
+type site struct {
+	d      *Dashboard
+	keys   keys
+	assets *assets
+	pages  map[string]*template.Template
+}
+
+// contentSecurityPolicy allows only this origin's scripts, styles and images (and data: images,
+// which chart exports use); no inline script, no framing, forms posting only here.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; " +
+	"img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; " +
+	"form-action 'self'; frame-ancestors 'none'"
+
+// securityHeaders sets the headers every dashboard response carries.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// mustTemplates parses each page with the layout; the templates are embedded, so an error is
+// a bug caught by every test.
+func mustTemplates(a *assets) map[string]*template.Template {
+	funcs := templateFuncs(a)
+	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	pages := make(map[string]*template.Template)
+	for _, name := range names {
+		base := name[len("templates/"):]
+		if base == "layout.html" {
+			continue
+		}
+		t := template.Must(template.Must(layout.Clone()).ParseFS(templateFS, name))
+		pages[base] = t
+	}
+	return pages
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
+	"github.com/gpucost/gpucost/enforce"
 	"github.com/spf13/cobra"
 )
 
@@ -17,6 +18,7 @@ func newEstimateCmd(e *env) *cobra.Command {
 	var (
 		budgetsFile string
 		against     string
+		policies    estimatePolicyFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "estimate JOB.yaml",
@@ -49,24 +51,33 @@ or an inference endpoint:
   hours_per_day: 24
   days: 30
 
-Exit codes: 0 the job fits every budget it falls in, 6 it would break a budget,
-2 the job spec, budgets file or flags are invalid (or the job cannot be priced).`,
+With --policies (a gpucost enforce policies file) it also fails when a policy would stop the job
+or scale the endpoint to zero once it runs: a budget policy whose scope covers the job, unless
+the job carries its unless_tags, and whose budget with the job's cost added reaches its share; or
+a spot cap that the job's spot instances, added to those running (--aws-region), would exceed.
+
+Exit codes: 0 the job fits every budget it falls in, 6 it would break a budget, 7 a policy
+would stop it (checked first: 7 when both), 2 the job spec, budgets, policies file or flags are
+invalid (or the job cannot be priced), 4 the running spot instances could not be counted.`,
 		Example: `  gpucost estimate job.yaml
   gpucost estimate job.yaml --budgets budgets.yaml --db gpucost.db
-  gpucost estimate endpoint.yaml --budgets budgets.yaml --against actual --output json`,
+  gpucost estimate endpoint.yaml --budgets budgets.yaml --against actual --output json
+  gpucost estimate job.yaml --budgets budgets.yaml --policies policies.yaml --aws-region us-east-1`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.estimate(cmd.Context(), args[0], budgetsFile, against)
+			return e.estimate(cmd.Context(), args[0], budgetsFile, against, policies)
 		},
 	}
 	cmd.Flags().StringVar(&budgetsFile, "budgets", "", "budgets YAML file to check the job against")
 	cmd.Flags().StringVar(&against, "against", "forecast", "what the job adds to: forecast (the period's projected spend) or actual (spend so far)")
+	policies.add(cmd)
 	return cmd
 }
 
 // estimate prices the job spec at path, checks it against the budgets in budgetsFile (if any)
-// and prints both; it returns exitError{exitBudget} when the job would break a budget.
-func (e *env) estimate(ctx context.Context, path, budgetsFile, against string) error {
+// and the policies (if any), and prints them; it returns exitError{exitPolicy} when a policy
+// would stop the job, else exitError{exitBudget} when the job would break a budget.
+func (e *env) estimate(ctx context.Context, path, budgetsFile, against string, policies estimatePolicyFlags) error {
 	if err := e.validOutput(); err != nil {
 		return err
 	}
@@ -96,8 +107,19 @@ func (e *env) estimate(ctx context.Context, path, budgetsFile, against string) e
 		return err
 	}
 	checks := checkBudgets(sp, est, e.now(), against == "forecast")
-	if err := e.print(estimateResult(est, checks, sp, budgetsFile != "")); err != nil {
+	blocks, notes, err := e.policyBlocks(ctx, policies, budgets, sp, est, checks)
+	if err != nil {
 		return err
+	}
+	r := estimateResult(est, checks, sp, budgetsFile != "")
+	if policies.file != "" {
+		addPolicyBlocks(&r, blocks, notes)
+	}
+	if err := e.print(r); err != nil {
+		return err
+	}
+	for _, b := range blocks {
+		fmt.Fprintf(e.stderr, "gpucost: %s\n", b.Reason)
 	}
 	broken := false
 	for _, c := range checks {
@@ -105,6 +127,9 @@ func (e *env) estimate(ctx context.Context, path, budgetsFile, against string) e
 			fmt.Fprintf(e.stderr, "gpucost: the job would break budget %s in %s: %s left after it\n", c.Budget, c.Period, c.LeftAfter.Dollars())
 			broken = true
 		}
+	}
+	if len(blocks) > 0 {
+		return exitError{exitPolicy}
 	}
 	if broken {
 		return exitError{exitBudget}
@@ -160,18 +185,19 @@ func checkBudgets(sp *budgetSpend, est budget.Estimate, now time.Time, forecast 
 
 // estimateJSON is what estimate --output json prints.
 type estimateJSON struct {
-	Job       string        `json:"job"`
-	Kind      string        `json:"kind"`
-	Instance  string        `json:"instance_type"`
-	Instances int           `json:"instances"`
-	Hours     float64       `json:"hours"`
-	Pricing   string        `json:"pricing"`
-	PerHour   gpucost.Money `json:"per_hour"`
-	Cost      gpucost.Money `json:"cost"`
-	Basis     string        `json:"basis"`
-	Notes     []string      `json:"notes"`
-	Budgets   []budgetCheck `json:"budgets"`
-	Breaks    bool          `json:"breaks_budget"`
+	Job       string          `json:"job"`
+	Kind      string          `json:"kind"`
+	Instance  string          `json:"instance_type"`
+	Instances int             `json:"instances"`
+	Hours     float64         `json:"hours"`
+	Pricing   string          `json:"pricing"`
+	PerHour   gpucost.Money   `json:"per_hour"`
+	Cost      gpucost.Money   `json:"cost"`
+	Basis     string          `json:"basis"`
+	Notes     []string        `json:"notes"`
+	Budgets   []budgetCheck   `json:"budgets"`
+	Breaks    bool            `json:"breaks_budget"`
+	Blocks    []enforce.Block `json:"policy_blocks"` // with --policies: the policies that would stop it (null without)
 }
 
 func estimateResult(est budget.Estimate, checks []budgetCheck, sp *budgetSpend, withBudgets bool) result {

@@ -38,6 +38,7 @@ const (
 	exitUnavailable = 4 // a source or server could not be reached
 	exitConflict    = 5 // the request contradicts what is stored
 	exitBudget      = 6 // gpucost estimate: the job would break a budget
+	exitPolicy      = 7 // gpucost enforce: a policy triggered; gpucost estimate --policies: one would stop the job
 )
 
 // exitCodes maps error codes to exit codes, once.
@@ -93,7 +94,8 @@ that used it with idle capacity apart, and recommends the changes that cut it.
 
 Exit codes: 0 success, 1 failure, 2 invalid input or flags, 3 nothing found,
 4 a source or server unavailable, 5 a conflict with what is stored, 6 a job that would
-break a budget (gpucost estimate).`,
+break a budget (gpucost estimate), 7 a policy triggered (gpucost enforce) or would stop the
+job (gpucost estimate --policies).`,
 		Example: `  gpucost demo                              # load a 30-day demo fleet and print the headline
   gpucost catalog gpus --gpu H100 --spot    # cheapest H100 per provider
   gpucost agent --source dcgm=http://localhost:9400/metrics
@@ -122,7 +124,7 @@ break a budget (gpucost estimate).`,
 		newRunCmd(e),
 		newServeCmd(e),
 		newTokenCmd(e),
-		newBudgetCmd(e), newEstimateCmd(e),
+		newBudgetCmd(e), newEstimateCmd(e), newEnforceCmd(e),
 	)
 	markUsageErrors(root)
 	return root

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/budget"
+	"github.com/gpucost/gpucost/enforce"
+	"github.com/gpucost/gpucost/notify"
+	"github.com/gpucost/gpucost/postgres"
+	"github.com/gpucost/gpucost/sqlite"
+	"github.com/spf13/cobra"
+)
+
+type enforceOpts struct {
+	policies, budgets, targets string
+	apply                      bool
+	inv                        inventoryFlags
+}
+
+func newEnforceCmd(e *env) *cobra.Command {
+	var o enforceOpts
+	cmd := &cobra.Command{
+		Use:   "enforce",
+		Short: "Apply spend policies: notify, tag, stop instances, scale endpoints to zero (dry run by default)",
+		Long: `enforce evaluates policies against the budgets (spend and forecast from the bills in the
+store, as budget status shows them) and the live inventory: EC2 instances and SageMaker endpoints
+in the --aws-region regions, and the GPU Deployments of a Kubernetes cluster (--kube-server). It
+prints every action with the policy, the resource and the evidence, and logs every action in the
+store, dry runs included (gpucost enforce log).
+
+Enforcement is opt-in and dry-run by default: an action changes a resource only when its policy
+says dry_run: false AND --apply is given. Otherwise it is printed and logged as planned.
+
+A policies file:
+
+  policies:
+    - name: research-over-budget
+      budget: research-monthly        # a budget of the --budgets file, by name
+      over: 100%                      # of the spend so far; forecast: true compares the forecast
+      unless_tags: {approved: "true"} # resources carrying all of these tags are exempt
+      scope: {tags: {team: research}} # what it acts on (budget scope syntax); default: the budget's
+      actions: [notify, tag, stop, scale-to-zero]
+      notify: [ops-slack]             # targets of the --targets file
+      tags: {gpucost-policy: over}    # what tag sets; default gpucost-policy: NAME
+      dry_run: false
+    - name: spot-cap
+      max_spot_instances: 40          # running spot instances in scope; the newest beyond the cap
+      actions: [stop]                 # that are not exempt are acted on
+
+Actions: notify alerts the targets once per budget period (once a day for a spot cap); tag sets
+EC2 and SageMaker tags or Deployment annotations; stop stops EC2 instances (StopInstances: a
+one-time spot instance cannot be stopped and the action fails with EC2's reason); scale-to-zero
+sets a SageMaker endpoint's inference components to zero copies (SageMaker scales only endpoints
+hosting inference components to zero; others are reported as skipped) and a Deployment's replicas
+to 0 through its scale subresource.
+
+Credentials: AWS from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN; the
+Kubernetes bearer token from --kube-token-file or GPUCOST_KUBE_TOKEN. Secrets are never printed
+or logged.
+
+Exit codes: 0 no policy triggered; 7 a policy triggered and its actions were planned (dry run) or
+all carried out; 4 an action failed or a cloud API could not be reached; 2 the policies, budgets or
+targets file or a flag is invalid.`,
+		Example: `  gpucost enforce --policies policies.yaml --budgets budgets.yaml --aws-region us-east-1
+  gpucost enforce --policies policies.yaml --budgets budgets.yaml --aws-region us-east-1 \
+      --kube-server https://10.0.0.1:6443 --kube-token-file /var/run/secrets/kubernetes.io/serviceaccount/token \
+      --targets targets.yaml --apply
+  gpucost enforce log --since 7d --policy spot-cap`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return e.enforce(cmd.Context(), o) },
+	}
+	cmd.Flags().StringVar(&o.policies, "policies", "", "policies YAML file")
+	cmd.Flags().StringVar(&o.budgets, "budgets", "", "budgets YAML file the policies name")
+	cmd.Flags().StringVar(&o.targets, "targets", "", "notification targets YAML file, for the notify action")
+	cmd.Flags().BoolVar(&o.apply, "apply", false, "carry out the actions of policies with dry_run: false (default: print and log them only)")
+	o.inv.add(cmd)
+	cmd.AddCommand(newEnforceLogCmd(e))
+	return cmd
+}
+
+// enforce evaluates the policies, runs the plan and prints it.
+func (e *env) enforce(ctx context.Context, o enforceOpts) error {
+	if err := e.validOutput(); err != nil {
+		return err
+	}
+	if o.policies == "" {
+		return usageError{fmt.Errorf("--policies is required: the policies YAML file")}
+	}
+	budgets, policies, err := readPolicies(o.policies, o.budgets)
+	if err != nil {
+		return err
+	}
+	var targets map[string]notify.Target
+	if o.targets != "" {
+		var warnings []string
+		if targets, warnings, err = readTargets(o.targets, e.getenv); err != nil {
+			return err
+		}
+		for _, w := range warnings {
+			fmt.Fprintln(e.stderr, "gpucost: warning:", w)
+		}
+	}
+	if err := checkPolicyTargets(policies, targets, o.targets, o.apply); err != nil {
+		return err
+	}
+	sources, err := o.inv.sources(e)
+	if err != nil {
+		return err
+	}
+	snap, notes, err := e.enforceSnapshot(ctx, budgets, sources)
+	if err != nil {
+		return err
+	}
+	plan := enforce.Evaluate(policies, snap, o.apply)
+	db, err := e.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	r := &enforce.Runner{Actuators: sources.actuators, Log: actionLog(db), Now: e.now, Secrets: sources.secrets}
+	if targets != nil {
+		r.Notifier = &notify.Dispatcher{Targets: targets, Log: deliveryLog(db), MaxAttempts: 3}
+	}
+	failed, err := r.Run(ctx, &plan)
+	if err != nil {
+		return err
+	}
+	if err := e.print(enforceResult(plan, notes)); err != nil {
+		return err
+	}
+	switch {
+	case failed > 0:
+		fmt.Fprintf(e.stderr, "gpucost: %d enforcement actions failed (see gpucost enforce log)\n", failed)
+		return exitError{exitUnavailable}
+	case slices.ContainsFunc(plan.Policies, func(p enforce.PolicyResult) bool { return p.Triggered }):
+		return exitError{exitPolicy}
+	}
+	return nil
+}
+
+// readPolicies reads the budgets file (if any) and the policies file that names its budgets.
+func readPolicies(policiesFile, budgetsFile string) ([]budget.Budget, []enforce.Policy, error) {
+	var budgets []budget.Budget
+	if budgetsFile != "" {
+		var err error
+		if budgets, err = readBudgets(budgetsFile); err != nil {
+			return nil, nil, err
+		}
+	}
+	data, err := os.ReadFile(policiesFile)
+	if err != nil {
+		return nil, nil, gpucost.Errorf(gpucost.EInvalid, "read policies: %w", err)
+	}
+	policies, err := enforce.Load(policiesFile, data, budgets)
+	return budgets, policies, err
+}
+
+// checkPolicyTargets fails when a policy notifies a target the targets file lacks, or, with
+// --apply, when a policy that is not a dry run notifies and no targets file is given.
+func checkPolicyTargets(policies []enforce.Policy, targets map[string]notify.Target, file string, apply bool) error {
+	var missing []string
+	for _, p := range policies {
+		if targets == nil && apply && !p.DryRun && len(p.Notify) > 0 {
+			return usageError{fmt.Errorf("--targets is required: policy %s (%s:%d) notifies %s", p.Name, p.File, p.Line, strings.Join(p.Notify, ", "))}
+		}
+		for _, n := range p.Notify {
+			if _, ok := targets[n]; !ok && targets != nil {
+				missing = append(missing, fmt.Sprintf("%s:%d: policy %s notifies target %q", p.File, p.Line, p.Name, n))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return gpucost.Errorf(gpucost.EInvalid, "%s, which is not in %s; define it there or fix the name", strings.Join(missing, "; "), file)
+	}
+	return nil
+}
+
+// enforceSnapshot evaluates the budgets and lists the inventory.
+func (e *env) enforceSnapshot(ctx context.Context, budgets []budget.Budget, src *enforceSources) (enforce.Snapshot, []string, error) {
+	now := e.now()
+	snap := enforce.Snapshot{Now: now, Budgets: budgets}
+	var notes []string
+	if len(budgets) > 0 {
+		sp, err := e.budgetSpend(ctx, budgets)
+		if err != nil {
+			return snap, nil, err
+		}
+		snap.Statuses = sp.statuses(now)
+		notes = sp.notes()
+	}
+	for _, inv := range src.inventories {
+		rs, err := inv.Resources(ctx)
+		if err != nil {
+			return snap, nil, fmt.Errorf("list resources: %w", err)
+		}
+		snap.Resources = append(snap.Resources, rs...)
+	}
+	if len(src.inventories) == 0 {
+		notes = append(notes, "No inventory: give --aws-region or --kube-server for policies to act on resources.")
+	}
+	return snap, notes, nil
+}
+
+func enforceResult(p enforce.Plan, notes []string) result {
+	r := result{
+		Title:   "Enforcement",
+		Columns: []string{"Policy", "Action", "Resource", "Kind", "Region", "Result", "Evidence", "Error"},
+		JSON:    p,
+	}
+	if !p.Apply {
+		r.Title += " (dry run: nothing changed; give --apply to act on policies with dry_run: false)"
+	}
+	for _, a := range p.Actions {
+		id, kind, region := strings.Join(a.Targets, ", "), "targets", ""
+		if a.Resource != nil {
+			id, kind, region = a.Resource.ID, a.Resource.Kind, a.Resource.Region
+		}
+		res := a.Result
+		if a.DryRun && res == enforce.ResultPlanned {
+			res = "planned (dry run)"
+		}
+		r.Rows = append(r.Rows, []string{a.Policy, a.Action, id, kind, region, res, evidenceText(a), a.Error})
+	}
+	for _, pr := range p.Policies {
+		state := "not triggered"
+		if pr.Triggered {
+			state = fmt.Sprintf("TRIGGERED, %d actions", pr.Actions)
+		}
+		note := fmt.Sprintf("%s [%s]: %s — %s; %d resources in scope", pr.Policy, pr.Trigger, state, pr.Reason, pr.InScope)
+		if len(pr.Exempt) > 0 {
+			note += fmt.Sprintf(", exempt: %s", strings.Join(pr.Exempt, ", "))
+		}
+		r.Notes = append(r.Notes, note+".")
+		for _, s := range pr.Skipped {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: skipped %s.", pr.Policy, s))
+		}
+	}
+	r.Notes = append(r.Notes, notes...)
+	return r
+}
+
+// evidenceText is an action's evidence in a few words for the table.
+func evidenceText(a enforce.Action) string {
+	ev := a.Evidence
+	var parts []string
+	switch {
+	case ev.Budget != "":
+		pct := ev.Percent
+		if ev.Measure == budget.KindForecast {
+			pct = ev.ForecastPercent
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %s %.1f%% ≥ %g%%", ev.Budget, ev.Period, ev.Measure, pct, ev.Over))
+	case ev.SpotCap != nil:
+		parts = append(parts, fmt.Sprintf("spot %d > cap %d, newest #%d", ev.SpotCount, *ev.SpotCap, ev.Rank))
+	}
+	if len(ev.ScopeTags) > 0 {
+		var kv []string
+		for _, k := range sortedStrings(ev.ScopeTags) {
+			kv = append(kv, k+"="+ev.ScopeTags[k])
+		}
+		parts = append(parts, "matched "+strings.Join(kv, ","))
+	}
+	if len(a.Tags) > 0 {
+		var kv []string
+		for _, k := range sortedStrings(a.Tags) {
+			kv = append(kv, k+"="+a.Tags[k])
+		}
+		parts = append(parts, "sets "+strings.Join(kv, ","))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func sortedStrings(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// actionLog returns db's enforcement action log.
+func actionLog(db storeDB) enforce.ActionLog {
+	switch db := db.(type) {
+	case *sqlite.DB:
+		return db.ActionLog()
+	case *postgres.DB:
+		return db.ActionLog()
+	}
+	panic(fmt.Sprintf("actionLog: %T is not a gpucost store", db))
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost/enforce"
+	"github.com/spf13/cobra"
+)
+
+func newEnforceLogCmd(e *env) *cobra.Command {
+	var (
+		since string
+		f     enforce.LogFilter
+	)
+	cmd := &cobra.Command{
+		Use:   "log",
+		Short: "The enforcement action log: every action planned or taken, with its evidence",
+		Long: `log lists the store's enforcement action log, oldest first: when each action was planned (a
+dry run) or carried out, the policy, the action, the resource, the result (planned, done, failed
+with the reason, secrets redacted) and the evidence: the budget's figures or the spot count, and
+the tags that put the resource in scope. --output json prints each entry whole.`,
+		Example: `  gpucost enforce log
+  gpucost enforce log --since 7d --policy research-over-budget --output json
+  gpucost enforce log --resource i-0abc123`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if since != "" {
+				d, err := parseAgo("since", since)
+				if err != nil {
+					return err
+				}
+				f.Since = e.now().Add(-d)
+			}
+			return e.enforceLog(cmd.Context(), f)
+		},
+	}
+	cmd.Flags().StringVar(&since, "since", "", "entries in this look-back only, such as 7d or 24h")
+	cmd.Flags().StringVar(&f.Policy, "policy", "", "this policy's actions only")
+	cmd.Flags().StringVar(&f.Resource, "resource", "", "actions on this resource id only")
+	cmd.Flags().IntVar(&f.Limit, "limit", 200, "the latest N entries (0: all)")
+	return cmd
+}
+
+func (e *env) enforceLog(ctx context.Context, f enforce.LogFilter) error {
+	if err := e.validOutput(); err != nil {
+		return err
+	}
+	if f.Limit < 0 {
+		return usageError{fmt.Errorf("--limit %d: give 0 (all) or more", f.Limit)}
+	}
+	r := result{
+		Title:   "Enforcement actions",
+		Columns: []string{"Time", "Policy", "Action", "Resource", "Kind", "Result", "Dry run", "Evidence", "Error"},
+		JSON:    []enforce.LogEntry{},
+	}
+	if fl := storeFile(e.dbPath); !strings.Contains(fl, "://") && !fileExists(fl) {
+		r.Notes = append(r.Notes, "No store file: no action has been logged yet (gpucost enforce logs them).")
+		return e.print(r)
+	}
+	db, err := e.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	entries, err := actionLog(db).Actions(ctx, f)
+	if err != nil {
+		return err
+	}
+	for _, en := range entries {
+		a := en.Action
+		id, kind := strings.Join(a.Targets, ", "), "targets"
+		if a.Resource != nil {
+			id, kind = a.Resource.ID, a.Resource.Kind
+		}
+		r.Rows = append(r.Rows, []string{en.At.UTC().Format(time.RFC3339), a.Policy, a.Action, id, kind, a.Result,
+			fmt.Sprint(a.DryRun), evidenceText(a), a.Error})
+	}
+	if len(entries) > 0 {
+		r.JSON = entries
+	} else {
+		r.Notes = append(r.Notes, "No action matches.")
+	}
+	return e.print(r)
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/enforce"
+	enforceaws "github.com/gpucost/gpucost/enforce/aws"
+	"github.com/gpucost/gpucost/enforce/kube"
+	"github.com/spf13/cobra"
+)
+
+// inventoryFlags say where the resources policies act on are listed: AWS regions and a
+// Kubernetes cluster.
+type inventoryFlags struct {
+	regions        []string
+	awsEndpoint    string
+	noSageMaker    bool
+	kubeServer     string
+	kubeTokenFile  string
+	kubeCAFile     string
+	kubeNamespaces []string
+	kubeSelector   string
+}
+
+func (f *inventoryFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringSliceVar(&f.regions, "aws-region", nil, "AWS regions whose EC2 instances and SageMaker endpoints are listed (repeat or comma-separate)")
+	cmd.Flags().StringVar(&f.awsEndpoint, "aws-endpoint", "", "one URL for the EC2 and SageMaker APIs instead of AWS's (a proxy or a test server)")
+	cmd.Flags().BoolVar(&f.noSageMaker, "no-sagemaker", false, "list EC2 instances only, not SageMaker endpoints")
+	cmd.Flags().StringVar(&f.kubeServer, "kube-server", "", "Kubernetes API server URL whose GPU Deployments are listed, such as https://10.0.0.1:6443")
+	cmd.Flags().StringVar(&f.kubeTokenFile, "kube-token-file", "", "file holding the Kubernetes bearer token (else $GPUCOST_KUBE_TOKEN)")
+	cmd.Flags().StringVar(&f.kubeCAFile, "kube-ca-file", "", "PEM file of the CA that signed the API server's certificate")
+	cmd.Flags().StringSliceVar(&f.kubeNamespaces, "kube-namespace", nil, "namespaces to list (default: all)")
+	cmd.Flags().StringVar(&f.kubeSelector, "kube-selector", "", "label selector the Deployments must match, such as team=research")
+}
+
+// enforceSources are the inventories and actuators the flags configure, and the secrets the
+// runner keeps out of its log.
+type enforceSources struct {
+	inventories []enforce.Inventory
+	actuators   map[string]enforce.Actuator
+	aws         *enforceaws.Client
+	secrets     []string
+}
+
+// sources builds the AWS and Kubernetes adapters the flags ask for.
+func (f *inventoryFlags) sources(e *env) (*enforceSources, error) {
+	s := &enforceSources{actuators: map[string]enforce.Actuator{}}
+	if len(f.regions) > 0 {
+		creds, err := e.awsCredentials(false)
+		if err != nil {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "--aws-region: the EC2 and SageMaker APIs need credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "+
+				"(an IAM role with ec2:DescribeInstances, ec2:StopInstances, ec2:CreateTags, sagemaker:List*, sagemaker:Describe*, sagemaker:AddTags and sagemaker:UpdateInferenceComponentRuntimeConfig)")
+		}
+		s.secrets = append(s.secrets, e.getenv("AWS_SECRET_ACCESS_KEY"), e.getenv("AWS_SESSION_TOKEN"))
+		s.aws = &enforceaws.Client{Regions: f.regions, Credentials: creds, BaseURL: f.awsEndpoint, SkipSageMaker: f.noSageMaker,
+			HTTP: &http.Client{Timeout: time.Minute}}
+		s.inventories = append(s.inventories, s.aws)
+		s.actuators[enforce.KindEC2], s.actuators[enforce.KindSageMaker] = s.aws, s.aws
+	}
+	if f.kubeServer != "" {
+		k, err := f.kube(e)
+		if err != nil {
+			return nil, err
+		}
+		s.secrets = append(s.secrets, k.Token)
+		s.inventories = append(s.inventories, k)
+		s.actuators[enforce.KindDeployment] = k
+	}
+	return s, nil
+}
+
+func (f *inventoryFlags) kube(e *env) (*kube.Client, error) {
+	token := e.getenv("GPUCOST_KUBE_TOKEN")
+	if f.kubeTokenFile != "" {
+		b, err := os.ReadFile(f.kubeTokenFile)
+		if err != nil {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "--kube-token-file: %w", err)
+		}
+		token = strings.TrimSpace(string(b))
+	}
+	if token == "" {
+		return nil, usageError{fmt.Errorf("--kube-server needs a bearer token: give --kube-token-file or set GPUCOST_KUBE_TOKEN")}
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if f.kubeCAFile != "" {
+		pem, err := os.ReadFile(f.kubeCAFile)
+		if err != nil {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "--kube-ca-file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "--kube-ca-file %s: no PEM certificate in it", f.kubeCAFile)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	return &kube.Client{Server: f.kubeServer, Token: token, Namespaces: f.kubeNamespaces, Selector: f.kubeSelector,
+		HTTP: &http.Client{Transport: tr, Timeout: time.Minute}}, nil
+}

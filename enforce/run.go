@@ -1,0 +1,185 @@
+package enforce
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/notify"
+)
+
+// Results of an action, as the Runner records them.
+const (
+	ResultPlanned = "planned" // a dry run: nothing was changed
+	ResultDone    = "done"
+	ResultFailed  = "failed"
+)
+
+// Actuator carries out actions on one kind of resource: tag, stop or scale to zero. Errors
+// never hold credentials.
+type Actuator interface {
+	Do(ctx context.Context, a Action) error
+}
+
+// Inventory lists the resources policies may act on.
+type Inventory interface {
+	Resources(ctx context.Context) ([]Resource, error)
+}
+
+// Notifier sends a message to named targets; *notify.Dispatcher is one.
+type Notifier interface {
+	Notify(ctx context.Context, m notify.Message, targets ...string) error
+}
+
+// LogEntry is one action in the action log: what was planned or done, when, its result and its
+// evidence.
+type LogEntry struct {
+	ID     int64     `json:"id"`
+	At     time.Time `json:"at"`
+	Action Action    `json:"action"`
+}
+
+// LogFilter selects entries of the action log. The zero value selects all of them.
+type LogFilter struct {
+	Since    time.Time // at or after; zero: from the start
+	Policy   string    // this policy's actions only
+	Resource string    // actions on this resource id only
+	Limit    int       // the latest Limit entries; 0: all
+}
+
+// ActionLog keeps every action, dry runs included: *sqlite.ActionLog and *postgres.ActionLog.
+type ActionLog interface {
+	// RecordAction stores one action with its result and returns its id.
+	RecordAction(ctx context.Context, at time.Time, a Action) (int64, error)
+	// Actions returns the entries f selects, oldest first.
+	Actions(ctx context.Context, f LogFilter) ([]LogEntry, error)
+}
+
+// Runner carries a plan out: dry-run actions are recorded as planned and change nothing; the
+// others go to the Actuator of their resource's kind, or to the Notifier, and are recorded done
+// or failed with the reason. A failed action does not stop the others.
+type Runner struct {
+	Actuators map[string]Actuator // by resource kind: KindEC2, KindSageMaker, KindDeployment
+	Notifier  Notifier
+	Log       ActionLog // required: every action is logged
+	Now       func() time.Time
+	// Secrets are strings never to be written to the log or returned (tokens, keys), in case a
+	// lower layer quotes one in an error.
+	Secrets []string
+}
+
+// Run carries out p's actions in order, setting each one's Result and Error, and returns how
+// many failed. It returns an error only when the log cannot be written.
+func (r *Runner) Run(ctx context.Context, p *Plan) (failed int, err error) {
+	if r.Log == nil {
+		return 0, gpucost.Errorf(gpucost.EInternal, "enforce: Runner.Log is not set: every action must be logged")
+	}
+	now := time.Now
+	if r.Now != nil {
+		now = r.Now
+	}
+	for i := range p.Actions {
+		a := &p.Actions[i]
+		a.Result, a.Error = ResultPlanned, ""
+		if !a.DryRun {
+			if err := r.do(ctx, *a, p); err != nil {
+				a.Result, a.Error = ResultFailed, r.redact(err.Error())
+				failed++
+			} else {
+				a.Result = ResultDone
+			}
+		}
+		if _, err := r.Log.RecordAction(ctx, now(), *a); err != nil {
+			return failed, fmt.Errorf("log action %s of policy %s: %w", a.Action, a.Policy, err)
+		}
+	}
+	return failed, nil
+}
+
+func (r *Runner) do(ctx context.Context, a Action, p *Plan) error {
+	if a.Action == ActNotify {
+		if r.Notifier == nil {
+			return errors.New("no notification targets are configured (give a targets file)")
+		}
+		return r.Notifier.Notify(ctx, Message(a, p.At), a.Targets...)
+	}
+	if a.Resource == nil {
+		return fmt.Errorf("%s: no resource", a.Action)
+	}
+	act, ok := r.Actuators[a.Resource.Kind]
+	if !ok {
+		return fmt.Errorf("%s %s: no %s adapter is configured", a.Action, a.Resource.ID, a.Resource.Kind)
+	}
+	return act.Do(ctx, a)
+}
+
+// redact replaces every secret in s.
+func (r *Runner) redact(s string) string {
+	for _, sec := range r.Secrets {
+		if len(sec) >= 4 {
+			s = strings.ReplaceAll(s, sec, "[redacted]")
+		}
+	}
+	return s
+}
+
+// Message is the alert of a notify action: the policy, its trigger and figures, and the
+// resources it acts on. Its key names the policy and the budget period (or the day, for a spot
+// cap), so that a Dispatcher with a delivery log alerts once per period however often
+// enforcement runs.
+func Message(a Action, at time.Time) notify.Message {
+	ev := a.Evidence
+	period := ev.Period
+	if period == "" {
+		period = at.UTC().Format(time.DateOnly)
+	}
+	m := notify.Message{Kind: "policy.triggered", Severity: notify.SeverityCritical, At: at,
+		Key: "policy:" + a.Policy + ":" + period}
+	mode := "will act"
+	if a.DryRun {
+		mode = "would act (dry run)"
+	}
+	m.Subject = fmt.Sprintf("Policy %s triggered: %s", a.Policy, ev.Rule)
+	var text strings.Builder
+	fmt.Fprintf(&text, "%s.\n", ev.Reason)
+	fmt.Fprintf(&text, "The policy %s on %d resources", mode, len(ev.Resources))
+	if len(ev.Resources) > 0 {
+		fmt.Fprintf(&text, ": %s", strings.Join(ev.Resources, ", "))
+	}
+	text.WriteString(".\n")
+	fmt.Fprintf(&text, "Alert key: %s", m.Key)
+	m.Text = text.String()
+	m.Fields = []notify.Field{{Name: "Policy", Value: a.Policy}, {Name: "Rule", Value: ev.Rule}, {Name: "Resources", Value: fmt.Sprint(len(ev.Resources))}}
+	if ev.Budget != "" {
+		m.Fields = append(m.Fields, notify.Field{Name: "Budget", Value: ev.Budget + " " + ev.Period},
+			notify.Field{Name: "Spent", Value: fmt.Sprintf("%s (%.1f%%)", ev.Spent.Dollars(), ev.Percent)},
+			notify.Field{Name: "Forecast", Value: fmt.Sprintf("%s (%.1f%%)", ev.Forecast.Dollars(), ev.ForecastPercent)},
+			notify.Field{Name: "Amount", Value: ev.Amount.Dollars()})
+	}
+	if ev.SpotCap != nil {
+		m.Fields = append(m.Fields, notify.Field{Name: "Spot instances", Value: fmt.Sprintf("%d (cap %d)", ev.SpotCount, *ev.SpotCap)})
+	}
+	m.Fields = append(m.Fields, notify.Field{Name: "Alert key", Value: m.Key})
+	return m
+}
+
+// LogColumns returns what a store keeps of an action in columns of its own, for filtering: the
+// resource's kind and id (empty for notify), and the whole action as JSON. It refuses an
+// action without a policy, an action name or a result.
+func LogColumns(a Action) (kind, id string, detail []byte, err error) {
+	if a.Policy == "" || a.Action == "" || a.Result == "" {
+		return "", "", nil, gpucost.Errorf(gpucost.EInvalid, "record action: policy %q, action %q and result %q must all be set", a.Policy, a.Action, a.Result)
+	}
+	if a.Resource != nil {
+		kind, id = a.Resource.Kind, a.Resource.ID
+	}
+	detail, err = json.Marshal(a)
+	if err != nil {
+		return "", "", nil, fmt.Errorf("record action %s of policy %s: %w", a.Action, a.Policy, err)
+	}
+	return kind, id, detail, nil
+}

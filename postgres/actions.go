@@ -1,0 +1,91 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/enforce"
+)
+
+// ActionLog is the enforcement action log kept in the database (migration 0004_actions.sql):
+// every action a policy planned or carried out, with its result and evidence, shared by every
+// server replica. It is safe for concurrent use.
+type ActionLog struct{ db *DB }
+
+var _ enforce.ActionLog = (*ActionLog)(nil)
+
+// ActionLog returns the database's enforcement action log.
+func (db *DB) ActionLog() *ActionLog { return &ActionLog{db: db} }
+
+// RecordAction stores one action with its result and returns its id.
+func (l *ActionLog) RecordAction(ctx context.Context, at time.Time, a enforce.Action) (int64, error) {
+	kind, id, detail, err := enforce.LogColumns(a)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = l.db.pool.QueryRow(ctx, `INSERT INTO actions(at, at_ns, policy, action, resource_kind, resource_id, dry_run, result, error, detail)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+		at, at.UnixNano(), a.Policy, a.Action, kind, id, a.DryRun, a.Result, a.Error, string(detail)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("record action %s of policy %s in %s: %w", a.Action, a.Policy, l.db.name, err)
+	}
+	return n, nil
+}
+
+// Actions returns the entries f selects, oldest first (by time, then by when recorded).
+func (l *ActionLog) Actions(ctx context.Context, f enforce.LogFilter) ([]enforce.LogEntry, error) {
+	if f.Limit < 0 {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "list actions: limit %d: give 0 (all) or more", f.Limit)
+	}
+	q := `SELECT id, at_ns, detail::text FROM actions WHERE true`
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	if !f.Since.IsZero() {
+		q += ` AND at_ns >= ` + arg(f.Since.UnixNano())
+	}
+	if f.Policy != "" {
+		q += ` AND policy = ` + arg(f.Policy)
+	}
+	if f.Resource != "" {
+		q += ` AND resource_id = ` + arg(f.Resource)
+	}
+	q += ` ORDER BY at_ns DESC, id DESC`
+	if f.Limit > 0 {
+		q += ` LIMIT ` + arg(f.Limit)
+	}
+	rows, err := l.db.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list actions in %s: %w", l.db.name, err)
+	}
+	defer rows.Close()
+	var out []enforce.LogEntry
+	for rows.Next() {
+		var (
+			e      enforce.LogEntry
+			at     int64
+			detail string
+		)
+		if err := rows.Scan(&e.ID, &at, &detail); err != nil {
+			return nil, fmt.Errorf("list actions in %s: %w", l.db.name, err)
+		}
+		if err := json.Unmarshal([]byte(detail), &e.Action); err != nil {
+			return nil, fmt.Errorf("list actions in %s: action %d: decode its detail: %w", l.db.name, e.ID, err)
+		}
+		e.At = time.Unix(0, at).UTC()
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list actions in %s: %w", l.db.name, err)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, nil
+}

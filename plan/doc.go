@@ -13,6 +13,16 @@
 //     provider's interruption notice.
 //   - Fleet: a diversified spot pool across instance types and zones with an on-demand base,
 //     exportable as an EC2 Fleet request or a Karpenter NodePool.
+//   - Capacity: replicas for a latency SLO by Erlang C (M/M/c) with headroom, the utilisation and
+//     predicted response-time quantiles at that size, cost per hour and per 1,000 requests, and
+//     reference case R4's rule of thumb (per-GPU QPS plus headroom) beside it.
+//   - Batching: from a latency profile (measured batch sizes, or α + β·b fitted by least
+//     squares), each batch size's replicas and GPUs at a rate, the largest queue delay that keeps
+//     the SLO (Triton's max_batch_size and max_queue_delay_microseconds) and the throughput.
+//   - Autoscale: a discrete-event replay of an arrival trace under static, target-tracking,
+//     step, schedule, scale-to-zero and predictive policies, with provisioning delay, cooldowns,
+//     per-replica concurrency and spot replicas interrupted at a seeded random rate; replica-hours,
+//     cost and SLO attainment against the oracle, the per-interval Erlang C minimum.
 //
 // It is pure: it imports only the standard library and the root package; it does no I/O and
 // reads no clock. Catalog offers, usage series and prices

@@ -1,0 +1,380 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/plan"
+	"github.com/gpucost/gpucost/traffic"
+	"github.com/spf13/cobra"
+)
+
+// autoscaleFlags are plan autoscale's flags beyond the serving ones.
+type autoscaleFlags struct {
+	trace, step, gaps, policy, compare, chart string
+	sort                                      bool
+	target, stepUp, stepDown, headroom        string
+	schedule                                  string
+	spotShare, spotRate, spotPrice            string
+	spotFallback                              bool
+	seed                                      uint64
+}
+
+func newPlanAutoscaleCmd(e *env) *cobra.Command {
+	var (
+		sf servingFlags
+		af autoscaleFlags
+		o  plan.AutoscaleOptions
+	)
+	cmd := &cobra.Command{
+		Use:   "autoscale --trace FILE --policy POLICY",
+		Short: "Replay a traffic trace under autoscaling policies: replica-hours, cost and SLO attainment against the oracle",
+		Long: `autoscale replays an arrival trace through a serving pool sized by a policy and reports the
+replica-hours (billed from launch, booting included), cost, SLO attainment (the share of requests
+whose response time — queue wait plus service — is within the SLO's duration; the SLO holds over
+the trace when it is at least the SLO's quantile), and requests delayed past the SLO or dropped
+after --max-queue-wait. --compare all runs every policy on the same trace beside the oracle,
+which resizes every interval to the Erlang C minimum of the true rate with no delay: the gap
+column is each policy's extra replica-hours over that bound.
+
+The model: at each interval the ready replicas serve the interval's rate as an M/M/c queue
+(--concurrency requests per replica at once); arrivals beyond the ready capacity queue and are
+served oldest first. Decisions come every --evaluation over that window's metrics; launches are
+ready after --provisioning; scale-outs are --scale-out-cooldown apart; scale-in goes to the
+largest size wanted over --scale-in-window (Kubernetes' stabilisation window). Replays start
+warm, at the oracle's size for the first interval.
+
+Policies: static (--replicas, default the trace's peak need), target-tracking (--target
+utilisation), step (--step-up/--step-down thresholds), schedule (--schedule, default each hour's
+peak need from the trace itself: hindsight), scale-to-zero (target tracking that goes to zero
+after --idle-timeout; a request at zero waits for a cold start), predictive (Erlang C on a
+forecast one provisioning delay ahead: the largest of the last window's rate, Holt's trend, and
+the rate one --season ago).
+
+--trace is a CSV of request timestamps (one row per request, such as the Azure LLM inference
+trace) binned into --step intervals, or a CSV of timestamp,rate (requests per second per
+interval). Gaps: a rate file with missing intervals is refused unless --gaps zero; silences in a
+request log are zero traffic, listed under the table, and refused with --gaps error. An unsorted
+log is refused unless --sort.
+
+--spot-share runs that share of replicas on spot, interrupted at --interruption-rate per replica
+with the provider's notice, replaced on demand (--spot-fallback); the table adds the same policy
+all on-demand for comparison.`,
+		Example: `  gpucost plan autoscale --trace AzureLLMInferenceTrace_code.csv --service-time 1s --slo p99=5s --compare all
+  gpucost plan autoscale --trace rates.csv --service-time 30ms --slo p99=200ms --policy target-tracking --target 70% --gpu L4
+  gpucost plan autoscale --trace rates.csv --service-time 30ms --policy predictive --chart replicas.svg
+  gpucost plan autoscale --trace rates.csv --service-time 30ms --policy schedule --schedule "0-7=2,8-19=6,20-23=3"
+  gpucost plan autoscale --trace rates.csv --service-time 30ms --spot-share 50% --interruption-rate 5%/h --provider aws --gpu A10G`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := e.validOutput(); err != nil {
+				return err
+			}
+			if err := sf.resolve(cmd.Context(), e); err != nil {
+				return err
+			}
+			tr, err := readTrace(af)
+			if err != nil {
+				return err
+			}
+			o.Start, o.Step, o.Rates = tr.Start, tr.Step, tr.Rates
+			o.Quantile, o.SLO, o.PricePerGPU, o.GPUsPerReplica = sf.quantile, sf.target, sf.perGPUHour, sf.gpusPer
+			bs, err := sf.service(tr.Peak())
+			if err != nil {
+				return err
+			}
+			o.ServiceTime, o.Batch, o.BatchFill = bs.S, bs.Batch, bs.Fill
+			if err := af.options(cmd, e, &sf, &o); err != nil {
+				return err
+			}
+			runs, err := runAutoscale(af, o)
+			if err != nil {
+				return err
+			}
+			out := autoscaleResult(o, runs, af.compare == "all")
+			if bs.Note != "" {
+				out.Notes = append(out.Notes, bs.Note+" Batches planned at the trace's peak rate.")
+			}
+			out.Notes = append(out.Notes, tr.Summary()...)
+			if sf.priceFrom != "" {
+				out.Notes = append(out.Notes, "Price: "+sf.perGPUHour.Dollars()+" per GPU-hour on demand ("+sf.priceFrom+").")
+			}
+			if af.chart != "" {
+				if err := writeAutoscaleChart(af.chart, o, runs); err != nil {
+					return err
+				}
+				out.Notes = append(out.Notes, "Chart: "+af.chart+".")
+			}
+			return e.print(out)
+		},
+	}
+	sf.register(cmd)
+	af.register(cmd, &o)
+	return cmd
+}
+
+// register adds plan autoscale's own flags.
+func (af *autoscaleFlags) register(cmd *cobra.Command, o *plan.AutoscaleOptions) {
+	f := cmd.Flags()
+	f.StringVar(&af.trace, "trace", "", "CSV of request timestamps, or of timestamp,rate")
+	f.StringVar(&af.step, "step", "", "interval to bin a request log into (default 1m); for a rate file, its row spacing")
+	f.StringVar(&af.gaps, "gaps", "auto", "auto, error or zero: what a gap in the trace means (see above)")
+	f.BoolVar(&af.sort, "sort", false, "accept an unsorted request log")
+	f.StringVar(&af.policy, "policy", "target-tracking", "static, target-tracking, step, schedule, scale-to-zero, predictive or oracle")
+	f.StringVar(&af.compare, "compare", "", "all: every policy and the oracle in one table")
+	f.StringVar(&af.chart, "chart", "", "write demand against replicas to FILE.png or FILE.svg")
+	f.IntVar(&o.Concurrency, "concurrency", 1, "requests one replica serves at once")
+	f.DurationVar(&o.Provisioning, "provisioning", time.Minute, "launch to ready: boot, image pull, model load")
+	f.DurationVar(&o.Evaluation, "evaluation", time.Minute, "how often the policy decides, over that window")
+	f.DurationVar(&o.ScaleOutCooldown, "scale-out-cooldown", 0, "least time between scale-outs (default: --evaluation)")
+	f.DurationVar(&o.ScaleInCooldown, "scale-in-window", 5*time.Minute, "scale in only to the largest size wanted over this window")
+	f.IntVar(&o.MinReplicas, "min-replicas", 1, "fewest replicas (scale-to-zero: 0)")
+	f.IntVar(&o.MaxReplicas, "max-replicas", 0, "most replicas (default: 4 × the trace's peak need); a peak beyond it is refused")
+	f.IntVar(&o.Replicas, "replicas", 0, "static: the fixed count (default: the trace's peak need)")
+	f.StringVar(&af.target, "target", "70%", "target-tracking and scale-to-zero: target utilisation")
+	f.StringVar(&af.stepUp, "step-up", "80%", "step: add replicas above this utilisation")
+	f.StringVar(&af.stepDown, "step-down", "40%", "step: remove one below this utilisation")
+	f.StringVar(&af.schedule, "schedule", "", `schedule: replicas by hour of day (UTC), "0-7=2,8-19=6,20-23=3", or 24 or 168 counts`)
+	f.DurationVar(&o.IdleTimeout, "idle-timeout", 5*time.Minute, "scale-to-zero: no requests this long before going to zero")
+	f.StringVar(&af.headroom, "headroom", "0", "predictive: extra on the forecast, such as 10%")
+	f.DurationVar(&o.Season, "season", 24*time.Hour, "predictive: the traffic's period")
+	f.DurationVar(&o.MaxQueueWait, "max-queue-wait", 0, "drop requests waiting longer (default 10 × the SLO)")
+	f.StringVar(&af.spotShare, "spot-share", "", "share of replicas on spot, such as 50%")
+	f.StringVar(&af.spotRate, "interruption-rate", "5%/h", "spot interruptions per replica-hour")
+	f.StringVar(&af.spotPrice, "spot-price", "", "spot $ per GPU-hour (default: --gpu's spot discount in the catalog)")
+	f.BoolVar(&af.spotFallback, "spot-fallback", true, "replace an interrupted spot replica with an on-demand one at once")
+	f.Uint64Var(&af.seed, "seed", 1, "seed for spot interruptions")
+}
+
+// readTrace opens and reads --trace.
+func readTrace(af autoscaleFlags) (*traffic.Trace, error) {
+	if af.trace == "" {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--trace FILE is required: a CSV of request timestamps or of timestamp,rate")
+	}
+	gaps, err := traffic.ParseGapPolicy(af.gaps)
+	if err != nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--gaps: %w", err)
+	}
+	to := traffic.Options{Gaps: gaps, Sort: af.sort}
+	if af.step != "" {
+		if to.Step, err = time.ParseDuration(af.step); err != nil || to.Step <= 0 {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "--step %q: give an interval such as 1s or 1m", af.step)
+		}
+	}
+	f, err := os.Open(af.trace)
+	if err != nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--trace: %w", err)
+	}
+	defer f.Close()
+	if to.Step == 0 {
+		format, err := traffic.Detect(f)
+		if err != nil {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "--trace %s: %w", af.trace, err)
+		}
+		if format == traffic.Timestamps {
+			to.Step = time.Minute
+		}
+		if _, err := f.Seek(0, 0); err != nil {
+			return nil, fmt.Errorf("read trace %s: %w", af.trace, err)
+		}
+	}
+	return traffic.Read(f, af.trace, to)
+}
+
+// options parses the policy flags into o.
+func (af *autoscaleFlags) options(cmd *cobra.Command, e *env, sf *servingFlags, o *plan.AutoscaleOptions) error {
+	var err error
+	if o.Policy, err = plan.ParsePolicy(af.policy); err != nil {
+		return err
+	}
+	if ext := strings.ToLower(filepath.Ext(af.chart)); af.chart != "" && ext != ".png" && ext != ".svg" {
+		return gpucost.Errorf(gpucost.EInvalid, "--chart %q: give a .png or .svg file", af.chart)
+	}
+	if af.compare != "" && af.compare != "all" {
+		return gpucost.Errorf(gpucost.EInvalid, "--compare %q: use all", af.compare)
+	}
+	for _, p := range []struct {
+		flag, v string
+		to      *float64
+	}{{"target", af.target, &o.TargetUtilisation}, {"step-up", af.stepUp, &o.StepUp}, {"step-down", af.stepDown, &o.StepDown}, {"headroom", af.headroom, &o.Headroom}} {
+		if *p.to, err = parsePercent(p.flag, p.v); err != nil {
+			return err
+		}
+	}
+	if af.schedule != "" {
+		if o.Schedule, err = parseSchedule(af.schedule); err != nil {
+			return err
+		}
+	}
+	if af.spotShare == "" {
+		return nil
+	}
+	return af.spot(cmd, e, sf, o)
+}
+
+// spot sets up the spot mix: share, interruption rate, the provider's notice and the price.
+func (af *autoscaleFlags) spot(cmd *cobra.Command, e *env, sf *servingFlags, o *plan.AutoscaleOptions) error {
+	share, err := parsePercent("spot-share", af.spotShare)
+	if err != nil || share > 1 {
+		return gpucost.Errorf(gpucost.EInvalid, "--spot-share %q: give a share up to 100%%, such as 50%%", af.spotShare)
+	}
+	s := &plan.SpotServing{Share: share, Fallback: af.spotFallback, Rand: rand.New(rand.NewPCG(af.seed, 0x5e71))}
+	if s.InterruptionsPerHour, err = parseRate(af.spotRate); err != nil {
+		return err
+	}
+	s.Notice = 2 * time.Minute
+	if sf.provider != "" {
+		if s.Notice, err = plan.SpotNotice(sf.provider); err != nil {
+			return err
+		}
+	}
+	switch {
+	case af.spotPrice != "":
+		if s.PricePerGPU, err = gpucost.ParseMoney(strings.TrimPrefix(af.spotPrice, "$"), "USD"); err != nil || s.PricePerGPU.Nanos < 0 {
+			return gpucost.Errorf(gpucost.EInvalid, "--spot-price %q: give dollars per GPU-hour, such as 0.30", af.spotPrice)
+		}
+	case sf.gpu != "":
+		cat, err := e.loadCatalog(cmd.Context())
+		if err != nil {
+			return err
+		}
+		rows, err := cat.Cheapest(catalog.Query{GPU: sf.gpu, Provider: sf.provider})
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if d, ok := r.SpotDiscount(); ok {
+				s.PricePerGPU = o.PricePerGPU.MulFloat(1 - d/100)
+				break
+			}
+		}
+		if s.PricePerGPU.IsZero() {
+			return gpucost.Errorf(gpucost.EInvalid, "--gpu %s has no spot price in the catalog: give --spot-price", sf.gpu)
+		}
+	default:
+		return gpucost.Errorf(gpucost.EInvalid, "--spot-share needs a spot price: give --spot-price, or --gpu for the catalog's spot discount")
+	}
+	o.Spot = s
+	return nil
+}
+
+// parseSchedule reads "0-7=2,8-19=6,20-23=3" (hours of the day) or 24 or 168 counts.
+func parseSchedule(s string) ([]int, error) {
+	bad := gpucost.Errorf(gpucost.EInvalid, `--schedule %q: use hour ranges such as "0-7=2,8-19=6,20-23=3" covering 0–23, or 24 or 168 comma-separated counts`, s)
+	parts := strings.Split(s, ",")
+	if !strings.Contains(s, "=") {
+		out := make([]int, len(parts))
+		for i, p := range parts {
+			n, err := strconv.Atoi(strings.TrimSpace(p))
+			if err != nil || n < 0 {
+				return nil, bad
+			}
+			out[i] = n
+		}
+		if len(out) != 24 && len(out) != 168 {
+			return nil, bad
+		}
+		return out, nil
+	}
+	out := make([]int, 24)
+	set := make([]bool, 24)
+	for _, p := range parts {
+		hours, count, ok := strings.Cut(p, "=")
+		n, err := strconv.Atoi(strings.TrimSpace(count))
+		from, to, _ := strings.Cut(strings.TrimSpace(hours), "-")
+		if to == "" {
+			to = from
+		}
+		a, err1 := strconv.Atoi(from)
+		b, err2 := strconv.Atoi(to)
+		if !ok || err != nil || err1 != nil || err2 != nil || n < 0 || a < 0 || b > 23 || a > b {
+			return nil, bad
+		}
+		for h := a; h <= b; h++ {
+			out[h], set[h] = n, true
+		}
+	}
+	for h, ok := range set {
+		if !ok {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "--schedule %q: hour %d has no count; cover 0–23", s, h)
+		}
+	}
+	return out, nil
+}
+
+// runAutoscale runs one policy beside the oracle (and all on-demand, with spot), or every one.
+func runAutoscale(af autoscaleFlags, o plan.AutoscaleOptions) ([]plan.AutoscaleResult, error) {
+	if af.compare == "all" {
+		return plan.CompareAutoscale(o)
+	}
+	r, err := plan.Autoscale(o)
+	if err != nil {
+		return nil, err
+	}
+	runs := []plan.AutoscaleResult{r}
+	if o.Policy == plan.Oracle {
+		return runs, nil
+	}
+	if o.Spot != nil {
+		od := o
+		od.Spot = nil
+		all, err := plan.Autoscale(od)
+		if err != nil {
+			return nil, err
+		}
+		all.Settings = "the same, all on-demand"
+		runs = append(runs, all)
+	}
+	od := o
+	od.Policy, od.Spot = plan.Oracle, nil
+	best, err := plan.Autoscale(od)
+	if err != nil {
+		return nil, err
+	}
+	runs = append(runs, best)
+	for i := range runs {
+		if best.ReplicaHours > 0 {
+			runs[i].GapReplicaHours = runs[i].ReplicaHours/best.ReplicaHours - 1
+		}
+	}
+	return runs, nil
+}
+
+func autoscaleResult(o plan.AutoscaleOptions, runs []plan.AutoscaleResult, all bool) result {
+	q := fmt.Sprintf("p%g", o.Quantile*100)
+	out := result{
+		Title: fmt.Sprintf("%d intervals of %v at %v per request, %s ≤ %v, %d per replica, %v to provision",
+			len(o.Rates), o.Step, o.ServiceTime, q, o.SLO, max(1, o.Concurrency), o.Provisioning),
+		Columns: []string{"Policy", "Replica-h", "Gap to oracle", "Mean", "Peak", "Cost", "SLO attainment", "Meets SLO", "Delayed", "Dropped", "Interruptions", "Settings"},
+		Right:   []int{1, 2, 3, 4, 5, 6, 8, 9, 10},
+		JSON:    runs,
+	}
+	for _, r := range runs {
+		gap := fmt.Sprintf("%+.1f%%", 100*r.GapReplicaHours)
+		if r.Policy == plan.Oracle {
+			gap = "—"
+		}
+		out.Rows = append(out.Rows, []string{string(r.Policy), fmt.Sprintf("%.2f", r.ReplicaHours), gap, fmt.Sprintf("%.2f", r.MeanReplicas),
+			fmt.Sprint(r.PeakReplicas), r.Cost.Dollars(), fmt.Sprintf("%.3f%%", 100*r.Attainment), map[bool]string{true: "yes", false: "NO"}[r.MeetsSLO(o.Quantile)],
+			fmt.Sprintf("%.0f", r.Delayed), fmt.Sprintf("%.0f", r.Dropped), fmt.Sprint(r.Interruptions), r.Settings})
+		out.Notes = append(out.Notes, r.Notes...)
+	}
+	best, ok := plan.Best(runs, o.Quantile)
+	switch {
+	case all && ok:
+		out.Notes = append(out.Notes, fmt.Sprintf("Best policy that meets the SLO: %s, %.2f replica-hours, %+.1f%% over the oracle, %s.",
+			best.Policy, best.ReplicaHours, 100*best.GapReplicaHours, best.Cost.Dollars()))
+	case all:
+		out.Notes = append(out.Notes, fmt.Sprintf("No policy meets %s ≤ %v over the trace: raise --min-replicas, lower --target, or shorten --provisioning.", q, o.SLO))
+	case !runs[0].MeetsSLO(o.Quantile):
+		out.Notes = append(out.Notes, fmt.Sprintf("%s misses %s ≤ %v over the trace: raise --min-replicas, lower --target, or shorten --provisioning.", runs[0].Policy, q, o.SLO))
+	}
+	return out
+}

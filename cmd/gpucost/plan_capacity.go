@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/plan"
+	"github.com/spf13/cobra"
+)
+
+// servingFlags are the flags plan capacity and plan autoscale share: the service time (or a
+// batch profile), the SLO and the GPU with its price.
+type servingFlags struct {
+	serviceTime  time.Duration
+	batchProfile string
+	batchSize    int
+	slo          string
+	gpu          string
+	provider     string
+	price        string
+	gpusPer      int
+
+	// parsed by resolve
+	quantile   float64
+	target     time.Duration
+	perGPUHour gpucost.Money
+	priceFrom  string
+}
+
+func (s *servingFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.DurationVar(&s.serviceTime, "service-time", 0, "mean time one replica takes to serve one request, such as 30ms")
+	f.StringVar(&s.batchProfile, "batch-profile", "", "CSV of batch_size,latency_ms measured on one replica, instead of --service-time (with --batch-size)")
+	f.IntVar(&s.batchSize, "batch-size", 0, "with --batch-profile: serve batches of this size (default: the largest the SLO allows)")
+	f.StringVar(&s.slo, "slo", "p99=200ms", "latency objective: pNN=DURATION on the response time (queue wait + service)")
+	f.StringVar(&s.gpu, "gpu", "", "GPU model for the price, such as L4, A10G or H100 (the catalog's median on-demand $/GPU-h)")
+	f.StringVar(&s.provider, "provider", "", "with --gpu: price from this provider's offers")
+	f.StringVar(&s.price, "price", "", "$ per GPU-hour instead of the catalog's, such as 0.80")
+	f.IntVar(&s.gpusPer, "gpus-per-replica", 1, "GPUs one replica holds (tensor-parallel serving)")
+}
+
+// resolve parses the SLO and finds the price.
+func (s *servingFlags) resolve(ctx context.Context, e *env) error {
+	var err error
+	if s.quantile, s.target, err = parseSLO(s.slo); err != nil {
+		return err
+	}
+	if s.gpusPer < 1 {
+		return gpucost.Errorf(gpucost.EInvalid, "--gpus-per-replica %d: give 1 or more", s.gpusPer)
+	}
+	switch {
+	case s.price != "":
+		if s.perGPUHour, err = gpucost.ParseMoney(strings.TrimPrefix(s.price, "$"), "USD"); err != nil || s.perGPUHour.Nanos < 0 {
+			return gpucost.Errorf(gpucost.EInvalid, "--price %q: give dollars per GPU-hour, such as 0.80", s.price)
+		}
+		s.priceFrom = "--price"
+	case s.gpu != "":
+		cat, err := e.loadCatalog(ctx)
+		if err != nil {
+			return err
+		}
+		p, offer, ok := cat.PricePerGPUHour(s.gpu, s.provider)
+		if !ok {
+			return gpucost.Errorf(gpucost.EInvalid, "--gpu %q: the catalog prices no such GPU; see gpucost catalog gpus, or give --price", s.gpu)
+		}
+		s.perGPUHour = p
+		s.priceFrom = fmt.Sprintf("median on-demand $/GPU-h over regions: %s %s in %s", offer.Provider, offer.InstanceType, offer.Region)
+	}
+	return nil
+}
+
+// parseSLO reads "p99=200ms", "p99.9=1s" or "200ms" (p99).
+func parseSLO(s string) (float64, time.Duration, error) {
+	bad := gpucost.Errorf(gpucost.EInvalid, "--slo %q: use pNN=DURATION, such as p99=200ms or p99.9=1s", s)
+	q, d := "99", strings.TrimSpace(s)
+	if name, v, ok := strings.Cut(d, "="); ok {
+		n, ok := strings.CutPrefix(strings.ToLower(strings.TrimSpace(name)), "p")
+		if !ok {
+			return 0, 0, bad
+		}
+		q, d = n, strings.TrimSpace(v)
+	}
+	pct, err := strconv.ParseFloat(q, 64)
+	if err != nil || pct <= 0 || pct >= 100 {
+		return 0, 0, bad
+	}
+	t, err := time.ParseDuration(d)
+	if err != nil || t <= 0 {
+		return 0, 0, bad
+	}
+	return pct / 100, t, nil
+}
+
+// parsePercent reads "20%" or "0.2" as 0.2.
+func parsePercent(flag, s string) (float64, error) {
+	v := strings.TrimSpace(s)
+	pct := strings.HasSuffix(v, "%")
+	f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+	if err != nil || f < 0 || f != f {
+		return 0, gpucost.Errorf(gpucost.EInvalid, "--%s %q: use a percentage such as 20%% or a share such as 0.2", flag, s)
+	}
+	if pct {
+		f /= 100
+	}
+	return f, nil
+}
+
+func newPlanCapacityCmd(e *env) *cobra.Command {
+	var (
+		sf       servingFlags
+		o        plan.CapacityOptions
+		headroom string
+	)
+	cmd := &cobra.Command{
+		Use:   "capacity --rate QPS --service-time DURATION --slo pNN=DURATION",
+		Short: "Replicas for a latency target by Erlang C, their latency and cost, against the rule of thumb",
+		Long: `capacity sizes a serving pool as an M/M/c queue (Erlang C, DESIGN.md): the fewest replicas c
+with C(c, λS)·e^{−(cμ−λ)(SLO−S)} ≤ 1 − p, so that the p-quantile of the response time (queue wait
+plus service time S) stays within the SLO at λ requests per second. --headroom sizes for that much
+more traffic. It prints the utilisation at that size, the predicted latency distribution, the
+highest rate the size still serves, cost per hour and per 1,000 requests for --gpu (or --price),
+and reference case R4's rule of thumb — ⌈λ / per-GPU QPS⌉ GPUs plus the headroom — beside it.
+Without --per-gpu-qps the rule uses what a load test of one replica would find: the highest rate
+one replica serves within the SLO.
+
+With --batch-profile (a CSV of batch_size,latency_ms from one replica) a replica serves batches:
+S is the profile's latency at --batch-size, or at the batch size gpucost plan batching picks.`,
+		Example: `  gpucost plan capacity --rate 500 --service-time 30ms --slo p99=200ms --gpu L4 --headroom 20%
+  gpucost plan capacity --rate 500 --service-time 30ms --slo p99=200ms --per-gpu-qps 200 --headroom 20%
+  gpucost plan capacity --rate 2000 --batch-profile bert.csv --slo p99=100ms --gpu A10G --output json`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := e.validOutput(); err != nil {
+				return err
+			}
+			if err := sf.resolve(cmd.Context(), e); err != nil {
+				return err
+			}
+			var err error
+			if o.Headroom, err = parsePercent("headroom", headroom); err != nil {
+				return err
+			}
+			o.Quantile, o.SLO, o.PricePerGPU, o.GPU, o.GPUsPerReplica = sf.quantile, sf.target, sf.perGPUHour, sf.gpu, sf.gpusPer
+			bs, err := sf.service(o.Rate)
+			if err != nil {
+				return err
+			}
+			o.ServiceTime, o.Batch, o.BatchFill = bs.S, bs.Batch, bs.Fill
+			res, err := plan.Capacity(o)
+			if err != nil {
+				return err
+			}
+			out := capacityResult(res)
+			if bs.Note != "" {
+				out.Notes = append([]string{bs.Note}, out.Notes...)
+			}
+			if sf.priceFrom != "" {
+				out.Notes = append(out.Notes, "Price: "+sf.perGPUHour.Dollars()+" per GPU-hour ("+sf.priceFrom+").")
+			}
+			return e.print(out)
+		},
+	}
+	sf.register(cmd)
+	f := cmd.Flags()
+	f.Float64Var(&o.Rate, "rate", 0, "arrival rate in requests per second")
+	f.StringVar(&headroom, "headroom", "0", "extra traffic to absorb within the SLO, such as 20%")
+	f.Float64Var(&o.PerGPUQPS, "per-gpu-qps", 0, "the rule of thumb's QPS per GPU at the latency target (default: derived from one replica)")
+	f.IntVar(&o.MaxReplicas, "max-replicas", 0, "the most replicas allowed (0: no limit)")
+	return cmd
+}
+
+// service returns how a replica serves: --service-time per request, or batches planned from
+// --batch-profile for rate (at --batch-size, or the batching plan's best size).
+func (s *servingFlags) service(rate float64) (batchService, error) {
+	if s.batchProfile == "" {
+		if s.serviceTime <= 0 {
+			return batchService{}, gpucost.Errorf(gpucost.EInvalid, "--service-time is required (such as 30ms), or give --batch-profile")
+		}
+		return batchService{S: s.serviceTime, Batch: 1}, nil
+	}
+	if s.serviceTime > 0 {
+		return batchService{}, gpucost.Errorf(gpucost.EInvalid, "give --service-time or --batch-profile, not both")
+	}
+	return batchServiceTime(s, rate)
+}
+
+func capacityResult(r plan.CapacityResult) result {
+	cost, per1000 := "", ""
+	if r.PerHour != nil {
+		cost = r.PerHour.Dollars()
+	}
+	if r.Per1000Requests != nil {
+		per1000 = "$" + r.Per1000Requests.Decimal()
+		if len(per1000) > 9 {
+			per1000 = per1000[:9]
+		}
+	}
+	q := fmt.Sprintf("p%g", r.Quantile*100)
+	out := result{
+		Title: fmt.Sprintf("%.4g requests/s at %v each, %s ≤ %v, %.0f%% headroom: %d replicas (%d GPUs) at %.0f%% utilisation",
+			r.Rate, r.ServiceTime, q, r.SLO, 100*r.Headroom, r.Replicas, r.GPUs, 100*r.Utilisation),
+		Columns: []string{"Sizing", "Replicas", "GPUs", "Utilisation", "p50", "p90", "p95", "p99", "p99.9", "Meets SLO", "$/h", "$/1k requests"},
+		Right:   []int{1, 2, 3, 4, 5, 6, 7, 8, 10, 11},
+		JSON:    r,
+	}
+	row := func(name string, replicas, gpus int, util float64, lat []plan.LatencyPoint, meets bool, cost, per string) []string {
+		cells := []string{name, fmt.Sprint(replicas), fmt.Sprint(gpus), fmt.Sprintf("%.0f%%", 100*util)}
+		for _, p := range lat {
+			cells = append(cells, latency(p.Response))
+		}
+		return append(cells, map[bool]string{true: "yes", false: "NO"}[meets], cost, per)
+	}
+	out.Rows = append(out.Rows, row("Erlang C (M/M/c)", r.Replicas, r.GPUs, r.Utilisation, r.Latency, true, cost, per1000))
+	rt := r.RuleOfThumb
+	rtCost := ""
+	if rt.PerHour != nil {
+		rtCost = rt.PerHour.Dollars()
+	}
+	out.Rows = append(out.Rows, row(fmt.Sprintf("rule of thumb (R4, %.4g QPS/GPU %s)", rt.PerGPUQPS, rt.QPSSource), rt.Replicas, rt.GPUs, rt.Utilisation, rt.Latency, rt.MeetsSLO, rtCost, ""))
+	out.Notes = append(out.Notes, fmt.Sprintf("Erlang C minimum without headroom: %d replicas; %d replicas serve up to %.4g requests/s within the SLO. %.1f%% of requests queue at all.",
+		r.MinReplicas, r.Replicas, r.MaxRate, 100*r.WaitProbability))
+	out.Notes = append(out.Notes, r.Notes...)
+	return out
+}
+
+// latency writes a predicted response time, "unstable" when the queue grows without bound.
+func latency(d time.Duration) string {
+	switch {
+	case d == time.Duration(1<<63-1):
+		return "unstable"
+	case d >= 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	case d >= time.Second:
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(100 * time.Microsecond).String()
+}

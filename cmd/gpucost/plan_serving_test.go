@@ -1,0 +1,168 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Reference case R4 beside Erlang C: 500 QPS at 200 per GPU is 3 GPUs, + 20% headroom 4.
+func TestPlanCapacityR4(t *testing.T) {
+	code, out, errOut := runCLI(t, t.TempDir(), "plan", "capacity", "--rate", "500", "--service-time", "30ms", "--slo", "p99=200ms",
+		"--per-gpu-qps", "200", "--headroom", "20%", "--price", "0.80")
+	if code != exitOK {
+		t.Fatalf("plan capacity: exit %d\n%s", code, errOut)
+	}
+	for _, want := range []string{"19 replicas (19 GPUs)", "rule of thumb (R4, 200 QPS/GPU given)", "│        4 │    4 │", "$15.20", "Erlang C minimum without headroom: 16 replicas"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan capacity lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = runCLI(t, t.TempDir(), "plan", "capacity", "--rate", "50", "--service-time", "200ms", "--slo", "p99=500ms", "--output", "json")
+	if code != exitOK {
+		t.Fatalf("plan capacity --output json: exit %d\n%s", code, errOut)
+	}
+	var r struct {
+		Replicas int `json:"replicas"`
+		Latency  []struct {
+			Quantile  float64 `json:"quantile"`
+			ResponseS float64 `json:"response_s"`
+		} `json:"latency"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if r.Replicas != 13 || len(r.Latency) != 5 || r.Latency[3].Quantile != 0.99 || r.Latency[3].ResponseS > 0.5 {
+		t.Errorf("plan capacity 50/s at 200 ms: %+v; want 13 replicas with p99 ≤ 0.5 s", r)
+	}
+}
+
+func TestPlanCapacityBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rate", "10", "--service-time", "300ms", "--slo", "p99=200ms"}, "raise the SLO to at least 300ms"},
+		{[]string{"--rate", "500", "--service-time", "30ms", "--max-replicas", "10"}, "10 replicas serve at most"},
+		{[]string{"--rate", "10", "--service-time", "30ms", "--slo", "fast"}, "pNN=DURATION"},
+		{[]string{"--rate", "10"}, "--service-time is required"},
+	} {
+		code, _, errOut := runCLI(t, t.TempDir(), append([]string{"plan", "capacity"}, tc.args...)...)
+		if code != exitInvalid || !strings.Contains(errOut, tc.want) {
+			t.Errorf("plan capacity %v: exit %d, %q; want exit 2 with %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// azureHead is the real Azure trace's first 1,000 requests, kept by the traffic package.
+const azureHead = "../../traffic/testdata/azure_code_head.csv"
+
+func TestPlanAutoscaleCompareAll(t *testing.T) {
+	dir := t.TempDir()
+	chart := filepath.Join(dir, "replicas.svg")
+	code, out, errOut := runCLI(t, dir, "plan", "autoscale", "--trace", azureHead, "--service-time", "1s", "--slo", "p99=5s",
+		"--compare", "all", "--price", "2.50", "--chart", chart)
+	if code != exitOK {
+		t.Fatalf("plan autoscale --compare all: exit %d\n%s", code, errOut)
+	}
+	for _, want := range []string{"static", "target-tracking", "step", "schedule", "scale-to-zero", "predictive", "oracle", "GAP TO ORACLE", "1000 requests over 9m0s", "Gap read as zero traffic: 2m24s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan autoscale --compare all lacks %q:\n%s", want, out)
+		}
+	}
+	svg, err := os.ReadFile(chart)
+	if err != nil || !strings.Contains(string(svg), "<svg") || !strings.Contains(string(svg), "oracle") {
+		t.Errorf("chart %s: %v; want an SVG with the oracle's line", chart, err)
+	}
+	code, out, errOut = runCLI(t, dir, "plan", "autoscale", "--trace", azureHead, "--service-time", "1s", "--slo", "p99=5s",
+		"--policy", "static", "--replicas", "12", "--spot-share", "50%", "--spot-price", "1.00", "--price", "2.50", "--output", "json")
+	if code != exitOK {
+		t.Fatalf("plan autoscale --spot-share: exit %d\n%s", code, errOut)
+	}
+	var runs []struct {
+		Policy   string `json:"policy"`
+		Cost     string `json:"cost"`
+		Settings string `json:"settings"`
+	}
+	if err := json.Unmarshal([]byte(out), &runs); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(runs) != 3 || runs[0].Policy != "static" || runs[1].Settings != "the same, all on-demand" || runs[2].Policy != "oracle" || runs[0].Cost >= runs[1].Cost {
+		t.Errorf("static with spot: %+v; want the spot run cheaper than all on-demand, then the oracle", runs)
+	}
+}
+
+func TestPlanAutoscaleBadInput(t *testing.T) {
+	dir := t.TempDir()
+	gappy := filepath.Join(dir, "rates.csv")
+	os.WriteFile(gappy, []byte("timestamp,rate\n2026-01-01T00:00:00Z,10\n2026-01-01T00:01:00Z,20\n2026-01-01T00:05:00Z,5\n"), 0o644)
+	unsorted := filepath.Join(dir, "log.csv")
+	os.WriteFile(unsorted, []byte("TIMESTAMP\n2023-11-16 18:17:05\n2023-11-16 18:17:03\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--trace", gappy, "--service-time", "30ms"}, "rates.csv:4: no rows for 4m0s"},
+		{[]string{"--trace", unsorted, "--service-time", "30ms"}, "log.csv:3:1: 2023-11-16T18:17:03Z is earlier than"},
+		{[]string{"--trace", azureHead, "--service-time", "1s", "--slo", "p99=500ms"}, "raise the SLO to at least 1s"},
+		{[]string{"--trace", azureHead, "--service-time", "1s", "--slo", "p99=5s", "--max-replicas", "3"}, "raise the replica limit to"},
+		{[]string{"--trace", azureHead, "--service-time", "1s", "--policy", "magic"}, "policy \"magic\""},
+		{[]string{"--trace", azureHead, "--service-time", "1s", "--schedule", "0-7=2"}, "hour 8 has no count"},
+		{[]string{"--trace", azureHead, "--service-time", "1s", "--chart", "x.gif"}, ".png or .svg"},
+	} {
+		code, _, errOut := runCLI(t, dir, append([]string{"plan", "autoscale"}, tc.args...)...)
+		if code != exitInvalid || !strings.Contains(errOut, tc.want) {
+			t.Errorf("plan autoscale %v: exit %d, %q; want exit 2 with %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	code, out, errOut := runCLI(t, dir, "plan", "autoscale", "--trace", gappy, "--gaps", "zero", "--service-time", "30ms", "--slo", "p99=200ms")
+	if code != exitOK || !strings.Contains(out, "Gap read as zero traffic: 4m0s") {
+		t.Errorf("plan autoscale --gaps zero: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+func TestParseSchedule(t *testing.T) {
+	s, err := parseSchedule("0-7=2,8-19=6,20-23=3")
+	if err != nil || s[0] != 2 || s[7] != 2 || s[8] != 6 || s[19] != 6 || s[23] != 3 {
+		t.Errorf("parseSchedule = %v, %v", s, err)
+	}
+	if _, err := parseSchedule("1,2,3"); err == nil {
+		t.Error("parseSchedule(3 counts): want an error")
+	}
+}
+
+// latencyProfile is a measured latency profile: 5 ms + 1 ms per request.
+const latencyProfile = "../../plan/testdata/latency_profile.csv"
+
+func TestPlanBatching(t *testing.T) {
+	code, out, errOut := runCLI(t, t.TempDir(), "plan", "batching", "--rate", "2000", "--batch-profile", latencyProfile, "--slo", "p99=100ms", "--price", "0.44")
+	if code != exitOK {
+		t.Fatalf("plan batching: exit %d\n%s", code, errOut)
+	}
+	for _, want := range []string{"batches of 16 on 4 GPUs (max_batch_size 16, max_queue_delay_microseconds 24129)", "← best", "69% fewer", "R² = 1.000"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan batching lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = runCLI(t, t.TempDir(), "plan", "batching", "--rate", "500", "--alpha", "8ms", "--beta", "1.5ms", "--max-batch", "64", "--slo", "p99=200ms", "--output", "json")
+	var r struct {
+		Best struct {
+			Batch   int   `json:"max_batch_size"`
+			DelayUS int64 `json:"max_queue_delay_microseconds"`
+			GPUs    int   `json:"gpus"`
+		} `json:"best"`
+	}
+	if code != exitOK || json.Unmarshal([]byte(out), &r) != nil || r.Best.Batch < 2 || r.Best.DelayUS <= 0 || r.Best.GPUs < 1 {
+		t.Errorf("plan batching --alpha --beta: exit %d, %+v\n%s%s", code, r, out, errOut)
+	}
+	code, out, errOut = runCLI(t, t.TempDir(), "plan", "capacity", "--rate", "2000", "--batch-profile", latencyProfile, "--slo", "p99=100ms")
+	if code != exitOK || !strings.Contains(out, "at 21ms each") || !strings.Contains(out, "Batches of 16") {
+		t.Errorf("plan capacity --batch-profile: exit %d\n%s%s", code, out, errOut)
+	}
+	code, _, errOut = runCLI(t, t.TempDir(), "plan", "batching", "--rate", "2000", "--batch-profile", latencyProfile, "--slo", "p99=5ms")
+	if code != exitInvalid || !strings.Contains(errOut, "even a batch of one takes 6.1ms") {
+		t.Errorf("plan batching under a batch of one: exit %d, %q", code, errOut)
+	}
+}

@@ -1,0 +1,162 @@
+// Package traffic reads request-arrival traces for the serving planners: a CSV of request
+// timestamps (one row per request, such as the Azure LLM inference trace with its TIMESTAMP
+// column) or a CSV of timestamp,rate rows (requests per second for each interval), and bins them
+// into a rate per interval.
+//
+// What a trace can get wrong, and what Read does about it:
+//   - Unsorted timestamps: an error naming the line and the earlier one, unless Options.Sort is
+//     set, since a request log merged from several front ends is often slightly out of order.
+//   - Duplicate timestamps: in a request log, two requests logged at the same instant; they
+//     count as two and Trace.Duplicates says how many there were. In a rate file, two rates for
+//     one interval: an error naming both lines.
+//   - Gaps: in a rate file, a missing interval is missing data, so by default (GapAuto) it is an
+//     error naming the line, where and how long; GapZero fills it with zero traffic. In a request
+//     log, silence is how zero traffic looks, so by default it is zero traffic, and silences
+//     longer than Options.MaxSilence are listed in Trace.Gaps (and are errors with GapError).
+//
+// It reads from an io.Reader; opening files is the caller's job.
+package traffic
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Format is the kind of trace a file holds.
+type Format string
+
+// The trace formats.
+const (
+	Timestamps Format = "timestamps" // one row per request, with its arrival time
+	Rates      Format = "rates"      // timestamp,rate: requests per second per interval
+)
+
+// GapPolicy says what a gap in a trace means.
+type GapPolicy string
+
+// The gap policies.
+const (
+	GapAuto  GapPolicy = ""      // rate files: an error; request logs: zero traffic, listed
+	GapError GapPolicy = "error" // any gap is an error
+	GapZero  GapPolicy = "zero"  // any gap is zero traffic, listed in Trace.Gaps
+)
+
+// ParseGapPolicy reads "auto", "error" or "zero".
+func ParseGapPolicy(s string) (GapPolicy, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return GapAuto, nil
+	case "error":
+		return GapError, nil
+	case "zero":
+		return GapZero, nil
+	}
+	return "", fmt.Errorf("gap policy %q: use auto, error or zero", s)
+}
+
+// Options control how a trace is read.
+type Options struct {
+	// Step is the interval rates are given for, 1 ms or more. For request logs it is the bin
+	// width (default 1 s); for rate files it defaults to the smallest spacing between rows, and a given Step
+	// must match the rows.
+	Step time.Duration
+	Gaps GapPolicy
+	// MaxSilence is the longest stretch without requests a request log may have before it is
+	// listed as a gap (default 2 min).
+	MaxSilence time.Duration
+	// Sort accepts an unsorted request log and bins it in time order.
+	Sort bool
+	// MaxIntervals bounds the trace's length in intervals (default DefaultMaxIntervals).
+	MaxIntervals int
+}
+
+// Trace is an arrival trace binned to a rate per interval.
+type Trace struct {
+	Name   string    `json:"name"`
+	Format Format    `json:"format"`
+	Start  time.Time `json:"start"` // the start of the first interval
+	// Step is the interval of each rate.
+	Step time.Duration `json:"-"`
+	// Rates are requests per second, one per interval from Start.
+	Rates []float64 `json:"-"`
+	// Requests is the number of requests in the trace (the sum of rate × step for rate files).
+	Requests float64 `json:"requests"`
+	Rows     int     `json:"rows"`
+	// Duplicates counts request-log rows with the same timestamp as the row before.
+	Duplicates int `json:"duplicates,omitempty"`
+	// Unsorted counts request-log rows earlier than the row before (only with Options.Sort).
+	Unsorted int   `json:"unsorted,omitempty"`
+	Gaps     []Gap `json:"gaps,omitempty"`
+}
+
+// Gap is a stretch of a trace without data (rate files) or without requests (request logs).
+type Gap struct {
+	From time.Time `json:"from"` // the last time seen before the gap
+	To   time.Time `json:"to"`   // the first time seen after it
+	Line int       `json:"line"` // the line of the row after the gap
+}
+
+// Duration returns how long the gap lasts.
+func (g Gap) Duration() time.Duration { return g.To.Sub(g.From) }
+
+// String describes the gap for people.
+func (g Gap) String() string {
+	return fmt.Sprintf("%s from %s to %s (before line %d)", g.Duration().Round(time.Second), g.From.Format(time.DateTime), g.To.Format(time.DateTime), g.Line)
+}
+
+// Duration returns how long the trace lasts: intervals × step.
+func (t *Trace) Duration() time.Duration { return time.Duration(len(t.Rates)) * t.Step }
+
+// Peak returns the highest rate of the trace.
+func (t *Trace) Peak() float64 {
+	peak := 0.0
+	for _, r := range t.Rates {
+		peak = max(peak, r)
+	}
+	return peak
+}
+
+// Mean returns the mean rate of the trace.
+func (t *Trace) Mean() float64 {
+	if len(t.Rates) == 0 {
+		return 0
+	}
+	return t.Requests / t.Duration().Seconds()
+}
+
+// Rebin returns the trace with rates averaged over intervals of step, a multiple of its own.
+func (t *Trace) Rebin(step time.Duration) (*Trace, error) {
+	if step <= 0 || step%t.Step != 0 {
+		return nil, fmt.Errorf("rebin %s to %v: give a multiple of its %v intervals", t.Name, step, t.Step)
+	}
+	k := int(step / t.Step)
+	out := *t
+	out.Step = step
+	out.Rates = make([]float64, (len(t.Rates)+k-1)/k)
+	for i, r := range t.Rates {
+		out.Rates[i/k] += r / float64(k)
+	}
+	return &out, nil
+}
+
+// timeLayouts are the timestamp forms a trace may use; fractional seconds of any length are
+// accepted after the seconds. Times without a zone are UTC.
+var timeLayouts = []string{time.RFC3339Nano, "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05", "2006-01-02T15:04:05"}
+
+// parseTime reads a timestamp: one of timeLayouts, or Unix seconds with a fraction.
+func parseTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	for _, l := range timeLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f >= 0 && f < 1e11 && !math.IsNaN(f) {
+		sec, frac := math.Modf(f)
+		return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not a timestamp: use 2023-11-16 18:17:03.97, RFC 3339 or Unix seconds", s)
+}

@@ -1,6 +1,7 @@
 // Package httpapi is gpucost's HTTP server and its client: token authentication with roles,
-// health and readiness checks, sample ingest from agents, and the OpenAPI document that describes
-// the endpoints. The client side (Client, RemoteSink) is what gpucost agent --server pushes with.
+// health and readiness checks, sample ingest from agents, the read API over Views (reports,
+// filtered and paged), billing uploads, budgets, and the OpenAPI document that describes the
+// endpoints. The client side (Client, RemoteSink) is what gpucost agent --server pushes with.
 package httpapi
 
 import (
@@ -44,6 +45,16 @@ type Server struct {
 	Fleet       FleetFunc
 	FleetEvery  time.Duration
 
+	// For the read API, bill uploads and budgets, each optional (its endpoints answer 503
+	// without it): the reports, the bill importer with the largest bill it takes as sent
+	// (DefaultMaxBill if zero) and the folder uploads are spooled to (the system's if empty),
+	// and the budgets PUT /api/v1/budgets replaces.
+	Views   Views
+	Bills   BillImporter
+	MaxBill int64
+	TempDir string
+	Budgets BudgetStore
+
 	// UI serves every path outside /api/, /metrics and the health checks: the dashboard, which
 	// authenticates its own users (token login into a session cookie). Nil serves 404s there.
 	UI http.Handler
@@ -59,14 +70,17 @@ type route struct {
 }
 
 func (s *Server) routes() []route {
-	return []route{
+	rs := []route{
 		{"GET", "/healthz", nil, s.healthz},
 		{"GET", "/readyz", nil, s.readyz},
 		{"GET", "/api/openapi.json", nil, serveOpenAPI},
 		{"GET", "/metrics", []gpucost.Role{gpucost.RoleViewer}, s.serveMetrics},
 		{"GET", "/api/v1/whoami", []gpucost.Role{gpucost.RoleViewer, gpucost.RoleIngest}, s.whoami},
 		{"POST", "/api/v1/samples", []gpucost.Role{gpucost.RoleIngest}, s.postSamples},
+		{"POST", "/api/v1/bills", []gpucost.Role{gpucost.RoleIngest}, s.postBill},
+		{"PUT", "/api/v1/budgets", []gpucost.Role{}, s.putBudgets},
 	}
+	return append(rs, s.readRoutes()...)
 }
 
 // Handler returns the API's handler.
@@ -118,6 +132,9 @@ func (s *Server) defaults() {
 	}
 	if s.MaxDecoded <= 0 {
 		s.MaxDecoded = DefaultMaxDecoded
+	}
+	if s.MaxBill <= 0 {
+		s.MaxBill = DefaultMaxBill
 	}
 }
 

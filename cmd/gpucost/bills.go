@@ -113,8 +113,11 @@ var parquetMagic = []byte("PAR1")
 
 // detectBillFormat reads the start of a file (through gzip) or its Parquet schema and names the
 // format whose columns it has.
-func detectBillFormat(name string) (string, error) {
-	f, err := os.Open(name)
+func detectBillFormat(name string) (string, error) { return detectBillFormatOf(name, name) }
+
+// detectBillFormatOf is detectBillFormat of the file at path, called name in messages.
+func detectBillFormatOf(path, name string) (string, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return "", gpucost.Errorf(gpucost.EInvalid, "import %s: %w", name, err)
 	}
@@ -153,10 +156,11 @@ func detectBillFormat(name string) (string, error) {
 	return "", gpucost.Errorf(gpucost.EInvalid, "import %s: the columns match no known bill format; name it with --format (%s)", name, strings.Join(billFormats(), ", "))
 }
 
-// readBill streams a file through its format's reader into emit, with a progress bar by bytes.
-func (e *env) readBill(name, format string, add func(*gpucost.CostLine)) (readStats, error) {
+// readBill streams the file at path, called name in messages, through its format's reader into
+// emit, with a progress bar by bytes.
+func (e *env) readBill(path, name, format string, add func(*gpucost.CostLine)) (readStats, error) {
 	rd := billReaders[format]
-	f, info, bar, err := e.openInput(name)
+	f, info, bar, err := e.openInput(path)
 	if err != nil {
 		return readStats{}, err
 	}

@@ -22,12 +22,14 @@ const demoVersion = "2"
 
 func newDemoCmd(e *env) *cobra.Command {
 	var (
-		days  int
-		fresh bool
+		days    int
+		fresh   bool
+		noServe bool
+		listen  string
 	)
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Load a 30-day demo fleet and its bill and print the headlines",
+		Short: "Load a 30-day demo fleet and its bill, print the headlines and serve the dashboard",
 		Long: `demo builds a month of telemetry for a realistic GPU fleet — 88 GPUs in five teams: small
 experiments on 4×V100 p3.8xlarge machines that use one GPU, a 40×A100 serving pool at about
 20% utilisation, notebooks idle every night and weekend, a weekly evaluation job holding
@@ -38,10 +40,14 @@ per month and the top idle consumers. It also writes the fleet's AWS bill for th
 a FOCUS file beside the store, imports it through "gpucost import billing", and prints the spend
 by team with idle capacity apart and what the recommendations would save.
 
+Then it serves the dashboard and API on --listen (http://127.0.0.1:8080/) as gpucost serve
+does, with a new admin token to sign in with, until Ctrl-C; --no-serve prints and exits.
+
 Without --db it uses demo.db beside the default store, so demo data never mixes with yours.
 A store that already holds the demo fleet is reused unless --fresh.`,
 		Example: `  gpucost demo
-  gpucost demo --db /tmp/demo.db --fresh
+  gpucost demo --no-serve
+  gpucost demo --db /tmp/demo.db --fresh --listen 127.0.0.1:9090
   gpucost report utilization --db /tmp/demo.db --by namespace --since 30d`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -62,11 +68,16 @@ A store that already holds the demo fleet is reused unless --fresh.`,
 			if err := e.printDemoHeadline(ctx, end, days); err != nil {
 				return err
 			}
-			return e.printDemoSpend(ctx, end, days)
+			if err := e.printDemoSpend(ctx, end, days); err != nil || noServe {
+				return err
+			}
+			return e.serveDemo(ctx, listen)
 		},
 	}
 	cmd.Flags().IntVar(&days, "days", 30, "days of telemetry to build")
 	cmd.Flags().BoolVar(&fresh, "fresh", false, "delete the store file first and build the fleet again")
+	cmd.Flags().BoolVar(&noServe, "no-serve", false, "print the headlines and exit, without serving the dashboard")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "address to serve the dashboard on")
 	return cmd
 }
 

@@ -11,8 +11,6 @@ import (
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/enforce"
 	"github.com/gpucost/gpucost/notify"
-	"github.com/gpucost/gpucost/postgres"
-	"github.com/gpucost/gpucost/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -282,15 +280,4 @@ func sortedStrings(m map[string]string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// actionLog returns db's enforcement action log.
-func actionLog(db storeDB) enforce.ActionLog {
-	switch db := db.(type) {
-	case *sqlite.DB:
-		return db.ActionLog()
-	case *postgres.DB:
-		return db.ActionLog()
-	}
-	panic(fmt.Sprintf("actionLog: %T is not a gpucost store", db))
 }

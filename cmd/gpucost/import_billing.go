@@ -159,8 +159,14 @@ func isBillFile(path string) bool {
 // importBill imports one file: checksum, skip or replace, read through the aggregator, check the
 // totals against the reader's, store in one transaction.
 func (e *env) importBill(ctx context.Context, store gpucost.CostStore, name, format string, grain time.Duration, replace bool) (billStats, error) {
+	return e.importBillFile(ctx, store, name, name, format, grain, replace)
+}
+
+// importBillFile is importBill of the file at path as the bill called name, which messages and
+// the stored import carry: the server spools an uploaded bill to a temporary path.
+func (e *env) importBillFile(ctx context.Context, store gpucost.CostStore, path, name, format string, grain time.Duration, replace bool) (billStats, error) {
 	st := billStats{File: name}
-	sum, err := fileChecksum(name)
+	sum, err := fileChecksum(path)
 	if err != nil {
 		return st, err
 	}
@@ -178,12 +184,12 @@ func (e *env) importBill(ctx context.Context, store gpucost.CostStore, name, for
 			name, prev[0].ImportedAt.Format(time.DateOnly), prev[0].ID)
 	}
 	if format == "auto" {
-		if format, err = detectBillFormat(name); err != nil {
+		if format, err = detectBillFormatOf(path, name); err != nil {
 			return st, err
 		}
 	}
 	agg := billing.Aggregator{Grain: grain}
-	rs, err := e.readBill(name, format, agg.Add)
+	rs, err := e.readBill(path, name, format, agg.Add)
 	if err != nil {
 		return st, err
 	}

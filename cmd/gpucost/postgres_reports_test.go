@@ -34,7 +34,7 @@ func TestReportsPostgresMatchSQLite(t *testing.T) {
 	pg := pgtest.Start(t)
 	budgets := "../../budget/testdata/budgets.yaml"
 	for _, db := range []string{lite, pg} {
-		if code, _, errOut := runAt(t, db, now, "demo", "--days", "3", "--output", "json"); code != exitOK {
+		if code, _, errOut := runAt(t, db, now, "demo", "--days", "3", "--no-serve", "--output", "json"); code != exitOK {
 			t.Fatalf("demo --db %s: exit %d\n%s", db, code, errOut)
 		}
 	}

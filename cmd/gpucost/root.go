@@ -27,6 +27,10 @@ type env struct {
 
 	dbPath string // --db
 	output string // --output
+
+	// store, when set, is the store every openDB returns, not to be closed by its users:
+	// gpucost serve's, so the views it computes share its connections.
+	store storeDB
 }
 
 // Exit codes that scripts can rely on.
@@ -192,6 +196,9 @@ func defaultDBPath(getenv func(string) string) string {
 // openDB opens the store named by --db: a postgres:// or postgresql:// URL opens the PostgreSQL
 // store; a file path, or a file: or sqlite:// URL, the SQLite store.
 func (e *env) openDB(ctx context.Context) (storeDB, error) {
+	if e.store != nil {
+		return sharedStore{e.store}, nil
+	}
 	if isPostgresURL(e.dbPath) {
 		db, err := postgres.Open(ctx, e.dbPath)
 		if ce := (*pgconn.ConnectError)(nil); errors.As(err, &ce) {

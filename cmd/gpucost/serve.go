@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"strings"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/notify"
 	"github.com/gpucost/gpucost/telemetry"
+	"github.com/gpucost/gpucost/web"
 	"github.com/spf13/cobra"
 )
 
@@ -25,13 +28,24 @@ type serveOptions struct {
 	listen      string
 	flush       time.Duration // between writes of ingested samples to the store
 	keepMinutes time.Duration
+
+	budgets    string        // --budgets: a budgets file, which wins over budgets stored through the API
+	jobsStore  string        // --jobs-store: where gpucost run keeps spot job events
+	natsURL    string        // --nats: the work queues' NATS server
+	viewsEvery time.Duration // --views-every: how long a computed view is served
+	maxBill    int64         // --max-bill-size, bytes
+
+	targetsFile string                   // --targets: where budget alerts go
+	targets     map[string]notify.Target // read from targetsFile
+	checkEvery  time.Duration            // --check-every: between budget checks
 }
 
 func newServeCmd(e *env) *cobra.Command {
-	var o serveOptions
+	o := serveOptions{viewsEvery: defaultViewsEvery, maxBill: httpapi.DefaultMaxBill}
+	var maxBill string
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the gpucost server: the API agents push samples to",
+		Short: "Run the gpucost server: the dashboard, the API agents push to, budget alerts",
 		Long: `serve runs gpucost's HTTP API over the store named by --db: a SQLite file, or a
 postgres:// (or postgresql://) URL for a PostgreSQL database that several server replicas
 share (pool size and timeouts as URL parameters, such as ?pool_max_conns=20). Agents push samples with
@@ -39,15 +53,57 @@ gpucost agent --server URL and an ingest token (gpucost token create --role inge
 samples are rolled up and written every --flush, and on shutdown. /healthz and /readyz need
 no token; /api/openapi.json describes every endpoint. /metrics serves Prometheus metrics to a
 viewer token: the server's health, and GPU-hours and idle per namespace over the last hour and
-month-to-date cost per team, computed from the store at most once a minute. SIGTERM or
-Ctrl-C finishes the requests in flight, writes what is held and exits 0.`,
+month-to-date cost per team, computed from the store at most once a minute.
+
+The read API (GET /api/v1/overview, gpus, utilization, costs, allocations, idle, alerts,
+recommendations, budgets, jobs, queues; a viewer token) computes the reports with the code of
+gpucost report, recommend and budget status. Each view is computed from the store at most once
+per --views-every for each distinct query (the last 128 are kept), so the dashboard and API
+clients may ask often; a bill upload or a budgets change shows at once. Jobs come from
+--jobs-store, queues from --nats; without them those lists are empty.
+
+Bills are uploaded to POST /api/v1/bills?name=FILE (an ingest token): FOCUS, AWS CUR 2.0, GCP
+or Azure exports, CSV or gzip CSV (or JSON lines, Parquet), up to --max-bill-size as sent,
+imported whole or not at all as gpucost import billing does; the same file again is a no-op.
+Budgets are those of --budgets FILE when given, else those an admin token PUTs to
+/api/v1/budgets (kept in the store, so every replica sees them). With --targets, the server
+checks them every --check-every as gpucost budget check does and alerts each crossed threshold's
+targets once per period through the store's delivery log; a slow or failing target delays only
+the next check, never ingest or the API.
+
+The dashboard is served at / : overview, GPU utilisation heatmap, costs by team, project or
+namespace, idle and waste, recommendations, budgets and spot jobs. People sign in with a viewer
+or admin token; the session is an HttpOnly, SameSite=Strict cookie signed with a key kept in
+the store (so replicas share sessions), checked against the token on every request, and forms
+carry a CSRF token.
+
+SIGTERM or Ctrl-C finishes the requests in flight, writes what is held and exits 0.`,
 		Example: `  gpucost serve --db /var/lib/gpucost/gpucost.db --listen 0.0.0.0:8080
   gpucost serve --db postgres://gpucost:PASSWORD@db.internal:5432/gpucost --listen 0.0.0.0:8080
   gpucost token create --name node-1 --role ingest   # then on the GPU host:
-  GPUCOST_TOKEN=gpc_… gpucost agent --server http://gpucost:8080`,
+  GPUCOST_TOKEN=gpc_… gpucost agent --server http://gpucost:8080
+  gpucost serve --budgets budgets.yaml --targets targets.yaml --check-every 15m
+  gpucost token create --name alice --role viewer    # then sign in at http://HOST:8080/`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			ctx := cmd.Context()
+			if o.maxBill, err = parseSize(maxBill); err != nil {
+				return gpucost.Errorf(gpucost.EInvalid, "--max-bill-size %q: %w", maxBill, err)
+			}
+			if o.budgets != "" {
+				if _, err := readBudgets(o.budgets); err != nil {
+					return err
+				}
+			}
+			if o.targetsFile != "" {
+				var warnings []string
+				if o.targets, warnings, err = readTargets(o.targetsFile, e.getenv); err != nil {
+					return err
+				}
+				for _, w := range warnings {
+					fmt.Fprintln(e.stderr, "gpucost: warning:", w)
+				}
+			}
 			db, err := e.openDB(ctx)
 			if err != nil {
 				return err
@@ -61,8 +117,15 @@ Ctrl-C finishes the requests in flight, writes what is held and exits 0.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.listen, "listen", "127.0.0.1:8080", "address to serve on")
-	cmd.Flags().DurationVar(&o.flush, "flush", 5*time.Second, "time between writes of pushed samples to the store")
+	cmd.Flags().DurationVar(&o.flush, "flush", defaultServeFlush, "time between writes of pushed samples to the store")
 	cmd.Flags().DurationVar(&o.keepMinutes, "keep-minutes", telemetry.DefaultMinuteRetention, "how long to keep minute rollups (hourly rollups are kept)")
+	cmd.Flags().StringVar(&o.budgets, "budgets", "", "budgets YAML file; wins over budgets stored with PUT /api/v1/budgets")
+	cmd.Flags().StringVar(&o.jobsStore, "jobs-store", "", "where gpucost run keeps spot job events (s3://BUCKET/PREFIX, file://PATH or a directory), for /api/v1/jobs")
+	cmd.Flags().StringVar(&o.natsURL, "nats", "", "the work queues' NATS server (nats://HOST:4222), for /api/v1/queues")
+	cmd.Flags().DurationVar(&o.viewsEvery, "views-every", defaultViewsEvery, "compute each report view from the store at most once per this, per distinct query (0: on every request)")
+	cmd.Flags().StringVar(&maxBill, "max-bill-size", "2GiB", "largest bill POST /api/v1/bills takes as sent (streamed to a temporary file)")
+	cmd.Flags().StringVar(&o.targetsFile, "targets", "", "notification targets YAML file (as gpucost budget check takes): check the budgets every --check-every and alert")
+	cmd.Flags().DurationVar(&o.checkEvery, "check-every", 15*time.Minute, "time between budget checks, with --targets")
 	return cmd
 }
 
@@ -80,6 +143,17 @@ func (e *env) serve(ctx context.Context, db storeDB, ln net.Listener, o serveOpt
 	var flushErrors atomic.Int64
 	srv := &httpapi.Server{Tokens: db, Ingest: queue, Ready: db.Ping, Log: log, Now: e.now,
 		QueueDepth: queue.Held, FlushErrors: flushErrors.Load, Fleet: e.fleetMetrics}
+	e.addViews(srv, db, o, log)
+	key, err := sessionKey(ctx, db)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	srv.UI = (&web.Dashboard{Views: srv.Views, Tokens: db, Key: key, Now: e.now, Log: log}).Handler()
+	// The reports behind the views and /metrics open the store through the env: they share
+	// this one's connections.
+	e.store = db
+	defer func() { e.store = nil }()
 
 	// Requests queue samples; one goroutine adds them to the writer, another flushes it. On
 	// shutdown: the server first finishes its requests, then the queue empties, then the
@@ -88,6 +162,11 @@ func (e *env) serve(ctx context.Context, db storeDB, ln net.Listener, o serveOpt
 	var wg sync.WaitGroup
 	wg.Go(func() { queue.Run(background) })
 	wg.Go(func() { flushEvery(background, sink, max(o.flush, 100*time.Millisecond), log, &flushErrors) })
+	if o.targets != nil {
+		alerts := &budgetAlerts{e: e, db: db, file: o.budgets, targets: o.targets, log: log,
+			opts: budgetCheckOpts{attempts: 5, backoff: time.Second}}
+		wg.Go(func() { alerts.run(background, max(o.checkEvery, time.Second)) })
+	}
 
 	log.Info("serving", "addr", ln.Addr().String(), "db", storeName(db))
 	serveErr := srv.Serve(ctx, ln)

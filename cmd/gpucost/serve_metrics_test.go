@@ -206,7 +206,7 @@ func BenchmarkFleetMetrics(b *testing.B) {
 	var out, errb bytes.Buffer
 	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(string) string { return "" },
 		now: func() time.Time { return demoNow }}
-	if code := run(context.Background(), []string{"--db", filepath.Join(dir, "gpucost.db"), "demo", "--days", "3"}, e); code != exitOK {
+	if code := run(context.Background(), []string{"--db", filepath.Join(dir, "gpucost.db"), "demo", "--days", "3", "--no-serve"}, e); code != exitOK {
 		b.Fatalf("demo: exit %d\n%s", code, errb.String())
 	}
 	e.stdout, e.stderr, e.output = io.Discard, io.Discard, "table"

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/enforce"
 	"github.com/gpucost/gpucost/notify"
 	"github.com/gpucost/gpucost/postgres"
 	"github.com/gpucost/gpucost/sqlite"
@@ -31,15 +32,39 @@ type storeDB interface {
 	Close() error
 }
 
+// sharedStore is a store opened once and shared: its users' Close leaves it open.
+type sharedStore struct{ storeDB }
+
+func (sharedStore) Close() error { return nil }
+
+// unshared returns the store behind a sharedStore.
+func unshared(db any) any {
+	if s, ok := db.(sharedStore); ok {
+		return s.storeDB
+	}
+	return db
+}
+
 // deliveryLog returns db's alert delivery log.
 func deliveryLog(db storeDB) notify.StoredLog {
-	switch db := db.(type) {
+	switch db := unshared(db).(type) {
 	case *sqlite.DB:
 		return db.DeliveryLog()
 	case *postgres.DB:
 		return db.DeliveryLog()
 	}
 	panic(fmt.Sprintf("deliveryLog: %T is not a gpucost store", db))
+}
+
+// actionLog returns db's enforcement action log.
+func actionLog(db storeDB) enforce.ActionLog {
+	switch db := unshared(db).(type) {
+	case *sqlite.DB:
+		return db.ActionLog()
+	case *postgres.DB:
+		return db.ActionLog()
+	}
+	panic(fmt.Sprintf("actionLog: %T is not a gpucost store", db))
 }
 
 // settingStore keeps the store's own key/value settings: *sqlite.DB and *postgres.DB.
@@ -57,7 +82,7 @@ type rollupSettingStore interface {
 // storeName names a store in messages: a SQLite file's path, or a PostgreSQL URL without its
 // password.
 func storeName(db any) string {
-	if s, ok := db.(*sqlite.DB); ok {
+	if s, ok := unshared(db).(*sqlite.DB); ok {
 		return s.Path
 	}
 	return fmt.Sprint(db)

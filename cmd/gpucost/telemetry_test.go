@@ -16,7 +16,7 @@ import (
 func loadDemo(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	code, out, errOut := runCLI(t, dir, "demo", "--days", "3")
+	code, out, errOut := runCLI(t, dir, "demo", "--days", "3", "--no-serve")
 	if code != exitOK {
 		t.Fatalf("demo: exit %d\n%s", code, errOut)
 	}
@@ -33,7 +33,7 @@ func TestDemoReportsMatchTheFleet(t *testing.T) {
 	dir := loadDemo(t)
 
 	// Loading again reuses the store and prints the same headline.
-	code, again, errOut := runCLI(t, dir, "demo", "--days", "3")
+	code, again, errOut := runCLI(t, dir, "demo", "--days", "3", "--no-serve")
 	if code != exitOK || !strings.Contains(errOut, "already in") {
 		t.Errorf("second demo: exit %d, stderr %q; want reuse of the loaded fleet", code, errOut)
 	}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/telemetry"
+)
+
+// demoTokenName names the admin token gpucost demo makes for the browser; the previous ones
+// are revoked, so a demo store holds one valid demo token.
+const demoTokenName = "demo-dashboard"
+
+// defaultServeFlush is how often gpucost serve writes pushed samples to the store.
+const defaultServeFlush = 5 * time.Second
+
+// serveDemo serves the dashboard and API over the demo store on listen until ctx is done
+// (Ctrl-C), with a new admin token to sign in with.
+func (e *env) serveDemo(ctx context.Context, listen string) error {
+	db, err := e.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	secret, err := demoToken(ctx, db, e)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return gpucost.Errorf(gpucost.EUnavailable, "serve the dashboard on --listen %s: %w; choose another address with --listen 127.0.0.1:8081, or give --no-serve", listen, err)
+	}
+	fmt.Fprintf(e.stdout, "\nDashboard: http://%s/ — sign in with the token %s\n(Ctrl-C stops the server; gpucost demo --no-serve only prints the headline.)\n", ln.Addr(), secret)
+	o := serveOptions{listen: listen, flush: defaultServeFlush, keepMinutes: telemetry.DefaultMinuteRetention,
+		viewsEvery: defaultViewsEvery, maxBill: httpapi.DefaultMaxBill}
+	return e.serve(ctx, db, ln, o)
+}
+
+// demoToken revokes the earlier demo tokens and creates a new admin token, returning its secret.
+func demoToken(ctx context.Context, db gpucost.TokenStore, e *env) (string, error) {
+	toks, err := db.Tokens(ctx)
+	if err != nil {
+		return "", err
+	}
+	now := e.now()
+	for _, t := range toks {
+		if t.Name == demoTokenName && t.Revoked.IsZero() {
+			if err := db.RevokeToken(ctx, t.ID, now); err != nil {
+				return "", err
+			}
+		}
+	}
+	secret, err := gpucost.NewTokenSecret()
+	if err != nil {
+		return "", err
+	}
+	_, err = db.CreateToken(ctx, gpucost.Token{Name: demoTokenName, Role: gpucost.RoleAdmin, Created: now}, gpucost.HashTokenSecret(secret))
+	return secret, err
+}

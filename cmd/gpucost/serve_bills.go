@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing"
+	"github.com/gpucost/gpucost/httpapi"
+)
+
+// serverBills imports the bills uploaded to POST /api/v1/bills with gpucost import billing's
+// code, one at a time, so the same file sent twice at once lands once.
+type serverBills struct {
+	e     *env
+	store gpucost.CostStore
+	views *storeViews
+
+	mu sync.Mutex
+}
+
+var _ httpapi.BillImporter = (*serverBills)(nil)
+
+// ImportBill imports the spooled file at path as the bill o names, at daily grain.
+func (b *serverBills) ImportBill(ctx context.Context, path string, o httpapi.BillOptions) (httpapi.BillImport, error) {
+	if _, ok := billReaders[o.Format]; !ok && o.Format != "auto" {
+		return httpapi.BillImport{}, gpucost.Errorf(gpucost.EInvalid, "parameter format=%q: use auto, %s", o.Format, strings.Join(billFormats(), ", "))
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ec := *b.e
+	ec.stderr = io.Discard // no progress bar in the server's log
+	st, err := ec.importBillFile(ctx, b.store, path, o.Name, o.Format, billing.Day, o.Replace)
+	if err != nil {
+		return httpapi.BillImport{}, err
+	}
+	unchanged := strings.HasPrefix(st.Status, "skipped")
+	if !unchanged && b.views != nil {
+		b.views.forget()
+	}
+	return httpapi.BillImport{Name: o.Name, Format: st.Format, Version: st.Version, Rows: st.Rows, Lines: st.Lines,
+		Totals: st.Totals, Status: st.Status, Unchanged: unchanged, ImportID: st.ImportID, Unknown: st.Unknown}, nil
+}
+
+// addViews gives srv the read API's views, the bill importer and the budget store over db.
+func (e *env) addViews(srv *httpapi.Server, db storeDB, o serveOptions, log *slog.Logger) {
+	views := e.newStoreViews(db, o, log)
+	srv.Views = views
+	srv.Bills = &serverBills{e: e, store: db, views: views}
+	srv.MaxBill = o.maxBill
+	srv.Budgets = &serverBudgets{db: db, file: o.budgets, views: views}
+}
+
+// parseSize parses a size in bytes: 2GiB, 512MiB, 100MB, 4096.
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		n      int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(n), u.n
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v >= 1) || v*float64(mult) > 1<<50 {
+		return 0, fmt.Errorf("use a size such as 2GiB, 500MiB or 100MB")
+	}
+	return int64(v * float64(mult)), nil
+}

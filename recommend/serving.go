@@ -77,6 +77,7 @@ type servingSizes struct {
 	t         ServingTraffic
 	perMach   int                 // GPUs per machine
 	held      float64             // machine-hours held a week
+	heldHour  [7][24]float64      // machine-hours held in each hour of the week
 	machines  [7][24]int          // machines each hour needs by Erlang C, 0 where no machine is held
 	peakRate  float64             // requests per second in the busiest hour
 	peak      plan.CapacityResult // at the peak with headroom
@@ -94,6 +95,7 @@ func (e *engine) servingSizes(g *group, t ServingTraffic) (servingSizes, error) 
 		for d := range 7 {
 			for h := range 24 {
 				sp.held += r.Running[d][h]
+				sp.heldHour[d][h] += r.Running[d][h]
 			}
 		}
 	}
@@ -109,7 +111,9 @@ func (e *engine) servingSizes(g *group, t ServingTraffic) (servingSizes, error) 
 			if err != nil {
 				return sp, err
 			}
-			sp.machines[d][h] = sp.toMachines(servers)
+			if sp.heldHour[d][h] > 0 {
+				sp.machines[d][h] = sp.toMachines(servers)
+			}
 		}
 	}
 	var err error
@@ -162,6 +166,9 @@ func (e *engine) servingSchedule(g *group, sp servingSizes) *gpucost.Recommendat
 	lo, hi := math.MaxInt, 0
 	for d := range 7 {
 		for h := range 24 {
+			if sp.heldHour[d][h] == 0 {
+				continue // not held in the period (a period shorter than a week): nothing to scale
+			}
 			n := max(1, sp.machines[d][h]) // a warm minimum
 			after += float64(n)
 			lo, hi = min(lo, n), max(hi, n)

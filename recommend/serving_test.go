@@ -89,3 +89,30 @@ func TestServingRecommendationsR5(t *testing.T) {
 		t.Error("the same namespace twice: want an error")
 	}
 }
+
+// TestServingScheduleShortPeriod: a period of 3 days holds the pool in 72 hours of the week;
+// the schedule is priced on those hours only, not on the 96 hours nobody held it.
+func TestServingScheduleShortPeriod(t *testing.T) {
+	v := r5View(false)
+	for i := range v.Resources {
+		for d := 3; d < 7; d++ {
+			v.Resources[i].Running[d] = [24]float64{}
+		}
+	}
+	tr := ServingTraffic{Namespace: "predict", Requests: r5Requests(), ServiceTime: 100 * time.Millisecond, SLO: 500 * time.Millisecond}
+	recs, err := ServingRecommendations(v, NewTable(r5Offers(), nil), []ServingTraffic{tr}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 days of 1 machine for 10 hours, 2 for 2, 1 for the other 12 (a warm minimum): 26 a
+	// day, 78 machine-hours against 288 held: 210/288 of $2,880.
+	for _, r := range recs {
+		if r.Kind == gpucost.RecAutoscale {
+			if !strings.Contains(strings.Join(r.Evidence, "\n"), "78 machine-hours a week by the schedule against 288 held") || r.MonthlySaving != usd("2100") {
+				t.Errorf("schedule over 3 days: %s, %v; want 78 machine-hours against 288 held, $2,100", r.MonthlySaving.Fixed(2), r.Evidence)
+			}
+			return
+		}
+	}
+	t.Errorf("no schedule over 3 days: %+v", recs)
+}

@@ -69,7 +69,7 @@ func (e *env) loadDemoBill(ctx context.Context, db storeDB, fleet []demo.Instanc
 	for _, t := range st.Totals {
 		fmt.Fprintf(e.stderr, "Imported the demo bill %s: %d FOCUS rows, %s %s billed.\n", path, st.Rows, t.Currency, t.BilledCost.Fixed(2))
 	}
-	return nil
+	return e.writeDemoServing(fleet, from, end)
 }
 
 // printDemoSpend prints the demo bill's spend by team, idle apart, reconciled with the bill.
@@ -102,6 +102,7 @@ func (e *env) printDemoSpend(ctx context.Context, end time.Time, days int) error
 	r.Notes = append(r.Notes, "",
 		"Next: gpucost report cost --db "+e.dbPath+" --by namespace --gpu-only",
 		"      gpucost report savings --db "+e.dbPath+"   # and gpucost recommend: the changes behind it",
+		"      gpucost recommend --db "+e.dbPath+" --serving "+servingFile(e)+"   # the serving pool sized by its requests",
 		"      gpucost report kpi --db "+e.dbPath+" --by team",
 		"      gpucost report untagged --db "+e.dbPath,
 		"      gpucost export focus --db "+e.dbPath+" --allocated --out allocated.csv")

@@ -13,7 +13,10 @@ import (
 )
 
 func newRecommendCmd(e *env) *cobra.Command {
-	var f recommendFlags
+	var (
+		f       recommendFlags
+		serving string
+	)
 	cmd := &cobra.Command{
 		Use:   "recommend",
 		Short: "Ranked changes with their monthly saving, evidence, confidence and risk",
@@ -23,21 +26,32 @@ machines held after their job), share GPUs on MIG slices, move interruptible wor
 checkpoint overhead and interruptions, and commit to the steady baseline. Each comes with the
 exact action, the evidence (metrics, period, resources), a confidence and the risk. Each saving
 here stands alone; gpucost report savings applies them in sequence, so the plan's total never
-counts a dollar twice.`,
+counts a dollar twice.
+
+` + servingHelp,
 		Example: `  gpucost recommend --since 30d
-  gpucost recommend --min-saving 500 --output json`,
+  gpucost recommend --min-saving 500 --output json
+  gpucost recommend --serving serving.yaml`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			sv, err := e.loadServing(cmd.Context(), serving, &f.costFlags)
+			if err != nil {
+				return err
+			}
 			return e.withFleet(cmd.Context(), &f, func(v recommend.FleetView, p recommend.Prices, o recommend.Options) error {
 				recs, err := recommend.Recommend(v, p, o)
 				if err != nil {
 					return err
+				}
+				if sv != nil {
+					return e.printServing(recs, sv, v, p, o)
 				}
 				return e.print(recommendResult(recs))
 			})
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().StringVar(&serving, "serving", "", "YAML file of serving pools to size by their request counts too (see above)")
 	return cmd
 }
 

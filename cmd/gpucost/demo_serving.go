@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost/demo"
+)
+
+// The demo serving pool's requests follow its utilisation: each of its GPUs is one replica
+// serving one request at a time in demoServiceTime, so requests a second = Σ utilisation ÷
+// demoServiceTime — 40 A100s at 35% in the afternoon serve 350 a second.
+const (
+	demoServiceTime = 40 * time.Millisecond // a chat model's mean time per request on one A100
+	demoServingSLO  = "p99=200ms"
+	demoServingNS   = "serving"
+)
+
+// demoServingPaths are where the demo writes its serving pool's request counts and the
+// --serving file naming them: beside a SQLite store, in the temporary folder for PostgreSQL.
+func (e *env) demoServingPaths() (requests, pools string) {
+	base := strings.TrimSuffix(e.dbPath, filepath.Ext(e.dbPath))
+	if isPostgresURL(e.dbPath) {
+		base = filepath.Join(os.TempDir(), "gpucost-demo")
+	}
+	return base + "-requests.csv", base + "-serving.yaml"
+}
+
+// writeDemoServing writes the serving pool's requests a second for each minute of [from, end)
+// as a timestamp,rate CSV, and a --serving file for gpucost recommend that names it.
+func (e *env) writeDemoServing(fleet []demo.Instance, from, end time.Time) error {
+	reqPath, poolsPath := e.demoServingPaths()
+	f, err := os.Create(reqPath)
+	if err != nil {
+		return fmt.Errorf("write the demo serving requests: %w", err)
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	if err := demoServingRates(w, fleet, from, end); err != nil {
+		return fmt.Errorf("write the demo serving requests %s: %w", reqPath, err)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("write the demo serving requests %s: %w", reqPath, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write the demo serving requests %s: %w", reqPath, err)
+	}
+	yaml := fmt.Sprintf(`# The demo's serving pool for gpucost recommend --serving: its requests follow its GPUs'
+# utilisation at %v a request on one A100 per replica.
+pools:
+  - namespace: %s
+    slo: %s
+    service_time: %v
+    concurrency: 1
+    gpus_per_replica: 1
+    requests: %s
+`, demoServiceTime, demoServingNS, demoServingSLO, demoServiceTime, filepath.Base(reqPath))
+	if err := os.WriteFile(poolsPath, []byte(yaml), 0o644); err != nil {
+		return fmt.Errorf("write the demo serving pools: %w", err)
+	}
+	fmt.Fprintf(e.stderr, "Wrote the serving pool's requests a minute to %s and %s: gpucost recommend --db %s --serving %s\n",
+		reqPath, poolsPath, e.dbPath, poolsPath)
+	return nil
+}
+
+// demoServingRates writes timestamp,rate rows, one a minute: the serving pool's mean
+// utilisation that minute, drawn from its workload as the telemetry is, turned into requests.
+func demoServingRates(w *bufio.Writer, fleet []demo.Instance, from, end time.Time) error {
+	var pool []demo.Instance
+	for _, in := range fleet {
+		if in.Namespace == demoServingNS {
+			pool = append(pool, in)
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 42))
+	w.WriteString("timestamp,rate\n")
+	for t := from; t.Before(end); t = t.Add(time.Minute) {
+		busy := 0.0 // GPUs' worth of work
+		for _, in := range pool {
+			for g := range in.GPUs {
+				if util, _, ok := in.Workload(g, t, rng); ok {
+					busy += util / 100
+				}
+			}
+		}
+		w.WriteString(t.Format(time.RFC3339))
+		w.WriteByte(',')
+		w.WriteString(strconv.FormatFloat(busy/demoServiceTime.Seconds(), 'f', 2, 64))
+		if _, err := w.WriteString("\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// servingFile is the demo's --serving file, for the hints the demo prints.
+func servingFile(e *env) string {
+	_, pools := e.demoServingPaths()
+	return pools
+}

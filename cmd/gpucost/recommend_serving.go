@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/recommend"
+)
+
+// servingHelp is what recommend --help says about --serving.
+const servingHelp = `--serving FILE sizes serving pools by their request counts too, by Erlang C: a YAML list of
+pools, each the serving machines of a namespace with its SLO, service time (or batch latency
+profile) and requests over the period — a request log or timestamp,rate CSV, or a Prometheus
+query for requests per second, read one point an hour, each for the hour before it (a [1h]
+range averages that hour) — averaged by hour of the week:
+
+  pools:
+    - namespace: serving
+      slo: p99=200ms
+      service_time: 30ms          # or batch_profile: profile.csv (batch_size,latency_ms)
+      concurrency: 1
+      gpus_per_replica: 1
+      requests: requests.csv      # relative to the YAML file
+      # or: prometheus: {url: http://prom:9090, query: 'sum(rate(vllm:request_success_total{namespace="serving"}[1h]))'}
+
+Their capacity, autoscaling and batching changes come in a section of their own: they overlap
+with the utilisation-based serving changes above them and are not added to the total (nor to
+gpucost report savings). With --output json the answer is then {"recommendations": [...],
+"serving": {...}}; with csv, one table with a Section column.`
+
+// servingInput is what --serving read: each pool's traffic over the period and where it came
+// from.
+type servingInput struct {
+	File    string                     `json:"file"`
+	Pools   []servingPoolSummary       `json:"pools"`
+	traffic []recommend.ServingTraffic // in Pools' order
+}
+
+// servingPoolSummary is one pool of the serving section, for people and JSON.
+type servingPoolSummary struct {
+	Namespace    string  `json:"namespace"`
+	SLO          string  `json:"slo"`
+	ServiceTimeS float64 `json:"service_time_s"`
+	Source       string  `json:"source"`
+	PeakHour     float64 `json:"busiest_hour_requests"`
+	MeanHour     float64 `json:"mean_hour_requests"`
+	Machines     int     `json:"machines"` // serving machines of the namespace in the bill
+}
+
+// loadServing reads --serving and its pools' request counts over the period of f; nil when no
+// file is given.
+func (e *env) loadServing(ctx context.Context, file string, f *costFlags) (*servingInput, error) {
+	if file == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--serving: %v; give a YAML file of serving pools (see gpucost recommend --help)", err)
+	}
+	pools, err := parseServingPools(file, data)
+	if err != nil {
+		return nil, err
+	}
+	from, to, err := f.resolve(e.now())
+	if err != nil {
+		return nil, err
+	}
+	from = from.Add(-f.lookback).Truncate(24 * time.Hour) // the fleet's period: bills are by day
+	in := &servingInput{File: file}
+	for i, p := range pools {
+		week, desc, err := e.readPoolRequests(ctx, p, from, to)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: pools[%d] (namespace %s): %w", file, p.Line, i, p.Namespace, err)
+		}
+		in.traffic = append(in.traffic, recommend.ServingTraffic{Namespace: p.Namespace, Requests: week, ServiceTime: p.ServiceTime,
+			Quantile: p.Quantile, SLO: p.SLO, Concurrency: p.Concurrency, GPUsPerReplica: p.GPUsPerReplica, Profile: p.Profile})
+		s := servingPoolSummary{Namespace: p.Namespace, SLO: fmt.Sprintf("p%g ≤ %v", p.Quantile*100, p.SLO),
+			ServiceTimeS: p.ServiceTime.Seconds(), Source: desc}
+		for d := range 7 {
+			for h := range 24 {
+				s.PeakHour = max(s.PeakHour, week[d][h])
+				s.MeanHour += week[d][h] / 168
+			}
+		}
+		in.Pools = append(in.Pools, s)
+	}
+	return in, nil
+}
+
+// servingSection is the serving section's recommendations and the notes under them.
+type servingSection struct {
+	Note            string                   `json:"note"`
+	Pools           []servingPoolSummary     `json:"pools"`
+	Recommendations []gpucost.Recommendation `json:"recommendations"`
+}
+
+// printServing prints recommend's answer with the serving section after it.
+func (e *env) printServing(recs []gpucost.Recommendation, in *servingInput, v recommend.FleetView, p recommend.Prices, o recommend.Options) error {
+	srecs, err := recommend.ServingRecommendations(v, p, in.traffic, o)
+	if err != nil {
+		return err
+	}
+	if srecs == nil {
+		srecs = []gpucost.Recommendation{}
+	}
+	for i := range in.Pools {
+		for _, r := range v.Resources {
+			if r.Kind == recommend.KindServing && r.Namespace == in.Pools[i].Namespace {
+				in.Pools[i].Machines++
+			}
+		}
+	}
+	sec := servingSection{Pools: in.Pools, Recommendations: srecs,
+		Note: "These overlap with the utilisation-based serving changes above and with each other: they are not added to the total, nor to gpucost report savings."}
+	main, serving := recommendResult(recs), servingResult(sec)
+	switch e.output {
+	case "json":
+		for _, n := range append(main.Notes, serving.Notes...) {
+			fmt.Fprintln(e.stderr, n)
+		}
+		return writeJSON(e.stdout, result{JSON: map[string]any{"recommendations": recs, "serving": sec}})
+	case "csv":
+		return e.printServingCSV(recs, srecs, append(main.Notes, serving.Notes...))
+	}
+	if err := e.print(main); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout)
+	return e.print(serving)
+}
+
+// servingResult is the serving section as a table.
+func servingResult(sec servingSection) result {
+	r := result{
+		Title:   "Serving pools by request counts (Erlang C). " + sec.Note,
+		Columns: []string{"#", "Kind", "Action", "Monthly saving", "Confidence", "Risk"},
+		Right:   []int{0, 3},
+	}
+	for i, rec := range sec.Recommendations {
+		r.Rows = append(r.Rows, []string{"S" + strconv.Itoa(i+1), string(rec.Kind), rec.Action, rec.MonthlySaving.Dollars(),
+			string(rec.Confidence), rec.Risk})
+	}
+	for _, p := range sec.Pools {
+		line := fmt.Sprintf("Pool %s (%d serving machines in the bill), %s, service time %v: busiest hour %.0f requests, mean %.0f; %s.",
+			p.Namespace, p.Machines, p.SLO, time.Duration(p.ServiceTimeS*float64(time.Second)), p.PeakHour, p.MeanHour, p.Source)
+		if p.Machines == 0 {
+			line += " No serving machines of this namespace are in the bill of the period: nothing to size."
+		}
+		r.Notes = append(r.Notes, line)
+	}
+	if len(sec.Recommendations) == 0 {
+		r.Rows = append(r.Rows, []string{"", "", "no change by request counts saves at least --min-saving", "", "", ""})
+	}
+	for i, rec := range sec.Recommendations {
+		r.Notes = append(r.Notes, fmt.Sprintf("S%d. evidence: %s", i+1, strings.Join(rec.Evidence, "; ")))
+	}
+	return r
+}
+
+// printServingCSV writes both sections as one CSV table with a Section column and the
+// evidence; the notes go to stderr.
+func (e *env) printServingCSV(recs, srecs []gpucost.Recommendation, notes []string) error {
+	for _, n := range notes {
+		fmt.Fprintln(e.stderr, n)
+	}
+	w := csv.NewWriter(e.stdout)
+	w.Write([]string{"Section", "#", "Kind", "Action", "Monthly saving", "Confidence", "Risk", "Evidence"})
+	for _, sec := range []struct {
+		name, prefix string
+		recs         []gpucost.Recommendation
+	}{{"fleet", "", recs}, {"serving", "S", srecs}} {
+		for i, rec := range sec.recs {
+			w.Write([]string{sec.name, sec.prefix + strconv.Itoa(i+1), string(rec.Kind), rec.Action, rec.MonthlySaving.Dollars(),
+				string(rec.Confidence), rec.Risk, strings.Join(rec.Evidence, "; ")})
+		}
+	}
+	w.Flush()
+	return w.Error()
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/telemetry/promql"
+	"github.com/gpucost/gpucost/traffic"
+)
+
+// weekRequests gathers a pool's requests by hour over a period, from midnight UTC, and how much
+// of each hour its source covered, to average them by hour of the week.
+type weekRequests struct {
+	from, to time.Time
+	req, cov []float64 // requests and seconds covered, by hour from from
+}
+
+func newWeekRequests(from, to time.Time) *weekRequests {
+	n := int((to.Sub(from) + time.Hour - 1) / time.Hour)
+	return &weekRequests{from: from, to: to, req: make([]float64, n), cov: make([]float64, n)}
+}
+
+// add counts rate requests a second over [start, start+d), split across the hours it spans,
+// within the period.
+func (w *weekRequests) add(start time.Time, d time.Duration, rate float64) {
+	s, end := start, start.Add(d)
+	if s.Before(w.from) {
+		s = w.from
+	}
+	if end.After(w.to) {
+		end = w.to
+	}
+	for s.Before(end) {
+		h := int(s.Sub(w.from) / time.Hour)
+		next := w.from.Add(time.Duration(h+1) * time.Hour)
+		if next.After(end) {
+			next = end
+		}
+		sec := next.Sub(s).Seconds()
+		w.req[h] += rate * sec
+		w.cov[h] += sec
+		s = next
+	}
+}
+
+// coveredHours returns the hours of the period the source covered.
+func (w *weekRequests) coveredHours() float64 {
+	sum := 0.0
+	for _, c := range w.cov {
+		sum += c
+	}
+	return sum / 3600
+}
+
+// week returns the mean requests in each hour of the week ([time.Weekday][hour], UTC) over the
+// covered hours. An hour of the week the source never covered (a source shorter than a week)
+// takes the mean of its hour of the day on the days covered; an hour of the day never covered
+// is an error.
+func (w *weekRequests) week() ([7][24]float64, error) {
+	var req, cov [7][24]float64
+	var reqH, covH [24]float64
+	for i := range w.req {
+		t := w.from.Add(time.Duration(i) * time.Hour)
+		d, h := t.Weekday(), t.Hour()
+		req[d][h] += w.req[i]
+		cov[d][h] += w.cov[i]
+		reqH[h] += w.req[i]
+		covH[h] += w.cov[i]
+	}
+	var out [7][24]float64
+	for d := range 7 {
+		for h := range 24 {
+			switch {
+			case cov[d][h] > 0:
+				out[d][h] = req[d][h] / cov[d][h] * 3600
+			case covH[h] > 0:
+				out[d][h] = reqH[h] / covH[h] * 3600
+			default:
+				return out, fmt.Errorf("covers %.0f hours of the period and never %02d:00–%02d:00 UTC; give at least one whole day", w.coveredHours(), h, h+1)
+			}
+		}
+	}
+	return out, nil
+}
+
+// readPoolRequests reads a pool's request counts over [from, to) into the mean requests per
+// hour of the week, and says where they came from.
+func (e *env) readPoolRequests(ctx context.Context, p servingPool, from, to time.Time) ([7][24]float64, string, error) {
+	w := newWeekRequests(from, to)
+	var desc string
+	var err error
+	if p.Requests != "" {
+		desc, err = readRequestsFile(p.Requests, w)
+	} else {
+		desc, err = readRequestsPrometheus(ctx, p, w)
+	}
+	if err != nil {
+		return [7][24]float64{}, "", err
+	}
+	if w.coveredHours() == 0 {
+		return [7][24]float64{}, "", gpucost.Errorf(gpucost.EInvalid, "%s has no requests from %s to %s, the period recommend reads: give --since/--until that overlap it",
+			desc, from.Format(time.DateTime), to.Format(time.DateTime))
+	}
+	week, err := w.week()
+	if err != nil {
+		return week, "", gpucost.Errorf(gpucost.EInvalid, "%s %w", desc, err)
+	}
+	return week, fmt.Sprintf("%s: %.0f requests over %.0f hours of the period", desc, w.total(), w.coveredHours()), nil
+}
+
+// total returns the requests counted in the period.
+func (w *weekRequests) total() float64 {
+	s := 0.0
+	for _, x := range w.req {
+		s += x
+	}
+	return s
+}
+
+// readRequestsFile reads a request log (binned by the minute) or a timestamp,rate CSV. Gaps in
+// a rate file are hours not covered; silences in a request log are zero traffic.
+func readRequestsFile(name string, w *weekRequests) (string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", gpucost.Errorf(gpucost.EInvalid, "requests: %v; give a request log or a timestamp,rate CSV, its path relative to the serving file", err)
+	}
+	defer f.Close()
+	format, err := traffic.Detect(f)
+	if err != nil {
+		return "", gpucost.Errorf(gpucost.EInvalid, "requests %s: %w", name, err)
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		return "", fmt.Errorf("read requests %s: %w", name, err)
+	}
+	o := traffic.Options{Gaps: traffic.GapZero, Sort: true}
+	if format == traffic.Timestamps {
+		o.Gaps, o.Step = traffic.GapAuto, time.Minute
+	}
+	tr, err := traffic.Read(f, name, o)
+	if err != nil {
+		return "", gpucost.Errorf(gpucost.EInvalid, "requests: %w", err)
+	}
+	for i, r := range tr.Rates {
+		t := tr.Start.Add(time.Duration(i) * tr.Step)
+		if format == traffic.Rates && slices.ContainsFunc(tr.Gaps, func(g traffic.Gap) bool { return t.After(g.From) && t.Before(g.To) }) {
+			continue // filled by GapZero: no data, not zero traffic
+		}
+		w.add(t, tr.Step, r)
+	}
+	desc := fmt.Sprintf("requests %s (%s, %d intervals of %v from %s)", name, tr.Format, len(tr.Rates), tr.Step, tr.Start.Format(time.DateTime))
+	return desc, nil
+}
+
+// readRequestsPrometheus reads a pool's requests a second, one point an hour, from a
+// Prometheus range query; each point stands for the hour before it, so a [1h] range in the
+// query averages that hour. Series are summed.
+func readRequestsPrometheus(ctx context.Context, p servingPool, w *weekRequests) (string, error) {
+	c := &promql.Collector{URL: p.PromURL, Client: &http.Client{Timeout: time.Minute}}
+	desc := fmt.Sprintf("prometheus %s query %q", p.PromURL, p.PromQuery)
+	ss, err := c.Matrix(ctx, p.PromQuery, w.from.Add(time.Hour), w.to, time.Hour)
+	if err != nil {
+		return "", fmt.Errorf("read requests of namespace %s: %w", p.Namespace, err)
+	}
+	byHour := map[time.Time]float64{}
+	for _, s := range ss {
+		for _, pt := range s.Points {
+			if pt.Value < 0 {
+				return "", gpucost.Errorf(gpucost.EInvalid, "%s: %v at %s is negative; the query must give requests per second", desc, pt.Value, pt.Time.Format(time.DateTime))
+			}
+			byHour[pt.Time] += pt.Value
+		}
+	}
+	for t, rate := range byHour {
+		w.add(t.Add(-time.Hour), time.Hour, rate)
+	}
+	return fmt.Sprintf("%s (%d series, %d hourly points)", desc, len(ss), len(byHour)), nil
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/yamlerr"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -90,17 +91,17 @@ func LoadJob(name string, data []byte) (Job, error) {
 		if errors.Is(err, io.EOF) {
 			return Job{}, gpucost.Errorf(gpucost.EInvalid, "%s: empty job spec: give instance_type or gpu, count and hours", name)
 		}
-		return Job{}, yamlError(name, err)
+		return Job{}, yamlerr.Decode(name, err, fieldsOf)
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return Job{}, yamlError(name, err)
+		return Job{}, yamlerr.Decode(name, err, fieldsOf)
 	}
 	if err := validate.Struct(j); err != nil {
 		return Job{}, validationError(name, &root, err)
 	}
 	bad := func(field, format string, args ...any) error {
-		return gpucost.Errorf(gpucost.EInvalid, "%s line %d: %s: %s", name, lineOf(&root, field), field, fmt.Sprintf(format, args...))
+		return gpucost.Errorf(gpucost.EInvalid, "%s line %d: %s: %s", name, yamlerr.Line(&root, field), field, fmt.Sprintf(format, args...))
 	}
 	return j.job(bad)
 }

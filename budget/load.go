@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-playground/validator/v10"
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/yamlerr"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -73,9 +74,8 @@ var fieldsOf = map[string]string{
 }
 
 var (
-	nameRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	unknownRE = regexp.MustCompile(`^line (\d+): field (\S+) not found in type \S*?\.?(\w+)$`)
-	validate  = newValidator()
+	nameRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	validate = newValidator()
 )
 
 func newValidator() *validator.Validate {
@@ -99,18 +99,18 @@ func Load(name string, data []byte) ([]Budget, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, gpucost.Errorf(gpucost.EInvalid, "%s: no budgets: want a list under budgets:", name)
 		}
-		return nil, yamlError(name, err)
+		return nil, yamlerr.Decode(name, err, fieldsOf)
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlError(name, err)
+		return nil, yamlerr.Decode(name, err, fieldsOf)
 	}
 	if err := validate.Struct(f); err != nil {
 		return nil, validationError(name, &root, err)
 	}
 	out := make([]Budget, 0, len(f.Budgets))
 	for i, b := range f.Budgets {
-		line := lineOf(&root, "budgets", strconv.Itoa(i))
+		line := yamlerr.Line(&root, "budgets", strconv.Itoa(i))
 		if j := slices.IndexFunc(out, func(o Budget) bool { return o.Name == b.Name }); j >= 0 {
 			return nil, gpucost.Errorf(gpucost.EInvalid, "%s line %d: budgets[%d].name: %q is also the name of the budget on line %d; names must be unique",
 				name, line, i, b.Name, out[j].Line)
@@ -178,29 +178,6 @@ func (b budgetYAML) budget(file string, line, i int) (Budget, error) {
 	return out, nil
 }
 
-// yamlError turns a YAML decoding error into one that names the file and line and, for a
-// misspelt field, the fields that would work.
-func yamlError(name string, err error) error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if strings.HasPrefix(msg, "line ") {
-			return gpucost.Errorf(gpucost.EInvalid, "%s %s; check the indentation and brackets there", name, msg)
-		}
-		return gpucost.Errorf(gpucost.EInvalid, "%s: %s", name, msg)
-	}
-	msgs := make([]string, 0, len(te.Errors))
-	for _, e := range te.Errors {
-		if m := unknownRE.FindStringSubmatch(e); m != nil {
-			e = fmt.Sprintf("line %s: unknown field %q; known fields here: %s", m[1], m[2], fieldsOf[m[3]])
-		} else {
-			e = strings.ReplaceAll(e, "!!", "")
-		}
-		msgs = append(msgs, name+" "+e)
-	}
-	return gpucost.Errorf(gpucost.EInvalid, "%s", strings.Join(msgs, "; "))
-}
-
 // validationError names the file, line and field of the first rule a budget breaks.
 func validationError(name string, root *yaml.Node, err error) error {
 	var ve validator.ValidationErrors
@@ -209,7 +186,7 @@ func validationError(name string, root *yaml.Node, err error) error {
 	}
 	fe := ve[0]
 	_, path, _ := strings.Cut(fe.Namespace(), ".") // drop the Go type's name
-	line := lineOf(root, splitPath(path)...)
+	line := yamlerr.Line(root, splitPath(path)...)
 	return gpucost.Errorf(gpucost.EInvalid, "%s line %d: %s: %s", name, line, path, ruleHint(fe))
 }
 
@@ -250,38 +227,4 @@ func derefValue(v any) any {
 func splitPath(p string) []string {
 	p = strings.NewReplacer("[", ".", "]", "").Replace(p)
 	return strings.Split(p, ".")
-}
-
-// lineOf returns the line of the node at path in a YAML document (map keys and list indexes),
-// or of the deepest node on the path that exists.
-func lineOf(root *yaml.Node, path ...string) int {
-	n := root
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
-	}
-	line := n.Line
-	for _, p := range path {
-		next := child(n, p)
-		if next == nil {
-			break
-		}
-		n, line = next, next.Line
-	}
-	return line
-}
-
-func child(n *yaml.Node, key string) *yaml.Node {
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == key {
-				return n.Content[i+1]
-			}
-		}
-	case yaml.SequenceNode:
-		if i, err := strconv.Atoi(key); err == nil && i >= 0 && i < len(n.Content) {
-			return n.Content[i]
-		}
-	}
-	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
+	"github.com/gpucost/gpucost/internal/yamlerr"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -51,9 +52,8 @@ func (p *percentYAML) UnmarshalYAML(n *yaml.Node) error {
 }
 
 var (
-	nameRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
-	unknownRE = regexp.MustCompile(`^line (\d+): field (\S+) not found in type \S*?\.?(\w+)$`)
-	fieldsOf  = map[string]string{
+	nameRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+	fieldsOf = map[string]string{
 		"fileYAML":   "policies",
 		"policyYAML": "name, budget, over, forecast, max_spot_instances, unless_tags, scope, actions, notify, tags, dry_run",
 		"Scope":      "tags, namespace, team, project, provider, service, gpu_only",
@@ -86,14 +86,14 @@ func Load(name string, data []byte, budgets []budget.Budget) ([]Policy, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, gpucost.Errorf(gpucost.EInvalid, "%s: no policies: want a list under policies:", name)
 		}
-		return nil, yamlError(name, err)
+		return nil, yamlerr.Decode(name, err, fieldsOf)
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlError(name, err)
+		return nil, yamlerr.Decode(name, err, fieldsOf)
 	}
 	if len(f.Policies) == 0 {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "%s line %d: policies: empty; list at least one policy", name, lineOf(&root, "policies"))
+		return nil, gpucost.Errorf(gpucost.EInvalid, "%s line %d: policies: empty; list at least one policy", name, yamlerr.Line(&root, "policies"))
 	}
 	out := make([]Policy, 0, len(f.Policies))
 	for i, py := range f.Policies {
@@ -106,13 +106,13 @@ func Load(name string, data []byte, budgets []budget.Budget) ([]Policy, error) {
 			if field != "" {
 				where += "." + field
 			}
-			return gpucost.Errorf(gpucost.EInvalid, "%s line %d: %s: %s", name, lineOf(&root, path...), where, fmt.Sprintf(format, args...))
+			return gpucost.Errorf(gpucost.EInvalid, "%s line %d: %s: %s", name, yamlerr.Line(&root, path...), where, fmt.Sprintf(format, args...))
 		}
 		p, err := py.policy(bad, budgets)
 		if err != nil {
 			return nil, err
 		}
-		p.File, p.Line = name, lineOf(&root, "policies", strconv.Itoa(i))
+		p.File, p.Line = name, yamlerr.Line(&root, "policies", strconv.Itoa(i))
 		if j := slices.IndexFunc(out, func(o Policy) bool { return o.Name == p.Name }); j >= 0 {
 			return nil, bad("name", "%q is also the name of the policy on line %d; names must be unique", p.Name, out[j].Line)
 		}
@@ -220,63 +220,6 @@ func (py policyYAML) checkActions(p *Policy, bad func(field, format string, args
 	for k, v := range p.Tags {
 		if strings.TrimSpace(k) == "" || len(k) > 128 || len(v) > 256 || strings.HasPrefix(strings.ToLower(k), "aws:") {
 			return bad("tags", "%q: a tag key must be 1 to 128 characters, not starting with aws:, and its value at most 256", k)
-		}
-	}
-	return nil
-}
-
-// yamlError turns a YAML decoding error into one that names the file and line and, for a
-// misspelt field, the fields that would work.
-func yamlError(name string, err error) error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if strings.HasPrefix(msg, "line ") && !strings.Contains(msg, "not a percentage") {
-			return gpucost.Errorf(gpucost.EInvalid, "%s %s; check the indentation and brackets there", name, msg)
-		}
-		return gpucost.Errorf(gpucost.EInvalid, "%s %s", name, msg)
-	}
-	msgs := make([]string, 0, len(te.Errors))
-	for _, e := range te.Errors {
-		if m := unknownRE.FindStringSubmatch(e); m != nil {
-			e = fmt.Sprintf("line %s: unknown field %q; known fields here: %s", m[1], m[2], fieldsOf[m[3]])
-		} else {
-			e = strings.ReplaceAll(e, "!!", "")
-		}
-		msgs = append(msgs, name+" "+e)
-	}
-	return gpucost.Errorf(gpucost.EInvalid, "%s", strings.Join(msgs, "; "))
-}
-
-// lineOf returns the line of the node at path in a YAML document (map keys and list indexes),
-// or of the deepest node on the path that exists.
-func lineOf(root *yaml.Node, path ...string) int {
-	n := root
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
-	}
-	line := n.Line
-	for _, p := range path {
-		next := child(n, p)
-		if next == nil {
-			break
-		}
-		n, line = next, next.Line
-	}
-	return line
-}
-
-func child(n *yaml.Node, key string) *yaml.Node {
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == key {
-				return n.Content[i+1]
-			}
-		}
-	case yaml.SequenceNode:
-		if i, err := strconv.Atoi(key); err == nil && i >= 0 && i < len(n.Content) {
-			return n.Content[i]
 		}
 	}
 	return nil

@@ -16,14 +16,18 @@ import (
 	"github.com/gpucost/gpucost/demo"
 )
 
-// demoBillPath is where the demo writes its FOCUS bill, for people to open: beside a SQLite
-// store, and in the temporary folder for a PostgreSQL one.
-func (e *env) demoBillPath() string {
+// demoFile is where the demo writes the file it names with suffix, for people to open: beside a
+// SQLite store, and in the temporary folder for a PostgreSQL one.
+func (e *env) demoFile(suffix string) string {
+	base := strings.TrimSuffix(e.dbPath, filepath.Ext(e.dbPath))
 	if isPostgresURL(e.dbPath) {
-		return filepath.Join(os.TempDir(), "gpucost-demo-bill.focus.csv")
+		base = filepath.Join(os.TempDir(), "gpucost-demo")
 	}
-	return strings.TrimSuffix(e.dbPath, filepath.Ext(e.dbPath)) + "-bill.focus.csv"
+	return base + suffix
 }
+
+// demoBillPath is where the demo writes its FOCUS bill.
+func (e *env) demoBillPath() string { return e.demoFile("-bill.focus.csv") }
 
 // loadDemoBill writes the demo fleet's AWS bill for [from, end) as a FOCUS 1.2 file, imports it
 // through the same path as gpucost import billing, and ties the instances to their hosts.

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
-	"github.com/gpucost/gpucost/telemetry"
 )
 
 // demoTokenName names the admin token gpucost demo makes for the browser; the previous ones
@@ -34,11 +34,43 @@ func (e *env) serveDemo(ctx context.Context, listen string) error {
 	if err != nil {
 		return gpucost.Errorf(gpucost.EUnavailable, "serve the dashboard on --listen %s: %w; choose another address with --listen 127.0.0.1:8081, or give --no-serve", listen, err)
 	}
-	fmt.Fprintf(e.stdout, "\nDashboard: http://%s/ — sign in with the token %s\n(Ctrl-C stops the server; gpucost demo --no-serve only prints the headline.)\n", ln.Addr(), secret)
-	o := serveOptions{listen: listen, flush: defaultServeFlush, keepMinutes: telemetry.DefaultMinuteRetention,
-		viewsEvery: defaultViewsEvery, maxBill: httpapi.DefaultMaxBill}
+	budgets := e.demoFile("-budgets.yaml")
+	if err := os.WriteFile(budgets, []byte(demoBudgetsYAML), 0o644); err != nil {
+		return fmt.Errorf("write the demo budgets: %w", err)
+	}
+	fmt.Fprintf(e.stdout, "\nDashboard: http://%s/ — sign in with the token %s\n(Budgets from %s. Ctrl-C stops the server; gpucost demo --no-serve only prints the headline.)\n",
+		ln.Addr(), secret, budgets)
+	// The demo's minute rollups are all kept: they are its month of history.
+	o := serveOptions{listen: listen, flush: defaultServeFlush, keepMinutes: 92 * 24 * time.Hour,
+		viewsEvery: defaultViewsEvery, maxBill: httpapi.DefaultMaxBill, budgets: budgets}
 	return e.serve(ctx, db, ln, o)
 }
+
+// demoBudgetsYAML are the demo teams' budgets the demo's dashboard shows: research's GPUs run over,
+// inference is heading past its amount, training stays inside.
+const demoBudgetsYAML = `# The demo fleet's budgets (gpucost budget status --file THIS shows them too).
+budgets:
+  - name: research-gpus
+    scope: {team: research, gpu_only: true}
+    period: monthly
+    amount: 40000
+    currency: USD
+  - name: inference
+    scope: {team: inference}
+    period: monthly
+    amount: 75000
+    currency: USD
+  - name: foundation-models
+    scope: {team: foundation-models}
+    period: monthly
+    amount: 60000
+    currency: USD
+  - name: all-aws
+    scope: {provider: aws}
+    period: quarterly
+    amount: 600000
+    currency: USD
+`
 
 // demoToken revokes the earlier demo tokens and creates a new admin token, returning its secret.
 func demoToken(ctx context.Context, db gpucost.TokenStore, e *env) (string, error) {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost/demo"
@@ -25,11 +24,7 @@ const (
 // demoServingPaths are where the demo writes its serving pool's request counts and the
 // --serving file naming them: beside a SQLite store, in the temporary folder for PostgreSQL.
 func (e *env) demoServingPaths() (requests, pools string) {
-	base := strings.TrimSuffix(e.dbPath, filepath.Ext(e.dbPath))
-	if isPostgresURL(e.dbPath) {
-		base = filepath.Join(os.TempDir(), "gpucost-demo")
-	}
-	return base + "-requests.csv", base + "-serving.yaml"
+	return e.demoFile("-requests.csv"), e.demoFile("-serving.yaml")
 }
 
 // writeDemoServing writes the serving pool's requests a second for each minute of [from, end)

@@ -76,7 +76,7 @@ func (e *env) loadServing(ctx context.Context, file string, f *costFlags) (*serv
 	for i, p := range pools {
 		week, desc, err := e.readPoolRequests(ctx, p, from, to)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: pools[%d] (namespace %s): %w", file, p.Line, i, p.Namespace, err)
+			return nil, fmt.Errorf("%s line %d: pools[%d] (namespace %s): %w", file, p.Line, i, p.Namespace, err)
 		}
 		in.traffic = append(in.traffic, recommend.ServingTraffic{Namespace: p.Namespace, Requests: week, ServiceTime: p.ServiceTime,
 			Quantile: p.Quantile, SLO: p.SLO, Concurrency: p.Concurrency, GPUsPerReplica: p.GPUsPerReplica, Profile: p.Profile})

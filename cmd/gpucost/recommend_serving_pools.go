@@ -8,12 +8,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/yamlerr"
 	"github.com/gpucost/gpucost/plan"
 	"go.yaml.in/yaml/v3"
 )
@@ -56,8 +56,6 @@ type servingPool struct {
 	Line           int // the pool's line in the file
 }
 
-var servingUnknownRE = regexp.MustCompile(`^line (\d+): field (\S+) not found in type \S*?\.?(\w+)$`)
-
 var servingFieldsOf = map[string]string{
 	"servingFileYAML": "pools",
 	"servingPoolYAML": "namespace, slo, service_time, batch_profile, concurrency, gpus_per_replica, requests, prometheus",
@@ -76,14 +74,14 @@ func parseServingPools(name string, data []byte) ([]servingPool, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, gpucost.Errorf(gpucost.EInvalid, "%s: no pools: want a list under pools:, each with namespace, slo, service_time and requests", name)
 		}
-		return nil, servingYAMLError(name, err)
+		return nil, yamlerr.Decode(name, err, servingFieldsOf)
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, servingYAMLError(name, err)
+		return nil, yamlerr.Decode(name, err, servingFieldsOf)
 	}
 	if len(f.Pools) == 0 {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "%s:%d: pools: empty; list at least one pool", name, yamlLineOf(&root, "pools"))
+		return nil, gpucost.Errorf(gpucost.EInvalid, "%s line %d: pools: empty; list at least one pool", name, yamlerr.Line(&root, "pools"))
 	}
 	out := make([]servingPool, 0, len(f.Pools))
 	for i, py := range f.Pools {
@@ -92,13 +90,13 @@ func parseServingPools(name string, data []byte) ([]servingPool, error) {
 			if field != "" {
 				path, where = append(path, strings.Split(field, ".")...), where+"."+field
 			}
-			return gpucost.Errorf(gpucost.EInvalid, "%s:%d: %s: %s", name, yamlLineOf(&root, path...), where, fmt.Sprintf(format, args...))
+			return gpucost.Errorf(gpucost.EInvalid, "%s line %d: %s: %s", name, yamlerr.Line(&root, path...), where, fmt.Sprintf(format, args...))
 		}
 		p, err := py.pool(filepath.Dir(name), bad)
 		if err != nil {
 			return nil, err
 		}
-		p.Line = yamlLineOf(&root, "pools", strconv.Itoa(i))
+		p.Line = yamlerr.Line(&root, "pools", strconv.Itoa(i))
 		for _, o := range out {
 			if o.Namespace == p.Namespace {
 				return nil, bad("namespace", "%q is also the pool on line %d; give each namespace once", p.Namespace, o.Line)
@@ -207,63 +205,4 @@ func resolvePath(dir, path string) string {
 		return path
 	}
 	return filepath.Join(dir, path)
-}
-
-// servingYAMLError turns a YAML decoding error into one that names the file and line and, for
-// a misspelt field, the fields that would work.
-func servingYAMLError(name string, err error) error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if l, rest, ok := strings.Cut(strings.TrimPrefix(msg, "line "), ": "); ok && strings.HasPrefix(msg, "line ") {
-			return gpucost.Errorf(gpucost.EInvalid, "%s:%s: %s; check the indentation and brackets there", name, l, rest)
-		}
-		return gpucost.Errorf(gpucost.EInvalid, "%s: %s", name, msg)
-	}
-	msgs := make([]string, 0, len(te.Errors))
-	for _, e := range te.Errors {
-		if m := servingUnknownRE.FindStringSubmatch(e); m != nil {
-			e = fmt.Sprintf("%s:%s: unknown field %q; known fields here: %s", name, m[1], m[2], servingFieldsOf[m[3]])
-		} else if l, rest, ok := strings.Cut(strings.TrimPrefix(e, "line "), ": "); ok && strings.HasPrefix(e, "line ") {
-			e = fmt.Sprintf("%s:%s: %s", name, l, strings.ReplaceAll(rest, "!!", ""))
-		} else {
-			e = name + ": " + strings.ReplaceAll(e, "!!", "")
-		}
-		msgs = append(msgs, e)
-	}
-	return gpucost.Errorf(gpucost.EInvalid, "%s", strings.Join(msgs, "; "))
-}
-
-// yamlLineOf returns the line of the node at path in a YAML document (map keys and list
-// indexes), or of the deepest node on the path that exists.
-func yamlLineOf(root *yaml.Node, path ...string) int {
-	n := root
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
-	}
-	line := n.Line
-	for _, p := range path {
-		next := yamlChild(n, p)
-		if next == nil {
-			break
-		}
-		n, line = next, next.Line
-	}
-	return line
-}
-
-func yamlChild(n *yaml.Node, key string) *yaml.Node {
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == key {
-				return n.Content[i+1]
-			}
-		}
-	case yaml.SequenceNode:
-		if i, err := strconv.Atoi(key); err == nil && i >= 0 && i < len(n.Content) {
-			return n.Content[i]
-		}
-	}
-	return nil
 }

@@ -219,23 +219,23 @@ func TestRecommendServingBadFile(t *testing.T) {
 	for _, tc := range []struct {
 		name, yaml, want string
 	}{
-		{"unknown field", strings.Replace(good, "service_time", "servce_time", 1), `serving.yaml:4: unknown field "servce_time"; known fields here: namespace, slo, service_time`},
-		{"bad slo", strings.Replace(good, "p99=200ms", "fast", 1), `serving.yaml:3: pools[0].slo: "fast": use pNN=DURATION`},
-		{"no slo", strings.Replace(good, "    slo: p99=200ms\n", "", 1), "serving.yaml:2: pools[0].slo: missing"},
-		{"bad service time", strings.Replace(good, "30ms", "thirty", 1), `serving.yaml:4: pools[0].service_time: "thirty": give a duration`},
-		{"service time over the SLO", strings.Replace(good, "30ms", "300ms", 1), "serving.yaml:4: pools[0].service_time: 300ms is not below the SLO's 200ms"},
-		{"no service time", strings.Replace(good, "    service_time: 30ms\n", "", 1), "serving.yaml:2: pools[0].service_time: missing"},
-		{"no requests", strings.Replace(good, "    requests: requests.csv\n", "", 1), "serving.yaml:2: pools[0].requests: missing"},
-		{"both sources", good + "    prometheus: {url: http://prom:9090, query: up}\n", "serving.yaml:6: pools[0].prometheus: give either requests or prometheus"},
-		{"bad prometheus url", strings.Replace(good, "requests: requests.csv", "prometheus: {url: prom, query: up}", 1), `serving.yaml:5: pools[0].prometheus.url: "prom"`},
-		{"no prometheus query", strings.Replace(good, "requests: requests.csv", "prometheus: {url: 'http://prom:9090'}", 1), "serving.yaml:5: pools[0].prometheus.query: missing"},
-		{"concurrency 0", good + "    concurrency: 0\n", "serving.yaml:6: pools[0].concurrency: 0: give 1 to 4096"},
-		{"concurrency not a number", good + "    concurrency: many\n", "serving.yaml:6: cannot unmarshal str `many` into int"},
-		{"no namespace", strings.Replace(good, "namespace: serving", "namespace: ''", 1), "serving.yaml:2: pools[0].namespace: missing"},
-		{"namespace twice", good + strings.TrimPrefix(good, "pools:\n"), `serving.yaml:6: pools[1].namespace: "serving" is also the pool on line 2`},
-		{"missing profile", strings.Replace(good, "service_time: 30ms", "batch_profile: nope.csv", 1), "serving.yaml:4: pools[0].batch_profile: open"},
-		{"bad indentation", "pools:\n  - namespace: serving\n   slo: p99=200ms\n", "serving.yaml:1: did not find expected '-' indicator; check the indentation"},
-		{"no pools", "pools: []\n", "serving.yaml:1: pools: empty"},
+		{"unknown field", strings.Replace(good, "service_time", "servce_time", 1), `serving.yaml line 4: unknown field "servce_time"; known fields here: namespace, slo, service_time`},
+		{"bad slo", strings.Replace(good, "p99=200ms", "fast", 1), `serving.yaml line 3: pools[0].slo: "fast": use pNN=DURATION`},
+		{"no slo", strings.Replace(good, "    slo: p99=200ms\n", "", 1), "serving.yaml line 2: pools[0].slo: missing"},
+		{"bad service time", strings.Replace(good, "30ms", "thirty", 1), `serving.yaml line 4: pools[0].service_time: "thirty": give a duration`},
+		{"service time over the SLO", strings.Replace(good, "30ms", "300ms", 1), "serving.yaml line 4: pools[0].service_time: 300ms is not below the SLO's 200ms"},
+		{"no service time", strings.Replace(good, "    service_time: 30ms\n", "", 1), "serving.yaml line 2: pools[0].service_time: missing"},
+		{"no requests", strings.Replace(good, "    requests: requests.csv\n", "", 1), "serving.yaml line 2: pools[0].requests: missing"},
+		{"both sources", good + "    prometheus: {url: http://prom:9090, query: up}\n", "serving.yaml line 6: pools[0].prometheus: give either requests or prometheus"},
+		{"bad prometheus url", strings.Replace(good, "requests: requests.csv", "prometheus: {url: prom, query: up}", 1), `serving.yaml line 5: pools[0].prometheus.url: "prom"`},
+		{"no prometheus query", strings.Replace(good, "requests: requests.csv", "prometheus: {url: 'http://prom:9090'}", 1), "serving.yaml line 5: pools[0].prometheus.query: missing"},
+		{"concurrency 0", good + "    concurrency: 0\n", "serving.yaml line 6: pools[0].concurrency: 0: give 1 to 4096"},
+		{"concurrency not a number", good + "    concurrency: many\n", "serving.yaml line 6: cannot unmarshal str `many` into int"},
+		{"no namespace", strings.Replace(good, "namespace: serving", "namespace: ''", 1), "serving.yaml line 2: pools[0].namespace: missing"},
+		{"namespace twice", good + strings.TrimPrefix(good, "pools:\n"), `serving.yaml line 6: pools[1].namespace: "serving" is also the pool on line 2`},
+		{"missing profile", strings.Replace(good, "service_time: 30ms", "batch_profile: nope.csv", 1), "serving.yaml line 4: pools[0].batch_profile: open"},
+		{"bad indentation", "pools:\n  - namespace: serving\n   slo: p99=200ms\n", "serving.yaml line 1: did not find expected '-' indicator; check the indentation"},
+		{"no pools", "pools: []\n", "serving.yaml line 1: pools: empty"},
 		{"empty file", "", "serving.yaml: no pools"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -277,8 +277,8 @@ func TestRecommendServingRequestsFile(t *testing.T) {
 				}
 			}
 			code, _, errOut := runCLI(t, dir, "recommend", "--serving", path)
-			if code != exitInvalid || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "serving.yaml:2:") {
-				t.Errorf("recommend --serving, requests %s: exit %d, %q; want exit 2 with serving.yaml:2: and %q", tc.name, code, errOut, tc.want)
+			if code != exitInvalid || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "serving.yaml line 2:") {
+				t.Errorf("recommend --serving, requests %s: exit %d, %q; want exit 2 with serving.yaml line 2: and %q", tc.name, code, errOut, tc.want)
 			}
 		})
 	}

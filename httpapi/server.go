@@ -55,6 +55,10 @@ type Server struct {
 	TempDir string
 	Budgets BudgetStore
 
+	// Activity is what budget alerts and enforcement did, for GET /api/v1/actions and
+	// /api/v1/deliveries (503 without it).
+	Activity ActivityLog
+
 	// UI serves every path outside /api/, /metrics and the health checks: the dashboard, which
 	// authenticates its own users (token login into a session cookie). Nil serves 404s there.
 	UI http.Handler
@@ -80,7 +84,8 @@ func (s *Server) routes() []route {
 		{"POST", "/api/v1/bills", []gpucost.Role{gpucost.RoleIngest}, s.postBill},
 		{"PUT", "/api/v1/budgets", []gpucost.Role{}, s.putBudgets},
 	}
-	return append(rs, s.readRoutes()...)
+	rs = append(rs, s.readRoutes()...)
+	return append(rs, s.activityRoutes()...)
 }
 
 // Handler returns the API's handler.

@@ -161,7 +161,7 @@ func TestBrowser(t *testing.T) {
 	for _, p := range []struct{ path, name string }{
 		{"/", "overview"}, {"/gpus", "gpus"}, {"/gpus?by=host&since=30d", "gpus-by-host"}, {"/costs", "costs"},
 		{"/costs?by=project", "costs-by-project"}, {"/idle", "idle"}, {"/recommendations", "recommendations"},
-		{"/budgets", "budgets"}, {"/jobs", "jobs"},
+		{"/budgets", "budgets"}, {"/jobs", "jobs"}, {"/activity", "activity"},
 	} {
 		run("open "+p.path, chromedp.Navigate(srv.URL+p.path), chromedp.WaitVisible(chromedp.CSS("main h1")))
 		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](framesJS, chromedp.EvalAwaitPromise)); err != nil {
@@ -177,10 +177,10 @@ func TestBrowser(t *testing.T) {
 			}
 		}
 		hover(t, ctx, p.path, len(charts))
-		if p.path != "/jobs" && p.path != "/recommendations" && len(charts) == 0 {
+		if p.path != "/jobs" && p.path != "/recommendations" && p.path != "/activity" && len(charts) == 0 {
 			t.Errorf("%s: no chart on the page", p.path)
 		}
-		if p.path == "/recommendations" {
+		if p.path == "/recommendations" || p.path == "/activity" {
 			run("open evidence", chromedp.Click(chromedp.CSS("details summary")), chromedp.WaitVisible(chromedp.CSS("details[open] ul")))
 		}
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,7 +16,9 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/budget"
+	"github.com/gpucost/gpucost/enforce"
 	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/notify"
 	"github.com/gpucost/gpucost/queue"
 	"github.com/gpucost/gpucost/spot"
 )
@@ -303,6 +306,76 @@ func (f *fakeViews) Queues(ctx context.Context, now time.Time) ([]queue.Status, 
 		return nil, err
 	}
 	return []queue.Status{{Queue: "records", Pending: 1_250_000, InFlight: 200, Done: 48_750_000, Dead: 12, Rate: 2314.5, ETA: 9 * time.Minute}}, nil
+}
+
+var _ httpapi.ActivityLog = (*fakeViews)(nil)
+
+// fakeDeliveries are the fleet's alert attempts, oldest first: research-gpus' 80% alert
+// delivered on the second try, a forecast alert that failed for good, and a policy's alert.
+func fakeDeliveries() []notify.Delivery {
+	at := func(h int) time.Time { return testNow.Add(time.Duration(-h) * time.Hour) }
+	return []notify.Delivery{
+		{Key: "budget:research-gpus:2026-11:actual:50", Kind: "budget.threshold", Target: "finops-slack", Attempt: 1, At: at(200), OK: true, Final: true, Status: 200},
+		{Key: "budget:research-gpus:2026-11:actual:80", Kind: "budget.threshold", Target: "finops-slack", Attempt: 1, At: at(30), Status: 503, Error: "503 Service Unavailable"},
+		{Key: "budget:research-gpus:2026-11:actual:80", Kind: "budget.threshold", Target: "finops-slack", Attempt: 2, At: at(29), OK: true, Final: true, Status: 200},
+		{Key: "budget:all-aws:2026-Q4:forecast:100", Kind: "budget.threshold", Target: "finops-webhook", Attempt: 5, At: at(6), Final: true, Error: "connection refused"},
+		{Key: "policy:research-stop:2026-11", Kind: "policy.triggered", Target: "finops-slack", Attempt: 1, At: at(2), OK: true, Final: true, Status: 200},
+	}
+}
+
+// fakeActions are the fleet's enforcement actions, oldest first.
+func fakeActions() []enforce.LogEntry {
+	amount, spent := gpucost.USD(20_000_000_000_000), gpucost.USD(16_420_000_000_000)
+	ev := enforce.Evidence{Rule: "research-gpus actual ≥ 80%", Reason: "research-gpus has spent $16,420.00 of $20,000.00 (82.1%) in 2026-11",
+		Budget: "research-gpus", Period: "2026-11", Measure: "actual", Currency: "USD", Amount: &amount, Spent: &spent, Percent: 82.1, Over: 80,
+		ScopeTags: map[string]string{"team": "research"}}
+	spotCap := 1
+	at := func(h int) time.Time { return testNow.Add(time.Duration(-h) * time.Hour) }
+	return []enforce.LogEntry{
+		{ID: 1, At: at(400), Action: enforce.Action{Policy: "spot-cap", Action: enforce.ActStop, DryRun: true, Result: enforce.ResultPlanned,
+			Resource: &enforce.Ref{Kind: enforce.KindEC2, ID: "i-0ancient"}, Evidence: enforce.Evidence{Rule: "spot instances > 1", SpotCount: 2, SpotCap: &spotCap, Rank: 1}}},
+		{ID: 2, At: at(2), Action: enforce.Action{Policy: "research-stop", Action: enforce.ActNotify, Targets: []string{"finops-slack"}, Result: enforce.ResultDone, Evidence: ev}},
+		{ID: 3, At: at(2), Action: enforce.Action{Policy: "research-stop", Action: enforce.ActStop, Result: enforce.ResultDone,
+			Resource: &enforce.Ref{Kind: enforce.KindEC2, ID: "i-0exp1", Region: "us-east-1"}, Evidence: ev}},
+		{ID: 4, At: at(1), Action: enforce.Action{Policy: "spot-cap", Action: enforce.ActStop, Result: enforce.ResultFailed, Error: "IncorrectSpotRequestState: a one-time spot instance cannot be stopped",
+			Resource: &enforce.Ref{Kind: enforce.KindEC2, ID: "i-0spotB", Region: "us-east-1"}, Evidence: enforce.Evidence{Rule: "spot instances > 1", SpotCount: 2, SpotCap: &spotCap, Rank: 1}}},
+	}
+}
+
+// Deliveries returns the fake attempts f selects, as a stored log does.
+func (f *fakeViews) Deliveries(ctx context.Context, df notify.DeliveryFilter) ([]notify.Delivery, error) {
+	if err := f.seen(httpapi.Query{From: df.Since}); err != nil || f.empty {
+		return nil, err
+	}
+	var out []notify.Delivery
+	for _, d := range fakeDeliveries() {
+		if d.At.Before(df.Since) || df.Target != "" && d.Target != df.Target || !strings.HasPrefix(d.Key, df.KeyPrefix) {
+			continue
+		}
+		out = append(out, d)
+	}
+	if df.Limit > 0 && len(out) > df.Limit {
+		out = out[len(out)-df.Limit:]
+	}
+	return out, nil
+}
+
+// Actions returns the fake actions lf selects, as a stored log does.
+func (f *fakeViews) Actions(ctx context.Context, lf enforce.LogFilter) ([]enforce.LogEntry, error) {
+	if err := f.seen(httpapi.Query{From: lf.Since}); err != nil || f.empty {
+		return nil, err
+	}
+	var out []enforce.LogEntry
+	for _, e := range fakeActions() {
+		if e.At.Before(lf.Since) || lf.Policy != "" && e.Action.Policy != lf.Policy {
+			continue
+		}
+		out = append(out, e)
+	}
+	if lf.Limit > 0 && len(out) > lf.Limit {
+		out = out[len(out)-lf.Limit:]
+	}
+	return out, nil
 }
 
 // memTokens is an in-memory gpucost.TokenStore.

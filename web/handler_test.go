@@ -48,7 +48,7 @@ func (s *syncBuffer) String() string {
 
 func newTestSite(t testing.TB) *testSite {
 	ts := &testSite{t: t, views: newFakeViews(t), tokens: &memTokens{}, now: testNow, log: &syncBuffer{}}
-	d := &Dashboard{Views: ts.views, Tokens: ts.tokens, Key: []byte("0123456789abcdef0123456789abcdef"),
+	d := &Dashboard{Views: ts.views, Activity: ts.views, Tokens: ts.tokens, Key: []byte("0123456789abcdef0123456789abcdef"),
 		Now: func() time.Time { return ts.now }, Log: slog.New(slog.NewTextHandler(ts.log, nil))}
 	ts.h = d.Handler()
 	return ts
@@ -352,6 +352,9 @@ var pageChecks = []struct {
 	{"/recommendations", []string{"$1,234.57/month", "<details>", "idle 55 of 60 minutes", "Night jobs would wait"}},
 	{"/budgets", []string{"research-gpus", "all-aws", "2026-Q4", "Burn rate", `data-chart="line"`}},
 	{"/jobs", []string{"llama-ft", "$188.00", "records", "1,250,000", "2314.5/s"}},
+	{"/activity", []string{"Budget alerts", "research-gpus", "actual 80%", "finops-webhook", "status-failed", "connection refused",
+		"Enforcement actions", "i-0exp1", "us-east-1", "applied", "dry run", "i-0ancient", "<details>", "spent $16,420.00 of $20,000.00 (82.1%)",
+		"In scope by team=research", "IncorrectSpotRequestState", `name="since"`, `placeholder="policy=spot-cap,result=failed"`}},
 }
 
 func TestPages(t *testing.T) {
@@ -414,6 +417,8 @@ func TestEmptyStates(t *testing.T) {
 		{"/budgets", "No budgets configured"},
 		{"/jobs", "No spot jobs recorded"},
 		{"/jobs", "gpucost queue serve"},
+		{"/activity", "No budget alert in this period"},
+		{"/activity", "gpucost serve --policies policies.yaml"},
 	} {
 		res := ts.do("GET", pc.path, nil, sc)
 		body := readBody(t, res)

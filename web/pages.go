@@ -20,6 +20,7 @@ type page struct {
 	path, template, title string
 	Since                 time.Duration // the default period; 0: the page shows no period picker
 	By                    []string      // the ?by= values it takes; the first is the default
+	FilterHint            string        // the filter field's example; empty: team=ml,namespace=serving
 	load                  func(s *site, r *http.Request, q query) (any, error)
 }
 
@@ -32,6 +33,7 @@ var pageList = []page{
 	{path: "/recommendations", template: "recommendations.html", title: "Recommendations", Since: 30 * day, load: loadRecommendations},
 	{path: "/budgets", template: "budgets.html", title: "Budgets", load: loadBudgets},
 	{path: "/jobs", template: "jobs.html", title: "Jobs", load: loadJobs},
+	{path: "/activity", template: "activity.html", title: "Activity", Since: 30 * day, FilterHint: "policy=spot-cap,result=failed", load: loadActivity},
 }
 
 const day = 24 * time.Hour

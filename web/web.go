@@ -1,9 +1,10 @@
 // Package web is gpucost's dashboard: server-rendered pages over httpapi.Views (overview, GPU
-// heatmap, costs, idle, recommendations, budgets, jobs) behind a login by API token. A login
-// puts the token's hash into a signed, HttpOnly session cookie, so several server replicas
-// sharing one Key share sessions, and every request checks the token again, so revoking it ends
-// the session. Templates, styles, scripts and the chart libraries (uPlot, Apache ECharts) are
-// embedded; no page loads anything from another origin, and no page runs an inline script.
+// heatmap, costs, idle, recommendations, budgets, jobs) and httpapi.ActivityLog (what budget
+// alerts and enforcement did) behind a login by API token. A login puts the token's hash into
+// a signed, HttpOnly session cookie, so several server replicas sharing one Key share
+// sessions, and every request checks the token again, so revoking it ends the session.
+// Templates, styles, scripts and the chart libraries (uPlot, Apache ECharts) are embedded; no
+// page loads anything from another origin, and no page runs an inline script.
 package web
 
 import (
@@ -38,6 +39,10 @@ type Dashboard struct {
 	Key    []byte
 	Now    func() time.Time // default: time.Now
 	Log    *slog.Logger     // default: discard
+
+	// Activity, optional, is what budget alerts and enforcement did, for the activity page;
+	// without it the page says how to turn them on.
+	Activity httpapi.ActivityLog
 }
 
 // Handler returns the dashboard's handler: the pages, /login, /logout and /static/.

@@ -120,11 +120,7 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 		return err
 	}
 	defer db.Close()
-	r := &enforce.Runner{Actuators: sources.actuators, Log: actionLog(db), Now: e.now, Secrets: sources.secrets}
-	if targets != nil {
-		r.Notifier = &notify.Dispatcher{Targets: targets, Log: deliveryLog(db), MaxAttempts: 3}
-	}
-	failed, err := r.Run(ctx, &plan)
+	failed, err := sources.runner(e, db, targets).Run(ctx, &plan)
 	if err != nil {
 		return err
 	}
@@ -180,16 +176,9 @@ func checkPolicyTargets(policies []enforce.Policy, targets map[string]notify.Tar
 
 // enforceSnapshot evaluates the budgets and lists the inventory.
 func (e *env) enforceSnapshot(ctx context.Context, budgets []budget.Budget, src *enforceSources) (enforce.Snapshot, []string, error) {
-	now := e.now()
-	snap := enforce.Snapshot{Now: now, Budgets: budgets}
-	var notes []string
-	if len(budgets) > 0 {
-		sp, err := e.budgetSpend(ctx, budgets)
-		if err != nil {
-			return snap, nil, err
-		}
-		snap.Statuses = sp.statuses(now)
-		notes = sp.notes()
+	snap, notes, err := e.budgetSnapshot(ctx, budgets)
+	if err != nil {
+		return snap, nil, err
 	}
 	for _, inv := range src.inventories {
 		rs, err := inv.Resources(ctx)
@@ -202,6 +191,22 @@ func (e *env) enforceSnapshot(ctx context.Context, budgets []budget.Budget, src 
 		notes = append(notes, "No inventory: give --aws-region or --kube-server for policies to act on resources.")
 	}
 	return snap, notes, nil
+}
+
+// budgetSnapshot is a snapshot of the budgets' statuses now, without resources, and the notes
+// about the spend they were computed from.
+func (e *env) budgetSnapshot(ctx context.Context, budgets []budget.Budget) (enforce.Snapshot, []string, error) {
+	now := e.now()
+	snap := enforce.Snapshot{Now: now, Budgets: budgets}
+	if len(budgets) == 0 {
+		return snap, nil, nil
+	}
+	sp, err := e.budgetSpend(ctx, budgets)
+	if err != nil {
+		return snap, nil, err
+	}
+	snap.Statuses = sp.statuses(now)
+	return snap, sp.notes(), nil
 }
 
 func enforceResult(p enforce.Plan, notes []string) result {

@@ -13,6 +13,7 @@ import (
 	"github.com/gpucost/gpucost/enforce"
 	enforceaws "github.com/gpucost/gpucost/enforce/aws"
 	"github.com/gpucost/gpucost/enforce/kube"
+	"github.com/gpucost/gpucost/notify"
 	"github.com/spf13/cobra"
 )
 
@@ -74,6 +75,22 @@ func (f *inventoryFlags) sources(e *env) (*enforceSources, error) {
 		s.actuators[enforce.KindDeployment] = k
 	}
 	return s, nil
+}
+
+// runner returns the runner that carries plans out with these adapters, logging every action
+// in db's action log; with targets, notify actions go through db's delivery log, once per key.
+func (s *enforceSources) runner(e *env, db storeDB, targets map[string]notify.Target) *enforce.Runner {
+	r := &enforce.Runner{Actuators: s.actuators, Log: actionLog(db), Now: e.now, Secrets: s.secrets}
+	if targets != nil {
+		r.Notifier = &notify.Dispatcher{Targets: targets, Log: deliveryLog(db), MaxAttempts: 3}
+	}
+	return r
+}
+
+// given reports whether any inventory flag is set.
+func (f *inventoryFlags) given() bool {
+	return len(f.regions) > 0 || f.awsEndpoint != "" || f.noSageMaker || f.kubeServer != "" || f.kubeTokenFile != "" ||
+		f.kubeCAFile != "" || len(f.kubeNamespaces) > 0 || f.kubeSelector != ""
 }
 
 func (f *inventoryFlags) kube(e *env) (*kube.Client, error) {

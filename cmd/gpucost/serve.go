@@ -38,6 +38,8 @@ type serveOptions struct {
 	targetsFile string                   // --targets: where budget alerts go
 	targets     map[string]notify.Target // read from targetsFile
 	checkEvery  time.Duration            // --check-every: between budget checks
+
+	enforce serveEnforceOptions // --policies, --apply and the inventory flags: enforcement after each budget check
 }
 
 func newServeCmd(e *env) *cobra.Command {
@@ -71,8 +73,17 @@ checks them every --check-every as gpucost budget check does and alerts each cro
 targets once per period through the store's delivery log; a slow or failing target delays only
 the next check, never ingest or the API.
 
+With --policies (as gpucost enforce takes), the server also evaluates the policies after each
+budget check, every --check-every, against those budgets and the inventory of --aws-region and
+--kube-server, and runs their actions: as a dry run (logged as planned, nothing changed) unless a
+policy says dry_run: false AND --apply is given. Every action is logged with its rule and
+evidence in the store (GET /api/v1/actions, gpucost enforce log; a dry run planning the same
+action again is logged once); a cloud API that cannot be reached is logged and tried again on
+the next check, never stopping the server. Alert attempts are at GET /api/v1/deliveries.
+
 The dashboard is served at / : overview, GPU utilisation heatmap, costs by team, project or
-namespace, idle and waste, recommendations, budgets and spot jobs. People sign in with a viewer
+namespace, idle and waste, recommendations, budgets, spot jobs, and the activity of budget
+alerts and enforcement. People sign in with a viewer
 or admin token; the session is an HttpOnly, SameSite=Strict cookie signed with a key kept in
 the store (so replicas share sessions), checked against the token on every request, and forms
 carry a CSRF token.
@@ -83,6 +94,7 @@ SIGTERM or Ctrl-C finishes the requests in flight, writes what is held and exits
   gpucost token create --name node-1 --role ingest   # then on the GPU host:
   GPUCOST_TOKEN=gpc_… gpucost agent --server http://gpucost:8080
   gpucost serve --budgets budgets.yaml --targets targets.yaml --check-every 15m
+  gpucost serve --budgets budgets.yaml --targets targets.yaml --policies policies.yaml --aws-region us-east-1 --apply
   gpucost token create --name alice --role viewer    # then sign in at http://HOST:8080/`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
@@ -125,7 +137,8 @@ SIGTERM or Ctrl-C finishes the requests in flight, writes what is held and exits
 	cmd.Flags().DurationVar(&o.viewsEvery, "views-every", defaultViewsEvery, "compute each report view from the store at most once per this, per distinct query (0: on every request)")
 	cmd.Flags().StringVar(&maxBill, "max-bill-size", "2GiB", "largest bill POST /api/v1/bills takes as sent (streamed to a temporary file)")
 	cmd.Flags().StringVar(&o.targetsFile, "targets", "", "notification targets YAML file (as gpucost budget check takes): check the budgets every --check-every and alert")
-	cmd.Flags().DurationVar(&o.checkEvery, "check-every", 15*time.Minute, "time between budget checks, with --targets")
+	cmd.Flags().DurationVar(&o.checkEvery, "check-every", 15*time.Minute, "time between budget checks, with --targets (and enforcement runs, with --policies)")
+	o.enforce.add(cmd)
 	return cmd
 }
 
@@ -142,18 +155,23 @@ func (e *env) serve(ctx context.Context, db storeDB, ln net.Listener, o serveOpt
 	queue := &httpapi.Queue{Next: w, Log: log}
 	var flushErrors atomic.Int64
 	srv := &httpapi.Server{Tokens: db, Ingest: queue, Ready: db.Ping, Log: log, Now: e.now,
-		QueueDepth: queue.Held, FlushErrors: flushErrors.Load, Fleet: e.fleetMetrics}
+		QueueDepth: queue.Held, FlushErrors: flushErrors.Load, Fleet: e.fleetMetrics, Activity: activityLog(db)}
 	e.addViews(srv, db, o, log)
 	key, err := sessionKey(ctx, db)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	srv.UI = (&web.Dashboard{Views: srv.Views, Tokens: db, Key: key, Now: e.now, Log: log}).Handler()
+	srv.UI = (&web.Dashboard{Views: srv.Views, Activity: srv.Activity, Tokens: db, Key: key, Now: e.now, Log: log}).Handler()
 	// The reports behind the views and /metrics open the store through the env: they share
 	// this one's connections.
 	e.store = db
 	defer func() { e.store = nil }()
+	enforcer, err := e.newServeEnforcer(ctx, db, o, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 
 	// Requests queue samples; one goroutine adds them to the writer, another flushes it. On
 	// shutdown: the server first finishes its requests, then the queue empties, then the
@@ -162,9 +180,9 @@ func (e *env) serve(ctx context.Context, db storeDB, ln net.Listener, o serveOpt
 	var wg sync.WaitGroup
 	wg.Go(func() { queue.Run(background) })
 	wg.Go(func() { flushEvery(background, sink, max(o.flush, 100*time.Millisecond), log, &flushErrors) })
-	if o.targets != nil {
+	if o.targets != nil || enforcer != nil {
 		alerts := &budgetAlerts{e: e, db: db, file: o.budgets, targets: o.targets, log: log,
-			opts: budgetCheckOpts{attempts: 5, backoff: time.Second}}
+			opts: budgetCheckOpts{attempts: 5, backoff: time.Second}, after: enforcer.run}
 		wg.Go(func() { alerts.run(background, max(o.checkEvery, time.Second)) })
 	}
 

@@ -20,6 +20,7 @@ type budgetAlerts struct {
 	targets map[string]notify.Target
 	opts    budgetCheckOpts
 	log     *slog.Logger
+	after   func(ctx context.Context) // run after each check (serve --policies); nil: nothing
 }
 
 // run checks at once and then every every until ctx is done.
@@ -28,6 +29,9 @@ func (a *budgetAlerts) run(ctx context.Context, every time.Duration) {
 	defer t.Stop()
 	for {
 		a.check(ctx)
+		if a.after != nil {
+			a.after(ctx)
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -36,8 +40,12 @@ func (a *budgetAlerts) run(ctx context.Context, every time.Duration) {
 	}
 }
 
-// check evaluates the budgets once and logs every alert sent or failed.
+// check evaluates the budgets once and logs every alert sent or failed; without targets
+// (serve --policies alone) it sends none.
 func (a *budgetAlerts) check(ctx context.Context) {
+	if a.targets == nil {
+		return
+	}
 	budgets, source, err := a.e.loadServerBudgets(ctx, a.db, a.file)
 	if err != nil {
 		a.log.Error("budget check: read the budgets", "err", err)

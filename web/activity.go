@@ -1,0 +1,195 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/budget"
+	"github.com/gpucost/gpucost/enforce"
+	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/notify"
+)
+
+// What the activity page reads and shows: the latest attempts and actions of the period, and
+// at most activityRows rows of each table.
+const (
+	activityAttempts = 1000
+	activityActions  = 500
+	activityRows     = 100
+)
+
+// activityFilters are the keys the activity page's filter takes.
+var activityFilters = []string{"budget", "policy", "result", "target"}
+
+// activityPage is what budget alerts and enforcement did in the period, newest first.
+type activityPage struct {
+	Enabled     bool // the dashboard has an activity log
+	Alerts      []alertRow
+	Actions     []actionRow
+	MoreAlerts  int // alerts in the period beyond the table
+	MoreActions int
+}
+
+// alertRow is one alert to one target: its latest attempt, how many there were and how it
+// ended.
+type alertRow struct {
+	httpapi.Delivery
+	Attempts int
+	Result   string // delivered, failed, retrying
+}
+
+// actionRow is one logged action with its evidence in lines.
+type actionRow struct {
+	enforce.LogEntry
+	Resource, Kind, Region string
+	Evidence               []string
+}
+
+func loadActivity(s *site, r *http.Request, q query) (any, error) {
+	if s.d.Activity == nil {
+		return activityPage{}, nil
+	}
+	for k := range q.Query.Filter {
+		if !slices.Contains(activityFilters, k) {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "filter %s: the activity page filters by %s, such as policy=spot-cap,result=failed",
+				k, strings.Join(activityFilters, ", "))
+		}
+	}
+	f := q.Query.Filter
+	p := activityPage{Enabled: true}
+	df := notify.DeliveryFilter{Since: q.From, Target: f["target"], Limit: activityAttempts}
+	if b := f["budget"]; b != "" {
+		df.KeyPrefix = "budget:" + b + ":"
+	}
+	ds, err := s.d.Activity.Deliveries(r.Context(), df)
+	if err != nil {
+		return nil, fmt.Errorf("read the delivery log: %w", err)
+	}
+	p.Alerts = alertRows(ds, f["result"], f["policy"])
+	entries, err := s.d.Activity.Actions(r.Context(), enforce.LogFilter{Since: q.From, Policy: f["policy"], Limit: activityActions})
+	if err != nil {
+		return nil, fmt.Errorf("read the action log: %w", err)
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if res := f["result"]; res != "" && e.Action.Result != res {
+			continue
+		}
+		if f["budget"] != "" && e.Action.Evidence.Budget != f["budget"] || f["target"] != "" && !slices.Contains(e.Action.Targets, f["target"]) {
+			continue
+		}
+		p.Actions = append(p.Actions, actionRowOf(e))
+	}
+	if len(p.Alerts) > activityRows {
+		p.MoreAlerts, p.Alerts = len(p.Alerts)-activityRows, p.Alerts[:activityRows]
+	}
+	if len(p.Actions) > activityRows {
+		p.MoreActions, p.Actions = len(p.Actions)-activityRows, p.Actions[:activityRows]
+	}
+	return p, nil
+}
+
+// alertRows folds attempts (oldest first) into one row per alert key and target, newest first,
+// keeping those whose result is result and, for a policy's alerts, whose policy is policy.
+func alertRows(ds []notify.Delivery, result, policy string) []alertRow {
+	type key struct{ key, target string }
+	at := map[key]int{}
+	var rows []alertRow
+	for _, d := range ds {
+		k := key{d.Key, d.Target}
+		i, seen := at[k]
+		if !seen || d.Key == "" {
+			i = len(rows)
+			at[k] = i
+			rows = append(rows, alertRow{})
+		}
+		rows[i].Delivery = httpapi.DeliveryOf(d)
+		rows[i].Attempts++
+		switch {
+		case d.OK:
+			rows[i].Result = "delivered"
+		case d.Final:
+			rows[i].Result = "failed"
+		default:
+			rows[i].Result = "retrying"
+		}
+	}
+	out := make([]alertRow, 0, len(rows))
+	for i := len(rows) - 1; i >= 0; i-- {
+		r := rows[i]
+		if result != "" && r.Result != result || policy != "" && r.Policy != policy {
+			continue
+		}
+		out = append(out, r)
+	}
+	slices.SortStableFunc(out, func(a, b alertRow) int { return b.At.Compare(a.At) })
+	return out
+}
+
+func actionRowOf(e enforce.LogEntry) actionRow {
+	a := e.Action
+	row := actionRow{LogEntry: e, Resource: strings.Join(a.Targets, ", "), Kind: "targets"}
+	if a.Resource != nil {
+		row.Resource, row.Kind, row.Region = a.Resource.ID, a.Resource.Kind, a.Resource.Region
+	}
+	row.Evidence = evidenceLines(a)
+	return row
+}
+
+// evidenceLines is an action's evidence as sentences: the rule, the figures, what put the
+// resource in scope and what the action sets.
+func evidenceLines(a enforce.Action) []string {
+	ev := a.Evidence
+	var out []string
+	if ev.Rule != "" {
+		out = append(out, "Rule: "+ev.Rule)
+	}
+	if ev.Reason != "" {
+		out = append(out, ev.Reason)
+	}
+	if ev.Budget != "" {
+		line := fmt.Sprintf("Budget %s %s (%s)", ev.Budget, ev.Period, ev.Measure)
+		if ev.Spent != nil && ev.Amount != nil {
+			line += fmt.Sprintf(": spent %s of %s (%.1f%%)", ev.Spent.Dollars(), ev.Amount.Dollars(), ev.Percent)
+		}
+		if ev.Forecast != nil && ev.Measure == budget.KindForecast {
+			line += fmt.Sprintf(", forecast %s (%.1f%%)", ev.Forecast.Dollars(), ev.ForecastPercent)
+		}
+		out = append(out, line+fmt.Sprintf("; the policy acts from %g%%", ev.Over))
+	}
+	if ev.SpotCap != nil {
+		out = append(out, fmt.Sprintf("%d running spot instances, cap %d; this is #%d of the newest beyond the cap", ev.SpotCount, *ev.SpotCap, ev.Rank))
+	}
+	if len(ev.ScopeTags) > 0 {
+		out = append(out, "In scope by "+pairs(ev.ScopeTags))
+	}
+	if len(a.Tags) > 0 {
+		out = append(out, "Sets "+pairs(a.Tags))
+	}
+	if len(ev.Resources) > 0 {
+		out = append(out, "Resources: "+strings.Join(ev.Resources, ", "))
+	}
+	if len(a.Components) > 0 {
+		out = append(out, "Inference components: "+strings.Join(a.Components, ", "))
+	}
+	if a.Error != "" {
+		out = append(out, "Error: "+a.Error)
+	}
+	return out
+}
+
+// pairs writes m as "k=v, k2=v2" in key order.
+func pairs(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		keys[i] = k + "=" + m[k]
+	}
+	return strings.Join(keys, ", ")
+}

@@ -1,0 +1,108 @@
+package web
+
+import (
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucost/gpucost"
+)
+
+func TestActivityPage(t *testing.T) {
+	ts := newTestSite(t)
+	secret, _ := ts.tokens.newToken(t, "ivy", gpucost.RoleViewer)
+	sc := ts.login(secret)
+	for _, tc := range []struct {
+		path        string
+		says, lacks []string
+	}{
+		{"/activity?since=7d", []string{"i-0spotB", "i-0exp1", "actual 80%"}, []string{"i-0ancient", "actual 50%"}},
+		{"/activity?filter=result=failed", []string{"i-0spotB", "finops-webhook", "connection refused"}, []string{"i-0exp1", "actual 80%"}},
+		{"/activity?filter=policy=spot-cap", []string{"i-0spotB", "i-0ancient", "No budget alert in this period"}, []string{"i-0exp1", "research-gpus 2026-11"}},
+		{"/activity?filter=target=finops-webhook", []string{"all-aws", "No enforcement action in this period"}, []string{"finops-slack"}},
+		{"/activity?filter=budget=research-gpus", []string{"actual 80%", "i-0exp1"}, []string{"all-aws", "i-0spotB"}},
+	} {
+		res := ts.do("GET", tc.path, nil, sc)
+		body := readBody(t, res)
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("GET %s = %d, want 200", tc.path, res.StatusCode)
+			continue
+		}
+		for _, s := range tc.says {
+			if !strings.Contains(body, s) {
+				t.Errorf("GET %s does not show %q", tc.path, s)
+			}
+		}
+		for _, s := range tc.lacks {
+			if strings.Contains(body, s) {
+				t.Errorf("GET %s shows %q, which the period or filter excludes", tc.path, s)
+			}
+		}
+	}
+	if q := ts.views.lastQuery(); !q.From.Equal(time.Date(2026, 10, 21, 15, 0, 0, 0, time.UTC)) {
+		t.Errorf("the activity page read the logs from %v, want the 30 days to the next hour", q.From)
+	}
+	res := ts.do("GET", "/activity?filter=colour=red", nil, sc)
+	if body := readBody(t, res); res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "filters by budget, policy, result, target") {
+		t.Errorf("GET /activity?filter=colour=red = %d, want 400 naming the filters", res.StatusCode)
+	}
+	ts.views.err = gpucost.Errorf(gpucost.EUnavailable, "store: database is locked")
+	if res := ts.do("GET", "/activity", nil, sc); res.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("GET /activity with the store unavailable = %d, want 503", res.StatusCode)
+	}
+}
+
+// TestActivityDisabled serves a dashboard without an activity log: the page says how to get one.
+func TestActivityDisabled(t *testing.T) {
+	ts := newTestSite(t)
+	d := &Dashboard{Views: ts.views, Tokens: ts.tokens, Key: []byte("0123456789abcdef0123456789abcdef"),
+		Now: func() time.Time { return testNow }, Log: slog.New(slog.DiscardHandler)}
+	ts.h = d.Handler()
+	secret, _ := ts.tokens.newToken(t, "jo", gpucost.RoleViewer)
+	sc := ts.login(secret)
+	res := ts.do("GET", "/activity", nil, sc)
+	if body := readBody(t, res); res.StatusCode != 200 || !strings.Contains(body, "This server keeps no activity log") || !strings.Contains(body, "--policies policies.yaml") {
+		t.Errorf("GET /activity without a log = %d, want 200 saying how to turn alerts and enforcement on:\n%s", res.StatusCode, body)
+	}
+}
+
+func TestAlertRows(t *testing.T) {
+	var got []string
+	for _, r := range alertRows(fakeDeliveries(), "", "") {
+		got = append(got, r.Key+" "+r.Target+" "+r.Result+" "+strconv.Itoa(r.Attempts))
+	}
+	want := []string{
+		"policy:research-stop:2026-11 finops-slack delivered 1",
+		"budget:all-aws:2026-Q4:forecast:100 finops-webhook failed 1",
+		"budget:research-gpus:2026-11:actual:80 finops-slack delivered 2",
+		"budget:research-gpus:2026-11:actual:50 finops-slack delivered 1",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("alertRows(fake) =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	ds := fakeDeliveries()[1:2]
+	if rows := alertRows(ds, "", ""); len(rows) != 1 || rows[0].Result != "retrying" {
+		t.Errorf("alertRows(one failed attempt that is not final) = %+v, want retrying", rows)
+	}
+	if rows := alertRows(fakeDeliveries(), "", "research-stop"); len(rows) != 1 || rows[0].Policy != "research-stop" {
+		t.Errorf("alertRows(policy research-stop) = %+v, want its one alert", rows)
+	}
+}
+
+// BenchmarkActivityPage is GET /activity over the fake logs: the reads, the folding of attempts
+// into alerts and the render.
+func BenchmarkActivityPage(b *testing.B) {
+	ts, r := benchSite(b, "/activity")
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		ts.h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK {
+			b.Fatalf("GET /activity = %d", w.Code)
+		}
+	}
+}

@@ -55,6 +55,15 @@ type File struct {
 	MTime  time.Time   `json:"mtime"`
 }
 
+// newestMTime returns the newest mtime of m's files, in Unix nanoseconds.
+func (m *Manifest) newestMTime() int64 {
+	var at int64
+	for _, f := range m.Files {
+		at = max(at, f.MTime.UnixNano())
+	}
+	return at
+}
+
 // ObjectKey returns the store key of the object holding content with the given sha256.
 func ObjectKey(job, sum string) string { return job + "/objects/" + sum }
 

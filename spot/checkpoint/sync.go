@@ -117,7 +117,8 @@ func (s *Syncer) now() time.Time {
 // Sync uploads the files of Dir that the store lacks, in parallel, and then writes a manifest
 // naming them all. It writes none when the directory matches the latest manifest. Files that
 // changed while the pass ran (listed in Stats.Unstable) keep, with the rest of their top-level
-// entry, what the previous manifest held of them. A failing store is retried a few times
+// entry, what the previous manifest held of them; when that would leave a manifest older than
+// the previous one, none is written, so the latest checkpoint never goes back. A failing store is retried a few times
 // with backoff; if it keeps failing Sync returns the error and the previous manifest stays the
 // latest.
 func (s *Syncer) Sync(ctx context.Context) (Stats, error) {
@@ -159,6 +160,13 @@ func (s *Syncer) sync(ctx context.Context) (Stats, error) {
 		if before = s.settled(before, st.Unstable); len(before) == 0 {
 			s.log().Info("every checkpoint changed during sync; no manifest written this time",
 				"job", s.Job, "dir", s.Dir, "changed", st.Unstable)
+			return st, nil
+		}
+		if s.last != nil && newestMTime(before) < s.last.newestMTime() {
+			// Every newer checkpoint was changing: what is left is older than the latest
+			// manifest, which stays the latest rather than going back.
+			s.log().Info("the newer checkpoints changed during sync; the previous manifest stays the latest",
+				"job", s.Job, "dir", s.Dir, "changed", st.Unstable, "latest", s.last.Latest)
 			return st, nil
 		}
 		latest = newest(before)
@@ -291,6 +299,15 @@ func newest(es []entry) string {
 		}
 	}
 	return latest
+}
+
+// newestMTime returns the newest mtime of es, in Unix nanoseconds.
+func newestMTime(es []entry) int64 {
+	var at int64
+	for _, e := range es {
+		at = max(at, e.mtime.UnixNano())
+	}
+	return at
 }
 
 // hashAll fills in the sha256 of every entry, reading only the files whose size or mtime

@@ -36,37 +36,7 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "autoscale --trace FILE --policy POLICY",
 		Short: "Replay a traffic trace under autoscaling policies: replica-hours, cost and SLO attainment against the oracle",
-		Long: `autoscale replays an arrival trace through a serving pool sized by a policy and reports the
-replica-hours (billed from launch, booting included), cost, SLO attainment (the share of requests
-whose response time — queue wait plus service — is within the SLO's duration; the SLO holds over
-the trace when it is at least the SLO's quantile), and requests delayed past the SLO or dropped
-after --max-queue-wait. --compare all runs every policy on the same trace beside the oracle,
-which resizes every interval to the Erlang C minimum of the true rate with no delay: the gap
-column is each policy's extra replica-hours over that bound.
-
-The model: at each interval the ready replicas serve the interval's rate as an M/M/c queue
-(--concurrency requests per replica at once); arrivals beyond the ready capacity queue and are
-served oldest first. Decisions come every --evaluation over that window's metrics; launches are
-ready after --provisioning; scale-outs are --scale-out-cooldown apart; scale-in goes to the
-largest size wanted over --scale-in-window (Kubernetes' stabilisation window). Replays start
-warm, at the oracle's size for the first interval.
-
-Policies: static (--replicas, default the trace's peak need), target-tracking (--target
-utilisation), step (--step-up/--step-down thresholds), schedule (--schedule, default each hour's
-peak need from the trace itself: hindsight), scale-to-zero (target tracking that goes to zero
-after --idle-timeout; a request at zero waits for a cold start), predictive (Erlang C on a
-forecast one provisioning delay ahead: the largest of the last window's rate, Holt's trend, and
-the rate one --season ago).
-
---trace is a CSV of request timestamps (one row per request, such as the Azure LLM inference
-trace) binned into --step intervals, or a CSV of timestamp,rate (requests per second per
-interval). Gaps: a rate file with missing intervals is refused unless --gaps zero; silences in a
-request log are zero traffic, listed under the table, and refused with --gaps error. An unsorted
-log is refused unless --sort.
-
---spot-share runs that share of replicas on spot, interrupted at --interruption-rate per replica
-with the provider's notice, replaced on demand (--spot-fallback); the table adds the same policy
-all on-demand for comparison.`,
+		Long:  planAutoscaleHelp,
 		Example: `  gpucost plan autoscale --trace AzureLLMInferenceTrace_code.csv --service-time 1s --slo p99=5s --compare all
   gpucost plan autoscale --trace rates.csv --service-time 30ms --slo p99=200ms --policy target-tracking --target 70% --gpu L4
   gpucost plan autoscale --trace rates.csv --service-time 30ms --policy predictive --chart replicas.svg
@@ -378,3 +348,36 @@ func autoscaleResult(o plan.AutoscaleOptions, runs []plan.AutoscaleResult, all b
 	}
 	return out
 }
+
+// planAutoscaleHelp is the command's --help text.
+const planAutoscaleHelp = `autoscale replays an arrival trace through a serving pool sized by a policy and reports the
+replica-hours (billed from launch, booting included), cost, SLO attainment (the share of requests
+whose response time — queue wait plus service — is within the SLO's duration; the SLO holds over
+the trace when it is at least the SLO's quantile), and requests delayed past the SLO or dropped
+after --max-queue-wait. --compare all runs every policy on the same trace beside the oracle,
+which resizes every interval to the Erlang C minimum of the true rate with no delay: the gap
+column is each policy's extra replica-hours over that bound.
+
+The model: at each interval the ready replicas serve the interval's rate as an M/M/c queue
+(--concurrency requests per replica at once); arrivals beyond the ready capacity queue and are
+served oldest first. Decisions come every --evaluation over that window's metrics; launches are
+ready after --provisioning; scale-outs are --scale-out-cooldown apart; scale-in goes to the
+largest size wanted over --scale-in-window (Kubernetes' stabilisation window). Replays start
+warm, at the oracle's size for the first interval.
+
+Policies: static (--replicas, default the trace's peak need), target-tracking (--target
+utilisation), step (--step-up/--step-down thresholds), schedule (--schedule, default each hour's
+peak need from the trace itself: hindsight), scale-to-zero (target tracking that goes to zero
+after --idle-timeout; a request at zero waits for a cold start), predictive (Erlang C on a
+forecast one provisioning delay ahead: the largest of the last window's rate, Holt's trend, and
+the rate one --season ago).
+
+--trace is a CSV of request timestamps (one row per request, such as the Azure LLM inference
+trace) binned into --step intervals, or a CSV of timestamp,rate (requests per second per
+interval). Gaps: a rate file with missing intervals is refused unless --gaps zero; silences in a
+request log are zero traffic, listed under the table, and refused with --gaps error. An unsorted
+log is refused unless --sort.
+
+--spot-share runs that share of replicas on spot, interrupted at --interruption-rate per replica
+with the provider's notice, replaced on demand (--spot-fallback); the table adds the same policy
+all on-demand for comparison.`

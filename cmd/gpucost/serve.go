@@ -48,47 +48,7 @@ func newServeCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the gpucost server: the dashboard, the API agents push to, budget alerts",
-		Long: `serve runs gpucost's HTTP API over the store named by --db: a SQLite file, or a
-postgres:// (or postgresql://) URL for a PostgreSQL database that several server replicas
-share (pool size and timeouts as URL parameters, such as ?pool_max_conns=20). Agents push samples with
-gpucost agent --server URL and an ingest token (gpucost token create --role ingest); the
-samples are rolled up and written every --flush, and on shutdown. /healthz and /readyz need
-no token; /api/openapi.json describes every endpoint. /metrics serves Prometheus metrics to a
-viewer token: the server's health, and GPU-hours and idle per namespace over the last hour and
-month-to-date cost per team, computed from the store at most once a minute.
-
-The read API (GET /api/v1/overview, gpus, utilization, costs, allocations, idle, alerts,
-recommendations, budgets, jobs, queues; a viewer token) computes the reports with the code of
-gpucost report, recommend and budget status. Each view is computed from the store at most once
-per --views-every for each distinct query (the last 128 are kept), so the dashboard and API
-clients may ask often; a bill upload or a budgets change shows at once. Jobs come from
---jobs-store, queues from --nats; without them those lists are empty.
-
-Bills are uploaded to POST /api/v1/bills?name=FILE (an ingest token): FOCUS, AWS CUR 2.0, GCP
-or Azure exports, CSV or gzip CSV (or JSON lines, Parquet), up to --max-bill-size as sent,
-imported whole or not at all as gpucost import billing does; the same file again is a no-op.
-Budgets are those of --budgets FILE when given, else those an admin token PUTs to
-/api/v1/budgets (kept in the store, so every replica sees them). With --targets, the server
-checks them every --check-every as gpucost budget check does and alerts each crossed threshold's
-targets once per period through the store's delivery log; a slow or failing target delays only
-the next check, never ingest or the API.
-
-With --policies (as gpucost enforce takes), the server also evaluates the policies after each
-budget check, every --check-every, against those budgets and the inventory of --aws-region and
---kube-server, and runs their actions: as a dry run (logged as planned, nothing changed) unless a
-policy says dry_run: false AND --apply is given. Every action is logged with its rule and
-evidence in the store (GET /api/v1/actions, gpucost enforce log; a dry run planning the same
-action again is logged once); a cloud API that cannot be reached is logged and tried again on
-the next check, never stopping the server. Alert attempts are at GET /api/v1/deliveries.
-
-The dashboard is served at / : overview, GPU utilisation heatmap, costs by team, project or
-namespace, idle and waste, recommendations, budgets, spot jobs, and the activity of budget
-alerts and enforcement. People sign in with a viewer
-or admin token; the session is an HttpOnly, SameSite=Strict cookie signed with a key kept in
-the store (so replicas share sessions), checked against the token on every request, and forms
-carry a CSRF token.
-
-SIGTERM or Ctrl-C finishes the requests in flight, writes what is held and exits 0.`,
+		Long:  serveHelp,
 		Example: `  gpucost serve --db /var/lib/gpucost/gpucost.db --listen 0.0.0.0:8080
   gpucost serve --db postgres://gpucost:PASSWORD@db.internal:5432/gpucost --listen 0.0.0.0:8080
   gpucost token create --name node-1 --role ingest   # then on the GPU host:
@@ -220,3 +180,46 @@ func flushEvery(ctx context.Context, sink *pruningSink, every time.Duration, log
 		}
 	}
 }
+
+// serveHelp is the command's --help text.
+const serveHelp = `serve runs gpucost's HTTP API over the store named by --db: a SQLite file, or a
+postgres:// (or postgresql://) URL for a PostgreSQL database that several server replicas
+share (pool size and timeouts as URL parameters, such as ?pool_max_conns=20). Agents push samples with
+gpucost agent --server URL and an ingest token (gpucost token create --role ingest); the
+samples are rolled up and written every --flush, and on shutdown. /healthz and /readyz need
+no token; /api/openapi.json describes every endpoint. /metrics serves Prometheus metrics to a
+viewer token: the server's health, and GPU-hours and idle per namespace over the last hour and
+month-to-date cost per team, computed from the store at most once a minute.
+
+The read API (GET /api/v1/overview, gpus, utilization, costs, allocations, idle, alerts,
+recommendations, budgets, jobs, queues; a viewer token) computes the reports with the code of
+gpucost report, recommend and budget status. Each view is computed from the store at most once
+per --views-every for each distinct query (the last 128 are kept), so the dashboard and API
+clients may ask often; a bill upload or a budgets change shows at once. Jobs come from
+--jobs-store, queues from --nats; without them those lists are empty.
+
+Bills are uploaded to POST /api/v1/bills?name=FILE (an ingest token): FOCUS, AWS CUR 2.0, GCP
+or Azure exports, CSV or gzip CSV (or JSON lines, Parquet), up to --max-bill-size as sent,
+imported whole or not at all as gpucost import billing does; the same file again is a no-op.
+Budgets are those of --budgets FILE when given, else those an admin token PUTs to
+/api/v1/budgets (kept in the store, so every replica sees them). With --targets, the server
+checks them every --check-every as gpucost budget check does and alerts each crossed threshold's
+targets once per period through the store's delivery log; a slow or failing target delays only
+the next check, never ingest or the API.
+
+With --policies (as gpucost enforce takes), the server also evaluates the policies after each
+budget check, every --check-every, against those budgets and the inventory of --aws-region and
+--kube-server, and runs their actions: as a dry run (logged as planned, nothing changed) unless a
+policy says dry_run: false AND --apply is given. Every action is logged with its rule and
+evidence in the store (GET /api/v1/actions, gpucost enforce log; a dry run planning the same
+action again is logged once); a cloud API that cannot be reached is logged and tried again on
+the next check, never stopping the server. Alert attempts are at GET /api/v1/deliveries.
+
+The dashboard is served at / : overview, GPU utilisation heatmap, costs by team, project or
+namespace, idle and waste, recommendations, budgets, spot jobs, and the activity of budget
+alerts and enforcement. People sign in with a viewer
+or admin token; the session is an HttpOnly, SameSite=Strict cookie signed with a key kept in
+the store (so replicas share sessions), checked against the token on every request, and forms
+carry a CSRF token.
+
+SIGTERM or Ctrl-C finishes the requests in flight, writes what is held and exits 0.`

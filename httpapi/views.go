@@ -39,6 +39,17 @@ type Views interface {
 	Queues(ctx context.Context, now time.Time) ([]queue.Status, error)
 }
 
+// PeriodEnd is where a view's period ends when the query gives no end: now rounded up to the
+// hour, so that the API, the dashboard and the overview asked at any minute of one hour show
+// the same period, and the same figures.
+func PeriodEnd(now time.Time) time.Time {
+	end := now.Truncate(time.Hour)
+	if end.Before(now) {
+		end = end.Add(time.Hour)
+	}
+	return end
+}
+
 // Query selects what a read endpoint shows.
 type Query struct {
 	From, To time.Time         // the period; each view's default where zero (the last 7 days for telemetry, 30 for costs)

@@ -110,7 +110,7 @@ func parseQuery(r *http.Request, p page, now time.Time) (query, error) {
 			}
 			span = d
 		}
-		q.To = now.Truncate(time.Hour).Add(time.Hour)
+		q.To = httpapi.PeriodEnd(now)
 		q.From = q.To.Add(-span)
 		q.Since = formatSince(span)
 	}

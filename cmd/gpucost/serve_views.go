@@ -81,12 +81,12 @@ func unixOrZero(t time.Time) int64 {
 	return t.Unix()
 }
 
-// period turns a query's bounds into a report's period, def long and ending now where the query
-// gives none.
+// period turns a query's bounds into a report's period, def long and ending at
+// httpapi.PeriodEnd where the query gives none.
 func (v *storeViews) period(q httpapi.Query, def time.Duration) (period, error) {
 	to := q.To
 	if to.IsZero() {
-		to = v.e.now()
+		to = httpapi.PeriodEnd(v.e.now())
 	}
 	from := q.From
 	if from.IsZero() {

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/web/webtest"
+)
+
+// TestServeDashboardBrowser opens every dashboard page of gpucost serve over the 3-day demo
+// fleet, with its budgets, in headless Chromium: no page logs a console error or throws, every
+// chart holds and paints the demo's data, and a screenshot of each page is kept.
+func TestServeDashboardBrowser(t *testing.T) {
+	exe := webtest.Chromium(t)
+	dir := loadDemo(t)
+	budgets := writeFile(t, dir, "budgets.yaml", demoBudgetsYAML)
+	s := startViewServer(t, filepath.Join(dir, "gpucost.db"),
+		serveOptions{flush: time.Second, viewsEvery: time.Minute, maxBill: 1 << 20, budgets: budgets})
+	shots := t.ArtifactDir()
+
+	b := webtest.Start(t, exe, s.url)
+	b.LogIn("/", s.tokens[gpucost.RoleViewer])
+	for _, p := range []struct {
+		path, name string
+		charts     int // at least
+	}{
+		{"/", "overview", 1}, {"/gpus", "gpus", 1}, {"/gpus?by=host", "gpus-by-host", 1},
+		{"/costs?by=team", "costs-by-team", 1}, {"/costs?by=namespace", "costs-by-namespace", 1},
+		{"/idle", "idle", 1}, {"/recommendations", "recommendations", 0}, {"/budgets", "budgets", 4},
+		{"/jobs", "jobs", 0}, {"/activity", "activity", 0},
+	} {
+		charts := b.Open(p.path)
+		if len(charts) < p.charts {
+			t.Errorf("%s: %d charts; want at least %d", p.path, len(charts), p.charts)
+		}
+		for _, c := range charts {
+			if !c.Drew() {
+				t.Errorf("%s: chart %s (%s) holds %d of %d points and painted %d coloured pixels", p.path, c.ID, c.Kind, c.Got, c.Want, c.Painted)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(shots, p.name+".png"), b.Screenshot(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p := b.Problems(); len(p) > 0 {
+		t.Errorf("the browser console reported:\n%s", strings.Join(p, "\n"))
+	}
+	t.Logf("screenshots in %s (kept with go test -artifacts)", shots)
+}

@@ -167,6 +167,36 @@ func Message(a Action, at time.Time) notify.Message {
 	return m
 }
 
+// Where returns the SQL conditions that select f's entries from a store's actions table
+// (columns at_ns, policy, resource_id), each starting with " AND ", with arg giving the
+// placeholder of each value in the store's dialect. It refuses a negative Limit.
+func (f LogFilter) Where(arg func(v any) string) (string, error) {
+	if f.Limit < 0 {
+		return "", gpucost.Errorf(gpucost.EInvalid, "list actions: limit %d: give 0 (all) or more", f.Limit)
+	}
+	var q string
+	if !f.Since.IsZero() {
+		q += " AND at_ns >= " + arg(f.Since.UnixNano())
+	}
+	if f.Policy != "" {
+		q += " AND policy = " + arg(f.Policy)
+	}
+	if f.Resource != "" {
+		q += " AND resource_id = " + arg(f.Resource)
+	}
+	return q, nil
+}
+
+// LogEntryOf rebuilds a log entry from the columns a store kept: its id, its time in Unix
+// nanoseconds and the action's JSON (see LogColumns).
+func LogEntryOf(id, atNanos int64, detail []byte) (LogEntry, error) {
+	e := LogEntry{ID: id, At: time.Unix(0, atNanos).UTC()}
+	if err := json.Unmarshal(detail, &e.Action); err != nil {
+		return e, fmt.Errorf("action %d: decode its detail: %w", id, err)
+	}
+	return e, nil
+}
+
 // LogColumns returns what a store keeps of an action in columns of its own, for filtering: the
 // resource's kind and id (empty for notify), and the whole action as JSON. It refuses an
 // action without a policy, an action name or a result.

@@ -2,12 +2,12 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/enforce"
+	"github.com/jackc/pgx/v5"
 )
 
 // ActionLog is the enforcement action log kept in the database (migration 0004_actions.sql):
@@ -38,25 +38,16 @@ func (l *ActionLog) RecordAction(ctx context.Context, at time.Time, a enforce.Ac
 
 // Actions returns the entries f selects, oldest first (by time, then by when recorded).
 func (l *ActionLog) Actions(ctx context.Context, f enforce.LogFilter) ([]enforce.LogEntry, error) {
-	if f.Limit < 0 {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "list actions: limit %d: give 0 (all) or more", f.Limit)
-	}
-	q := `SELECT id, at_ns, detail::text FROM actions WHERE true`
 	var args []any
 	arg := func(v any) string {
 		args = append(args, v)
 		return fmt.Sprintf("$%d", len(args))
 	}
-	if !f.Since.IsZero() {
-		q += ` AND at_ns >= ` + arg(f.Since.UnixNano())
+	where, err := f.Where(arg)
+	if err != nil {
+		return nil, err
 	}
-	if f.Policy != "" {
-		q += ` AND policy = ` + arg(f.Policy)
-	}
-	if f.Resource != "" {
-		q += ` AND resource_id = ` + arg(f.Resource)
-	}
-	q += ` ORDER BY at_ns DESC, id DESC`
+	q := `SELECT id, at_ns, detail::text FROM actions WHERE true` + where + ` ORDER BY at_ns DESC, id DESC`
 	if f.Limit > 0 {
 		q += ` LIMIT ` + arg(f.Limit)
 	}
@@ -64,28 +55,17 @@ func (l *ActionLog) Actions(ctx context.Context, f enforce.LogFilter) ([]enforce
 	if err != nil {
 		return nil, fmt.Errorf("list actions in %s: %w", l.db.name, err)
 	}
-	defer rows.Close()
-	var out []enforce.LogEntry
-	for rows.Next() {
-		var (
-			e      enforce.LogEntry
-			at     int64
-			detail string
-		)
-		if err := rows.Scan(&e.ID, &at, &detail); err != nil {
-			return nil, fmt.Errorf("list actions in %s: %w", l.db.name, err)
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (enforce.LogEntry, error) {
+		var id, at int64
+		var detail string
+		if err := row.Scan(&id, &at, &detail); err != nil {
+			return enforce.LogEntry{}, err
 		}
-		if err := json.Unmarshal([]byte(detail), &e.Action); err != nil {
-			return nil, fmt.Errorf("list actions in %s: action %d: decode its detail: %w", l.db.name, e.ID, err)
-		}
-		e.At = time.Unix(0, at).UTC()
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+		return enforce.LogEntryOf(id, at, []byte(detail))
+	})
+	if err != nil {
 		return nil, fmt.Errorf("list actions in %s: %w", l.db.name, err)
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
+	slices.Reverse(out) // read newest first for LIMIT; returned oldest first
 	return out, nil
 }

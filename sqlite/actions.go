@@ -2,12 +2,10 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/enforce"
 )
 
@@ -41,24 +39,12 @@ func (l *ActionLog) RecordAction(ctx context.Context, at time.Time, a enforce.Ac
 
 // Actions returns the entries f selects, oldest first (by time, then by when recorded).
 func (l *ActionLog) Actions(ctx context.Context, f enforce.LogFilter) ([]enforce.LogEntry, error) {
-	if f.Limit < 0 {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "list actions: limit %d: give 0 (all) or more", f.Limit)
-	}
-	q := `SELECT id, at_ns, detail FROM actions WHERE 1=1`
 	var args []any
-	if !f.Since.IsZero() {
-		q += ` AND at_ns >= ?`
-		args = append(args, f.Since.UnixNano())
+	where, err := f.Where(func(v any) string { args = append(args, v); return "?" })
+	if err != nil {
+		return nil, err
 	}
-	if f.Policy != "" {
-		q += ` AND policy = ?`
-		args = append(args, f.Policy)
-	}
-	if f.Resource != "" {
-		q += ` AND resource_id = ?`
-		args = append(args, f.Resource)
-	}
-	q += ` ORDER BY at_ns DESC, id DESC`
+	q := `SELECT id, at_ns, detail FROM actions WHERE 1=1` + where + ` ORDER BY at_ns DESC, id DESC`
 	if f.Limit > 0 {
 		q += ` LIMIT ?`
 		args = append(args, f.Limit)
@@ -68,36 +54,22 @@ func (l *ActionLog) Actions(ctx context.Context, f enforce.LogFilter) ([]enforce
 		return nil, fmt.Errorf("list actions in %s: %w", l.db.Path, err)
 	}
 	defer rows.Close()
-	out, err := scanActions(rows)
-	if err != nil {
-		return nil, fmt.Errorf("list actions in %s: %w", l.db.Path, err)
-	}
-	return out, nil
-}
-
-// scanActions reads id, at_ns, detail rows, newest first, and returns them oldest first.
-func scanActions(rows *sql.Rows) ([]enforce.LogEntry, error) {
 	var out []enforce.LogEntry
 	for rows.Next() {
-		var (
-			e      enforce.LogEntry
-			at     int64
-			detail string
-		)
-		if err := rows.Scan(&e.ID, &at, &detail); err != nil {
-			return nil, err
+		var id, at int64
+		var detail []byte
+		if err := rows.Scan(&id, &at, &detail); err != nil {
+			return nil, fmt.Errorf("list actions in %s: %w", l.db.Path, err)
 		}
-		if err := json.Unmarshal([]byte(detail), &e.Action); err != nil {
-			return nil, fmt.Errorf("action %d: decode its detail: %w", e.ID, err)
+		e, err := enforce.LogEntryOf(id, at, detail)
+		if err != nil {
+			return nil, fmt.Errorf("list actions in %s: %w", l.db.Path, err)
 		}
-		e.At = time.Unix(0, at).UTC()
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list actions in %s: %w", l.db.Path, err)
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
+	slices.Reverse(out) // read newest first for LIMIT; returned oldest first
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -87,9 +88,7 @@ func (l *DeliveryLog) Deliveries(ctx context.Context, f notify.DeliveryFilter) (
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list deliveries in %s: %w", l.db.Path, err)
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
+	slices.Reverse(out) // read newest first for Limit; returned oldest first
 	return out, nil
 }
 

@@ -59,6 +59,10 @@ type Server struct {
 	// /api/v1/deliveries (503 without it).
 	Activity ActivityLog
 
+	// Audit keeps who replaced or removed a bill, changed the budgets or acted as admin
+	// (gpucost.AuditLog); nil records nothing.
+	Audit gpucost.AuditLog
+
 	// UI serves every path outside /api/, /metrics and the health checks: the dashboard, which
 	// authenticates its own users (token login into a session cookie). Nil serves 404s there.
 	UI http.Handler

@@ -2,7 +2,10 @@ package gpucost
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Audited actions: every change that destroys or replaces stored data, or changes who may do
@@ -16,6 +19,21 @@ const (
 	AuditEnforce        = "enforce"         // a guardrail stopped, tagged, scaled or notified (not a dry run)
 	AuditSessionEnd     = "session.end"     // a dashboard session was ended (logout)
 )
+
+// AuditActions are the Audit* names, for filters to check against.
+var AuditActions = []string{AuditBillReplace, AuditBillRemove, AuditTokenCreate, AuditTokenRevoke, AuditBudgetsReplace, AuditEnforce, AuditSessionEnd}
+
+// CheckAuditAction refuses an action filter that is neither an Audit* name nor a prefix of
+// one ending in "." ("bill."), so that a misspelt filter is an error rather than an empty list.
+func CheckAuditAction(action string) error {
+	if action == "" || slices.Contains(AuditActions, action) {
+		return nil
+	}
+	if strings.HasSuffix(action, ".") && slices.ContainsFunc(AuditActions, func(a string) bool { return strings.HasPrefix(a, action) }) {
+		return nil
+	}
+	return Errorf(EInvalid, "audit action %q: use one of %s, or a prefix such as bill.", action, strings.Join(AuditActions, ", "))
+}
 
 // AuditEntry is one audited action: who did what to what, and when. Entries are only ever added.
 type AuditEntry struct {
@@ -32,7 +50,7 @@ type AuditEntry struct {
 type AuditFilter struct {
 	Since, Until time.Time // entries at or after Since and before Until
 	Action       string    // an Audit* name, or a prefix ending in "." ("bill.")
-	Actor        string
+	Actor        string    // a whole actor, or its leading words: "token 3", "cli"
 	Limit        int
 }
 
@@ -43,4 +61,39 @@ type AuditLog interface {
 
 	// Audit returns the entries f selects, newest first.
 	Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
+}
+
+// Check refuses an entry that does not say who did what, and when.
+func (e AuditEntry) Check() error {
+	if e.At.IsZero() || e.Actor == "" || e.Action == "" {
+		return Errorf(EInvalid, "record audit entry: time %v, actor %q and action %q must all be set", e.At, e.Actor, e.Action)
+	}
+	return nil
+}
+
+// Where returns the SQL conditions that select f's entries from an audit table (columns at_ns,
+// actor, action), each starting " AND ", with arg adding a parameter and returning its
+// placeholder; both stores build their queries with it, so both select the same entries. An
+// Action that ends in "." matches every action it prefixes; an Actor matches the actors it is
+// the whole of or the leading words of ("token 3" matches "token 3 (ci, admin)", not "token 31 …").
+func (f AuditFilter) Where(arg func(v any) string) (string, error) {
+	if f.Limit < 0 {
+		return "", Errorf(EInvalid, "list audit entries: limit %d: give 0 (all) or more", f.Limit)
+	}
+	var q string
+	if !f.Since.IsZero() {
+		q += " AND at_ns >= " + arg(f.Since.UnixNano())
+	}
+	if !f.Until.IsZero() {
+		q += " AND at_ns < " + arg(f.Until.UnixNano())
+	}
+	if strings.HasSuffix(f.Action, ".") {
+		q += " AND substr(action, 1, " + arg(utf8.RuneCountInString(f.Action)) + ") = " + arg(f.Action)
+	} else if f.Action != "" {
+		q += " AND action = " + arg(f.Action)
+	}
+	if f.Actor != "" {
+		q += " AND (actor = " + arg(f.Actor) + " OR substr(actor, 1, " + arg(utf8.RuneCountInString(f.Actor)+1) + ") = " + arg(f.Actor+" ") + ")"
+	}
+	return q, nil
 }

@@ -59,8 +59,9 @@ type OfferStore interface {
 // CostImport is one bill file imported into a CostStore.
 type CostImport struct {
 	ID         int64
-	Name       string // the file's path as given
+	Name       string // a label: the file's path as given to the CLI, or an upload's base name
 	Checksum   string // SHA-256 of the file's bytes, hex
+	Identity   string // the bill's identity key (BillIdentity.Key); empty for imports that have none
 	Format     string // focus, aws-cur, gcp, azure
 	Version    string // the format's version or dialect, as the reader detected it
 	Grain      time.Duration
@@ -91,8 +92,15 @@ type CostStore interface {
 
 	// PutCosts stores an import and its lines in one transaction, first deleting the imports
 	// listed in replace and their lines. It returns the import with its ID set. The lines may
-	// reuse one *CostLine; each is valid only until the next is asked for.
+	// reuse one *CostLine; each is valid only until the next is asked for. An import whose
+	// checksum, or whose Identity (when not empty), a stored import that is not replaced has
+	// is an EConflict, checked within the transaction, so of two imports of one bill made at
+	// once, by any number of processes, one lands.
 	PutCosts(ctx context.Context, imp CostImport, lines iter.Seq[*CostLine], replace []int64) (CostImport, error)
+
+	// RemoveCosts deletes the import id and its lines in one transaction and returns the
+	// import as it was. An id not stored is an ENotFound.
+	RemoveCosts(ctx context.Context, id int64) (CostImport, error)
 
 	// CostImports lists the imports, oldest first.
 	CostImports(ctx context.Context) ([]CostImport, error)

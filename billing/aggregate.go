@@ -19,14 +19,24 @@ const Day = 24 * time.Hour
 // resource, SKU, pricing category and tag set per day. Lines whose charge period spans more than
 // one grain (monthly fees, taxes, commitments bought for a term) keep their own period.
 //
+// Memory grows with the lines that cannot merge, not with the rows: each distinct line holds
+// about 650 bytes (its dimension tuple, 416, held once; its cell and index entries;
+// BenchmarkAggregatorUnmergeable measures it) plus the bytes of the values no earlier line
+// shares — each at most limits.MaxField, a row at most limits.MaxLine (billing/internal/limits)
+// — and of its Tags and Extra maps when they are new. Readers keep columns outside a format out
+// of Extra unless asked (focus.Options.Extra), so a column unique per row cannot make every row
+// a line.
+//
 // The lines fed to Add must follow the readers' contract: a line's string fields and its Tags and
 // Extra maps are not changed after the line is emitted (readers reuse the *CostLine, not the maps
 // it points to), so equal maps are recognised by identity before their contents are compared.
 type Aggregator struct {
 	Grain time.Duration // Day unless set
 
-	dims    map[dimKey]int32 // distinct dimension tuples
-	dimList []dimKey
+	dims    map[uint64]int32 // by hash, the last distinct dimension tuple added with it
+	next    []int32          // per tuple, the one added before it with the same hash, or -1
+	dimList [][]dimKey       // the distinct dimension tuples, each held once, dimBlock to a block
+	ndims   int
 	slots   []int32   // a direct-mapped cache in front of dims, by resource, SKU and tags: id+1
 	recent  []cellRef // per dimension tuple, the cell it was last added to
 	seed    maphash.Seed
@@ -68,6 +78,13 @@ const slotBits = 16
 
 // blockSize is the cells in a block: 4,096 × 80 bytes.
 const blockSize = 1 << 12
+
+// dimBlock is the dimension tuples in a block: 1,024 × 416 bytes. Growing a block list never
+// copies the tuples, where growing one slice of a million would copy hundreds of megabytes.
+const dimBlock = 1 << 10
+
+// dimAt returns the i-th dimension tuple.
+func (a *Aggregator) dimAt(i int32) *dimKey { return &a.dimList[i/dimBlock][i%dimBlock] }
 
 // cell returns the i-th cell.
 func (a *Aggregator) cell(i int32) *cell { return &a.blocks[i/blockSize][i%blockSize] }
@@ -209,16 +226,29 @@ func (a *Aggregator) Add(l *gpucost.CostLine) {
 func (a *Aggregator) dim(k *dimKey) int32 {
 	h := maphash.String(a.seed, k.resourceID) ^ maphash.String(a.seed, k.sku)*31 ^ uint64(k.tags)*0x9E3779B97F4A7C15
 	sl := &a.slots[h>>(64-slotBits)]
-	if *sl > 0 && a.dimList[*sl-1] == *k {
+	if *sl > 0 && *a.dimAt(*sl - 1) == *k {
 		return *sl - 1
 	}
-	id, ok := a.dims[*k]
+	full := maphash.Comparable(a.seed, *k)
+	head, ok := a.dims[full]
 	if !ok {
-		id = int32(len(a.dimList))
-		a.dims[*k] = id
-		a.dimList = append(a.dimList, *k)
-		a.recent = append(a.recent, cellRef{cell: -1})
+		head = -1
 	}
+	for id := head; id >= 0; id = a.next[id] {
+		if *a.dimAt(id) == *k {
+			*sl = id + 1
+			return id
+		}
+	}
+	if a.ndims%dimBlock == 0 {
+		a.dimList = append(a.dimList, make([]dimKey, dimBlock))
+	}
+	id := int32(a.ndims)
+	a.ndims++
+	*a.dimAt(id) = *k
+	a.dims[full] = id
+	a.next = append(a.next, head)
+	a.recent = append(a.recent, cellRef{cell: -1})
 	*sl = id + 1
 	return id
 }
@@ -227,7 +257,7 @@ func (a *Aggregator) start() {
 	if a.Grain <= 0 {
 		a.Grain = Day
 	}
-	a.dims = map[dimKey]int32{}
+	a.dims = map[uint64]int32{}
 	a.cells = map[cellKey]int32{}
 	a.slots = make([]int32, 1<<slotBits)
 	a.seed = maphash.MakeSeed()
@@ -266,7 +296,7 @@ func (a *Aggregator) Totals() []gpucost.CostTotal { return a.totals.Sorted() }
 // reused: it is valid until the next one is asked for. Rows says how many lines each sums. Once
 // Lines is called, no more lines may be added.
 func (a *Aggregator) Lines() iter.Seq[*gpucost.CostLine] {
-	a.cells, a.recent, a.dims, a.slots = nil, nil, nil, nil // the lines are final: let the collector have the indexes
+	a.cells, a.recent, a.dims, a.next, a.slots = nil, nil, nil, nil, nil // the lines are final: let the collector have the indexes
 	order := make([]int32, a.ncells)
 	for i := range order {
 		order[i] = int32(i)
@@ -276,7 +306,7 @@ func (a *Aggregator) Lines() iter.Seq[*gpucost.CostLine] {
 		if c := cmp.Compare(x.start, y.start); c != 0 {
 			return c
 		}
-		dx, dy := &a.dimList[x.dim], &a.dimList[y.dim]
+		dx, dy := a.dimAt(x.dim), a.dimAt(y.dim)
 		return cmp.Or(cmp.Compare(dx.resourceID, dy.resourceID), cmp.Compare(dx.sku, dy.sku),
 			cmp.Compare(x.dim, y.dim), cmp.Compare(x.end, y.end))
 	})
@@ -293,7 +323,7 @@ func (a *Aggregator) Lines() iter.Seq[*gpucost.CostLine] {
 
 func (a *Aggregator) fill(l *gpucost.CostLine, c *cell) {
 	k := c.key
-	d := &a.dimList[k.dim]
+	d := a.dimAt(k.dim)
 	money := func(n int64) gpucost.Money { return gpucost.Money{Nanos: n, Currency: d.currency} }
 	*l = gpucost.CostLine{
 		Provider: d.provider, BillingAccountID: d.billingAccount, SubAccountID: d.subAccount,

@@ -7,4 +7,10 @@
 // as they stream past, which is what gpucost stores: a month of hourly CUR rows for a fleet
 // becomes a few lines per resource and day, with exact per-currency totals to reconcile with the
 // reader's sums of the source rows.
+//
+// Bills are untrusted input, so every reader bounds what one field and one line may hold
+// (billing/internal/limits: 64 KiB a field, 1 MiB a line; in Parquet, 16 MiB a data page, 64 MiB
+// a dictionary, 8 MiB of metadata) and refuses more, before buffering it, with a gpucost.EInvalid
+// error naming the file, the line or row, the column and the limit. Real bills stay under 2 KiB a
+// line.
 package billing

@@ -70,6 +70,10 @@ type Runner struct {
 	// Secrets are strings never to be written to the log or returned (tokens, keys), in case a
 	// lower layer quotes one in an error.
 	Secrets []string
+	// Audit, when set, also keeps every action carried out (not dry runs), done or failed, in
+	// the audit trail as gpucost.AuditEnforce, by Actor from Source ("cli", "serve").
+	Audit         gpucost.AuditLog
+	Actor, Source string
 }
 
 // Run carries out p's actions in order, setting each one's Result and Error, and returns how
@@ -93,11 +97,37 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (failed int, err error) {
 				a.Result = ResultDone
 			}
 		}
-		if _, err := r.Log.RecordAction(ctx, now(), *a); err != nil {
+		at := now()
+		if _, err := r.Log.RecordAction(ctx, at, *a); err != nil {
 			return failed, fmt.Errorf("log action %s of policy %s: %w", a.Action, a.Policy, err)
+		}
+		if r.Audit != nil && !a.DryRun {
+			if _, err := r.Audit.RecordAudit(ctx, r.auditEntry(at, *a)); err != nil {
+				return failed, fmt.Errorf("audit action %s of policy %s: %w", a.Action, a.Policy, err)
+			}
 		}
 	}
 	return failed, nil
+}
+
+// auditEntry is a carried-out action as the audit trail keeps it: the resource (or the notify
+// targets) as target; the policy, the action and its result as detail.
+func (r *Runner) auditEntry(at time.Time, a Action) gpucost.AuditEntry {
+	target := "targets " + strings.Join(a.Targets, ", ")
+	if a.Resource != nil {
+		target = a.Resource.Kind + " " + a.Resource.ID
+		if ns := a.Resource.Namespace; ns != "" {
+			target = a.Resource.Kind + " " + ns + "/" + a.Resource.ID
+		}
+		if a.Resource.Region != "" {
+			target += " (" + a.Resource.Region + ")"
+		}
+	}
+	detail := fmt.Sprintf("policy %s: %s %s", a.Policy, a.Action, a.Result)
+	if a.Error != "" {
+		detail += ": " + a.Error
+	}
+	return gpucost.AuditEntry{At: at.UTC(), Actor: r.Actor, Action: gpucost.AuditEnforce, Target: target, Detail: detail, Source: r.Source}
 }
 
 func (r *Runner) do(ctx context.Context, a Action, p *Plan) error {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/notify"
 )
 
@@ -113,5 +114,64 @@ func TestRunnerMissingAdapter(t *testing.T) {
 	}
 	if _, err := (&Runner{}).Run(context.Background(), &plan); err == nil {
 		t.Error("Run without a log succeeded; every action must be logged")
+	}
+}
+
+// memAudit is a gpucost.AuditLog in memory.
+type memAudit struct{ entries []gpucost.AuditEntry }
+
+func (l *memAudit) RecordAudit(_ context.Context, e gpucost.AuditEntry) (int64, error) {
+	if err := e.Check(); err != nil {
+		return 0, err
+	}
+	l.entries = append(l.entries, e)
+	return int64(len(l.entries)), nil
+}
+
+func (l *memAudit) Audit(context.Context, gpucost.AuditFilter) ([]gpucost.AuditEntry, error) {
+	return l.entries, nil
+}
+
+func TestRunnerAuditsActionsTaken(t *testing.T) {
+	for _, apply := range []bool{true, false} {
+		plan := Evaluate(testPolicies(t), testSnapshot(t), apply)
+		audit := &memAudit{}
+		r := &Runner{Actuators: map[string]Actuator{KindEC2: &recorder{failID: "i-spot3"}, KindSageMaker: &recorder{}, KindDeployment: &recorder{}},
+			Notifier: &notifier{}, Log: &memLog{}, Now: func() time.Time { return now }, Secrets: []string{"s3cr3t-token-value"},
+			Audit: audit, Actor: "cli root@ops-1", Source: "cli"}
+		if _, err := r.Run(context.Background(), &plan); err != nil {
+			t.Fatalf("Run(apply=%v) = %v", apply, err)
+		}
+		var want []string
+		for _, a := range plan.Actions {
+			if !a.DryRun {
+				want = append(want, a.Policy+" "+a.Action)
+			}
+		}
+		if !apply && len(want) != 0 {
+			t.Fatalf("Evaluate(apply=false) planned %v not as dry runs", want)
+		}
+		var got []string
+		for _, e := range audit.entries {
+			if e.Action != gpucost.AuditEnforce || e.Actor != "cli root@ops-1" || e.Source != "cli" || !e.At.Equal(now) {
+				t.Errorf("audit entry = %+v", e)
+			}
+			policy, rest, _ := strings.Cut(strings.TrimPrefix(e.Detail, "policy "), ": ")
+			action, _, _ := strings.Cut(rest, " ")
+			got = append(got, policy+" "+action)
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("Run(apply=%v) audited %v, want the actions carried out %v", apply, got, want)
+		}
+		if !apply {
+			continue
+		}
+		last := audit.entries[len(audit.entries)-1]
+		if last.Target != "ec2-instance i-spot3 (us-west-2)" || !strings.Contains(last.Detail, "stop failed: refused: token [redacted]") || strings.Contains(last.Detail, "s3cr3t") {
+			t.Errorf("failed action audited as %+v, want its resource and the failure, secret redacted", last)
+		}
+		if first := audit.entries[0]; !strings.HasPrefix(first.Target, "targets ") {
+			t.Errorf("notify audited as %+v, want its targets", first)
+		}
 	}
 }

@@ -86,6 +86,7 @@ func (s *Server) activityRoutes() []route {
 	return []route{
 		{"GET", "/api/v1/actions", viewer, s.getActions},
 		{"GET", "/api/v1/deliveries", viewer, s.getDeliveries},
+		{"GET", "/api/v1/audit", []gpucost.Role{}, s.getAudit},
 	}
 }
 

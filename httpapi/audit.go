@@ -14,6 +14,12 @@ func Actor(ctx context.Context) string {
 	if !ok {
 		return "anonymous"
 	}
+	return TokenActor(tok)
+}
+
+// TokenActor names tok as an actor in the audit log: "token 3 (ci-admin, admin)". The
+// dashboard names a session's token the same way.
+func TokenActor(tok gpucost.Token) string {
 	return fmt.Sprintf("token %d (%s, %s)", tok.ID, tok.Name, tok.Role)
 }
 
@@ -24,7 +30,7 @@ func (s *Server) audit(r *http.Request, action, target, detail string) {
 		return
 	}
 	e := gpucost.AuditEntry{At: s.Now().UTC(), Actor: Actor(r.Context()), Action: action,
-		Target: target, Detail: detail, Source: r.RemoteAddr}
+		Target: target, Detail: detail, Source: ClientAddr(r)}
 	if _, err := s.Audit.RecordAudit(context.WithoutCancel(r.Context()), e); err != nil {
 		s.Log.Error("record audit entry", "err", err, "action", action, "target", target)
 	}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/telemetry/wal"
 )
 
 // BenchmarkIngest measures ingest as a fleet of 10,000 GPUs sends it: 1,250 hosts with 8 GPUs,
@@ -22,7 +24,9 @@ import (
 //   - burst10x: ten periods' posts (12,500) at once from 64 clients.
 //
 // Each reports p50 and p99 request latency and samples/s, and checks that the store's minute
-// rollups hold every sample sent.
+// rollups hold every sample sent. Each runs without and with a write-ahead log (wal=on: a post
+// is answered once its samples are fsync'd, as gpucost serve does), on the disk of the test's
+// temporary directory.
 func BenchmarkIngest(b *testing.B) {
 	cases := []struct {
 		name    string
@@ -35,13 +39,25 @@ func BenchmarkIngest(b *testing.B) {
 		{"burst10x", 10, 64, false},
 	}
 	for _, c := range cases {
-		b.Run("gpus=10000/"+c.name, func(b *testing.B) { benchIngest(b, 1250, 8, c.periods, c.clients, c.paced) })
+		for _, withWAL := range []bool{false, true} {
+			name := fmt.Sprintf("gpus=10000/%s/wal=%s", c.name, map[bool]string{false: "off", true: "on"}[withWAL])
+			b.Run(name, func(b *testing.B) { benchIngest(b, 1250, 8, c.periods, c.clients, c.paced, withWAL) })
+		}
 	}
 }
 
-func benchIngest(b *testing.B, hosts, gpus, periods, clients int, paced bool) {
+func benchIngest(b *testing.B, hosts, gpus, periods, clients int, paced, withWAL bool) {
 	f := newFixture(b)
 	queue := &Queue{Next: f.writer}
+	if withWAL {
+		f.writer.DropStored = true
+		log, _, err := wal.Open(filepath.Join(b.TempDir(), "wal"), wal.Options{}, func(int64, []gpucost.Sample) error { return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer log.Close()
+		queue.WAL = log
+	}
 	f.srv.Log, f.srv.Ingest = nil, queue
 	f.ts.Config.Handler = f.srv.Handler()
 	ctx, stop := context.WithCancel(context.Background())

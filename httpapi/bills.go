@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
-	"path/filepath"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -27,16 +25,27 @@ const BillTimeout = 30 * time.Minute
 // billing: whole or not at all, and a file imported before is not imported again.
 type BillImporter interface {
 	// ImportBill imports the file at path, which the server deletes afterwards, as the bill o
-	// names. Bad input is an EInvalid error naming o.Name, the line and the column; a bill of
-	// the same name with other content is EConflict unless o.Replace.
+	// names. Bad input is an EInvalid error naming o.Name, the line and the column; another
+	// file of the same bill (the same identity key, gpucost.BillIdentity) is EConflict unless
+	// o.Replace.
 	ImportBill(ctx context.Context, path string, o BillOptions) (BillImport, error)
+
+	// RemoveBill deletes the import id and its lines and returns the import as it was; an id
+	// not stored is ENotFound.
+	RemoveBill(ctx context.Context, id int64) (gpucost.CostImport, error)
+}
+
+// BillStoreDir is implemented by a BillImporter whose store is a file on this machine (SQLite):
+// StoreDir names the folder it lies in, whose free space is checked before a bill is imported.
+type BillStoreDir interface {
+	StoreDir() string
 }
 
 // BillOptions say what an uploaded bill is.
 type BillOptions struct {
-	Name    string // the export's file name, which identifies the bill across uploads
+	Name    string // a label: the base name of the export's file, never a path on the server
 	Format  string // auto, or a format of gpucost import billing --format
-	Replace bool   // replace an earlier import of the same name (a restated bill)
+	Replace bool   // replace an earlier import of the same bill (a restated bill); admin only
 }
 
 // BillImport is what importing one uploaded bill did.
@@ -51,9 +60,13 @@ type BillImport struct {
 	Unchanged bool                `json:"unchanged"` // the same content was imported before; nothing changed
 	ImportID  int64               `json:"import_id"`
 	Unknown   []string            `json:"unknown_columns,omitempty"`
+
+	// Replaced are the imports this one replaced, for the audit log.
+	Replaced []gpucost.CostImport `json:"-"`
 }
 
-// postBill streams a billing export to a temporary file within MaxBill and imports it.
+// postBill streams a billing export to a temporary file within MaxBill, checks that it
+// decompresses within the bill limits and fits on the disks, and imports it.
 func (s *Server) postBill(w http.ResponseWriter, r *http.Request) {
 	if s.Bills == nil {
 		writeError(w, http.StatusServiceUnavailable, gpucost.EUnavailable, "this server takes no bill uploads (it was started without a bill importer)")
@@ -64,6 +77,11 @@ func (s *Server) postBill(w http.ResponseWriter, r *http.Request) {
 		s.badParam(w, err)
 		return
 	}
+	if tok, _ := TokenFrom(r.Context()); o.Replace && !tok.Role.Allows(gpucost.RoleAdmin) {
+		writeError(w, http.StatusForbidden, "forbidden", "replace=true replaces a stored bill and needs role admin; a "+string(tok.Role)+
+			" token may upload new bills only: ask an admin to replace it, or to remove the earlier import (DELETE /api/v1/bills/{id})")
+		return
+	}
 	enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding")))
 	if enc != "" && enc != "identity" && enc != "gzip" {
 		writeError(w, http.StatusUnsupportedMediaType, gpucost.EInvalid, fmt.Sprintf("Content-Encoding %q: send gzip or no encoding", enc))
@@ -72,14 +90,19 @@ func (s *Server) postBill(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	rc.SetReadDeadline(time.Now().Add(BillTimeout)) // unsupported writers keep the server's timeouts
 	rc.SetWriteDeadline(time.Now().Add(BillTimeout))
-	path, cleanup, err := s.spoolBill(w, r)
+	path, cleanup, err := s.receiveBill(w, r)
 	if err != nil {
 		var be *bodyError
-		if errors.As(err, &be) {
+		var se *storageError
+		switch {
+		case errors.As(err, &be):
 			writeError(w, be.status, gpucost.EInvalid, be.msg)
-			return
+		case errors.As(err, &se):
+			s.Log.Warn("bill refused: no room", "err", se.msg)
+			writeError(w, http.StatusInsufficientStorage, gpucost.EUnavailable, se.msg)
+		default:
+			s.writeErr(w, err, "receive the bill")
 		}
-		s.writeErr(w, err, "receive the bill")
 		return
 	}
 	defer cleanup()
@@ -87,6 +110,10 @@ func (s *Server) postBill(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.writeErr(w, err, "import the bill")
 		return
+	}
+	if len(imp.Replaced) > 0 {
+		now := gpucost.CostImport{ID: imp.ImportID, Name: imp.Name, Rows: imp.Rows, Totals: imp.Totals}
+		s.audit(r, gpucost.AuditBillReplace, fmt.Sprintf("import %d (%s)", imp.ImportID, imp.Name), gpucost.ImportChange(imp.Replaced, &now))
 	}
 	s.Log.Info("bill uploaded", "name", imp.Name, "status", imp.Status, "rows", imp.Rows, "import_id", imp.ImportID)
 	status := http.StatusCreated
@@ -96,7 +123,34 @@ func (s *Server) postBill(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, status, imp)
 }
 
-// billOptions reads name, format and replace.
+// deleteBill removes an import and its lines: admin only, recorded in the audit log.
+func (s *Server) deleteBill(w http.ResponseWriter, r *http.Request) {
+	if s.Bills == nil {
+		writeError(w, http.StatusServiceUnavailable, gpucost.EUnavailable, "this server keeps no bills (it was started without a bill importer)")
+		return
+	}
+	if err := checkParams(r.URL.Query()); err != nil {
+		s.badParam(w, err)
+		return
+	}
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		s.badParam(w, paramError("id", r.PathValue("id"), "use the import id a bill upload answered or gpucost bills lists"))
+		return
+	}
+	imp, err := s.Bills.RemoveBill(r.Context(), id)
+	if err != nil {
+		s.writeErr(w, err, "remove the bill")
+		return
+	}
+	s.audit(r, gpucost.AuditBillRemove, fmt.Sprintf("import %d (%s)", imp.ID, imp.Name), gpucost.ImportChange([]gpucost.CostImport{imp}, nil))
+	s.Log.Info("bill removed", "name", imp.Name, "import_id", imp.ID)
+	writeJSON(w, http.StatusOK, BillImport{Name: imp.Name, Format: imp.Format, Version: imp.Version, Rows: imp.Rows,
+		Lines: imp.Lines, Totals: imp.Totals, Status: "removed", ImportID: imp.ID})
+}
+
+// billOptions reads name, format and replace. The name is a label: its base name is kept, and
+// it never names a file on the server.
 func billOptions(r *http.Request) (BillOptions, error) {
 	q := r.URL.Query()
 	if err := checkParams(q, "name", "format", "replace"); err != nil {
@@ -108,10 +162,14 @@ func billOptions(r *http.Request) (BillOptions, error) {
 		return o, err
 	}
 	if o.Name == "" {
-		return o, gpucost.Errorf(gpucost.EInvalid, "parameter name is missing: give the export's file name, such as ?name=focus-2026-10.csv.gz; it identifies the bill, so a restated bill of the same name is refused unless replace=true")
+		return o, gpucost.Errorf(gpucost.EInvalid, "parameter name is missing: give the export's file name, such as ?name=focus-2026-10.csv.gz; with what the file holds (format, provider, billing accounts and periods) it identifies the bill, so a restated bill of the same name is refused unless an admin sends replace=true")
 	}
-	if len(o.Name) > 255 || strings.ContainsFunc(o.Name, unicode.IsControl) {
-		return o, paramError("name", o.Name, "use a file name of at most 255 characters without control characters")
+	if len(o.Name) > maxBillName || strings.ContainsFunc(o.Name, unicode.IsControl) {
+		return o, paramError("name", o.Name, fmt.Sprintf("use a file name of at most %d characters without control characters", maxBillName))
+	}
+	o.Name = path.Base(strings.ReplaceAll(o.Name, `\`, "/"))
+	if o.Name == "." || o.Name == ".." || o.Name == "/" {
+		return o, paramError("name", o.Name, "use the export's file name, such as focus-2026-10.csv.gz")
 	}
 	if o.Format, err = single(q, "format"); err != nil {
 		return o, err
@@ -131,6 +189,10 @@ func billOptions(r *http.Request) (BillOptions, error) {
 	return o, nil
 }
 
+// maxBillName is the longest name parameter a bill upload takes: 255 bytes is the longest file
+// name Linux, macOS and Windows file systems keep, and the name is the export's file name.
+const maxBillName = 255
+
 // checkParams refuses parameters other than names.
 func checkParams(q map[string][]string, names ...string) error {
 	for k := range q {
@@ -147,39 +209,4 @@ func checkParams(q map[string][]string, names ...string) error {
 		}
 	}
 	return nil
-}
-
-// spoolBill writes the body, as sent (a gzip body stays compressed: the importer reads gzip by
-// its magic), to a temporary file, refusing it past MaxBill.
-func (s *Server) spoolBill(w http.ResponseWriter, r *http.Request) (string, func(), error) {
-	dir, err := os.MkdirTemp(s.TempDir, "gpucost-bill-")
-	if err != nil {
-		return "", nil, fmt.Errorf("spool the bill: %w", err)
-	}
-	cleanup := func() { os.RemoveAll(dir) }
-	path := filepath.Join(dir, "bill")
-	f, err := os.Create(path)
-	if err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("spool the bill: %w", err)
-	}
-	body := http.MaxBytesReader(w, r.Body, s.MaxBill)
-	n, err := io.Copy(f, body)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		cleanup()
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return "", nil, &bodyError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
-				"the bill is over the limit of %s as sent; gzip it, split it by month, or raise serve --max-bill-size", mib(s.MaxBill))}
-		}
-		return "", nil, &bodyError{http.StatusBadRequest, "read the bill: " + err.Error()}
-	}
-	if n == 0 {
-		cleanup()
-		return "", nil, &bodyError{http.StatusBadRequest, "the body is empty: send the billing export (CSV, gzip CSV, JSON lines or Parquet)"}
-	}
-	return path, cleanup, nil
 }

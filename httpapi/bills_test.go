@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,10 +19,24 @@ import (
 // fakeBills keeps the content of each bill it is given and answers as the real importer does
 // for a file it has seen.
 type fakeBills struct {
-	mu    sync.Mutex
-	seen  map[string]string // content → name
-	paths []string
-	err   error
+	mu      sync.Mutex
+	seen    map[string]string // content → name
+	paths   []string
+	opts    []BillOptions
+	err     error
+	removed []int64
+}
+
+// RemoveBill removes import 7, which holds 12 rows of USD, and knows no other.
+func (b *fakeBills) RemoveBill(ctx context.Context, id int64) (gpucost.CostImport, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if id != 7 || slices.Contains(b.removed, id) {
+		return gpucost.CostImport{}, gpucost.Errorf(gpucost.ENotFound, "no cost import %d", id)
+	}
+	b.removed = append(b.removed, id)
+	return gpucost.CostImport{ID: 7, Name: "focus.csv", Format: "focus", Rows: 12,
+		Totals: []gpucost.CostTotal{{Currency: "USD", BilledCost: gpucost.USD(181436_470000000), EffectiveCost: gpucost.USD(181436_470000000)}}}, nil
 }
 
 func (b *fakeBills) ImportBill(ctx context.Context, path string, o BillOptions) (BillImport, error) {
@@ -32,6 +47,7 @@ func (b *fakeBills) ImportBill(ctx context.Context, path string, o BillOptions) 
 		return BillImport{}, err
 	}
 	b.paths = append(b.paths, path)
+	b.opts = append(b.opts, o)
 	if b.err != nil {
 		return BillImport{}, b.err
 	}
@@ -42,7 +58,11 @@ func (b *fakeBills) ImportBill(ctx context.Context, path string, o BillOptions) 
 		return BillImport{Name: o.Name, Format: "focus", Status: "skipped: imported before", Unchanged: true}, nil
 	}
 	b.seen[string(data)] = o.Name
-	return BillImport{Name: o.Name, Format: o.Format, Rows: strings.Count(string(data), "\n"), Status: "imported"}, nil
+	imp := BillImport{Name: o.Name, Format: o.Format, Rows: strings.Count(string(data), "\n"), Status: "imported", ImportID: int64(len(b.seen))}
+	if o.Replace {
+		imp.Status, imp.Replaced = "replaced import 7", []gpucost.CostImport{{ID: 7, Name: o.Name, Rows: 1248}}
+	}
+	return imp, nil
 }
 
 func TestPostBill(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
@@ -13,6 +15,11 @@ import (
 
 // MaxBudgetsBody is the largest budgets document PUT /api/v1/budgets takes.
 const MaxBudgetsBody = 1 << 20
+
+// maxAuditBudgetNames is how many budget names the audit entry of a budgets replacement lists
+// before and after: enough for the budgets a team keeps, while a document of hundreds still
+// makes a line people can read (the counts are always whole).
+const maxAuditBudgetNames = 10
 
 // BudgetStore keeps the budgets the server evaluates, in the store every replica shares.
 type BudgetStore interface {
@@ -47,6 +54,16 @@ func (s *Server) putBudgets(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusRequestEntityTooLarge, gpucost.EInvalid, fmt.Sprintf("the budgets document is over the limit of %s", mib(MaxBudgetsBody)))
 		return
 	}
+	before := "budgets before unknown"
+	if st, err := s.Views.Budgets(r.Context(), s.Now()); err == nil {
+		var names []string
+		for _, b := range st {
+			if !slices.Contains(names, b.Budget) {
+				names = append(names, b.Budget)
+			}
+		}
+		before = budgetNames(names)
+	}
 	bs, err := s.Budgets.PutBudgets(r.Context(), doc)
 	if err != nil {
 		s.writeErr(w, err, "store the budgets")
@@ -54,10 +71,33 @@ func (s *Server) putBudgets(w http.ResponseWriter, r *http.Request) {
 	}
 	tok, _ := TokenFrom(r.Context())
 	s.Log.Info("budgets replaced", "budgets", len(bs), "by_token", tok.Name)
+	after := make([]string, len(bs))
+	for i, b := range bs {
+		after[i] = b.Name
+	}
+	s.audit(r, gpucost.AuditBudgetsReplace, "budgets", before+" → "+budgetNames(after))
 	resp, err := s.budgetStatuses(r.Context(), paging{limit: MaxPageLimit}, r)
 	if err != nil {
 		s.writeErr(w, err, "evaluate the stored budgets")
 		return
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// budgetNames is a count of budgets and their names, for the audit log: "2 budgets (fleet,
+// research)", at most maxAuditBudgetNames of them named.
+func budgetNames(names []string) string {
+	s := fmt.Sprintf("%d budgets", len(names))
+	if len(names) == 1 {
+		s = "1 budget"
+	}
+	if len(names) == 0 {
+		return s
+	}
+	shown := names[:min(len(names), maxAuditBudgetNames)]
+	s += " (" + strings.Join(shown, ", ")
+	if more := len(names) - len(shown); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s + ")"
 }

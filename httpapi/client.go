@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +34,33 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string {
 	return fmt.Sprintf("server refused the request (%d %s): %s", e.Status, http.StatusText(e.Status), e.Message)
+}
+
+// RetryAfterError is a refusal worth retrying after the time the server named in its
+// Retry-After header (a 429 from a rate limit or throttle, a 503). Its cause is an EUnavailable
+// Error.
+type RetryAfterError struct {
+	After time.Duration
+	Err   error
+}
+
+func (e *RetryAfterError) Error() string {
+	return fmt.Sprintf("%v (retry after %s)", e.Err, e.After)
+}
+
+func (e *RetryAfterError) Unwrap() error { return e.Err }
+
+// maxRetryAfter bounds the wait a server may ask for, so that a wrong header cannot stop an
+// agent for long: a throttle's refill and a rate limit's wait are seconds.
+const maxRetryAfter = 10 * time.Minute
+
+// retryAfter reads a Retry-After header given in seconds, the form gpucost serve writes.
+func retryAfter(h string) (time.Duration, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(h))
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return min(time.Duration(n)*time.Second, maxRetryAfter), true
 }
 
 // PostSamples sends samples, gzip'd, to POST /api/v1/samples. It returns a *RefusedError for a
@@ -97,7 +125,11 @@ func (c *Client) do(ctx context.Context, method, path string, body io.Reader, he
 			msg = eb.Error.Message
 		}
 		if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout {
-			return gpucost.Errorf(gpucost.EUnavailable, "%s %s: %d %s: %s", method, url, resp.StatusCode, http.StatusText(resp.StatusCode), msg)
+			err := gpucost.Errorf(gpucost.EUnavailable, "%s %s: %d %s: %s", method, url, resp.StatusCode, http.StatusText(resp.StatusCode), msg)
+			if after, ok := retryAfter(resp.Header.Get("Retry-After")); ok {
+				return &RetryAfterError{After: after, Err: err}
+			}
+			return err
 		}
 		return &RefusedError{Status: resp.StatusCode, Message: msg}
 	}

@@ -61,7 +61,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 				level = slog.LevelWarn
 			}
 			attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", r.URL.Path),
-				slog.Int("status", rl.status), slog.Duration("took", time.Since(start)), slog.String("remote", r.RemoteAddr)}
+				slog.Int("status", rl.status), slog.Duration("took", time.Since(start)), slog.String("remote", ClientAddr(r))}
 			if rl.tokenID != 0 {
 				attrs = append(attrs, slog.Int64("token_id", rl.tokenID))
 			}

@@ -78,12 +78,12 @@ func (s *Server) newMetrics() *metrics {
 	}, []string{"result"})
 	m.authFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "gpucost_auth_failures_total",
-		Help: "Requests refused by token authentication, by reason: missing, invalid (unknown or revoked) or forbidden (the role does not allow the endpoint).",
+		Help: "Requests refused by token authentication, by reason: missing, invalid (unknown or revoked), forbidden (the role does not allow the endpoint) or throttled (the source failed too many token checks).",
 	}, []string{"reason"})
 	for _, r := range []string{"accepted", "skipped", "refused"} {
 		m.samples.WithLabelValues(r)
 	}
-	for _, r := range []string{"missing", "invalid", "forbidden"} {
+	for _, r := range []string{"missing", "invalid", "forbidden", "throttled"} {
 		m.authFailures.WithLabelValues(r)
 	}
 	m.reg.MustRegister(m.requests, m.duration, m.samples, m.authFailures,

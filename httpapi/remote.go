@@ -22,8 +22,13 @@ const (
 // samples in memory and posts them in gzip'd batches on each Flush. While the server cannot be
 // reached, the samples stay held and flushes back off, doubling the wait from MinBackoff to
 // MaxBackoff; past MaxBuffered samples the oldest are dropped and counted, with a warning.
-// A server that refuses the token ends the agent; a batch it refuses as malformed is dropped and
-// logged so that it cannot block the rest. Its methods are safe for concurrent use.
+// A batch leaves the buffer only when the server answered 200: a timeout, a 5xx, a connection
+// reset before the whole answer came, or any answer that cannot be read keeps it, and it is
+// sent again (the server drops samples it holds already, see telemetry.Writer.DropStored).
+// A server that refuses the token ends the agent; a batch it refuses as malformed (400, 415,
+// 422) is dropped and logged so that it cannot block the rest; a batch too large (413) is sent
+// again in halves. Other refusals, such as a proxy's 404, are retried like outages. Its
+// methods are safe for concurrent use.
 type RemoteSink struct {
 	Client      *Client
 	MaxBuffered int              // DefaultRemoteBuffer if zero
@@ -35,6 +40,7 @@ type RemoteSink struct {
 
 	mu        sync.Mutex
 	buf       []gpucost.Sample
+	batchCap  int // below BatchSize after a 413: the most samples the server took in one post
 	stats     RemoteStats
 	failures  int       // consecutive failed posts
 	nextTry   time.Time // no post before this while backing off
@@ -131,12 +137,20 @@ func (r *RemoteSink) Held() int {
 func (r *RemoteSink) post(ctx context.Context) (bool, error) {
 	for len(r.buf) > 0 {
 		n := min(len(r.buf), r.BatchSize)
+		if r.batchCap > 0 {
+			n = min(n, r.batchCap)
+		}
 		resp, err := r.Client.PostSamples(ctx, r.buf[:n])
 		var refused *RefusedError
+		isRefused := errors.As(err, &refused)
 		switch {
-		case errors.As(err, &refused) && (refused.Status == http.StatusUnauthorized || refused.Status == http.StatusForbidden):
+		case isRefused && (refused.Status == http.StatusUnauthorized || refused.Status == http.StatusForbidden):
 			return false, gpucost.Errorf(gpucost.EInvalid, "push samples to %s: %w; check $GPUCOST_TOKEN or --token-file (an ingest token)", r.Client.URL, err)
-		case errors.As(err, &refused):
+		case isRefused && refused.Status == http.StatusRequestEntityTooLarge && n > 1:
+			r.batchCap = n / 2
+			r.Log.Warn("server refused a batch of samples as too large; sending it in halves", "samples", n)
+			continue
+		case isRefused && badBatch(refused.Status):
 			r.stats.Rejected += n
 			r.Log.Error("server refused a batch of samples; dropping it", "samples", n, "err", err)
 		case err != nil && ctx.Err() != nil:
@@ -158,12 +172,26 @@ func (r *RemoteSink) post(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
+// badBatch reports whether a refusal with status says that the batch itself is malformed, so
+// that sending it again would be refused again.
+func badBatch(status int) bool {
+	switch status {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity:
+		return true
+	}
+	return false
+}
+
 func (r *RemoteSink) failed(err error) {
 	r.stats.Failures++
 	r.failures++
 	r.lastError = err
 	backoff := r.MinBackoff << min(r.failures-1, 20)
 	backoff = min(backoff, r.MaxBackoff)
+	var ra *RetryAfterError
+	if errors.As(err, &ra) {
+		backoff = max(backoff, ra.After) // the server said when: sooner would be refused again
+	}
 	now := r.Now()
 	r.nextTry = now.Add(backoff)
 	if r.failures == 1 || now.Sub(r.lastWarn) >= time.Minute {

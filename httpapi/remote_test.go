@@ -102,3 +102,40 @@ func TestRemoteSinkCloseGivesUpWithItsContext(t *testing.T) {
 		t.Errorf("Close with no server = %v, %d held; want unavailable naming 3 undelivered", err, sink.Held())
 	}
 }
+
+// A 429 with Retry-After keeps the batch and makes the agent wait as long as the server asked,
+// longer than its own backoff, before it posts again.
+func TestRemoteSinkWaitsOutRetryAfter(t *testing.T) {
+	f := newFixture(t)
+	var refuse atomic.Bool
+	refuse.Store(true)
+	var posts atomic.Int64
+	next := f.srv.Handler()
+	f.ts.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posts.Add(1)
+		if refuse.Load() {
+			w.Header().Set("Retry-After", "30")
+			writeError(w, http.StatusTooManyRequests, gpucost.EUnavailable, "rate limit")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+	now := testNow
+	sink := &RemoteSink{Client: &Client{URL: f.ts.URL, Token: f.secrets[gpucost.RoleIngest]},
+		Now: func() time.Time { return now }, MinBackoff: time.Second}
+	ctx := context.Background()
+	all := testSamples(1, 2, 5, testNow.Add(-time.Hour))
+	sink.Add(ctx, all...)
+	sink.Flush(ctx)
+	refuse.Store(false)
+	now = now.Add(20 * time.Second) // past MinBackoff, before Retry-After
+	sink.Flush(ctx)
+	if posts.Load() != 1 || sink.Held() != len(all) {
+		t.Fatalf("20 s after a 429 with Retry-After: 30: %d posts, %d held; want 1 post and all %d held", posts.Load(), sink.Held(), len(all))
+	}
+	now = now.Add(11 * time.Second)
+	sink.Flush(ctx)
+	if st := sink.Stats(); posts.Load() != 2 || st.Sent != len(all) || sink.Held() != 0 {
+		t.Errorf("31 s after the 429: %d posts, %+v, %d held; want the batch sent on the second post", posts.Load(), st, sink.Held())
+	}
+}

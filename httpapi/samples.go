@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,9 +10,27 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/telemetry"
+)
+
+// Limits of one samples request beyond its bytes: a body within DefaultMaxDecoded can still
+// hold millions of tiny samples, each of which costs hundreds of bytes once decoded.
+const (
+	// MaxSamplesPerRequest is the most samples one push may carry: ten times an agent's batch
+	// (DefaultRemoteBatch, 5,000), so no agent comes near it.
+	MaxSamplesPerRequest = 50_000
+
+	// MaxSampleMemory is the memory, as sampleCost estimates it (about 700 bytes a sample and
+	// 190 a label of 30 bytes), that the decoded samples of one push may hold: an agent's batch
+	// of 5,000 samples with 60 labels each fits, as do 50,000 samples with 3 labels each.
+	MaxSampleMemory = 64 << 20
+
+	// MaxLabelsPerSample is the most labels one sample may carry: a Kubernetes pod's labels and
+	// the collector's own rarely pass 50.
+	MaxLabelsPerSample = 256
 )
 
 // bodyError is a request body the server refuses, with the status that says why.
@@ -22,24 +41,28 @@ type bodyError struct {
 
 func (e *bodyError) Error() string { return e.msg }
 
-// postSamples validates the samples of a batch, hands the valid ones to Ingest and says how
-// many it kept; a sample that fails validation is skipped and named, the rest are kept.
+// rateError is a request over its token's rate limit: 429, to retry after wait.
+type rateError struct {
+	msg  string
+	wait time.Duration
+}
+
+func (e *rateError) Error() string { return e.msg }
+
+// postSamples validates the samples of a batch as it decodes them, hands the valid ones to
+// Ingest and says how many it kept; a sample that fails validation is skipped and named, the
+// rest are kept. Decoding stops at the first limit passed (samples, their memory, the token's
+// rate), when the client goes away or when the request has run for WriteTimeout.
 func (s *Server) postSamples(w http.ResponseWriter, r *http.Request) {
-	req, err := s.readSamples(w, r)
-	if err != nil {
-		var be *bodyError
-		if errors.As(err, &be) {
-			writeError(w, be.status, gpucost.EInvalid, be.msg)
-			return
-		}
-		s.writeErr(w, err, "read the samples")
-		return
-	}
+	ctx, cancel := context.WithTimeout(r.Context(), WriteTimeout)
+	defer cancel()
+	tok, _ := TokenFrom(r.Context())
+	quota := &ingestQuota{s: s, token: tok.ID}
 	now := s.Now()
 	resp := SamplesResponse{}
-	keep := make([]gpucost.Sample, 0, len(req.Samples))
-	for i := range req.Samples {
-		smp := req.Samples[i].Sample()
+	var keep []gpucost.Sample
+	n, err := s.readSamples(ctx, w, r, quota.reserve, func(i int, sj *SampleJSON) {
+		smp := sj.Sample()
 		if err := telemetry.Validate(smp, now); err != nil {
 			resp.Skipped++
 			if len(resp.Skips) < MaxSkipsReported {
@@ -50,9 +73,24 @@ func (s *Server) postSamples(w http.ResponseWriter, r *http.Request) {
 				}
 				resp.Skips = append(resp.Skips, sk)
 			}
-			continue
+			return
 		}
 		keep = append(keep, smp)
+	})
+	quota.settle(n)
+	if err != nil {
+		var be *bodyError
+		var re *rateError
+		if errors.As(err, &re) {
+			writeTooMany(w, re.wait, re.msg)
+			return
+		}
+		if errors.As(err, &be) {
+			writeError(w, be.status, gpucost.EInvalid, be.msg)
+			return
+		}
+		s.writeErr(w, err, "read the samples")
+		return
 	}
 	if len(keep) > 0 {
 		if err := s.Ingest.Add(r.Context(), keep...); err != nil {
@@ -69,11 +107,14 @@ func (s *Server) postSamples(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// readSamples decodes a samples request: JSON, gzip'd or not, within the size limits.
-func (s *Server) readSamples(w http.ResponseWriter, r *http.Request) (*SamplesRequest, error) {
+// readSamples decodes a samples request, JSON, gzip'd or not, within the size limits, calling
+// each for every sample in order, and returns how many it decoded. reserve, when not nil, is
+// called before the nth sample is decoded and stops decoding with its error.
+func (s *Server) readSamples(ctx context.Context, w http.ResponseWriter, r *http.Request,
+	reserve func(n int) error, each func(i int, s *SampleJSON)) (int, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if mt, _, _ := mime.ParseMediaType(ct); mt != "application/json" {
-			return nil, &bodyError{http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type %q: send application/json", ct)}
+			return 0, &bodyError{status: http.StatusUnsupportedMediaType, msg: fmt.Sprintf("Content-Type %q: send application/json", ct)}
 		}
 	}
 	body := http.MaxBytesReader(w, r.Body, s.MaxBody)
@@ -83,32 +124,45 @@ func (s *Server) readSamples(w http.ResponseWriter, r *http.Request) (*SamplesRe
 	case "gzip":
 		zr, err := gzip.NewReader(body)
 		if err != nil {
-			return nil, s.bodyErr(err, "read the gzip body")
+			return 0, s.bodyErr(err, "read the gzip body")
 		}
 		defer zr.Close()
 		in = &limitReader{r: zr, left: s.MaxDecoded}
 	default:
-		return nil, &bodyError{http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q: send gzip or no encoding", enc)}
+		return 0, &bodyError{status: http.StatusUnsupportedMediaType, msg: fmt.Sprintf("Content-Encoding %q: send gzip or no encoding", enc)}
 	}
-	req, err := DecodeSamples(in)
-	if err != nil {
-		return nil, s.bodyErr(err, "decode the samples")
+	d := &sampleDecoder{ctx: ctx, dec: json.NewDecoder(in), limits: s.sampleLimits(), reserve: reserve, each: each}
+	if err := d.decode(); err != nil {
+		var be *bodyError
+		var re *rateError
+		if errors.As(err, &be) || errors.As(err, &re) {
+			return d.n, err
+		}
+		if ctx.Err() != nil {
+			return d.n, &bodyError{status: http.StatusRequestTimeout, msg: fmt.Sprintf(
+				"decode the samples: the request was cancelled or ran past %v after %d samples; send smaller batches", WriteTimeout, d.n)}
+		}
+		return d.n, s.bodyErr(err, "decode the samples")
 	}
-	return req, nil
+	return d.n, nil
 }
 
 // bodyErr says why a body could not be read: too large (413) or malformed (400).
 func (s *Server) bodyErr(err error, doing string) error {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return &bodyError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
+		return &bodyError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf(
 			"%s: the body is over the limit of %s as sent; send smaller batches", doing, mib(s.MaxBody))}
 	}
 	if errors.Is(err, errDecodedTooLarge) {
-		return &bodyError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
+		return &bodyError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf(
 			"%s: the body is over the limit of %s once decompressed; send smaller batches", doing, mib(s.MaxDecoded))}
 	}
-	return &bodyError{http.StatusBadRequest, doing + ": " + err.Error()}
+	var le *limitError
+	if errors.As(err, &le) {
+		return &bodyError{status: http.StatusRequestEntityTooLarge, msg: doing + ": " + err.Error()}
+	}
+	return &bodyError{status: http.StatusBadRequest, msg: doing + ": " + err.Error()}
 }
 
 // mib writes a size limit for people.
@@ -148,25 +202,16 @@ func (l *limitReader) Read(p []byte) (int, error) {
 }
 
 // DecodeSamples reads one SamplesRequest from r: a JSON object with a "samples" array and
-// nothing after it. Fields it does not know are ignored, so newer agents can send more.
+// nothing after it, within MaxSamplesPerRequest, MaxSampleMemory and MaxLabelsPerSample. Fields
+// it does not know are ignored, so newer agents can send more.
 func DecodeSamples(r io.Reader) (*SamplesRequest, error) {
-	dec := json.NewDecoder(r)
-	var raw struct {
-		Samples *[]SampleJSON `json:"samples"`
+	req := &SamplesRequest{Samples: []SampleJSON{}}
+	d := &sampleDecoder{ctx: context.Background(), dec: json.NewDecoder(r), limits: defaultSampleLimits,
+		each: func(_ int, s *SampleJSON) { req.Samples = append(req.Samples, *s) }}
+	if err := d.decode(); err != nil {
+		return nil, err
 	}
-	if err := dec.Decode(&raw); err != nil {
-		return nil, jsonError(err)
-	}
-	if raw.Samples == nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, `the body has no "samples" array: send {"samples": [...]}`)
-	}
-	if tok, err := dec.Token(); err != io.EOF {
-		if err != nil {
-			return nil, jsonError(err)
-		}
-		return nil, gpucost.Errorf(gpucost.EInvalid, "unexpected %v after the JSON object at byte %d", tok, dec.InputOffset())
-	}
-	return &SamplesRequest{Samples: *raw.Samples}, nil
+	return req, nil
 }
 
 // jsonError names where and why JSON failed to decode.

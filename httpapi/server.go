@@ -6,6 +6,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -36,6 +37,28 @@ type Server struct {
 	Now        func() time.Time                // default: time.Now
 	MaxBody    int64                           // DefaultMaxBody if zero
 	MaxDecoded int64                           // DefaultMaxDecoded if zero
+
+	// Limits of one samples push beyond its bytes: its samples (MaxSamplesPerRequest if zero)
+	// and the memory they hold once decoded (MaxSampleMemory if zero).
+	MaxSamples      int
+	MaxSampleMemory int64
+
+	// Per-token rate limits, each a token bucket per token id: samples pushed a second
+	// (DefaultIngestRate, DefaultIngestBurst if zero) and bill uploads a second
+	// (DefaultBillRate an hour, DefaultBillBurst if zero). A negative Rate turns one off.
+	IngestLimit Limit
+	BillLimit   Limit
+
+	// AuthThrottle refuses, with 429, a source address that has failed too many token checks
+	// (a zero Throttle if nil); the dashboard's logins may share it.
+	AuthThrottle *Throttle
+
+	// TrustedProxies are the peers whose X-Forwarded-Proto and X-Forwarded-For are believed
+	// (ClientAddr, Secure); none by default.
+	TrustedProxies TrustedProxies
+
+	// TLS, when set, makes Serve serve HTTPS (LoadTLS reads it from PEM files).
+	TLS *tls.Config
 
 	// For /metrics, each optional: the ingest queue's depth, the count of failed writes of
 	// ingested samples, and the gpucost_* series computed from the store at most every
@@ -68,6 +91,7 @@ type Server struct {
 	UI http.Handler
 
 	metrics *metrics
+	limits  *rateLimits
 }
 
 // route is one endpoint: what the mux serves and what the OpenAPI document must describe.
@@ -85,7 +109,8 @@ func (s *Server) routes() []route {
 		{"GET", "/metrics", []gpucost.Role{gpucost.RoleViewer}, s.serveMetrics},
 		{"GET", "/api/v1/whoami", []gpucost.Role{gpucost.RoleViewer, gpucost.RoleIngest}, s.whoami},
 		{"POST", "/api/v1/samples", []gpucost.Role{gpucost.RoleIngest}, s.postSamples},
-		{"POST", "/api/v1/bills", []gpucost.Role{gpucost.RoleIngest}, s.postBill},
+		{"POST", "/api/v1/bills", []gpucost.Role{gpucost.RoleIngest}, s.limitBills(s.postBill)},
+		{"DELETE", "/api/v1/bills/{id}", []gpucost.Role{}, s.deleteBill},
 		{"PUT", "/api/v1/budgets", []gpucost.Role{}, s.putBudgets},
 	}
 	rs = append(rs, s.readRoutes()...)
@@ -110,7 +135,7 @@ func (s *Server) Handler() http.Handler {
 	} else {
 		mux.Handle("/", s.metrics.instrument("other", http.HandlerFunc(s.notFound)))
 	}
-	return s.logRequests(mux)
+	return s.TrustedProxies.withOrigin(s.logRequests(mux))
 }
 
 // notFound answers a path no route serves, or serves with another method (405).
@@ -145,6 +170,16 @@ func (s *Server) defaults() {
 	if s.MaxBill <= 0 {
 		s.MaxBill = DefaultMaxBill
 	}
+	if s.IngestLimit == (Limit{}) {
+		s.IngestLimit = Limit{Rate: DefaultIngestRate, Burst: DefaultIngestBurst}
+	}
+	if s.BillLimit == (Limit{}) {
+		s.BillLimit = Limit{Rate: DefaultBillRate / 3600.0, Burst: DefaultBillBurst}
+	}
+	if s.AuthThrottle == nil {
+		s.AuthThrottle = &Throttle{}
+	}
+	s.limits = newRateLimits(s.IngestLimit, s.BillLimit)
 }
 
 type tokenKey struct{}
@@ -156,7 +191,9 @@ func TokenFrom(ctx context.Context) (gpucost.Token, bool) {
 }
 
 // authorize lets a request through when its bearer token is valid and its role allows one of
-// roles: 401 without a valid token, 403 with one whose role does not allow the endpoint.
+// roles: 401 without a valid token, 403 with one whose role does not allow the endpoint, 429
+// from a source address that failed too many token checks (AuthThrottle), before its token
+// is looked up.
 func (s *Server) authorize(roles []gpucost.Role, next http.Handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		secret, ok := bearer(r)
@@ -166,9 +203,16 @@ func (s *Server) authorize(roles []gpucost.Role, next http.Handler) http.Handler
 			writeError(w, http.StatusUnauthorized, "unauthorized", "this endpoint needs a token: send Authorization: Bearer gpc_…; create one with gpucost token create")
 			return
 		}
+		addr := ClientAddr(r)
+		if wait := s.AuthThrottle.Wait(addr, s.Now()); wait > 0 {
+			s.authFailed("throttled")
+			writeTooMany(w, wait, Refusal("failed token checks", addr, wait))
+			return
+		}
 		tok, err := s.Tokens.TokenByHash(r.Context(), gpucost.HashTokenSecret(secret))
 		switch {
 		case gpucost.ErrorCode(err) == gpucost.ENotFound:
+			s.AuthThrottle.Failed(addr, s.Now())
 			s.authFailed("invalid")
 			w.Header().Set("WWW-Authenticate", `Bearer realm="gpucost", error="invalid_token"`)
 			writeError(w, http.StatusUnauthorized, "unauthorized", "the token is unknown or revoked")

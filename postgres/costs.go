@@ -10,13 +10,14 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/internal/storeutil"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // DB keeps bill lines a row each, grouped by the import that brought them
 // (migrations/0001_store.sql).
 var _ gpucost.CostStore = (*DB)(nil)
 
-const importColumns = `id, name, checksum, format, version, grain_ns, source_rows, lines, totals, imported_at, imported_ns`
+const importColumns = `id, name, checksum, coalesce(identity, ''), format, version, grain_ns, source_rows, lines, totals, imported_at, imported_ns`
 
 // copyLines is how many lines go to the server in one COPY: memory holds one batch.
 const copyLines = 8192
@@ -60,7 +61,7 @@ func scanImport(row pgx.Row) (gpucost.CostImport, error) {
 	var grain, srcRows, lines int64
 	var totals string
 	var ns int16
-	err := row.Scan(&imp.ID, &imp.Name, &imp.Checksum, &imp.Format, &imp.Version, &grain, &srcRows, &lines,
+	err := row.Scan(&imp.ID, &imp.Name, &imp.Checksum, &imp.Identity, &imp.Format, &imp.Version, &grain, &srcRows, &lines,
 		&totals, &imp.ImportedAt, &ns)
 	if err != nil {
 		return imp, err
@@ -84,7 +85,9 @@ func scanImport(row pgx.Row) (gpucost.CostImport, error) {
 // must equal those sums. Nothing is stored if any step fails, if the lines stop because ctx is
 // done (an iterator that fails cancels ctx, with its error as the cause, and PutCosts returns
 // that cause) or if the iterator panics; the import returned is then empty. A file whose
-// checksum is stored already, and not replaced, is an EConflict.
+// checksum or identity is stored already, and not replaced, is an EConflict: the unique indexes
+// on both columns make an insert that races another transaction's wait for it and fail once it
+// commits, so of two imports of one bill made at once, by any number of servers, one lands.
 func (db *DB) PutCosts(ctx context.Context, imp gpucost.CostImport, lines iter.Seq[*gpucost.CostLine], replace []int64) (gpucost.CostImport, error) {
 	imp, err := storeutil.PrepareImport(imp, time.Now())
 	if err != nil {
@@ -130,23 +133,71 @@ func (db *DB) insertImport(ctx context.Context, tx pgx.Tx, imp *gpucost.CostImpo
 			}
 		}
 	}
-	var id int64
-	var name string
-	err := tx.QueryRow(ctx, `SELECT id, name FROM cost_imports WHERE checksum = $1`, imp.Checksum).Scan(&id, &name)
-	if err == nil {
-		return gpucost.Errorf(gpucost.EConflict, "store cost import %s: the same file was imported already as %s (import %d); replace it to import it again",
-			imp.Name, name, id)
+	if err := db.checkUnique(ctx, tx, imp); err != nil {
+		return err
 	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.name, err)
+	err := tx.QueryRow(ctx, `INSERT INTO cost_imports (name, checksum, identity, format, version, grain_ns,
+		source_rows, lines, totals, imported_at, imported_ns) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, '[]', $8, $9) RETURNING id`,
+		imp.Name, imp.Checksum, imp.Identity, imp.Format, imp.Version, int64(imp.Grain), int64(imp.Rows), imp.ImportedAt, subMicro(imp.ImportedAt)).Scan(&imp.ID)
+	if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) && pe.Code == uniqueViolation {
+		// Another transaction stored the same file or bill between the check and the insert,
+		// and has committed: this transaction is spoilt, so name the winner from outside it.
+		if cerr := db.checkUnique(context.WithoutCancel(ctx), db.pool, imp); cerr != nil {
+			return cerr
+		}
+		return gpucost.Errorf(gpucost.EConflict, "store cost import %s: another import of the same file or bill was being stored at the same time; retry", imp.Name)
 	}
-	err = tx.QueryRow(ctx, `INSERT INTO cost_imports (name, checksum, format, version, grain_ns,
-		source_rows, lines, totals, imported_at, imported_ns) VALUES ($1, $2, $3, $4, $5, $6, 0, '[]', $7, $8) RETURNING id`,
-		imp.Name, imp.Checksum, imp.Format, imp.Version, int64(imp.Grain), int64(imp.Rows), imp.ImportedAt, subMicro(imp.ImportedAt)).Scan(&imp.ID)
 	if err != nil {
 		return fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.name, err)
 	}
 	return nil
+}
+
+// uniqueViolation is PostgreSQL's SQLSTATE for an insert that breaks a unique index.
+const uniqueViolation = "23505"
+
+// checkUnique returns an EConflict naming the stored import that has imp's checksum or, if imp
+// has one, its identity.
+func (db *DB) checkUnique(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, imp *gpucost.CostImport) error {
+	var id int64
+	var name, sum string
+	err := q.QueryRow(ctx, `SELECT id, name, checksum FROM cost_imports WHERE checksum = $1 OR (identity = $2 AND identity <> '')
+		ORDER BY checksum = $1 DESC LIMIT 1`, imp.Checksum, imp.Identity).Scan(&id, &name, &sum)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.name, err)
+	}
+	return storeutil.ImportConflict(imp.Name, id, name, sum == imp.Checksum)
+}
+
+// RemoveCosts deletes the import id and its lines in one transaction and returns the import as
+// it was; an id not stored is an ENotFound.
+func (db *DB) RemoveCosts(ctx context.Context, id int64) (gpucost.CostImport, error) {
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: %w", id, db.name, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	imp, err := scanImport(tx.QueryRow(ctx, `SELECT `+importColumns+` FROM cost_imports WHERE id = $1 FOR UPDATE`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return gpucost.CostImport{}, storeutil.NoImport(id)
+	}
+	if err != nil {
+		return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: %w", id, db.name, err)
+	}
+	for _, q := range []string{`DELETE FROM cost_lines WHERE import_id = $1`, `DELETE FROM cost_imports WHERE id = $1`} {
+		if _, err := tx.Exec(ctx, q, id); err != nil {
+			return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: %w", id, db.name, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: commit: %w", id, db.name, err)
+	}
+	return imp, nil
 }
 
 // subMicro returns the nanoseconds of t below its microsecond, which timestamptz does not keep.

@@ -68,6 +68,10 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
+	if err := db.backfillIdentity(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	return db, nil
 }
 

@@ -59,4 +59,16 @@ func TestExternalNATSServer(t *testing.T) {
 	if err != nil || len(objs) != 3 {
 		t.Errorf("results = %v, %v; want 3", objs, err)
 	}
+	// A worker with another --max-deliveries updates the consumer, and the record of failed
+	// deliveries (a key-value bucket) works on this server too.
+	if _, err := c.Push(ctx, "ext", strings.NewReader(jsonl(testItem{ID: []byte(`"f2"`), N: 5, Fail: true})), "-", nil); err != nil {
+		t.Fatal(err)
+	}
+	w = testWorker(c, "ext", store)
+	w.MaxDeliveries = 2
+	runWorker(t, w)
+	dead, err := c.DeadLetters(ctx, "ext")
+	if err != nil || len(dead) != 3 || !strings.HasSuffix(dead[2].Error, "exit status 3 in 2 of 2 deliveries") {
+		t.Errorf("DeadLetters = %+v, %v; want f2 last: exit status 3 in 2 of 2 deliveries", dead, err)
+	}
 }

@@ -44,7 +44,7 @@ func TestFaultKilledWorkers(t *testing.T) {
 		t.Fatalf("Push = %+v, %v; want %d pushed", st, err, total)
 	}
 	resultsDir := filepath.Join(t.TempDir(), "results")
-	kills := superviseWorkers(t, workers, []string{s.URL(), "fault", resultsDir, "20", "2s", "3"}, 150*time.Second)
+	kills := superviseWorkers(t, workers, []string{s.URL(), "fault", resultsDir, "20", "2s", "3", "0"}, 150*time.Second)
 	t.Logf("%d workers killed with SIGKILL", kills)
 	if kills == 0 {
 		t.Errorf("no worker was killed: the test proved nothing")

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/nats-io/nats.go"
@@ -37,6 +38,24 @@ const maxReported = 5
 // Nats-Msg-Id, so JetStream drops a repeat it has seen within DuplicateWindow. progress, if
 // set, is called with the count of lines read so far.
 func (c *Client) Push(ctx context.Context, q string, r io.Reader, source string, progress func(lines int64)) (PushStats, error) {
+	return c.PushWith(ctx, q, r, PushOptions{Source: source, Progress: progress})
+}
+
+// PushOptions say how PushWith pushes.
+type PushOptions struct {
+	Source   string            // the input's name in messages, such as the file name
+	Progress func(lines int64) // called with the count of lines read so far; may be nil
+	// ItemTimeout, if set, goes with every item: a worker kills a run of its command over k
+	// such items after k times it, whatever the worker's own --item-timeout.
+	ItemTimeout time.Duration
+}
+
+// PushWith is Push with options.
+func (c *Client) PushWith(ctx context.Context, q string, r io.Reader, o PushOptions) (PushStats, error) {
+	source := o.Source
+	if o.ItemTimeout < 0 {
+		return PushStats{}, gpucost.Errorf(gpucost.EInvalid, "--item-timeout %s: use a positive duration, or 0 for the worker's", o.ItemTimeout)
+	}
 	n, err := c.ensureStreams(ctx, q)
 	if err != nil {
 		return PushStats{}, err
@@ -46,7 +65,7 @@ func (c *Client) Push(ctx context.Context, q string, r io.Reader, source string,
 	acks := make(chan pending, 1024)
 	tally := make(chan tallyResult, 1)
 	go func() { tally <- tallyAcks(ctx, acks) }()
-	st, readErr := c.publishLines(ctx, n, r, source, acks, progress)
+	st, readErr := c.publishLines(ctx, n, r, o, acks)
 	close(acks)
 	t := <-tally
 	st.Pushed, st.Duplicates = t.pushed, t.dups
@@ -94,13 +113,14 @@ func tallyAcks(ctx context.Context, acks <-chan pending) tallyResult {
 }
 
 // publishLines reads r line by line and publishes each item.
-func (c *Client) publishLines(ctx context.Context, n names, r io.Reader, source string, acks chan<- pending, progress func(int64)) (PushStats, error) {
+func (c *Client) publishLines(ctx context.Context, n names, r io.Reader, o PushOptions, acks chan<- pending) (PushStats, error) {
+	source, progress := o.Source, o.Progress
 	var st PushStats
 	br := bufio.NewReaderSize(r, 1<<20)
 	for lineNo := int64(1); ; lineNo++ {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
-			if perr := c.publishLine(n, line, source, lineNo, acks, &st); perr != nil {
+			if perr := c.publishLine(n, line, o, lineNo, acks, &st); perr != nil {
 				return st, perr
 			}
 		}
@@ -122,7 +142,8 @@ func (c *Client) publishLines(ctx context.Context, n names, r io.Reader, source 
 	}
 }
 
-func (c *Client) publishLine(n names, line []byte, source string, lineNo int64, acks chan<- pending, st *PushStats) error {
+func (c *Client) publishLine(n names, line []byte, o PushOptions, lineNo int64, acks chan<- pending, st *PushStats) error {
+	source := o.Source
 	line = bytes.TrimRight(line, "\r\n")
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
@@ -133,6 +154,9 @@ func (c *Client) publishLine(n names, line []byte, source string, lineNo int64, 
 	m.Data = it.Data
 	m.Header.Set(jetstream.MsgIDHeader, it.ID)
 	m.Header.Set(headerSource, at)
+	if o.ItemTimeout > 0 {
+		m.Header.Set(headerTimeout, o.ItemTimeout.String())
+	}
 	if perr != nil {
 		st.Malformed++
 		m.Header.Set(headerError, perr.Error())

@@ -8,6 +8,8 @@
 //	GPUCOST_QDONE_<Q>   subject gpucost.q.Q.done, one message per finished item (done, rate)
 //	GPUCOST_QDEAD_<Q>   subject gpucost.q.Q.dead, dead letters: the item, its error, deliveries
 //
+// a key-value bucket GPUCOST_QTRIES_<Q> of what each failed delivery of an item came to, so
+// that a dead letter can say why even when the workers that saw it died (see attempt.go),
 // and one durable pull consumer, "workers", on the items stream. They are created on first use,
 // idempotently, with settings that a NATS 2.9 server (Debian's) accepts as well as 2.15.
 package queue
@@ -43,6 +45,8 @@ const consumerName = "workers"
 const (
 	headerSource = "Gpucost-Source" // "file:line" the item came from
 	headerError  = "Gpucost-Error"  // why the line is not an item; the worker dead-letters it
+	// headerTimeout is the item's own time limit, a Go duration; it wins over the worker's.
+	headerTimeout = "Gpucost-Item-Timeout"
 )
 
 // Client is a connection to the NATS server that holds the queues.
@@ -80,6 +84,7 @@ type names struct {
 	queue                        string
 	items, done, dead            string // subjects
 	itemStream, doneStr, deadStr string
+	tries                        string // key-value bucket of failed deliveries (attempt.go)
 }
 
 func queueNames(q string) (names, error) {
@@ -88,7 +93,8 @@ func queueNames(q string) (names, error) {
 	}
 	p := "gpucost.q." + q + "."
 	return names{queue: q, items: p + "items", done: p + "done", dead: p + "dead",
-		itemStream: "GPUCOST_Q_" + q, doneStr: "GPUCOST_QDONE_" + q, deadStr: "GPUCOST_QDEAD_" + q}, nil
+		itemStream: "GPUCOST_Q_" + q, doneStr: "GPUCOST_QDONE_" + q, deadStr: "GPUCOST_QDEAD_" + q,
+		tries: "GPUCOST_QTRIES_" + q}, nil
 }
 
 // checkQueueName accepts what can be both a subject token and part of a stream name.
@@ -140,16 +146,23 @@ func (c *Client) ensureStream(ctx context.Context, cfg jetstream.StreamConfig) e
 	return nil
 }
 
+// deadLetterDeliveries is how many deliveries past deliveryCap the consumer allows. They do
+// not run the command: a worker that gets one dead-letters the item, so an item whose worker
+// died on its last run still ends in the dead-letter stream. One is enough: if that worker
+// dies too, within the milliseconds between fetch and ack, the server stops delivering the
+// item and an idle worker's sweep dead-letters it.
+const deadLetterDeliveries = 1
+
 // ensureConsumer creates or updates the queue's durable consumer so that a delivery not acked
-// within visibility goes to another worker. Redelivery is not capped on the server: the worker
-// dead-letters an item that fails on or after its last allowed delivery, and an item whose
-// worker was killed on the last delivery must come back rather than sit in the stream forever.
-func (c *Client) ensureConsumer(ctx context.Context, n names, visibility time.Duration) (jetstream.Consumer, error) {
+// within visibility goes to another worker (the worker's heartbeat extends it while the command
+// runs, so only a dead worker's items come back), and that the server delivers an item at most
+// deliveryCap(maxDeliveries) + deadLetterDeliveries times.
+func (c *Client) ensureConsumer(ctx context.Context, n names, visibility time.Duration, maxDeliveries int) (jetstream.Consumer, error) {
 	cfg := jetstream.ConsumerConfig{
 		Durable:       consumerName,
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       visibility,
-		MaxDeliver:    -1,
+		MaxDeliver:    int(deliveryCap(maxDeliveries)) + deadLetterDeliveries,
 		MaxAckPending: 100_000,
 		FilterSubject: n.items,
 		DeliverPolicy: jetstream.DeliverAllPolicy,

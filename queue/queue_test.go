@@ -180,8 +180,14 @@ func checkDead(t *testing.T, c *Client, q string) {
 }
 
 // An item redelivered after its worker stored the result but died before acking is acked
-// without running again.
+// without running again, also when that was its last delivery: it is done, not dead.
 func TestWorkerSkipsStoredResult(t *testing.T) {
+	for _, maxDeliveries := range []int{2, 1} {
+		t.Run(fmt.Sprintf("max-deliveries %d", maxDeliveries), func(t *testing.T) { skipsStoredResult(t, maxDeliveries) })
+	}
+}
+
+func skipsStoredResult(t *testing.T, maxDeliveries int) {
 	s := startServer(t, t.TempDir())
 	c := dial(t, s.URL())
 	ctx := context.Background()
@@ -190,9 +196,9 @@ func TestWorkerSkipsStoredResult(t *testing.T) {
 	}
 	store := newStore(t)
 	w := testWorker(c, "t2", store)
-	w.Visibility = 300 * time.Millisecond
+	w.Visibility, w.MaxDeliveries = 300*time.Millisecond, maxDeliveries
 	n, _ := queueNames("t2")
-	cons, err := c.ensureConsumer(ctx, n, w.Visibility)
+	cons, err := c.ensureConsumer(ctx, n, w.Visibility, w.MaxDeliveries)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,8 +217,8 @@ func TestWorkerSkipsStoredResult(t *testing.T) {
 	if got, _ := readResult(t, store, "x"); got != "first\n" {
 		t.Errorf("result = %q, want the first worker's %q", got, "first\n")
 	}
-	if w.Stats().Skipped.Load() != 1 || w.Stats().Done.Load() != 0 {
-		t.Errorf("worker skipped %d and did %d, want 1 and 0", w.Stats().Skipped.Load(), w.Stats().Done.Load())
+	if w.Stats().Skipped.Load() != 1 || w.Stats().Done.Load() != 0 || w.Stats().Dead.Load() != 0 {
+		t.Errorf("worker skipped %d, did %d and dead-lettered %d, want 1, 0 and 0", w.Stats().Skipped.Load(), w.Stats().Done.Load(), w.Stats().Dead.Load())
 	}
 }
 

@@ -20,7 +20,13 @@ type Status struct {
 	Dead     uint64        `json:"dead"`      // items in the dead-letter stream
 	Rate     float64       `json:"rate"`      // items done per second over the last minute
 	ETA      time.Duration `json:"eta"`       // time to finish Pending and InFlight at Rate; 0 when unknown
+	// RecentDead are the newest dead letters, up to statusDeadShown, newest first.
+	RecentDead []DeadLetter `json:"recent_dead,omitempty"`
 }
+
+// statusDeadShown is how many dead letters Status reads: enough to see what is going wrong,
+// few enough that a status stays one screen and a handful of reads; `queue dead` lists all.
+const statusDeadShown = 10
 
 // rateWindow is how far back Status looks to measure the rate.
 const rateWindow = time.Minute
@@ -61,6 +67,9 @@ func (c *Client) Status(ctx context.Context, q string, now time.Time) (Status, e
 		return st, unavailable("read queue "+q+" dead-letter stream", err)
 	}
 	st.Done, st.Dead = done.CachedInfo().State.Msgs, dead.CachedInfo().State.Msgs
+	if st.RecentDead, err = recentDead(ctx, dead, q, statusDeadShown); err != nil {
+		return st, err
+	}
 	if st.Rate, err = doneRate(ctx, done, now); err != nil {
 		return st, unavailable("measure queue "+q+" rate", err)
 	}
@@ -121,18 +130,44 @@ func (c *Client) DeadLetters(ctx context.Context, q string) ([]DeadLetter, error
 	s := dead.CachedInfo().State
 	var out []DeadLetter
 	for seq := s.FirstSeq; s.Msgs > 0 && seq <= s.LastSeq; seq++ {
-		m, err := dead.GetMsg(ctx, seq)
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			continue
-		}
+		d, ok, err := deadLetterAt(ctx, dead, q, seq)
 		if err != nil {
-			return out, unavailable("read queue "+q+" dead letters", err)
+			return out, err
 		}
-		var d DeadLetter
-		if err := json.Unmarshal(m.Data, &d); err != nil {
-			return out, fmt.Errorf("dead letter %d of queue %s: %w", seq, q, err)
+		if ok {
+			out = append(out, d)
 		}
-		out = append(out, d)
 	}
 	return out, nil
+}
+
+// recentDead returns up to k of the newest dead letters, newest first.
+func recentDead(ctx context.Context, dead jetstream.Stream, q string, k int) ([]DeadLetter, error) {
+	s := dead.CachedInfo().State
+	var out []DeadLetter
+	for seq := s.LastSeq; s.Msgs > 0 && seq >= s.FirstSeq && seq > 0 && len(out) < k; seq-- {
+		d, ok, err := deadLetterAt(ctx, dead, q, seq)
+		if err != nil {
+			return out, err
+		}
+		if ok {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// deadLetterAt reads the dead letter at seq; ok is false if it was deleted.
+func deadLetterAt(ctx context.Context, dead jetstream.Stream, q string, seq uint64) (d DeadLetter, ok bool, err error) {
+	m, err := dead.GetMsg(ctx, seq)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return d, false, nil
+	}
+	if err != nil {
+		return d, false, unavailable("read queue "+q+" dead letters", err)
+	}
+	if err := json.Unmarshal(m.Data, &d); err != nil {
+		return d, false, fmt.Errorf("dead letter %d of queue %s: %w", seq, q, err)
+	}
+	return d, true, nil
 }

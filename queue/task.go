@@ -2,6 +2,7 @@ package queue
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,17 +23,28 @@ type task struct {
 	source    string // file:line it was pushed from, if known
 	delivered uint64
 	parseErr  error
+	timeout   time.Duration // the item's own limit from its push; 0: the worker's
 }
 
+// newTask reads a delivered message. Its delivery count is JetStream's own, so that a
+// delivery whose worker died counts too.
 func newTask(m jetstream.Msg) *task {
-	t := &task{msg: m, delivered: 1}
+	t := parseTask(m.Data(), m.Headers())
+	t.msg, t.delivered = m, 1
 	if meta, err := m.Metadata(); err == nil {
 		t.delivered = meta.NumDelivered
 	}
-	h := m.Headers()
-	t.source = h.Get(headerSource)
+	return t
+}
+
+// parseTask reads an item message's data and headers.
+func parseTask(data []byte, h nats.Header) *task {
+	t := &task{source: h.Get(headerSource)}
+	if d, err := time.ParseDuration(h.Get(headerTimeout)); err == nil && d > 0 {
+		t.timeout = d
+	}
 	// Parse again even if the pusher did: items may come from any NATS client.
-	it, err := ParseItem(m.Data())
+	it, err := ParseItem(data)
 	if id := h.Get(jetstream.MsgIDHeader); id != "" && CheckID(id) == nil {
 		it.ID = id
 	}
@@ -55,6 +67,7 @@ type failure struct {
 	err      error
 	exitCode *int
 	stderr   string
+	timedOut bool // killed after ItemTimeout per item
 }
 
 // stderrTail is how much of a failed command's stderr a dead letter keeps.
@@ -69,17 +82,27 @@ func (w *Worker) runCommand(ctx context.Context, queue string, tasks []*task) ([
 	}
 	var out bytes.Buffer
 	tail := &tailBuffer{max: stderrTail}
-	cmd := exec.CommandContext(ctx, w.Command[0], w.Command[1:]...)
+	runCtx, limit := ctx, w.runLimit(tasks)
+	if limit > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, limit)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(runCtx, w.Command[0], w.Command[1:]...)
+	inGroup(cmd) // a timeout or a stop kills what the command started as well
 	cmd.Stdin = &in
 	cmd.Stdout = &out
 	cmd.Stderr = multiWriter{w.Stderr, tail}
 	cmd.Env = append(cmd.Environ(), "GPUCOST_QUEUE="+queue, fmt.Sprintf("GPUCOST_BATCH_SIZE=%d", len(tasks)))
 	cmd.WaitDelay = 10 * time.Second
 	err := cmd.Run()
+	if err != nil && limit > 0 && ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
+		return nil, &failure{err: fmt.Errorf("timed out after %s", limit), stderr: tail.String(), timedOut: true}
+	}
 	if err != nil {
 		f := &failure{err: fmt.Errorf("run %s: %w", w.Command[0], err), stderr: tail.String()}
 		var ee *exec.ExitError
-		if errors.As(err, &ee) {
+		if errors.As(err, &ee) && ee.ExitCode() >= 0 {
 			code := ee.ExitCode()
 			f.exitCode = &code
 		}
@@ -93,6 +116,20 @@ func (w *Worker) runCommand(ctx context.Context, queue string, tasks []*task) ([
 		return nil, &failure{err: fmt.Errorf("%s: %w", w.Command[0], err), stderr: tail.String()}
 	}
 	return outputs, nil
+}
+
+// runLimit is how long a run over tasks may take: the sum of each item's own timeout, or the
+// worker's ItemTimeout for an item pushed without one; 0, no limit, if an item has neither.
+func (w *Worker) runLimit(tasks []*task) time.Duration {
+	var limit time.Duration
+	for _, t := range tasks {
+		d := cmp.Or(t.timeout, w.ItemTimeout)
+		if d <= 0 {
+			return 0
+		}
+		limit += d
+	}
+	return limit
 }
 
 // splitLines returns the n lines of out, each with its line break.
@@ -148,14 +185,19 @@ func (w *Worker) finish(ctx context.Context, n names, tasks []*task, outputs [][
 			stored[i] = waitAck(ctx, futs[i])
 		}
 		if stored[i] != nil {
-			// Not the item's fault: try again later without counting it as a failure.
+			// Not the item's fault, but the delivery counts: record why, so that it does not
+			// read as "worker died" should the item run out of deliveries.
 			w.Log.Error("store result failed; the item will be retried", "id", t.item.ID, "err", stored[i])
+			w.record(ctx, t, failure{err: fmt.Errorf("store result: %w", stored[i])})
 			t.msg.NakWithDelay(w.backoff(t.delivered))
 			continue
 		}
 		t.msg.Ack()
 		if outputs != nil {
 			w.stats.Done.Add(1)
+		}
+		if t.delivered > 1 {
+			w.forget(ctx, t.item.ID) // earlier deliveries may have recorded failures
 		}
 	}
 }
@@ -173,33 +215,55 @@ func waitAck(ctx context.Context, f jetstream.PubAckFuture) error {
 
 // DeadLetter is an item that will not be tried again, with why.
 type DeadLetter struct {
-	ID         string    `json:"id"`
-	Item       string    `json:"item"`
-	Source     string    `json:"source,omitempty"` // file:line it was pushed from
+	ID     string `json:"id"`
+	Item   string `json:"item"`
+	Source string `json:"source,omitempty"` // file:line it was pushed from
+	// Error is why: the parse error of a malformed item, or a summary of its deliveries such
+	// as "worker died during 3 deliveries" or "timed out after 10m0s in 2 of 3 deliveries".
 	Error      string    `json:"error"`
-	ExitCode   *int      `json:"exit_code,omitempty"`
-	Stderr     string    `json:"stderr,omitempty"` // the end of the command's stderr
-	Deliveries uint64    `json:"deliveries"`
+	ExitCode   *int      `json:"exit_code,omitempty"` // of the last failed run that exited
+	Stderr     string    `json:"stderr,omitempty"`    // the end of the last failed run's stderr
+	Deliveries uint64    `json:"deliveries"`          // deliveries that ran the command
+	Attempts   []Attempt `json:"attempts,omitempty"`  // what each of them came to, oldest first
 	Worker     string    `json:"worker,omitempty"`
 	Time       time.Time `json:"time"`
 }
 
-// deadLetter moves t to the dead-letter stream, then acks it.
-func (w *Worker) deadLetter(ctx context.Context, n names, t *task, f failure) {
-	d := DeadLetter{ID: t.item.ID, Item: string(t.item.Data), Source: t.source, Error: f.err.Error(),
-		ExitCode: f.exitCode, Stderr: f.stderr, Deliveries: t.delivered, Worker: w.Name, Time: time.Now().UTC()}
+// settler ends a message's delivery: ack once it is dead-lettered, retry if that failed.
+type settler struct{ ack, retry func() }
+
+// settleMsg settles t's delivered message.
+func (w *Worker) settleMsg(t *task) settler {
+	return settler{ack: func() { t.msg.Ack() }, retry: func() { t.msg.NakWithDelay(w.backoff(t.delivered)) }}
+}
+
+// deadLetter moves t to the dead-letter stream with the reason h gives for its first runs
+// deliveries (or its parse error), then settles it.
+func (w *Worker) deadLetter(ctx context.Context, n names, t *task, h history, upto uint64, settle settler) {
+	d := DeadLetter{ID: t.item.ID, Item: string(t.item.Data), Source: t.source,
+		Worker: w.Name, Time: w.now().UTC()}
+	if t.parseErr != nil {
+		d.Error, d.Deliveries = t.parseErr.Error(), t.delivered
+	} else {
+		d.Attempts = outcomes(h, upto, w.MaxDeliveries)
+		d.Deliveries = uint64(len(d.Attempts))
+		d.Error, d.ExitCode, d.Stderr = reason(d.Attempts), h.ExitCode, h.Stderr
+	}
 	data, _ := json.Marshal(d)
 	m := nats.NewMsg(n.dead)
 	m.Data = data
 	m.Header.Set(jetstream.MsgIDHeader, t.item.ID)
 	if _, err := w.Client.js.PublishMsg(ctx, m); err != nil {
 		w.Log.Error("dead-letter failed; the item will be retried", "id", t.item.ID, "err", err)
-		t.msg.NakWithDelay(w.backoff(t.delivered))
+		settle.retry()
 		return
 	}
 	w.stats.Dead.Add(1)
-	w.Log.Warn("item dead-lettered", "id", t.item.ID, "deliveries", t.delivered, "err", f.err)
-	t.msg.Ack()
+	w.Log.Warn("item dead-lettered", "id", t.item.ID, "deliveries", d.Deliveries, "reason", d.Error)
+	settle.ack()
+	if t.parseErr == nil {
+		w.forget(ctx, t.item.ID)
+	}
 }
 
 // tailBuffer keeps the last max bytes written to it.

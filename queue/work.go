@@ -18,10 +18,14 @@ import (
 // An item is acked only after its result is stored and its completion recorded, and a
 // redelivered item whose result already exists is acked without running again; so a worker
 // killed at any moment leaves each item with exactly one result. A command that exits non-zero
-// naks its items with a growing delay; a failure on or after the MaxDeliveries-th delivery moves
-// the item to the dead-letter stream with the exit code, the end of stderr and the delivery
-// count. When a batch of several items fails, it is split in halves and retried, so one bad
-// item does not fail its neighbours.
+// or runs past ItemTimeout per item naks its items with a growing delay. When a batch of
+// several items fails, it is split in halves and retried, so one bad item does not fail its
+// neighbours.
+//
+// Every delivery counts, including one whose worker died (see attempt.go): an item that fails
+// on its MaxDeliveries-th delivery, or is delivered again after it, moves to the dead-letter
+// stream with a reason made from what each delivery came to, the exit code and the end of
+// stderr; the other items keep flowing.
 type Worker struct {
 	Client  *Client
 	Queue   string
@@ -30,6 +34,7 @@ type Worker struct {
 
 	Visibility    time.Duration // an unacked delivery goes to another worker after this; default 10m
 	MaxDeliveries int           // deliveries before a failing item is dead-lettered; default 5
+	ItemTimeout   time.Duration // a run over k items is killed after k×ItemTimeout; 0: no limit
 	Batch         int           // items per command run; default 1
 	Concurrency   int           // batches run at once; default 1
 	ExitWhenEmpty bool          // return once nothing is pending or in flight anywhere
@@ -37,8 +42,17 @@ type Worker struct {
 
 	Stderr io.Writer // the command's stderr is copied here; nil discards it
 	Log    *slog.Logger
+	Now    func() time.Time // the clock of records and dead letters; nil is time.Now
 
 	stats WorkStats
+	tries jetstream.KeyValue // records of failed deliveries, by item
+}
+
+func (w *Worker) now() time.Time {
+	if w.Now == nil {
+		return time.Now()
+	}
+	return w.Now()
 }
 
 // WorkStats counts what a worker did.
@@ -85,8 +99,10 @@ func (w *Worker) defaults() error {
 		return gpucost.Errorf(gpucost.EInvalid, "queue work: no results store")
 	case w.Visibility < 100*time.Millisecond:
 		return gpucost.Errorf(gpucost.EInvalid, "--visibility %s: use at least 100ms", w.Visibility)
-	case w.MaxDeliveries < 1:
-		return gpucost.Errorf(gpucost.EInvalid, "--max-deliveries %d: use 1 or more", w.MaxDeliveries)
+	case w.MaxDeliveries < 1 || w.MaxDeliveries > maxMaxDeliveries:
+		return gpucost.Errorf(gpucost.EInvalid, "--max-deliveries %d: use 1 to %d", w.MaxDeliveries, maxMaxDeliveries)
+	case w.ItemTimeout < 0:
+		return gpucost.Errorf(gpucost.EInvalid, "--item-timeout %s: use a positive duration, or 0 for no limit", w.ItemTimeout)
 	case w.Batch < 1 || w.Batch > 10_000:
 		return gpucost.Errorf(gpucost.EInvalid, "--batch %d: use 1 to 10000", w.Batch)
 	case w.Concurrency < 1:
@@ -94,6 +110,11 @@ func (w *Worker) defaults() error {
 	}
 	return nil
 }
+
+// maxMaxDeliveries bounds --max-deliveries: each failed delivery adds an attempt to the item's
+// record and dead letter, which must stay well under NATS's 1 MiB message limit (an attempt
+// is about 200 bytes, plus 4 KiB of stderr).
+const maxMaxDeliveries = 1000
 
 // Run works until ctx ends, or with ExitWhenEmpty until the queue is empty. When ctx ends it
 // stops fetching and lets running batches finish for up to Visibility; then it kills their
@@ -106,8 +127,11 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cons, err := w.Client.ensureConsumer(ctx, n, w.Visibility)
+	cons, err := w.Client.ensureConsumer(ctx, n, w.Visibility, w.MaxDeliveries)
 	if err != nil {
+		return err
+	}
+	if w.tries, err = w.Client.ensureTries(ctx, n); err != nil {
 		return err
 	}
 	hard, cancelHard := context.WithCancel(context.WithoutCancel(ctx))
@@ -149,10 +173,8 @@ func (w *Worker) loop(ctx, hard context.Context, n names, cons jetstream.Consume
 		}
 		failures = 0
 		if len(msgs) == 0 {
-			if w.ExitWhenEmpty {
-				if empty, err := isEmpty(ctx, cons); err == nil && empty {
-					return nil
-				}
+			if empty, err := w.idle(ctx, n, cons); err == nil && empty && w.ExitWhenEmpty {
+				return nil
 			}
 			continue
 		}
@@ -199,13 +221,20 @@ func collect(b jetstream.MessageBatch, err error) ([]jetstream.Msg, error) {
 	return msgs, nil
 }
 
-// isEmpty reports whether the queue has nothing to deliver and nothing in flight.
-func isEmpty(ctx context.Context, cons jetstream.Consumer) (bool, error) {
+// idle reports whether the queue has nothing to deliver and nothing in flight; if so it first
+// dead-letters the items the server gave up delivering (see sweep).
+func (w *Worker) idle(ctx context.Context, n names, cons jetstream.Consumer) (bool, error) {
 	info, err := cons.Info(ctx)
 	if err != nil {
 		return false, err
 	}
-	return info.NumPending == 0 && info.NumAckPending == 0, nil
+	if info.NumPending != 0 || info.NumAckPending != 0 {
+		return false, nil
+	}
+	if err := w.sweep(ctx, n, info.AckFloor.Stream); err != nil {
+		w.Log.Warn("look for items left undelivered failed", "queue", n.queue, "err", err)
+	}
+	return true, nil
 }
 
 func sleep(ctx context.Context, d time.Duration) {
@@ -228,15 +257,28 @@ func (w *Worker) backoff(delivered uint64) time.Duration {
 func (w *Worker) handle(ctx context.Context, n names, msgs []jetstream.Msg) {
 	stopBeat := w.heartbeat(msgs)
 	defer stopBeat()
-	var run []*task
+	var run, alone []*task
 	for _, m := range msgs {
 		t := newTask(m)
 		switch {
 		case t.parseErr != nil:
-			w.deadLetter(ctx, n, t, failure{err: t.parseErr})
+			w.deadLetter(ctx, n, t, history{}, 0, w.settleMsg(t))
 		case t.delivered > 1 && w.resultExists(ctx, t.item.ID):
 			w.stats.Skipped.Add(1)
 			w.finish(ctx, n, []*task{t}, nil)
+		case t.delivered > uint64(w.MaxDeliveries):
+			// Its last run's worker died, unless some deliveries never started it.
+			h, err := w.loadHistory(ctx, t.item.ID)
+			if err != nil {
+				w.Log.Warn("read the item's earlier deliveries failed", "id", t.item.ID, "err", err)
+			}
+			if w.spent(h, t.delivered-1) {
+				w.deadLetter(ctx, n, t, h, t.delivered-1, w.settleMsg(t))
+			} else {
+				alone = append(alone, t)
+			}
+		case t.delivered > isolateAfter:
+			alone = append(alone, t)
 		default:
 			run = append(run, t)
 		}
@@ -244,7 +286,15 @@ func (w *Worker) handle(ctx context.Context, n names, msgs []jetstream.Msg) {
 	if len(run) > 0 {
 		w.runTasks(ctx, n, run)
 	}
+	w.runAlone(ctx, n, alone)
 }
+
+// isolateAfter is the delivery after which an item runs alone rather than in a batch. An item
+// whose command kills its worker takes its whole batch down with it, and all of it comes back;
+// run alone from the third delivery on, the items that were merely beside it complete (see
+// runAlone). One death is let pass: a reclaimed spot machine kills batches too, and running
+// every item of a batch alone would start the command once per item.
+const isolateAfter = 2
 
 // heartbeat tells the server every Visibility/3 that msgs are still being worked on, so that
 // no other worker gets them while the command runs. It returns a function that stops it.
@@ -300,8 +350,9 @@ func (w *Worker) runTasks(ctx context.Context, n names, tasks []*task) {
 		return
 	}
 	t := tasks[0]
-	if t.delivered >= uint64(w.MaxDeliveries) {
-		w.deadLetter(ctx, n, t, *fail)
+	h := w.record(ctx, t, *fail)
+	if w.spent(h, t.delivered) {
+		w.deadLetter(ctx, n, t, h, t.delivered, w.settleMsg(t))
 		return
 	}
 	w.stats.Retried.Add(1)

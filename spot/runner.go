@@ -7,6 +7,7 @@ package spot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,7 +24,10 @@ import (
 // Exit codes of a run, beyond 0 for a command that finished and its final checkpoint stored.
 // `gpucost run --help` documents them; schedulers key on ExitInterrupted to resubmit elsewhere.
 const (
-	ExitDone        = 0
+	ExitDone = 0
+	// ExitDamaged: the job has checkpoints, but none restores (every one fails verification);
+	// the command is not started and the checkpoint directory is left as it was.
+	ExitDamaged     = 65
 	ExitFailed      = 70 // the command kept failing: it exited non-zero more than MaxRestarts times
 	ExitSyncFailed  = 74 // the last checkpoint upload failed; the previous checkpoint stays latest
 	ExitInterrupted = 75 // a termination notice: the checkpoint is stored, resume on another machine
@@ -31,7 +35,9 @@ const (
 
 // Checkpointer keeps a checkpoint directory in the store; *checkpoint.Syncer is one.
 type Checkpointer interface {
-	// Restore fetches the newest complete checkpoint into the directory; false on a fresh start.
+	// Restore makes the directory hold the newest checkpoint that verifies, skipping damaged
+	// ones; false on a fresh start, an error wrapping checkpoint.ErrNoIntactCheckpoint when the
+	// job has checkpoints but none verifies.
 	Restore(ctx context.Context) (checkpoint.Manifest, bool, error)
 	// Sync uploads what changed and writes a new manifest last.
 	Sync(ctx context.Context) (checkpoint.Stats, error)
@@ -92,7 +98,7 @@ type Runner struct {
 
 // Result says how a Run ended.
 type Result struct {
-	ExitCode   int            // the runner's exit code: ExitDone, ExitFailed, ExitSyncFailed, ExitInterrupted or 1
+	ExitCode   int            // the runner's exit code: ExitDone, ExitDamaged, ExitFailed, ExitSyncFailed, ExitInterrupted or 1
 	Status     int            // the command's last exit status; -1 if a signal ended it
 	Restarts   int            // crash restarts on this machine
 	ResumeFrom string         // the checkpoint the first command started from; empty on a fresh start
@@ -162,7 +168,7 @@ func (r *Runner) Run(ctx context.Context) (Result, error) {
 	os.Remove(noticePath(r.Dir))
 	resume, err := r.restore(ctx)
 	if err != nil {
-		return Result{ExitCode: 1}, err
+		return Result{ExitCode: restoreExit(err)}, err
 	}
 	res := Result{ResumeFrom: resume}
 	r.resume = resume
@@ -223,7 +229,7 @@ func (r *Runner) supervise(ctx context.Context, res Result) (Result, error) {
 		}
 		res.Restarts++
 		if r.resume, err = r.restore(ctx); err != nil {
-			return r.finish(ctx, res, 1, err)
+			return r.finish(ctx, res, restoreExit(err), err)
 		}
 		r.record(ctx, Event{Kind: EventRestart, ResumeFrom: r.resume, Attempt: int(r.attempt.Load()) + 1})
 	}
@@ -302,7 +308,16 @@ func (r *Runner) noticed(ctx context.Context, n notice.Notice) bool {
 	return true
 }
 
-// restore fetches the newest complete checkpoint and returns the path to give the command.
+// restoreExit is the exit code of a run whose restore failed with err.
+func restoreExit(err error) int {
+	if errors.Is(err, checkpoint.ErrNoIntactCheckpoint) {
+		return ExitDamaged
+	}
+	return 1
+}
+
+// restore fetches the newest checkpoint that verifies, skipping damaged ones, and returns the
+// path to give the command.
 func (r *Runner) restore(ctx context.Context) (string, error) {
 	m, ok, err := r.Syncer.Restore(ctx)
 	if err != nil {

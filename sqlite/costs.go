@@ -17,7 +17,7 @@ import (
 // resources is scanned in well under a second.
 var _ gpucost.CostStore = (*DB)(nil)
 
-const importColumns = `id, name, checksum, format, version, grain_ns, source_rows, lines, totals, imported_at`
+const importColumns = `id, name, checksum, coalesce(identity, ''), format, version, grain_ns, source_rows, lines, totals, imported_at`
 
 // CostImportByChecksum returns the import of a file with the given checksum, if any.
 func (db *DB) CostImportByChecksum(ctx context.Context, checksum string) (gpucost.CostImport, bool, error) {
@@ -57,7 +57,7 @@ func scanImport(row interface{ Scan(...any) error }) (gpucost.CostImport, error)
 	var imp gpucost.CostImport
 	var grain int64
 	var totals, at string
-	err := row.Scan(&imp.ID, &imp.Name, &imp.Checksum, &imp.Format, &imp.Version, &grain, &imp.Rows, &imp.Lines,
+	err := row.Scan(&imp.ID, &imp.Name, &imp.Checksum, &imp.Identity, &imp.Format, &imp.Version, &grain, &imp.Rows, &imp.Lines,
 		&totals, &at)
 	if err != nil {
 		return imp, err
@@ -84,8 +84,10 @@ func scanImport(row interface{ Scan(...any) error }) (gpucost.CostImport, error)
 // EffectiveCost per billing currency if it was nil. Totals that are given must equal those
 // sums. Nothing is stored if any step fails, if the lines stop because ctx is done (an iterator
 // that fails cancels ctx, with its error as the cause, and PutCosts returns that cause) or if the
-// iterator panics; the import returned is then empty. A file whose checksum is stored already,
-// and not replaced, is an EConflict.
+// iterator panics; the import returned is then empty. A file whose checksum or identity is
+// stored already, and not replaced, is an EConflict: the transaction holds the database's write
+// lock from its start (_txlock=immediate in Open), so that check and the insert are one step
+// for every process on the file, and the unique indexes on both columns back it.
 func (db *DB) PutCosts(ctx context.Context, imp gpucost.CostImport, lines iter.Seq[*gpucost.CostLine], replace []int64) (gpucost.CostImport, error) {
 	imp, err := storeutil.PrepareImport(imp, time.Now())
 	if err != nil {
@@ -122,7 +124,8 @@ func (db *DB) PutCosts(ctx context.Context, imp gpucost.CostImport, lines iter.S
 	return imp, nil
 }
 
-// insertImport deletes the imports in replace and inserts imp, setting its ID.
+// insertImport deletes the imports in replace and inserts imp, setting its ID: one above every
+// id given before (cost_import_seq), so a removed import's id is never given again.
 func (db *DB) insertImport(ctx context.Context, tx *sql.Tx, imp *gpucost.CostImport, replace []int64) error {
 	for _, id := range replace {
 		for _, q := range []string{`DELETE FROM cost_chunks WHERE import_id = ?`, `DELETE FROM cost_imports WHERE id = ?`} {
@@ -131,27 +134,66 @@ func (db *DB) insertImport(ctx context.Context, tx *sql.Tx, imp *gpucost.CostImp
 			}
 		}
 	}
-	var id int64
-	var name string
-	err := tx.QueryRowContext(ctx, `SELECT id, name FROM cost_imports WHERE checksum = ?`, imp.Checksum).Scan(&id, &name)
-	if err == nil {
-		return gpucost.Errorf(gpucost.EConflict, "store cost import %s: the same file was imported already as %s (import %d); replace it to import it again",
-			imp.Name, name, id)
+	if err := db.checkUnique(ctx, tx, imp); err != nil {
+		return err
 	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.Path, err)
-	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO cost_imports (name, checksum, format, version, grain_ns,
-		source_rows, lines, totals, imported_at) VALUES (?, ?, ?, ?, ?, ?, 0, '[]', ?)`,
-		imp.Name, imp.Checksum, imp.Format, imp.Version, int64(imp.Grain), imp.Rows,
-		imp.ImportedAt.Format(time.RFC3339Nano))
+	err := tx.QueryRowContext(ctx, `SELECT max((SELECT coalesce(max(id), 0) FROM cost_imports),
+		(SELECT coalesce(max(last), 0) FROM cost_import_seq)) + 1`).Scan(&imp.ID)
 	if err == nil {
-		imp.ID, err = res.LastInsertId()
+		_, err = tx.ExecContext(ctx, `INSERT INTO cost_imports (id, name, checksum, identity, format, version, grain_ns,
+		source_rows, lines, totals, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, '[]', ?)`,
+			imp.ID, imp.Name, imp.Checksum, imp.Identity, imp.Format, imp.Version, int64(imp.Grain), imp.Rows,
+			imp.ImportedAt.Format(time.RFC3339Nano))
+	}
+	if err == nil {
+		_, err = tx.ExecContext(ctx, `UPDATE cost_import_seq SET last = ?`, imp.ID)
 	}
 	if err != nil {
 		return fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.Path, err)
 	}
 	return nil
+}
+
+// checkUnique returns an EConflict naming the stored import that has imp's checksum or, if imp
+// has one, its identity.
+func (db *DB) checkUnique(ctx context.Context, tx *sql.Tx, imp *gpucost.CostImport) error {
+	var id int64
+	var name, sum string
+	err := tx.QueryRowContext(ctx, `SELECT id, name, checksum FROM cost_imports WHERE checksum = ? OR (identity = ? AND identity <> '')
+		ORDER BY checksum = ? DESC LIMIT 1`, imp.Checksum, imp.Identity, imp.Checksum).Scan(&id, &name, &sum)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.Path, err)
+	}
+	return storeutil.ImportConflict(imp.Name, id, name, sum == imp.Checksum)
+}
+
+// RemoveCosts deletes the import id and its lines in one transaction and returns the import as
+// it was; an id not stored is an ENotFound.
+func (db *DB) RemoveCosts(ctx context.Context, id int64) (gpucost.CostImport, error) {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: %w", id, db.Path, err)
+	}
+	defer tx.Rollback()
+	imp, err := scanImport(tx.QueryRowContext(ctx, `SELECT `+importColumns+` FROM cost_imports WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return gpucost.CostImport{}, storeutil.NoImport(id)
+	}
+	if err != nil {
+		return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: %w", id, db.Path, err)
+	}
+	for _, q := range []string{`DELETE FROM cost_chunks WHERE import_id = ?`, `DELETE FROM cost_imports WHERE id = ?`} {
+		if _, err := tx.ExecContext(ctx, q, id); err != nil {
+			return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: %w", id, db.Path, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: commit: %w", id, db.Path, err)
+	}
+	return imp, nil
 }
 
 // chunkWriter streams the lines of one import into chunks.

@@ -22,6 +22,11 @@ import (
 // decoded. One goroutine reads and decodes chunks while the calling goroutine passes their lines
 // to fn, so fn is never called concurrently.
 func (db *DB) ScanCosts(ctx context.Context, f gpucost.CostFilter, fn func(*gpucost.CostLine) error) error {
+	return db.scanCosts(ctx, f, 0, fn)
+}
+
+// scanCosts is ScanCosts of the lines of one import, or of all if importID is 0.
+func (db *DB) scanCosts(ctx context.Context, f gpucost.CostFilter, importID int64, fn func(*gpucost.CostLine) error) error {
 	cf := newCostFilter(f)
 	// A connection of its own reading through memory mapping, as ScanRollups does.
 	conn, err := db.sql.Conn(ctx)
@@ -35,9 +40,13 @@ func (db *DB) ScanCosts(ctx context.Context, f gpucost.CostFilter, fn func(*gpuc
 	defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA mmap_size = 0`)
 	// Every chunk's strings are read, to rebuild each import's dictionary; data only where the
 	// chunk's charge periods may start in the range asked for.
-	rows, err := conn.QueryContext(ctx, `SELECT import_id, seq, min_start, max_start, strings,
+	q, args := `SELECT import_id, seq, min_start, max_start, strings,
 		CASE WHEN max_start >= ? AND min_start <= ? THEN data END
-		FROM cost_chunks ORDER BY import_id, seq`, cf.fromSec, cf.toSec)
+		FROM cost_chunks`, []any{cf.fromSec, cf.toSec}
+	if importID != 0 {
+		q, args = q+` WHERE import_id = ?`, append(args, importID)
+	}
+	rows, err := conn.QueryContext(ctx, q+` ORDER BY import_id, seq`, args...)
 	if err != nil {
 		return fmt.Errorf("scan costs in %s: %w", db.Path, err)
 	}

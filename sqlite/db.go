@@ -47,6 +47,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sdb.Close()
 		return nil, err
 	}
+	if err := db.backfillIdentity(ctx); err != nil {
+		sdb.Close()
+		return nil, err
+	}
 	return db, nil
 }
 

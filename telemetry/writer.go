@@ -3,6 +3,8 @@ package telemetry
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -16,6 +18,17 @@ const (
 
 	// maxSkips is how many skipped samples a Writer keeps for Skips; it counts them all.
 	maxSkips = 100
+
+	// maxStoredMemo is how many series a Writer with DropStored remembers the latest written
+	// minute of; past it the memo is emptied and refilled from the store as the series come
+	// back (one scan per flush that meets unknown series). 131,072 series are ten times a
+	// fleet of 10,000 GPUs with a few pods each, and the memo takes some 100 bytes a series.
+	maxStoredMemo = 1 << 17
+
+	// maxScanGPUs is how many GPUs' UUIDs a Writer names in the filter of the scan that looks
+	// up stored minutes; with more it scans all series in the time range instead, since a
+	// filter that long costs the store more than reading the few extra rows.
+	maxScanGPUs = 512
 )
 
 // Writer rolls samples up and writes the rollups to Store in batches. It is what the agent and
@@ -37,13 +50,34 @@ type Writer struct {
 	MaxBuffered int              // samples held before writing; DefaultMaxBuffered if zero
 	Now         func() time.Time // the local clock, to reject samples from a skewed one; nil skips that check
 
+	// DropStored drops, before rolling up, each sample whose second of its minute the store
+	// holds already for its series. Set it where the same samples may come again: an agent
+	// resends a batch whose answer it lost, a write-ahead log is replayed. Without it the
+	// store's merge recognises samples stored already only when a rollup holds nothing but
+	// them; a resent batch that starts in the middle of a minute written in part (a flush wrote
+	// it as the series went quiet) overlaps it in part, a conflict that would lose samples.
+	// The writer remembers each series' latest written minute, and asks the store for the
+	// minutes of series it has not written since it started.
+	DropStored bool
+
 	mu      sync.Mutex
 	batch   *Batch
 	open    []int64 // per series number of batch: the start of its latest minute (Unix ns)
 	fresh   []bool  // per series number of batch: it had samples since the last Flush
+	pos     []int64 // per sample of batch, once AddLogged was called: its log position, -1 for none
 	stats   gpucost.WriteStats
 	skipped int
 	skips   []gpucost.Skip
+	stored  map[string]storedMinute // with DropStored: per series key, its latest minute written
+	dropped int                     // samples DropStored dropped
+}
+
+// storedMinute is the latest minute of a series that the store holds, and the seconds of it
+// that held samples; start is noMinute for a series with no minute stored in the time looked
+// at.
+type storedMinute struct {
+	start    int64 // Unix ns
+	coverage uint64
 }
 
 // Add validates and buffers samples, and writes the complete minutes once MaxBuffered samples
@@ -51,6 +85,54 @@ type Writer struct {
 func (w *Writer) Add(ctx context.Context, samples ...gpucost.Sample) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	return w.addAt(ctx, -1, samples)
+}
+
+// AddLogged is Add for samples that a write-ahead log holds at position pos (0 or more):
+// Unwritten then says which positions the store holds every sample of. On an error the
+// samples added so far stay held; adding them all again is harmless, because a later-added
+// sample at the same instant as another of its series is left out of the rollup.
+func (w *Writer) AddLogged(ctx context.Context, pos int64, samples ...gpucost.Sample) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pos == nil {
+		w.pos = make([]int64, w.batchLen(), max(w.batchLen(), 4096))
+		for i := range w.pos {
+			w.pos[i] = -1
+		}
+	}
+	return w.addAt(ctx, pos, samples)
+}
+
+// Unwritten returns the smallest log position of a sample held but not yet written, and
+// false if every sample added with AddLogged is written.
+func (w *Writer) Unwritten() (int64, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	least, ok := int64(0), false
+	for _, p := range w.pos {
+		if p >= 0 && (!ok || p < least) {
+			least, ok = p, true
+		}
+	}
+	return least, ok
+}
+
+// Duplicates returns the number of samples that DropStored dropped as stored already.
+func (w *Writer) Duplicates() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dropped
+}
+
+func (w *Writer) batchLen() int {
+	if w.batch == nil {
+		return 0
+	}
+	return w.batch.Len()
+}
+
+func (w *Writer) addAt(ctx context.Context, pos int64, samples []gpucost.Sample) error {
 	if w.batch == nil {
 		w.batch = NewBatch(min(w.maxBuffered(), 4096))
 	}
@@ -64,6 +146,9 @@ func (w *Writer) Add(ctx context.Context, samples ...gpucost.Sample) error {
 			continue
 		}
 		w.add(s)
+		if w.pos != nil {
+			w.pos = append(w.pos, pos)
+		}
 		if w.batch.Len() >= w.maxBuffered() {
 			if err := w.flush(ctx, false, false); err != nil {
 				return err
@@ -166,12 +251,33 @@ func (w *Writer) flush(ctx context.Context, final, stale bool) error {
 	if len(ready) == 0 {
 		return nil
 	}
-	rollups := Rollup(b.subset(ready, nil), w.IdleBelow)
-	st, err := w.Store.WriteRollups(ctx, rollups)
-	if err != nil {
-		return fmt.Errorf("write %d rollups of %d samples: %w", len(rollups), len(ready), err)
+	toWrite, dropped := ready, 0
+	if w.DropStored {
+		var err error
+		if toWrite, err = w.dropStored(ctx, b, ready); err != nil {
+			return err
+		}
+		dropped = len(ready) - len(toWrite)
 	}
-	addStats(&w.stats, st)
+	if len(toWrite) > 0 {
+		rollups := Rollup(b.subset(toWrite, nil), w.IdleBelow)
+		st, err := w.Store.WriteRollups(ctx, rollups)
+		if err != nil {
+			return fmt.Errorf("write %d rollups of %d samples: %w", len(rollups), len(toWrite), err)
+		}
+		addStats(&w.stats, st)
+		if w.DropStored {
+			w.noteStored(rollups)
+		}
+	}
+	w.dropped += dropped
+	if w.pos != nil {
+		pos := make([]int64, len(held), max(len(held), 4096))
+		for i, k := range held {
+			pos[i] = w.pos[k]
+		}
+		w.pos = pos
+	}
 	open, fresh := make([]int64, 0, len(w.open)), make([]bool, 0, len(w.fresh))
 	w.batch = b.subset(held, func(old int32) {
 		open, fresh = append(open, w.open[old]), append(fresh, w.fresh[old])
@@ -220,4 +326,125 @@ func addStats(to *gpucost.WriteStats, st gpucost.WriteStats) {
 	to.Unchanged += st.Unchanged
 	to.Replaced += st.Replaced
 	to.Conflicts += st.Conflicts
+}
+
+// noMinute marks a series with no minute stored in the time looked at.
+const noMinute = math.MinInt64
+
+// dropStored returns the samples of ready (numbers of b's samples) whose second of their
+// minute the store does not hold yet for their series: the memo says for the latest minute
+// each series was written; for other series and minutes the store is asked once.
+func (w *Writer) dropStored(ctx context.Context, b *Batch, ready []int32) ([]int32, error) {
+	if w.stored == nil || len(w.stored) > maxStoredMemo {
+		w.stored = make(map[string]storedMinute)
+	}
+	keys := make([]string, len(b.series))
+	key := func(id int32) string {
+		if keys[id] == "" {
+			keys[id] = b.series[id].Key()
+		}
+		return keys[id]
+	}
+	// Series the memo does not know, or samples of minutes before the one it knows: look up.
+	var unknown []int32
+	asked := make([]bool, len(b.series))
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, k := range ready {
+		id, m := b.seriesOf[k], floorDiv(b.time[k], nsMinute)*nsMinute
+		if sm, ok := w.stored[key(id)]; ok && m >= sm.start {
+			continue
+		}
+		if !asked[id] {
+			asked[id] = true
+			unknown = append(unknown, id)
+		}
+		lo, hi = min(lo, m), max(hi, m)
+	}
+	var looked map[string]map[int64]uint64
+	if len(unknown) > 0 {
+		var err error
+		if looked, err = w.lookUpStored(ctx, b, unknown, key, lo, hi); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]int32, 0, len(ready))
+	for _, k := range ready {
+		id, t := b.seriesOf[k], b.time[k]
+		m := floorDiv(t, nsMinute) * nsMinute
+		var cov uint64
+		if sm := w.stored[key(id)]; sm.start == m {
+			cov = sm.coverage
+		}
+		if asked[id] {
+			cov |= looked[key(id)][m]
+		}
+		if cov&(1<<uint((t-m)/nsSecond)) == 0 {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// lookUpStored asks the store for the minutes of series ids from lo to hi (minute starts, Unix
+// ns) and returns their coverage by series key and start; it notes each series' latest minute
+// in the memo, noMinute for one the store holds none of then.
+func (w *Writer) lookUpStored(ctx context.Context, b *Batch, ids []int32, key func(int32) string, lo, hi int64) (map[string]map[int64]uint64, error) {
+	looked := make(map[string]map[int64]uint64, len(ids))
+	var uuids []string
+	for _, id := range ids {
+		looked[key(id)] = map[int64]uint64{}
+		if g := b.series[id].GPU.UUID; !slices.Contains(uuids, g) && len(uuids) <= maxScanGPUs {
+			uuids = append(uuids, g)
+		}
+	}
+	if len(uuids) > maxScanGPUs {
+		uuids = nil
+	}
+	f := gpucost.RollupFilter{From: time.Unix(0, lo).UTC(), To: time.Unix(0, hi+nsMinute).UTC(), GPUs: uuids}
+	err := w.Store.ScanRollups(ctx, time.Minute, f, func(r *gpucost.Rollup) error {
+		if byStart, ok := looked[r.Series.Key()]; ok {
+			byStart[r.Start.UnixNano()] |= r.Coverage
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("look up the stored minutes of %d series: %w", len(ids), err)
+	}
+	for k, byStart := range looked {
+		sm, ok := w.stored[k]
+		if !ok {
+			sm = storedMinute{start: noMinute}
+		}
+		for start, cov := range byStart {
+			if start > sm.start {
+				sm = storedMinute{start: start, coverage: cov}
+			}
+		}
+		w.stored[k] = sm
+	}
+	return looked, nil
+}
+
+// noteStored notes in the memo the minute rollups just written.
+func (w *Writer) noteStored(rollups []gpucost.Rollup) {
+	keys := map[*gpucost.Series]string{}
+	for i := range rollups {
+		r := &rollups[i]
+		if r.Width != time.Minute {
+			continue
+		}
+		k, ok := keys[r.Series]
+		if !ok {
+			k = r.Series.Key()
+			keys[r.Series] = k
+		}
+		sm, ok := w.stored[k]
+		switch start := r.Start.UnixNano(); {
+		case !ok || start > sm.start:
+			w.stored[k] = storedMinute{start: start, coverage: r.Coverage}
+		case start == sm.start:
+			sm.coverage |= r.Coverage
+			w.stored[k] = sm
+		}
+	}
 }

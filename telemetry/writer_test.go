@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ type memStore struct {
 	mu     sync.Mutex
 	byKey  map[string]gpucost.Rollup
 	writes int
+	scans  int
 	fail   error
 }
 
@@ -55,8 +57,20 @@ func (m *memStore) WriteRollups(ctx context.Context, rs []gpucost.Rollup) (gpuco
 	return st, nil
 }
 
-func (m *memStore) ScanRollups(context.Context, time.Duration, gpucost.RollupFilter, func(*gpucost.Rollup) error) error {
-	return errors.New("not used")
+// ScanRollups scans the stored rollups of width that start in [f.From, f.To); the other
+// fields of f are not used, and the order is not kept.
+func (m *memStore) ScanRollups(ctx context.Context, width time.Duration, f gpucost.RollupFilter, fn func(*gpucost.Rollup) error) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.scans++
+	for _, r := range m.byKey {
+		if r.Width == width && !r.Start.Before(f.From) && r.Start.Before(f.To) {
+			if err := fn(&r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func TestWriterHoldsOpenMinutes(t *testing.T) {
@@ -297,5 +311,92 @@ func TestRoughDuration(t *testing.T) {
 		if got := roughDuration(d); got != want {
 			t.Errorf("roughDuration(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// TestWriterDropStoredMakesResendsIdempotent sends samples of one minute in posts, as an agent
+// that pushes every 10 s does, with the minute written in part between them (the series went
+// quiet for two flushes), then sends some again as an agent does that lost the answer to a
+// post, and as a replayed write-ahead log does: the store's minute must hold each sample once.
+func TestWriterDropStoredMakesResendsIdempotent(t *testing.T) {
+	at := func(secs ...int) (out []gpucost.Sample) {
+		for _, s := range secs {
+			out = append(out, sample(gpu(0), time.Duration(s)*time.Second, float64(s)))
+		}
+		return out
+	}
+	quiet := func(ctx context.Context, w *Writer) { w.Flush(ctx); w.Flush(ctx) } // writes the open minute
+	cases := []struct {
+		name    string
+		restart bool // the resend goes to a new Writer, as after a server restart
+		posts   [][]gpucost.Sample
+		want    int // distinct samples
+	}{
+		{"resend overlapping a minute written in part", false, [][]gpucost.Sample{at(0), at(10), at(10, 20)}, 3},
+		{"resend after a restart", true, [][]gpucost.Sample{at(0), at(10), at(10, 20, 30)}, 4},
+		{"the same post three times", false, [][]gpucost.Sample{at(0, 10), at(0, 10), at(0, 10)}, 2},
+		{"resend of an earlier minute", true, [][]gpucost.Sample{at(0, 10), at(50, 70), at(10, 20, 70, 80)}, 6},
+	}
+	for _, c := range cases {
+		for _, drop := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/DropStored=%v", c.name, drop), func(t *testing.T) {
+				ctx := context.Background()
+				store := &memStore{}
+				w := &Writer{Store: store, IdleBelow: 5, DropStored: drop}
+				for i, p := range c.posts {
+					if c.restart && i == len(c.posts)-1 {
+						w = &Writer{Store: store, IdleBelow: 5, DropStored: drop}
+					}
+					if err := w.Add(ctx, p...); err != nil {
+						t.Fatal(err)
+					}
+					quiet(ctx, w)
+				}
+				if err := w.Close(ctx); err != nil {
+					t.Fatal(err)
+				}
+				got := 0
+				for _, r := range store.byKey {
+					if r.Width == time.Minute {
+						got += r.Samples
+					}
+				}
+				// (The hour's pieces are merged by the store with MergeSplit, which memStore
+				// does not do; cmd/gpucost's TestServeWALSurvivesKill checks them in SQLite.)
+				if drop && got != c.want {
+					t.Errorf("the minutes hold %d samples; want %d, each sample once (WriteStats %+v)", got, c.want, w.Stats())
+				}
+				if !drop && got == c.want && w.Stats().Conflicts == 0 && c.name != "the same post three times" {
+					t.Errorf("without DropStored the minutes hold each sample once; this case no longer shows why DropStored is needed")
+				}
+			})
+		}
+	}
+}
+
+func TestWriterUnwrittenFollowsLogPositions(t *testing.T) {
+	ctx := context.Background()
+	w := &Writer{Store: &memStore{}, IdleBelow: 5}
+	if _, ok := w.Unwritten(); ok {
+		t.Fatalf("Unwritten of a new writer says a sample is held")
+	}
+	w.AddLogged(ctx, 100, sample(gpu(0), 0, 50), sample(gpu(1), 0, 50))
+	w.AddLogged(ctx, 200, sample(gpu(0), 70*time.Second, 50)) // completes GPU 0's first minute
+	w.Add(ctx, sample(gpu(2), 0, 50))                         // not logged
+	if p, ok := w.Unwritten(); !ok || p != 100 {
+		t.Errorf("before a flush: Unwritten() = %d, %v; want 100, true", p, ok)
+	}
+	w.Flush(ctx) // writes GPU 0's first minute; GPU 1 (at 100) and GPU 0's open minute (at 200) are held
+	if p, ok := w.Unwritten(); !ok || p != 100 {
+		t.Errorf("after a flush that holds GPU 1's minute: Unwritten() = %d, %v; want 100, true", p, ok)
+	}
+	w.AddLogged(ctx, 300, sample(gpu(1), 80*time.Second, 50))
+	w.Flush(ctx) // writes GPU 1's first minute, and GPU 0's open one, quiet since the last flush
+	if p, ok := w.Unwritten(); !ok || p != 300 {
+		t.Errorf("after GPU 1's first minute is written: Unwritten() = %d, %v; want 300, true", p, ok)
+	}
+	w.Close(ctx)
+	if p, ok := w.Unwritten(); ok {
+		t.Errorf("after Close: Unwritten() = %d, true; want nothing held", p)
 	}
 }

@@ -13,24 +13,33 @@ import (
 	"github.com/gpucost/gpucost/notify"
 )
 
-// What the activity page reads and shows: the latest attempts and actions of the period, and
-// at most activityRows rows of each table.
+// What the activity page reads and shows: the latest attempts, actions and audit entries of
+// the period, and at most activityRows rows of each table.
 const (
 	activityAttempts = 1000
 	activityActions  = 500
+	activityAudit    = 500
 	activityRows     = 100
 )
 
-// activityFilters are the keys the activity page's filter takes.
-var activityFilters = []string{"budget", "policy", "result", "target"}
+// activityFilters are the keys the activity page's filter takes: action and actor select audit
+// entries, the others alerts and enforcement actions.
+var activityFilters = []string{"action", "actor", "budget", "policy", "result", "target"}
 
-// activityPage is what budget alerts and enforcement did in the period, newest first.
+// activityPage is what budget alerts and enforcement did in the period, and, for admins, the
+// audit trail, newest first.
 type activityPage struct {
 	Enabled     bool // the dashboard has an activity log
 	Alerts      []alertRow
 	Actions     []actionRow
 	MoreAlerts  int // alerts in the period beyond the table
 	MoreActions int
+
+	// AuditShown is set for an admin of a dashboard that has an audit trail; AuditAdminOnly
+	// when the viewer is not an admin.
+	AuditShown, AuditAdminOnly bool
+	Audit                      []gpucost.AuditEntry
+	MoreAudit                  int
 }
 
 // alertRow is one alert to one target: its latest attempt, how many there were and how it
@@ -49,17 +58,21 @@ type actionRow struct {
 }
 
 func loadActivity(s *site, r *http.Request, q query) (any, error) {
-	if s.d.Activity == nil {
-		return activityPage{}, nil
-	}
 	for k := range q.Query.Filter {
 		if !slices.Contains(activityFilters, k) {
 			return nil, gpucost.Errorf(gpucost.EInvalid, "filter %s: the activity page filters by %s, such as policy=spot-cap,result=failed",
 				k, strings.Join(activityFilters, ", "))
 		}
 	}
+	var p activityPage
+	if err := loadAudit(s, r, q, &p); err != nil {
+		return nil, err
+	}
+	if s.d.Activity == nil {
+		return p, nil
+	}
 	f := q.Query.Filter
-	p := activityPage{Enabled: true}
+	p.Enabled = true
 	df := notify.DeliveryFilter{Since: q.From, Target: f["target"], Limit: activityAttempts}
 	if b := f["budget"]; b != "" {
 		df.KeyPrefix = "budget:" + b + ":"
@@ -90,6 +103,28 @@ func loadActivity(s *site, r *http.Request, q query) (any, error) {
 		p.MoreActions, p.Actions = len(p.Actions)-activityRows, p.Actions[:activityRows]
 	}
 	return p, nil
+}
+
+// loadAudit fills p's audit section: the period's entries that the action and actor filters
+// select, for admins only, as GET /api/v1/audit is.
+func loadAudit(s *site, r *http.Request, q query, p *activityPage) error {
+	if s.d.Audit == nil {
+		return nil
+	}
+	if v := viewerFrom(r); v == nil || v.Token.Role != gpucost.RoleAdmin {
+		p.AuditAdminOnly = true
+		return nil
+	}
+	f := q.Query.Filter
+	entries, err := s.d.Audit.Audit(r.Context(), gpucost.AuditFilter{Since: q.From, Action: f["action"], Actor: f["actor"], Limit: activityAudit})
+	if err != nil {
+		return fmt.Errorf("read the audit log: %w", err)
+	}
+	p.AuditShown, p.Audit = true, entries
+	if len(p.Audit) > activityRows {
+		p.MoreAudit, p.Audit = len(p.Audit)-activityRows, p.Audit[:activityRows]
+	}
+	return nil
 }
 
 // alertRows folds attempts (oldest first) into one row per alert key and target, newest first,

@@ -1,15 +1,18 @@
 package web
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/sqlite"
 )
 
 func TestActivityPage(t *testing.T) {
@@ -47,7 +50,7 @@ func TestActivityPage(t *testing.T) {
 		t.Errorf("the activity page read the logs from %v, want the 30 days to the next hour", q.From)
 	}
 	res := ts.do("GET", "/activity?filter=colour=red", nil, sc)
-	if body := readBody(t, res); res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "filters by budget, policy, result, target") {
+	if body := readBody(t, res); res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "filters by action, actor, budget, policy, result, target") {
 		t.Errorf("GET /activity?filter=colour=red = %d, want 400 naming the filters", res.StatusCode)
 	}
 	ts.views.err = gpucost.Errorf(gpucost.EUnavailable, "store: database is locked")
@@ -104,5 +107,75 @@ func BenchmarkActivityPage(b *testing.B) {
 		if w.Code != http.StatusOK {
 			b.Fatalf("GET /activity = %d", w.Code)
 		}
+	}
+}
+
+// TestActivityAudit serves the activity page with an audit trail in a SQLite store: admins see
+// the period's entries, filtered by action (a prefix such as bill.) and actor; viewers are told
+// it is for admins.
+func TestActivityAudit(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gpucost.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	for _, e := range []gpucost.AuditEntry{
+		{At: testNow.Add(-40 * day), Actor: "cli root@ops-1", Action: gpucost.AuditTokenRevoke, Target: "token 1 (ancient)"},
+		{At: testNow.Add(-3 * time.Hour), Actor: "cli root@ops-1", Action: gpucost.AuditTokenCreate, Target: "token 7 (agents)", Detail: "role ingest", Source: "cli"},
+		{At: testNow.Add(-2 * time.Hour), Actor: "token 3 (ci-admin, admin)", Action: gpucost.AuditBillReplace, Target: "import 12 (focus-2026-10.csv)",
+			Detail: "1,204 lines → 1,210 lines", Source: "10.0.0.7:51234"},
+	} {
+		if _, err := db.RecordAudit(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts := newTestSite(t)
+	d := &Dashboard{Views: ts.views, Activity: ts.views, Audit: db, Tokens: ts.tokens, Key: []byte("0123456789abcdef0123456789abcdef"),
+		Now: func() time.Time { return testNow }, Log: slog.New(slog.DiscardHandler)}
+	ts.h = d.Handler()
+	adminSecret, admin := ts.tokens.newToken(t, "ada", gpucost.RoleAdmin)
+	viewerSecret, _ := ts.tokens.newToken(t, "ivy", gpucost.RoleViewer)
+	asAdmin, asViewer := ts.login(adminSecret), ts.login(viewerSecret)
+	for _, tc := range []struct {
+		path        string
+		as          *http.Cookie
+		says, lacks []string
+	}{
+		{"/activity", asAdmin, []string{"Audit trail", "token 7 (agents)", "import 12 (focus-2026-10.csv)", "1,204 lines → 1,210 lines", "i-0spotB"},
+			[]string{"token 1 (ancient)", "admin tokens only"}},
+		{"/activity?since=90d", asAdmin, []string{"token 1 (ancient)", "token 7 (agents)"}, nil},
+		{"/activity?filter=action=bill.", asAdmin, []string{"import 12"}, []string{"token 7 (agents)"}},
+		{"/activity?filter=action=token.create", asAdmin, []string{"token 7 (agents)"}, []string{"import 12"}},
+		{"/activity?filter=actor=cli", asAdmin, []string{"token 7 (agents)"}, []string{"import 12"}},
+		{"/activity?filter=action=session.end", asAdmin, []string{"No audited action in this period"}, []string{"import 12", "token 7 (agents)"}},
+		{"/activity", asViewer, []string{"Audit trail", "shown to admin tokens only", "i-0spotB"}, []string{"token 7 (agents)", "import 12"}},
+	} {
+		res := ts.do("GET", tc.path, nil, tc.as)
+		body := readBody(t, res)
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("GET %s = %d, want 200:\n%s", tc.path, res.StatusCode, body)
+			continue
+		}
+		for _, s := range tc.says {
+			if !strings.Contains(body, s) {
+				t.Errorf("GET %s does not show %q", tc.path, s)
+			}
+		}
+		for _, s := range tc.lacks {
+			if strings.Contains(body, s) {
+				t.Errorf("GET %s shows %q, which the period, filter or role excludes", tc.path, s)
+			}
+		}
+	}
+
+	// A logout's session end is kept as the session's token.
+	s := &site{d: d}
+	r := httptest.NewRequest("POST", "/logout", nil)
+	s.recordSessionEnd(r, session{TokenHash: gpucost.HashTokenSecret(adminSecret)})
+	got, err := db.Audit(ctx, gpucost.AuditFilter{Action: gpucost.AuditSessionEnd})
+	want := "token " + strconv.FormatInt(admin.ID, 10) + " (ada, admin)"
+	if err != nil || len(got) != 1 || got[0].Actor != want || !got[0].At.Equal(testNow) || got[0].Source != "192.0.2.1" {
+		t.Errorf("after recordSessionEnd: audit = %+v, %v; want one session.end by %s", got, err, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/httpapi"
 )
 
 // maxFormBytes bounds a login or logout form.
@@ -19,8 +20,8 @@ type viewer struct {
 }
 
 // current returns the request's session and its token, checked again against the store, so a
-// revoked token ends the session at once. ok is false without a valid session; err is set
-// when the store could not be asked.
+// revoked token or a logout (Dashboard.Sessions) ends the session at once. ok is false without
+// a valid session; err is set when the store could not be asked.
 func (s *site) current(r *http.Request) (sess session, tok gpucost.Token, ok bool, err error) {
 	c, cerr := r.Cookie(sessionCookie)
 	if cerr != nil {
@@ -29,6 +30,12 @@ func (s *site) current(r *http.Request) (sess session, tok gpucost.Token, ok boo
 	sess, derr := s.keys.decode(c.Value, s.d.Now())
 	if derr != nil {
 		return session{}, gpucost.Token{}, false, nil
+	}
+	if s.d.Sessions != nil {
+		revoked, err := s.d.Sessions.SessionRevoked(r.Context(), sess.Nonce)
+		if err != nil || revoked {
+			return session{}, gpucost.Token{}, false, err
+		}
 	}
 	tok, err = s.d.Tokens.TokenByHash(r.Context(), sess.TokenHash)
 	if gpucost.ErrorCode(err) == gpucost.ENotFound {
@@ -102,12 +109,19 @@ func (s *site) login(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.PostForm.Get("next"))
 	c, err := r.Cookie(loginCookie)
 	if err != nil || !checkToken(r.PostForm.Get("csrf"), s.keys.loginCSRFToken(c.Value)) {
-		s.d.Log.Warn("dashboard: login refused", "reason", "missing or wrong CSRF token", "remote", r.RemoteAddr)
+		s.d.Log.Warn("dashboard: login refused", "reason", "missing or wrong CSRF token", "remote", httpapi.ClientAddr(r))
 		s.renderError(w, r, nil, http.StatusForbidden, "The login form expired or did not come from this site: reload the login page and try again.")
 		return
 	}
 	retry := func(status int, msg string) {
 		s.renderLogin(w, r, status, loginPage{CSRF: s.keys.loginCSRFToken(c.Value), Next: next, Error: msg})
+	}
+	addr := httpapi.ClientAddr(r)
+	if wait := s.d.Throttle.Wait(addr, s.d.Now()); wait > 0 {
+		s.d.Log.Warn("dashboard: login refused", "reason", "throttled", "remote", addr)
+		httpapi.SetRetryAfter(w, wait)
+		retry(http.StatusTooManyRequests, httpapi.Refusal("failed logins", addr, wait))
+		return
 	}
 	secret := strings.TrimSpace(r.PostForm.Get("token"))
 	if !strings.HasPrefix(secret, gpucost.TokenSecretPrefix) {
@@ -118,7 +132,8 @@ func (s *site) login(w http.ResponseWriter, r *http.Request) {
 	tok, err := s.d.Tokens.TokenByHash(r.Context(), hash)
 	switch {
 	case gpucost.ErrorCode(err) == gpucost.ENotFound:
-		s.d.Log.Warn("dashboard: login refused", "reason", "unknown or revoked token", "remote", r.RemoteAddr)
+		s.d.Throttle.Failed(addr, s.d.Now())
+		s.d.Log.Warn("dashboard: login refused", "reason", "unknown or revoked token", "remote", addr)
 		retry(http.StatusUnauthorized, "That token is not valid: it is unknown or was revoked.")
 		return
 	case err != nil:
@@ -137,7 +152,8 @@ func (s *site) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
-// logout ends the session in this browser when the form carries the session's CSRF token.
+// logout ends the session when the form carries the session's CSRF token: in this browser, and
+// on the server (Dashboard.Sessions), so that a copy of the cookie is refused too.
 func (s *site) logout(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
@@ -159,6 +175,14 @@ func (s *site) logout(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, nil, http.StatusForbidden, "The logout form did not come from this session: reload the page and try again.")
 		return
 	}
+	if s.d.Sessions != nil {
+		if err := s.d.Sessions.RevokeSession(r.Context(), sess.Nonce, s.d.Now(), sess.Expires); err != nil {
+			s.d.Log.Error("dashboard: revoke session at logout", "err", err)
+			s.renderError(w, r, nil, http.StatusServiceUnavailable, "The session could not be ended on the server: the store could not be reached. Log out again shortly.")
+			return
+		}
+	}
+	s.recordSessionEnd(r, sess)
 	http.SetCookie(w, cookie(r, sessionCookie, "", -1, s.d.Now()))
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -10,6 +11,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/gpucost/gpucost/httpapi"
 )
 
 // Cookie names.
@@ -34,6 +37,18 @@ func newKeys(key []byte) keys {
 		return m.Sum(nil)
 	}
 	return keys{session: derive("session"), csrf: derive("csrf"), loginCSRF: derive("login csrf")}
+}
+
+// SessionStore keeps the sessions a logout ended until they expire, so that a copy of the
+// cookie is refused after the logout by every replica sharing the store: *sqlite.DB and
+// *postgres.DB.
+type SessionStore interface {
+	// RevokeSession records that the session with nonce ended at at; its cookie expires at
+	// expires. Revoking a revoked session is a no-op.
+	RevokeSession(ctx context.Context, nonce []byte, at, expires time.Time) error
+
+	// SessionRevoked reports whether the session with nonce was revoked.
+	SessionRevoked(ctx context.Context, nonce []byte) (bool, error)
 }
 
 // session is what a session cookie carries. It holds the token's hash, never its secret.
@@ -110,12 +125,12 @@ func mac(key, msg []byte) []byte {
 
 func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 
-// cookie returns a dashboard cookie: HttpOnly, SameSite=Strict, Path=/, Secure over TLS. A
-// negative maxAge deletes it.
+// cookie returns a dashboard cookie: HttpOnly, SameSite=Strict, Path=/, Secure over TLS (to
+// this server, or to a trusted proxy that says so: httpapi.Secure). A negative maxAge deletes it.
 func cookie(r *http.Request, name, value string, maxAge time.Duration, now time.Time) *http.Cookie {
 	c := &http.Cookie{
 		Name: name, Value: value, Path: "/",
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: httpapi.Secure(r),
 	}
 	if maxAge < 0 {
 		c.MaxAge = -1

@@ -2,7 +2,8 @@
 // heatmap, costs, idle, recommendations, budgets, jobs) and httpapi.ActivityLog (what budget
 // alerts and enforcement did) behind a login by API token. A login puts the token's hash into
 // a signed, HttpOnly session cookie, so several server replicas sharing one Key share
-// sessions, and every request checks the token again, so revoking it ends the session.
+// sessions, and every request checks the token again, so revoking it ends the session; a
+// logout is kept in the store (Dashboard.Sessions), so a copy of its cookie is refused too.
 // Templates, styles, scripts and the chart libraries (uPlot, Apache ECharts) are embedded; no
 // page loads anything from another origin, and no page runs an inline script.
 package web
@@ -43,6 +44,19 @@ type Dashboard struct {
 	// Activity, optional, is what budget alerts and enforcement did, for the activity page;
 	// without it the page says how to turn them on.
 	Activity httpapi.ActivityLog
+
+	// Sessions, optional, keeps the sessions a logout ended, so that their cookies are refused
+	// from then on by every replica sharing the store; without it a logout only deletes the
+	// cookie in the browser, and a copy of it stays valid until it expires.
+	Sessions SessionStore
+
+	// Throttle refuses logins, with 429, from a source address that has failed too many (a
+	// zero httpapi.Throttle if nil); give it the API server's AuthThrottle to count both.
+	Throttle *httpapi.Throttle
+
+	// Audit, optional, is the audit trail: the end of each session (logout) is recorded in it,
+	// and the activity page shows it to admins.
+	Audit gpucost.AuditLog
 }
 
 // Handler returns the dashboard's handler: the pages, /login, /logout and /static/.
@@ -59,6 +73,12 @@ func (d *Dashboard) Handler() http.Handler {
 		d.Log.Warn("dashboard: no session key given; a random one is used, so logins end when the server restarts")
 	} else if len(d.Key) < 32 {
 		d.Log.Warn("dashboard: the session key is shorter than 32 bytes; give 32 random bytes", "bytes", len(d.Key))
+	}
+	if d.Sessions == nil {
+		d.Log.Warn("dashboard: no session store given; a logout ends a session only in its browser")
+	}
+	if d.Throttle == nil {
+		d.Throttle = &httpapi.Throttle{}
 	}
 	assets := mustAssets()
 	s := &site{d: d, keys: newKeys(d.Key), assets: assets, pages: mustTemplates(assets)}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
 	"github.com/gpucost/gpucost/billing/internal/intern"
 	"github.com/gpucost/gpucost/billing/internal/jsontext"
+	"github.com/gpucost/gpucost/billing/internal/limits"
 
 	"github.com/gpucost/gpucost"
 )
@@ -68,6 +70,7 @@ func (rd *reader) readCSV(sc *csvscan.Scanner) error {
 	for i := range names {
 		names[i] = string(sc.Field(i))
 	}
+	sc.Names = names
 	p, err := newPlan(names)
 	if err != nil {
 		return fmt.Errorf("read AWS CUR %s: %w", rd.name, err)
@@ -90,6 +93,10 @@ func (rd *reader) readCSV(sc *csvscan.Scanner) error {
 }
 
 func (rd *reader) scanError(sc *csvscan.Scanner) error {
+	var tl *limits.TooLong
+	if errors.As(sc.Err(), &tl) {
+		return limits.Invalid("read AWS CUR "+rd.name, tl)
+	}
 	return gpucost.Errorf(gpucost.EInvalid, "read AWS CUR %s: %v; the file is truncated or not valid CSV, download or export it again", rd.name, sc.Err())
 }
 

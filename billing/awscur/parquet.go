@@ -1,6 +1,7 @@
 package awscur
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -12,6 +13,8 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/limits"
+	"github.com/gpucost/gpucost/billing/internal/pqcheck"
 )
 
 // ReadParquet reads a CUR 2.0 Parquet file — the format AWS Data Exports writes by default, with
@@ -43,7 +46,10 @@ func (rd *reader) readParquet(r io.ReaderAt, size int64) (err error) {
 			err = gpucost.Errorf(gpucost.EInvalid, "read AWS CUR %s: damaged Parquet data (%v); export or download the file again", rd.name, v)
 		}
 	}()
-	if err := checkFooter(r, size); err != nil {
+	if err := pqcheck.Footer(r, size); err != nil {
+		if tl := (*limits.TooLong)(nil); errors.As(err, &tl) {
+			return limits.Invalid("read AWS CUR "+rd.name, tl)
+		}
 		return gpucost.Errorf(gpucost.EInvalid, "read AWS CUR %s: not a readable Parquet file (%v); it may be truncated, download it again", rd.name, err)
 	}
 	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
@@ -63,6 +69,7 @@ func (rd *reader) readParquet(r io.ReaderAt, size int64) (err error) {
 		return fmt.Errorf("read AWS CUR %s: %w", rd.name, err)
 	}
 	meta := f.Metadata()
+	rows := int64(0) // rows of the row groups before
 	for i, rg := range f.RowGroups() {
 		if i >= len(meta.RowGroups) {
 			return gpucost.Errorf(gpucost.EInvalid, "read AWS CUR %s: row group %d has no metadata; the file is damaged", rd.name, i)
@@ -72,13 +79,19 @@ func (rd *reader) readParquet(r io.ReaderAt, size int64) (err error) {
 			if l.index >= len(cols) {
 				return gpucost.Errorf(gpucost.EInvalid, "read AWS CUR %s: row group %d lacks column %s; the file is damaged", rd.name, i, l.name)
 			}
-			if err := checkPages(r, size, &cols[l.index].MetaData); err != nil {
+			if err := pqcheck.Pages(r, size, &cols[l.index].MetaData); err != nil {
+				var tl *limits.TooLong
+				if errors.As(err, &tl) {
+					tl.Line, tl.Row, tl.Column, tl.Name = int(rows)+tl.Line+1, true, l.index+1, l.name
+					return limits.Invalid("read AWS CUR "+rd.name, tl)
+				}
 				return gpucost.Errorf(gpucost.EInvalid, "read AWS CUR %s: row group %d column %s: %v; the file is truncated or damaged, download it again", rd.name, i, l.name, err)
 			}
 		}
 		if err := pr.readGroup(rg); err != nil {
 			return err
 		}
+		rows += rg.NumRows()
 	}
 	return nil
 }

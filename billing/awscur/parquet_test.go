@@ -59,6 +59,7 @@ type pqOptions struct {
 	groupRows int64 // rows per row group
 	dict      bool  // dictionary-encode strings, as Spark and Arrow writers do
 	snappy    bool  // compress pages with Snappy
+	opts      []parquet.WriterOption
 }
 
 // writeParquet writes rows (cells as in a CSV) as a Parquet file with the given column kinds.
@@ -106,7 +107,7 @@ func writeParquetRows(t testing.TB, w io.Writer, names []string, kinds []pqKind,
 	if o.snappy {
 		opts = append(opts, parquet.Compression(&parquet.Snappy), parquet.PageBufferSize(1<<20))
 	}
-	pw := parquet.NewWriter(w, opts...)
+	pw := parquet.NewWriter(w, append(opts, o.opts...)...)
 	paths := schema.Columns()
 	batch := make([]parquet.Row, 0, 128)
 	for rec := range rows {

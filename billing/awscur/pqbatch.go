@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/limits"
 )
 
 // batchRows is the number of rows read column by column before they are put together.
@@ -91,6 +92,11 @@ func (pr *pqRow) where(r int) string {
 }
 
 func (pr *pqRow) damaged(l *pqLeaf, err error) error {
+	var tl *limits.TooLong
+	if errors.As(err, &tl) { // a value in the rows of the batch after pr.row
+		tl.Line, tl.Row, tl.Column, tl.Name = int(pr.row)+1, true, l.index+1, l.name
+		return limits.Invalid("read AWS CUR "+pr.rd.name, tl)
+	}
 	if errors.Is(err, io.EOF) {
 		err = errors.New("the column ends before the row group does")
 	}

@@ -9,6 +9,9 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding"
+
+	"github.com/gpucost/gpucost/billing/internal/limits"
+	"github.com/gpucost/gpucost/billing/internal/pqcheck"
 )
 
 // errPage reports page data that disagrees with its levels or dictionary.
@@ -127,6 +130,11 @@ func (c *cursor) setData(p parquet.Page, present int) error {
 	c.data = p.Data()
 	if d := p.Dictionary(); d != nil {
 		if d != c.cdict {
+			if v := d.Page().Data(); v.Kind() == encoding.ByteArray {
+				if _, offs := v.ByteArray(); pqcheck.LongValue(offs) >= 0 {
+					return &limits.TooLong{Limit: limits.MaxField}
+				}
+			}
 			c.cdict = d
 			c.gen++
 			c.dictStr = append(c.dictStr[:0], make([]string, d.Len())...)
@@ -151,6 +159,9 @@ func (c *cursor) setData(p parquet.Page, present int) error {
 		ok = len(c.offs) > present || present == 0
 		for i := 0; ok && i < present; i++ {
 			ok = c.offs[i] <= c.offs[i+1] && int(c.offs[i+1]) <= len(c.bytes)
+		}
+		if ok && pqcheck.LongValue(c.offs[:min(len(c.offs), present+1)]) >= 0 {
+			return &limits.TooLong{Limit: limits.MaxField}
 		}
 	case encoding.FixedLenByteArray:
 		c.bytes, c.size = c.data.FixedLenByteArray()

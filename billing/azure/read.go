@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -12,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
+	"github.com/gpucost/gpucost/billing/internal/limits"
 	"github.com/gpucost/gpucost/billing/internal/totals"
 
 	"github.com/gpucost/gpucost"
@@ -169,6 +171,7 @@ func (rd *reader) readCSV(sc *csvscan.Scanner) error {
 		names[i] = string(sc.Field(i))
 	}
 	names[0] = strings.TrimPrefix(names[0], "\ufeff")
+	sc.Names = names
 	p, err := newPlan(names, rd.opt.Currency)
 	if err != nil {
 		return fmt.Errorf("read Azure cost details %s: %w", rd.name, err)
@@ -190,6 +193,10 @@ func (rd *reader) readCSV(sc *csvscan.Scanner) error {
 }
 
 func (rd *reader) scanError(sc *csvscan.Scanner) error {
+	var tl *limits.TooLong
+	if errors.As(sc.Err(), &tl) {
+		return limits.Invalid("read Azure cost details "+rd.name, tl)
+	}
 	return gpucost.Errorf(gpucost.EInvalid, "read Azure cost details %s: %v; the file is truncated or not valid CSV, download or export it again", rd.name, sc.Err())
 }
 

@@ -22,8 +22,10 @@ type Stats struct {
 	VersionColumns []string
 
 	// ExtraColumns are the columns outside the FOCUS specification (x_ columns and any other),
-	// in file order; their values are in CostLine.Extra.
-	ExtraColumns []string
+	// in file order, whose values are in CostLine.Extra; DroppedColumns are those that
+	// Options.Extra did not choose, read past.
+	ExtraColumns   []string
+	DroppedColumns []string
 
 	Totals map[string]Totals // by billing currency
 
@@ -68,7 +70,7 @@ func newBuilder(file string, l *layout, format string) *builder {
 	for f := range b.strs {
 		b.strs[f].enum = kindOf(field(f)) == kEnum
 	}
-	b.stats = Stats{Format: format, Version: l.version, VersionColumns: l.versionColumns, ExtraColumns: l.extra}
+	b.stats = Stats{Format: format, Version: l.version, VersionColumns: l.versionColumns, ExtraColumns: l.extra, DroppedColumns: l.dropped}
 	return b
 }
 

@@ -218,6 +218,26 @@ type layout struct {
 	version        string
 	versionColumns []string
 	extra          []string // names of the fExtra columns, in file order
+	dropped        []string // names of the columns outside the spec read past, in file order
+}
+
+// keepExtra reads past the columns outside the spec that keep does not choose; nil keeps all.
+func (l *layout) keepExtra(keep func(string) bool) {
+	if keep == nil {
+		return
+	}
+	l.extra = l.extra[:0]
+	for i, f := range l.fields {
+		if f != fExtra {
+			continue
+		}
+		if keep(l.names[i]) {
+			l.extra = append(l.extra, l.names[i])
+		} else {
+			l.fields[i] = fNone
+			l.dropped = append(l.dropped, l.names[i])
+		}
+	}
 }
 
 // newLayout maps a header. It fails if a name repeats or a required column is missing; the error

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+
+	"github.com/gpucost/gpucost/billing/internal/limits"
 )
 
 // csvScanner splits RFC 4180 CSV into records without copying: fields are slices of its buffer,
@@ -25,12 +27,9 @@ type csvScanner struct {
 	fields [][]byte
 	starts []int // where each field starts in buf, for messages
 	unq    []byte
-	start  int // line the current record starts on
+	start  int      // line the current record starts on
+	names  []string // the columns' names, for messages
 }
-
-// maxRecord bounds one record, so that an unterminated quote cannot read a whole file into
-// memory.
-const maxRecord = 16 << 20
 
 // errCSV is a malformed record; its message says where.
 type errCSV struct {
@@ -47,10 +46,19 @@ func newCSVScanner(r io.Reader) *csvScanner {
 // isSpecial marks the bytes that end an unquoted field.
 var isSpecial = [256]bool{',': true, '\n': true, '\r': true}
 
-// next reads the next record. It returns false at the end of the input.
+// next reads the next record. It returns false at the end of the input. A field longer than
+// limits.MaxField or a record longer than limits.MaxLine is a *limits.TooLong error, found before
+// more than MaxLine bytes of it are buffered.
 func (s *csvScanner) next() (bool, error) {
 	for {
 		done, ok, err := s.parse()
+		if ok && s.pos-s.recordStart() > limits.MaxField {
+			for i, f := range s.fields {
+				if len(f) > limits.MaxField {
+					return false, s.tooLong(s.start, i, limits.MaxField, false)
+				}
+			}
+		}
 		if err != nil || ok {
 			return ok, err
 		}
@@ -64,18 +72,31 @@ func (s *csvScanner) next() (bool, error) {
 }
 
 // fill moves the unread data to the front of the buffer, grows it if a record fills it, and reads
-// more.
+// more. A record in progress longer than a field may be is looked into first: parse left the
+// start of each of its fields in starts, the last one open.
 func (s *csvScanner) fill() error {
 	if s.eof {
 		return nil
 	}
+	open := 0
+	if s.end-s.pos > limits.MaxField && len(s.starts) > 0 && s.starts[0] >= s.pos {
+		open = len(s.starts) - 1
+		for i, f := range s.fields[:min(len(s.fields), open)] {
+			if len(f) > limits.MaxField {
+				return s.tooLong(s.line, i, limits.MaxField, false)
+			}
+		}
+		if s.end-s.starts[open] > limits.MaxField {
+			return s.tooLong(s.line, open, limits.MaxField, false)
+		}
+	}
 	n := copy(s.buf, s.buf[s.pos:s.end])
 	s.pos, s.end = 0, n
 	if n == len(s.buf) {
-		if len(s.buf) >= maxRecord {
-			return &errCSV{s.line, 1, fmt.Sprintf("a record longer than %d MiB (is a quote left open?)", maxRecord>>20)}
+		if len(s.buf) >= limits.MaxLine {
+			return s.tooLong(s.line, open, limits.MaxLine, true)
 		}
-		nb := make([]byte, 2*len(s.buf))
+		nb := make([]byte, min(2*len(s.buf), limits.MaxLine))
 		copy(nb, s.buf[:n])
 		s.buf = nb
 	}
@@ -248,3 +269,12 @@ func (s *csvScanner) quoted(b []byte, p int) ([]byte, int, error) {
 }
 
 var newline = []byte{'\n'}
+
+// tooLong returns the error for column col (from 0) of the record starting on line.
+func (s *csvScanner) tooLong(line, col, limit int, record bool) *limits.TooLong {
+	e := &limits.TooLong{Line: line, Column: col + 1, Limit: limit, Record: record}
+	if col < len(s.names) {
+		e.Name = s.names[col]
+	}
+	return e
+}

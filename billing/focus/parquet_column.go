@@ -14,6 +14,8 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/limits"
+	"github.com/gpucost/gpucost/billing/internal/pqcheck"
 )
 
 // conv is how a column's physical values become a field's values.
@@ -41,7 +43,7 @@ func planColumns(file string, top []*parquet.Column, lay *layout) ([]*pqColumn, 
 		if f == fNone {
 			continue
 		}
-		c := &pqColumn{name: col.Name(), field: f, kind: kindOf(f)}
+		c := &pqColumn{name: col.Name(), index: i, field: f, kind: kindOf(f)}
 		c.val.strs.enum = c.kind == kEnum
 		err := c.plan(col)
 		if f == fExtra {
@@ -204,6 +206,7 @@ type cursor struct {
 
 	ba    []byte
 	off   []uint32
+	long  int // the index of a value of ba longer than limits.MaxField, or -1
 	fb    []byte
 	fsize int
 	i32   []int32
@@ -324,6 +327,9 @@ func (c *cursor) load() error {
 		if c.n > 0 {
 			c.i, c.j = 0, 0
 			c.setValues(p)
+			if c.long >= 0 {
+				return &limits.TooLong{Line: c.long, Limit: limits.MaxField}
+			}
 			return nil
 		}
 		parquet.Release(p)
@@ -346,6 +352,7 @@ func (c *cursor) setValues(p parquet.Page) {
 	}
 	if !c.fromDict {
 		c.setArrays(d.Page().Data())
+		c.long = min(c.long, 0) // a dictionary entry: the page's first row is the place to look
 		c.fromDict = true
 		if c.text && c.dictStr == nil {
 			c.dictStr = make([]string, d.Len())
@@ -355,9 +362,11 @@ func (c *cursor) setValues(p parquet.Page) {
 }
 
 func (c *cursor) setArrays(v encoding.Values) {
+	c.long = -1
 	switch c.phys {
 	case parquet.ByteArray:
 		c.ba, c.off = v.ByteArray()
+		c.long = pqcheck.LongValue(c.off)
 	case parquet.FixedLenByteArray:
 		c.fb, c.fsize = v.FixedLenByteArray()
 	case parquet.Int32:

@@ -8,8 +8,11 @@ import (
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/limits"
+	"github.com/gpucost/gpucost/billing/internal/pqcheck"
 )
 
 // ReadParquet reads a FOCUS 1.0, 1.1 or 1.2 Parquet file of the given size from r, as Read
@@ -19,7 +22,12 @@ import (
 // micro- or nanoseconds), INT96, DATE or ISO 8601 strings; Tags as a JSON string or a MAP of
 // strings. Any column may be optional; nulls mean what empty values mean in CSV. Errors name the
 // file, the 1-based row and the column; CostLine.Line is the row.
-func ReadParquet(r io.ReaderAt, size int64, name string, emit func(*gpucost.CostLine) error) (st Stats, err error) {
+func ReadParquet(r io.ReaderAt, size int64, name string, emit func(*gpucost.CostLine) error) (Stats, error) {
+	return ReadParquetWith(r, size, name, Options{}, emit)
+}
+
+// ReadParquetWith is ReadParquet with options.
+func ReadParquetWith(r io.ReaderAt, size int64, name string, opts Options, emit func(*gpucost.CostLine) error) (st Stats, err error) {
 	emitting := false
 	defer func() { // parquet-go panics on some malformed files; emit's panics are not ours
 		if p := recover(); p != nil {
@@ -36,6 +44,12 @@ func ReadParquet(r io.ReaderAt, size int64, name string, emit func(*gpucost.Cost
 		emitting = false
 		return err
 	}
+	if err := pqcheck.Footer(r, size); err != nil {
+		if tl := (*limits.TooLong)(nil); errors.As(err, &tl) {
+			return Stats{}, limits.Invalid(name, tl)
+		}
+		return Stats{}, gpucost.Errorf(gpucost.EInvalid, "%s is not a readable Parquet file, truncated or corrupt (%w); copy or export it again", name, err)
+	}
 	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return Stats{}, gpucost.Errorf(gpucost.EInvalid, "%s is not a readable Parquet file, truncated or corrupt (%w); copy or export it again", name, err)
@@ -49,6 +63,7 @@ func ReadParquet(r io.ReaderAt, size int64, name string, emit func(*gpucost.Cost
 	if err != nil {
 		return Stats{}, err
 	}
+	lay.keepExtra(opts.Extra)
 	cols, err := planColumns(name, top, lay)
 	if err != nil {
 		return Stats{}, err
@@ -56,12 +71,46 @@ func ReadParquet(r io.ReaderAt, size int64, name string, emit func(*gpucost.Cost
 	b := newBuilder(name, lay, "parquet")
 	row := 0
 	bt := new(batch)
-	for _, rg := range f.RowGroups() {
+	meta := f.Metadata()
+	for i, rg := range f.RowGroups() {
+		if err := checkPages(r, size, name, meta, i, row, cols); err != nil {
+			return b.result(), err
+		}
 		if err := b.readRowGroup(rg, cols, &row, bt, emit); err != nil {
 			return b.result(), err
 		}
 	}
 	return b.result(), nil
+}
+
+// checkPages checks the page headers of the columns read in row group i, which starts after row
+// rows, before parquet-go reads them (see billing/internal/pqcheck).
+func checkPages(r io.ReaderAt, size int64, name string, meta *format.FileMetaData, i, rows int, cols []*pqColumn) error {
+	if i >= len(meta.RowGroups) {
+		return gpucost.Errorf(gpucost.EInvalid, "%s: row group %d has no metadata; the file is corrupt, export it again", name, i)
+	}
+	chunks := meta.RowGroups[i].Columns
+	for _, c := range cols {
+		for _, cur := range []*cursor{&c.val, &c.key} {
+			if cur.col == nil || (cur == &c.key && !c.mapKV) {
+				continue
+			}
+			k := cur.col.Index()
+			if k >= len(chunks) {
+				return gpucost.Errorf(gpucost.EInvalid, "%s: row group %d lacks column %s; the file is corrupt, export it again", name, i, c.name)
+			}
+			err := pqcheck.Pages(r, size, &chunks[k].MetaData)
+			var tl *limits.TooLong
+			if errors.As(err, &tl) {
+				tl.Line, tl.Row, tl.Column, tl.Name = rows+tl.Line+1, true, c.index+1, c.name
+				return limits.Invalid(name, tl)
+			}
+			if err != nil {
+				return gpucost.Errorf(gpucost.EInvalid, "%s: row group %d column %s: %v; the file is truncated or corrupt, export it again", name, i, c.name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // pqBatch is how many rows are assembled at a time: each column fills its field for all of them
@@ -121,6 +170,11 @@ func (b *builder) readRowGroup(rg parquet.RowGroup, cols []*pqColumn, row *int, 
 }
 
 func (b *builder) pqError(row int, c *pqColumn, err error) error {
+	var tl *limits.TooLong
+	if errors.As(err, &tl) { // the Line-th value of the page that starts at row: its row if none is null
+		tl.Line, tl.Row, tl.Column, tl.Name = row+tl.Line, true, c.index+1, c.name
+		return limits.Invalid(b.file, tl)
+	}
 	var bad *badValue
 	if errors.As(err, &bad) {
 		return gpucost.Errorf(gpucost.EInvalid, "%s: row %d: column %s: %s is not %s; fix the value and export the file again",
@@ -147,6 +201,7 @@ func (e *badValue) Error() string { return e.value + " is not a valid value" }
 // pqColumn reads one top-level column into a CostLine field.
 type pqColumn struct {
 	name  string
+	index int // the column's position among the top-level ones
 	field field
 	kind  kind
 	extra int    // position among the extra columns, for fExtra

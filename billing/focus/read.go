@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/limits"
 )
 
 // Read reads a FOCUS 1.0, 1.1 or 1.2 CSV file from r, gzip-compressed or not (told by its first
@@ -30,6 +31,21 @@ import (
 // emitted before an error must be discarded by the caller. An error from emit stops the read and
 // is returned wrapped with the file and line.
 func Read(r io.Reader, name string, emit func(*gpucost.CostLine) error) (Stats, error) {
+	return ReadWith(r, name, Options{}, emit)
+}
+
+// Options say what a read keeps of the columns outside the specification.
+type Options struct {
+	// Extra chooses the columns outside the specification whose values are kept in
+	// CostLine.Extra; nil keeps them all, as Read and ReadParquet do. The others are read past
+	// and listed in Stats.DroppedColumns. An importer that sums lines by their extras keeps only
+	// those asked for: a column unique per row (the Id of FOCUS exports) would stop lines
+	// merging.
+	Extra func(column string) bool
+}
+
+// ReadWith is Read with options.
+func ReadWith(r io.Reader, name string, opts Options, emit func(*gpucost.CostLine) error) (Stats, error) {
 	br := bufio.NewReaderSize(r, 32<<10)
 	head, _ := br.Peek(4)
 	format := "csv"
@@ -45,7 +61,7 @@ func Read(r io.Reader, name string, emit func(*gpucost.CostLine) error) (Stats, 
 	case bytes.Equal(head, parquetMagic):
 		return Stats{}, gpucost.Errorf(gpucost.EInvalid, "%s is a Parquet file; read it with ReadFile or ReadParquet", name)
 	}
-	return readCSV(in, name, format, emit)
+	return readCSV(in, name, format, opts, emit)
 }
 
 var parquetMagic = []byte("PAR1")
@@ -82,7 +98,7 @@ func ReadFile(path string, emit func(*gpucost.CostLine) error) (Stats, error) {
 }
 
 // readCSV reads the header and the rows.
-func readCSV(r io.Reader, name, format string, emit func(*gpucost.CostLine) error) (Stats, error) {
+func readCSV(r io.Reader, name, format string, opts Options, emit func(*gpucost.CostLine) error) (Stats, error) {
 	s := newCSVScanner(r)
 	ok, err := s.next()
 	if err != nil {
@@ -102,6 +118,8 @@ func readCSV(r io.Reader, name, format string, emit func(*gpucost.CostLine) erro
 	if err != nil {
 		return Stats{}, err
 	}
+	lay.keepExtra(opts.Extra)
+	s.names = names
 	b := newBuilder(name, lay, format)
 	plans := b.plan(lay)
 	for {
@@ -122,6 +140,10 @@ func readCSV(r io.Reader, name, format string, emit func(*gpucost.CostLine) erro
 }
 
 func csvError(name string, err error) error {
+	var tl *limits.TooLong
+	if errors.As(err, &tl) {
+		return limits.Invalid(name, tl)
+	}
 	var e *errCSV
 	if errors.As(err, &e) {
 		return gpucost.Errorf(gpucost.EInvalid, "%s:%s; fix the file and import it again", name, e.Error())

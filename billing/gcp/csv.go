@@ -2,11 +2,13 @@ package gcp
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
+	"github.com/gpucost/gpucost/billing/internal/limits"
 
 	"github.com/gpucost/gpucost"
 )
@@ -120,6 +122,7 @@ func (rd *reader) readCSV(sc *csvscan.Scanner) (*plan, error) {
 	for i := range names {
 		names[i] = string(sc.Field(i))
 	}
+	sc.Names = names
 	p, err := newPlan(rd.name, names)
 	if err != nil {
 		return nil, err
@@ -142,6 +145,10 @@ func (rd *reader) readCSV(sc *csvscan.Scanner) (*plan, error) {
 }
 
 func (rd *reader) scanError(sc *csvscan.Scanner) error {
+	var tl *limits.TooLong
+	if errors.As(sc.Err(), &tl) {
+		return limits.Invalid("read GCP billing export "+rd.name, tl)
+	}
 	return gpucost.Errorf(gpucost.EInvalid, "read GCP billing export %s: %v; the file is truncated or not valid CSV, download or export it again", rd.name, sc.Err())
 }
 

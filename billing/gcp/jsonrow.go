@@ -10,6 +10,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
 	"github.com/gpucost/gpucost/billing/internal/intern"
+	"github.com/gpucost/gpucost/billing/internal/limits"
 )
 
 // jsonScanner splits JSON input into rows: newline-delimited JSON, one object per line as
@@ -49,13 +50,23 @@ func newJSONScanner(r io.Reader) *jsonScanner {
 }
 
 // fill moves unread data to the front of the buffer, grows it when full, and reads more.
+// A row in progress longer than a field may be is looked into first, so that a string past
+// limits.MaxField is refused as soon as a refill finds it, with the buffer at most MaxLine.
 func (s *jsonScanner) fill() error {
+	var full *limits.TooLong
+	if s.end-s.pos > limits.MaxField {
+		off, n, name, last := longValue(s.buf[s.pos:s.end])
+		if n > limits.MaxField {
+			return s.tooLong(off, name, limits.MaxField, false)
+		}
+		full = s.tooLong(s.end-s.pos, last, limits.MaxLine, true)
+	}
 	var err error
 	s.base += s.pos
 	s.buf, s.end, s.eof, err = csvscan.Refill(s.r, s.buf, s.pos, s.end)
 	s.pos = 0
-	if errors.Is(err, csvscan.ErrTooLong) {
-		return lineErr(s.line, "a JSON row longer than %d MiB", csvscan.MaxRecord>>20)
+	if errors.Is(err, csvscan.ErrTooLong) && full != nil {
+		return full
 	}
 	return err
 }
@@ -176,11 +187,17 @@ func (rd *reader) readJSON(sc *jsonScanner) error {
 	src := &jsonSource{rd: rd, sc: sc}
 	rd.src = src
 	for sc.next() {
+		if tl := sc.checkValues(); tl != nil {
+			return limits.Invalid("read GCP billing export "+rd.name, tl)
+		}
 		rd.begin(sc.recLine)
 		end, err := rd.fields(root, sc.rec, 0, 0, -1)
 		if errors.Is(err, errJSONEnd) && sc.lineMode {
 			if !sc.exact() {
 				break
+			}
+			if tl := sc.checkValues(); tl != nil {
+				return limits.Invalid("read GCP billing export "+rd.name, tl)
 			}
 			rd.begin(sc.recLine)
 			end, err = rd.fields(root, sc.rec, 0, 0, -1)
@@ -197,6 +214,10 @@ func (rd *reader) readJSON(sc *jsonScanner) error {
 		}
 	}
 	if sc.err != nil {
+		var tl *limits.TooLong
+		if errors.As(sc.err, &tl) {
+			return limits.Invalid("read GCP billing export "+rd.name, tl)
+		}
 		var le *lineError
 		if errors.As(sc.err, &le) {
 			return gpucost.Errorf(gpucost.EInvalid, "read GCP billing export %s:%d: %s; the file is truncated or not valid JSON, download or export it again",

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -274,4 +276,69 @@ func TestDemoRecommendations(t *testing.T) {
 			t.Errorf("recommend lacks %q (exit %d):\n%s", want, code, out)
 		}
 	}
+}
+
+// A column outside the format, such as the unique Id of the FOCUS sample, stays out of the
+// aggregation key unless --keep-columns names it: the sample with every row twice under two Ids
+// stores as many lines as the sample by default, twice as many with Id kept, and the same totals.
+func TestImportBillingKeepColumns(t *testing.T) {
+	needSample(t)
+	dir := t.TempDir()
+	bill := filepath.Join(dir, "focus.csv")
+	writeRowsTwice(t, focusSample, bill, "Id")
+	merged, code, errOut := importJSON(t, dir, "--db", filepath.Join(dir, "merged.db"), bill)
+	if code != exitOK || len(merged) != 1 {
+		t.Fatalf("import: exit %d\n%s", code, errOut)
+	}
+	kept, code, errOut := importJSON(t, dir, "--db", filepath.Join(dir, "kept.db"), "--keep-columns", "Id", bill)
+	if code != exitOK || len(kept) != 1 {
+		t.Fatalf("import --keep-columns Id: exit %d\n%s", code, errOut)
+	}
+	if merged[0].Rows != 2000 || kept[0].Rows != 2000 || kept[0].Lines != 2*merged[0].Lines {
+		t.Errorf("rows, lines = %d, %d by default and %d, %d with --keep-columns Id; want 2000 rows each and twice the lines with Id kept",
+			merged[0].Rows, merged[0].Lines, kept[0].Rows, kept[0].Lines)
+	}
+	if !slices.Equal(totalsText(merged[0]), totalsText(kept[0])) {
+		t.Errorf("totals = %v by default, %v with --keep-columns Id; want the same", totalsText(merged[0]), totalsText(kept[0]))
+	}
+}
+
+// writeRowsTwice writes the CSV at src to dst with every row twice, the column col suffixed
+// "-a" in the first copy and "-b" in the second.
+func writeRowsTwice(t *testing.T, src, dst, col string) {
+	t.Helper()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := slices.Index(recs[0], col)
+	if at < 0 {
+		t.Fatalf("%s has no column %s", src, col)
+	}
+	out := [][]string{recs[0]}
+	for _, r := range recs[1:] {
+		for _, suffix := range []string{"-a", "-b"} {
+			c := slices.Clone(r)
+			c[at] += suffix
+			out = append(out, c)
+		}
+	}
+	var b bytes.Buffer
+	csv.NewWriter(&b).WriteAll(out)
+	if err := os.WriteFile(dst, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func totalsText(f importedFile) []string {
+	var out []string
+	for _, t := range f.Totals {
+		out = append(out, t.Currency+" "+t.BilledCost+" "+t.EffectiveCost)
+	}
+	return out
 }

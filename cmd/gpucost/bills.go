@@ -29,10 +29,11 @@ type readStats struct {
 type emitFunc = func(*gpucost.CostLine) error
 
 // billReader reads one bill format: from a stream (CSV, gzip CSV, JSON lines) and, where the
-// format has it, from Parquet.
+// format has it, from Parquet. keep names the columns outside the format to keep as extras;
+// only FOCUS keeps any.
 type billReader struct {
-	read    func(r io.Reader, name string, emit emitFunc) (readStats, error)
-	parquet func(r io.ReaderAt, size int64, name string, emit emitFunc) (readStats, error)
+	read    func(r io.Reader, name string, keep []string, emit emitFunc) (readStats, error)
+	parquet func(r io.ReaderAt, size int64, name string, keep []string, emit emitFunc) (readStats, error)
 	// header reports whether the start of a file (its first 64 KiB, through gzip) or its Parquet
 	// column names are this format's.
 	header func(first []byte, columns []string) bool
@@ -40,12 +41,12 @@ type billReader struct {
 
 var billReaders = map[string]billReader{
 	"focus": {
-		read: func(r io.Reader, name string, emit emitFunc) (readStats, error) {
-			st, err := focus.Read(r, name, emit)
+		read: func(r io.Reader, name string, keep []string, emit emitFunc) (readStats, error) {
+			st, err := focus.ReadWith(r, name, focus.Options{Extra: keeping(keep)}, emit)
 			return focusStats(st), err
 		},
-		parquet: func(r io.ReaderAt, size int64, name string, emit emitFunc) (readStats, error) {
-			st, err := focus.ReadParquet(r, size, name, emit)
+		parquet: func(r io.ReaderAt, size int64, name string, keep []string, emit emitFunc) (readStats, error) {
+			st, err := focus.ReadParquetWith(r, size, name, focus.Options{Extra: keeping(keep)}, emit)
 			return focusStats(st), err
 		},
 		header: func(first []byte, columns []string) bool {
@@ -53,11 +54,11 @@ var billReaders = map[string]billReader{
 		},
 	},
 	"aws-cur": {
-		read: func(r io.Reader, name string, emit emitFunc) (readStats, error) {
+		read: func(r io.Reader, name string, _ []string, emit emitFunc) (readStats, error) {
 			st, err := awscur.Read(r, name, emit)
 			return curStats(st), err
 		},
-		parquet: func(r io.ReaderAt, size int64, name string, emit emitFunc) (readStats, error) {
+		parquet: func(r io.ReaderAt, size int64, name string, _ []string, emit emitFunc) (readStats, error) {
 			st, err := awscur.ReadParquet(r, size, name, emit)
 			return curStats(st), err
 		},
@@ -67,7 +68,7 @@ var billReaders = map[string]billReader{
 		},
 	},
 	"azure": {
-		read: func(r io.Reader, name string, emit emitFunc) (readStats, error) {
+		read: func(r io.Reader, name string, _ []string, emit emitFunc) (readStats, error) {
 			st, err := azure.Read(r, name, emit)
 			return readStats{Version: st.Dialect, Unknown: st.Unknown, Totals: sourceTotals(st.Totals,
 				func(t *azure.Totals) (gpucost.Money, gpucost.Money) { return t.BilledCost, t.EffectiveCost })}, err
@@ -75,7 +76,7 @@ var billReaders = map[string]billReader{
 		header: func(first []byte, _ []string) bool { return azure.Detect(first) },
 	},
 	"gcp": {
-		read: func(r io.Reader, name string, emit emitFunc) (readStats, error) {
+		read: func(r io.Reader, name string, _ []string, emit emitFunc) (readStats, error) {
 			st, err := gcp.Read(r, name, emit)
 			return readStats{Version: st.Dialect + ", " + st.Format, Unknown: st.Unknown, Totals: sourceTotals(st.Totals,
 				func(t *gcp.Totals) (gpucost.Money, gpucost.Money) { return t.Billed, t.Effective })}, err
@@ -90,9 +91,19 @@ var detectOrder = []string{"focus", "aws-cur", "gcp", "azure"}
 
 func billFormats() []string { return slices.Sorted(maps.Keys(billReaders)) }
 
+// focusStats reports the columns outside the spec not read, or else those kept.
 func focusStats(st focus.Stats) readStats {
-	return readStats{Version: st.Version, Unknown: st.ExtraColumns, Kept: true, Totals: sourceTotals(st.Totals,
+	rs := readStats{Version: st.Version, Unknown: st.DroppedColumns, Totals: sourceTotals(st.Totals,
 		func(t focus.Totals) (gpucost.Money, gpucost.Money) { return t.BilledCost, t.EffectiveCost })}
+	if len(rs.Unknown) == 0 {
+		rs.Unknown, rs.Kept = st.ExtraColumns, true
+	}
+	return rs
+}
+
+// keeping chooses the columns named in keep.
+func keeping(keep []string) func(string) bool {
+	return func(column string) bool { return slices.Contains(keep, column) }
 }
 
 func curStats(st awscur.Stats) readStats {
@@ -158,7 +169,7 @@ func detectBillFormatOf(path, name string) (string, error) {
 
 // readBill streams the file at path, called name in messages, through its format's reader into
 // emit, with a progress bar by bytes.
-func (e *env) readBill(path, name, format string, add func(*gpucost.CostLine)) (readStats, error) {
+func (e *env) readBill(path, name, format string, keep []string, add func(*gpucost.CostLine)) (readStats, error) {
 	rd := billReaders[format]
 	f, info, bar, err := e.openInput(path)
 	if err != nil {
@@ -173,9 +184,9 @@ func (e *env) readBill(path, name, format string, add func(*gpucost.CostLine)) (
 		if rd.parquet == nil {
 			return readStats{}, gpucost.Errorf(gpucost.EInvalid, "import %s: %s bills do not come as Parquet; is --format right?", name, format)
 		}
-		return rd.parquet(progressReaderAt{f, bar}, info.Size(), name, emit)
+		return rd.parquet(progressReaderAt{f, bar}, info.Size(), name, keep, emit)
 	}
-	return rd.read(io.TeeReader(f, bar), name, emit)
+	return rd.read(io.TeeReader(f, bar), name, keep, emit)
 }
 
 // progressReaderAt counts the bytes a Parquet reader reads on a progress bar.

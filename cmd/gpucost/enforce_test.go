@@ -164,6 +164,7 @@ func TestEnforceDryRunThenApply(t *testing.T) {
 	}
 
 	checkEnforceLog(t, db)
+	checkEnforceAudit(t, db)
 }
 
 // checkEnforceLog checks the log of a dry run and an applied run: both logged, with evidence.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/queue"
@@ -68,7 +69,10 @@ func newQueueServeCmd(e *env) *cobra.Command {
 }
 
 func newQueuePushCmd(e *env) *cobra.Command {
-	var url, q string
+	var (
+		url, q      string
+		itemTimeout time.Duration
+	)
 	cmd := &cobra.Command{
 		Use:   "push --queue Q FILE.jsonl|-",
 		Short: "Add the items of a JSONL file to a queue; an item's id is its \"id\" field or a hash",
@@ -77,7 +81,10 @@ field (a string or a number) or else the SHA-256 of the line; it names the resul
 same items again within an hour adds nothing (JetStream de-duplicates by id).
 
 A malformed line does not stop the push: it is counted and named here, and the first worker
-moves it to the dead-letter stream with its parse error and file:line.`,
+moves it to the dead-letter stream with its parse error and file:line.
+
+--item-timeout goes with the items: a worker kills a run of its command that takes longer than
+that per item, whatever the worker's own --item-timeout.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := e.validOutput(); err != nil {
@@ -94,7 +101,8 @@ moves it to the dead-letter stream with its parse error and file:line.`,
 			}
 			defer c.Close()
 			bar := e.progress(-1, "pushing "+name, false)
-			st, err := c.Push(cmd.Context(), q, r, name, func(lines int64) { bar.Set64(lines) })
+			st, err := c.PushWith(cmd.Context(), q, r, queue.PushOptions{Source: name, ItemTimeout: itemTimeout,
+				Progress: func(lines int64) { bar.Set64(lines) }})
 			bar.Finish()
 			if err != nil {
 				return err
@@ -104,6 +112,7 @@ moves it to the dead-letter stream with its parse error and file:line.`,
 	}
 	natsFlag(e, cmd, &url)
 	cmd.Flags().StringVar(&q, "queue", "", "queue name (letters, digits, '-', '_')")
+	cmd.Flags().DurationVar(&itemTimeout, "item-timeout", 0, "each item's time limit, which wins over the worker's --item-timeout; 0: the worker's")
 	cmd.MarkFlagRequired("queue")
 	return cmd
 }
@@ -182,8 +191,16 @@ func statusResult(st queue.Status) result {
 	default:
 		eta = "unknown (nothing done in the last minute)"
 	}
+	var notes []string
+	if len(st.RecentDead) > 0 {
+		notes = append(notes, fmt.Sprintf("Newest dead letters (all of them: gpucost queue dead --queue %s):", st.Queue))
+	}
+	for _, d := range st.RecentDead {
+		notes = append(notes, fmt.Sprintf("  %s: %s", d.ID, d.Error))
+	}
 	return result{
 		Title:   "Queue " + st.Queue,
+		Notes:   notes,
 		Columns: []string{"Pending", "In flight", "Done", "Dead", "Rate", "ETA"},
 		Rows: [][]string{{fmt.Sprint(st.Pending), fmt.Sprint(st.InFlight), fmt.Sprint(st.Done), fmt.Sprint(st.Dead),
 			fmt.Sprintf("%.1f/s", st.Rate), eta}},

@@ -89,3 +89,42 @@ func TestQueueCommandErrors(t *testing.T) {
 		}
 	}
 }
+
+// A command that never exits is killed after --item-timeout, the item is dead-lettered with
+// the reason once its deliveries are spent, the others complete, and status shows why.
+func TestQueueWorkItemTimeout(t *testing.T) {
+	s, err := queue.Start(queue.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown()
+	url := s.URL()
+	items := `{"id":"hung","hang":true}` + "\n" + `{"id":"a"}` + "\n" + `{"id":"b"}` + "\n"
+	if code, out, errOut := runQueueCLI(t, url, items, "queue", "push", "--queue", "to", "-"); code != exitOK {
+		t.Fatalf("queue push: exit %d\n%s%s", code, out, errOut)
+	}
+	job := `read -r line; case "$line" in *hang*) sleep 3600;; *) echo "$line";; esac`
+	code, out, errOut := runQueueCLI(t, url, "", "queue", "work", "--queue", "to", "--results", t.TempDir(),
+		"--item-timeout", "1s", "--max-deliveries", "1", "--exit-when-empty", "--", "sh", "-c", job)
+	if code != exitOK || !strings.Contains(out, "2 done, 0 already done, 0 retried, 1 dead-lettered") {
+		t.Fatalf("queue work --item-timeout 1s: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runQueueCLI(t, url, "", "queue", "status", "--queue", "to")
+	if code != exitOK || !strings.Contains(out, "hung: timed out after 1s in 1 of 1 delivery") {
+		t.Errorf("queue status: exit %d, want the dead item with its reason\n%s%s", code, out, errOut)
+	}
+
+	// The limit pushed with the items wins over the worker's (here none).
+	if code, out, errOut := runQueueCLI(t, url, items, "queue", "push", "--queue", "to2", "--item-timeout", "1s", "-"); code != exitOK {
+		t.Fatalf("queue push --item-timeout 1s: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runQueueCLI(t, url, "", "queue", "work", "--queue", "to2", "--results", t.TempDir(),
+		"--max-deliveries", "1", "--exit-when-empty", "--", "sh", "-c", job)
+	if code != exitOK || !strings.Contains(out, "2 done, 0 already done, 0 retried, 1 dead-lettered") {
+		t.Fatalf("queue work of items pushed with --item-timeout 1s: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runQueueCLI(t, url, "", "queue", "dead", "--queue", "to2", "--output", "csv")
+	if code != exitOK || !strings.Contains(out, "timed out after 1s in 1 of 1 delivery") {
+		t.Errorf("queue dead: exit %d, want the hung item timed out\n%s%s", code, out, errOut)
+	}
+}

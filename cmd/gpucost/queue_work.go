@@ -24,14 +24,24 @@ output line per input line, in order (with --batch 1, the whole stdout). An item
 after its result is stored, and a redelivered item whose result exists is not run again, so each
 item gets exactly one result even if workers are killed.
 
-While CMD runs the worker extends the items' visibility every --visibility/3. A non-zero exit
-retries the items later with a growing delay (a failed batch of several items is split in halves
-first, so one bad item does not fail the rest); a failure on the --max-deliveries-th delivery or
-later moves the item to the dead-letter stream with its exit code and the end of its stderr.
+While CMD runs the worker extends the items' visibility every --visibility/3. A non-zero exit,
+or a run longer than --item-timeout per item (its whole process group is killed), retries the
+items later with a growing delay (a failed batch of several items is split in halves first, so
+one bad item does not fail the rest).
+
+Every delivery counts, also one whose worker died with it (JetStream counts them), so an item
+that kills its worker cannot hold the queue: a failure on the --max-deliveries-th delivery, or a
+delivery after it, moves the item to the dead-letter stream with the reason, such as "worker
+died during 3 deliveries" or "timed out after 10m0s in 2 of 3 deliveries", its exit code and
+the end of its stderr; the other items keep flowing. From its third delivery an item runs
+alone, and a delivery whose worker died before starting it (it waited behind the item that
+killed the worker) does not count; no item is delivered more than twice --max-deliveries
+times. See the dead items with: gpucost queue dead.
 
 SIGTERM or Ctrl-C stops fetching and lets the running batch finish within --visibility.`,
 		Example: `  gpucost queue work --queue captions --results /data/captions --batch 32 -- python caption.py
-  gpucost queue work --queue q --results s3://bucket/out --visibility 2m --exit-when-empty -- ./infer.sh`,
+  gpucost queue work --queue q --results s3://bucket/out --visibility 2m --exit-when-empty -- ./infer.sh
+  gpucost queue work --queue q --results out/ --item-timeout 10m --max-deliveries 3 -- ./flaky.sh`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() != 0 {
@@ -65,7 +75,8 @@ SIGTERM or Ctrl-C stops fetching and lets the running batch finish within --visi
 	f.StringVar(&w.Queue, "queue", "", "queue name")
 	f.StringVar(&results, "results", "", "where results go: a directory, file://PATH or s3://BUCKET/PREFIX")
 	f.DurationVar(&w.Visibility, "visibility", 10*time.Minute, "an item not acked within this goes to another worker (extended while CMD runs)")
-	f.IntVar(&w.MaxDeliveries, "max-deliveries", 5, "a failure on this delivery or later dead-letters the item")
+	f.IntVar(&w.MaxDeliveries, "max-deliveries", 5, "deliveries (failed, timed out or whose worker died) before the item is dead-lettered")
+	f.DurationVar(&w.ItemTimeout, "item-timeout", 0, "kill a run of CMD over k items after k times this, and retry them; 0: no limit (items pushed with --item-timeout bring their own)")
 	f.IntVar(&w.Batch, "batch", 1, "items per run of CMD")
 	f.IntVar(&w.Concurrency, "concurrency", 1, "runs of CMD at once")
 	f.BoolVar(&w.ExitWhenEmpty, "exit-when-empty", false, "exit once nothing is pending or in flight")

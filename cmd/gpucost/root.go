@@ -127,8 +127,9 @@ job (gpucost estimate --policies).`,
 		newQueueCmd(e),
 		newRunCmd(e),
 		newServeCmd(e),
-		newTokenCmd(e),
+		newTokenCmd(e), newAuditCmd(e),
 		newBudgetCmd(e), newEstimateCmd(e), newEnforceCmd(e),
+		newBillsCmd(e),
 	)
 	markUsageErrors(root)
 	return root

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -38,7 +39,10 @@ func newRunCmd(e *env) *cobra.Command {
 		Long: `run wraps a training command so that it survives spot interruptions and crashes.
 
 Before the command starts, the newest complete checkpoint of the job is fetched from --store
-into --checkpoint-dir. The command gets:
+and replaces the contents of --checkpoint-dir. Every file is checked against its size and
+sha256 before anything in the directory changes; a checkpoint that does not verify (a damaged or
+missing object) is skipped with a warning naming its manifest, and the one before it is used.
+The command gets:
   GPUCOST_CHECKPOINT_DIR   the directory to write checkpoints into (write a temporary file, then rename)
   GPUCOST_RESUME_FROM      the checkpoint to resume from (DIR/<newest entry>); empty on a fresh start
   GPUCOST_JOB              the job name
@@ -71,6 +75,8 @@ Exit codes:
   1   an internal failure, or the command could not be started
   2   invalid flags
   4   the store cannot be reached at start (the command is not started)
+  65  the job has checkpoints but none verifies; the command is not started and the directory
+      is left as it was (delete the damaged manifests named in the log to start fresh)
   70  the command kept failing: it exited non-zero more than --max-restarts times
   74  the final checkpoint upload failed; the previous checkpoint stays latest
   75  interrupted by a termination notice; the checkpoint is stored: resume on another machine`,
@@ -80,7 +86,7 @@ Exit codes:
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.spotSet = cmd.Flags().Changed("spot")
-			return runJob(cmd.Context(), e, f, args)
+			return runError(e, runJob(cmd.Context(), e, f, args))
 		},
 	}
 	fl := cmd.Flags()
@@ -155,6 +161,21 @@ func runJob(ctx context.Context, e *env, f runFlags, args []string) error {
 		fmt.Fprintln(e.stderr, "gpucost:", err)
 	}
 	return exitError{res.ExitCode}
+}
+
+// runError keeps gpucost run to the exit codes its --help lists: the runner's own, bad input
+// (2) and an unreachable store (4) keep theirs; every other failure, such as a catalog that
+// cannot be read, is 1.
+func runError(e *env, err error) error {
+	var ee exitError
+	switch {
+	case err == nil || errors.As(err, &ee) || isUsageError(err):
+		return err
+	case gpucost.ErrorCode(err) == gpucost.EInvalid || gpucost.ErrorCode(err) == gpucost.EUnavailable:
+		return err
+	}
+	fmt.Fprintln(e.stderr, "gpucost:", err)
+	return exitError{exitFailure}
 }
 
 // lockedWriter serialises writes from the runner's log and the command's output copier.

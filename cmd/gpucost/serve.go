@@ -34,12 +34,15 @@ type serveOptions struct {
 	natsURL    string        // --nats: the work queues' NATS server
 	viewsEvery time.Duration // --views-every: how long a computed view is served
 	maxBill    int64         // --max-bill-size, bytes
+	wal        string        // --wal: the write-ahead log of pushed samples; "" beside the store, "off" for none
 
 	targetsFile string                   // --targets: where budget alerts go
 	targets     map[string]notify.Target // read from targetsFile
 	checkEvery  time.Duration            // --check-every: between budget checks
 
 	enforce serveEnforceOptions // --policies, --apply and the inventory flags: enforcement after each budget check
+
+	security serveSecurityOptions // rate limits, the login throttle, --tls-cert/--tls-key and --trusted-proxy
 }
 
 func newServeCmd(e *env) *cobra.Command {
@@ -61,6 +64,9 @@ func newServeCmd(e *env) *cobra.Command {
 			ctx := cmd.Context()
 			if o.maxBill, err = parseSize(maxBill); err != nil {
 				return gpucost.Errorf(gpucost.EInvalid, "--max-bill-size %q: %w", maxBill, err)
+			}
+			if err := o.security.load(); err != nil {
+				return err
 			}
 			if o.budgets != "" {
 				if _, err := readBudgets(o.budgets); err != nil {
@@ -95,10 +101,12 @@ func newServeCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&o.jobsStore, "jobs-store", "", "where gpucost run keeps spot job events (s3://BUCKET/PREFIX, file://PATH or a directory), for /api/v1/jobs")
 	cmd.Flags().StringVar(&o.natsURL, "nats", "", "the work queues' NATS server (nats://HOST:4222), for /api/v1/queues")
 	cmd.Flags().DurationVar(&o.viewsEvery, "views-every", defaultViewsEvery, "compute each report view from the store at most once per this, per distinct query (0: on every request)")
+	cmd.Flags().StringVar(&o.wal, "wal", "", "directory of the write-ahead log that makes a 200 to pushed samples survive a crash (default: beside the SQLite file, or in the data directory for PostgreSQL; off: none)")
 	cmd.Flags().StringVar(&maxBill, "max-bill-size", "2GiB", "largest bill POST /api/v1/bills takes as sent (streamed to a temporary file)")
 	cmd.Flags().StringVar(&o.targetsFile, "targets", "", "notification targets YAML file (as gpucost budget check takes): check the budgets every --check-every and alert")
 	cmd.Flags().DurationVar(&o.checkEvery, "check-every", 15*time.Minute, "time between budget checks, with --targets (and enforcement runs, with --policies)")
 	o.enforce.add(cmd)
+	o.security.add(cmd)
 	return cmd
 }
 
@@ -111,18 +119,27 @@ func (e *env) serve(ctx context.Context, db storeDB, ln net.Listener, o serveOpt
 		ln.Close()
 		return err
 	}
+	w.DropStored = true // agents resend batches whose answer they lost; the log replays
+	walLog, err := openWAL(ctx, e.walDir(o.wal, db), w, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	sink := &pruningSink{Writer: w, db: db, retention: telemetry.Retention{Minutes: o.keepMinutes}, now: e.now, log: log}
-	queue := &httpapi.Queue{Next: w, Log: log}
+	queue := &httpapi.Queue{Next: w, WAL: walLog, Log: log}
+	defer closeWAL(walLog, queue, log)
 	var flushErrors atomic.Int64
 	srv := &httpapi.Server{Tokens: db, Ingest: queue, Ready: db.Ping, Log: log, Now: e.now,
-		QueueDepth: queue.Held, FlushErrors: flushErrors.Load, Fleet: e.fleetMetrics, Activity: activityLog(db)}
+		QueueDepth: queue.Held, FlushErrors: flushErrors.Load, Fleet: e.fleetMetrics, Activity: activityLog(db), Audit: db}
 	e.addViews(srv, db, o, log)
 	key, err := sessionKey(ctx, db)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	srv.UI = (&web.Dashboard{Views: srv.Views, Activity: srv.Activity, Tokens: db, Key: key, Now: e.now, Log: log}).Handler()
+	dash := &web.Dashboard{Views: srv.Views, Activity: srv.Activity, Audit: db, Tokens: db, Key: key, Now: e.now, Log: log}
+	o.security.apply(srv, dash, db)
+	srv.UI = dash.Handler()
 	// The reports behind the views and /metrics open the store through the env: they share
 	// this one's connections.
 	e.store = db
@@ -186,7 +203,10 @@ const serveHelp = `serve runs gpucost's HTTP API over the store named by --db: a
 postgres:// (or postgresql://) URL for a PostgreSQL database that several server replicas
 share (pool size and timeouts as URL parameters, such as ?pool_max_conns=20). Agents push samples with
 gpucost agent --server URL and an ingest token (gpucost token create --role ingest); the
-samples are rolled up and written every --flush, and on shutdown. /healthz and /readyz need
+samples are rolled up and written every --flush, and on shutdown. A push is answered 200 only
+once its samples are on disk in a write-ahead log (--wal DIR; by default FILE.ingest-wal beside
+the SQLite file, or under the data directory for PostgreSQL; each replica needs its own), which
+is replayed on start: an acknowledged sample survives a crash. /healthz and /readyz need
 no token; /api/openapi.json describes every endpoint. /metrics serves Prometheus metrics to a
 viewer token: the server's health, and GPU-hours and idle per namespace over the last hour and
 month-to-date cost per team, computed from the store at most once a minute.
@@ -220,6 +240,14 @@ namespace, idle and waste, recommendations, budgets, spot jobs, and the activity
 alerts and enforcement. People sign in with a viewer
 or admin token; the session is an HttpOnly, SameSite=Strict cookie signed with a key kept in
 the store (so replicas share sessions), checked against the token on every request, and forms
-carry a CSRF token.
+carry a CSRF token. A logout is kept in the store until the session would have expired, so a
+copy of its cookie is refused by every replica.
+
+Limits: a push carries at most 50,000 samples (413 past it, or past 64 MiB of decoded samples);
+each token may push --ingest-rate samples a second with a burst of --ingest-burst, and upload
+--bill-rate bills an hour with a burst of --bill-burst (429 with Retry-After past them). A client
+address that fails --max-auth-failures logins or token checks is refused with 429 for a while.
+--tls-cert and --tls-key serve HTTPS; behind a TLS-terminating proxy, --trusted-proxy CIDR,...
+makes the server believe its X-Forwarded-Proto (for Secure cookies) and X-Forwarded-For.
 
 SIGTERM or Ctrl-C finishes the requests in flight, writes what is held and exits 0.`

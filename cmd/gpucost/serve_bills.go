@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,11 +16,13 @@ import (
 )
 
 // serverBills imports the bills uploaded to POST /api/v1/bills with gpucost import billing's
-// code, one at a time, so the same file sent twice at once lands once.
+// code, one at a time in this process (the store itself refuses a second import of one bill
+// from another process or server), and removes them for DELETE /api/v1/bills/{id}.
 type serverBills struct {
 	e     *env
 	store gpucost.CostStore
 	views *storeViews
+	dir   string // the SQLite file's folder; empty for PostgreSQL
 
 	mu sync.Mutex
 }
@@ -44,14 +47,34 @@ func (b *serverBills) ImportBill(ctx context.Context, path string, o httpapi.Bil
 		b.views.forget()
 	}
 	return httpapi.BillImport{Name: o.Name, Format: st.Format, Version: st.Version, Rows: st.Rows, Lines: st.Lines,
-		Totals: st.Totals, Status: st.Status, Unchanged: unchanged, ImportID: st.ImportID, Unknown: st.Unknown}, nil
+		Totals: st.Totals, Status: st.Status, Unchanged: unchanged, ImportID: st.ImportID, Unknown: st.Unknown,
+		Replaced: st.replaced}, nil
 }
+
+// RemoveBill removes the import id and its lines.
+func (b *serverBills) RemoveBill(ctx context.Context, id int64) (gpucost.CostImport, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	imp, err := b.store.RemoveCosts(ctx, id)
+	if err == nil && b.views != nil {
+		b.views.forget()
+	}
+	return imp, err
+}
+
+// StoreDir is the folder of the SQLite file bills are stored in, whose free space the server
+// checks before it imports one; empty for PostgreSQL.
+func (b *serverBills) StoreDir() string { return b.dir }
 
 // addViews gives srv the read API's views, the bill importer and the budget store over db.
 func (e *env) addViews(srv *httpapi.Server, db storeDB, o serveOptions, log *slog.Logger) {
 	views := e.newStoreViews(db, o, log)
 	srv.Views = views
-	srv.Bills = &serverBills{e: e, store: db, views: views}
+	bills := &serverBills{e: e, store: db, views: views}
+	if !isPostgresURL(e.dbPath) && e.dbPath != "" {
+		bills.dir = filepath.Dir(e.dbPath)
+	}
+	srv.Bills = bills
 	srv.MaxBill = o.maxBill
 	srv.Budgets = &serverBudgets{db: db, file: o.budgets, views: views}
 }

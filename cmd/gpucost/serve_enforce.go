@@ -83,8 +83,17 @@ func (e *env) newServeEnforcer(ctx context.Context, db storeDB, o serveOptions, 
 	if len(src.inventories) == 0 {
 		log.Warn("enforcement: no inventory (give --aws-region or --kube-server); policies can only notify")
 	}
+	runner := src.runner(e, db, o.targets)
+	runner.Actor, runner.Source = serveActor(), "serve"
 	return &serveEnforcer{e: e, db: db, file: eo.policies, data: data, budgetsFile: o.budgets, apply: eo.apply, src: src,
-		runner: src.runner(e, db, o.targets), log: log, planned: map[string]bool{}}, nil
+		runner: runner, log: log, planned: map[string]bool{}}, nil
+}
+
+// serveActor names gpucost serve's enforcement in the audit log: "serve HOST (policies)". It
+// acts on its own, on the policies it was started with, not on a person's request.
+func serveActor() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("serve %s (policies)", host)
 }
 
 // redact replaces the cloud credentials in msg, in case an error quotes one.

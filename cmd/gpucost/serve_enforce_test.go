@@ -143,6 +143,7 @@ func TestServeEnforce(t *testing.T) {
 	if all := live.actions(t, ""); len(all) != 2 {
 		t.Errorf("the action log holds %d actions; want the dry run's and the applied stop", len(all))
 	}
+	checkServeEnforceAudit(t, db)
 }
 
 // TestServeEnforceInventoryDown keeps serving when the cloud API cannot be reached: the error

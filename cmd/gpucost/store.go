@@ -26,6 +26,7 @@ type storeDB interface {
 	gpucost.CostStore
 	gpucost.InventoryStore
 	gpucost.TokenStore
+	gpucost.AuditLog
 	settingStore
 	minutePruner
 	Ping(ctx context.Context) error

@@ -51,12 +51,17 @@ func newTokenCreateCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// The secret is shown before the audit entry is written: it exists only now, and a
+			// token whose secret was never seen is of no use.
 			if e.output == "json" {
-				return writeJSONValue(e, map[string]any{"id": tok.ID, "name": tok.Name, "role": tok.Role, "created": tok.Created, "secret": secret})
+				if err := writeJSONValue(e, map[string]any{"id": tok.ID, "name": tok.Name, "role": tok.Role, "created": tok.Created, "secret": secret}); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintln(e.stdout, secret)
+				fmt.Fprintf(e.stderr, "token %d (%s, %s) created. The secret above is shown only now: store it, e.g. as $GPUCOST_TOKEN.\n", tok.ID, tok.Name, tok.Role)
 			}
-			fmt.Fprintln(e.stdout, secret)
-			fmt.Fprintf(e.stderr, "token %d (%s, %s) created. The secret above is shown only now: store it, e.g. as $GPUCOST_TOKEN.\n", tok.ID, tok.Name, tok.Role)
-			return nil
+			return e.audit(cmd.Context(), db, gpucost.AuditTokenCreate, tokenTarget(tok), "role "+string(tok.Role))
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "whom or what the token is for, such as a host or a team")
@@ -118,10 +123,21 @@ func newTokenRevokeCmd(e *env) *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(e.stderr, "token %d revoked\n", id)
-			return nil
+			target, detail := fmt.Sprintf("token %d", id), ""
+			if toks, err := db.Tokens(cmd.Context()); err == nil {
+				for _, t := range toks {
+					if t.ID == id {
+						target, detail = tokenTarget(t), "role "+string(t.Role)
+					}
+				}
+			}
+			return e.audit(cmd.Context(), db, gpucost.AuditTokenRevoke, target, detail)
 		},
 	}
 }
+
+// tokenTarget names a token as the audit log's target: "token 4 (agents)".
+func tokenTarget(t gpucost.Token) string { return fmt.Sprintf("token %d (%s)", t.ID, t.Name) }
 
 // writeJSONValue prints v as indented JSON on stdout.
 func writeJSONValue(e *env, v any) error {

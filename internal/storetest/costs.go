@@ -313,3 +313,135 @@ func testScanCostsStops(t *testing.T, open Open) {
 		t.Errorf("ScanCosts cancelled = %v after %d lines, want %v before the end", err, n, context.Canceled)
 	}
 }
+
+func testPutCostsIdentity(t *testing.T, open Open) {
+	ctx := context.Background()
+	db := open(t).Costs
+	lines := BillLines(3, 4)
+	first, err := db.PutCosts(ctx, gpucost.CostImport{Name: "focus.csv", Checksum: "c1", Identity: "b1-k"}, SeqOf(lines), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.PutCosts(ctx, gpucost.CostImport{Name: "restated.csv", Checksum: "c2", Identity: "b1-k"}, SeqOf(lines[:3]), nil)
+	if gpucost.ErrorCode(err) != gpucost.EConflict || !strings.Contains(err.Error(), "same identity") ||
+		!strings.Contains(err.Error(), fmt.Sprintf("import %d", first.ID)) {
+		t.Fatalf("PutCosts of another file of the same bill = %v, want a conflict naming import %d", err, first.ID)
+	}
+	for _, sum := range []string{"c3", "c4"} { // no identity: only the checksum counts
+		if _, err := db.PutCosts(ctx, gpucost.CostImport{Name: "old.csv", Checksum: sum}, SeqOf(lines[:1]), nil); err != nil {
+			t.Fatalf("PutCosts without an identity, checksum %s = %v", sum, err)
+		}
+	}
+	again, err := db.PutCosts(ctx, gpucost.CostImport{Name: "restated.csv", Checksum: "c2", Identity: "b1-k"}, SeqOf(lines[:3]), []int64{first.ID})
+	if err != nil {
+		t.Fatalf("PutCosts replacing import %d = %v", first.ID, err)
+	}
+	imps, err := db.CostImports(ctx)
+	if err != nil || len(imps) != 3 || imps[2].ID != again.ID || imps[2].Identity != "b1-k" || imps[0].Identity != "" {
+		t.Errorf("CostImports() = %+v, %v; want old.csv twice without identity, then restated.csv with b1-k", imps, err)
+	}
+}
+
+func testRemoveCosts(t *testing.T, open Open) {
+	ctx := context.Background()
+	db := open(t).Costs
+	lines := BillLines(5, 4)
+	a, err := db.PutCosts(ctx, gpucost.CostImport{Name: "a.csv", Checksum: "a", Identity: "b1-a", Rows: 20}, SeqOf(lines), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := db.PutCosts(ctx, gpucost.CostImport{Name: "b.csv", Checksum: "b", Identity: "b1-b"}, SeqOf(lines[:2]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.RemoveCosts(ctx, a.ID)
+	if err != nil || !reflect.DeepEqual(got, a) {
+		t.Fatalf("RemoveCosts(%d) = %+v, %v; want %+v", a.ID, got, err, a)
+	}
+	if imps, err := db.CostImports(ctx); err != nil || len(imps) != 1 || imps[0].ID != b.ID {
+		t.Errorf("CostImports() after RemoveCosts = %+v, %v; want b.csv only", imps, err)
+	}
+	if n := len(scanCostLines(t, db, gpucost.CostFilter{})); n != 2 {
+		t.Errorf("ScanCosts after RemoveCosts passed %d lines, want b.csv's 2", n)
+	}
+	if _, err := db.RemoveCosts(ctx, a.ID); gpucost.ErrorCode(err) != gpucost.ENotFound {
+		t.Errorf("RemoveCosts(%d) again = %v, want not found", a.ID, err)
+	}
+	// The removed bill's checksum and identity are free again.
+	if _, err := db.PutCosts(ctx, gpucost.CostImport{Name: "a.csv", Checksum: "a", Identity: "b1-a"}, SeqOf(lines), nil); err != nil {
+		t.Errorf("PutCosts of a removed bill = %v", err)
+	}
+}
+
+// testPutCostsRace stores other files of one bill, and the same file, from goroutines at once:
+// the store lets one of each land and refuses the others as conflicts, within its transaction.
+func testPutCostsRace(t *testing.T, open Open) {
+	ctx := context.Background()
+	db := open(t).Costs
+	lines := BillLines(50, 20)
+	const racers = 6
+	errs := make(chan error, racers)
+	for i := range racers {
+		go func() {
+			sum := fmt.Sprint("restated-", i%2) // two files, each sent three times
+			_, err := db.PutCosts(ctx, gpucost.CostImport{Name: "focus.csv", Checksum: sum, Identity: "b1-race"}, SeqOf(lines), nil)
+			errs <- err
+		}()
+	}
+	landed := 0
+	for range racers {
+		switch err := <-errs; gpucost.ErrorCode(err) {
+		case "":
+			landed++
+		case gpucost.EConflict:
+		default:
+			t.Errorf("PutCosts racing = %v, want success or a conflict", err)
+		}
+	}
+	imps, err := db.CostImports(ctx)
+	if landed != 1 || err != nil || len(imps) != 1 {
+		t.Fatalf("%d racers landed, CostImports() = %+v, %v; want exactly one", landed, imps, err)
+	}
+	if got, want := imps[0].Totals, sumsOf(lines); !reflect.DeepEqual(got, want) {
+		t.Errorf("totals after the race = %v, want the bill's %v", got, want)
+	}
+}
+
+// IdentityBackfill checks that a store computes the identity keys of imports stored before it
+// kept them when it is opened again: put stores imports in db, forget clears their identities
+// (as the migration leaves them) and reopen opens the store again. Of two imports of one bill,
+// the older gets the key and the other none, so neither blocks.
+func IdentityBackfill(t *testing.T, db gpucost.CostStore, forget func(), reopen func() gpucost.CostStore) {
+	ctx := context.Background()
+	bill, other := BillLines(3, 4), BillLines(2, 5)
+	for _, in := range []struct {
+		name, sum string
+		lines     []gpucost.CostLine
+	}{{"exports/2026-10/focus.csv", "a", bill}, {"focus.csv.gz", "b", bill}, {"focus-00002.csv", "c", other}} {
+		if _, err := db.PutCosts(ctx, gpucost.CostImport{Name: in.name, Checksum: in.sum, Format: "focus"}, SeqOf(in.lines), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	forget()
+	db = reopen()
+	key := func(lines []gpucost.CostLine, name string) string {
+		var b gpucost.BillIdentity
+		for i := range lines {
+			b.Add(&lines[i])
+		}
+		return b.Key("focus", name)
+	}
+	imps, err := db.CostImports(ctx)
+	if err != nil || len(imps) != 3 {
+		t.Fatalf("CostImports() = %+v, %v", imps, err)
+	}
+	for i, want := range []string{key(bill, "focus.csv"), "", key(other, "focus-00002.csv")} {
+		if imps[i].Identity != want {
+			t.Errorf("import %d (%s) identity after reopening = %q, want %q", imps[i].ID, imps[i].Name, imps[i].Identity, want)
+		}
+	}
+	_, err = db.PutCosts(ctx, gpucost.CostImport{Name: "focus.csv", Checksum: "d", Identity: key(bill, "focus.csv")}, SeqOf(bill[:1]), nil)
+	if gpucost.ErrorCode(err) != gpucost.EConflict {
+		t.Errorf("PutCosts of a restated bill after the backfill = %v, want a conflict", err)
+	}
+}

@@ -2,7 +2,7 @@
 // PostgreSQL store run the same cases through the root package's interfaces, so that both keep
 // the same semantics (merge-on-write of rollups, whole-or-nothing bill imports, replacement of
 // offers and inventory entries, constant-time lookup and first-wins revocation of API tokens,
-// and an alert delivery log that sends each alert once).
+// an alert delivery log that sends each alert once, and an audit trail read newest first).
 //
 // A store's tests call Run with a function that opens a new, empty store:
 //
@@ -27,6 +27,8 @@ type Store interface {
 	gpucost.CostStore
 	gpucost.InventoryStore
 	gpucost.TokenStore
+	gpucost.AuditLog
+	SessionStore
 }
 
 // Pruner is a store that deletes old minute rollups (both stores do; it is not part of
@@ -42,13 +44,17 @@ type Stores struct {
 	Costs     gpucost.CostStore
 	Inventory gpucost.InventoryStore
 	Tokens    gpucost.TokenStore
+	Audit     gpucost.AuditLog
+	Sessions  SessionStore
 	// Deliveries is the store's alert delivery log; All leaves it to the caller, since each
 	// store returns its own type.
 	Deliveries notify.StoredLog
 }
 
 // All returns s as each of its parts.
-func All(s Store) Stores { return Stores{Rollups: s, Offers: s, Costs: s, Inventory: s, Tokens: s} }
+func All(s Store) Stores {
+	return Stores{Rollups: s, Offers: s, Costs: s, Inventory: s, Tokens: s, Audit: s, Sessions: s}
+}
 
 // Open opens a new, empty store for one test, closing it when the test ends.
 type Open func(tb testing.TB) Stores
@@ -61,6 +67,8 @@ func Run(t *testing.T, open Open) {
 	t.Run("Inventory", func(t *testing.T) { RunInventory(t, open) })
 	t.Run("Tokens", func(t *testing.T) { RunTokens(t, open) })
 	t.Run("Deliveries", func(t *testing.T) { RunDeliveries(t, open) })
+	t.Run("Audit", func(t *testing.T) { RunAudit(t, open) })
+	t.Run("Sessions", func(t *testing.T) { RunSessions(t, open) })
 }
 
 // RunRollups runs the cases of gpucost.RollupStore.
@@ -103,6 +111,9 @@ func RunCosts(t *testing.T, open Open) {
 		{"PanickingReaderStoresNothing", testPutCostsPanickingReaderStoresNothing},
 		{"ConflictAndReplace", testPutCostsConflictAndReplace},
 		{"ScanStops", testScanCostsStops},
+		{"Identity", testPutCostsIdentity},
+		{"Remove", testRemoveCosts},
+		{"Race", testPutCostsRace},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open) })
 	}

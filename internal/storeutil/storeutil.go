@@ -29,6 +29,23 @@ func PrepareImport(imp gpucost.CostImport, now time.Time) (gpucost.CostImport, e
 	return imp, nil
 }
 
+// ImportConflict is the EConflict of storing the import called name when the import id, called
+// other, holds the same file (sameFile: the same checksum) or another file of the same bill (the
+// same identity key). Both stores answer it, within the transaction that would store the import.
+func ImportConflict(name string, id int64, other string, sameFile bool) error {
+	if sameFile {
+		return gpucost.Errorf(gpucost.EConflict, "store cost import %s: the same file was imported already as %s (import %d); replace it to import it again",
+			name, other, id)
+	}
+	return gpucost.Errorf(gpucost.EConflict, "store cost import %s: a bill with the same identity (format, provider, billing accounts, billing periods and file name) was imported as %s (import %d); replace it to import this one",
+		name, other, id)
+}
+
+// NoImport is the ENotFound of an import id that is not stored.
+func NoImport(id int64) error {
+	return gpucost.Errorf(gpucost.ENotFound, "no cost import %d: list the imports with gpucost bills", id)
+}
+
 // SettleTotals sets imp.Totals to sums (the sums of its lines, per currency) if it is nil, or
 // checks that the totals given equal them (an EInvalid if not), and returns the totals as the
 // JSON both stores keep: amounts as decimal text (Money.MarshalText).

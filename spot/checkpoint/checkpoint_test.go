@@ -139,7 +139,8 @@ func TestRestoreFreshStart(t *testing.T) {
 	}
 }
 
-// Restore keeps the files already there and replaces the ones with other content.
+// Restore links the files already there with the right content, downloads the others, and
+// leaves the directory holding exactly the checkpoint.
 func TestRestoreSkipsPresentFiles(t *testing.T) {
 	store := stores(t)["file"]
 	dir := t.TempDir()
@@ -161,8 +162,9 @@ func TestRestoreSkipsPresentFiles(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(into, "b")); string(b) != "bbb" || len(m.Files) != 2 {
 		t.Errorf("b = %q after Restore, want bbb", b)
 	}
-	if _, err := os.Stat(filepath.Join(into, "extra")); err != nil {
-		t.Errorf("Restore removed a file the manifest does not name: %v", err)
+	sameTree(t, into, m)
+	if _, err := os.Stat(filepath.Join(into, "extra")); err == nil {
+		t.Errorf("Restore kept a file the manifest does not name: want the directory to hold exactly the checkpoint")
 	}
 }
 

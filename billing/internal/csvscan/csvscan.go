@@ -10,11 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-)
 
-// MaxRecord bounds one CSV record; a longer one is refused rather than buffered without end (an
-// unclosed quote would otherwise read a whole file into memory).
-const MaxRecord = 64 << 20
+	"github.com/gpucost/gpucost/billing/internal/limits"
+)
 
 // errNeedMore tells the scanner that a record continues past the data buffered.
 var errNeedMore = errors.New("need more data")
@@ -34,8 +32,14 @@ const (
 // Scanner reads CSV records from a reader. Quoted fields may hold commas, doubled quotes and line
 // breaks; CRLF and LF line ends are both fine; blank lines are skipped; a quote inside an unquoted
 // field is taken as written. A quoted field followed by more text before the next comma is an
-// error, as is a quote left open at the end of the input.
+// error, as is a quote left open at the end of the input. A field longer than limits.MaxField or
+// a record longer than limits.MaxLine stops it with a *limits.TooLong error, found before more
+// than MaxLine bytes of the record are buffered: an unclosed quote or a decompression bomb cannot
+// take the memory.
 type Scanner struct {
+	// Names are the columns' names, by position, for messages; readers set them from the header.
+	Names []string
+
 	r        io.Reader
 	buf      []byte
 	pos, end int
@@ -58,7 +62,7 @@ const (
 )
 
 // New returns a scanner of r with a buffer of size bytes to start with; the buffer grows to hold
-// the longest record, up to MaxRecord.
+// the longest record, up to limits.MaxLine.
 func New(r io.Reader, size int) *Scanner {
 	return &Scanner{r: r, buf: make([]byte, max(size, 64)), line: 1}
 }
@@ -70,7 +74,8 @@ func (s *Scanner) Count() int { return s.n }
 func (s *Scanner) Line() int { return s.recLine }
 
 // Err returns the error that stopped Next, or nil at the end of the input. Its message names the
-// line and the column (field number, from 1) of the malformed record.
+// line and the column (field number, from 1) of the malformed record; a field or a record past
+// the limits is a *limits.TooLong.
 func (s *Scanner) Err() error { return s.err }
 
 // Raw returns field i of the current record as written (between its quotes, if quoted) and how
@@ -129,6 +134,12 @@ func (s *Scanner) Next() bool {
 			if s.n == 1 && s.offs[0]&offMask == 0 && s.offs[0]&quotedBit == 0 {
 				continue // a blank line
 			}
+			if n > limits.MaxField {
+				if err := s.checkFields(); err != nil {
+					s.err = err
+					return false
+				}
+			}
 			return true
 		case err == io.EOF:
 			return false
@@ -143,22 +154,76 @@ func (s *Scanner) Next() bool {
 	}
 }
 
-// fill moves the unread data to the front of the buffer, grows it when full, and reads more.
+// fill moves the unread data to the front of the buffer, grows it when full, and reads more. A
+// record in progress longer than a field may be is looked into first, so that a field past
+// limits.MaxField is refused as soon as a refill finds it, with the buffer at most MaxLine.
 func (s *Scanner) fill() error {
+	open := 0
+	if s.end-s.pos > limits.MaxField {
+		col, longest, last := probe(s.buf[s.pos:s.end])
+		if longest > limits.MaxField {
+			return s.tooLong(col, limits.MaxField, false)
+		}
+		open = last
+	}
 	var err error
 	s.buf, s.end, s.eof, err = Refill(s.r, s.buf, s.pos, s.end)
 	s.pos = 0
 	if errors.Is(err, ErrTooLong) {
-		return fmt.Errorf("line %d: a record longer than %d MiB", s.line, MaxRecord>>20)
+		return s.tooLong(open, limits.MaxLine, true)
 	}
 	return err
 }
 
-// ErrTooLong is Refill's error for a record that outgrows MaxRecord.
+// checkFields refuses the current record if one of its fields is longer than limits.MaxField.
+func (s *Scanner) checkFields() error {
+	for i := range s.n {
+		if o := s.offs[i]; int(o&offMask)-int(o>>32&offMask) > limits.MaxField {
+			s.line = s.recLine
+			return s.tooLong(i, limits.MaxField, false)
+		}
+	}
+	return nil
+}
+
+// tooLong returns the error for column col (from 0) of the record starting at s.line.
+func (s *Scanner) tooLong(col, limit int, record bool) error {
+	e := &limits.TooLong{Line: s.line, Column: col + 1, Limit: limit, Record: record}
+	if col < len(s.Names) {
+		e.Name = s.Names[col]
+	}
+	return e
+}
+
+// probe looks into data, the start of a record that goes on past it, and returns the column
+// (from 0) of its longest field, that field's length so far, and the column data ends in.
+func probe(data []byte) (longest, n, last int) {
+	col := 0
+	for i := 0; ; col++ {
+		start, end, next := i, len(data), len(data) // the field's content, and what follows it
+		if i < len(data) && data[i] == '"' {
+			start++
+			if q, _, err := closingQuoteBytes(data, i+1, false); err == nil {
+				end, next = q, q+1
+			}
+		} else if j := bytes.IndexAny(data[i:], ",\n"); j >= 0 {
+			end, next = i+j, i+j
+		}
+		if end-start > n {
+			longest, n = col, end-start
+		}
+		if next >= len(data) || data[next] != ',' {
+			return longest, n, col
+		}
+		i = next + 1
+	}
+}
+
+// ErrTooLong is Refill's error for a record that outgrows limits.MaxLine.
 var ErrTooLong = errors.New("record too long")
 
 // Refill serves scanners that read records in place from a buffer: it moves buf[pos:end] to the
-// front, doubles buf when that leaves no room (up to MaxRecord, else ErrTooLong), and reads
+// front, doubles buf when that leaves no room (up to limits.MaxLine, else ErrTooLong), and reads
 // from r until it gets bytes or r ends. It returns the buffer, the end of its data and whether
 // r has ended; the unread data now starts at 0, moved pos bytes back.
 func Refill(r io.Reader, buf []byte, pos, end int) ([]byte, int, bool, error) {
@@ -166,10 +231,10 @@ func Refill(r io.Reader, buf []byte, pos, end int) ([]byte, int, bool, error) {
 		end = copy(buf, buf[pos:end])
 	}
 	if end == len(buf) {
-		if len(buf) >= MaxRecord {
+		if len(buf) >= limits.MaxLine {
 			return buf, end, false, ErrTooLong
 		}
-		buf = append(buf, make([]byte, len(buf))...)
+		buf = append(buf, make([]byte, min(len(buf), limits.MaxLine-len(buf)))...)
 	}
 	for {
 		n, err := r.Read(buf[end:])

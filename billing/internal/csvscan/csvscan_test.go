@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/gpucost/gpucost/billing/internal/limits"
 )
 
 // records reads all records of data through a scanner whose reader hands out chunk bytes at a
@@ -91,11 +93,43 @@ func TestRawEscape(t *testing.T) {
 	}
 }
 
-func TestRecordTooLong(t *testing.T) {
-	r := io.MultiReader(strings.NewReader(`"`), neverEnding('x'))
-	s := New(r, 1<<20)
-	if s.Next() || s.Err() == nil || !strings.Contains(s.Err().Error(), "a record longer than") {
-		t.Fatalf("Next on an endless quoted field: err = %v, want a record too long", s.Err())
+func TestTooLong(t *testing.T) {
+	long := strings.Repeat("x", limits.MaxField+1)
+	fits := strings.Repeat("x", limits.MaxField)
+	manyFields := strings.Repeat(fits[:1000]+",", limits.MaxLine/1000+1)
+	for _, tc := range []struct {
+		name   string
+		in     io.Reader
+		size   int // the scanner's first buffer
+		want   *limits.TooLong
+		record bool
+	}{
+		{"endless quoted field", io.MultiReader(strings.NewReader("a,b\n1,\""), neverEnding('x')), 256 << 10,
+			&limits.TooLong{Line: 2, Column: 2, Name: "b", Limit: limits.MaxField}, false},
+		{"endless plain field", io.MultiReader(strings.NewReader("a,b\n"), neverEnding('x')), 64,
+			&limits.TooLong{Line: 2, Column: 1, Name: "a", Limit: limits.MaxField}, false},
+		{"long field in a buffered record", strings.NewReader("a,b\n1,2\n\"" + long + "\",3\n"), 4 << 20,
+			&limits.TooLong{Line: 3, Column: 1, Name: "a", Limit: limits.MaxField}, false},
+		{"long plain field at the end", strings.NewReader("a,b\n1," + long), 256 << 10,
+			&limits.TooLong{Line: 2, Column: 2, Name: "b", Limit: limits.MaxField}, false},
+		{"record of short fields", io.MultiReader(strings.NewReader("a,b\n"), strings.NewReader(manyFields)), 256 << 10,
+			&limits.TooLong{Line: 2, Column: limits.MaxLine/1001 + 1, Limit: limits.MaxLine, Record: true}, true},
+	} {
+		s := New(tc.in, tc.size)
+		s.Names = []string{"a", "b"}
+		for s.Next() {
+		}
+		var got *limits.TooLong
+		if !errors.As(s.Err(), &got) || *got != *tc.want {
+			t.Errorf("%s: Next err = %#v, want %#v", tc.name, s.Err(), tc.want)
+		}
+		if len(s.buf) > limits.MaxLine && tc.size <= limits.MaxLine {
+			t.Errorf("%s: the buffer grew to %d bytes, past limits.MaxLine", tc.name, len(s.buf))
+		}
+	}
+	s := New(strings.NewReader("a,b\n\""+fits+"\","+fits[1:]+"\n"), 64)
+	if !s.Next() || !s.Next() || len(s.Field(0)) != limits.MaxField || s.Err() != nil {
+		t.Errorf("a record of two fields of limits.MaxField: err = %v, want it read", s.Err())
 	}
 }
 

@@ -41,6 +41,11 @@ func emptySamplesBomb(t testing.TB, n int) []byte {
 
 // serveMeasured serves one request in-process and returns the response with the bytes the
 // runtime allocated and the live heap's growth while serving it.
+// discardIngester takes samples and keeps none.
+type discardIngester struct{}
+
+func (discardIngester) Add(context.Context, ...gpucost.Sample) error { return nil }
+
 func serveMeasured(h http.Handler, r *http.Request) (res *httptest.ResponseRecorder, allocated, heapGrowth int64) {
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -164,6 +169,10 @@ func FuzzSamplesMemory(f *testing.F) {
 	)
 	fx := newFixture(f)
 	fx.srv.MaxSamples, fx.srv.MaxSampleMemory = 20_000, sampleMemory
+	// What the handler allocates, not the rollup writer: it holds samples across requests and
+	// writes them when its buffer fills, which would charge one request for earlier ones.
+	fx.srv.Ingest = discardIngester{}
+	fx.srv.IngestLimit = Limit{Rate: -1} // the fixture's clock stands still: no bucket would refill
 	h := fx.srv.Handler()
 	secret := fx.secrets[gpucost.RoleIngest]
 	f.Add(uint64(1), uint16(10), uint8(3), uint8(8), false)
@@ -192,18 +201,28 @@ func FuzzSamplesMemory(f *testing.F) {
 		b.WriteString(`]}`)
 		body := []byte(b.String())
 		decoded := len(body)
-		r := httptest.NewRequest("POST", "/api/v1/samples", nil)
 		if gz {
 			body = gzipped(body)
-			r.Header.Set("Content-Encoding", "gzip")
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.Header.Set("Authorization", "Bearer "+secret)
-		res, allocated, _ := serveMeasured(h, r)
+		// TotalAlloc counts the whole process, the fuzzing engine's goroutines too, and they
+		// only ever add to it: the least of three measurements is the handler's.
+		limit := min(int64(maxAllocPerByte*decoded+allowance), maxAlloc)
+		var res *httptest.ResponseRecorder
+		var allocated int64
+		for range 3 {
+			r := httptest.NewRequest("POST", "/api/v1/samples", bytes.NewReader(body))
+			if gz {
+				r.Header.Set("Content-Encoding", "gzip")
+			}
+			r.Header.Set("Authorization", "Bearer "+secret)
+			if res, allocated, _ = serveMeasured(h, r); allocated <= limit {
+				break
+			}
+		}
 		if res.Code != 200 && res.Code != 413 {
 			t.Fatalf("POST %d samples = %d %s", samples, res.Code, res.Body)
 		}
-		if limit := min(int64(maxAllocPerByte*decoded+allowance), maxAlloc); allocated > limit {
+		if allocated > limit {
 			t.Errorf("POST of %d bytes (%d samples, up to %d labels) = %d, allocated %d bytes; want at most %d",
 				decoded, samples, labels, res.Code, allocated, limit)
 		}

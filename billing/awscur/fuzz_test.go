@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/gpucost/gpucost"
@@ -46,12 +47,35 @@ func FuzzRead(f *testing.F) {
 	})
 }
 
+// maxFuzzParquet is the largest input FuzzReadParquet reads: its seeds are about 12 KB, and a
+// larger input only slows each run and the minimising of new inputs.
+const maxFuzzParquet = 64 << 10
+
+// maxParquetAlloc bounds what one read of a fuzzed file may allocate (runtime.MemStats.TotalAlloc):
+// reads of the corpus allocate about a megabyte, a file within billing/internal/limits' page
+// sizes tens of megabytes, while a footer or page header that declares gigabytes made parquet-go
+// allocate them (billing/internal/pqcheck) and got fuzz workers killed for memory.
+const maxParquetAlloc = 512 << 20
+
+// FuzzReadParquet reads arbitrary bytes as Parquet: no panic, an EInvalid error or Stats that
+// agree with the lines, and no allocation past maxParquetAlloc.
 func FuzzReadParquet(f *testing.F) {
 	f.Add(fixtureParquet(f, "testdata/cur2_net_eur.csv", curTypes, 4))
 	f.Add(fixtureParquet(f, "testdata/legacy_cur.csv", curTypes, 1000))
+	f.Add([]byte("PAR1PAR1"))
+	f.Add([]byte("PAR1\x00\x00\x00\x00\xff\xff\xff\x7fPAR1"))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzParquet {
+			t.Skip("larger than maxFuzzParquet")
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
 		checkRead(t, func(emit func(*gpucost.CostLine) error) (Stats, error) {
 			return ReadParquet(bytes.NewReader(b), int64(len(b)), "fuzz.parquet", emit)
 		})
+		runtime.ReadMemStats(&after)
+		if n := after.TotalAlloc - before.TotalAlloc; n > maxParquetAlloc {
+			t.Fatalf("ReadParquet of %d bytes allocated %d MB; want at most %d MB", len(b), n>>20, maxParquetAlloc>>20)
+		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,17 +114,39 @@ func roundTrip(t *testing.T, lines []gpucost.CostLine, st Stats) {
 	}
 }
 
-// FuzzReadParquet reads arbitrary bytes as Parquet: never a panic, never a hang, and totals that
-// are the sums of the lines when it succeeds.
+// maxFuzzParquet is the largest input FuzzReadParquet reads: four rows of the sample are about
+// 12 KB, and a larger input only slows each run and the minimising of new inputs.
+const maxFuzzParquet = 64 << 10
+
+// maxParquetAlloc bounds what one read of a fuzzed file may allocate (runtime.MemStats.TotalAlloc).
+// Reads of the corpus allocate under 1 MB; a file within billing/internal/limits' page sizes
+// needs tens of MB for its largest pages. An 8-byte file whose footer length says 789 MB
+// ("PAR1PAR1", testdata/fuzz/FuzzReadParquet) made parquet-go allocate that much, and such
+// allocations got fuzz workers killed for memory; the bound makes them a failing input instead.
+const maxParquetAlloc = 512 << 20
+
+// FuzzReadParquet reads arbitrary bytes as Parquet: never a panic, never a hang, no allocation
+// past maxParquetAlloc, and totals that are the sums of the lines when it succeeds.
 func FuzzReadParquet(f *testing.F) {
 	lines, _ := readAllTB(f, sample)
 	f.Add(writeLines(f, lines[:4], Parquet, []string{"Id"}))
+	f.Add(writeLines(f, lines[:1], Parquet, nil))
+	f.Add([]byte("PAR1\x00\x00\x00\x00\xff\xff\xff\x7fPAR1"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzParquet {
+			t.Skip("larger than maxFuzzParquet")
+		}
 		var lines []gpucost.CostLine
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
 		st, err := ReadParquet(bytes.NewReader(data), int64(len(data)), "fuzz.parquet", func(l *gpucost.CostLine) error {
 			lines = append(lines, Clone(l))
 			return nil
 		})
+		runtime.ReadMemStats(&after)
+		if n := after.TotalAlloc - before.TotalAlloc; n > maxParquetAlloc {
+			t.Fatalf("ReadParquet of %d bytes allocated %d MB (%v); want at most %d MB", len(data), n>>20, err, maxParquetAlloc>>20)
+		}
 		if err != nil {
 			return
 		}

@@ -78,8 +78,8 @@ func (s *Server) postBill(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if tok, _ := TokenFrom(r.Context()); o.Replace && !tok.Role.Allows(gpucost.RoleAdmin) {
-		writeError(w, http.StatusForbidden, "forbidden", "replace=true replaces a stored bill and needs role admin; a "+string(tok.Role)+
-			" token may upload new bills only: ask an admin to replace it, or to remove the earlier import (DELETE /api/v1/bills/{id})")
+		writeError(w, http.StatusForbidden, "forbidden", "replace=true replaces a stored bill and needs role admin; "+aToken(tok.Role)+
+			" may upload new bills only: ask an admin to replace it, or to remove the earlier import (DELETE /api/v1/bills/{id})")
 		return
 	}
 	enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding")))

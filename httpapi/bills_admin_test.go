@@ -168,7 +168,7 @@ func TestCheckBillSize(t *testing.T) {
 		{"bomb.csv.gz", bomb(t, 4, 1<<20), 1 << 30, 0, "MaxBillRatio"},
 		{"damaged.csv.gz", zb.Bytes()[:zb.Len()/2], 1 << 20, 0, "damaged"},
 	} {
-		got, err := checkBillSize(write(tc.name, tc.data), tc.maxBill)
+		got, err := checkBillSize(write(tc.name, tc.data), tc.maxBill, nil)
 		if got != tc.want || (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("checkBillSize(%s, %d) = %d, %v; want %d, %q", tc.name, tc.maxBill, got, err, tc.want, tc.err)
 		}
@@ -218,7 +218,7 @@ func BenchmarkBillGzipBomb(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := checkBillSize(path, DefaultMaxBill); err == nil {
+		if _, err := checkBillSize(path, DefaultMaxBill, nil); err == nil {
 			b.Fatal("the bomb passed")
 		}
 	}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -50,7 +51,8 @@ func (s *Server) receiveBill(w http.ResponseWriter, r *http.Request) (string, fu
 	if err != nil {
 		return "", nil, err
 	}
-	decoded, err := checkBillSize(path, s.MaxBill)
+	sizer, _ := s.Bills.(ParquetSizer)
+	decoded, err := checkBillSize(path, s.MaxBill, sizer)
 	if err == nil {
 		if sd, ok := s.Bills.(BillStoreDir); ok && sd.StoreDir() != "" {
 			err = checkFree(sd.StoreDir(), "the store's folder", decoded)
@@ -100,11 +102,21 @@ func (s *Server) spoolBill(w http.ResponseWriter, r *http.Request) (string, func
 	return path, cleanup, nil
 }
 
+// ParquetSizer is implemented by a BillImporter that can tell what a Parquet bill holds once
+// its pages are decompressed (billing.ParquetDecodedSize), so that the limits on a gzip bill's
+// decompressed size hold for Parquet, which compresses inside the file, too.
+type ParquetSizer interface {
+	ParquetDecodedSize(path string) (int64, error)
+}
+
+var parquetMagic = []byte("PAR1")
+
 // checkBillSize returns how large the spooled bill at path is decompressed: its size, or for a
-// gzip file what it decompresses to, which must stay within MaxBillRatio times its size and
+// gzip file what it decompresses to, or for a Parquet file what its pages hold decompressed
+// (when parquet is not nil), which must stay within MaxBillRatio times its size and
 // BillDecodedPerSent times maxBill. Decompression stops at the first limit passed, so a bomb
 // costs the server no more than reading that much.
-func checkBillSize(path string, maxBill int64) (int64, error) {
+func checkBillSize(path string, maxBill int64, parquet ParquetSizer) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, fmt.Errorf("check the bill: %w", err)
@@ -115,7 +127,18 @@ func checkBillSize(path string, maxBill int64) (int64, error) {
 		return 0, fmt.Errorf("check the bill: %w", err)
 	}
 	br := bufio.NewReader(f)
-	if magic, _ := br.Peek(2); len(magic) < 2 || magic[0] != 0x1f || magic[1] != 0x8b {
+	magic, _ := br.Peek(4)
+	switch {
+	case parquet != nil && bytes.Equal(magic, parquetMagic):
+		n, err := parquet.ParquetDecodedSize(path)
+		if err != nil {
+			return 0, &bodyError{http.StatusBadRequest, "the Parquet bill cannot be read: " + err.Error()}
+		}
+		if err := checkDecoded("Parquet", n, info.Size(), maxBill); err != nil {
+			return 0, err
+		}
+		return n, nil
+	case len(magic) < 2 || magic[0] != 0x1f || magic[1] != 0x8b:
 		return info.Size(), nil
 	}
 	limit := min(MaxBillRatio*info.Size(), BillDecodedPerSent*maxBill)
@@ -127,15 +150,24 @@ func checkBillSize(path string, maxBill int64) (int64, error) {
 	if err != nil {
 		return 0, &bodyError{http.StatusBadRequest, fmt.Sprintf("the gzip bill is damaged after %s decompressed: %v", mib(n), err)}
 	}
-	if n > limit {
-		if limit == MaxBillRatio*info.Size() {
-			return 0, &bodyError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
-				"the gzip bill decompresses to more than %d times its %s (the limit MaxBillRatio; real bills compress 4 to 10 times, a regular hourly bill 77): it is not a bill export, or send it uncompressed", MaxBillRatio, mib(info.Size()))}
-		}
-		return 0, &bodyError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
-			"the gzip bill decompresses to more than %s (%d times serve --max-bill-size, the limit BillDecodedPerSent); split it by month or import it with gpucost import billing", mib(limit), BillDecodedPerSent)}
+	if err := checkDecoded("gzip", n, info.Size(), maxBill); err != nil {
+		return 0, err
 	}
 	return n, nil
+}
+
+// checkDecoded refuses a compressed bill of kind (gzip, Parquet) that holds decoded bytes where
+// sent were sent: more than MaxBillRatio times that, or BillDecodedPerSent times maxBill.
+func checkDecoded(kind string, decoded, sent, maxBill int64) error {
+	if decoded > MaxBillRatio*sent {
+		return &bodyError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
+			"the %s bill decompresses to more than %d times its %s (the limit MaxBillRatio; real bills compress 4 to 10 times, a regular hourly bill 77): it is not a bill export, or send it uncompressed", kind, MaxBillRatio, mib(sent))}
+	}
+	if limit := BillDecodedPerSent * maxBill; decoded > limit {
+		return &bodyError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
+			"the %s bill decompresses to more than %s (%d times serve --max-bill-size, the limit BillDecodedPerSent); split it by month or import it with gpucost import billing", kind, mib(limit), BillDecodedPerSent)}
+	}
+	return nil
 }
 
 // storageError is a bill that does not fit on a disk: 507 Insufficient Storage.

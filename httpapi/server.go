@@ -225,7 +225,7 @@ func (s *Server) authorize(roles []gpucost.Role, next http.Handler) http.Handler
 		setLogToken(r, tok)
 		if !tok.Role.Allows(roles...) {
 			s.authFailed("forbidden")
-			writeError(w, http.StatusForbidden, "forbidden", "a "+string(tok.Role)+" token may not "+r.Method+" "+r.URL.Path+"; it needs role "+rolesText(roles))
+			writeError(w, http.StatusForbidden, "forbidden", aToken(tok.Role)+" may not "+r.Method+" "+r.URL.Path+"; it needs role "+rolesText(roles))
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tokenKey{}, tok)))
@@ -240,6 +240,14 @@ func bearer(r *http.Request) (string, bool) {
 	}
 	secret = strings.TrimSpace(secret)
 	return secret, secret != ""
+}
+
+// aToken names a token by its role, with its article: "a viewer token", "an ingest token".
+func aToken(r gpucost.Role) string {
+	if r != "" && strings.ContainsRune("aeiou", rune(r[0])) {
+		return "an " + string(r) + " token"
+	}
+	return "a " + string(r) + " token"
 }
 
 func rolesText(roles []gpucost.Role) string {

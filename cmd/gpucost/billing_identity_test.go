@@ -21,6 +21,8 @@ import (
 	"github.com/gpucost/gpucost/postgres"
 	"github.com/gpucost/gpucost/postgres/pgtest"
 	"github.com/gpucost/gpucost/sqlite"
+	"github.com/parquet-go/parquet-go"
+	pqgzip "github.com/parquet-go/parquet-go/compress/gzip"
 )
 
 // restatedSample writes the FOCUS sample as dir/a/focus.csv and, restated (its first row
@@ -346,10 +348,10 @@ func TestBillUploadReplicasRacePostgres(t *testing.T) {
 	}
 }
 
-// TestServeRefusesGzipBomb posts a gzip bill of issue 13's shape (rows with 15 MiB
-// ResourceIds, about 1,000 times smaller than they decompress to) to a server on a SQLite store,
-// with an ingest token: 413 naming the limit, and the store holds what it held.
-func TestServeRefusesGzipBomb(t *testing.T) {
+// A bill that decompresses to far more than it was sent — a gzip bomb, or a Parquet file
+// whose pages compress a few megabytes of one long ResourceId to kilobytes — is refused with
+// 413 naming MaxBillRatio, before anything is imported, and leaves nothing in the spool folder.
+func TestServeRefusesBillBombs(t *testing.T) {
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "gpucost.db")
 	store, err := sqlite.Open(ctx, db)
@@ -366,6 +368,38 @@ func TestServeRefusesGzipBomb(t *testing.T) {
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 
+	for _, bomb := range []struct {
+		name, encoding string
+		body           []byte
+	}{
+		{"bomb.csv.gz", "gzip", gzipBomb()},
+		{"bomb.parquet", "", parquetBomb(t)},
+	} {
+		req, _ := http.NewRequest("POST", ts.URL+"/api/v1/bills?name="+bomb.name, bytes.NewReader(bomb.body))
+		req.Header.Set("Authorization", "Bearer "+secret)
+		if bomb.encoding != "" {
+			req.Header.Set("Content-Encoding", bomb.encoding)
+		}
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(out), "MaxBillRatio") {
+			t.Errorf("POST %s of %d bytes = %d %s; want 413 naming MaxBillRatio", bomb.name, len(bomb.body), resp.StatusCode, out)
+		}
+		if imps, err := store.CostImports(ctx); err != nil || len(imps) != 0 {
+			t.Errorf("imports after %s = %+v, %v; want none", bomb.name, imps, err)
+		}
+		if left, _ := os.ReadDir(srv.TempDir); len(left) != 0 {
+			t.Errorf("after %s the spool folder keeps %d entries", bomb.name, len(left))
+		}
+	}
+}
+
+// gzipBomb is issue 13's shape: 8 rows with 15 MiB ResourceIds, about 120 KB gzip'd.
+func gzipBomb() []byte {
 	var zb bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&zb, gzip.BestCompression)
 	fmt.Fprintln(zw, "BilledCost,EffectiveCost,BillingCurrency,ResourceId")
@@ -376,22 +410,33 @@ func TestServeRefusesGzipBomb(t *testing.T) {
 		fmt.Fprintln(zw)
 	}
 	zw.Close()
-	req, _ := http.NewRequest("POST", ts.URL+"/api/v1/bills?name=bomb.csv.gz", bytes.NewReader(zb.Bytes()))
-	req.Header.Set("Authorization", "Bearer "+secret)
-	req.Header.Set("Content-Encoding", "gzip")
-	resp, err := ts.Client().Do(req)
-	if err != nil {
+	return zb.Bytes()
+}
+
+// parquetBomb is a FOCUS-shaped Parquet file of 400 rows, each with a ResourceId of 60 KiB
+// (under the readers' 64 KiB field limit), gzip-compressed: 24 MB of pages in 26 KB.
+func parquetBomb(t *testing.T) []byte {
+	type row struct {
+		BilledCost      float64 `parquet:"BilledCost"`
+		EffectiveCost   float64 `parquet:"EffectiveCost"`
+		BillingCurrency string  `parquet:"BillingCurrency"`
+		ResourceId      string  `parquet:"ResourceId"`
+	}
+	var b bytes.Buffer
+	// Pages of 4 MiB (within the readers' 16 MiB) without statistics, which would keep a copy
+	// of each long value outside the compressed pages.
+	w := parquet.NewGenericWriter[row](&b, parquet.Compression(&pqgzip.Codec{Level: 9}),
+		parquet.PageBufferSize(4<<20), parquet.DataPageStatistics(false), parquet.SkipPageBounds("ResourceId"))
+
+	rows := make([]row, 400)
+	for i := range rows {
+		rows[i] = row{1, 1, "USD", fmt.Sprintf("%d-%s", i, strings.Repeat("i", 60<<10))}
+	}
+	if _, err := w.Write(rows); err != nil {
 		t.Fatal(err)
 	}
-	out, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(out), "MaxBillRatio") {
-		t.Errorf("POST a gzip bomb of %d bytes = %d %s; want 413 naming MaxBillRatio", zb.Len(), resp.StatusCode, out)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
-	if imps, err := store.CostImports(ctx); err != nil || len(imps) != 0 {
-		t.Errorf("imports after the bomb = %+v, %v; want none", imps, err)
-	}
-	if left, _ := os.ReadDir(srv.TempDir); len(left) != 0 {
-		t.Errorf("the spool folder keeps %d entries", len(left))
-	}
+	return b.Bytes()
 }

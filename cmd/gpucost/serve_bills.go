@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -60,6 +61,20 @@ func (b *serverBills) RemoveBill(ctx context.Context, id int64) (gpucost.CostImp
 		b.views.forget()
 	}
 	return imp, err
+}
+
+// ParquetDecodedSize returns what the Parquet bill at path holds once decompressed.
+func (b *serverBills) ParquetDecodedSize(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return billing.ParquetDecodedSize(f, info.Size())
 }
 
 // StoreDir is the folder of the SQLite file bills are stored in, whose free space the server

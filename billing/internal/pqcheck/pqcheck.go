@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/gpucost/gpucost/billing/internal/limits"
@@ -67,46 +68,79 @@ func Footer(r io.ReaderAt, size int64) error {
 // average more than limits.MaxField (so one at least is longer), is a *limits.TooLong whose Line
 // is the index, from 0, of the chunk's first value in that page; the caller makes it a row.
 func Pages(r io.ReaderAt, size int64, md *format.ColumnMetaData) error {
+	_, err := walkPages(r, size, md)
+	return err
+}
+
+// Decoded returns what the Parquet file at r holds once its pages are decompressed: the sum of
+// its pages' uncompressed sizes, each page checked as Pages checks it, after Footer. It is, for
+// a Parquet bill, what a gzip bill's decompressed size is to the upload limits: Parquet
+// compresses inside the file, so a small file can hold gigabytes.
+func Decoded(r io.ReaderAt, size int64) (int64, error) {
+	if err := Footer(r, size); err != nil {
+		return 0, err
+	}
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, rg := range f.Metadata().RowGroups {
+		for i := range rg.Columns {
+			n, err := walkPages(r, size, &rg.Columns[i].MetaData)
+			if err != nil {
+				return 0, err
+			}
+			total += n
+		}
+	}
+	return total, nil
+}
+
+// walkPages is Pages, returning the sum of the pages' uncompressed sizes.
+func walkPages(r io.ReaderAt, size int64, md *format.ColumnMetaData) (int64, error) {
 	start := md.DataPageOffset
 	if d := md.DictionaryPageOffset; d > 0 && d < start {
 		start = d
 	}
 	end := start + md.TotalCompressedSize
 	if start < 4 || md.TotalCompressedSize < 0 || end > size-8 || end < start {
-		return fmt.Errorf("column chunk at %d+%d outside the file: truncated", start, md.TotalCompressedSize)
+		return 0, fmt.Errorf("column chunk at %d+%d outside the file: truncated", start, md.TotalCompressedSize)
 	}
 	var buf []byte
 	values := int64(0) // the chunk's values before the page
+	total := int64(0)  // the pages' uncompressed bytes
 	for pos := start; pos < end; {
 		window := min(end-pos, 1<<16)
 		for {
 			buf = growTo(buf, int(window))
 			if _, err := r.ReadAt(buf, pos); err != nil {
-				return err
+				return 0, err
 			}
 			h, err := pageHeader(buf)
 			if errors.Is(err, errLongBinary) { // the page's statistics hold a long value
-				return &limits.TooLong{Line: int(values), Limit: limits.MaxField}
+				return 0, &limits.TooLong{Line: int(values), Limit: limits.MaxField}
 			}
 			if err == nil {
 				if err := h.check(values); err != nil {
-					return err
+					return 0, err
 				}
+				total += h.uncompressed
 				if !h.dict {
 					values += h.values
 				}
 				if pos += int64(h.n) + h.compressed; pos > end {
-					return fmt.Errorf("page at %d runs past its column chunk: %w", pos, errCorrupt)
+					return 0, fmt.Errorf("page at %d runs past its column chunk: %w", pos, errCorrupt)
 				}
 				break
 			}
 			if err != io.ErrUnexpectedEOF || window == end-pos {
-				return fmt.Errorf("page header at %d: %w", pos, errCorrupt)
+				return 0, fmt.Errorf("page header at %d: %w", pos, errCorrupt)
 			}
 			window = min(end-pos, window*8)
 		}
 	}
-	return nil
+	return total, nil
 }
 
 // header is what Pages reads of a page header.

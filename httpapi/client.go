@@ -60,7 +60,10 @@ func retryAfter(h string) (time.Duration, bool) {
 	if err != nil || n < 0 {
 		return 0, false
 	}
-	return min(time.Duration(n)*time.Second, maxRetryAfter), true
+	if n >= int(maxRetryAfter/time.Second) { // and n seconds may not fit a Duration
+		return maxRetryAfter, true
+	}
+	return time.Duration(n) * time.Second, true
 }
 
 // PostSamples sends samples, gzip'd, to POST /api/v1/samples. It returns a *RefusedError for a

@@ -156,14 +156,11 @@ func descendants(procRoot string, pid int) map[int]bool {
 		if err != nil {
 			continue
 		}
-		// The command name may hold spaces and parentheses: the fields start after the last ')'.
-		s := string(b)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) < 2 {
+		parent, ok := parentPID(string(b))
+		if !ok {
 			continue
 		}
 		child, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
-		parent, _ := strconv.Atoi(fields[1])
 		children[parent] = append(children[parent], child)
 	}
 	tree := map[int]bool{pid: true}
@@ -176,6 +173,17 @@ func descendants(procRoot string, pid int) map[int]bool {
 		}
 	}
 	return tree
+}
+
+// parentPID returns the parent PID, the fourth field, of a /proc/<pid>/stat file's text.
+func parentPID(stat string) (int, bool) {
+	// The command name may hold spaces and parentheses: the fields start after the last ')'.
+	fields := strings.Fields(stat[strings.LastIndexByte(stat, ')')+1:])
+	if len(fields) < 2 {
+		return 0, false
+	}
+	ppid, err := strconv.Atoi(fields[1])
+	return ppid, err == nil
 }
 
 // accumulator keeps the readings of a run; a run has at most a few hundred thousand.

@@ -1,6 +1,6 @@
 // Package analyze turns rollups and bills into findings: utilisation statistics per GPU, host,
 // model or label with the profiler verdict, idle GPU-hours and what they cost, idle periods and
-// their daily pattern, the alert rules of DESIGN.md evaluated with Prometheus-like `for`
+// their daily pattern, the alert rules of docs/architecture.md evaluated with Prometheus-like `for`
 // durations, the allocation of GPU resources' cost to the teams, projects, namespaces, pods and
 // jobs that held or used them with idle capacity apart (Allocator), and cost anomalies against a
 // robust trailing baseline (Detector).

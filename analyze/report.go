@@ -113,7 +113,7 @@ type GroupStats struct {
 // Verdict is the profiler's judgement of a mean utilisation.
 type Verdict string
 
-// Verdicts, from DESIGN.md's reference facts: "mean < 25% overprovisioned, < 60% underutilized,
+// Verdicts, from docs/architecture.md's reference facts: "mean < 25% overprovisioned, < 60% underutilized,
 // else well utilized".
 const (
 	Overprovisioned Verdict = "overprovisioned"
@@ -122,7 +122,7 @@ const (
 	NoData          Verdict = "no data"
 )
 
-// VerdictFor returns the verdict for a mean utilisation in percent (DESIGN.md: below 25%
+// VerdictFor returns the verdict for a mean utilisation in percent (docs/architecture.md: below 25%
 // overprovisioned, below 60% underutilized, else well utilized); NoData for NaN.
 func VerdictFor(meanUtil float64) Verdict {
 	switch {

@@ -80,10 +80,10 @@ const (
 	RuleLowSMOccupancy = "low_sm_occupancy"
 )
 
-// DefaultRules returns the monitoring thresholds of DESIGN.md's reference facts ("mean GPU util
+// DefaultRules returns the monitoring thresholds of docs/architecture.md's reference facts ("mean GPU util
 // < 40% for 30 min (overprovisioned/idle); peak > 95% for 1 h (at capacity); VRAM > 85%
 // sustained (OOM risk); temperature > 83 °C; power > 90% TDP; SM occupancy < 50% in training").
-// DESIGN.md gives no duration for the last four; those chosen here are noted on each rule.
+// docs/architecture.md gives no duration for the last four; those chosen here are noted on each rule.
 func DefaultRules() []Rule {
 	return []Rule{
 		{Name: RuleUnderutilized, Severity: SeverityWarning, Metric: MetricUtil, Threshold: 40, For: 30 * time.Minute,

@@ -10,7 +10,7 @@ import (
 )
 
 // Time and cost are counted in sevenths of a GPU-minute, so a MIG instance's share of its GPU
-// (DESIGN.md: 7 compute slices) stays an integer and costs stay exact.
+// (docs/architecture.md: 7 compute slices) stays an integer and costs stay exact.
 const (
 	wholeGPU     = 7      // sevenths in a whole GPU
 	unitsPerGPUh = 7 * 60 // sevenths of a GPU-minute in a GPU-hour

@@ -8,7 +8,7 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// DefaultMinIdle is the shortest idle period reported when Options.MinIdle is zero: DESIGN.md's
+// DefaultMinIdle is the shortest idle period reported when Options.MinIdle is zero: docs/architecture.md's
 // monitoring guides call a GPU idle or overprovisioned after 30 minutes of low utilisation.
 const DefaultMinIdle = 30 * time.Minute
 

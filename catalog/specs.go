@@ -28,7 +28,7 @@ const (
 
 	// MIG profile names: NVIDIA Multi-Instance GPU User Guide, "Supported MIG Profiles",
 	// https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html
-	// (media-extension "+me" variants left out). DESIGN.md lists the same names.
+	// (media-extension "+me" variants left out). docs/architecture.md lists the same names.
 	srcMIG = "; MIG profiles: NVIDIA Multi-Instance GPU User Guide, https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html"
 )
 

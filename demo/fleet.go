@@ -1,5 +1,5 @@
 // Package demo builds gpucost's demo fleet: a month of realistic GPU telemetry for a platform
-// like reference case R1 in DESIGN.md — small experiments on 4×V100 instances that use one GPU,
+// like reference case R1 in docs/architecture.md — small experiments on 4×V100 instances that use one GPU,
 // a 40×A100 serving pool at about 20% utilisation, notebooks idle every night and weekend,
 // weekly evaluation jobs provisioned for 24 hours that work for 8, and one busy training node.
 // It is deterministic: the same period gives the same samples.

@@ -83,7 +83,7 @@ type AutoscaleOptions struct {
 	MaxReplicas                       int // default: 4 × the oracle's peak
 
 	Replicas          int     // static: the fixed count (default: the oracle's peak)
-	TargetUtilisation float64 // target tracking and scale-to-zero (default 0.7; DESIGN.md serving target 60–80%)
+	TargetUtilisation float64 // target tracking and scale-to-zero (default 0.7; docs/architecture.md serving target 60–80%)
 	StepUp, StepDown  float64 // step: add above StepUp utilisation, remove below StepDown (0.8, 0.4)
 	// Schedule is the replica count per hour of the day (24) or of the week from Monday 00:00
 	// UTC (168). Empty: built from the trace itself, each hour's peak Erlang C size (hindsight).

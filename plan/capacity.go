@@ -9,7 +9,7 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// The capacity planner sizes a serving pool as an M/M/c queue (DESIGN.md "Erlang C for replica
+// The capacity planner sizes a serving pool as an M/M/c queue (docs/architecture.md "Erlang C for replica
 // sizing"): requests arrive as a Poisson stream at λ per second, each replica serves one request
 // (or one batch) at a time in a mean service time S, and the response time is the wait in the
 // queue plus S. The wait is zero with probability 1 − C(c, λS) and otherwise exponential with
@@ -265,7 +265,7 @@ func servingRuleOfThumb(o CapacityOptions, r CapacityResult) RuleOfThumbPlan {
 func capacityNotes(o CapacityOptions, r CapacityResult) []string {
 	var notes []string
 	if r.Utilisation > 0.85 {
-		notes = append(notes, fmt.Sprintf("Utilisation %.0f%% is above the 85%% at which serving pools usually scale out (DESIGN.md: target 60–80%%); a burst will breach the SLO — consider more headroom.", 100*r.Utilisation))
+		notes = append(notes, fmt.Sprintf("Utilisation %.0f%% is above the 85%% at which serving pools usually scale out (docs/architecture.md: target 60–80%%); a burst will breach the SLO — consider more headroom.", 100*r.Utilisation))
 	}
 	if r.Rate > 0 && r.Utilisation < 0.4 {
 		notes = append(notes, fmt.Sprintf("Utilisation %.0f%% is low: the SLO, not the load, sets the size; batching or a faster GPU would shorten the service time.", 100*r.Utilisation))

@@ -13,7 +13,7 @@ import (
 // The checkpoint planner follows J. T. Daly, "A higher order estimate of the optimum checkpoint
 // interval for restart dumps", Future Generation Computer Systems 22(3):303–312, 2006
 // (doi:10.1016/j.future.2004.11.016), with interruptions a Poisson process of mean time M
-// between them (DESIGN.md "Checkpoint interval"). Daly's complete cost function, the expected
+// between them (docs/architecture.md "Checkpoint interval"). Daly's complete cost function, the expected
 // wall-clock time to finish T_s of failure-free work checkpointing every τ of compute, where each
 // checkpoint takes δ and each restart R, and where interruptions may strike during any of them, is
 //
@@ -91,7 +91,7 @@ type EmergencyCheckpoint struct {
 	NeededBandwidth float64 `json:"needed_bandwidth_bytes_per_s,omitempty"`
 }
 
-// spotNotices are the interruption notices of DESIGN.md "Spot notice": AWS 2 min (IMDSv2
+// spotNotices are the interruption notices of docs/architecture.md "Spot notice": AWS 2 min (IMDSv2
 // spot/instance-action), GCP 30 s (instance/preempted), Azure 30 s (Scheduled Events Preempt).
 var spotNotices = map[string]time.Duration{
 	"aws":   2 * time.Minute,
@@ -109,13 +109,13 @@ func SpotNotice(provider string) (time.Duration, error) {
 }
 
 // YoungInterval returns Young's first-order optimum checkpoint interval √(2δM) for checkpoint
-// time delta and mean time between interruptions mtbi (DESIGN.md "Checkpoint interval").
+// time delta and mean time between interruptions mtbi (docs/architecture.md "Checkpoint interval").
 func YoungInterval(delta, mtbi time.Duration) time.Duration {
 	return dur(youngSeconds(delta.Seconds(), mtbi.Seconds()))
 }
 
 // DalyInterval returns Daly's higher-order estimate of the optimum checkpoint interval,
-// √(2δM)·[1 + ⅓√(δ/2M) + (δ/2M)/9] − δ for δ < 2M, else M (DESIGN.md "Checkpoint interval";
+// √(2δM)·[1 + ⅓√(δ/2M) + (δ/2M)/9] − δ for δ < 2M, else M (docs/architecture.md "Checkpoint interval";
 // Daly 2006, which it reproduces: δ = 5 min, M = 24 h / 6 h / 15 min → 117 / 57 / 9.1 min).
 func DalyInterval(delta, mtbi time.Duration) time.Duration {
 	return dur(dalySeconds(delta.Seconds(), mtbi.Seconds()))

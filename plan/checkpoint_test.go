@@ -12,7 +12,7 @@ import (
 )
 
 // TestCheckpointDalyPaper reproduces Daly 2006, Figs. 3–5: δ = 5 min, R = 10 min and
-// M = 24 h / 6 h / 15 min give τ_opt = 117 / 57 / 9.1 min (DESIGN.md "Checkpoint interval").
+// M = 24 h / 6 h / 15 min give τ_opt = 117 / 57 / 9.1 min (docs/architecture.md "Checkpoint interval").
 func TestCheckpointDalyPaper(t *testing.T) {
 	for _, c := range []struct {
 		mtbi      time.Duration
@@ -139,7 +139,7 @@ func TestCheckpointIssueExample(t *testing.T) {
 	}
 }
 
-// TestCheckpointNotices checks the spot notices of DESIGN.md.
+// TestCheckpointNotices checks the spot notices of docs/architecture.md.
 func TestCheckpointNotices(t *testing.T) {
 	for p, want := range map[string]time.Duration{"aws": 2 * time.Minute, "gcp": 30 * time.Second, "Azure": 30 * time.Second} {
 		if got, err := SpotNotice(p); err != nil || got != want {

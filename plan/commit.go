@@ -8,7 +8,7 @@ import (
 )
 
 // HoursPerMonth is the month the commitment planner counts in unless told otherwise: 720 hours,
-// the month of reference case R2 (DESIGN.md, reserved-instance ROI).
+// the month of reference case R2 (docs/architecture.md, reserved-instance ROI).
 const HoursPerMonth = 720
 
 // Term is the length of a commitment: a reserved instance, savings plan or committed-use discount.
@@ -99,7 +99,7 @@ type CommitResult struct {
 
 // Commit returns the hindsight-optimal hourly commitment for in.Usage and what it saves.
 //
-// DESIGN.md "Commitments": with hourly usage u_t and discount d, paying (1−d) per committed
+// docs/architecture.md "Commitments": with hourly usage u_t and discount d, paying (1−d) per committed
 // unit-hour and full price above it costs C(c) = (1−d)·c·T + Σ max(u_t − c, 0). Its slope in c is
 // (1−d)·T − #{t : u_t > c}, negative while more than a fraction 1−d of hours exceed c and positive
 // after, so C is minimised at the d-quantile of u_t: the k-th smallest hour with k = ⌈d·T⌉.
@@ -170,7 +170,7 @@ func breakEven(upfront, net gpucost.Money, months int) int {
 }
 
 // OptimalCommitment returns the commitment level, in usage units per hour, that minimises the
-// cost of usage under discount d: the d-quantile of usage, the ⌈d·T⌉-th smallest hour (DESIGN.md
+// cost of usage under discount d: the d-quantile of usage, the ⌈d·T⌉-th smallest hour (docs/architecture.md
 // "Commitments"; see Commit). With step > 0 the level is a multiple of step: the cost is convex
 // and piecewise linear, so the best multiple is one of the two around the quantile. It expects
 // valid input (non-empty usage, 0 < d < 1); Commit checks it.
@@ -405,7 +405,7 @@ type ROIResult struct {
 	Rows          []ROIRow `json:"rows"`
 }
 
-// ROI prices a fleet of in.Instances on-demand and on each reserved term. DESIGN.md reference
+// ROI prices a fleet of in.Instances on-demand and on each reserved term. docs/architecture.md reference
 // case R2: 8 × p3.2xlarge at 720 h/month, $3.06 on-demand, $1.82 1-year, $1.31 3-year →
 // 1-year saving 40.5%, 3-year 57.2%.
 func ROI(in ROIInput) (ROIResult, error) {

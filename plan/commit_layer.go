@@ -53,7 +53,7 @@ type LayerResult struct {
 // Layer returns the cheapest hourly amounts of each instrument for in.Usage.
 //
 // With c_i bought of instrument i and C = Σ c_i, the usage costs
-// Σ_i (1−d_i)·c_i·T + Σ_t max(u_t − C, 0) (DESIGN.md "Commitments", several instruments). For a
+// Σ_i (1−d_i)·c_i·T + Σ_t max(u_t − C, 0) (docs/architecture.md "Commitments", several instruments). For a
 // given total C the cheapest split fills the deepest discounts first (the overflow depends on C
 // alone), so the cost of the best split is convex in C with slope (1−d_i)·T − #{t : u_t > C} on
 // the band of instrument i. The optimum grows C while that slope is negative: each instrument in

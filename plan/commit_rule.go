@@ -18,7 +18,7 @@ type BuyRule string
 // 95.8 / 95.8 / 95.6% and auto 95.0 / 95.5 / 95.9%. Only auto reaches 95% on both shapes, so it is
 // the command's default.
 const (
-	// RuleTrailing buys the d-quantile of the whole lookback (DESIGN.md "Commitments").
+	// RuleTrailing buys the d-quantile of the whole lookback (docs/architecture.md "Commitments").
 	RuleTrailing BuyRule = "trailing"
 	// RuleRecent buys the d-quantile of the last Period hours of the lookback: usage persists,
 	// so the latest period forecasts the next best when the level shifts.

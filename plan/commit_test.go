@@ -22,7 +22,7 @@ func usd(t testing.TB, s string) gpucost.Money {
 	return m
 }
 
-// TestCommitQuantileBruteForce checks DESIGN.md's d-quantile rule against a brute-force search
+// TestCommitQuantileBruteForce checks docs/architecture.md's d-quantile rule against a brute-force search
 // over commitment levels: every breakpoint of the cost and a fine grid between them.
 func TestCommitQuantileBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -205,7 +205,7 @@ func TestCommitErrors(t *testing.T) {
 	}
 }
 
-// TestROIR2 reproduces reference case R2 (DESIGN.md): 8 × p3.2xlarge, 720 h/month, $3.06
+// TestROIR2 reproduces reference case R2 (docs/architecture.md): 8 × p3.2xlarge, 720 h/month, $3.06
 // on-demand, $1.82 1-year, $1.31 3-year → 1-year saving 40.5%, 3-year 57.2%.
 func TestROIR2(t *testing.T) {
 	r, err := ROI(ROIInput{OnDemand: usd(t, "3.06"), Reserved1y: usd(t, "1.82"), Reserved3y: usd(t, "1.31"), Instances: 8})

@@ -539,7 +539,7 @@ type (
 // OnDemandTargetCapacity the base. Spot capacity uses the price-capacity-optimized strategy over
 // every spot pool listed; on-demand capacity goes by Priority, the base pool first. For type
 // maintain, capacity rebalancing launches a replacement on AWS's rebalance recommendation, ahead
-// of the 2-minute spot notice (DESIGN.md reference facts, spot notice).
+// of the 2-minute spot notice (docs/architecture.md reference facts, spot notice).
 func EC2FleetRequest(r FleetResult) ([]byte, error) {
 	if r.Provider != "aws" {
 		return nil, gpucost.Errorf(gpucost.EInvalid, "export ec2-fleet: the fleet is on %q: EC2 Fleet needs aws offers (--provider aws)", r.Provider)

@@ -32,7 +32,7 @@ const (
 	INT4 Precision = "int4"
 )
 
-// bytesPerParam is the size of one weight (DESIGN.md "Memory to hold a model": fp16/bf16 2,
+// bytesPerParam is the size of one weight (docs/architecture.md "Memory to hold a model": fp16/bf16 2,
 // int8 1, int4 0.5).
 var bytesPerParam = map[Precision]float64{BF16: 2, FP16: 2, INT8: 1, INT4: 0.5}
 
@@ -45,7 +45,7 @@ const (
 	DefaultBatch           = 1
 	DefaultSeq             = 4096
 	DefaultMFU             = 0.40 // model-FLOPs utilisation commonly reached by large dense training
-	DefaultOverhead        = 0.20 // DESIGN.md: ~10–20% over weights and caches; the upper end
+	DefaultOverhead        = 0.20 // docs/architecture.md: ~10–20% over weights and caches; the upper end
 	DefaultAdapterFraction = 0.01 // LoRA adapters of rank ~16 on every linear layer: ~0.5–1% of params
 	bytesPerGB             = 1e9  // GB as datasheets and offers state GPU memory
 	ruleOfThumbBytes       = 4    // the flawed "4 bytes × params" training rule (reference case R3)
@@ -267,7 +267,7 @@ func flopsPerToken(m Mode) float64 {
 
 // memoryNeeded returns the memory breakdown for in on architecture a.
 //
-//   - weights: params × bytes/param (DESIGN.md "Memory to hold a model");
+//   - weights: params × bytes/param (docs/architecture.md "Memory to hold a model");
 //   - full training, mixed-precision Adam (Rajbhandari et al. 2020, "ZeRO", §3.1: 2Ψ + 2Ψ + 12Ψ
 //     = 16Ψ): 2-byte weights, 2-byte gradients, 12 bytes of optimizer state (fp32 master copy,
 //     momentum, variance);
@@ -278,7 +278,7 @@ func flopsPerToken(m Mode) float64 {
 //     stored s² scores); with activation checkpointing, each layer keeps its 2·s·b·h input and
 //     one layer is recomputed at a time;
 //   - KV cache (inference): 2 (K and V) · layers · kv_heads · head_dim · seq · batch · 2 bytes;
-//   - overhead: in.Overhead × the rest (DESIGN.md: ~10–20%).
+//   - overhead: in.Overhead × the rest (docs/architecture.md: ~10–20%).
 func memoryNeeded(in InstanceInput, a Arch) ModelMemory {
 	var m ModelMemory
 	p, b := in.Params, bytesPerParam[in.Precision]

@@ -12,7 +12,7 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// MIG geometry, DESIGN.md "Reference facts", MIG: a GPU has 7 compute slices and 8 memory
+// MIG geometry, docs/architecture.md "Reference facts", MIG: a GPU has 7 compute slices and 8 memory
 // slices; each profile shape may start only at the listed memory slices and covers a fixed
 // number of them: {0..6}:1 (1g), {0,2,4,6}:2 (1g 2-slice), {0,2,4}:2 (2g), {0,4}:4 (3g),
 // {0}:4 (4g), {0}:8 (7g).
@@ -41,7 +41,7 @@ var migShapes = [migKinds]migShape{
 	{7, 8, []int{0}},
 }
 
-// migProfileTable holds each GPU's profile names in migShapes order (DESIGN.md "MIG": A100-40
+// migProfileTable holds each GPU's profile names in migShapes order (docs/architecture.md "MIG": A100-40
 // 1g.5gb…7g.40gb, A100-80/H100-80 1g.10gb…7g.80gb, H100-94 1g.12gb…7g.94gb, H200
 // 1g.18gb…7g.141gb; the names between are the catalog's, from NVIDIA's MIG user guide).
 var migProfileTable = map[string][]string{

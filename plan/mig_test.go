@@ -14,7 +14,7 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// testMIGPlacements restates DESIGN.md "MIG" independently of mig.go: for each compute size
+// testMIGPlacements restates docs/architecture.md "MIG" independently of mig.go: for each compute size
 // and memory-slice count, the allowed starts.
 var testMIGPlacements = map[[2]int][]int{
 	{1, 1}: {0, 1, 2, 3, 4, 5, 6}, {1, 2}: {0, 2, 4, 6}, {2, 2}: {0, 2, 4},
@@ -97,7 +97,7 @@ func TestPlanMIGLayouts(t *testing.T) {
 	}
 }
 
-// checkMIGResult verifies a result against the DESIGN.md rules without mig.go's tables: every
+// checkMIGResult verifies a result against the docs/architecture.md rules without mig.go's tables: every
 // workload placed once on a profile that fits it, starts allowed, no overlap, ≤ 7 compute.
 func checkMIGResult(t *testing.T, name string, res MIGResult, ws []MIGWorkload) {
 	t.Helper()

@@ -1,5 +1,5 @@
 // Package profile runs a command while sampling the GPUs it uses, and sums up how well it used
-// them: utilisation percentiles, VRAM peak, power, and the profiler verdict of DESIGN.md.
+// them: utilisation percentiles, VRAM peak, power, and the profiler verdict of docs/architecture.md.
 package profile
 
 import (
@@ -223,7 +223,7 @@ func (a *accumulator) summarise(r *Result) {
 	r.Verdict = Verdict(r.UtilMean, len(a.util) > 0)
 }
 
-// Verdict is the profiler verdict of DESIGN.md ("Profiler verdicts"): mean utilisation below
+// Verdict is the profiler verdict of docs/architecture.md ("Profiler verdicts"): mean utilisation below
 // 25% is overprovisioned, below 60% underutilized, else well utilized.
 func Verdict(meanUtil float64, any bool) string {
 	switch {

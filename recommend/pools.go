@@ -18,7 +18,7 @@ func servingPool(r *Resource) (string, bool) {
 }
 
 // findServingRightSizes fits each serving pool's replicas to its p95 load at the serving target
-// utilisation (60–80%, DESIGN.md reference facts): need = ⌈Σ p95 / target⌉ GPUs.
+// utilisation (60–80%, docs/architecture.md reference facts): need = ⌈Σ p95 / target⌉ GPUs.
 func findServingRightSizes(e *engine) []step {
 	var steps []step
 	for _, g := range groupBy(e.fleet, servingPool) {

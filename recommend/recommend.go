@@ -109,7 +109,7 @@ type Options struct {
 }
 
 // DefaultOptions are the defaults: 5%/h interruptions, Daly's δ = 5 min and R = 10 min, a 40%
-// 1-year commitment discount (R2), serving at 75% — inside the 60–80% target (DESIGN.md,
+// 1-year commitment discount (R2), serving at 75% — inside the 60–80% target (docs/architecture.md,
 // reference facts).
 func DefaultOptions() Options {
 	return Options{InterruptionRate: 0.05, CheckpointTime: 5 * time.Minute, RestartTime: 10 * time.Minute,

@@ -112,7 +112,7 @@ const (
 	DefaultMaxBackoff   = time.Minute
 	DefaultUploadFloor  = 15 * time.Second
 	// noticeWindow is the window assumed for a Terminate notice that carries no deadline: the
-	// shortest cloud notice, GCP's and Azure's 30 s (DESIGN.md reference facts).
+	// shortest cloud notice, GCP's and Azure's 30 s (docs/architecture.md reference facts).
 	noticeWindow = 30 * time.Second
 )
 

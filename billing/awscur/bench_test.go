@@ -246,7 +246,7 @@ func vmHWM() float64 {
 }
 
 // BenchmarkBaselineEncodingCSV splits the same CSV with encoding/csv and does nothing else: the
-// yardstick DESIGN.md quotes (~1 M rows/s/core), measured on the machine at hand.
+// yardstick docs/architecture.md quotes (~1 M rows/s/core), measured on the machine at hand.
 func BenchmarkBaselineEncodingCSV(b *testing.B) {
 	for _, sh := range shapes {
 		b.Run(sh.name, func(b *testing.B) {

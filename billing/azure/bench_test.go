@@ -66,7 +66,7 @@ func BenchmarkReadGzip(b *testing.B) {
 }
 
 // BenchmarkBaselineEncodingCSV splits the same EA file with encoding/csv and does nothing else:
-// the yardstick DESIGN.md quotes (~1 M rows/s/core for narrow rows), on these wide rows.
+// the yardstick docs/architecture.md quotes (~1 M rows/s/core for narrow rows), on these wide rows.
 func BenchmarkBaselineEncodingCSV(b *testing.B) {
 	benchRead(b, benchData(b, false), func(data []byte, _ func(*gpucost.CostLine) error) (Stats, error) {
 		cr := csv.NewReader(bytes.NewReader(data))

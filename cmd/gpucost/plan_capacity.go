@@ -118,7 +118,7 @@ func newPlanCapacityCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "capacity --rate QPS --service-time DURATION --slo pNN=DURATION",
 		Short: "Replicas for a latency target by Erlang C, their latency and cost, against the rule of thumb",
-		Long: `capacity sizes a serving pool as an M/M/c queue (Erlang C, DESIGN.md): the fewest replicas c
+		Long: `capacity sizes a serving pool as an M/M/c queue (Erlang C, docs/architecture.md): the fewest replicas c
 with C(c, λS)·e^{−(cμ−λ)(SLO−S)} ≤ 1 − p, so that the p-quantile of the response time (queue wait
 plus service time S) stays within the SLO at λ requests per second. --headroom sizes for that much
 more traffic. It prints the utilisation at that size, the predicted latency distribution, the

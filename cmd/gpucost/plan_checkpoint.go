@@ -19,7 +19,7 @@ func newPlanCheckpointCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "checkpoint",
 		Short: "How often a spot or failure-prone job should checkpoint, and what it costs",
-		Long: `checkpoint gives Young's and Daly's checkpoint intervals (DESIGN.md: Young τ = √(2δM); Daly
+		Long: `checkpoint gives Young's and Daly's checkpoint intervals (docs/architecture.md: Young τ = √(2δM); Daly
 τ = √(2δM)·[1 + ⅓√(δ/2M) + (δ/2M)/9] − δ for δ < 2M, else M) and the exact optimum of Daly's
 expected wall-time model, with the overhead each costs against failure-free time, and whether an
 emergency checkpoint fits the provider's interruption notice (AWS 2 min, GCP and Azure 30 s).

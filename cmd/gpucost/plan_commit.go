@@ -29,7 +29,7 @@ func newPlanCommitCmd(e *env) *cobra.Command {
 		Use:   "commit",
 		Short: "The hindsight-optimal commitment (reserved instances, savings plans, CUDs) for hourly usage",
 		Long: `commit finds the hourly commitment that would have cost least over a usage history: with
-discount d, the d-quantile of hourly on-demand-equivalent usage (DESIGN.md: the usage exceeded in
+discount d, the d-quantile of hourly on-demand-equivalent usage (docs/architecture.md: the usage exceeded in
 a fraction 1−d of hours). It gives the commitment's utilisation and coverage, the saving against
 all on-demand, what is paid upfront and monthly, and the break-even month. --backtest buys on a
 trailing --lookback and scores each following --period against the hindsight optimum; --layer

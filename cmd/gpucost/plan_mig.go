@@ -19,7 +19,7 @@ func newPlanMIGCmd(e *env) *cobra.Command {
 		Short: "Pack serving workloads onto MIG slices: layouts, GPUs needed, stranded slices",
 		Long: `mig gives each workload the smallest MIG profile that holds its memory and compute share
 (share × 7 compute slices, rounded up) and packs the profiles onto as few GPUs as the MIG
-placement rules allow (DESIGN.md: 7 compute × 8 memory slices, fixed start positions per
+placement rules allow (docs/architecture.md: 7 compute × 8 memory slices, fixed start positions per
 profile). It prints each GPU's layout with placements, the GPUs needed against one whole GPU per
 workload, and the slices left stranded. Small inputs are solved exactly; large ones by first-fit
 decreasing, checked against a lower bound.

@@ -14,7 +14,7 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// AWS paths of the instance metadata service (IMDSv2). DESIGN.md reference facts, spot notice:
+// AWS paths of the instance metadata service (IMDSv2). docs/architecture.md reference facts, spot notice:
 // AWS gives 2 min of notice through spot/instance-action, and a rebalance recommendation earlier.
 const (
 	awsTokenPath     = "/latest/api/token"

@@ -15,7 +15,7 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// DefaultAzureURL is Azure's Scheduled Events endpoint (DESIGN.md reference facts, spot notice:
+// DefaultAzureURL is Azure's Scheduled Events endpoint (docs/architecture.md reference facts, spot notice:
 // Azure gives 30 s through a Preempt event); the cmd layer's --azure-metadata-url overrides it.
 const DefaultAzureURL = "http://169.254.169.254/metadata/scheduledevents?api-version=2020-07-01"
 

@@ -17,7 +17,7 @@ import (
 // (a host[:port], no scheme) like Google's client libraries do.
 const DefaultGCPHost = "metadata.google.internal"
 
-// GCPNotice is how long a preempted GCE VM has after instance/preempted turns TRUE (DESIGN.md
+// GCPNotice is how long a preempted GCE VM has after instance/preempted turns TRUE (docs/architecture.md
 // reference facts, spot notice: GCP 30 s). Azure's Preempt without a NotBefore uses it too.
 const GCPNotice = 30 * time.Second
 

@@ -49,7 +49,7 @@ report cost splits them; currencies are judged apart.`,
 			opts.From, opts.To = s.from.Add(f.lookback).Truncate(24*time.Hour), s.to
 			d := analyze.NewDetector(opts)
 			err = s.each(ctx, func(a *gpucost.Allocation, gpu catalog.LineGPU, _ bool) {
-				d.Add(analyze.CostPoint{Day: a.Start.UTC().Truncate(24 * time.Hour), Scope: groupName(by, key(a, gpu), a.Idle), ResourceID: a.ResourceID,
+				d.Add(analyze.CostPoint{Day: a.Start.UTC().Truncate(24 * time.Hour), Scope: groupName(by, key(a, gpu), a), ResourceID: a.ResourceID,
 					SkuID: cmp.Or(a.Line.SkuID, a.Line.ChargeDescription), Cost: a.EffectiveCost})
 			})
 			if err != nil {

@@ -62,17 +62,22 @@ type costGroup struct {
 
 func (g *costGroup) total() int64 { return g.EffectiveCost.Nanos + g.IdleCost.Nanos }
 
-// groupName names the group of allocations without a value for the --by dimension.
-func groupName(by, key string, idle bool) string {
+// groupName names the group of allocation a when it has no value for the --by dimension: for
+// a telemetry label (namespace, pod, job), "(idle capacity)" for time nobody used, "(no
+// telemetry)" where no telemetry covers the cost (it went by tags), and "(no job label)" where
+// telemetry covers it but carries no such label.
+func groupName(by, key string, a *gpucost.Allocation) string {
 	switch {
 	case key != "":
 		return key
 	case by == "team" || by == "project" || strings.HasPrefix(by, "tag:"):
 		return "(untagged)"
-	case idle && (by == "namespace" || by == "pod" || by == "job"):
+	case a.Idle && (by == "namespace" || by == "pod" || by == "job"):
 		return "(idle capacity)"
-	case by == "namespace" || by == "pod" || by == "job":
+	case (by == "namespace" || by == "pod" || by == "job") && a.Policy == gpucost.PolicyTags:
 		return "(no telemetry)"
+	case by == "namespace" || by == "pod" || by == "job":
+		return "(no " + by + " label)"
 	}
 	return "(none)"
 }
@@ -97,7 +102,7 @@ func newCostGroups(by string, from, to time.Time) *costGroups {
 }
 
 func (c *costGroups) add(key string, a *gpucost.Allocation) {
-	key = groupName(c.by, key, a.Idle)
+	key = groupName(c.by, key, a)
 	cur := a.EffectiveCost.Currency
 	var g *costGroup
 	for _, r := range c.recent {

@@ -76,7 +76,7 @@ evaluated at the end of the period).`,
 			defer s.Close()
 			kpis := map[[2]string]*kpi{}
 			err = s.each(ctx, func(a *gpucost.Allocation, gpu catalog.LineGPU, isGPU bool) {
-				addKPI(kpis, groupName(by, key(a, gpu), a.Idle), a)
+				addKPI(kpis, groupName(by, key(a, gpu), a), a)
 			})
 			if err != nil {
 				return err

@@ -36,12 +36,9 @@ and the dashboard's Activity page.`,
   gpucost audit --action enforce --limit 20 --output csv`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if since != "" {
-				d, err := parseAgo("since", since)
-				if err != nil {
-					return err
-				}
-				f.Since = e.now().Add(-d)
+			var err error
+			if f.Since, err = e.lookBack(since); err != nil {
+				return err
 			}
 			return e.auditLog(cmd.Context(), f)
 		},
@@ -58,8 +55,8 @@ func (e *env) auditLog(ctx context.Context, f gpucost.AuditFilter) error {
 	if err := e.validOutput(); err != nil {
 		return err
 	}
-	if f.Limit < 0 {
-		return usageError{fmt.Errorf("--limit %d: give 0 (all) or more", f.Limit)}
+	if err := checkLimit(f.Limit); err != nil {
+		return err
 	}
 	if err := gpucost.CheckAuditAction(f.Action); err != nil {
 		return usageError{fmt.Errorf("--action: %w", err)}
@@ -70,7 +67,7 @@ func (e *env) auditLog(ctx context.Context, f gpucost.AuditFilter) error {
 		Right:   []int{0},
 		JSON:    []gpucost.AuditEntry{},
 	}
-	if fl := storeFile(e.dbPath); !strings.Contains(fl, "://") && !fileExists(fl) {
+	if e.noStoreYet() {
 		r.Notes = append(r.Notes, "No store file: nothing has been audited yet.")
 		return e.print(r)
 	}

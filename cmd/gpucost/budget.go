@@ -99,7 +99,7 @@ type budgetSpend struct {
 func (e *env) budgetSpend(ctx context.Context, budgets []budget.Budget) (*budgetSpend, error) {
 	now := e.now().UTC()
 	sp := &budgetSpend{budgets: budgets, daily: make([][]budget.DayCost, len(budgets)), other: make([]int, len(budgets))}
-	if f := storeFile(e.dbPath); !strings.Contains(f, "://") && !fileExists(f) {
+	if e.noStoreYet() {
 		sp.noStore = true
 		cat, err := catalog.Bundled()
 		sp.cat = cat
@@ -212,4 +212,19 @@ func burnDown(s budget.Status) string {
 		left[i] = max(0, 100-100*float64(spent)/float64(max(1, s.Amount.Nanos)))
 	}
 	return sparkline(left, 31)
+}
+
+// noStoreYet reports whether --db names a SQLite file that does not exist yet: a command that
+// only reads has nothing to show then, and must not create the file.
+func (e *env) noStoreYet() bool {
+	fl := storeFile(e.dbPath)
+	return !strings.Contains(fl, "://") && !fileExists(fl)
+}
+
+// checkLimit refuses a negative --limit of a log listing.
+func checkLimit(n int) error {
+	if n < 0 {
+		return usageError{fmt.Errorf("--limit %d: give 0 (all) or more", n)}
+	}
+	return nil
 }

@@ -435,12 +435,9 @@ redacted). An alert whose key was delivered to a target is not sent to it again.
 			if budgetName != "" {
 				f.KeyPrefix = "budget:" + budgetName + ":"
 			}
-			if since != "" {
-				d, err := parseAgo("since", since)
-				if err != nil {
-					return err
-				}
-				f.Since = e.now().Add(-d)
+			var err error
+			if f.Since, err = e.lookBack(since); err != nil {
+				return err
 			}
 			return e.budgetDeliveries(cmd.Context(), f)
 		},
@@ -470,8 +467,8 @@ func (e *env) budgetDeliveries(ctx context.Context, f notify.DeliveryFilter) err
 	if err := e.validOutput(); err != nil {
 		return err
 	}
-	if f.Limit < 0 {
-		return usageError{fmt.Errorf("--limit %d: give 0 (all) or more", f.Limit)}
+	if err := checkLimit(f.Limit); err != nil {
+		return err
 	}
 	r := result{
 		Title:   "Alert deliveries",
@@ -479,7 +476,7 @@ func (e *env) budgetDeliveries(ctx context.Context, f notify.DeliveryFilter) err
 		Right:   []int{3, 5, 6},
 		JSON:    []deliveryRow{},
 	}
-	if fl := storeFile(e.dbPath); !strings.Contains(fl, "://") && !fileExists(fl) {
+	if e.noStoreYet() {
 		r.Notes = append(r.Notes, "No store file: no alert has been sent yet (gpucost budget check sends them).")
 		return e.print(r)
 	}

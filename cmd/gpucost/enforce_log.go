@@ -27,12 +27,9 @@ the tags that put the resource in scope. --output json prints each entry whole.`
   gpucost enforce log --resource i-0abc123`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if since != "" {
-				d, err := parseAgo("since", since)
-				if err != nil {
-					return err
-				}
-				f.Since = e.now().Add(-d)
+			var err error
+			if f.Since, err = e.lookBack(since); err != nil {
+				return err
 			}
 			return e.enforceLog(cmd.Context(), f)
 		},
@@ -48,15 +45,15 @@ func (e *env) enforceLog(ctx context.Context, f enforce.LogFilter) error {
 	if err := e.validOutput(); err != nil {
 		return err
 	}
-	if f.Limit < 0 {
-		return usageError{fmt.Errorf("--limit %d: give 0 (all) or more", f.Limit)}
+	if err := checkLimit(f.Limit); err != nil {
+		return err
 	}
 	r := result{
 		Title:   "Enforcement actions",
 		Columns: []string{"Time", "Policy", "Action", "Resource", "Kind", "Result", "Dry run", "Evidence", "Error"},
 		JSON:    []enforce.LogEntry{},
 	}
-	if fl := storeFile(e.dbPath); !strings.Contains(fl, "://") && !fileExists(fl) {
+	if e.noStoreYet() {
 		r.Notes = append(r.Notes, "No store file: no action has been logged yet (gpucost enforce logs them).")
 		return e.print(r)
 	}

@@ -48,3 +48,16 @@ func (p period) resolve(now time.Time) (from, to time.Time, err error) {
 	to = to.UTC().Truncate(time.Minute)
 	return to.Add(-ago), to, nil
 }
+
+// lookBack returns the start of a --since look-back such as 7d before now, or the zero time
+// when since is empty: the log listings (audit, enforce log, budget deliveries) take all then.
+func (e *env) lookBack(since string) (time.Time, error) {
+	if since == "" {
+		return time.Time{}, nil
+	}
+	d, err := parseAgo("since", since)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return e.now().Add(-d), nil
+}

@@ -38,11 +38,8 @@ func (l *ActionLog) RecordAction(ctx context.Context, at time.Time, a enforce.Ac
 
 // Actions returns the entries f selects, oldest first (by time, then by when recorded).
 func (l *ActionLog) Actions(ctx context.Context, f enforce.LogFilter) ([]enforce.LogEntry, error) {
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
+	var ps params
+	arg := ps.add
 	where, err := f.Where(arg)
 	if err != nil {
 		return nil, err
@@ -51,7 +48,7 @@ func (l *ActionLog) Actions(ctx context.Context, f enforce.LogFilter) ([]enforce
 	if f.Limit > 0 {
 		q += ` LIMIT ` + arg(f.Limit)
 	}
-	rows, err := l.db.pool.Query(ctx, q, args...)
+	rows, err := l.db.pool.Query(ctx, q, ps.args...)
 	if err != nil {
 		return nil, fmt.Errorf("list actions in %s: %w", l.db.name, err)
 	}

@@ -30,11 +30,8 @@ func (db *DB) RecordAudit(ctx context.Context, e gpucost.AuditEntry) (int64, err
 
 // Audit returns the audit entries f selects, newest first (by time, then by when recorded).
 func (db *DB) Audit(ctx context.Context, f gpucost.AuditFilter) ([]gpucost.AuditEntry, error) {
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
+	var ps params
+	arg := ps.add
 	where, err := f.Where(arg)
 	if err != nil {
 		return nil, err
@@ -43,7 +40,7 @@ func (db *DB) Audit(ctx context.Context, f gpucost.AuditFilter) ([]gpucost.Audit
 	if f.Limit > 0 {
 		q += ` LIMIT ` + arg(f.Limit)
 	}
-	rows, err := db.pool.Query(ctx, q, args...)
+	rows, err := db.pool.Query(ctx, q, ps.args...)
 	if err != nil {
 		return nil, fmt.Errorf("list audit entries in %s: %w", db.name, err)
 	}

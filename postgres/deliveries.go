@@ -53,11 +53,8 @@ func (l *DeliveryLog) Delivered(ctx context.Context, key, target string) (bool, 
 // Deliveries returns the attempts f selects, oldest first (by time, then by when recorded).
 func (l *DeliveryLog) Deliveries(ctx context.Context, f notify.DeliveryFilter) ([]notify.Delivery, error) {
 	q := `SELECT key, kind, target, attempt, at_ns, duration_ns, ok, status, error, final FROM deliveries WHERE true`
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
+	var ps params
+	arg := ps.add
 	if !f.Since.IsZero() {
 		q += ` AND at_ns >= ` + arg(f.Since.UnixNano())
 	}
@@ -72,7 +69,7 @@ func (l *DeliveryLog) Deliveries(ctx context.Context, f notify.DeliveryFilter) (
 	if f.Limit > 0 {
 		q += ` LIMIT ` + arg(f.Limit)
 	}
-	rows, err := l.db.pool.Query(ctx, q, args...)
+	rows, err := l.db.pool.Query(ctx, q, ps.args...)
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries in %s: %w", l.db.name, err)
 	}

@@ -71,8 +71,12 @@ func TestReadParquetLongValue(t *testing.T) {
 }
 
 // sampleRows returns the header and rows of testdata/cur2_sample.csv.
-func sampleRows(t *testing.T) ([]string, [][]string) {
-	f, err := os.Open("testdata/cur2_sample.csv")
+func sampleRows(t *testing.T) ([]string, [][]string) { return csvRows(t, "testdata/cur2_sample.csv") }
+
+// csvRows returns the header and rows of the CSV fixture at path.
+func csvRows(t testing.TB, path string) ([]string, [][]string) {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

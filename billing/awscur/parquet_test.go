@@ -21,7 +21,6 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/internal/billtest"
-	"github.com/gpucost/gpucost/billing/internal/csvscan"
 )
 
 // pqKind is how a test Parquet file stores a column.
@@ -208,25 +207,7 @@ func mapCells(t testing.TB, cell string) [][2]string {
 // fixtureParquet converts a CSV fixture to Parquet with the column kinds kindOf gives.
 func fixtureParquet(t testing.TB, csvPath string, kindOf func(string) pqKind, groupRows int64) []byte {
 	t.Helper()
-	f, err := os.Open(csvPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := csvscan.New(f, 64<<10)
-	var names []string
-	var rows [][]string
-	for sc.Next() {
-		rec := make([]string, sc.Count())
-		for i := range sc.Count() {
-			rec[i] = string(sc.Field(i))
-		}
-		if names == nil {
-			names = rec
-			continue
-		}
-		rows = append(rows, rec)
-	}
+	names, rows := csvRows(t, csvPath)
 	kinds := make([]pqKind, len(names))
 	for i, n := range names {
 		kinds[i] = kindOf(n)

@@ -33,7 +33,7 @@ var bundledAsOf = time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 
 const bundledAsOfNote = "The bundled files' dates are the day they were copied (2026-11-22); their commits' own dates are not recorded."
 
-// bundled lists the embedded files, as /work/shared/datasets/README.md records their origin.
+// bundled lists the embedded files and the catalog commit each was copied from.
 var bundled = []Source{
 	{Provider: "aws", File: "data/aws_vms_gpu.csv",
 		Origin: "skypilot-org/skypilot-catalog@e385a0d3:catalogs/v8/aws/vms.csv (accelerator rows only)"},

@@ -21,9 +21,9 @@ var importRules = map[string][]string{
 	"plan":     {"."},
 	"catalog":  {"."},
 	"queue":    {"."},
-	"notify":   {},
-	"sqlite":   {".", "internal/storeutil", "enforce", "notify", "telemetry"},
-	"postgres": {".", "internal/storeutil", "enforce", "notify", "telemetry"},
+	"notify":   {"."},
+	"sqlite":   {".", "internal/storeutil"},
+	"postgres": {".", "internal/storeutil"},
 }
 
 // TestImportRules fails when a package imports what docs/architecture.md says it must not: the

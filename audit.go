@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Audited actions: every change that destroys or replaces stored data, or changes who may do
@@ -69,31 +68,4 @@ func (e AuditEntry) Check() error {
 		return Errorf(EInvalid, "record audit entry: time %v, actor %q and action %q must all be set", e.At, e.Actor, e.Action)
 	}
 	return nil
-}
-
-// Where returns the SQL conditions that select f's entries from an audit table (columns at_ns,
-// actor, action), each starting " AND ", with arg adding a parameter and returning its
-// placeholder; both stores build their queries with it, so both select the same entries. An
-// Action that ends in "." matches every action it prefixes; an Actor matches the actors it is
-// the whole of or the leading words of ("token 3" matches "token 3 (ci, admin)", not "token 31 …").
-func (f AuditFilter) Where(arg func(v any) string) (string, error) {
-	if f.Limit < 0 {
-		return "", Errorf(EInvalid, "list audit entries: limit %d: give 0 (all) or more", f.Limit)
-	}
-	var q string
-	if !f.Since.IsZero() {
-		q += " AND at_ns >= " + arg(f.Since.UnixNano())
-	}
-	if !f.Until.IsZero() {
-		q += " AND at_ns < " + arg(f.Until.UnixNano())
-	}
-	if strings.HasSuffix(f.Action, ".") {
-		q += " AND substr(action, 1, " + arg(utf8.RuneCountInString(f.Action)) + ") = " + arg(f.Action)
-	} else if f.Action != "" {
-		q += " AND action = " + arg(f.Action)
-	}
-	if f.Actor != "" {
-		q += " AND (actor = " + arg(f.Actor) + " OR substr(actor, 1, " + arg(utf8.RuneCountInString(f.Actor)+1) + ") = " + arg(f.Actor+" ") + ")"
-	}
-	return q, nil
 }

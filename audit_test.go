@@ -22,24 +22,3 @@ func TestCheckAuditAction(t *testing.T) {
 		}
 	}
 }
-
-func TestAuditFilterWhere(t *testing.T) {
-	arg := func(v any) string { return "?" }
-	for _, tc := range []struct {
-		name string
-		f    AuditFilter
-		want string
-	}{
-		{"all", AuditFilter{}, ""},
-		{"action", AuditFilter{Action: AuditEnforce}, " AND action = ?"},
-		{"prefix", AuditFilter{Action: "bill."}, " AND substr(action, 1, ?) = ?"},
-		{"actor", AuditFilter{Actor: "cli"}, " AND (actor = ? OR substr(actor, 1, ?) = ?)"},
-	} {
-		if got, err := tc.f.Where(arg); err != nil || got != tc.want {
-			t.Errorf("Where(%s) = %q, %v; want %q", tc.name, got, err, tc.want)
-		}
-	}
-	if _, err := (AuditFilter{Limit: -1}).Where(arg); ErrorCode(err) != EInvalid {
-		t.Errorf("Where(limit -1) = %v, want EInvalid", err)
-	}
-}

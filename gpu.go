@@ -115,7 +115,7 @@ func (s Series) Key() string {
 }
 
 // Rollup aggregates a series' samples over one minute or one hour. Sums rather than means are
-// kept, so two rollups of disjoint samples merge exactly (see telemetry.Merge). Coverage records which
+// kept, so two rollups of disjoint samples merge exactly (see MergeRollups). Coverage records which
 // sub-slots (seconds of a minute, minutes of an hour) held samples, which is how a re-import of
 // the same samples is recognised and not counted twice.
 type Rollup struct {

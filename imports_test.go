@@ -1,11 +1,16 @@
 package gpucost_test
 
 import (
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -21,9 +26,12 @@ var importRules = map[string][]string{
 	"plan":     {"."},
 	"catalog":  {"."},
 	"queue":    {"."},
-	"notify":   {},
-	"sqlite":   {".", "internal/storeutil", "enforce", "notify", "telemetry"},
-	"postgres": {".", "internal/storeutil", "enforce", "notify", "telemetry"},
+	"notify":   {"."},
+	"sqlite":   {".", "internal/storeutil"},
+	"postgres": {".", "internal/storeutil"},
+
+	"internal/storeutil": {"."},
+	"queue/natsserver":   {"."},
 }
 
 // TestImportRules fails when a package imports what docs/architecture.md says it must not: the
@@ -83,4 +91,148 @@ func packageImports(t *testing.T) map[string][]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// storePackages are the packages that may hold SQL, under their folders: the stores, what they
+// share, their suite and their test helpers (docs/architecture.md "Packages and what they
+// import").
+var storePackages = []string{"sqlite", "postgres", "internal/storeutil", "internal/storetest"}
+
+func isStorePackage(pkg string) bool {
+	return slices.ContainsFunc(storePackages, func(p string) bool { return pkg == p || strings.HasPrefix(pkg, p+"/") })
+}
+
+// TestStoresImportNoFeature fails when a store reaches a feature package (enforce, notify,
+// telemetry, budget, queue, spot …) through any chain of imports: the stores keep the root
+// package's types, and the features use the stores through the root's contract.
+func TestStoresImportNoFeature(t *testing.T) {
+	imports := packageImports(t)
+	allowed := []string{".", "internal/storeutil", "sqlite", "postgres"}
+	for _, store := range []string{"sqlite", "postgres"} {
+		for pkg, via := range ownDeps(imports, store) {
+			if !slices.Contains(allowed, pkg) {
+				t.Errorf("%s reaches %s (through %s); a store may import %v only", store, pkg, via, allowed[:2])
+			}
+		}
+	}
+}
+
+// TestAPIDoesNotLinkNATSServer fails when the API server or the dashboard reaches a package
+// that imports the NATS server: they read queues through package queue, and only cmd/gpucost
+// runs the embedded server (queue/natsserver).
+func TestAPIDoesNotLinkNATSServer(t *testing.T) {
+	imports := packageImports(t)
+	for _, pkg := range []string{"httpapi", "web"} {
+		deps := ownDeps(imports, pkg)
+		deps[pkg] = pkg
+		for dep, via := range deps {
+			for _, imp := range imports[dep] {
+				if strings.HasPrefix(imp, "github.com/nats-io/nats-server") {
+					t.Errorf("%s links the NATS server: %s (reached through %s) imports %s", pkg, dep, via, imp)
+				}
+			}
+		}
+	}
+}
+
+// ownDeps returns the gpucost packages pkg imports, directly or not, each with the package
+// that imports it first on the way.
+func ownDeps(imports map[string][]string, pkg string) map[string]string {
+	out := map[string]string{}
+	queue := []string{pkg}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, imp := range imports[p] {
+			own, ok := strings.CutPrefix(imp, module)
+			if !ok {
+				continue
+			}
+			own = cmpOr(strings.TrimPrefix(own, "/"), ".")
+			if _, seen := out[own]; !seen && own != pkg {
+				out[own] = p
+				queue = append(queue, own)
+			}
+		}
+	}
+	return out
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// sqlText matches the SQL a Go string literal holds: a statement, or a condition of a WHERE
+// clause built piece by piece (" AND at_ns >= "). Keywords are matched in capitals, as
+// gpucost's SQL writes them, so prose that names a keyword does not match.
+var sqlText = regexp.MustCompile(`\bSELECT\b[^"]*\bFROM\s+[a-z_]|\bINSERT\s+INTO\b|\b(CREATE|ALTER|DROP)\s+(TABLE|INDEX)\b|` +
+	`\bUPDATE\s+[a-z_]+\s+SET\b|\bDELETE\s+FROM\b|\bWHERE\s+[a-z_(]|^\s*AND\s+[a-z_(]+[a-z_, 0-9]*\s*(=|>|<|IN\b)`)
+
+func TestSQLText(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"SELECT id, at_ns FROM audit WHERE 1=1", true},
+		{"INSERT INTO deliveries(key) VALUES (?)", true},
+		{"CREATE TABLE IF NOT EXISTS schema_migrations (", true},
+		{"DELETE FROM revoked_sessions WHERE expires_ns < ?", true},
+		{" AND at_ns >= ", true},
+		{" AND substr(action, 1, ", false}, // half a condition: the whole one is below
+		{" AND (actor = ", true},
+		{"export every column of the table (SELECT *), flattening records", false},
+		{"check that PostgreSQL runs there and the --db URL's host", false},
+		{"Select the rows that match", false},
+	} {
+		if got := sqlText.MatchString(tc.s); got != tc.want {
+			t.Errorf("sqlText.MatchString(%q) = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}
+
+// TestNoSQLOutsideStores fails when a non-test Go file outside the store packages holds SQL in
+// a string literal: queries belong to the stores, behind the root package's contract.
+func TestNoSQLOutsideStores(t *testing.T) {
+	fset := token.NewFileSet()
+	scanned := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules" || isStorePackage(filepath.ToSlash(path))) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		scanned++
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			if s, err := strconv.Unquote(lit.Value); err == nil && sqlText.MatchString(s) {
+				t.Errorf("%s holds SQL %.60q: move it into a store package (%s)", fset.Position(lit.Pos()), s, strings.Join(storePackages, ", "))
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scanned < 100 {
+		t.Fatalf("scanned %d files; want the whole tree", scanned)
+	}
 }

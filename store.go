@@ -29,7 +29,7 @@ type WriteStats struct {
 // RollupStore keeps series and their minute and hourly rollups.
 type RollupStore interface {
 	// WriteRollups stores rollups of any width in one transaction, merging each with the stored
-	// rollup of the same series and start (see telemetry.Merge), so writing the same samples
+	// rollup of the same series and start (see MergeRollups), so writing the same samples
 	// twice leaves the store unchanged.
 	WriteRollups(ctx context.Context, rs []Rollup) (WriteStats, error)
 

@@ -2,7 +2,6 @@ package enforce
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -33,30 +32,6 @@ type Inventory interface {
 // Notifier sends a message to named targets; *notify.Dispatcher is one.
 type Notifier interface {
 	Notify(ctx context.Context, m notify.Message, targets ...string) error
-}
-
-// LogEntry is one action in the action log: what was planned or done, when, its result and its
-// evidence.
-type LogEntry struct {
-	ID     int64     `json:"id"`
-	At     time.Time `json:"at"`
-	Action Action    `json:"action"`
-}
-
-// LogFilter selects entries of the action log. The zero value selects all of them.
-type LogFilter struct {
-	Since    time.Time // at or after; zero: from the start
-	Policy   string    // this policy's actions only
-	Resource string    // actions on this resource id only
-	Limit    int       // the latest Limit entries; 0: all
-}
-
-// ActionLog keeps every action, dry runs included: *sqlite.ActionLog and *postgres.ActionLog.
-type ActionLog interface {
-	// RecordAction stores one action with its result and returns its id.
-	RecordAction(ctx context.Context, at time.Time, a Action) (int64, error)
-	// Actions returns the entries f selects, oldest first.
-	Actions(ctx context.Context, f LogFilter) ([]LogEntry, error)
 }
 
 // Runner carries a plan out: dry-run actions are recorded as planned and change nothing; the
@@ -195,51 +170,4 @@ func Message(a Action, at time.Time) notify.Message {
 	}
 	m.Fields = append(m.Fields, notify.Field{Name: "Alert key", Value: m.Key})
 	return m
-}
-
-// Where returns the SQL conditions that select f's entries from a store's actions table
-// (columns at_ns, policy, resource_id), each starting with " AND ", with arg giving the
-// placeholder of each value in the store's dialect. It refuses a negative Limit.
-func (f LogFilter) Where(arg func(v any) string) (string, error) {
-	if f.Limit < 0 {
-		return "", gpucost.Errorf(gpucost.EInvalid, "list actions: limit %d: give 0 (all) or more", f.Limit)
-	}
-	var q string
-	if !f.Since.IsZero() {
-		q += " AND at_ns >= " + arg(f.Since.UnixNano())
-	}
-	if f.Policy != "" {
-		q += " AND policy = " + arg(f.Policy)
-	}
-	if f.Resource != "" {
-		q += " AND resource_id = " + arg(f.Resource)
-	}
-	return q, nil
-}
-
-// LogEntryOf rebuilds a log entry from the columns a store kept: its id, its time in Unix
-// nanoseconds and the action's JSON (see LogColumns).
-func LogEntryOf(id, atNanos int64, detail []byte) (LogEntry, error) {
-	e := LogEntry{ID: id, At: time.Unix(0, atNanos).UTC()}
-	if err := json.Unmarshal(detail, &e.Action); err != nil {
-		return e, fmt.Errorf("action %d: decode its detail: %w", id, err)
-	}
-	return e, nil
-}
-
-// LogColumns returns what a store keeps of an action in columns of its own, for filtering: the
-// resource's kind and id (empty for notify), and the whole action as JSON. It refuses an
-// action without a policy, an action name or a result.
-func LogColumns(a Action) (kind, id string, detail []byte, err error) {
-	if a.Policy == "" || a.Action == "" || a.Result == "" {
-		return "", "", nil, gpucost.Errorf(gpucost.EInvalid, "record action: policy %q, action %q and result %q must all be set", a.Policy, a.Action, a.Result)
-	}
-	if a.Resource != nil {
-		kind, id = a.Resource.Kind, a.Resource.ID
-	}
-	detail, err = json.Marshal(a)
-	if err != nil {
-		return "", "", nil, fmt.Errorf("record action %s of policy %s: %w", a.Action, a.Policy, err)
-	}
-	return kind, id, detail, nil
 }

@@ -15,14 +15,16 @@ import (
 type memLog struct{ entries []LogEntry }
 
 func (l *memLog) RecordAction(_ context.Context, at time.Time, a Action) (int64, error) {
-	if _, _, _, err := LogColumns(a); err != nil {
+	if _, err := Record(at, a); err != nil {
 		return 0, err
 	}
 	l.entries = append(l.entries, LogEntry{ID: int64(len(l.entries) + 1), At: at, Action: a})
 	return int64(len(l.entries)), nil
 }
 
-func (l *memLog) Actions(context.Context, LogFilter) ([]LogEntry, error) { return l.entries, nil }
+func (l *memLog) Actions(context.Context, gpucost.ActionFilter) ([]LogEntry, error) {
+	return l.entries, nil
+}
 
 // recorder is an Actuator that records what it was asked and fails for one resource with an
 // error quoting a secret.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/enforce"
-	"github.com/gpucost/gpucost/notify"
 )
 
 // DefaultActivitySince is how far back the activity endpoints look without since.
@@ -21,9 +20,9 @@ const DefaultActivitySince = 30 * 24 * time.Hour
 // and alert delivery log, which gpucost serve, gpucost enforce and gpucost budget check write.
 type ActivityLog interface {
 	// Actions returns the enforcement actions f selects, oldest first.
-	Actions(ctx context.Context, f enforce.LogFilter) ([]enforce.LogEntry, error)
+	Actions(ctx context.Context, f gpucost.ActionFilter) ([]enforce.LogEntry, error)
 	// Deliveries returns the alert delivery attempts f selects, oldest first.
-	Deliveries(ctx context.Context, f notify.DeliveryFilter) ([]notify.Delivery, error)
+	Deliveries(ctx context.Context, f gpucost.DeliveryFilter) ([]gpucost.Delivery, error)
 }
 
 // ActionsResponse is GET /api/v1/actions: one page of the enforcement actions, newest first.
@@ -61,7 +60,7 @@ type Delivery struct {
 
 // DeliveryOf is d as the API shows it, its key read into budget, period and threshold or
 // policy.
-func DeliveryOf(d notify.Delivery) Delivery {
+func DeliveryOf(d gpucost.Delivery) Delivery {
 	out := Delivery{At: d.At, Key: d.Key, Kind: d.Kind, Target: d.Target, Attempt: d.Attempt, OK: d.OK, Final: d.Final,
 		Status: d.Status, DurationMS: float64(d.Duration) / float64(time.Millisecond), Error: d.Error}
 	parts := strings.Split(d.Key, ":")
@@ -150,7 +149,7 @@ func (s *Server) getActions(w http.ResponseWriter, r *http.Request) {
 		s.badParam(w, paramError("result", res, "use "+strings.Join(actionResults, ", ")))
 		return
 	}
-	entries, err := s.Activity.Actions(r.Context(), enforce.LogFilter{Since: since, Policy: vals["policy"], Resource: vals["resource"]})
+	entries, err := s.Activity.Actions(r.Context(), gpucost.ActionFilter{Since: since, Policy: vals["policy"], Resource: vals["resource"]})
 	if err != nil {
 		s.writeErr(w, err, "read the action log")
 		return
@@ -170,7 +169,7 @@ func (s *Server) getDeliveries(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f := notify.DeliveryFilter{Since: since, Target: vals["target"], KeyPrefix: vals["key_prefix"]}
+	f := gpucost.DeliveryFilter{Since: since, Target: vals["target"], KeyPrefix: vals["key_prefix"]}
 	if b := vals["budget"]; b != "" {
 		if f.KeyPrefix != "" {
 			s.badParam(w, gpucost.Errorf(gpucost.EInvalid, "parameters budget and key_prefix are both given: give one (budget=NAME is key_prefix=budget:NAME:)"))

@@ -12,14 +12,12 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/enforce"
-	"github.com/gpucost/gpucost/notify"
-	"github.com/gpucost/gpucost/sqlite"
 )
 
 // storeActivity is the SQLite store's two logs as one ActivityLog, as gpucost serve wires them.
 type storeActivity struct {
-	*sqlite.ActionLog
-	*sqlite.DeliveryLog
+	enforce.Log
+	gpucost.DeliveryLog
 }
 
 // activityFixture is a server whose store holds a few actions and delivery attempts, the
@@ -28,7 +26,7 @@ func activityFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := newFixture(t)
 	ctx := context.Background()
-	acts, dels := f.db.ActionLog(), f.db.DeliveryLog()
+	acts, dels := enforce.Log{Store: f.db}, f.db
 	cap1 := 1
 	for _, a := range []struct {
 		ago time.Duration
@@ -47,14 +45,14 @@ func activityFixture(t *testing.T) *fixture {
 			t.Fatal(err)
 		}
 	}
-	for i, d := range []notify.Delivery{
+	for i, d := range []gpucost.Delivery{
 		{Key: "budget:research:2026-11:actual:80", Kind: "budget.threshold", Target: "ops", Attempt: 1, Status: 503, Error: "503 Service Unavailable"},
 		{Key: "budget:research:2026-11:actual:80", Kind: "budget.threshold", Target: "ops", Attempt: 2, OK: true, Final: true, Status: 200, Duration: 12 * time.Millisecond},
 		{Key: "budget:fleet:2026-Q4:forecast:100", Kind: "budget.threshold", Target: "mail", Attempt: 1, OK: true, Final: true, Status: 250},
 		{Key: "policy:spot-cap:2026-11-22", Kind: "policy.triggered", Target: "ops", Attempt: 1, OK: true, Final: true, Status: 200},
 	} {
 		d.At = testNow.Add(time.Duration(i-5) * time.Minute)
-		if err := dels.Record(ctx, d); err != nil {
+		if err := dels.RecordDelivery(ctx, d); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -181,7 +179,7 @@ func TestDeliveryOf(t *testing.T) {
 		{"budget:short", "", "", "", ""},
 		{"", "", "", "", ""},
 	} {
-		d := DeliveryOf(notify.Delivery{Key: tc.key})
+		d := DeliveryOf(gpucost.Delivery{Key: tc.key})
 		if d.Budget != tc.budget || d.Period != tc.period || d.Threshold != tc.threshold || d.Policy != tc.policy {
 			t.Errorf("DeliveryOf(key %q) = budget %q period %q threshold %q policy %q; want %q %q %q %q", tc.key,
 				d.Budget, d.Period, d.Threshold, d.Policy, tc.budget, tc.period, tc.threshold, tc.policy)
@@ -194,7 +192,7 @@ func TestDeliveryOf(t *testing.T) {
 func BenchmarkActions(b *testing.B) {
 	f := newFixture(b)
 	ctx := context.Background()
-	acts := f.db.ActionLog()
+	acts := enforce.Log{Store: f.db}
 	for i := range 5000 {
 		a := enforce.Action{Policy: "spot-cap", Action: enforce.ActStop, DryRun: i%2 == 0, Result: enforce.ResultPlanned,
 			Resource: &enforce.Ref{Kind: enforce.KindEC2, ID: "i-" + strconv.Itoa(i)}, Evidence: enforce.Evidence{Rule: "spot instances > 40", SpotCount: 41}}
@@ -202,7 +200,7 @@ func BenchmarkActions(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	f.srv.Activity = storeActivity{acts, f.db.DeliveryLog()}
+	f.srv.Activity = storeActivity{acts, f.db}
 	viewer := f.secrets[gpucost.RoleViewer]
 	b.ReportAllocs()
 	for b.Loop() {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gpucost/gpucost"
 )
 
 // Dispatcher sends Messages to named targets with retries and a delivery log. Notify sends and
@@ -117,7 +119,7 @@ func (d *Dispatcher) deliver(ctx context.Context, name string, t Target, m Messa
 	for attempt := 1; ; attempt++ {
 		start := d.now()
 		err := t.Send(ctx, m)
-		rec := Delivery{Key: m.Key, Kind: m.Kind, Target: name, Attempt: attempt, At: start,
+		rec := gpucost.Delivery{Key: m.Key, Kind: m.Kind, Target: name, Attempt: attempt, At: start,
 			Duration: d.now().Sub(start), OK: err == nil, Final: true}
 		if err == nil {
 			return d.record(ctx, rec)
@@ -166,11 +168,11 @@ func (d *Dispatcher) next(ctx context.Context, err error, attempt int) (time.Dur
 	return max(d.Backoff.Delay(attempt, jitter()), after), ""
 }
 
-func (d *Dispatcher) record(ctx context.Context, rec Delivery) error {
+func (d *Dispatcher) record(ctx context.Context, rec gpucost.Delivery) error {
 	if d.Log == nil {
 		return nil
 	}
-	if err := d.Log.Record(ctx, rec); err != nil {
+	if err := d.Log.RecordDelivery(ctx, rec); err != nil {
 		return fmt.Errorf("notify %s: record delivery of %q: %w", rec.Target, rec.Key, err)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storeutil"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -32,7 +33,7 @@ func (db *DB) RecordAudit(ctx context.Context, e gpucost.AuditEntry) (int64, err
 func (db *DB) Audit(ctx context.Context, f gpucost.AuditFilter) ([]gpucost.AuditEntry, error) {
 	var ps params
 	arg := ps.add
-	where, err := f.Where(arg)
+	where, err := storeutil.AuditWhere(f, arg)
 	if err != nil {
 		return nil, err
 	}

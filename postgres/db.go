@@ -1,7 +1,7 @@
 // Package postgres stores gpucost's series, rollups, offers, bill lines and inventory in a
 // PostgreSQL database (pgx v5, a connection pool), so that several server replicas share one
 // store. It keeps the semantics of the SQLite store (package sqlite) exactly: rollups are merged
-// with the stored ones on write by telemetry.Merge, a bill file is imported whole or not at all
+// with the stored ones on write by gpucost.MergeRollups, a bill file is imported whole or not at all
 // and is found again by its checksum, and offers and inventory entries replace those with the
 // same key. The shared store test suite (internal/storetest) runs against both.
 //
@@ -98,6 +98,14 @@ func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 
 // String returns the database's URL without its password.
 func (db *DB) String() string { return db.name }
+
+var _ gpucost.Store = (*DB)(nil)
+
+// Name returns the database's URL without its password, for messages.
+func (db *DB) Name() string { return db.name }
+
+// File returns "": the database lives on its server, not in a file of this machine.
+func (db *DB) File() string { return "" }
 
 // migrate applies the missing migrations in one transaction under the advisory lock.
 func (db *DB) migrate(ctx context.Context) error {

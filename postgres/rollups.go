@@ -11,13 +11,11 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/internal/storeutil"
-	"github.com/gpucost/gpucost/telemetry"
 	"github.com/jackc/pgx/v5"
 )
 
 // DB keeps series and their rollups a row each, and merges what is written with what is stored
-// by telemetry.Merge, as the SQLite store does. telemetry is the pure, domain-side rollup
-// package (no I/O), not another adapter.
+// by gpucost.MergeRollups, as the SQLite store does.
 var _ gpucost.RollupStore = (*DB)(nil)
 
 // rollupColumns are the columns of minute_rollups and hour_rollups, in the order of rollupRow.
@@ -44,7 +42,7 @@ type item struct {
 }
 
 // WriteRollups stores rollups of both widths in one transaction, merging each with the stored
-// rollup of its series and start: telemetry.Merge for minutes and telemetry.MergeSplit for hours,
+// rollup of its series and start: gpucost.MergeRollups for minutes and gpucost.MergeHours for hours,
 // given the minutes of this write whose seconds were disjoint from the stored ones'. The rows of
 // the series written stay locked until the transaction ends, so replicas writing the same series
 // at once merge one after the other.
@@ -145,10 +143,10 @@ func (m *merger) run(ctx context.Context, tx pgx.Tx, items []item, rs []gpucost.
 				st.Written++
 				continue
 			}
-			var kind telemetry.MergeKind
+			var kind gpucost.MergeKind
 			cur, kind = m.merge(k, cur, in)
 			count(st, kind)
-			dirty = dirty || kind != telemetry.Unchanged
+			dirty = dirty || kind != gpucost.RollupUnchanged
 		}
 		if dirty {
 			changed = append(changed, keyed{k, cur})
@@ -162,27 +160,27 @@ func (m *merger) run(ctx context.Context, tx pgx.Tx, items []item, rs []gpucost.
 }
 
 // merge merges in into cur, the rollup stored or written before it under key k.
-func (m *merger) merge(k rollupKey, cur, in gpucost.Rollup) (gpucost.Rollup, telemetry.MergeKind) {
+func (m *merger) merge(k rollupKey, cur, in gpucost.Rollup) (gpucost.Rollup, gpucost.MergeKind) {
 	if m.hour {
 		split, idle := m.splitMinutes(k, cur.Coverage&in.Coverage)
-		return telemetry.MergeSplit(cur, in, split, idle)
+		return gpucost.MergeHours(cur, in, split, idle)
 	}
-	out, kind := telemetry.Merge(cur, in)
-	if kind == telemetry.Merged {
+	out, kind := gpucost.MergeRollups(cur, in)
+	if kind == gpucost.RollupMerged {
 		m.split[k] = out.IdleMask != 0
 	}
 	return out, kind
 }
 
-func count(st *gpucost.WriteStats, kind telemetry.MergeKind) {
+func count(st *gpucost.WriteStats, kind gpucost.MergeKind) {
 	switch kind {
-	case telemetry.Unchanged:
+	case gpucost.RollupUnchanged:
 		st.Unchanged++
-	case telemetry.Replaced:
+	case gpucost.RollupReplaced:
 		st.Replaced++
-	case telemetry.Merged:
+	case gpucost.RollupMerged:
 		st.Merged++
-	case telemetry.Conflict:
+	case gpucost.RollupConflict:
 		st.Conflicts++
 	}
 }

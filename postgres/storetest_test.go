@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/internal/storetest"
 	"github.com/gpucost/gpucost/postgres"
 	"github.com/gpucost/gpucost/postgres/pgtest"
@@ -27,12 +28,7 @@ func TestStoreSuite(t *testing.T) {
 	storetest.Run(t, openStore)
 }
 
-func openStore(tb testing.TB) storetest.Stores {
-	db := openDB(tb)
-	st := storetest.All(db)
-	st.Deliveries = db.DeliveryLog()
-	return st
-}
+func openStore(tb testing.TB) gpucost.Store { return openDB(tb) }
 
 // BenchmarkStoreIngest, BenchmarkStorePutCosts and BenchmarkStoreScanCosts run the store suite's
 // benchmarks, the same as sqlite runs, for comparison:

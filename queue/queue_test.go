@@ -14,13 +14,14 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/file"
+	"github.com/gpucost/gpucost/queue/natsserver"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // startServer runs an embedded server on a free port for the test.
-func startServer(t testing.TB, dir string) *Server {
+func startServer(t testing.TB, dir string) *natsserver.Server {
 	t.Helper()
-	s, err := Start(Options{DataDir: dir, Listen: "127.0.0.1:-1"})
+	s, err := natsserver.Start(natsserver.Options{DataDir: dir, Listen: "127.0.0.1:-1"})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -276,7 +277,7 @@ func TestWorkerStopFinishesBatch(t *testing.T) {
 // Queues live in the data directory: a restarted server still has them.
 func TestServeSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Start(Options{DataDir: dir, Listen: "127.0.0.1:-1"})
+	s, err := natsserver.Start(natsserver.Options{DataDir: dir, Listen: "127.0.0.1:-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +295,7 @@ func TestServeSurvivesRestart(t *testing.T) {
 	urls := make(chan string, 1)
 	served := make(chan error, 1)
 	go func() {
-		served <- Serve(ctx, Options{DataDir: dir, Listen: "127.0.0.1:-1", Ready: func(u string) { urls <- u }})
+		served <- natsserver.Serve(ctx, natsserver.Options{DataDir: dir, Listen: "127.0.0.1:-1", Ready: func(u string) { urls <- u }})
 	}()
 	c2 := dial(t, <-urls)
 	st, err := c2.Status(context.Background(), "t5", time.Now())

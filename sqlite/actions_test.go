@@ -6,26 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/enforce"
-	"github.com/gpucost/gpucost/internal/storetest"
 	"github.com/gpucost/gpucost/sqlite"
 )
 
 var actionTime = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
-// TestActionLog runs the store suite's action log cases against SQLite, and checks that the
-// log outlives the connection.
-func TestActionLog(t *testing.T) {
-	storetest.RunActions(t, func(tb testing.TB) enforce.ActionLog {
-		db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "gpucost.db"))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(func() { db.Close() })
-		return db.ActionLog()
-	})
-}
-
+// TestActionLogSurvivesReopen checks that the action log outlives the connection.
 func TestActionLogSurvivesReopen(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "gpucost.db")
@@ -35,7 +23,7 @@ func TestActionLogSurvivesReopen(t *testing.T) {
 	}
 	a := enforce.Action{Policy: "p", Action: enforce.ActTag, Result: enforce.ResultPlanned, DryRun: true,
 		Resource: &enforce.Ref{Kind: enforce.KindEC2, ID: "i-1"}, Tags: map[string]string{"gpucost-policy": "p"}}
-	if _, err := db.ActionLog().RecordAction(ctx, actionTime, a); err != nil {
+	if _, err := (enforce.Log{Store: db}).RecordAction(ctx, actionTime, a); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -44,7 +32,7 @@ func TestActionLogSurvivesReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	got, err := db.ActionLog().Actions(ctx, enforce.LogFilter{})
+	got, err := enforce.Log{Store: db}.Actions(ctx, gpucost.ActionFilter{})
 	if err != nil || len(got) != 1 || got[0].Action.Tags["gpucost-policy"] != "p" || !got[0].Action.DryRun {
 		t.Fatalf("after reopen: %+v, %v", got, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storeutil"
 )
 
 var _ gpucost.AuditLog = (*DB)(nil)
@@ -31,7 +32,7 @@ func (db *DB) RecordAudit(ctx context.Context, e gpucost.AuditEntry) (int64, err
 // Audit returns the audit entries f selects, newest first (by time, then by when recorded).
 func (db *DB) Audit(ctx context.Context, f gpucost.AuditFilter) ([]gpucost.AuditEntry, error) {
 	var args []any
-	where, err := f.Where(func(v any) string { args = append(args, v); return "?" })
+	where, err := storeutil.AuditWhere(f, func(v any) string { args = append(args, v); return "?" })
 	if err != nil {
 		return nil, err
 	}

@@ -54,8 +54,16 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
+var _ gpucost.Store = (*DB)(nil)
+
 // Close closes the database.
 func (db *DB) Close() error { return db.sql.Close() }
+
+// Name returns the database file's path, for messages.
+func (db *DB) Name() string { return db.Path }
+
+// File returns the database file's path: what belongs beside the store goes beside it.
+func (db *DB) File() string { return db.Path }
 
 // SQL returns the underlying handle, for tests and adapters in this package's family.
 func (db *DB) SQL() *sql.DB { return db.sql }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/notify"
 )
 
@@ -33,7 +34,7 @@ func TestDeliveryLogDedupesAcrossReopen(t *testing.T) {
 	}
 	ops := &flaky{fails: 2}
 	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
-	d := &notify.Dispatcher{Targets: map[string]notify.Target{"ops": ops}, Log: db.DeliveryLog(),
+	d := &notify.Dispatcher{Targets: map[string]notify.Target{"ops": ops}, Log: db,
 		Sleep: func(context.Context, time.Duration) error { return nil }, Now: func() time.Time { return at }}
 	m := notify.Message{Kind: "budget.threshold", Subject: "s", Key: "budget:team_a%:2026-11:actual:80"}
 	if err := d.Notify(ctx, m, "ops"); err != nil {
@@ -46,16 +47,16 @@ func TestDeliveryLogDedupesAcrossReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	log := db.DeliveryLog()
+	log := db
 	d.Log = log
 	if err := d.Notify(ctx, m, "ops"); err != nil || ops.sent.Load() != 3 {
 		t.Fatalf("second notify: %v, %d sends; want the log to stop it at 3", err, ops.sent.Load())
 	}
-	got, err := log.Deliveries(ctx, notify.DeliveryFilter{})
+	got, err := log.Deliveries(ctx, gpucost.DeliveryFilter{})
 	if err != nil || len(got) != 3 {
 		t.Fatalf("Deliveries = %d, %v; want 3 attempts", len(got), err)
 	}
-	want0 := notify.Delivery{Key: m.Key, Kind: m.Kind, Target: "ops", Attempt: 1, At: at, Status: 503,
+	want0 := gpucost.Delivery{Key: m.Key, Kind: m.Kind, Target: "ops", Attempt: 1, At: at, Status: 503,
 		Error: "post https://hooks.example: HTTP 503 Service Unavailable"}
 	if got[0] != want0 || !got[2].OK || !got[2].Final || got[2].Attempt != 3 || got[1].Final {
 		t.Errorf("attempts = %+v", got)
@@ -77,9 +78,9 @@ func BenchmarkDeliveryLogDelivered(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	log := db.DeliveryLog()
+	log := db
 	for i := range 10000 {
-		if err := log.Record(ctx, notify.Delivery{Key: fmt.Sprint("budget:b", i, ":2026-11:actual:80"), Target: "ops",
+		if err := log.RecordDelivery(ctx, gpucost.Delivery{Key: fmt.Sprint("budget:b", i, ":2026-11:actual:80"), Target: "ops",
 			Attempt: 1, At: time.Unix(int64(i), 0), OK: true, Final: true}); err != nil {
 			b.Fatal(err)
 		}
@@ -99,9 +100,9 @@ func BenchmarkDeliveryLogRecord(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	log := db.DeliveryLog()
+	log := db
 	for i := 0; b.Loop(); i++ {
-		if err := log.Record(ctx, notify.Delivery{Key: fmt.Sprint("budget:b", i, ":2026-11:actual:80"), Target: "ops",
+		if err := log.RecordDelivery(ctx, gpucost.Delivery{Key: fmt.Sprint("budget:b", i, ":2026-11:actual:80"), Target: "ops",
 			Attempt: 1, At: time.Unix(int64(i), 0), OK: true, Final: true}); err != nil {
 			b.Fatal(err)
 		}

@@ -12,13 +12,11 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/internal/storeutil"
-	"github.com/gpucost/gpucost/telemetry"
 )
 
 // DB keeps series and their rollups packed many to a row (see rollups_codec.go and
 // migrations/0002_telemetry.sql), and merges what is written with what is stored by
-// telemetry.Merge. The sqlite package imports telemetry for that: telemetry is the pure,
-// domain-side rollup package (no I/O), not another adapter.
+// gpucost.MergeRollups, the root package's rule, so both stores merge alike.
 var _ gpucost.RollupStore = (*DB)(nil)
 
 // rowItem is one incoming rollup placed in its packed row.
@@ -38,7 +36,7 @@ type splitKey struct {
 }
 
 // WriteRollups stores rollups of both widths in one transaction, merging each with the stored
-// rollup of its series and start: telemetry.Merge for minutes and telemetry.MergeSplit for hours,
+// rollup of its series and start: gpucost.MergeRollups for minutes and gpucost.MergeHours for hours,
 // given the minutes of this write whose seconds were disjoint from the stored ones'.
 func (db *DB) WriteRollups(ctx context.Context, rs []gpucost.Rollup) (gpucost.WriteStats, error) {
 	var st gpucost.WriteStats
@@ -163,28 +161,28 @@ func (m *rowMerger) mergeRow(ctx context.Context, items []rowItem, rs []gpucost.
 			continue
 		}
 		var out gpucost.Rollup
-		var kind telemetry.MergeKind
+		var kind gpucost.MergeKind
 		if first.hour {
 			split, idle := m.splitMinutes(it.series, in.Start, m.slots[it.slot].Coverage&in.Coverage)
-			out, kind = telemetry.MergeSplit(m.slots[it.slot], in, split, idle)
+			out, kind = gpucost.MergeHours(m.slots[it.slot], in, split, idle)
 		} else {
-			out, kind = telemetry.Merge(m.slots[it.slot], in)
-			if kind == telemetry.Merged {
+			out, kind = gpucost.MergeRollups(m.slots[it.slot], in)
+			if kind == gpucost.RollupMerged {
 				m.split[splitKey{it.series, in.Start.Unix()}] = out.IdleMask != 0
 			}
 		}
 		m.slots[it.slot] = out
 		switch kind {
-		case telemetry.Unchanged:
+		case gpucost.RollupUnchanged:
 			st.Unchanged++
-		case telemetry.Replaced:
+		case gpucost.RollupReplaced:
 			st.Replaced++
-		case telemetry.Merged:
+		case gpucost.RollupMerged:
 			st.Merged++
-		case telemetry.Conflict:
+		case gpucost.RollupConflict:
 			st.Conflicts++
 		}
-		changed = changed || kind != telemetry.Unchanged
+		changed = changed || kind != gpucost.RollupUnchanged
 	}
 	if !changed {
 		return nil

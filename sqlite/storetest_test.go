@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/internal/storetest"
 	"github.com/gpucost/gpucost/sqlite"
 )
@@ -15,15 +16,13 @@ func TestStoreSuite(t *testing.T) {
 }
 
 // openStore opens a new SQLite store in a temporary folder.
-func openStore(tb testing.TB) storetest.Stores {
+func openStore(tb testing.TB) gpucost.Store {
 	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "gpucost.db"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
-	st := storetest.All(db)
-	st.Deliveries = db.DeliveryLog()
-	return st
+	return db
 }
 
 // BenchmarkStoreIngest, BenchmarkStorePutCosts and BenchmarkStoreScanCosts run the store suite's

@@ -37,25 +37,25 @@ func TestMerge(t *testing.T) {
 	cases := []struct {
 		name              string
 		stored, incoming  gpucost.Rollup
-		kind              MergeKind
+		kind              gpucost.MergeKind
 		samples           int
 		coverage, idle    uint64
 		utilP50, memP95   float64
 		utilSum, utilMean float64
 	}{
-		{"re-import", hourOf([]int{0, 1, 2}, 50, 100), hourOf([]int{1, 2}, 50, 100), Unchanged, 9, 0b111, 0, 50, 100, 450, 50},
-		{"same again", hourOf([]int{0, 1}, 50, 100), hourOf([]int{0, 1}, 70, 100), Unchanged, 6, 0b11, 0, 50, 100, 300, 50},
-		{"superset", hourOf([]int{1}, 50, 100), hourOf([]int{0, 1, 2}, 60, 200), Replaced, 9, 0b111, 0, 60, 200, 540, 60},
-		{"disjoint", hourOf([]int{0, 1, 2}, 2, 100), hourOf([]int{3}, 90, 300), Merged, 12, 0b1111, 0b111, 2, 300, 288, 24},
-		{"partial, incoming fuller", hourOf([]int{0, 1}, 10, 100), hourOf([]int{1, 2, 3}, 40, 100), Conflict, 9, 0b1110, 0, 40, 100, 360, 40},
-		{"partial, stored fuller", hourOf([]int{0, 1, 2}, 10, 100), hourOf([]int{2, 3}, 40, 100), Conflict, 9, 0b111, 0, 10, 100, 90, 10},
-		{"minute disjoint", minuteOf([]int{0, 10}, 2), minuteOf([]int{20, 30, 40}, 20), Merged, 5, 1<<0 | 1<<10 | 1<<20 | 1<<30 | 1<<40, 0, 12.8, math.NaN(), 64, 12.8},
-		{"minute re-import", minuteOf([]int{0, 10, 20}, 2), minuteOf([]int{10}, 2), Unchanged, 3, 1<<0 | 1<<10 | 1<<20, 1, 2, math.NaN(), 6, 2},
+		{"re-import", hourOf([]int{0, 1, 2}, 50, 100), hourOf([]int{1, 2}, 50, 100), gpucost.RollupUnchanged, 9, 0b111, 0, 50, 100, 450, 50},
+		{"same again", hourOf([]int{0, 1}, 50, 100), hourOf([]int{0, 1}, 70, 100), gpucost.RollupUnchanged, 6, 0b11, 0, 50, 100, 300, 50},
+		{"superset", hourOf([]int{1}, 50, 100), hourOf([]int{0, 1, 2}, 60, 200), gpucost.RollupReplaced, 9, 0b111, 0, 60, 200, 540, 60},
+		{"disjoint", hourOf([]int{0, 1, 2}, 2, 100), hourOf([]int{3}, 90, 300), gpucost.RollupMerged, 12, 0b1111, 0b111, 2, 300, 288, 24},
+		{"partial, incoming fuller", hourOf([]int{0, 1}, 10, 100), hourOf([]int{1, 2, 3}, 40, 100), gpucost.RollupConflict, 9, 0b1110, 0, 40, 100, 360, 40},
+		{"partial, stored fuller", hourOf([]int{0, 1, 2}, 10, 100), hourOf([]int{2, 3}, 40, 100), gpucost.RollupConflict, 9, 0b111, 0, 10, 100, 90, 10},
+		{"minute disjoint", minuteOf([]int{0, 10}, 2), minuteOf([]int{20, 30, 40}, 20), gpucost.RollupMerged, 5, 1<<0 | 1<<10 | 1<<20 | 1<<30 | 1<<40, 0, 12.8, math.NaN(), 64, 12.8},
+		{"minute re-import", minuteOf([]int{0, 10, 20}, 2), minuteOf([]int{10}, 2), gpucost.RollupUnchanged, 3, 1<<0 | 1<<10 | 1<<20, 1, 2, math.NaN(), 6, 2},
 	}
 	for _, c := range cases {
 		stored := c.stored
 		storedHist := slices.Clone(stored.UtilHist)
-		got, kind := Merge(c.stored, c.incoming)
+		got, kind := gpucost.MergeRollups(c.stored, c.incoming)
 		if kind != c.kind || got.Samples != c.samples || got.Coverage != c.coverage || got.IdleMask != c.idle ||
 			!same(got.UtilP50, c.utilP50) || !same(got.MemP95MiB, c.memP95) || got.UtilSum != c.utilSum ||
 			!same(got.UtilMean(), c.utilMean) {
@@ -88,9 +88,9 @@ func TestCombineHourIsExact(t *testing.T) {
 		}
 	}
 	a, c := rollupSamples(first, 20), rollupSamples(second, 20)
-	got, kind := Merge(a[len(a)-1], c[len(c)-1])
+	got, kind := gpucost.MergeRollups(a[len(a)-1], c[len(c)-1])
 	want := whole[len(whole)-1]
-	if kind != Merged {
+	if kind != gpucost.RollupMerged {
 		t.Fatalf("Merge of interleaved minutes = %v, want merged", kind)
 	}
 	got.Series = want.Series
@@ -109,58 +109,40 @@ func rollupSamples(ss []gpucost.Sample, idleBelow float64) []gpucost.Rollup {
 
 func TestCombineMinuteIdleByMajority(t *testing.T) {
 	idle, busy := minuteOf([]int{0, 1, 2}, 1), minuteOf([]int{30}, 50) // mean 12.9 > 5 but idle holds 3 of 4
-	if got := Combine(idle, busy); got.IdleMask != 1 || got.IdleMinutes != 1 {
-		t.Errorf("Combine(idle 3 samples, busy 1) idle = %d, want 1", got.IdleMask)
+	if got := gpucost.CombineRollups(idle, busy); got.IdleMask != 1 || got.IdleMinutes != 1 {
+		t.Errorf("gpucost.CombineRollups(idle 3 samples, busy 1) idle = %d, want 1", got.IdleMask)
 	}
-	if got := Combine(minuteOf([]int{0}, 1), minuteOf([]int{30, 31}, 50)); got.IdleMask != 0 {
-		t.Errorf("Combine(idle 1 sample, busy 2) idle = %d, want 0", got.IdleMask)
+	if got := gpucost.CombineRollups(minuteOf([]int{0}, 1), minuteOf([]int{30, 31}, 50)); got.IdleMask != 0 {
+		t.Errorf("gpucost.CombineRollups(idle 1 sample, busy 2) idle = %d, want 0", got.IdleMask)
 	}
 }
 
-func TestMergeSplit(t *testing.T) {
+func TestMergeHours(t *testing.T) {
 	stored := hourOf([]int{0, 1, 2}, 2, 100)
 	incoming := hourOf([]int{2, 3}, 2, 100)
-	if _, kind := MergeSplit(stored, incoming, 0, 0); kind != Conflict {
-		t.Errorf("MergeSplit without split minutes = %v, want conflict", kind)
+	if _, kind := gpucost.MergeHours(stored, incoming, 0, 0); kind != gpucost.RollupConflict {
+		t.Errorf("MergeHours without split minutes = %v, want conflict", kind)
 	}
-	got, kind := MergeSplit(stored, incoming, 1<<2, 0)
-	if kind != Merged || got.Samples != 15 || got.Coverage != 0b1111 || got.IdleMask != 0b1011 || got.IdleMinutes != 3 {
-		t.Errorf("MergeSplit(minute 2 split, busy) = %v samples %d coverage %#b idle %#b (%d)",
+	got, kind := gpucost.MergeHours(stored, incoming, 1<<2, 0)
+	if kind != gpucost.RollupMerged || got.Samples != 15 || got.Coverage != 0b1111 || got.IdleMask != 0b1011 || got.IdleMinutes != 3 {
+		t.Errorf("gpucost.MergeHours(minute 2 split, busy) = %v samples %d coverage %#b idle %#b (%d)",
 			kind, got.Samples, got.Coverage, got.IdleMask, got.IdleMinutes)
 	}
-	if _, kind := MergeSplit(stored, hourOf([]int{1, 2}, 2, 100), 1<<2, 0); kind != Unchanged {
-		t.Errorf("MergeSplit with minute 1 not split = %v, want Merge's unchanged", kind)
+	if _, kind := gpucost.MergeHours(stored, hourOf([]int{1, 2}, 2, 100), 1<<2, 0); kind != gpucost.RollupUnchanged {
+		t.Errorf("MergeHours with minute 1 not split = %v, want MergeRollups's unchanged", kind)
 	}
 }
 
-func TestMergeP95(t *testing.T) {
-	cases := []struct {
-		name       string
-		p95a, maxa float64
-		na         int
-		p95b, maxb float64
-		nb         int
-		want       float64
-	}{
-		{"one side absent", math.NaN(), math.NaN(), 0, 7, 9, 10, 7},
-		{"equal", 10, 10, 60, 10, 10, 60, 10},
-		{"a spike of 3 of 60 minutes stays below p95", 10, 10, 57, 80, 80, 3, 10},
-		{"a spike of 6 of 60 minutes is the p95", 10, 10, 54, 80, 80, 6, 80},
-		{"a small part's high max counts little", 10, 10, 100, 20, 90, 1, 10},
-	}
-	for _, c := range cases {
-		if got := mergeP95(c.p95a, c.maxa, c.na, c.p95b, c.maxb, c.nb); !same(got, c.want) {
-			t.Errorf("%s: mergeP95(%v, %v, %d, %v, %v, %d) = %v, want %v", c.name, c.p95a, c.maxa, c.na, c.p95b, c.maxb, c.nb, got, c.want)
-		}
-	}
-	// Merged minute by minute, as the agent writes an hour, a 10-minute spike keeps its p95.
+// TestMergeP95Spike checks that an hour merged minute by minute, as the agent writes it, keeps a
+// 10-minute spike as its p95.
+func TestMergeP95Spike(t *testing.T) {
 	acc := hourOf([]int{0}, 50, 1000)
 	for m := 1; m < 60; m++ {
 		mem := 1000.0
 		if m >= 20 && m < 30 {
 			mem = 9000
 		}
-		acc, _ = Merge(acc, hourOf([]int{m}, 50, mem))
+		acc, _ = gpucost.MergeRollups(acc, hourOf([]int{m}, 50, mem))
 	}
 	if acc.MemP95MiB != 9000 || acc.MemMaxMiB != 9000 {
 		t.Errorf("hour merged minute by minute: MemP95MiB %v, MemMaxMiB %v; want 9000, 9000", acc.MemP95MiB, acc.MemMaxMiB)
@@ -175,31 +157,6 @@ func popcount(v uint64) int {
 		n++
 	}
 	return n
-}
-
-func TestHistQuantiles(t *testing.T) {
-	cases := []struct {
-		counts   map[int]uint32
-		p50, p95 float64
-	}{
-		{map[int]uint32{}, math.NaN(), math.NaN()},
-		{map[int]uint32{7: 1}, 7, 7},
-		{map[int]uint32{0: 1, 100: 1}, 0, 100},
-		{map[int]uint32{0: 50, 100: 50}, 0, 100},
-		{map[int]uint32{0: 49, 100: 51}, 100, 100},
-		{map[int]uint32{10: 95, 90: 5}, 10, 10},
-		{map[int]uint32{10: 94, 90: 6}, 10, 90},
-	}
-	for _, c := range cases {
-		h := make([]uint32, HistBins)
-		for bin, n := range c.counts {
-			h[bin] = n
-		}
-		p50, p95 := HistQuantiles(h)
-		if !same(p50, c.p50) || !same(p95, c.p95) {
-			t.Errorf("HistQuantiles(%v) = %v, %v; want %v, %v", c.counts, p50, p95, c.p50, c.p95)
-		}
-	}
 }
 
 func TestSelectK(t *testing.T) {

@@ -216,34 +216,3 @@ func insertionSort(a []float64) {
 		a[j] = v
 	}
 }
-
-// HistQuantiles returns the p50 and p95 of the values counted in hist, where bin i counts the
-// values i (a utilisation histogram: bin i is i percent); NaN for an empty histogram.
-func HistQuantiles(hist []uint32) (p50, p95 float64) {
-	var n int
-	for _, c := range hist {
-		n += int(c)
-	}
-	if n == 0 {
-		return nan, nan
-	}
-	return histRanks(hist, n)
-}
-
-// histRanks is HistQuantiles for a histogram known to count n ≥ 1 values.
-func histRanks(hist []uint32, n int) (p50, p95 float64) {
-	r50, r95 := rank(50, n), rank(95, n)
-	p50, p95 = nan, nan
-	cum := 0
-	for i, c := range hist {
-		cum += int(c)
-		if cum >= r50 && p50 != p50 {
-			p50 = float64(i)
-		}
-		if cum >= r95 {
-			p95 = float64(i)
-			break
-		}
-	}
-	return p50, p95
-}

@@ -14,9 +14,8 @@ const (
 	nsMinute = int64(time.Minute)
 	nsHour   = int64(time.Hour)
 
-	// HistBins is the number of bins of an hour rollup's utilisation histogram: one per whole
-	// percent, 0 to 100.
-	HistBins = 101
+	// HistBins is the number of bins of an hour rollup's utilisation histogram.
+	HistBins = gpucost.HistBins
 )
 
 // Rollup rolls b's samples up into minute and hour rollups, grouped by series. Within a series
@@ -456,7 +455,7 @@ func (r *roller) minuteQuantiles(ru *gpucost.Rollup, sc *minuteScan) {
 		hist[bin]++
 		lo, hi = min(lo, bin), max(hi, bin)
 	}
-	p50, p95 := histRanks(hist[lo:hi+1], n)
+	p50, p95 := gpucost.HistQuantiles(hist[lo : hi+1])
 	ru.UtilP50, ru.UtilP95 = p50+float64(lo), p95+float64(lo)
 	clear(hist[lo : hi+1])
 }
@@ -473,7 +472,7 @@ func (r *roller) closeHour(st *seriesState) {
 	ru.MemP95MiB = quantile95(st.mems[:st.nmems])
 	ru.UtilHist = st.hist[:]
 	st.hist = nil
-	ru.UtilP50, ru.UtilP95 = HistQuantiles(ru.UtilHist)
+	ru.UtilP50, ru.UtilP95 = gpucost.HistQuantiles(ru.UtilHist)
 }
 
 // newHist returns a zero histogram for an hour.

@@ -770,3 +770,11 @@ func floatBits(v []float64) []uint64 {
 	}
 	return out
 }
+
+// nanMax returns the larger of a and b, where NaN (absent) loses to any number.
+func nanMax(a, b float64) float64 {
+	if a != a || b > a {
+		return b
+	}
+	return a
+}

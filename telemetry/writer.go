@@ -39,9 +39,10 @@ const (
 // arrives, so that a minute is rolled up from all of its samples and its quantiles are exact;
 // it is written on Close, or on a Flush when the series had no sample since the previous Flush
 // (a GPU that vanished: the agent flushes every minute). Hours are written in pieces as their
-// minutes complete and merged by the store (see Merge, MergeSplit and Combine). Memory stays
-// bounded: if the held-back minutes alone fill half of MaxBuffered (very many series),
-// everything is written, and a minute cut that way is merged with its rest when that comes.
+// minutes complete and merged by the store (see gpucost.MergeRollups, MergeHours and
+// CombineRollups). Memory stays bounded: if the held-back minutes alone fill half of MaxBuffered
+// (very many series), everything is written, and a minute cut that way is merged with its rest
+// when that comes.
 //
 // Samples that fail Validate are counted and skipped. The methods are safe for concurrent use.
 type Writer struct {

@@ -41,16 +41,16 @@ func (m *memStore) WriteRollups(ctx context.Context, rs []gpucost.Rollup) (gpuco
 			st.Written++
 			continue
 		}
-		out, kind := Merge(old, r)
+		out, kind := gpucost.MergeRollups(old, r)
 		m.byKey[k] = out
 		switch kind {
-		case Unchanged:
+		case gpucost.RollupUnchanged:
 			st.Unchanged++
-		case Replaced:
+		case gpucost.RollupReplaced:
 			st.Replaced++
-		case Merged:
+		case gpucost.RollupMerged:
 			st.Merged++
-		case Conflict:
+		case gpucost.RollupConflict:
 			st.Conflicts++
 		}
 	}
@@ -225,7 +225,7 @@ func TestWriterConcurrentUse(t *testing.T) {
 	wg.Wait()
 	w.Close(ctx)
 	// A Flush between two samples of a series may write its open minute in two parts: they merge.
-	// (Hours cut inside a minute need the store's MergeSplit, which memStore lacks.)
+	// (Hours cut inside a minute need the store's gpucost.MergeHours, which memStore lacks.)
 	for g := range 4 {
 		n := 0
 		for m := range 10 {
@@ -361,7 +361,7 @@ func TestWriterDropStoredMakesResendsIdempotent(t *testing.T) {
 						got += r.Samples
 					}
 				}
-				// (The hour's pieces are merged by the store with MergeSplit, which memStore
+				// (The hour's pieces are merged by the store with gpucost.MergeHours, which memStore
 				// does not do; cmd/gpucost's TestServeWALSurvivesKill checks them in SQLite.)
 				if drop && got != c.want {
 					t.Errorf("the minutes hold %d samples; want %d, each sample once (WriteStats %+v)", got, c.want, w.Stats())

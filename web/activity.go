@@ -10,7 +10,6 @@ import (
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/enforce"
 	"github.com/gpucost/gpucost/httpapi"
-	"github.com/gpucost/gpucost/notify"
 )
 
 // What the activity page reads and shows: the latest attempts, actions and audit entries of
@@ -73,7 +72,7 @@ func loadActivity(s *site, r *http.Request, q query) (any, error) {
 	}
 	f := q.Query.Filter
 	p.Enabled = true
-	df := notify.DeliveryFilter{Since: q.From, Target: f["target"], Limit: activityAttempts}
+	df := gpucost.DeliveryFilter{Since: q.From, Target: f["target"], Limit: activityAttempts}
 	if b := f["budget"]; b != "" {
 		df.KeyPrefix = "budget:" + b + ":"
 	}
@@ -82,7 +81,7 @@ func loadActivity(s *site, r *http.Request, q query) (any, error) {
 		return nil, fmt.Errorf("read the delivery log: %w", err)
 	}
 	p.Alerts = alertRows(ds, f["result"], f["policy"])
-	entries, err := s.d.Activity.Actions(r.Context(), enforce.LogFilter{Since: q.From, Policy: f["policy"], Limit: activityActions})
+	entries, err := s.d.Activity.Actions(r.Context(), gpucost.ActionFilter{Since: q.From, Policy: f["policy"], Limit: activityActions})
 	if err != nil {
 		return nil, fmt.Errorf("read the action log: %w", err)
 	}
@@ -129,7 +128,7 @@ func loadAudit(s *site, r *http.Request, q query, p *activityPage) error {
 
 // alertRows folds attempts (oldest first) into one row per alert key and target, newest first,
 // keeping those whose result is result and, for a policy's alerts, whose policy is policy.
-func alertRows(ds []notify.Delivery, result, policy string) []alertRow {
+func alertRows(ds []gpucost.Delivery, result, policy string) []alertRow {
 	type key struct{ key, target string }
 	at := map[key]int{}
 	var rows []alertRow

@@ -18,7 +18,6 @@ import (
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/enforce"
 	"github.com/gpucost/gpucost/httpapi"
-	"github.com/gpucost/gpucost/notify"
 	"github.com/gpucost/gpucost/queue"
 	"github.com/gpucost/gpucost/spot"
 )
@@ -312,9 +311,9 @@ var _ httpapi.ActivityLog = (*fakeViews)(nil)
 
 // fakeDeliveries are the fleet's alert attempts, oldest first: research-gpus' 80% alert
 // delivered on the second try, a forecast alert that failed for good, and a policy's alert.
-func fakeDeliveries() []notify.Delivery {
+func fakeDeliveries() []gpucost.Delivery {
 	at := func(h int) time.Time { return testNow.Add(time.Duration(-h) * time.Hour) }
-	return []notify.Delivery{
+	return []gpucost.Delivery{
 		{Key: "budget:research-gpus:2026-11:actual:50", Kind: "budget.threshold", Target: "finops-slack", Attempt: 1, At: at(200), OK: true, Final: true, Status: 200},
 		{Key: "budget:research-gpus:2026-11:actual:80", Kind: "budget.threshold", Target: "finops-slack", Attempt: 1, At: at(30), Status: 503, Error: "503 Service Unavailable"},
 		{Key: "budget:research-gpus:2026-11:actual:80", Kind: "budget.threshold", Target: "finops-slack", Attempt: 2, At: at(29), OK: true, Final: true, Status: 200},
@@ -343,11 +342,11 @@ func fakeActions() []enforce.LogEntry {
 }
 
 // Deliveries returns the fake attempts f selects, as a stored log does.
-func (f *fakeViews) Deliveries(ctx context.Context, df notify.DeliveryFilter) ([]notify.Delivery, error) {
+func (f *fakeViews) Deliveries(ctx context.Context, df gpucost.DeliveryFilter) ([]gpucost.Delivery, error) {
 	if err := f.seen(httpapi.Query{From: df.Since}); err != nil || f.empty {
 		return nil, err
 	}
-	var out []notify.Delivery
+	var out []gpucost.Delivery
 	for _, d := range fakeDeliveries() {
 		if d.At.Before(df.Since) || df.Target != "" && d.Target != df.Target || !strings.HasPrefix(d.Key, df.KeyPrefix) {
 			continue
@@ -361,7 +360,7 @@ func (f *fakeViews) Deliveries(ctx context.Context, df notify.DeliveryFilter) ([
 }
 
 // Actions returns the fake actions lf selects, as a stored log does.
-func (f *fakeViews) Actions(ctx context.Context, lf enforce.LogFilter) ([]enforce.LogEntry, error) {
+func (f *fakeViews) Actions(ctx context.Context, lf gpucost.ActionFilter) ([]enforce.LogEntry, error) {
 	if err := f.seen(httpapi.Query{From: lf.Since}); err != nil || f.empty {
 		return nil, err
 	}

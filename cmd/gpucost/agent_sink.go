@@ -5,19 +5,15 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/telemetry"
 )
-
-// minutePruner deletes minute rollups past their retention: *sqlite.DB and *postgres.DB.
-type minutePruner interface {
-	PruneMinutes(ctx context.Context, before time.Time) (int, error)
-}
 
 // pruningSink is the agent's sink: a rollup writer that also drops minute rollups past their
 // retention once an hour, so a long-running agent's store stays small. Hourly rollups are kept.
 type pruningSink struct {
 	*telemetry.Writer
-	db        minutePruner
+	db        gpucost.MinutePruner
 	retention telemetry.Retention
 	now       func() time.Time
 	log       *slog.Logger

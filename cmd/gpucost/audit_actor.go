@@ -22,7 +22,7 @@ func cliActor() string {
 // audit records an action this command took in db's audit log, as cliActor. Stores that keep
 // no audit log are an internal error: both gpucost stores keep one.
 func (e *env) audit(ctx context.Context, db any, action, target, detail string) error {
-	log, ok := unshared(db).(gpucost.AuditLog)
+	log, ok := db.(gpucost.AuditLog)
 	if !ok {
 		return gpucost.Errorf(gpucost.EInternal, "record %s of %s: the store %T keeps no audit log", action, target, db)
 	}

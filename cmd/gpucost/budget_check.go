@@ -234,7 +234,7 @@ func (e *env) deliverAlerts(ctx context.Context, o budgetCheckOpts, noStore bool
 		return err
 	}
 	defer db.Close()
-	log := &outcomeLog{DeliveryLog: deliveryLog(db), last: map[[2]string]notify.Delivery{}}
+	log := &outcomeLog{DeliveryLog: db, last: map[[2]string]gpucost.Delivery{}}
 	for _, a := range alerts {
 		if a.Result != "" {
 			continue
@@ -296,18 +296,18 @@ func sendAlerts(ctx context.Context, d *notify.Dispatcher, log *outcomeLog, aler
 type outcomeLog struct {
 	notify.DeliveryLog
 	mu   sync.Mutex
-	last map[[2]string]notify.Delivery
+	last map[[2]string]gpucost.Delivery
 }
 
-// Record stores d in the log and remembers it.
-func (l *outcomeLog) Record(ctx context.Context, d notify.Delivery) error {
+// RecordDelivery stores d in the log and remembers it.
+func (l *outcomeLog) RecordDelivery(ctx context.Context, d gpucost.Delivery) error {
 	l.mu.Lock()
 	l.last[[2]string{d.Key, d.Target}] = d
 	l.mu.Unlock()
-	return l.DeliveryLog.Record(ctx, d)
+	return l.DeliveryLog.RecordDelivery(ctx, d)
 }
 
-func (l *outcomeLog) lastAttempt(key, target string) (notify.Delivery, bool) {
+func (l *outcomeLog) lastAttempt(key, target string) (gpucost.Delivery, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	d, ok := l.last[[2]string{key, target}]
@@ -431,7 +431,7 @@ redacted). An alert whose key was delivered to a target is not sent to it again.
   gpucost budget deliveries --since 7d --budget research --output json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f := notify.DeliveryFilter{Target: target, Limit: limit}
+			f := gpucost.DeliveryFilter{Target: target, Limit: limit}
 			if budgetName != "" {
 				f.KeyPrefix = "budget:" + budgetName + ":"
 			}
@@ -463,7 +463,7 @@ type deliveryRow struct {
 	Error      string    `json:"error,omitempty"`
 }
 
-func (e *env) budgetDeliveries(ctx context.Context, f notify.DeliveryFilter) error {
+func (e *env) budgetDeliveries(ctx context.Context, f gpucost.DeliveryFilter) error {
 	if err := e.validOutput(); err != nil {
 		return err
 	}
@@ -485,7 +485,7 @@ func (e *env) budgetDeliveries(ctx context.Context, f notify.DeliveryFilter) err
 		return err
 	}
 	defer db.Close()
-	ds, err := deliveryLog(db).Deliveries(ctx, f)
+	ds, err := db.Deliveries(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -507,7 +507,7 @@ func (e *env) budgetDeliveries(ctx context.Context, f notify.DeliveryFilter) err
 	return e.print(r)
 }
 
-func deliveryResult(d notify.Delivery) string {
+func deliveryResult(d gpucost.Delivery) string {
 	switch {
 	case d.OK:
 		return "delivered"

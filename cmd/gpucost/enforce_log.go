@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/enforce"
 	"github.com/spf13/cobra"
 )
@@ -13,7 +14,7 @@ import (
 func newEnforceLogCmd(e *env) *cobra.Command {
 	var (
 		since string
-		f     enforce.LogFilter
+		f     gpucost.ActionFilter
 	)
 	cmd := &cobra.Command{
 		Use:   "log",
@@ -41,7 +42,7 @@ the tags that put the resource in scope. --output json prints each entry whole.`
 	return cmd
 }
 
-func (e *env) enforceLog(ctx context.Context, f enforce.LogFilter) error {
+func (e *env) enforceLog(ctx context.Context, f gpucost.ActionFilter) error {
 	if err := e.validOutput(); err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func (e *env) enforceLog(ctx context.Context, f enforce.LogFilter) error {
 		return err
 	}
 	defer db.Close()
-	entries, err := actionLog(db).Actions(ctx, f)
+	entries, err := enforce.Log{Store: db}.Actions(ctx, f)
 	if err != nil {
 		return err
 	}

@@ -81,10 +81,10 @@ func (f *inventoryFlags) sources(e *env) (*enforceSources, error) {
 // in db's action log and those carried out in its audit trail, as cliActor; with targets,
 // notify actions go through db's delivery log, once per key.
 func (s *enforceSources) runner(e *env, db storeDB, targets map[string]notify.Target) *enforce.Runner {
-	r := &enforce.Runner{Actuators: s.actuators, Log: actionLog(db), Now: e.now, Secrets: s.secrets,
+	r := &enforce.Runner{Actuators: s.actuators, Log: enforce.Log{Store: db}, Now: e.now, Secrets: s.secrets,
 		Audit: db, Actor: cliActor(), Source: "cli"}
 	if targets != nil {
-		r.Notifier = &notify.Dispatcher{Targets: targets, Log: deliveryLog(db), MaxAttempts: 3}
+		r.Notifier = &notify.Dispatcher{Targets: targets, Log: db, MaxAttempts: 3}
 	}
 	return r
 }

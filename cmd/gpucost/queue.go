@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/queue"
+	"github.com/gpucost/gpucost/queue/natsserver"
 	"github.com/spf13/cobra"
 )
 
@@ -44,7 +45,7 @@ func natsFlag(e *env, cmd *cobra.Command, url *string) {
 }
 
 func newQueueServeCmd(e *env) *cobra.Command {
-	o := queue.Options{}
+	o := natsserver.Options{}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the embedded NATS JetStream server that holds the queues, until interrupted",
@@ -53,7 +54,7 @@ func newQueueServeCmd(e *env) *cobra.Command {
 			o.Ready = func(url string) {
 				fmt.Fprintf(e.stdout, "queue server listening at %s (data in %s); stop it with Ctrl-C or SIGTERM\n", url, o.DataDir)
 			}
-			return queue.Serve(cmd.Context(), o)
+			return natsserver.Serve(cmd.Context(), o)
 		},
 	}
 	noDB := func(k string) string {

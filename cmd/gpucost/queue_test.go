@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpucost/gpucost/queue"
+	"github.com/gpucost/gpucost/queue/natsserver"
 )
 
 // runQueueCLI runs gpucost with args and stdin against the NATS server at url.
@@ -34,7 +34,7 @@ func runQueueCLI(t *testing.T, url, stdin string, args ...string) (int, string, 
 }
 
 func TestQueueCommands(t *testing.T) {
-	s, err := queue.Start(queue.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:-1"})
+	s, err := natsserver.Start(natsserver.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestQueueCommandErrors(t *testing.T) {
 // A command that never exits is killed after --item-timeout, the item is dead-lettered with
 // the reason once its deliveries are spent, the others complete, and status shows why.
 func TestQueueWorkItemTimeout(t *testing.T) {
-	s, err := queue.Start(queue.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:-1"})
+	s, err := natsserver.Start(natsserver.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

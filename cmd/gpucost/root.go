@@ -11,9 +11,6 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/postgres"
-	"github.com/gpucost/gpucost/sqlite"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/cobra"
 )
 
@@ -192,40 +189,6 @@ func defaultDBPath(getenv func(string) string) string {
 		dir = filepath.Join(home, ".local", "share")
 	}
 	return filepath.Join(dir, "gpucost", "gpucost.db")
-}
-
-// openDB opens the store named by --db: a postgres:// or postgresql:// URL opens the PostgreSQL
-// store; a file path, or a file: or sqlite:// URL, the SQLite store.
-func (e *env) openDB(ctx context.Context) (storeDB, error) {
-	if e.store != nil {
-		return sharedStore{e.store}, nil
-	}
-	if isPostgresURL(e.dbPath) {
-		db, err := postgres.Open(ctx, e.dbPath)
-		if ce := (*pgconn.ConnectError)(nil); errors.As(err, &ce) {
-			return nil, gpucost.Errorf(gpucost.EUnavailable, "%w; check that PostgreSQL runs there and the --db URL's host, port, user, password and database", err)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return db, nil
-	}
-	path := e.dbPath
-	for _, prefix := range []string{"sqlite://", "sqlite:", "file://", "file:"} {
-		if p, ok := strings.CutPrefix(path, prefix); ok {
-			path = p
-			break
-		}
-	}
-	if scheme, _, ok := strings.Cut(path, "://"); ok {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--db %s: %s stores are not supported; use a SQLite file path or a postgres:// URL", e.dbPath, scheme)
-	}
-	e.dbPath = path
-	db, err := sqlite.Open(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	return db, nil
 }
 
 // version is set by the linker: -ldflags "-X main.version=v0.1.0".

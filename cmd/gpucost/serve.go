@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,11 +16,6 @@ import (
 	"github.com/gpucost/gpucost/web"
 	"github.com/spf13/cobra"
 )
-
-// isPostgresURL reports whether --db names a PostgreSQL database rather than a SQLite file.
-func isPostgresURL(db string) bool {
-	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
-}
 
 // serveOptions are gpucost serve's settings.
 type serveOptions struct {
@@ -163,7 +157,7 @@ func (e *env) serve(ctx context.Context, db storeDB, ln net.Listener, o serveOpt
 		wg.Go(func() { alerts.run(background, max(o.checkEvery, time.Second)) })
 	}
 
-	log.Info("serving", "addr", ln.Addr().String(), "db", storeName(db))
+	log.Info("serving", "addr", ln.Addr().String(), "db", db.Name())
 	serveErr := srv.Serve(ctx, ln)
 	stopBackground()
 	wg.Wait()

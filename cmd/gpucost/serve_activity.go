@@ -1,22 +1,22 @@
 package main
 
 import (
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/enforce"
 	"github.com/gpucost/gpucost/httpapi"
-	"github.com/gpucost/gpucost/notify"
 )
 
 // storeActivity is the store's enforcement action log and alert delivery log together: what
 // GET /api/v1/actions, /api/v1/deliveries and the dashboard's activity page read. gpucost serve,
 // gpucost enforce and gpucost budget check all write them.
 type storeActivity struct {
-	enforce.ActionLog
-	notify.StoredLog
+	enforce.Log
+	gpucost.DeliveryLog
 }
 
 var _ httpapi.ActivityLog = storeActivity{}
 
 // activityLog returns db's two logs as the server's activity log.
 func activityLog(db storeDB) httpapi.ActivityLog {
-	return storeActivity{ActionLog: actionLog(db), StoredLog: deliveryLog(db)}
+	return storeActivity{Log: enforce.Log{Store: db}, DeliveryLog: db}
 }

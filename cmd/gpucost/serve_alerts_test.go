@@ -15,7 +15,6 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
-	"github.com/gpucost/gpucost/notify"
 )
 
 // hook is a webhook target that records the alerts it is sent; hold, while open, keeps every
@@ -120,9 +119,9 @@ func TestServeBudgetAlerts(t *testing.T) {
 	}
 
 	close(slow.hold)
-	log := deliveryLog(store)
+	log := store
 	waitFor(t, func() bool {
-		ds, _ := log.Deliveries(context.Background(), notify.DeliveryFilter{Target: "slow"})
+		ds, _ := log.Deliveries(context.Background(), gpucost.DeliveryFilter{Target: "slow"})
 		return len(ds) >= 4
 	}, "the slow target's 4 alerts once released")
 	time.Sleep(500 * time.Millisecond) // five more checks

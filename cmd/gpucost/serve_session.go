@@ -102,9 +102,7 @@ func (o *serveSecurityOptions) load() error {
 // the dashboard db's revoked sessions. Options not loaded from flags leave the server's
 // defaults.
 func (o *serveSecurityOptions) apply(srv *httpapi.Server, d *web.Dashboard, db storeDB) {
-	if s, ok := unshared(db).(web.SessionStore); ok {
-		d.Sessions = s
-	}
+	d.Sessions = db
 	srv.AuthThrottle = &httpapi.Throttle{}
 	d.Throttle = srv.AuthThrottle
 	if !o.loaded {

@@ -13,6 +13,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/file"
 	"github.com/gpucost/gpucost/queue"
+	"github.com/gpucost/gpucost/queue/natsserver"
 	"github.com/gpucost/gpucost/spot"
 )
 
@@ -36,7 +37,7 @@ func TestStoreViewsJobsAndQueues(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	srv, err := queue.Start(queue.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:-1"})
+	srv, err := natsserver.Start(natsserver.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
-	"github.com/gpucost/gpucost/sqlite"
 	"github.com/gpucost/gpucost/telemetry"
 	"github.com/gpucost/gpucost/telemetry/wal"
 )
@@ -24,8 +23,8 @@ const walOff = "off"
 // else beside the SQLite file (FILE.ingest-wal), or for PostgreSQL in the data directory, one
 // per database. It is "" with --wal off, and for a store that is neither.
 func (e *env) walDir(flag string, db storeDB) string {
-	if s, ok := unshared(db).(*sqlite.DB); ok && flag == "" {
-		return s.Path + ".ingest-wal"
+	if f := db.File(); f != "" && flag == "" {
+		return f + ".ingest-wal"
 	}
 	switch {
 	case flag == walOff:

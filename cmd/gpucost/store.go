@@ -2,96 +2,86 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/enforce"
-	"github.com/gpucost/gpucost/notify"
 	"github.com/gpucost/gpucost/postgres"
 	"github.com/gpucost/gpucost/sqlite"
 	"github.com/gpucost/gpucost/telemetry"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // defaultIdleBelow is the utilisation under which a minute counts as idle: an idle GPU reports
 // 0%, and a few percent covers monitoring and keep-alive kernels.
 const defaultIdleBelow = 5.0
 
-// storeDB is a whole gpucost store, as --db names it: the SQLite file (*sqlite.DB) or a
-// PostgreSQL database (*postgres.DB) that several server replicas share. Every command reads
-// and writes either through it.
-type storeDB interface {
-	gpucost.RollupStore
-	gpucost.OfferStore
-	gpucost.CostStore
-	gpucost.InventoryStore
-	gpucost.TokenStore
-	gpucost.AuditLog
-	settingStore
-	minutePruner
-	Ping(ctx context.Context) error
-	Close() error
+// storeDB is the store --db names, under the name the commands use: the whole gpucost.Store,
+// a SQLite file or a PostgreSQL database, which commands never tell apart.
+type storeDB = gpucost.Store
+
+// settingStore is the store's settings, under the name the commands use.
+type settingStore = gpucost.SettingStore
+
+// openStore opens the store db names: a postgres:// or postgresql:// URL opens the PostgreSQL
+// store; a file path, or a file: or sqlite:// URL, the SQLite store. It is the one place that
+// knows the kinds of store; it returns the SQLite file's path without its scheme, or the URL.
+func openStore(ctx context.Context, db string) (gpucost.Store, string, error) {
+	if isPostgresURL(db) {
+		s, err := postgres.Open(ctx, db)
+		if ce := (*pgconn.ConnectError)(nil); errors.As(err, &ce) {
+			return nil, db, gpucost.Errorf(gpucost.EUnavailable, "%w; check that PostgreSQL runs there and the --db URL's host, port, user, password and database", err)
+		}
+		if err != nil {
+			return nil, db, err
+		}
+		return s, db, nil
+	}
+	path := db
+	for _, prefix := range []string{"sqlite://", "sqlite:", "file://", "file:"} {
+		if p, ok := strings.CutPrefix(path, prefix); ok {
+			path = p
+			break
+		}
+	}
+	if scheme, _, ok := strings.Cut(path, "://"); ok {
+		return nil, db, gpucost.Errorf(gpucost.EInvalid, "--db %s: %s stores are not supported; use a SQLite file path or a postgres:// URL", db, scheme)
+	}
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return nil, path, err
+	}
+	return s, path, nil
+}
+
+// isPostgresURL reports whether --db names a PostgreSQL database rather than a SQLite file.
+func isPostgresURL(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// openDB opens the store named by --db (see openStore), or returns the store the server shares
+// with its views, which its users' Close leaves open.
+func (e *env) openDB(ctx context.Context) (storeDB, error) {
+	if e.store != nil {
+		return sharedStore{e.store}, nil
+	}
+	db, path, err := openStore(ctx, e.dbPath)
+	if err != nil {
+		return nil, err
+	}
+	e.dbPath = path
+	return db, nil
 }
 
 // sharedStore is a store opened once and shared: its users' Close leaves it open.
-type sharedStore struct{ storeDB }
+type sharedStore struct{ gpucost.Store }
 
 func (sharedStore) Close() error { return nil }
 
-// unshared returns the store behind a sharedStore.
-func unshared(db any) any {
-	if s, ok := db.(sharedStore); ok {
-		return s.storeDB
-	}
-	return db
-}
-
-// deliveryLog returns db's alert delivery log.
-func deliveryLog(db storeDB) notify.StoredLog {
-	switch db := unshared(db).(type) {
-	case *sqlite.DB:
-		return db.DeliveryLog()
-	case *postgres.DB:
-		return db.DeliveryLog()
-	}
-	panic(fmt.Sprintf("deliveryLog: %T is not a gpucost store", db))
-}
-
-// actionLog returns db's enforcement action log.
-func actionLog(db storeDB) enforce.ActionLog {
-	switch db := unshared(db).(type) {
-	case *sqlite.DB:
-		return db.ActionLog()
-	case *postgres.DB:
-		return db.ActionLog()
-	}
-	panic(fmt.Sprintf("actionLog: %T is not a gpucost store", db))
-}
-
-// settingStore keeps the store's own key/value settings: *sqlite.DB and *postgres.DB.
-type settingStore interface {
-	Setting(ctx context.Context, key, def string) (string, error)
-	SetSetting(ctx context.Context, key, value string) error
-}
-
-// rollupSettingStore is a store that rollups are written to: *sqlite.DB and *postgres.DB.
-type rollupSettingStore interface {
-	gpucost.RollupStore
-	settingStore
-}
-
-// storeName names a store in messages: a SQLite file's path, or a PostgreSQL URL without its
-// password.
-func storeName(db any) string {
-	if s, ok := unshared(db).(*sqlite.DB); ok {
-		return s.Path
-	}
-	return fmt.Sprint(db)
-}
-
 // idleBelow returns the store's idle threshold, recording the default on first use: every
 // rollup in one store is made with the same threshold.
-func idleBelow(ctx context.Context, db settingStore) (float64, error) {
+func idleBelow(ctx context.Context, db storeDB) (float64, error) {
 	v, err := db.Setting(ctx, "idle_below", "")
 	if err != nil {
 		return 0, err
@@ -104,13 +94,13 @@ func idleBelow(ctx context.Context, db settingStore) (float64, error) {
 	}
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil {
-		return 0, gpucost.Errorf(gpucost.EInvalid, "store %s: setting idle_below = %q is not a number", storeName(db), v)
+		return 0, gpucost.Errorf(gpucost.EInvalid, "store %s: setting idle_below = %q is not a number", db.Name(), v)
 	}
 	return f, nil
 }
 
 // rollupWriter returns a writer that rolls samples up into db.
-func (e *env) rollupWriter(ctx context.Context, db rollupSettingStore) (*telemetry.Writer, error) {
+func (e *env) rollupWriter(ctx context.Context, db storeDB) (*telemetry.Writer, error) {
 	idle, err := idleBelow(ctx, db)
 	if err != nil {
 		return nil, err

@@ -2,28 +2,27 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/enforce"
 )
 
-// OpenActions opens a new, empty store's enforcement action log for one test.
-type OpenActions func(tb testing.TB) enforce.ActionLog
-
-// RunActions runs the cases of enforce.ActionLog: every action kept with its evidence, read
-// back oldest first, filtered by time, policy and resource, the latest N, and incomplete
-// actions refused. (A function of its own rather than a case of Run: Stores has no action log.)
-func RunActions(t *testing.T, open OpenActions) {
+// RunActions runs the cases of gpucost.ActionLog, the enforcement action log: every record
+// kept with its columns and its detail, read back oldest first, filtered by time, policy and
+// resource, the latest N, incomplete records refused, and enforce's actions kept whole.
+func RunActions(t *testing.T, open Open) {
 	for _, c := range []struct {
 		name string
-		fn   func(*testing.T, OpenActions)
+		fn   func(*testing.T, Open)
 	}{
 		{"RoundTrip", testActionsRoundTrip},
 		{"Filters", testActionsFilters},
 		{"RejectsIncomplete", testActionsRejectIncomplete},
+		{"ThroughEnforce", testActionsThroughEnforce},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open) })
 	}
@@ -31,105 +30,122 @@ func RunActions(t *testing.T, open OpenActions) {
 
 var actionsAt = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
-func stopAction(policy, id, result string) enforce.Action {
-	spent, amount, limit := gpucost.USD(21_000e9), gpucost.USD(20_000e9), 2
-	return enforce.Action{Policy: policy, Action: enforce.ActStop, Result: result,
-		Resource: &enforce.Ref{Kind: enforce.KindEC2, ID: id, Region: "us-east-1"},
-		Evidence: enforce.Evidence{Rule: "research-gpus actual ≥ 100%", Reason: "budget research-gpus in 2026-11: 105% of $20,000.00",
-			Budget: "research-gpus", Period: "2026-11", Spent: &spent, Amount: &amount, Percent: 105, SpotCap: &limit,
-			ScopeTags: map[string]string{"team": "research"}}}
+// stopRecord is a stop action's record, with detail as package enforce writes it.
+func stopRecord(at time.Time, policy, id, result string) gpucost.ActionRecord {
+	return gpucost.ActionRecord{At: at, Policy: policy, Action: "stop", ResourceKind: "ec2-instance", ResourceID: id, Result: result,
+		Detail: []byte(`{"policy":"` + policy + `","action":"stop","resource":{"kind":"ec2-instance","id":"` + id + `","region":"us-east-1"},` +
+			`"dry_run":false,"evidence":{"rule":"research-gpus actual ≥ 100%","reason":"budget research-gpus in 2026-11: 105% of $20,000.00",` +
+			`"spent":"21000","amount":"20000","percent":105,"spot_cap":2,"scope_tags":{"team":"research"}},"result":"` + result + `"}`)}
 }
 
-func testActionsRoundTrip(t *testing.T, open OpenActions) {
+// sameJSON reports whether a and b hold the same JSON value, whatever their spacing and key
+// order (PostgreSQL keeps detail as jsonb, which normalises both).
+func sameJSON(a, b []byte) bool {
+	var va, vb any
+	return json.Unmarshal(a, &va) == nil && json.Unmarshal(b, &vb) == nil && reflect.DeepEqual(va, vb)
+}
+
+func testActionsRoundTrip(t *testing.T, open Open) {
 	ctx := context.Background()
 	log := open(t)
-	want := []enforce.Action{
-		stopAction("research-over-budget", "i-1", enforce.ResultDone),
-		{Policy: "research-over-budget", Action: enforce.ActNotify, Targets: []string{"ops-slack"}, DryRun: true, Result: enforce.ResultPlanned,
-			Evidence: enforce.Evidence{Rule: "r", Resources: []string{"i-1", "i-2"}}},
-	}
-	want[0].Error = ""
-	failed := stopAction("spot-cap", "i-2", enforce.ResultFailed)
+	failed := stopRecord(actionsAt.Add(2*time.Second), "spot-cap", "i-2", "failed")
 	failed.Error = "EC2 StopInstances i-2: UnsupportedOperation"
-	want = append(want, failed)
+	want := []gpucost.ActionRecord{
+		stopRecord(actionsAt.Add(123), "research-over-budget", "i-1", "done"),
+		{At: actionsAt.Add(time.Second), Policy: "research-over-budget", Action: "notify", DryRun: true, Result: "planned",
+			Detail: []byte(`{"policy":"research-over-budget","action":"notify","targets":["ops-slack"],"dry_run":true,` +
+				`"evidence":{"rule":"r","reason":"","resources":["i-1","i-2"]},"result":"planned"}`)},
+		failed,
+	}
 	var ids []int64
-	for i, a := range want {
-		id, err := log.RecordAction(ctx, actionsAt.Add(time.Duration(i)*time.Second), a)
+	for _, r := range want {
+		r.ID = 99 // ignored
+		id, err := log.RecordAction(ctx, r)
 		if err != nil {
-			t.Fatalf("RecordAction(%s %s) = %v", a.Policy, a.Action, err)
+			t.Fatalf("RecordAction(%s %s) = %v", r.Policy, r.Action, err)
 		}
 		ids = append(ids, id)
 	}
 	if ids[0] >= ids[1] || ids[1] >= ids[2] {
 		t.Errorf("ids = %v, want increasing", ids)
 	}
-	got, err := log.Actions(ctx, enforce.LogFilter{})
+	got, err := log.Actions(ctx, gpucost.ActionFilter{})
 	if err != nil || len(got) != 3 {
-		t.Fatalf("Actions() = %d entries, %v; want 3", len(got), err)
+		t.Fatalf("Actions() = %d records, %v; want 3", len(got), err)
 	}
-	for i, e := range got {
-		a := e.Action
-		if e.ID != ids[i] || !e.At.Equal(actionsAt.Add(time.Duration(i)*time.Second)) || a.Policy != want[i].Policy || a.Action != want[i].Action ||
-			a.Result != want[i].Result || a.Error != want[i].Error || a.DryRun != want[i].DryRun {
-			t.Errorf("entry %d = %+v at %v, want %+v", i, a, e.At, want[i])
+	for i, r := range got {
+		w := want[i]
+		w.ID = ids[i]
+		if !sameJSON(r.Detail, w.Detail) || !r.At.Equal(w.At) || r.At.Location() != time.UTC {
+			t.Errorf("record %d detail %s at %v; want %s at %v", i, r.Detail, r.At, w.Detail, w.At)
 		}
-	}
-	ev := got[0].Action.Evidence
-	if got[0].Action.Resource == nil || got[0].Action.Resource.ID != "i-1" || ev.Spent == nil || *ev.Spent != gpucost.USD(21_000e9) ||
-		ev.Percent != 105 || ev.ScopeTags["team"] != "research" || *ev.SpotCap != 2 {
-		t.Errorf("entry 0 evidence = %+v, resource %+v", ev, got[0].Action.Resource)
-	}
-	if n := got[1].Action; len(n.Targets) != 1 || strings.Join(n.Evidence.Resources, ",") != "i-1,i-2" || n.Resource != nil {
-		t.Errorf("notify entry = %+v", n)
+		r.Detail, w.Detail, r.At, w.At = nil, nil, time.Time{}, time.Time{}
+		if !reflect.DeepEqual(r, w) {
+			t.Errorf("record %d = %+v, want %+v", i, r, w)
+		}
 	}
 }
 
-func testActionsFilters(t *testing.T, open OpenActions) {
+func testActionsFilters(t *testing.T, open Open) {
 	ctx := context.Background()
 	log := open(t)
-	for i, a := range []enforce.Action{
-		stopAction("p1", "i-1", enforce.ResultDone), stopAction("p2", "i-1", enforce.ResultPlanned),
-		stopAction("p1", "i-2", enforce.ResultDone), stopAction("p2", "i-3", enforce.ResultPlanned),
+	for i, r := range []gpucost.ActionRecord{
+		stopRecord(actionsAt, "p1", "i-1", "done"), stopRecord(actionsAt.Add(time.Hour), "p2", "i-1", "planned"),
+		stopRecord(actionsAt.Add(2*time.Hour), "p1", "i-2", "done"), stopRecord(actionsAt.Add(3*time.Hour), "p2", "i-3", "planned"),
 	} {
-		if _, err := log.RecordAction(ctx, actionsAt.Add(time.Duration(i)*time.Hour), a); err != nil {
-			t.Fatal(err)
+		if _, err := log.RecordAction(ctx, r); err != nil {
+			t.Fatalf("RecordAction(%d) = %v", i, err)
 		}
 	}
 	for _, tc := range []struct {
 		name string
-		f    enforce.LogFilter
+		f    gpucost.ActionFilter
 		want string
 	}{
-		{"all", enforce.LogFilter{}, "p1/i-1 p2/i-1 p1/i-2 p2/i-3"},
-		{"policy", enforce.LogFilter{Policy: "p1"}, "p1/i-1 p1/i-2"},
-		{"resource", enforce.LogFilter{Resource: "i-1"}, "p1/i-1 p2/i-1"},
-		{"since", enforce.LogFilter{Since: actionsAt.Add(2 * time.Hour)}, "p1/i-2 p2/i-3"},
-		{"latest 3, oldest first", enforce.LogFilter{Limit: 3}, "p2/i-1 p1/i-2 p2/i-3"},
-		{"none", enforce.LogFilter{Policy: "nope"}, ""},
+		{"all", gpucost.ActionFilter{}, "p1/i-1 p2/i-1 p1/i-2 p2/i-3"},
+		{"policy", gpucost.ActionFilter{Policy: "p1"}, "p1/i-1 p1/i-2"},
+		{"resource", gpucost.ActionFilter{Resource: "i-1"}, "p1/i-1 p2/i-1"},
+		{"since", gpucost.ActionFilter{Since: actionsAt.Add(2 * time.Hour)}, "p1/i-2 p2/i-3"},
+		{"latest 3, oldest first", gpucost.ActionFilter{Limit: 3}, "p2/i-1 p1/i-2 p2/i-3"},
+		{"none", gpucost.ActionFilter{Policy: "nope"}, ""},
 	} {
 		got, err := log.Actions(ctx, tc.f)
 		if err != nil {
 			t.Fatalf("Actions(%s) = %v", tc.name, err)
 		}
 		var keys []string
-		for _, e := range got {
-			keys = append(keys, e.Action.Policy+"/"+e.Action.Resource.ID)
+		for _, r := range got {
+			keys = append(keys, r.Policy+"/"+r.ResourceID)
 		}
 		if s := strings.Join(keys, " "); s != tc.want {
 			t.Errorf("Actions(%s) = %q, want %q", tc.name, s, tc.want)
 		}
 	}
+	if _, err := log.Actions(ctx, gpucost.ActionFilter{Limit: -1}); gpucost.ErrorCode(err) != gpucost.EInvalid {
+		t.Errorf("Actions(limit -1) = %v, want EInvalid", err)
+	}
 }
 
-func testActionsRejectIncomplete(t *testing.T, open OpenActions) {
+func testActionsRejectIncomplete(t *testing.T, open Open) {
 	ctx := context.Background()
 	log := open(t)
-	for _, a := range []enforce.Action{{Action: enforce.ActStop, Result: "done"}, {Policy: "p", Result: "done"}, {Policy: "p", Action: enforce.ActStop}} {
-		if _, err := log.RecordAction(ctx, actionsAt, a); gpucost.ErrorCode(err) != gpucost.EInvalid {
-			t.Errorf("RecordAction(%+v) = %v, want EInvalid", a, err)
+	ok := stopRecord(actionsAt, "p", "i-1", "done")
+	for name, change := range map[string]func(*gpucost.ActionRecord){
+		"no time":         func(r *gpucost.ActionRecord) { r.At = time.Time{} },
+		"no policy":       func(r *gpucost.ActionRecord) { r.Policy = "" },
+		"no action":       func(r *gpucost.ActionRecord) { r.Action = "" },
+		"no result":       func(r *gpucost.ActionRecord) { r.Result = "" },
+		"no detail":       func(r *gpucost.ActionRecord) { r.Detail = nil },
+		"detail not JSON": func(r *gpucost.ActionRecord) { r.Detail = []byte("{stop") },
+		"detail a list":   func(r *gpucost.ActionRecord) { r.Detail = []byte("[]") },
+	} {
+		r := ok
+		change(&r)
+		if _, err := log.RecordAction(ctx, r); gpucost.ErrorCode(err) != gpucost.EInvalid {
+			t.Errorf("RecordAction(%s) = %v, want EInvalid", name, err)
 		}
 	}
-	if got, err := log.Actions(ctx, enforce.LogFilter{}); err != nil || len(got) != 0 {
-		t.Errorf("after refusals: %d entries, %v; want none", len(got), err)
+	if got, err := log.Actions(ctx, gpucost.ActionFilter{}); err != nil || len(got) != 0 {
+		t.Errorf("after refusals: %d records, %v; want none", len(got), err)
 	}
 }

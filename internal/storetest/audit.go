@@ -29,7 +29,7 @@ var auditAt = time.Date(2026, 11, 21, 12, 0, 0, 123_456_789, time.UTC)
 
 func testAuditRoundTrip(t *testing.T, open Open) {
 	ctx := context.Background()
-	log := open(t).Audit
+	log := open(t)
 	want := []gpucost.AuditEntry{
 		{At: auditAt, Actor: "cli root@build-1", Action: gpucost.AuditTokenCreate, Target: "token 4 (agents)", Detail: "role agent", Source: "cli"},
 		{At: auditAt.Add(time.Second), Actor: "token 3 (ci-admin, admin)", Action: gpucost.AuditBillReplace,
@@ -69,7 +69,7 @@ func testAuditRoundTrip(t *testing.T, open Open) {
 
 func testAuditFilters(t *testing.T, open Open) {
 	ctx := context.Background()
-	log := open(t).Audit
+	log := open(t)
 	for i, e := range []gpucost.AuditEntry{
 		{Actor: "cli root@h", Action: gpucost.AuditBillReplace, Target: "a"},
 		{Actor: "token 3 (ci, admin)", Action: gpucost.AuditBillRemove, Target: "b"},
@@ -119,7 +119,7 @@ func testAuditFilters(t *testing.T, open Open) {
 
 func testAuditRefusals(t *testing.T, open Open) {
 	ctx := context.Background()
-	log := open(t).Audit
+	log := open(t)
 	for _, e := range []gpucost.AuditEntry{
 		{Actor: "a", Action: gpucost.AuditEnforce, Target: "t"},
 		{At: auditAt, Action: gpucost.AuditEnforce, Target: "t"},

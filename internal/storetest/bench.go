@@ -44,7 +44,7 @@ func BenchIngest(b *testing.B, open Open) {
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		db := open(b).Rollups
+		db := open(b)
 		b.StartTimer()
 		w := &telemetry.Writer{Store: db, IdleBelow: 5, Now: func() time.Time { return RollT0.Add(2 * time.Hour) }}
 		for i := 0; i < len(samples); i += 1000 {
@@ -107,7 +107,7 @@ func FleetLines(resources, from, days int) func(yield func(*gpucost.CostLine) bo
 // the previous one.
 func BenchPutCosts(b *testing.B, open Open, resources int) {
 	ctx := context.Background()
-	db := open(b).Costs
+	db := open(b)
 	const days = 30
 	var prev []int64
 	b.ResetTimer()
@@ -126,7 +126,7 @@ func BenchPutCosts(b *testing.B, open Open, resources int) {
 // imports (not timed), then scans the year and its last 30 days, summing the cost by team.
 func BenchScanCosts(b *testing.B, open Open, resources int) {
 	ctx := context.Background()
-	db := open(b).Costs
+	db := open(b)
 	for m := range 12 {
 		from := BenchCostStart.AddDate(0, m, 0)
 		days := int(from.AddDate(0, 1, 0).Sub(from) / (24 * time.Hour))
@@ -170,7 +170,7 @@ func BenchScanCosts(b *testing.B, open Open, resources int) {
 // time, then scans them all, summing GPU hours.
 func BenchScanHours(b *testing.B, open Open, gpus int) {
 	ctx := context.Background()
-	db := open(b).Rollups
+	db := open(b)
 	series := make([]*gpucost.Series, gpus)
 	for g := range series {
 		series[g] = &gpucost.Series{GPU: gpucost.GPU{UUID: fmt.Sprintf("GPU-%08x", g), Host: fmt.Sprintf("node%03d", g/8),

@@ -49,7 +49,7 @@ func sumsOf(lines []gpucost.CostLine) []gpucost.CostTotal {
 
 func testPutCostsRoundTrip(t *testing.T, open Open) {
 	ctx := context.Background()
-	db := open(t).Costs
+	db := open(t)
 	g := NewLineGen(1, 50)
 	const n = 8192 + 1234
 	var want []gpucost.CostLine
@@ -105,7 +105,7 @@ func matchLine(l *gpucost.CostLine, f gpucost.CostFilter) bool {
 
 func testScanCostsFilters(t *testing.T, open Open) {
 	ctx := context.Background()
-	db := open(t).Costs
+	db := open(t)
 	a, b := BillLines(300, 30), BillLines(20, 5)
 	for i, lines := range [][]gpucost.CostLine{a, b} {
 		imp := gpucost.CostImport{Name: fmt.Sprint("bill", i), Checksum: fmt.Sprint("c", i), Format: "focus"}
@@ -190,7 +190,7 @@ func testPutCostsNothingStoredOnFailure(t *testing.T, open Open) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			db := open(t).Costs
+			db := open(t)
 			ctx := context.Background()
 			old, err := db.PutCosts(ctx, gpucost.CostImport{Name: "old", Checksum: "c0"}, SeqOf(lines[:100]), nil)
 			if err != nil {
@@ -222,7 +222,7 @@ func checkOnlyOld(t *testing.T, db gpucost.CostStore, old gpucost.CostImport, li
 }
 
 func testPutCostsPanickingReaderStoresNothing(t *testing.T, open Open) {
-	db := open(t).Costs
+	db := open(t)
 	ctx := context.Background()
 	lines := BillLines(400, 30)
 	old, err := db.PutCosts(ctx, gpucost.CostImport{Name: "old", Checksum: "c0"}, SeqOf(lines[:100]), nil)
@@ -250,7 +250,7 @@ func testPutCostsPanickingReaderStoresNothing(t *testing.T, open Open) {
 
 func testPutCostsConflictAndReplace(t *testing.T, open Open) {
 	ctx := context.Background()
-	db := open(t).Costs
+	db := open(t)
 	lines := BillLines(3, 4)
 	first, err := db.PutCosts(ctx, gpucost.CostImport{Name: "a.csv", Checksum: "same"}, SeqOf(lines), nil)
 	if err != nil {
@@ -285,7 +285,7 @@ func testPutCostsConflictAndReplace(t *testing.T, open Open) {
 }
 
 func testScanCostsStops(t *testing.T, open Open) {
-	db := open(t).Costs
+	db := open(t)
 	ctx := context.Background()
 	if _, err := db.PutCosts(ctx, gpucost.CostImport{Name: "a", Checksum: "a"}, SeqOf(BillLines(400, 30)), nil); err != nil {
 		t.Fatal(err)
@@ -316,7 +316,7 @@ func testScanCostsStops(t *testing.T, open Open) {
 
 func testPutCostsIdentity(t *testing.T, open Open) {
 	ctx := context.Background()
-	db := open(t).Costs
+	db := open(t)
 	lines := BillLines(3, 4)
 	first, err := db.PutCosts(ctx, gpucost.CostImport{Name: "focus.csv", Checksum: "c1", Identity: "b1-k"}, SeqOf(lines), nil)
 	if err != nil {
@@ -344,7 +344,7 @@ func testPutCostsIdentity(t *testing.T, open Open) {
 
 func testRemoveCosts(t *testing.T, open Open) {
 	ctx := context.Background()
-	db := open(t).Costs
+	db := open(t)
 	lines := BillLines(5, 4)
 	a, err := db.PutCosts(ctx, gpucost.CostImport{Name: "a.csv", Checksum: "a", Identity: "b1-a", Rows: 20}, SeqOf(lines), nil)
 	if err != nil {
@@ -377,7 +377,7 @@ func testRemoveCosts(t *testing.T, open Open) {
 // the store lets one of each land and refuses the others as conflicts, within its transaction.
 func testPutCostsRace(t *testing.T, open Open) {
 	ctx := context.Background()
-	db := open(t).Costs
+	db := open(t)
 	lines := BillLines(50, 20)
 	const racers = 6
 	errs := make(chan error, racers)

@@ -24,7 +24,7 @@ func testOffer(region, zone, instance string, od, spot int64) gpucost.Offer {
 
 func testOffersRoundTripAndReplace(t *testing.T, open Open) {
 	ctx := context.Background()
-	db := open(t).Offers
+	db := open(t)
 	first := []gpucost.Offer{
 		testOffer("us-east-1", "use1-az1", "p5.48xlarge", 55_040_000_000, 14_582_000_000),
 		testOffer("us-east-1", "use1-az2", "p5.48xlarge", 55_040_000_000, 0), // no spot price
@@ -90,7 +90,7 @@ func testOffersRoundTripAndReplace(t *testing.T, open Open) {
 
 func testPutOffersIsAllOrNothing(t *testing.T, open Open) {
 	ctx := context.Background()
-	db := open(t).Offers
+	db := open(t)
 	bad := []gpucost.Offer{
 		testOffer("us-east-1", "use1-az1", "p5.48xlarge", 1, 0),
 		{Provider: "aws", Region: "us-east-1", GPUModel: "H100-SXM"}, // no instance type
@@ -116,7 +116,7 @@ func testPutOffersIsAllOrNothing(t *testing.T, open Open) {
 
 func testOffersFilterByModel(t *testing.T, open Open) {
 	ctx := context.Background()
-	db := open(t).Offers
+	db := open(t)
 	a := testOffer("us-east-1", "", "p5.48xlarge", 1, 0)
 	b := testOffer("us-east-1", "", "g6.xlarge", 1, 0)
 	b.GPUModel, b.GPUCount = "L4", 1
@@ -131,7 +131,7 @@ func testOffersFilterByModel(t *testing.T, open Open) {
 
 func testPutInventory(t *testing.T, open Open) {
 	ctx := context.Background()
-	db := open(t).Inventory
+	db := open(t)
 	first := []gpucost.InventoryEntry{
 		{ResourceID: "i-2", Host: "gpu-node-2", Provider: "AWS", InstanceType: "p4d.24xlarge", GPUModel: "A100-40GB", GPUs: 8,
 			Tags: gpucost.Labels{"team": "ml", "cost-center": "a,b=c"}},
@@ -160,7 +160,7 @@ func testPutInventory(t *testing.T, open Open) {
 
 func testPutInventoryRejectsBadEntries(t *testing.T, open Open) {
 	ctx := context.Background()
-	db := open(t).Inventory
+	db := open(t)
 	for _, bad := range [][]gpucost.InventoryEntry{
 		{{ResourceID: "i-1", Host: "a"}, {Host: "no-id"}},
 		{{ResourceID: "i-1", Host: "a"}, {ResourceID: "i-2", GPUs: -1}},

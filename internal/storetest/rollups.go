@@ -133,7 +133,7 @@ func diffRollup(g, w *gpucost.Rollup) string {
 }
 
 func testWriteScanRoundTrip(t *testing.T, open Open) {
-	db := open(t).Rollups
+	db := open(t)
 	ctx := context.Background()
 	rs := RollupsOf(FleetSamples(6, 3*time.Hour, 10*time.Second))
 	st, err := db.WriteRollups(ctx, rs)
@@ -151,7 +151,7 @@ func testWriteScanRoundTrip(t *testing.T, open Open) {
 }
 
 func testRewriteIsUnchanged(t *testing.T, open Open) {
-	db := open(t).Rollups
+	db := open(t)
 	ctx := context.Background()
 	rs := RollupsOf(FleetSamples(4, 2*time.Hour, 10*time.Second))
 	if _, err := db.WriteRollups(ctx, rs); err != nil {
@@ -194,11 +194,11 @@ func testSplitWritesMerge(t *testing.T, open Open) {
 					b = append(b, s)
 				}
 			}
-			whole := open(t).Rollups
+			whole := open(t)
 			if _, err := whole.WriteRollups(ctx, RollupsOf(samples)); err != nil {
 				t.Fatal(err)
 			}
-			parts := open(t).Rollups
+			parts := open(t)
 			if _, err := parts.WriteRollups(ctx, RollupsOf(a)); err != nil {
 				t.Fatal(err)
 			}
@@ -224,7 +224,7 @@ func testSplitWritesMerge(t *testing.T, open Open) {
 
 func testMergeOutcomesCounted(t *testing.T, open Open) {
 	ctx := context.Background()
-	db := open(t).Rollups
+	db := open(t)
 	samples := FleetSamples(1, 20*time.Minute, 10*time.Second)
 	first, overlap := samples[:60], samples[30:90] // minutes 0–9, then 5–14
 	if _, err := db.WriteRollups(ctx, RollupsOf(first)); err != nil {
@@ -252,7 +252,7 @@ func testMergeOutcomesCounted(t *testing.T, open Open) {
 
 func testScanFilters(t *testing.T, open Open) {
 	ctx := context.Background()
-	db := open(t).Rollups
+	db := open(t)
 	if _, err := db.WriteRollups(ctx, RollupsOf(FleetSamples(6, 4*time.Hour, 30*time.Second))); err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func testScanFilters(t *testing.T, open Open) {
 
 func testScanStopsAtCallbackError(t *testing.T, open Open) {
 	ctx := context.Background()
-	db := open(t).Rollups
+	db := open(t)
 	if _, err := db.WriteRollups(ctx, RollupsOf(FleetSamples(2, 3*time.Hour, time.Minute))); err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +328,7 @@ func testScanStopsAtCallbackError(t *testing.T, open Open) {
 }
 
 func testWriteRejectsBadRollups(t *testing.T, open Open) {
-	db := open(t).Rollups
+	db := open(t)
 	s := &gpucost.Series{GPU: gpucost.GPU{UUID: "GPU-1", Host: "h"}}
 	cases := map[string]gpucost.Rollup{
 		"no series": {Start: RollT0, Width: time.Hour},
@@ -351,11 +351,8 @@ func testWriteRejectsBadRollups(t *testing.T, open Open) {
 
 func testPruneMinutes(t *testing.T, open Open) {
 	ctx := context.Background()
-	db := open(t).Rollups
-	p, ok := db.(Pruner)
-	if !ok {
-		t.Skipf("%T does not prune minute rollups", db)
-	}
+	db := open(t)
+	p := db
 	if _, err := db.WriteRollups(ctx, RollupsOf(FleetSamples(2, 3*time.Hour, 30*time.Second))); err != nil {
 		t.Fatal(err)
 	}
@@ -382,11 +379,11 @@ func testWriterToStore(t *testing.T, open Open) {
 	ctx := context.Background()
 	samples := FleetSamples(5, 2*time.Hour, 5*time.Second)
 	slices.SortStableFunc(samples, func(a, b gpucost.Sample) int { return a.Time.Compare(b.Time) }) // as polled
-	whole := open(t).Rollups
+	whole := open(t)
 	if _, err := whole.WriteRollups(ctx, RollupsOf(samples)); err != nil {
 		t.Fatal(err)
 	}
-	db := open(t).Rollups
+	db := open(t)
 	w := &telemetry.Writer{Store: db, IdleBelow: 5, MaxBuffered: 700, Now: func() time.Time { return RollT0.Add(3 * time.Hour) }}
 	for i := 0; i < len(samples); i += 40 {
 		if err := w.Add(ctx, samples[i:min(i+40, len(samples))]...); err != nil {
@@ -415,7 +412,7 @@ func testWriterToStore(t *testing.T, open Open) {
 // and that a later write naming less (no model, no index) keeps what is stored.
 func testSeriesRecorded(t *testing.T, open Open) {
 	ctx := context.Background()
-	db := open(t).Rollups
+	db := open(t)
 	g := gpucost.GPU{UUID: "MIG-1", Host: "h", Model: "NVIDIA A100-SXM4-80GB", Index: 0, Parent: "GPU-9", Profile: "1g.10gb"}
 	s := gpucost.NewSample(RollT0.Add(61*time.Second), g)
 	s.Util, s.Labels = 30, gpucost.Labels{"pod": "a", "namespace": "n"}

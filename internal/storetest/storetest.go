@@ -2,62 +2,25 @@
 // PostgreSQL store run the same cases through the root package's interfaces, so that both keep
 // the same semantics (merge-on-write of rollups, whole-or-nothing bill imports, replacement of
 // offers and inventory entries, constant-time lookup and first-wins revocation of API tokens,
-// an alert delivery log that sends each alert once, and an audit trail read newest first).
+// an alert delivery log that sends each alert once, an enforcement action log read oldest
+// first, revoked dashboard sessions, and an audit trail read newest first): the whole of
+// gpucost.Store.
 //
 // A store's tests call Run with a function that opens a new, empty store:
 //
 //	func TestStoreSuite(t *testing.T) {
-//		storetest.Run(t, func(t *testing.T) storetest.Stores { db := open(t); return storetest.All(db) })
+//		storetest.Run(t, func(tb testing.TB) gpucost.Store { return open(tb) })
 //	}
 package storetest
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/notify"
 )
 
-// Store is what a gpucost store implements.
-type Store interface {
-	gpucost.RollupStore
-	gpucost.OfferStore
-	gpucost.CostStore
-	gpucost.InventoryStore
-	gpucost.TokenStore
-	gpucost.AuditLog
-	SessionStore
-}
-
-// Pruner is a store that deletes old minute rollups (both stores do; it is not part of
-// gpucost.RollupStore).
-type Pruner interface {
-	PruneMinutes(ctx context.Context, before time.Time) (int, error)
-}
-
-// Stores are the parts of one new, empty store under test.
-type Stores struct {
-	Rollups   gpucost.RollupStore
-	Offers    gpucost.OfferStore
-	Costs     gpucost.CostStore
-	Inventory gpucost.InventoryStore
-	Tokens    gpucost.TokenStore
-	Audit     gpucost.AuditLog
-	Sessions  SessionStore
-	// Deliveries is the store's alert delivery log; All leaves it to the caller, since each
-	// store returns its own type.
-	Deliveries notify.StoredLog
-}
-
-// All returns s as each of its parts.
-func All(s Store) Stores {
-	return Stores{Rollups: s, Offers: s, Costs: s, Inventory: s, Tokens: s, Audit: s, Sessions: s}
-}
-
 // Open opens a new, empty store for one test, closing it when the test ends.
-type Open func(tb testing.TB) Stores
+type Open func(tb testing.TB) gpucost.Store
 
 // Run runs every case of the suite, each as a subtest on a store of its own.
 func Run(t *testing.T, open Open) {
@@ -67,8 +30,11 @@ func Run(t *testing.T, open Open) {
 	t.Run("Inventory", func(t *testing.T) { RunInventory(t, open) })
 	t.Run("Tokens", func(t *testing.T) { RunTokens(t, open) })
 	t.Run("Deliveries", func(t *testing.T) { RunDeliveries(t, open) })
+	t.Run("Actions", func(t *testing.T) { RunActions(t, open) })
 	t.Run("Audit", func(t *testing.T) { RunAudit(t, open) })
 	t.Run("Sessions", func(t *testing.T) { RunSessions(t, open) })
+	t.Run("Settings", func(t *testing.T) { RunSettings(t, open) })
+	t.Run("Handle", func(t *testing.T) { testHandle(t, open) })
 }
 
 // RunRollups runs the cases of gpucost.RollupStore.

@@ -51,7 +51,7 @@ func newToken(t *testing.T, s gpucost.TokenStore, tok gpucost.Token) (gpucost.To
 
 func testTokenCreateAndLookUp(t *testing.T, open Open) {
 	ctx := context.Background()
-	s := open(t).Tokens
+	s := open(t)
 	// A creation time below the second is kept to the second, the same in every store.
 	tok, secret := newToken(t, s, gpucost.Token{Name: "host-1", Role: gpucost.RoleIngest, Created: tokenCreated.Add(300 * time.Millisecond)})
 	if tok.ID == 0 || !tok.Created.Equal(tokenCreated) || !tok.Revoked.IsZero() {
@@ -78,7 +78,7 @@ func testTokenCreateAndLookUp(t *testing.T, open Open) {
 
 func testTokenLookUpRefusesOtherHashes(t *testing.T, open Open) {
 	ctx := context.Background()
-	s := open(t).Tokens
+	s := open(t)
 	_, secret := newToken(t, s, gpucost.Token{Name: "host-1", Role: gpucost.RoleAdmin, Created: tokenCreated})
 	// Same lookup prefix, different hash: found by the index, refused by the full comparison.
 	forged := append([]byte(nil), gpucost.HashTokenSecret(secret)...)
@@ -99,7 +99,7 @@ func testTokenLookUpRefusesOtherHashes(t *testing.T, open Open) {
 
 func testTokenRevokeKeepsFirstTime(t *testing.T, open Open) {
 	ctx := context.Background()
-	s := open(t).Tokens
+	s := open(t)
 	tok, secret := newToken(t, s, gpucost.Token{Name: "host-1", Role: gpucost.RoleIngest, Created: tokenCreated})
 	other, otherSecret := newToken(t, s, gpucost.Token{Name: "host-2", Role: gpucost.RoleIngest, Created: tokenCreated})
 	revokedAt := tokenCreated.Add(time.Hour)
@@ -129,7 +129,7 @@ func testTokenRevokeKeepsFirstTime(t *testing.T, open Open) {
 
 func testTokenCreateRejectsBadTokens(t *testing.T, open Open) {
 	ctx := context.Background()
-	s := open(t).Tokens
+	s := open(t)
 	secret, err := gpucost.NewTokenSecret()
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +157,7 @@ func testTokenCreateRejectsBadTokens(t *testing.T, open Open) {
 
 func testTokenDuplicateHashRefused(t *testing.T, open Open) {
 	ctx := context.Background()
-	s := open(t).Tokens
+	s := open(t)
 	tok, secret := newToken(t, s, gpucost.Token{Name: "host-1", Role: gpucost.RoleViewer, Created: tokenCreated})
 	if got, err := s.CreateToken(ctx, gpucost.Token{Name: "copy", Role: gpucost.RoleAdmin}, gpucost.HashTokenSecret(secret)); err == nil {
 		t.Errorf("CreateToken(a stored hash) = %+v; want an error", got)
@@ -168,7 +168,7 @@ func testTokenDuplicateHashRefused(t *testing.T, open Open) {
 }
 
 func testTokenStorePing(t *testing.T, open Open) {
-	p, ok := open(t).Tokens.(Pinger)
+	p, ok := open(t).(Pinger)
 	if !ok {
 		t.Skip("the store has no Ping")
 	}
@@ -181,7 +181,7 @@ func testTokenStorePing(t *testing.T, open Open) {
 // stored, found by the hash of its secret.
 func BenchTokenByHash(b *testing.B, open Open, tokens int) {
 	ctx := context.Background()
-	s := open(b).Tokens
+	s := open(b)
 	hashes := make([][]byte, tokens)
 	for i := range hashes {
 		secret, err := gpucost.NewTokenSecret()

@@ -11,7 +11,7 @@ const (
 	// SQLite store's row keys hold 24 bits of them; the PostgreSQL store keeps the same range).
 	MaxStartHours = 1 << 24
 	// HistBins is the most utilization histogram bins a stored rollup holds (0–100 %).
-	HistBins = 101
+	HistBins = gpucost.HistBins
 )
 
 // CheckRollups returns an EInvalid naming the first rollup a store cannot hold: one without a

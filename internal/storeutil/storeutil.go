@@ -1,6 +1,7 @@
-// Package storeutil holds what the SQLite and PostgreSQL stores share that is not SQL: checking
-// what is to be stored, preparing a cost import and its totals, and counting the entries one call
-// adds or replaces. Both stores call it, so they check and answer alike.
+// Package storeutil holds what the SQLite and PostgreSQL stores share: checking what is to be
+// stored, preparing a cost import and its totals, counting the entries one call adds or
+// replaces, and the WHERE clauses of the log filters (where.go), whose SQL both databases run.
+// Both stores call it, so they check and answer alike.
 package storeutil
 
 import (

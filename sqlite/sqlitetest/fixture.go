@@ -17,7 +17,6 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/sqlite"
-	"github.com/gpucost/gpucost/telemetry"
 )
 
 // FixtureVersion changes with the row encoding, so that a cached fixture is rebuilt.
@@ -101,7 +100,7 @@ func fleetHours(rng *rand.Rand, s, days int) []gpucost.Rollup {
 			MemMaxMiB: float64(1024 * (1 + s%79)), MemP95MiB: float64(1024 * (1 + s%79)), MemTotalMiB: 81920,
 			PowerSamples: 360, PowerSum: float64(60000+rng.IntN(9000000)) / 100 * 1.0001, PowerMax: float64(20000+rng.IntN(20000)) / 100,
 			TempMaxC: float64(40 + rng.IntN(40))}
-		r.UtilP50, r.UtilP95 = telemetry.HistQuantiles(hist)
+		r.UtilP50, r.UtilP95 = gpucost.HistQuantiles(hist)
 		for v := 100; v >= 0; v-- {
 			if hist[v] > 0 {
 				r.UtilMax = float64(v)

@@ -1,4 +1,8 @@
-package queue
+// Package natsserver runs the NATS server with JetStream embedded in gpucost (gpucost queue
+// serve), for the work queues of package queue. It is a package of its own so that what only
+// reads queues (the API, the dashboard) does not link the server: only cmd/gpucost and tests
+// import it.
+package natsserver
 
 import (
 	"context"

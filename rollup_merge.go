@@ -1,87 +1,85 @@
-package telemetry
+package gpucost
 
 import (
 	"math/bits"
 	"time"
-
-	"github.com/gpucost/gpucost"
 )
 
-// MergeKind says how Merge combined a stored rollup with an incoming one.
+// MergeKind says how MergeRollups combined a stored rollup with an incoming one.
 type MergeKind int
 
-// The outcomes of Merge.
+// The outcomes of MergeRollups.
 const (
-	// Unchanged: incoming's coverage is within stored's, so its samples are taken to be stored
+	// RollupUnchanged: incoming's coverage is within stored's, so its samples are taken to be stored
 	// already (a re-import); stored is kept.
-	Unchanged MergeKind = iota
-	// Replaced: stored's coverage is within incoming's, which holds the same samples and more;
+	RollupUnchanged MergeKind = iota
+	// RollupReplaced: stored's coverage is within incoming's, which holds the same samples and more;
 	// incoming is kept.
-	Replaced
-	// Merged: the two cover disjoint sub-slots and so hold different samples; they are combined.
-	Merged
-	// Conflict: the two overlap in part, so neither holds the other and they cannot be added
+	RollupReplaced
+	// RollupMerged: the two cover disjoint sub-slots and so hold different samples; they are combined.
+	RollupMerged
+	// RollupConflict: the two overlap in part, so neither holds the other and they cannot be added
 	// without counting some samples twice; the one with more coverage is kept and the other's
 	// samples outside it are lost.
-	Conflict
+	RollupConflict
 )
 
 func (k MergeKind) String() string {
 	switch k {
-	case Unchanged:
+	case RollupUnchanged:
 		return "unchanged"
-	case Replaced:
+	case RollupReplaced:
 		return "replaced"
-	case Merged:
+	case RollupMerged:
 		return "merged"
-	case Conflict:
+	case RollupConflict:
 		return "conflict"
 	}
 	return "MergeKind(?)"
 }
 
-// Merge combines the stored rollup of a series and start with an incoming one of the same
+// MergeRollups combines the stored rollup of a series and start with an incoming one of the same
 // series, start and width, deciding by their Coverage (the seconds of a minute or the minutes of
 // an hour that held samples) whether incoming is a re-import, a superset, new samples or a
 // partial overlap; see MergeKind. For a conflict it keeps the rollup with more covered sub-slots,
 // then the one with more samples, then stored.
 //
-// Disjoint rollups are merged by Combine: exactly, except for the quantiles it documents.
-func Merge(stored, incoming gpucost.Rollup) (gpucost.Rollup, MergeKind) {
+// Disjoint rollups are merged by CombineRollups: exactly, except for the quantiles it documents.
+func MergeRollups(stored, incoming Rollup) (Rollup, MergeKind) {
 	switch {
 	case incoming.Coverage&^stored.Coverage == 0:
-		return stored, Unchanged
+		return stored, RollupUnchanged
 	case stored.Coverage&^incoming.Coverage == 0:
-		return incoming, Replaced
+		return incoming, RollupReplaced
 	case stored.Coverage&incoming.Coverage == 0:
-		return Combine(stored, incoming), Merged
+		return CombineRollups(stored, incoming), RollupMerged
 	}
 	cs, ci := bits.OnesCount64(stored.Coverage), bits.OnesCount64(incoming.Coverage)
 	if ci > cs || ci == cs && incoming.Samples > stored.Samples {
-		return incoming, Conflict
+		return incoming, RollupConflict
 	}
-	return stored, Conflict
+	return stored, RollupConflict
 }
 
-// MergeSplit is Merge for hour rollups, given what the minute rollups of the same samples
+// MergeHours is MergeRollups for hour rollups, given what the minute rollups of the same samples
 // showed: split has bit i set when minute i of the hour was split between stored and incoming
-// (their minute rollups covered disjoint seconds and were Merged), and splitIdle says which of
+// (their minute rollups covered disjoint seconds and were RollupMerged), and splitIdle says which of
 // those merged minutes are idle. When the hours overlap only in split minutes they hold
 // different samples after all, and are combined, with the split minutes' idle bits from
-// splitIdle; otherwise MergeSplit is Merge. This is how two imports whose files meet in the
+// splitIdle; otherwise MergeHours is MergeRollups. This is how two imports whose files meet in the
 // middle of a minute add up instead of conflicting.
-func MergeSplit(stored, incoming gpucost.Rollup, split, splitIdle uint64) (gpucost.Rollup, MergeKind) {
+func MergeHours(stored, incoming Rollup, split, splitIdle uint64) (Rollup, MergeKind) {
 	overlap := stored.Coverage & incoming.Coverage
 	if overlap == 0 || overlap&^split != 0 {
-		return Merge(stored, incoming)
+		return MergeRollups(stored, incoming)
 	}
-	out := Combine(stored, incoming)
+	out := CombineRollups(stored, incoming)
 	out.IdleMask = out.IdleMask&^overlap | splitIdle&overlap
 	out.IdleMinutes = bits.OnesCount64(out.IdleMask)
-	return out, Merged
+	return out, RollupMerged
 }
 
-// Combine adds two rollups of the same series, start and width that hold different samples.
+// CombineRollups adds two rollups of the same series, start and width that hold different samples.
 // Counts, sums and coverage add (coverage as a union), maxima take the larger, and an hour's
 // histograms add, so its UtilP50 and UtilP95 are recomputed exactly from the sum and its
 // IdleMask is the union (IdleMinutes its population count).
@@ -99,8 +97,8 @@ func MergeSplit(stored, incoming gpucost.Rollup, split, splitIdle uint64) (gpuco
 //     of the samples: the idle threshold is not known here, and the true answer depends on how
 //     close the merged mean is to it.
 //
-// Combine does not change a or b; the result shares no histogram with them.
-func Combine(a, b gpucost.Rollup) gpucost.Rollup {
+// CombineRollups does not change a or b; the result shares no histogram with them.
+func CombineRollups(a, b Rollup) Rollup {
 	out := a
 	out.Samples = a.Samples + b.Samples
 	out.Coverage = a.Coverage | b.Coverage
@@ -201,4 +199,36 @@ func weighted(a float64, na int, b float64, nb int) float64 {
 		return (a + b) / 2
 	}
 	return (a*float64(na) + b*float64(nb)) / float64(na+nb)
+}
+
+// HistBins is the number of bins of an hour rollup's utilisation histogram (Rollup.UtilHist):
+// one per whole percent, 0 to 100.
+const HistBins = 101
+
+// HistQuantiles returns the nearest-rank p50 and p95 of the values counted in hist, where bin i
+// counts the values i (a utilisation histogram: bin i is i percent); NaN for an empty histogram.
+// The q-quantile of n values is the value at rank ⌈q·n⌉ in ascending order, so it is always one
+// of the bins.
+func HistQuantiles(hist []uint32) (p50, p95 float64) {
+	var n int
+	for _, c := range hist {
+		n += int(c)
+	}
+	p50, p95 = Absent, Absent
+	if n == 0 {
+		return p50, p95
+	}
+	r50, r95 := max((50*n+99)/100, 1), max((95*n+99)/100, 1)
+	cum := 0
+	for i, c := range hist {
+		cum += int(c)
+		if cum >= r50 && p50 != p50 {
+			p50 = float64(i)
+		}
+		if cum >= r95 {
+			p95 = float64(i)
+			break
+		}
+	}
+	return p50, p95
 }

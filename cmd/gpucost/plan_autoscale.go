@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/plan/planfile"
 	"github.com/spf13/cobra"
@@ -156,21 +154,12 @@ func (af *autoscaleFlags) options(cmd *cobra.Command, e *env, sf *servingFlags, 
 	return af.spot(cmd, e, sf, o)
 }
 
-// spot sets up the spot mix: share, interruption rate, the provider's notice and the price.
+// spot sets up the spot mix and its price: --spot-price, else --gpu's on-demand price less
+// the catalog's spot discount.
 func (af *autoscaleFlags) spot(cmd *cobra.Command, e *env, sf *servingFlags, o *plan.AutoscaleOptions) error {
-	share, err := plan.ParsePercent(af.spotShare)
-	if err != nil || share > 1 {
-		return gpucost.Errorf(gpucost.EInvalid, "--spot-share %q: give a share up to 100%%, such as 50%%", af.spotShare)
-	}
-	s := &plan.SpotServing{Share: share, Fallback: af.spotFallback, Rand: rand.New(rand.NewPCG(af.seed, 0x5e71))}
-	if s.InterruptionsPerHour, err = flagValue("interruption-rate", af.spotRate, plan.ParseRate); err != nil {
+	s, err := plan.SpotMix(af.spotShare, af.spotRate, sf.provider, af.spotFallback, af.seed)
+	if err != nil {
 		return err
-	}
-	s.Notice = 2 * time.Minute
-	if sf.provider != "" {
-		if s.Notice, err = plan.SpotNotice(sf.provider); err != nil {
-			return err
-		}
 	}
 	switch {
 	case af.spotPrice != "":
@@ -182,15 +171,12 @@ func (af *autoscaleFlags) spot(cmd *cobra.Command, e *env, sf *servingFlags, o *
 		if err != nil {
 			return err
 		}
-		rows, err := cat.Cheapest(catalog.Query{GPU: sf.gpu, Provider: sf.provider})
+		d, ok, err := cat.SpotDiscount(sf.gpu, sf.provider)
 		if err != nil {
 			return err
 		}
-		for _, r := range rows {
-			if d, ok := r.SpotDiscount(); ok {
-				s.PricePerGPU = o.PricePerGPU.MulFloat(1 - d/100)
-				break
-			}
+		if ok {
+			s.PricePerGPU = o.PricePerGPU.MulFloat(1 - d/100)
 		}
 		if s.PricePerGPU.IsZero() {
 			return gpucost.Errorf(gpucost.EInvalid, "--gpu %s has no spot price in the catalog: give --spot-price", sf.gpu)

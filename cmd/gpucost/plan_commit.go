@@ -114,15 +114,13 @@ func (e *env) storeUsage(ctx context.Context, since string) ([]float64, error) {
 	}
 	defer rc.close()
 	price := rc.pricer(f.provider)
-	from := rc.opts.From.Truncate(time.Hour)
-	hours := make([]float64, int(rc.opts.To.Sub(from).Hours()+0.5))
+	u := plan.NewUsageByHour(rc.opts.From, rc.opts.To)
 	err = rc.scan(ctx, time.Hour, func(r *gpucost.Rollup) {
-		h := int(r.Start.Sub(from).Hours())
-		if p, ok := price(r.Series); ok && h >= 0 && h < len(hours) {
-			hours[h] += r.GPUHours() * float64(p.Nanos) / 1e9
+		if p, ok := price(r.Series); ok {
+			u.Add(r, p)
 		}
 	})
-	return hours, err
+	return u.Dollars, err
 }
 
 func (e *env) backtest(in plan.CommitInput, lookback, horizon time.Duration, rule plan.BuyRule) error {

@@ -57,21 +57,21 @@ func (e *env) printServing(recs []gpucost.Recommendation, in *serving.Input, v r
 	if err != nil {
 		return err
 	}
-	main, serving := recommendResult(recs), servingResult(sec)
+	fleet, pools := recommendResult(recs), servingResult(sec)
 	switch e.output {
 	case "json":
-		for _, n := range append(main.Notes, serving.Notes...) {
+		for _, n := range append(fleet.Notes, pools.Notes...) {
 			fmt.Fprintln(e.stderr, n)
 		}
 		return writeJSON(e.stdout, result{JSON: map[string]any{"recommendations": recs, "serving": sec}})
 	case "csv":
-		return e.printServingCSV(recs, sec.Recommendations, append(main.Notes, serving.Notes...))
+		return e.printServingCSV(recs, sec.Recommendations, append(fleet.Notes, pools.Notes...))
 	}
-	if err := e.print(main); err != nil {
+	if err := e.print(fleet); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout)
-	return e.print(serving)
+	return e.print(pools)
 }
 
 // servingResult is the serving section as a table.

@@ -26,7 +26,7 @@ func ParseSLO(s string) (float64, time.Duration, error) {
 		q, d = n, strings.TrimSpace(v)
 	}
 	pct, err := strconv.ParseFloat(q, 64)
-	if err != nil || pct <= 0 || pct >= 100 {
+	if err != nil || !(pct > 0 && pct < 100) { // NaN too
 		return 0, 0, bad
 	}
 	t, err := time.ParseDuration(d)

@@ -3,6 +3,7 @@ package plan
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -119,4 +120,44 @@ func TestParseInstruments(t *testing.T) {
 	checkInvalid(t, "ParseInstruments(3y)", err, `"3y": write name=discount[:max units], such as 3y=0.57:8,1y=0.4`)
 	_, err = ParseInstruments("3y=0.5:many")
 	checkInvalid(t, "ParseInstruments(many)", err, `"3y=0.5:many": the max units of 3y, "many", is not a number`)
+}
+
+// FuzzParseSchedule: any --schedule gives 24 or 168 counts of 0 or more, or an EInvalid error
+// that quotes it; never a panic.
+func FuzzParseSchedule(f *testing.F) {
+	for _, s := range []string{"0-7=2,8-19=6,20-23=3", "5=1", "23-0=4", "1,2,3", "=,", "0-23=-1", "0-23=1,0-23=2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, err := ParseSchedule(s)
+		if err != nil {
+			if gpucost.ErrorCode(err) != gpucost.EInvalid || !strings.HasPrefix(err.Error(), strconv.Quote(s)+": ") {
+				t.Fatalf("ParseSchedule(%q) = %v; want an EInvalid error quoting it", s, err)
+			}
+			return
+		}
+		if len(out) != 24 && len(out) != 168 || slices.Min(out) < 0 {
+			t.Fatalf("ParseSchedule(%q) = %v; want 24 or 168 counts of 0 or more", s, out)
+		}
+	})
+}
+
+// FuzzParseSLO: any --slo gives a quantile strictly between 0 and 1 and a positive duration,
+// or an EInvalid error that quotes it.
+func FuzzParseSLO(f *testing.F) {
+	for _, s := range []string{"p99=200ms", "p99.9=1s", "200ms", "p0=1s", "p99=", "=1s", "pNaN=1s", "p1e2=1s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q, slo, err := ParseSLO(s)
+		if err != nil {
+			if gpucost.ErrorCode(err) != gpucost.EInvalid || !strings.HasPrefix(err.Error(), strconv.Quote(s)+": ") {
+				t.Fatalf("ParseSLO(%q) = %v; want an EInvalid error quoting it", s, err)
+			}
+			return
+		}
+		if !(q > 0 && q < 1) || slo <= 0 {
+			t.Fatalf("ParseSLO(%q) = %v, %v; want 0 < q < 1 and a positive duration", s, q, slo)
+		}
+	})
 }

@@ -25,8 +25,10 @@
 //     cost and SLO attainment against the oracle, the per-interval Erlang C minimum.
 //
 // It is pure: it imports only the standard library and the root package; it does no I/O and
-// reads no clock. Catalog offers, usage series and prices
-// come in as arguments; the cmd/gpucost commands read files and flags and print the results.
+// reads no clock. Catalog offers, usage series and prices come in as arguments; plan/planfile
+// reads the planners' files, the Parse functions here read the quantities people write
+// (p99=200ms, 20%, 98GB, 7B), and the cmd/gpucost commands wire flags to them and print the
+// results.
 // Money stays exact (gpucost.Money). Requests that cannot be met return a gpucost.EInvalid error
 // that says what would work, so no NaN, infinity or negative saving reaches a report.
 package plan

@@ -35,7 +35,7 @@ func (e *env) agentSink(cmd *cobra.Command, server, tokenFile string, keepMinute
 			db.Close()
 			return nil, nil, "", err
 		}
-		sink := &pruningSink{Writer: w, db: db, retention: telemetry.Retention{Minutes: keepMinutes}, now: e.now, log: log}
+		sink := &agent.PruningSink{Writer: w, Store: db, Retention: telemetry.Retention{Minutes: keepMinutes}, Now: e.now, Log: log}
 		return sink, func() { db.Close() }, e.dbPath, nil
 	}
 	u, err := url.Parse(server)

@@ -13,7 +13,10 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/inventory"
 	"github.com/gpucost/gpucost/plan"
+	"github.com/gpucost/gpucost/plan/planfile"
+	"github.com/gpucost/gpucost/serving"
 )
 
 // maxFuzzCSV is the largest file the CSV fuzz targets read. The small CSV inputs of the CLI
@@ -86,26 +89,26 @@ func FuzzReadInventory(f *testing.F) {
 	file := newCSVFuzzFile(f, "inventory.csv")
 	f.Fuzz(func(t *testing.T, data string) {
 		file.write(t, data)
-		entries, err := readInventory(file.path)
+		entries, err := inventory.ReadFile(file.path)
 		if err != nil {
 			file.checkCSVError(t, "import", data, err)
 			return
 		}
 		if n := csvRecords(data); n >= 0 && n != len(entries) {
-			t.Fatalf("readInventory(%q) = %d entries; encoding/csv reads %d records", data, len(entries), n)
+			t.Fatalf("inventory.ReadFile(%q) = %d entries; encoding/csv reads %d records", data, len(entries), n)
 		}
 		for _, e := range entries {
 			if e.ResourceID == "" || e.Host == "" || e.GPUs < 0 {
-				t.Fatalf("readInventory(%q) gave %+v", data, e)
+				t.Fatalf("inventory.ReadFile(%q) gave %+v", data, e)
 			}
 			if e.GPUModel != "" {
 				if canon, ok := catalog.Normalize(e.GPUModel); !ok || canon != e.GPUModel {
-					t.Fatalf("readInventory(%q) gave GPU model %q, which is not canonical", data, e.GPUModel)
+					t.Fatalf("inventory.ReadFile(%q) gave GPU model %q, which is not canonical", data, e.GPUModel)
 				}
 			}
 			for k, v := range e.Tags {
-				if k == "" && v == "" || v == "" || inventoryColumns[strings.ToLower(k)] {
-					t.Fatalf("readInventory(%q) gave tag %q=%q", data, k, v)
+				if k == "" && v == "" || v == "" || inventory.IsColumn(k) {
+					t.Fatalf("inventory.ReadFile(%q) gave tag %q=%q", data, k, v)
 				}
 			}
 		}
@@ -127,17 +130,17 @@ func FuzzReadMIGWorkloads(f *testing.F) {
 	file := newCSVFuzzFile(f, "workloads.csv")
 	f.Fuzz(func(t *testing.T, data string) {
 		file.write(t, data)
-		ws, err := readMIGWorkloads(file.path)
+		ws, err := planfile.ReadMIGWorkloads(file.path)
 		if err != nil {
 			file.checkCSVError(t, "--workloads", data, err)
 			return
 		}
 		if n := csvRecords(data); n >= 0 && n != len(ws) {
-			t.Fatalf("readMIGWorkloads(%q) = %d workloads; encoding/csv reads %d records", data, len(ws), n)
+			t.Fatalf("planfile.ReadMIGWorkloads(%q) = %d workloads; encoding/csv reads %d records", data, len(ws), n)
 		}
 		for _, w := range ws {
 			if !(w.MemoryGB >= 0 && w.ComputeShare >= 0) {
-				t.Fatalf("readMIGWorkloads(%q) gave %+v", data, w)
+				t.Fatalf("planfile.ReadMIGWorkloads(%q) gave %+v", data, w)
 			}
 		}
 		if len(ws) > maxFuzzMIG {
@@ -184,18 +187,18 @@ func FuzzReadUsageCSV(f *testing.F) {
 	file := newCSVFuzzFile(f, "usage.csv")
 	f.Fuzz(func(t *testing.T, data string) {
 		file.write(t, data)
-		usage, err := readUsageCSV(file.path)
+		usage, err := planfile.ReadUsage(file.path)
 		if err != nil {
 			file.checkCSVError(t, "--usage", data, err)
 			return
 		}
 		if n := csvRecords(data); n >= 0 && n != len(usage) {
-			t.Fatalf("readUsageCSV(%q) = %d hours; encoding/csv reads %d records", data, len(usage), n)
+			t.Fatalf("planfile.ReadUsage(%q) = %d hours; encoding/csv reads %d records", data, len(usage), n)
 		}
 		peak := 0.0
 		for _, u := range usage {
 			if !(u >= 0) {
-				t.Fatalf("readUsageCSV(%q) gave usage %v", data, u)
+				t.Fatalf("planfile.ReadUsage(%q) gave usage %v", data, u)
 			}
 			peak = max(peak, u)
 		}
@@ -293,16 +296,16 @@ func FuzzReadRequestsFile(f *testing.F) {
 	file := newCSVFuzzFile(f, "requests.csv")
 	f.Fuzz(func(t *testing.T, data string) {
 		file.write(t, data)
-		w := newWeekRequests(from, to)
-		if _, err := readRequestsFile(file.path, w); err != nil {
+		w := serving.NewHourCounts(from, to)
+		if _, err := serving.ReadRequestsFile(file.path, w); err != nil {
 			if gpucost.ErrorCode(err) != gpucost.EInvalid || !strings.Contains(err.Error(), "requests") {
-				t.Fatalf("readRequestsFile(%q) = %v (code %s); want an EInvalid error about the requests", data, err, gpucost.ErrorCode(err))
+				t.Fatalf("serving.ReadRequestsFile(%q) = %v (code %s); want an EInvalid error about the requests", data, err, gpucost.ErrorCode(err))
 			}
 			return
 		}
-		for h := range w.req {
-			if !(w.req[h] >= 0) || !(w.cov[h] >= 0 && w.cov[h] <= 3600) {
-				t.Fatalf("readRequestsFile(%q): hour %d has %v requests over %v seconds", data, h, w.req[h], w.cov[h])
+		for h := range w.Requests {
+			if !(w.Requests[h] >= 0) || !(w.Covered[h] >= 0 && w.Covered[h] <= 3600) {
+				t.Fatalf("serving.ReadRequestsFile(%q): hour %d has %v requests over %v seconds", data, h, w.Requests[h], w.Covered[h])
 			}
 		}
 	})

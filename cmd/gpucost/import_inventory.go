@@ -2,11 +2,8 @@ package main
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
-	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/inventory"
 	"github.com/spf13/cobra"
 )
 
@@ -29,7 +26,7 @@ Entries replace earlier ones with the same resource id.`,
 			if err := e.validOutput(); err != nil {
 				return err
 			}
-			entries, err := readInventory(args[0])
+			entries, err := inventory.ReadFile(args[0])
 			if err != nil {
 				return err
 			}
@@ -50,57 +47,4 @@ Entries replace earlier ones with the same resource id.`,
 			})
 		},
 	}
-}
-
-// readInventory reads an inventory CSV; a bad value is an error naming file, line and column.
-func readInventory(name string) ([]gpucost.InventoryEntry, error) {
-	c, err := openCSV("import", name, "resource_id", "host")
-	if err != nil {
-		return nil, err
-	}
-	var out []gpucost.InventoryEntry
-	err = c.each(func(rec []string) error {
-		ent, err := inventoryEntry(c, rec)
-		out = append(out, ent)
-		return err
-	})
-	return out, err
-}
-
-// inventoryColumns are the inventory's own columns; any other is an owner tag.
-var inventoryColumns = map[string]bool{"resource_id": true, "host": true, "provider": true, "instance_type": true, "gpu_model": true, "gpus": true}
-
-func inventoryEntry(c *csvFile, rec []string) (gpucost.InventoryEntry, error) {
-	ent := gpucost.InventoryEntry{ResourceID: c.get(rec, "resource_id"), Host: c.get(rec, "host"), Provider: c.get(rec, "provider"),
-		InstanceType: c.get(rec, "instance_type")}
-	if ent.ResourceID == "" || ent.Host == "" {
-		return ent, c.errorf("resource_id", "resource_id and host must not be empty")
-	}
-	if m := c.get(rec, "gpu_model"); m != "" {
-		canon, ok := catalog.Normalize(m)
-		if !ok {
-			return ent, c.errorf("gpu_model", "gpu_model %q is not a GPU the catalog knows (see gpucost catalog specs)", m)
-		}
-		ent.GPUModel = canon
-	}
-	if g := c.get(rec, "gpus"); g != "" {
-		n, err := strconv.Atoi(g)
-		if err != nil || n < 0 {
-			return ent, c.errorf("gpus", "gpus %q is not a whole number of GPUs", g)
-		}
-		ent.GPUs = n
-	}
-	for i, h := range c.header {
-		k := strings.TrimSpace(h)
-		if i >= len(rec) || inventoryColumns[strings.ToLower(k)] {
-			continue
-		}
-		if v := strings.TrimSpace(rec[i]); v != "" {
-			if ent.Tags == nil {
-				ent.Tags = gpucost.Labels{}
-			}
-			ent.Tags[k] = v
-		}
-	}
-	return ent, nil
 }

@@ -2,17 +2,13 @@ package main
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/plan"
-	"github.com/gpucost/gpucost/traffic"
+	"github.com/gpucost/gpucost/plan/planfile"
 	"github.com/spf13/cobra"
 )
 
@@ -50,7 +46,7 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 			if err := sf.resolve(cmd.Context(), e); err != nil {
 				return err
 			}
-			tr, err := readTrace(af)
+			tr, err := planfile.ReadTrace(af.trace, planfile.TraceOptions{Gaps: af.gaps, Step: af.step, Sort: af.sort})
 			if err != nil {
 				return err
 			}
@@ -64,7 +60,11 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 			if err := af.options(cmd, e, &sf, &o); err != nil {
 				return err
 			}
-			runs, err := runAutoscale(af, o)
+			run := plan.AutoscaleBeside
+			if af.compare == "all" {
+				run = plan.CompareAutoscale
+			}
+			runs, err := run(o)
 			if err != nil {
 				return err
 			}
@@ -123,41 +123,6 @@ func (af *autoscaleFlags) register(cmd *cobra.Command, o *plan.AutoscaleOptions)
 	f.Uint64Var(&af.seed, "seed", 1, "seed for spot interruptions")
 }
 
-// readTrace opens and reads --trace.
-func readTrace(af autoscaleFlags) (*traffic.Trace, error) {
-	if af.trace == "" {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--trace FILE is required: a CSV of request timestamps or of timestamp,rate")
-	}
-	gaps, err := traffic.ParseGapPolicy(af.gaps)
-	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--gaps: %w", err)
-	}
-	to := traffic.Options{Gaps: gaps, Sort: af.sort}
-	if af.step != "" {
-		if to.Step, err = time.ParseDuration(af.step); err != nil || to.Step <= 0 {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "--step %q: give an interval such as 1s or 1m", af.step)
-		}
-	}
-	f, err := os.Open(af.trace)
-	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--trace: %w", err)
-	}
-	defer f.Close()
-	if to.Step == 0 {
-		format, err := traffic.Detect(f)
-		if err != nil {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "--trace %s: %w", af.trace, err)
-		}
-		if format == traffic.Timestamps {
-			to.Step = time.Minute
-		}
-		if _, err := f.Seek(0, 0); err != nil {
-			return nil, fmt.Errorf("read trace %s: %w", af.trace, err)
-		}
-	}
-	return traffic.Read(f, af.trace, to)
-}
-
 // options parses the policy flags into o.
 func (af *autoscaleFlags) options(cmd *cobra.Command, e *env, sf *servingFlags, o *plan.AutoscaleOptions) error {
 	var err error
@@ -174,12 +139,12 @@ func (af *autoscaleFlags) options(cmd *cobra.Command, e *env, sf *servingFlags, 
 		flag, v string
 		to      *float64
 	}{{"target", af.target, &o.TargetUtilisation}, {"step-up", af.stepUp, &o.StepUp}, {"step-down", af.stepDown, &o.StepDown}, {"headroom", af.headroom, &o.Headroom}} {
-		if *p.to, err = parsePercent(p.flag, p.v); err != nil {
+		if *p.to, err = flagValue(p.flag, p.v, plan.ParsePercent); err != nil {
 			return err
 		}
 	}
 	if af.schedule != "" {
-		if o.Schedule, err = parseSchedule(af.schedule); err != nil {
+		if o.Schedule, err = flagValue("schedule", af.schedule, plan.ParseSchedule); err != nil {
 			return err
 		}
 	}
@@ -189,21 +154,12 @@ func (af *autoscaleFlags) options(cmd *cobra.Command, e *env, sf *servingFlags, 
 	return af.spot(cmd, e, sf, o)
 }
 
-// spot sets up the spot mix: share, interruption rate, the provider's notice and the price.
+// spot sets up the spot mix and its price: --spot-price, else --gpu's on-demand price less
+// the catalog's spot discount.
 func (af *autoscaleFlags) spot(cmd *cobra.Command, e *env, sf *servingFlags, o *plan.AutoscaleOptions) error {
-	share, err := parsePercent("spot-share", af.spotShare)
-	if err != nil || share > 1 {
-		return gpucost.Errorf(gpucost.EInvalid, "--spot-share %q: give a share up to 100%%, such as 50%%", af.spotShare)
-	}
-	s := &plan.SpotServing{Share: share, Fallback: af.spotFallback, Rand: rand.New(rand.NewPCG(af.seed, 0x5e71))}
-	if s.InterruptionsPerHour, err = parseRate(af.spotRate); err != nil {
+	s, err := plan.SpotMix(af.spotShare, af.spotRate, sf.provider, af.spotFallback, af.seed)
+	if err != nil {
 		return err
-	}
-	s.Notice = 2 * time.Minute
-	if sf.provider != "" {
-		if s.Notice, err = plan.SpotNotice(sf.provider); err != nil {
-			return err
-		}
 	}
 	switch {
 	case af.spotPrice != "":
@@ -215,15 +171,12 @@ func (af *autoscaleFlags) spot(cmd *cobra.Command, e *env, sf *servingFlags, o *
 		if err != nil {
 			return err
 		}
-		rows, err := cat.Cheapest(catalog.Query{GPU: sf.gpu, Provider: sf.provider})
+		d, ok, err := cat.SpotDiscount(sf.gpu, sf.provider)
 		if err != nil {
 			return err
 		}
-		for _, r := range rows {
-			if d, ok := r.SpotDiscount(); ok {
-				s.PricePerGPU = o.PricePerGPU.MulFloat(1 - d/100)
-				break
-			}
+		if ok {
+			s.PricePerGPU = o.PricePerGPU.MulFloat(1 - d/100)
 		}
 		if s.PricePerGPU.IsZero() {
 			return gpucost.Errorf(gpucost.EInvalid, "--gpu %s has no spot price in the catalog: give --spot-price", sf.gpu)
@@ -233,88 +186,6 @@ func (af *autoscaleFlags) spot(cmd *cobra.Command, e *env, sf *servingFlags, o *
 	}
 	o.Spot = s
 	return nil
-}
-
-// parseSchedule reads "0-7=2,8-19=6,20-23=3" (hours of the day) or 24 or 168 counts.
-func parseSchedule(s string) ([]int, error) {
-	bad := gpucost.Errorf(gpucost.EInvalid, `--schedule %q: use hour ranges such as "0-7=2,8-19=6,20-23=3" covering 0–23, or 24 or 168 comma-separated counts`, s)
-	parts := strings.Split(s, ",")
-	if !strings.Contains(s, "=") {
-		out := make([]int, len(parts))
-		for i, p := range parts {
-			n, err := strconv.Atoi(strings.TrimSpace(p))
-			if err != nil || n < 0 {
-				return nil, bad
-			}
-			out[i] = n
-		}
-		if len(out) != 24 && len(out) != 168 {
-			return nil, bad
-		}
-		return out, nil
-	}
-	out := make([]int, 24)
-	set := make([]bool, 24)
-	for _, p := range parts {
-		hours, count, ok := strings.Cut(p, "=")
-		n, err := strconv.Atoi(strings.TrimSpace(count))
-		from, to, _ := strings.Cut(strings.TrimSpace(hours), "-")
-		if to == "" {
-			to = from
-		}
-		a, err1 := strconv.Atoi(from)
-		b, err2 := strconv.Atoi(to)
-		if !ok || err != nil || err1 != nil || err2 != nil || n < 0 || a < 0 || b > 23 || a > b {
-			return nil, bad
-		}
-		for h := a; h <= b; h++ {
-			out[h], set[h] = n, true
-		}
-	}
-	for h, ok := range set {
-		if !ok {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "--schedule %q: hour %d has no count; cover 0–23", s, h)
-		}
-	}
-	return out, nil
-}
-
-// runAutoscale runs one policy beside the oracle (and all on-demand, with spot), or every one.
-func runAutoscale(af autoscaleFlags, o plan.AutoscaleOptions) ([]plan.AutoscaleResult, error) {
-	if af.compare == "all" {
-		return plan.CompareAutoscale(o)
-	}
-	r, err := plan.Autoscale(o)
-	if err != nil {
-		return nil, err
-	}
-	runs := []plan.AutoscaleResult{r}
-	if o.Policy == plan.Oracle {
-		return runs, nil
-	}
-	if o.Spot != nil {
-		od := o
-		od.Spot = nil
-		all, err := plan.Autoscale(od)
-		if err != nil {
-			return nil, err
-		}
-		all.Settings = "the same, all on-demand"
-		runs = append(runs, all)
-	}
-	od := o
-	od.Policy, od.Spot = plan.Oracle, nil
-	best, err := plan.Autoscale(od)
-	if err != nil {
-		return nil, err
-	}
-	runs = append(runs, best)
-	for i := range runs {
-		if best.ReplicaHours > 0 {
-			runs[i].GapReplicaHours = runs[i].ReplicaHours/best.ReplicaHours - 1
-		}
-	}
-	return runs, nil
 }
 
 func autoscaleResult(o plan.AutoscaleOptions, runs []plan.AutoscaleResult, all bool) result {

@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/plan"
+	"github.com/gpucost/gpucost/plan/planfile"
 	"github.com/spf13/cobra"
 )
 
@@ -46,7 +46,7 @@ and --max-batch.`,
 			case sf.batchProfile != "" && (alpha > 0 || beta > 0):
 				return gpucost.Errorf(gpucost.EInvalid, "give --batch-profile or --alpha/--beta, not both")
 			case sf.batchProfile != "":
-				o.Profile, err = readProfile(sf.batchProfile)
+				o.Profile, err = planfile.ReadLatencyProfile(sf.batchProfile)
 			default:
 				o.Profile, err = plan.FittedProfile(alpha, beta, o.MaxBatch)
 			}
@@ -72,58 +72,6 @@ and --max-batch.`,
 	f.DurationVar(&beta, "beta", 0, "without --batch-profile: time per request in a batch (β)")
 	f.IntVar(&o.MaxBatch, "max-batch", 0, "the largest batch the model takes (required with --alpha/--beta)")
 	return cmd
-}
-
-// readProfile reads a latency profile CSV.
-func readProfile(name string) (plan.LatencyProfile, error) {
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return plan.LatencyProfile{}, gpucost.Errorf(gpucost.EInvalid, "--batch-profile: %w", err)
-	}
-	p, err := plan.ParseLatencyProfile(data)
-	if err != nil {
-		return p, fmt.Errorf("--batch-profile %s: %w", name, err)
-	}
-	return p, nil
-}
-
-// batchService is how a replica serves when a batch profile is given: batches of Batch
-// requests that fill in Fill and run in S.
-type batchService struct {
-	S     time.Duration
-	Batch int
-	Fill  time.Duration
-	Note  string
-}
-
-// batchServiceTime plans batches for rate from --batch-profile: --batch-size if given, else
-// the batching plan's best size.
-func batchServiceTime(s *servingFlags, rate float64) (batchService, error) {
-	prof, err := readProfile(s.batchProfile)
-	if err != nil {
-		return batchService{}, err
-	}
-	if rate <= 0 {
-		return batchService{}, gpucost.Errorf(gpucost.EInvalid, "--batch-profile needs a positive --rate to plan batches")
-	}
-	res, err := plan.Batching(plan.BatchingOptions{Rate: rate, Quantile: s.quantile, SLO: s.target, Profile: prof, MaxBatch: s.batchSize})
-	if err != nil {
-		return batchService{}, err
-	}
-	best := res.Best
-	if s.batchSize > 0 && best.MaxBatchSize != s.batchSize {
-		i := len(res.Plans) - 1
-		for i >= 0 && res.Plans[i].MaxBatchSize > s.batchSize {
-			i--
-		}
-		if i < 0 {
-			return batchService{}, gpucost.Errorf(gpucost.EInvalid, "--batch-size %d: no batch size up to it keeps the SLO", s.batchSize)
-		}
-		best = res.Plans[i]
-	}
-	return batchService{S: best.Service, Batch: best.MaxBatchSize, Fill: best.Fill,
-		Note: fmt.Sprintf("Batches of %d (max_queue_delay_microseconds %d): each runs in %v and fills in %v at %.4g requests/s; %s.",
-			best.MaxBatchSize, best.MaxQueueDelay.Microseconds(), best.Service, best.Fill.Round(time.Microsecond), rate, prof)}, nil
 }
 
 func batchingResult(r plan.BatchingResult) result {

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/plan"
+	"github.com/gpucost/gpucost/plan/planfile"
 	"github.com/spf13/cobra"
 )
 
@@ -46,8 +46,8 @@ func (s *servingFlags) register(cmd *cobra.Command) {
 // resolve parses the SLO and finds the price.
 func (s *servingFlags) resolve(ctx context.Context, e *env) error {
 	var err error
-	if s.quantile, s.target, err = parseSLO(s.slo); err != nil {
-		return err
+	if s.quantile, s.target, err = plan.ParseSLO(s.slo); err != nil {
+		return gpucost.Errorf(gpucost.EInvalid, "--slo %w", err)
 	}
 	if s.gpusPer < 1 {
 		return gpucost.Errorf(gpucost.EInvalid, "--gpus-per-replica %d: give 1 or more", s.gpusPer)
@@ -71,42 +71,6 @@ func (s *servingFlags) resolve(ctx context.Context, e *env) error {
 		s.priceFrom = fmt.Sprintf("median on-demand $/GPU-h over regions: %s %s in %s", offer.Provider, offer.InstanceType, offer.Region)
 	}
 	return nil
-}
-
-// parseSLO reads "p99=200ms", "p99.9=1s" or "200ms" (p99).
-func parseSLO(s string) (float64, time.Duration, error) {
-	bad := gpucost.Errorf(gpucost.EInvalid, "--slo %q: use pNN=DURATION, such as p99=200ms or p99.9=1s", s)
-	q, d := "99", strings.TrimSpace(s)
-	if name, v, ok := strings.Cut(d, "="); ok {
-		n, ok := strings.CutPrefix(strings.ToLower(strings.TrimSpace(name)), "p")
-		if !ok {
-			return 0, 0, bad
-		}
-		q, d = n, strings.TrimSpace(v)
-	}
-	pct, err := strconv.ParseFloat(q, 64)
-	if err != nil || pct <= 0 || pct >= 100 {
-		return 0, 0, bad
-	}
-	t, err := time.ParseDuration(d)
-	if err != nil || t <= 0 {
-		return 0, 0, bad
-	}
-	return pct / 100, t, nil
-}
-
-// parsePercent reads "20%" or "0.2" as 0.2.
-func parsePercent(flag, s string) (float64, error) {
-	v := strings.TrimSpace(s)
-	pct := strings.HasSuffix(v, "%")
-	f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-	if err != nil || f < 0 || f != f {
-		return 0, gpucost.Errorf(gpucost.EInvalid, "--%s %q: use a percentage such as 20%% or a share such as 0.2", flag, s)
-	}
-	if pct {
-		f /= 100
-	}
-	return f, nil
 }
 
 func newPlanCapacityCmd(e *env) *cobra.Command {
@@ -141,7 +105,7 @@ S is the profile's latency at --batch-size, or at the batch size gpucost plan ba
 				return err
 			}
 			var err error
-			if o.Headroom, err = parsePercent("headroom", headroom); err != nil {
+			if o.Headroom, err = flagValue("headroom", headroom, plan.ParsePercent); err != nil {
 				return err
 			}
 			o.Quantile, o.SLO, o.PricePerGPU, o.GPU, o.GPUsPerReplica = sf.quantile, sf.target, sf.perGPUHour, sf.gpu, sf.gpusPer
@@ -175,17 +139,21 @@ S is the profile's latency at --batch-size, or at the batch size gpucost plan ba
 
 // service returns how a replica serves: --service-time per request, or batches planned from
 // --batch-profile for rate (at --batch-size, or the batching plan's best size).
-func (s *servingFlags) service(rate float64) (batchService, error) {
+func (s *servingFlags) service(rate float64) (plan.BatchService, error) {
 	if s.batchProfile == "" {
 		if s.serviceTime <= 0 {
-			return batchService{}, gpucost.Errorf(gpucost.EInvalid, "--service-time is required (such as 30ms), or give --batch-profile")
+			return plan.BatchService{}, gpucost.Errorf(gpucost.EInvalid, "--service-time is required (such as 30ms), or give --batch-profile")
 		}
-		return batchService{S: s.serviceTime, Batch: 1}, nil
+		return plan.BatchService{S: s.serviceTime, Batch: 1}, nil
 	}
 	if s.serviceTime > 0 {
-		return batchService{}, gpucost.Errorf(gpucost.EInvalid, "give --service-time or --batch-profile, not both")
+		return plan.BatchService{}, gpucost.Errorf(gpucost.EInvalid, "give --service-time or --batch-profile, not both")
 	}
-	return batchServiceTime(s, rate)
+	prof, err := planfile.ReadLatencyProfile(s.batchProfile)
+	if err != nil {
+		return plan.BatchService{}, err
+	}
+	return plan.PlanBatchService(prof, rate, s.quantile, s.target, s.batchSize)
 }
 
 func capacityResult(r plan.CapacityResult) result {

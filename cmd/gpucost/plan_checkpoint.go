@@ -2,11 +2,8 @@ package main
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/spf13/cobra"
 )
@@ -34,17 +31,17 @@ emergency checkpoint fits the provider's interruption notice (AWS 2 min, GCP and
 			}
 			var err error
 			if rate != "" {
-				if o.InterruptionsPerHour, err = parseRate(rate); err != nil {
+				if o.InterruptionsPerHour, err = flagValue("interruption-rate", rate, plan.ParseRate); err != nil {
 					return err
 				}
 			}
 			if size != "" {
-				if o.SizeBytes, err = parseBytes("size", size, false); err != nil {
+				if o.SizeBytes, err = flagValue("size", size, func(s string) (float64, error) { return plan.ParseBytes(s, false) }); err != nil {
 					return err
 				}
 			}
 			if bandwidth != "" {
-				if o.BandwidthBytesPerSecond, err = parseBytes("bandwidth", bandwidth, true); err != nil {
+				if o.BandwidthBytesPerSecond, err = flagValue("bandwidth", bandwidth, func(s string) (float64, error) { return plan.ParseBytes(s, true) }); err != nil {
 					return err
 				}
 			}
@@ -66,20 +63,6 @@ emergency checkpoint fits the provider's interruption notice (AWS 2 min, GCP and
 	f.StringVar(&o.Provider, "provider", "", "aws, gcp or azure: the notice an emergency checkpoint must fit in")
 	f.DurationVar(&o.Work, "work", 0, "failure-free run time, to estimate the wall time")
 	return cmd
-}
-
-// parseRate reads an interruption rate per hour: "10%/h", "10%" or "0.1".
-func parseRate(s string) (float64, error) {
-	v := strings.TrimSuffix(strings.TrimSpace(s), "/h")
-	pct := strings.HasSuffix(v, "%")
-	f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-	if err != nil || f <= 0 {
-		return 0, gpucost.Errorf(gpucost.EInvalid, "--interruption-rate %q: use interruptions per hour, such as 10%%/h or 0.1", s)
-	}
-	if pct {
-		f /= 100
-	}
-	return f, nil
 }
 
 func checkpointResult(r plan.CheckpointResult) result {

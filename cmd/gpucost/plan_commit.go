@@ -3,12 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/plan"
+	"github.com/gpucost/gpucost/plan/planfile"
 	"github.com/spf13/cobra"
 )
 
@@ -73,11 +72,11 @@ func (e *env) planCommit(ctx context.Context, c *commitFlags) error {
 	}
 	in := c.in
 	var err error
-	if in.OnDemand, err = parseDollars("price", c.price); err != nil {
+	if in.OnDemand, err = flagValue("price", c.price, plan.ParseDollars); err != nil {
 		return err
 	}
 	if c.usage != "" {
-		in.Usage, err = readUsageCSV(c.usage)
+		in.Usage, err = planfile.ReadUsage(c.usage)
 	} else {
 		in.Usage, err = e.storeUsage(ctx, c.since)
 		in.OnDemand = gpucost.USD(1e9)
@@ -105,29 +104,6 @@ func (e *env) planCommit(ctx context.Context, c *commitFlags) error {
 	return e.print(commitResult(res))
 }
 
-func parseDollars(flag, s string) (gpucost.Money, error) {
-	m, err := gpucost.ParseMoney(s, "USD")
-	if err != nil || m.Nanos <= 0 {
-		return m, gpucost.Errorf(gpucost.EInvalid, "--%s %q: use a positive amount of dollars, such as 3.06", flag, s)
-	}
-	return m, nil
-}
-
-// readUsageCSV reads the usage column of an hourly usage file.
-func readUsageCSV(name string) ([]float64, error) {
-	c, err := openCSV("--usage", name, "usage")
-	if err != nil {
-		return nil, err
-	}
-	var out []float64
-	err = c.each(func(rec []string) error {
-		v, err := c.number(rec, "usage")
-		out = append(out, v)
-		return err
-	})
-	return out, err
-}
-
 // storeUsage returns the on-demand dollars of GPU time per hour over the period: every GPU-hour
 // of telemetry at its model's catalog price.
 func (e *env) storeUsage(ctx context.Context, since string) ([]float64, error) {
@@ -138,15 +114,13 @@ func (e *env) storeUsage(ctx context.Context, since string) ([]float64, error) {
 	}
 	defer rc.close()
 	price := rc.pricer(f.provider)
-	from := rc.opts.From.Truncate(time.Hour)
-	hours := make([]float64, int(rc.opts.To.Sub(from).Hours()+0.5))
+	u := plan.NewUsageByHour(rc.opts.From, rc.opts.To)
 	err = rc.scan(ctx, time.Hour, func(r *gpucost.Rollup) {
-		h := int(r.Start.Sub(from).Hours())
-		if p, ok := price(r.Series); ok && h >= 0 && h < len(hours) {
-			hours[h] += r.GPUHours() * float64(p.Nanos) / 1e9
+		if p, ok := price(r.Series); ok {
+			u.Add(r, p)
 		}
 	})
-	return hours, err
+	return u.Dollars, err
 }
 
 func (e *env) backtest(in plan.CommitInput, lookback, horizon time.Duration, rule plan.BuyRule) error {
@@ -172,21 +146,9 @@ func (e *env) backtest(in plan.CommitInput, lookback, horizon time.Duration, rul
 
 // layer prints the cost-minimising mix of several commitment instruments.
 func (e *env) layer(in plan.CommitInput, spec string) error {
-	var ins []plan.Instrument
-	for part := range strings.SplitSeq(spec, ",") {
-		name, rest, ok := strings.Cut(strings.TrimSpace(part), "=")
-		d, max, _ := strings.Cut(rest, ":")
-		inst := plan.Instrument{Name: name}
-		var err error
-		if inst.Discount, err = strconv.ParseFloat(d, 64); !ok || err != nil {
-			return gpucost.Errorf(gpucost.EInvalid, "--layer %q: write name=discount[:max units], such as 3y=0.57:8,1y=0.4", spec)
-		}
-		if max != "" {
-			if inst.MaxUnits, err = strconv.ParseFloat(max, 64); err != nil {
-				return gpucost.Errorf(gpucost.EInvalid, "--layer %q: the max units of %s, %q, is not a number", spec, name, max)
-			}
-		}
-		ins = append(ins, inst)
+	ins, err := flagValue("layer", spec, plan.ParseInstruments)
+	if err != nil {
+		return err
 	}
 	res, err := plan.Layer(plan.LayerInput{Usage: in.Usage, OnDemand: in.OnDemand, Instruments: ins})
 	if err != nil {
@@ -254,7 +216,7 @@ func newPlanROICmd(e *env) *cobra.Command {
 				flag, v string
 				dst     *gpucost.Money
 			}{{"on-demand", onDemand, &in.OnDemand}, {"reserved-1y", r1, &in.Reserved1y}, {"reserved-3y", r3, &in.Reserved3y}} {
-				if *p.dst, err = parseDollars(p.flag, p.v); err != nil {
+				if *p.dst, err = flagValue(p.flag, p.v, plan.ParseDollars); err != nil {
 					return err
 				}
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/plan"
@@ -33,7 +32,7 @@ per capacity type.`,
 				return err
 			}
 			var err error
-			if o.OnDemandBase, err = parseShare("on-demand-base", base); err != nil {
+			if o.OnDemandBase, err = flagValue("on-demand-base", base, plan.ParseShare); err != nil {
 				return err
 			}
 			cat, err := e.loadCatalog(cmd.Context())
@@ -61,23 +60,6 @@ per capacity type.`,
 	f.StringSliceVar(&o.Regions, "region", nil, "only these regions")
 	f.StringVar(&export, "export", "", "print ec2-fleet (CreateFleet JSON) or karpenter (NodePool YAML) instead of the plan")
 	return cmd
-}
-
-// parseShare reads a share such as 20% or 0.2.
-func parseShare(flag, s string) (float64, error) {
-	v := strings.TrimSpace(s)
-	pct := strings.HasSuffix(v, "%")
-	var f float64
-	if _, err := fmt.Sscan(strings.TrimSuffix(v, "%"), &f); err != nil || f < 0 {
-		return 0, gpucost.Errorf(gpucost.EInvalid, "--%s %q: use a share such as 20%% or 0.2", flag, s)
-	}
-	if pct {
-		f /= 100
-	}
-	if f > 1 {
-		return 0, gpucost.Errorf(gpucost.EInvalid, "--%s %q: a share is at most 100%%", flag, s)
-	}
-	return f, nil
 }
 
 func (e *env) printFleet(r plan.FleetResult, export string) error {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/catalog"
@@ -34,11 +32,11 @@ about 16 bytes × params plus activations (reference case R3), so that rule unde
 				return err
 			}
 			var err error
-			if in.Params, err = parseCount("params", params); err != nil {
+			if in.Params, err = flagValue("params", params, plan.ParseCount); err != nil {
 				return err
 			}
 			if tokens != "" {
-				if in.Tokens, err = parseCount("tokens", tokens); err != nil {
+				if in.Tokens, err = flagValue("tokens", tokens, plan.ParseCount); err != nil {
 					return err
 				}
 			}
@@ -65,23 +63,6 @@ about 16 bytes × params plus activations (reference case R3), so that rule unde
 	f.BoolVar(&in.Spot, "spot", false, "rank by spot price")
 	f.IntVar(&in.Limit, "limit", 10, "show at most this many options")
 	return cmd
-}
-
-// parseCount reads a count such as 7e9, 7B, 70B, 1.5T or 500M.
-func parseCount(flag, s string) (float64, error) {
-	v := strings.TrimSpace(s)
-	mult := 1.0
-	for suffix, m := range map[string]float64{"K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12} {
-		if n, ok := strings.CutSuffix(strings.ToUpper(v), suffix); ok {
-			v, mult = n, m
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f <= 0 || f != f {
-		return 0, gpucost.Errorf(gpucost.EInvalid, "--%s %q: use a positive count such as 7e9 or 7B", flag, s)
-	}
-	return f * mult, nil
 }
 
 func instanceResult(r plan.InstanceResult) result {

@@ -7,6 +7,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/plan"
+	"github.com/gpucost/gpucost/plan/planfile"
 	"github.com/spf13/cobra"
 )
 
@@ -35,7 +36,7 @@ FILE.csv has a header with name, memory_gb and compute_share (0–1) columns.`,
 			if workloads == "" {
 				return gpucost.Errorf(gpucost.EInvalid, "--workloads FILE.csv is required: name, memory_gb, compute_share")
 			}
-			ws, err := readMIGWorkloads(workloads)
+			ws, err := planfile.ReadMIGWorkloads(workloads)
 			if err != nil {
 				return err
 			}
@@ -55,27 +56,6 @@ FILE.csv has a header with name, memory_gb and compute_share (0–1) columns.`,
 	cmd.Flags().StringVar(&gpu, "gpu", "A100-80GB", "the GPU: A100-40GB, A100-80GB, H100-80GB, H100-94GB, H200, or another MIG GPU of the catalog")
 	cmd.Flags().StringVar(&workloads, "workloads", "", "CSV of workloads: name, memory_gb, compute_share")
 	return cmd
-}
-
-// readMIGWorkloads reads a workloads CSV; a bad value names file, line and column.
-func readMIGWorkloads(name string) ([]plan.MIGWorkload, error) {
-	c, err := openCSV("--workloads", name, "name", "memory_gb", "compute_share")
-	if err != nil {
-		return nil, err
-	}
-	var out []plan.MIGWorkload
-	err = c.each(func(rec []string) error {
-		w := plan.MIGWorkload{Name: c.get(rec, "name")}
-		if w.MemoryGB, err = c.number(rec, "memory_gb"); err != nil {
-			return err
-		}
-		if w.ComputeShare, err = c.number(rec, "compute_share"); err != nil {
-			return err
-		}
-		out = append(out, w)
-		return nil
-	})
-	return out, err
 }
 
 func migResult(r plan.MIGResult) result {

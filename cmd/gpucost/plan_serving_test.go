@@ -123,16 +123,6 @@ func TestPlanAutoscaleBadInput(t *testing.T) {
 	}
 }
 
-func TestParseSchedule(t *testing.T) {
-	s, err := parseSchedule("0-7=2,8-19=6,20-23=3")
-	if err != nil || s[0] != 2 || s[7] != 2 || s[8] != 6 || s[19] != 6 || s[23] != 3 {
-		t.Errorf("parseSchedule = %v, %v", s, err)
-	}
-	if _, err := parseSchedule("1,2,3"); err == nil {
-		t.Error("parseSchedule(3 counts): want an error")
-	}
-}
-
 // latencyProfile is a measured latency profile: 5 ms + 1 ms per request.
 const latencyProfile = "../../plan/testdata/latency_profile.csv"
 

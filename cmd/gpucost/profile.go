@@ -3,12 +3,10 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"math"
 	"os/exec"
 	"strings"
 	"time"
 
-	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/profile"
 	"github.com/spf13/cobra"
 )
@@ -63,13 +61,13 @@ It exits with CMD's exit code.`,
 
 // profileResult shows a profiled run, with the cheapest GPU that fits its VRAM peak.
 func (e *env) profileResult(res profile.Result) result {
-	fit := e.cheapestFit(res.MemPeakMiB * 1.2 / 1024)
+	fit := profile.CheapestFit(res)
 	r := result{
 		Title:   "gpucost profile: " + strings.Join(res.Command, " "),
 		Columns: []string{"Measure", "Value"},
 		JSON: struct {
 			profile.Result
-			Fit *fitJSON `json:"cheapest_fit,omitempty"`
+			Fit *profile.Fit `json:"cheapest_fit,omitempty"`
 		}{res, fit},
 	}
 	add := func(k, v string) { r.Rows = append(r.Rows, []string{k, v}) }
@@ -98,33 +96,3 @@ func (e *env) profileResult(res profile.Result) result {
 }
 
 func gib(mib float64) string { return fmt.Sprintf("%.1f GiB", mib/1024) }
-
-// fitJSON is the cheapest catalog GPU that holds a memory need.
-type fitJSON struct {
-	GPU          string  `json:"gpu"`
-	MemoryGB     float64 `json:"memory_gb"`
-	NeedGB       float64 `json:"need_gb"`
-	PerGPUHour   string  `json:"usd_per_gpu_hour"`
-	Provider     string  `json:"provider"`
-	InstanceType string  `json:"instance_type"`
-	Region       string  `json:"region"`
-}
-
-// cheapestFit returns the cheapest on-demand catalog GPU with at least needGB of memory, or nil.
-func (e *env) cheapestFit(needGB float64) *fitJSON {
-	if needGB <= 0 {
-		return nil
-	}
-	cat, err := catalog.Bundled()
-	if err != nil {
-		return nil
-	}
-	rows, err := cat.Fits(needGB, catalog.Query{})
-	if err != nil || len(rows) == 0 {
-		return nil
-	}
-	r := rows[0]
-	return &fitJSON{GPU: r.GPU, MemoryGB: r.MemoryGB, NeedGB: math.Round(needGB*10) / 10,
-		PerGPUHour: r.OnDemand.PerGPUHour.Dollars(), Provider: r.Provider,
-		InstanceType: r.OnDemand.Offer.InstanceType, Region: r.OnDemand.Offer.Region}
-}

@@ -72,15 +72,10 @@ func (f *recommendFlags) register(cmd *cobra.Command) {
 
 // withFleet opens the store, builds the period's fleet for the recommender and calls fn with it.
 func (e *env) withFleet(ctx context.Context, rf *recommendFlags, fn func(recommend.FleetView, recommend.Prices, recommend.Options) error) error {
-	if !(rf.moveDataGB >= 0 && rf.moveDataGB < 1e9) {
-		return gpucost.Errorf(gpucost.EInvalid, "--move-data-gb %v: give the GB a moved workload carries, such as 1000", rf.moveDataGB)
+	opts, err := recommend.NewOptions(rf.minSaving, rf.otherProviders, rf.moveDataGB)
+	if err != nil {
+		return err
 	}
-	opts := recommend.Options{OtherProviders: rf.otherProviders, MoveDataGB: rf.moveDataGB}
-	m, err := gpucost.ParseMoney(rf.minSaving, "USD")
-	if err != nil || m.Nanos < 0 {
-		return gpucost.Errorf(gpucost.EInvalid, "--min-saving %q: use dollars, such as 100", rf.minSaving)
-	}
-	opts.MinSaving = m
 	s, err := rf.costFlags.open(ctx, e)
 	if err != nil {
 		return err

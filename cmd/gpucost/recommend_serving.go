@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/recommend"
+	"github.com/gpucost/gpucost/serving"
 )
 
 // servingHelp is what recommend --help says about --serving.
@@ -34,36 +34,13 @@ with the utilisation-based serving changes above them and are not added to the t
 gpucost report savings). With --output json the answer is then {"recommendations": [...],
 "serving": {...}}; with csv, one table with a Section column.`
 
-// servingInput is what --serving read: each pool's traffic over the period and where it came
-// from.
-type servingInput struct {
-	File    string                     `json:"file"`
-	Pools   []servingPoolSummary       `json:"pools"`
-	traffic []recommend.ServingTraffic // in Pools' order
-}
-
-// servingPoolSummary is one pool of the serving section, for people and JSON.
-type servingPoolSummary struct {
-	Namespace    string  `json:"namespace"`
-	SLO          string  `json:"slo"`
-	ServiceTimeS float64 `json:"service_time_s"`
-	Source       string  `json:"source"`
-	PeakHour     float64 `json:"busiest_hour_requests"`
-	MeanHour     float64 `json:"mean_hour_requests"`
-	Machines     int     `json:"machines"` // serving machines of the namespace in the bill
-}
-
 // loadServing reads --serving and its pools' request counts over the period of f; nil when no
 // file is given.
-func (e *env) loadServing(ctx context.Context, file string, f *costFlags) (*servingInput, error) {
+func (e *env) loadServing(ctx context.Context, file string, f *costFlags) (*serving.Input, error) {
 	if file == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--serving: %v; give a YAML file of serving pools (see gpucost recommend --help)", err)
-	}
-	pools, err := parseServingPools(file, data)
+	pools, err := serving.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
@@ -71,72 +48,34 @@ func (e *env) loadServing(ctx context.Context, file string, f *costFlags) (*serv
 	if err != nil {
 		return nil, err
 	}
-	from = from.Add(-f.lookback).Truncate(24 * time.Hour) // the fleet's period: bills are by day
-	in := &servingInput{File: file}
-	for i, p := range pools {
-		week, desc, err := e.readPoolRequests(ctx, p, from, to)
-		if err != nil {
-			return nil, fmt.Errorf("%s line %d: pools[%d] (namespace %s): %w", file, p.Line, i, p.Namespace, err)
-		}
-		in.traffic = append(in.traffic, recommend.ServingTraffic{Namespace: p.Namespace, Requests: week, ServiceTime: p.ServiceTime,
-			Quantile: p.Quantile, SLO: p.SLO, Concurrency: p.Concurrency, GPUsPerReplica: p.GPUsPerReplica, Profile: p.Profile})
-		s := servingPoolSummary{Namespace: p.Namespace, SLO: fmt.Sprintf("p%g ≤ %v", p.Quantile*100, p.SLO),
-			ServiceTimeS: p.ServiceTime.Seconds(), Source: desc}
-		for d := range 7 {
-			for h := range 24 {
-				s.PeakHour = max(s.PeakHour, week[d][h])
-				s.MeanHour += week[d][h] / 168
-			}
-		}
-		in.Pools = append(in.Pools, s)
-	}
-	return in, nil
-}
-
-// servingSection is the serving section's recommendations and the notes under them.
-type servingSection struct {
-	Note            string                   `json:"note"`
-	Pools           []servingPoolSummary     `json:"pools"`
-	Recommendations []gpucost.Recommendation `json:"recommendations"`
+	return serving.Load(ctx, file, pools, from.Add(-f.lookback), to)
 }
 
 // printServing prints recommend's answer with the serving section after it.
-func (e *env) printServing(recs []gpucost.Recommendation, in *servingInput, v recommend.FleetView, p recommend.Prices, o recommend.Options) error {
-	srecs, err := recommend.ServingRecommendations(v, p, in.traffic, o)
+func (e *env) printServing(recs []gpucost.Recommendation, in *serving.Input, v recommend.FleetView, p recommend.Prices, o recommend.Options) error {
+	sec, err := in.Section(v, p, o)
 	if err != nil {
 		return err
 	}
-	if srecs == nil {
-		srecs = []gpucost.Recommendation{}
-	}
-	for i := range in.Pools {
-		for _, r := range v.Resources {
-			if r.Kind == recommend.KindServing && r.Namespace == in.Pools[i].Namespace {
-				in.Pools[i].Machines++
-			}
-		}
-	}
-	sec := servingSection{Pools: in.Pools, Recommendations: srecs,
-		Note: "These overlap with the utilisation-based serving changes above and with each other: they are not added to the total, nor to gpucost report savings."}
-	main, serving := recommendResult(recs), servingResult(sec)
+	fleet, pools := recommendResult(recs), servingResult(sec)
 	switch e.output {
 	case "json":
-		for _, n := range append(main.Notes, serving.Notes...) {
+		for _, n := range append(fleet.Notes, pools.Notes...) {
 			fmt.Fprintln(e.stderr, n)
 		}
 		return writeJSON(e.stdout, result{JSON: map[string]any{"recommendations": recs, "serving": sec}})
 	case "csv":
-		return e.printServingCSV(recs, srecs, append(main.Notes, serving.Notes...))
+		return e.printServingCSV(recs, sec.Recommendations, append(fleet.Notes, pools.Notes...))
 	}
-	if err := e.print(main); err != nil {
+	if err := e.print(fleet); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout)
-	return e.print(serving)
+	return e.print(pools)
 }
 
 // servingResult is the serving section as a table.
-func servingResult(sec servingSection) result {
+func servingResult(sec serving.Section) result {
 	r := result{
 		Title:   "Serving pools by request counts (Erlang C). " + sec.Note,
 		Columns: []string{"#", "Kind", "Action", "Monthly saving", "Confidence", "Risk"},

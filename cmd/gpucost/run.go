@@ -1,19 +1,12 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -108,9 +101,6 @@ Exit codes:
 	return cmd
 }
 
-// jobName is what a job may be called: one path element of the store.
-var jobName = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]*$`)
-
 // runJob builds the runner from the flags and runs it.
 func runJob(ctx context.Context, e *env, f runFlags, args []string) error {
 	// SIGTERM and SIGINT are notices with --grace, handled by the runner: the job must not stop
@@ -119,34 +109,41 @@ func runJob(ctx context.Context, e *env, f runFlags, args []string) error {
 	if f.dir == "" || f.store == "" {
 		return usageError{fmt.Errorf("gpucost run needs --checkpoint-dir and --store")}
 	}
-	if f.name == "" {
-		f.name = filepath.Base(filepath.Clean(f.dir))
+	name, err := spot.JobName(f.name, f.dir)
+	if err != nil {
+		return err
 	}
-	if !jobName.MatchString(f.name) {
-		return gpucost.Errorf(gpucost.EInvalid, "--name %q: use letters, digits, '.', '_' and '-'", f.name)
-	}
-	sig, err := parseSignal(f.noticeSignal)
+	sig, err := spot.ParseSignal(f.noticeSignal)
 	if err != nil {
 		return err
 	}
 	stderr := &lockedWriter{w: e.stderr} // the command's stderr and the runner's log share it
-	log := slog.New(slog.NewTextHandler(stderr, nil)).With("job", f.name)
+	log := slog.New(slog.NewTextHandler(stderr, nil)).With("job", name)
 	store, err := openObjectStore(ctx, e, f.store)
 	if err != nil {
 		return err
 	}
-	watchers, cloud, err := runWatchers(ctx, e, f, log)
+	// The metadata endpoints come from the SDKs' environment overrides and --azure-metadata-url.
+	probe := notice.Probe{AWS: e.getenv("AWS_EC2_METADATA_SERVICE_ENDPOINT"), GCPHost: e.getenv("GCE_METADATA_HOST"), AzureURL: f.azureURL}
+	watchers, cloud, err := notice.Watchers(ctx, notice.WatchOptions{Cloud: f.cloud, Probe: probe, Grace: f.grace, Poll: f.poll, Now: e.now, Log: log})
 	if err != nil {
 		return err
 	}
-	machine, err := runMachine(ctx, e, f, cloud, log)
+	machine, err := spot.DescribeMachine(ctx, spot.MachineOptions{Cloud: cloud, Probe: probe, InstanceType: f.instanceType,
+		Spot: f.spot, SpotGiven: f.spotSet, Price: f.price, Log: log, Offers: func(ctx context.Context) ([]gpucost.Offer, error) {
+			cat, err := e.loadCatalog(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return cat.Offers(), nil
+		}})
 	if err != nil {
 		return err
 	}
 	r := &spot.Runner{
-		Job: f.name, Dir: f.dir, Command: args, Stdout: e.stdout, Stderr: stderr,
+		Job: name, Dir: f.dir, Command: args, Stdout: e.stdout, Stderr: stderr,
 		Store: store, Watchers: watchers, Machine: machine,
-		Syncer:       &checkpoint.Syncer{Store: store, Job: f.name, Dir: f.dir, Log: log, Now: e.now},
+		Syncer:       &checkpoint.Syncer{Store: store, Job: name, Dir: f.dir, Log: log, Now: e.now},
 		SyncInterval: f.syncInterval, MaxRestarts: f.maxRestarts, NoticeSignal: sig,
 		UploadFloor: f.uploadFloor, Now: e.now, Log: log,
 	}
@@ -188,183 +185,4 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
-}
-
-// signals are the signals --notice-signal accepts.
-var signals = map[string]syscall.Signal{
-	"SIGTERM": syscall.SIGTERM, "SIGINT": syscall.SIGINT, "SIGUSR1": syscall.SIGUSR1,
-	"SIGUSR2": syscall.SIGUSR2, "SIGHUP": syscall.SIGHUP,
-}
-
-func parseSignal(s string) (os.Signal, error) {
-	name := strings.ToUpper(s)
-	if !strings.HasPrefix(name, "SIG") {
-		name = "SIG" + name
-	}
-	sig, ok := signals[name]
-	if !ok {
-		names := make([]string, 0, len(signals))
-		for n := range signals {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--notice-signal %q: use one of %s", s, strings.Join(names, ", "))
-	}
-	return sig, nil
-}
-
-// runWatchers returns the notice watchers for --cloud (detected when auto) and the cloud's name.
-// SIGTERM and SIGINT to the runner are always watched.
-func runWatchers(ctx context.Context, e *env, f runFlags, log *slog.Logger) ([]notice.Watcher, string, error) {
-	probe := runProbe(e, f)
-	awsEndpoint, gcpHost := probe.AWS, probe.GCPHost
-	cloud := f.cloud
-	if cloud == "auto" {
-		cloud = notice.Detect(ctx, probe)
-		log.Info("cloud detected", "cloud", cloud)
-	}
-	ws := []notice.Watcher{&notice.Signal{Signals: []os.Signal{syscall.SIGTERM, syscall.SIGINT}, Grace: f.grace, Now: e.now}}
-	switch cloud {
-	case notice.CloudAWS:
-		ws = append(ws, &notice.AWS{Endpoint: awsEndpoint, Poll: f.poll, Now: e.now, Log: log})
-	case notice.CloudGCP:
-		ws = append(ws, &notice.GCP{Host: gcpHost, Poll: f.poll, Now: e.now, Log: log})
-	case notice.CloudAzure:
-		ws = append(ws, &notice.Azure{URL: f.azureURL, Poll: f.poll, Now: e.now, Log: log})
-	case notice.CloudNone:
-	default:
-		return nil, "", gpucost.Errorf(gpucost.EInvalid, "--cloud %q: use auto, aws, gcp, azure or none", f.cloud)
-	}
-	return ws, cloud, nil
-}
-
-// runProbe names the metadata endpoints, from the SDKs' environment overrides and
-// --azure-metadata-url.
-func runProbe(e *env, f runFlags) notice.Probe {
-	return notice.Probe{AWS: e.getenv("AWS_EC2_METADATA_SERVICE_ENDPOINT"), GCPHost: e.getenv("GCE_METADATA_HOST"), AzureURL: f.azureURL}
-}
-
-// runMachine describes this machine for the job's events: its host name; its instance type,
-// region, zone and whether it is spot from the cloud's metadata service, where --instance-type
-// and --spot, when given, win; and its hourly price from --price or the catalog. A metadata
-// service that cannot say is a warning, never a failure.
-func runMachine(ctx context.Context, e *env, f runFlags, cloud string, log *slog.Logger) (spot.Machine, error) {
-	host, _ := os.Hostname()
-	m := spot.Machine{Host: host, Cloud: cloud, InstanceType: f.instanceType, Spot: f.spot, Source: "flags"}
-	var d notice.Machine
-	if cloud != notice.CloudNone {
-		var err error
-		if d, err = notice.Describe(ctx, cloud, runProbe(e, f)); err != nil {
-			log.Warn("the metadata service did not describe the whole machine; --instance-type and --spot fill in", "err", err)
-		}
-		m.Region, m.Zone = d.Region, d.Zone
-		if m.InstanceType == "" {
-			m.InstanceType = d.InstanceType
-		}
-		if !f.spotSet && d.KnowsSpot {
-			m.Spot = d.Spot
-		}
-		m.Source = machineSource(cloud, d, f)
-		log.Info("machine", "instance_type", m.InstanceType, "region", m.Region, "zone", m.Zone, "spot", m.Spot, "from", m.Source)
-	}
-	if f.price != "" {
-		p, err := gpucost.ParseMoney(f.price, "USD")
-		if err != nil || p.Nanos < 0 {
-			return m, gpucost.Errorf(gpucost.EInvalid, "--price %q: give dollars per hour, such as 1.212", f.price)
-		}
-		m.Price, m.HasPrice = p, true
-	}
-	if m.InstanceType == "" {
-		return m, nil
-	}
-	cat, err := e.loadCatalog(ctx)
-	if err != nil {
-		return m, err
-	}
-	priceMachine(&m, cat.Offers(), d.ZoneID)
-	if !m.HasPrice {
-		log.Warn("no catalog price for this machine; give --price to price it", "instance_type", m.InstanceType, "region", m.Region)
-	}
-	return m, nil
-}
-
-// machineSource says where the machine's description came from, for the start event.
-func machineSource(cloud string, d notice.Machine, f runFlags) string {
-	var parts []string
-	if d.InstanceType != "" || d.KnowsSpot || d.Region != "" {
-		parts = append(parts, cloud+" metadata")
-		if d.Lifecycle != "" {
-			parts[0] += " (" + d.Lifecycle + ")"
-		}
-	}
-	if f.instanceType != "" {
-		parts = append(parts, "--instance-type")
-	}
-	if f.spotSet || !d.KnowsSpot {
-		parts = append(parts, "--spot")
-	}
-	return strings.Join(parts, ", ")
-}
-
-// priceMachine sets m's on-demand price, and its price unless --price gave one, from the
-// catalog's offers of its instance type: those of its cloud and region when the catalog has
-// them (a spot price from its own zone first), else the median over every region.
-func priceMachine(m *spot.Machine, offers []gpucost.Offer, zoneID string) {
-	var match []gpucost.Offer
-	for _, o := range offers {
-		if strings.EqualFold(o.InstanceType, m.InstanceType) {
-			match = append(match, o)
-		}
-	}
-	narrow := func(keep func(gpucost.Offer) bool) {
-		var in []gpucost.Offer
-		for _, o := range match {
-			if keep(o) {
-				in = append(in, o)
-			}
-		}
-		if len(in) > 0 {
-			match = in
-		}
-	}
-	if m.Cloud != notice.CloudNone && m.Cloud != "" {
-		narrow(func(o gpucost.Offer) bool { return o.Provider == m.Cloud })
-	}
-	if m.Region != "" {
-		narrow(func(o gpucost.Offer) bool { return o.Region == m.Region })
-	}
-	var onDemand, spotPrices []gpucost.Money
-	for _, o := range match {
-		if o.HasOnDemand {
-			onDemand = append(onDemand, o.OnDemand)
-		}
-	}
-	if m.Zone != "" || zoneID != "" {
-		narrow(func(o gpucost.Offer) bool { return o.HasSpot && o.Zone != "" && (o.Zone == m.Zone || o.Zone == zoneID) })
-	}
-	for _, o := range match {
-		if o.HasSpot {
-			spotPrices = append(spotPrices, o.SpotPrice)
-		}
-	}
-	if p, ok := medianMoney(onDemand); ok {
-		m.OnDemand, m.HasOnDemand = p, true
-	}
-	if !m.HasPrice {
-		src := onDemand
-		if m.Spot {
-			src = spotPrices
-		}
-		m.Price, m.HasPrice = medianMoney(src)
-	}
-}
-
-// medianMoney returns the median of prices across regions (the lower middle one for an even
-// count): exact, and not swayed by one odd region.
-func medianMoney(prices []gpucost.Money) (gpucost.Money, bool) {
-	if len(prices) == 0 {
-		return gpucost.Money{}, false
-	}
-	slices.SortFunc(prices, func(a, b gpucost.Money) int { return cmp.Compare(a.Nanos, b.Nanos) })
-	return prices[(len(prices)-1)/2], true
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/agent"
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/notify"
 	"github.com/gpucost/gpucost/telemetry"
@@ -119,7 +120,7 @@ func (e *env) serve(ctx context.Context, db storeDB, ln net.Listener, o serveOpt
 		ln.Close()
 		return err
 	}
-	sink := &pruningSink{Writer: w, db: db, retention: telemetry.Retention{Minutes: o.keepMinutes}, now: e.now, log: log}
+	sink := &agent.PruningSink{Writer: w, Store: db, Retention: telemetry.Retention{Minutes: o.keepMinutes}, Now: e.now, Log: log}
 	queue := &httpapi.Queue{Next: w, WAL: walLog, Log: log}
 	defer closeWAL(walLog, queue, log)
 	var flushErrors atomic.Int64
@@ -176,7 +177,7 @@ func (e *env) serve(ctx context.Context, db storeDB, ln net.Listener, o serveOpt
 // flushEvery writes the held samples on each tick until ctx is done. A failing store is
 // counted in failed (for /metrics) and logged; the writer keeps the samples and tries again on
 // the next tick.
-func flushEvery(ctx context.Context, sink *pruningSink, every time.Duration, log *slog.Logger, failed *atomic.Int64) {
+func flushEvery(ctx context.Context, sink *agent.PruningSink, every time.Duration, log *slog.Logger, failed *atomic.Int64) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {

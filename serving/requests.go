@@ -1,4 +1,4 @@
-package main
+package serving
 
 import (
 	"context"
@@ -13,64 +13,66 @@ import (
 	"github.com/gpucost/gpucost/traffic"
 )
 
-// weekRequests gathers a pool's requests by hour over a period, from midnight UTC, and how much
+// HourCounts gathers a pool's requests by hour over a period, from midnight UTC, and how much
 // of each hour its source covered, to average them by hour of the week.
-type weekRequests struct {
-	from, to time.Time
-	req, cov []float64 // requests and seconds covered, by hour from from
+type HourCounts struct {
+	From, To time.Time
+	Requests []float64 // by hour from From
+	Covered  []float64 // seconds of each hour the source covered
 }
 
-func newWeekRequests(from, to time.Time) *weekRequests {
+// NewHourCounts returns empty counts for the hours of [from, to).
+func NewHourCounts(from, to time.Time) *HourCounts {
 	n := int((to.Sub(from) + time.Hour - 1) / time.Hour)
-	return &weekRequests{from: from, to: to, req: make([]float64, n), cov: make([]float64, n)}
+	return &HourCounts{From: from, To: to, Requests: make([]float64, n), Covered: make([]float64, n)}
 }
 
-// add counts rate requests a second over [start, start+d), split across the hours it spans,
+// Add counts rate requests a second over [start, start+d), split across the hours it spans,
 // within the period.
-func (w *weekRequests) add(start time.Time, d time.Duration, rate float64) {
+func (w *HourCounts) Add(start time.Time, d time.Duration, rate float64) {
 	s, end := start, start.Add(d)
-	if s.Before(w.from) {
-		s = w.from
+	if s.Before(w.From) {
+		s = w.From
 	}
-	if end.After(w.to) {
-		end = w.to
+	if end.After(w.To) {
+		end = w.To
 	}
 	for s.Before(end) {
-		h := int(s.Sub(w.from) / time.Hour)
-		next := w.from.Add(time.Duration(h+1) * time.Hour)
+		h := int(s.Sub(w.From) / time.Hour)
+		next := w.From.Add(time.Duration(h+1) * time.Hour)
 		if next.After(end) {
 			next = end
 		}
 		sec := next.Sub(s).Seconds()
-		w.req[h] += rate * sec
-		w.cov[h] += sec
+		w.Requests[h] += rate * sec
+		w.Covered[h] += sec
 		s = next
 	}
 }
 
-// coveredHours returns the hours of the period the source covered.
-func (w *weekRequests) coveredHours() float64 {
+// CoveredHours returns the hours of the period the source covered.
+func (w *HourCounts) CoveredHours() float64 {
 	sum := 0.0
-	for _, c := range w.cov {
+	for _, c := range w.Covered {
 		sum += c
 	}
 	return sum / 3600
 }
 
-// week returns the mean requests in each hour of the week ([time.Weekday][hour], UTC) over the
+// Week returns the mean requests in each hour of the week ([time.Weekday][hour], UTC) over the
 // covered hours. An hour of the week the source never covered (a source shorter than a week)
 // takes the mean of its hour of the day on the days covered; an hour of the day never covered
 // is an error.
-func (w *weekRequests) week() ([7][24]float64, error) {
+func (w *HourCounts) Week() ([7][24]float64, error) {
 	var req, cov [7][24]float64
 	var reqH, covH [24]float64
-	for i := range w.req {
-		t := w.from.Add(time.Duration(i) * time.Hour)
+	for i := range w.Requests {
+		t := w.From.Add(time.Duration(i) * time.Hour)
 		d, h := t.Weekday(), t.Hour()
-		req[d][h] += w.req[i]
-		cov[d][h] += w.cov[i]
-		reqH[h] += w.req[i]
-		covH[h] += w.cov[i]
+		req[d][h] += w.Requests[i]
+		cov[d][h] += w.Covered[i]
+		reqH[h] += w.Requests[i]
+		covH[h] += w.Covered[i]
 	}
 	var out [7][24]float64
 	for d := range 7 {
@@ -81,50 +83,50 @@ func (w *weekRequests) week() ([7][24]float64, error) {
 			case covH[h] > 0:
 				out[d][h] = reqH[h] / covH[h] * 3600
 			default:
-				return out, fmt.Errorf("covers %.0f hours of the period and never %02d:00–%02d:00 UTC; give at least one whole day", w.coveredHours(), h, h+1)
+				return out, fmt.Errorf("covers %.0f hours of the period and never %02d:00–%02d:00 UTC; give at least one whole day", w.CoveredHours(), h, h+1)
 			}
 		}
 	}
 	return out, nil
 }
 
-// readPoolRequests reads a pool's request counts over [from, to) into the mean requests per
+// PoolRequests reads a pool's request counts over [from, to) into the mean requests per
 // hour of the week, and says where they came from.
-func (e *env) readPoolRequests(ctx context.Context, p servingPool, from, to time.Time) ([7][24]float64, string, error) {
-	w := newWeekRequests(from, to)
+func PoolRequests(ctx context.Context, p Pool, from, to time.Time) ([7][24]float64, string, error) {
+	w := NewHourCounts(from, to)
 	var desc string
 	var err error
 	if p.Requests != "" {
-		desc, err = readRequestsFile(p.Requests, w)
+		desc, err = ReadRequestsFile(p.Requests, w)
 	} else {
 		desc, err = readRequestsPrometheus(ctx, p, w)
 	}
 	if err != nil {
 		return [7][24]float64{}, "", err
 	}
-	if w.coveredHours() == 0 {
+	if w.CoveredHours() == 0 {
 		return [7][24]float64{}, "", gpucost.Errorf(gpucost.EInvalid, "%s has no requests from %s to %s, the period recommend reads: give --since/--until that overlap it",
 			desc, from.Format(time.DateTime), to.Format(time.DateTime))
 	}
-	week, err := w.week()
+	week, err := w.Week()
 	if err != nil {
 		return week, "", gpucost.Errorf(gpucost.EInvalid, "%s %w", desc, err)
 	}
-	return week, fmt.Sprintf("%s: %.0f requests over %.0f hours of the period", desc, w.total(), w.coveredHours()), nil
+	return week, fmt.Sprintf("%s: %.0f requests over %.0f hours of the period", desc, w.Total(), w.CoveredHours()), nil
 }
 
-// total returns the requests counted in the period.
-func (w *weekRequests) total() float64 {
+// Total returns the requests counted in the period.
+func (w *HourCounts) Total() float64 {
 	s := 0.0
-	for _, x := range w.req {
+	for _, x := range w.Requests {
 		s += x
 	}
 	return s
 }
 
-// readRequestsFile reads a request log (binned by the minute) or a timestamp,rate CSV. Gaps in
+// ReadRequestsFile reads a request log (binned by the minute) or a timestamp,rate CSV. Gaps in
 // a rate file are hours not covered; silences in a request log are zero traffic.
-func readRequestsFile(name string, w *weekRequests) (string, error) {
+func ReadRequestsFile(name string, w *HourCounts) (string, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return "", gpucost.Errorf(gpucost.EInvalid, "requests: %v; give a request log or a timestamp,rate CSV, its path relative to the serving file", err)
@@ -150,7 +152,7 @@ func readRequestsFile(name string, w *weekRequests) (string, error) {
 		if format == traffic.Rates && slices.ContainsFunc(tr.Gaps, func(g traffic.Gap) bool { return t.After(g.From) && t.Before(g.To) }) {
 			continue // filled by GapZero: no data, not zero traffic
 		}
-		w.add(t, tr.Step, r)
+		w.Add(t, tr.Step, r)
 	}
 	desc := fmt.Sprintf("requests %s (%s, %d intervals of %v from %s)", name, tr.Format, len(tr.Rates), tr.Step, tr.Start.Format(time.DateTime))
 	return desc, nil
@@ -159,10 +161,10 @@ func readRequestsFile(name string, w *weekRequests) (string, error) {
 // readRequestsPrometheus reads a pool's requests a second, one point an hour, from a
 // Prometheus range query; each point stands for the hour before it, so a [1h] range in the
 // query averages that hour. Series are summed.
-func readRequestsPrometheus(ctx context.Context, p servingPool, w *weekRequests) (string, error) {
+func readRequestsPrometheus(ctx context.Context, p Pool, w *HourCounts) (string, error) {
 	c := &promql.Collector{URL: p.PromURL, Client: &http.Client{Timeout: time.Minute}}
 	desc := fmt.Sprintf("prometheus %s query %q", p.PromURL, p.PromQuery)
-	ss, err := c.Matrix(ctx, p.PromQuery, w.from.Add(time.Hour), w.to, time.Hour)
+	ss, err := c.Matrix(ctx, p.PromQuery, w.From.Add(time.Hour), w.To, time.Hour)
 	if err != nil {
 		return "", fmt.Errorf("read requests of namespace %s: %w", p.Namespace, err)
 	}
@@ -176,7 +178,7 @@ func readRequestsPrometheus(ctx context.Context, p servingPool, w *weekRequests)
 		}
 	}
 	for t, rate := range byHour {
-		w.add(t.Add(-time.Hour), time.Hour, rate)
+		w.Add(t.Add(-time.Hour), time.Hour, rate)
 	}
 	return fmt.Sprintf("%s (%d series, %d hourly points)", desc, len(ss), len(byHour)), nil
 }

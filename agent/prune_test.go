@@ -1,4 +1,4 @@
-package main
+package agent_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/agent"
 	"github.com/gpucost/gpucost/sqlite"
 	"github.com/gpucost/gpucost/telemetry"
 )
@@ -23,8 +24,8 @@ func TestPruningSinkDropsOldMinutesKeepsHours(t *testing.T) {
 	t0 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
 	now := t0
 	w := &telemetry.Writer{Store: db, IdleBelow: 5}
-	sink := &pruningSink{Writer: w, db: db, retention: telemetry.Retention{Minutes: 14 * 24 * time.Hour},
-		now: func() time.Time { return now }, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	sink := &agent.PruningSink{Writer: w, Store: db, Retention: telemetry.Retention{Minutes: 14 * 24 * time.Hour},
+		Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for m := range 5 {
 		s := gpucost.NewSample(t0.Add(time.Duration(m)*time.Minute), gpucost.GPU{UUID: "GPU-a", Host: "h", Model: "NVIDIA L4"})
 		s.Util = 50

@@ -1,4 +1,9 @@
-package main
+// Package serving reads recommend --serving: a YAML file of serving pools, each with its SLO,
+// service time (or batch latency profile) and where its request counts come from — a request
+// log, a timestamp,rate CSV or a Prometheus query — and averages each pool's requests over a
+// period by hour of the week into recommend.ServingTraffic. recommend stays pure; this package
+// does the reading.
+package serving
 
 import (
 	"bytes"
@@ -18,12 +23,12 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// servingFileYAML is a --serving file: the serving pools to size by their request counts.
-type servingFileYAML struct {
-	Pools []servingPoolYAML `yaml:"pools"`
+// fileYAML is a --serving file: the serving pools to size by their request counts.
+type fileYAML struct {
+	Pools []poolYAML `yaml:"pools"`
 }
 
-type servingPoolYAML struct {
+type poolYAML struct {
 	Namespace      string          `yaml:"namespace"`
 	SLO            string          `yaml:"slo"`
 	ServiceTime    string          `yaml:"service_time"`
@@ -39,9 +44,9 @@ type promSourceYAML struct {
 	Query string `yaml:"query"`
 }
 
-// servingPool is one pool of a --serving file, checked: how it serves and where its request
+// Pool is one pool of a --serving file, checked: how it serves and where its request
 // counts come from (a file, or a Prometheus range query).
-type servingPool struct {
+type Pool struct {
 	Namespace      string
 	Quantile       float64
 	SLO            time.Duration
@@ -56,34 +61,34 @@ type servingPool struct {
 	Line           int // the pool's line in the file
 }
 
-var servingFieldsOf = map[string]string{
-	"servingFileYAML": "pools",
-	"servingPoolYAML": "namespace, slo, service_time, batch_profile, concurrency, gpus_per_replica, requests, prometheus",
-	"promSourceYAML":  "url, query",
+var fieldsOf = map[string]string{
+	"fileYAML":       "pools",
+	"poolYAML":       "namespace, slo, service_time, batch_profile, concurrency, gpus_per_replica, requests, prometheus",
+	"promSourceYAML": "url, query",
 }
 
-// parseServingPools reads a --serving file's pools; name is the file's path, for messages and
+// ParsePools reads a --serving file's pools; name is the file's path, for messages and
 // to resolve the paths in it. Every mistake is an EInvalid error naming the file, the line and
 // the field and saying what would work. Files the pools name (batch profiles) are read here;
 // request counts are read later, over the period.
-func parseServingPools(name string, data []byte) ([]servingPool, error) {
-	var f servingFileYAML
+func ParsePools(name string, data []byte) ([]Pool, error) {
+	var f fileYAML
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, gpucost.Errorf(gpucost.EInvalid, "%s: no pools: want a list under pools:, each with namespace, slo, service_time and requests", name)
 		}
-		return nil, yamlerr.Decode(name, err, servingFieldsOf)
+		return nil, yamlerr.Decode(name, err, fieldsOf)
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlerr.Decode(name, err, servingFieldsOf)
+		return nil, yamlerr.Decode(name, err, fieldsOf)
 	}
 	if len(f.Pools) == 0 {
 		return nil, gpucost.Errorf(gpucost.EInvalid, "%s line %d: pools: empty; list at least one pool", name, yamlerr.Line(&root, "pools"))
 	}
-	out := make([]servingPool, 0, len(f.Pools))
+	out := make([]Pool, 0, len(f.Pools))
 	for i, py := range f.Pools {
 		bad := func(field, format string, args ...any) error {
 			path, where := []string{"pools", strconv.Itoa(i)}, fmt.Sprintf("pools[%d]", i)
@@ -108,8 +113,8 @@ func parseServingPools(name string, data []byte) ([]servingPool, error) {
 }
 
 // pool checks one pool's fields; dir is the folder paths are relative to.
-func (py servingPoolYAML) pool(dir string, bad func(field, format string, args ...any) error) (servingPool, error) {
-	p := servingPool{Namespace: strings.TrimSpace(py.Namespace), Concurrency: 1, GPUsPerReplica: 1}
+func (py poolYAML) pool(dir string, bad func(field, format string, args ...any) error) (Pool, error) {
+	p := Pool{Namespace: strings.TrimSpace(py.Namespace), Concurrency: 1, GPUsPerReplica: 1}
 	if p.Namespace == "" {
 		return p, bad("namespace", "missing; give the namespace of the pool's serving machines, such as namespace: serving")
 	}
@@ -117,7 +122,7 @@ func (py servingPoolYAML) pool(dir string, bad func(field, format string, args .
 		return p, bad("slo", "missing; give the latency objective, such as slo: p99=200ms")
 	}
 	var err error
-	if p.Quantile, p.SLO, err = parseSLO(py.SLO); err != nil {
+	if p.Quantile, p.SLO, err = plan.ParseSLO(py.SLO); err != nil {
 		return p, bad("slo", "%q: use pNN=DURATION, such as p99=200ms or p99.9=1s", py.SLO)
 	}
 	if err := py.service(&p, dir, bad); err != nil {
@@ -141,7 +146,7 @@ func (py servingPoolYAML) pool(dir string, bad func(field, format string, args .
 
 // service checks service_time and batch_profile: one of them, or both (the profile then sizes
 // batches and the service time the pool without them).
-func (py servingPoolYAML) service(p *servingPool, dir string, bad func(field, format string, args ...any) error) error {
+func (py poolYAML) service(p *Pool, dir string, bad func(field, format string, args ...any) error) error {
 	if py.ServiceTime == "" && py.BatchProfile == "" {
 		return bad("service_time", "missing; give the mean time one replica takes per request, such as service_time: 30ms, or batch_profile: profile.csv")
 	}
@@ -156,7 +161,7 @@ func (py servingPoolYAML) service(p *servingPool, dir string, bad func(field, fo
 		p.ServiceTime = d
 	}
 	if py.BatchProfile != "" {
-		p.ProfileFile = resolvePath(dir, py.BatchProfile)
+		p.ProfileFile = resolve(dir, py.BatchProfile)
 		data, err := os.ReadFile(p.ProfileFile)
 		if err != nil {
 			return bad("batch_profile", "%v; give a CSV of batch_size,latency_ms, relative to the serving file", err)
@@ -177,14 +182,14 @@ func (py servingPoolYAML) service(p *servingPool, dir string, bad func(field, fo
 }
 
 // source checks requests and prometheus: exactly one of them.
-func (py servingPoolYAML) source(p *servingPool, dir string, bad func(field, format string, args ...any) error) error {
+func (py poolYAML) source(p *Pool, dir string, bad func(field, format string, args ...any) error) error {
 	switch {
 	case py.Requests == "" && py.Prometheus == nil:
 		return bad("requests", "missing; give a request log or timestamp,rate CSV (requests: requests.csv), or prometheus: {url: ..., query: ...}")
 	case py.Requests != "" && py.Prometheus != nil:
 		return bad("prometheus", "give either requests or prometheus, not both")
 	case py.Requests != "":
-		p.Requests = resolvePath(dir, py.Requests)
+		p.Requests = resolve(dir, py.Requests)
 		return nil
 	}
 	u, err := url.Parse(strings.TrimSpace(py.Prometheus.URL))
@@ -198,8 +203,8 @@ func (py servingPoolYAML) source(p *servingPool, dir string, bad func(field, for
 	return nil
 }
 
-// resolvePath returns path as given when absolute, else relative to dir.
-func resolvePath(dir, path string) string {
+// resolve returns path as given when absolute, else relative to dir.
+func resolve(dir, path string) string {
 	path = strings.TrimSpace(path)
 	if filepath.IsAbs(path) {
 		return path

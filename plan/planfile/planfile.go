@@ -1,0 +1,111 @@
+// Package planfile reads the files the planners take — hourly usage, MIG workload lists,
+// batch latency profiles and arrival traces — into plan's and traffic's values, so that plan
+// stays pure. Errors are gpucost.EInvalid errors that name the flag that gave the file, the
+// file, and the line and column where one applies.
+package planfile
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/csvin"
+	"github.com/gpucost/gpucost/plan"
+	"github.com/gpucost/gpucost/traffic"
+)
+
+// ReadUsage reads the usage column of an hourly usage file (plan commit --usage): one row per
+// hour, in units per hour.
+func ReadUsage(name string) ([]float64, error) {
+	c, err := csvin.Open("--usage", name, "usage")
+	if err != nil {
+		return nil, err
+	}
+	var out []float64
+	err = c.Each(func(rec []string) error {
+		v, err := c.Number(rec, "usage")
+		out = append(out, v)
+		return err
+	})
+	return out, err
+}
+
+// ReadMIGWorkloads reads a workloads file (plan mig --workloads) with name, memory_gb and
+// compute_share columns.
+func ReadMIGWorkloads(name string) ([]plan.MIGWorkload, error) {
+	c, err := csvin.Open("--workloads", name, "name", "memory_gb", "compute_share")
+	if err != nil {
+		return nil, err
+	}
+	var out []plan.MIGWorkload
+	err = c.Each(func(rec []string) error {
+		w := plan.MIGWorkload{Name: c.Get(rec, "name")}
+		if w.MemoryGB, err = c.Number(rec, "memory_gb"); err != nil {
+			return err
+		}
+		if w.ComputeShare, err = c.Number(rec, "compute_share"); err != nil {
+			return err
+		}
+		out = append(out, w)
+		return nil
+	})
+	return out, err
+}
+
+// ReadLatencyProfile reads a batch latency profile (--batch-profile): batch_size and
+// latency_ms, latency_us or latency_s.
+func ReadLatencyProfile(name string) (plan.LatencyProfile, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return plan.LatencyProfile{}, gpucost.Errorf(gpucost.EInvalid, "--batch-profile: %w", err)
+	}
+	p, err := plan.ParseLatencyProfile(data)
+	if err != nil {
+		return p, fmt.Errorf("--batch-profile %s: %w", name, err)
+	}
+	return p, nil
+}
+
+// TraceOptions are how plan autoscale reads --trace, as written on its command line.
+type TraceOptions struct {
+	Gaps string // auto, error or zero
+	Step string // a duration, or "" for the rows' spacing (a rate file) or 1m (a request log)
+	Sort bool   // accept an unsorted request log
+}
+
+// ReadTrace reads an arrival trace file (plan autoscale --trace): a request log is binned into
+// o.Step, by the minute when none is given; a rate file keeps its rows' spacing.
+func ReadTrace(name string, o TraceOptions) (*traffic.Trace, error) {
+	if name == "" {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--trace FILE is required: a CSV of request timestamps or of timestamp,rate")
+	}
+	gaps, err := traffic.ParseGapPolicy(o.Gaps)
+	if err != nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--gaps: %w", err)
+	}
+	to := traffic.Options{Gaps: gaps, Sort: o.Sort}
+	if o.Step != "" {
+		if to.Step, err = time.ParseDuration(o.Step); err != nil || to.Step <= 0 {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "--step %q: give an interval such as 1s or 1m", o.Step)
+		}
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--trace: %w", err)
+	}
+	defer f.Close()
+	if to.Step == 0 {
+		format, err := traffic.Detect(f)
+		if err != nil {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "--trace %s: %w", name, err)
+		}
+		if format == traffic.Timestamps {
+			to.Step = time.Minute
+		}
+		if _, err := f.Seek(0, 0); err != nil {
+			return nil, fmt.Errorf("read trace %s: %w", name, err)
+		}
+	}
+	return traffic.Read(f, name, to)
+}

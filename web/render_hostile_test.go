@@ -1,0 +1,53 @@
+package web
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/budget"
+	"github.com/gpucost/gpucost/enforce"
+	"github.com/gpucost/gpucost/httpapi"
+)
+
+// hostile is a value that would break out of text, an attribute, a URL or a script block if a
+// page wrote it unescaped.
+const hostile = `x"'><script>alert(1)</script>&+#?/ é`
+
+// hostileLayouts are pages whose every data-driven text, attribute and URL holds hostile.
+func hostileLayouts() map[string]layout {
+	tok := gpucost.Token{Name: hostile, Role: gpucost.Role(hostile)}
+	p := pageList[3]
+	base := layout{Title: hostile, Path: "/" + hostile, Viewer: &viewer{Token: tok, CSRF: hostile}, Page: &p,
+		Query: query{Since: hostile, Filter: hostile, Query: httpapi.Query{From: testNow, To: testNow}}, Periods: []string{"24h", hostile},
+		Nav: []navItem{{Path: "javascript:alert(1)", Title: hostile}, {Path: "/" + hostile, Title: hostile, Current: true}}, Error: hostile}
+	st := budget.Status{Budget: hostile, Period: hostile, Amount: gpucost.USD(100), Spent: gpucost.USD(50), DaysLeft: 1,
+		Crossed: []budget.Crossing{{Threshold: budget.Threshold{Kind: hostile, Percent: 80}}}}
+	with := func(d any) layout { l := base; l.Data = d; return l }
+	return map[string]layout{
+		"overview.html": with(overviewPage{Overview: httpapi.Overview{Budgets: []budget.Status{st}, Notes: []string{hostile},
+			TopTeams: []httpapi.CostGroup{{Group: hostile}}}, Month: hostile}),
+		"budgets.html":         with(budgetsPage{Budgets: []budgetView{{Status: st, Chart: lineChart{X: []int64{1}, Series: []lineSeries{{Label: hostile, Labels: []string{hostile}}}}}}}),
+		"recommendations.html": with(recommendationsPage{httpapi.RecommendationReport{Notes: []string{hostile}, Recommendations: []gpucost.Recommendation{{Kind: gpucost.RecommendationKind(hostile), Action: hostile, Evidence: []string{hostile}, Resources: []string{hostile}, ConfidenceWhy: hostile, Risk: hostile, OneTimeCost: gpucost.USD(1)}}}}),
+		"activity.html": with(activityPage{Enabled: true, AuditShown: true,
+			Alerts:  []alertRow{{Delivery: httpapi.Delivery{At: testNow, Key: hostile, Target: hostile, Error: hostile, Status: 500}, Result: hostile, Attempts: 2}},
+			Actions: []actionRow{{LogEntry: enforce.LogEntry{At: testNow, Action: enforce.Action{Policy: hostile, Action: hostile, Result: hostile}}, Resource: hostile, Kind: hostile, Region: hostile, Evidence: []string{hostile}}},
+			Audit:   []gpucost.AuditEntry{{At: testNow, Actor: hostile, Action: hostile, Target: hostile, Detail: hostile, Source: hostile}}}),
+		"login.html": with(loginPage{CSRF: hostile, Next: hostile, Error: hostile}),
+		"error.html": base,
+	}
+}
+
+func TestPagesEscapeHostileValues(t *testing.T) {
+	_ = time.Now
+	for name, l := range hostileLayouts() {
+		got, err := pageWriter(mustAssets(), name, l)
+		if err != nil {
+			t.Fatalf("writePage(%s) = %v", name, err)
+		}
+		if s := string(got); strings.Contains(s, "<script>alert") || strings.Contains(s, `x"'>`) || strings.Contains(s, "javascript:") {
+			t.Errorf("writePage(%s) wrote a hostile value unescaped:\n%s", name, s)
+		}
+	}
+}

@@ -211,7 +211,7 @@ func (s *site) render(w http.ResponseWriter, r *http.Request, status int, name s
 	for _, p := range periods {
 		l.Periods = append(l.Periods, p.Value)
 	}
-	b, err := pageWriter(s.assets, name, l)
+	b, err := writePage(s.assets, name, l)
 	if err != nil {
 		s.d.Log.Error("dashboard: render page", "page", name, "err", err)
 		http.Error(w, "the page could not be rendered; the server log says why", http.StatusInternalServerError)

@@ -13,7 +13,8 @@ import (
 // The dashboard's pages are written by Go functions rather than html/template: executing a
 // template looks methods up by run-time names, which makes the linker keep every exported
 // method of every type in the binary (docs/architecture.md "Binary size"). The functions
-// escape the way html/template does in each context, so the pages are the same bytes:
+// escape the way html/template does in each context, and wrote the same bytes as the
+// templates they replaced for every page the web and dashboard tests render:
 // text and quoted attributes get htmlEscape, URL attributes urlStart or urlPart, and chart
 // data goes into <script type="application/json"> as chartJSON encodes it.
 
@@ -127,7 +128,8 @@ func plural(n int) string {
 	return "s"
 }
 
-// writePage writes the page named by a template file of old (overview.html, …) in the layout.
+// writePage writes the page name (overview.html, …: the names of the templates it replaced)
+// in the layout.
 func writePage(a *assets, name string, l layout) ([]byte, error) {
 	content, ok := pageWriters[name]
 	if !ok {
@@ -157,4 +159,3 @@ func formatCount(n uint64) string { return groupDigits(strconv.FormatUint(n, 10)
 
 // strconvRate writes a rate to one decimal.
 func strconvRate(r float64) string { return fmt.Sprintf("%.1f", r) }
-var pageWriter = writePage

@@ -3,7 +3,6 @@ package web
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
@@ -39,10 +38,11 @@ func hostileLayouts() map[string]layout {
 	}
 }
 
+// TestPagesEscapeHostileValues writes each page with hostile data: nothing of it may come out
+// as markup, an attribute's end or a javascript: URL.
 func TestPagesEscapeHostileValues(t *testing.T) {
-	_ = time.Now
 	for name, l := range hostileLayouts() {
-		got, err := pageWriter(mustAssets(), name, l)
+		got, err := writePage(mustAssets(), name, l)
 		if err != nil {
 			t.Fatalf("writePage(%s) = %v", name, err)
 		}

@@ -6,10 +6,7 @@ require (
 	github.com/NVIDIA/go-nvml v0.13.1-0
 	github.com/aws/aws-sdk-go-v2 v1.47.7
 	github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager v0.5.4
-	github.com/aws/aws-sdk-go-v2/service/ec2 v1.344.1
-	github.com/aws/aws-sdk-go-v2/service/pricing v1.51.4
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.114.8
-	github.com/aws/aws-sdk-go-v2/service/sagemaker v1.287.0
 	github.com/aws/smithy-go v1.28.8
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0

@@ -56,7 +56,9 @@ function symbolPackage(s,   i, rest, slash) {
 	for (i = length(s); i > 0; i--) if (substr(s, i, 1) == "/") { slash = i; break }
 	rest = substr(s, slash + 1)
 	i = index(rest, "."); if (i > 0) rest = substr(rest, 1, i - 1)
-	return substr(s, 1, slash) rest
+	rest = substr(s, 1, slash) rest
+	gsub(/%2e/, ".", rest)
+	return rest
 }
 END {
 	printf "symbol bytes: %.1f MB (the file also holds the pcln and symbol tables the linker builds from them)\n\n", total / 1e6

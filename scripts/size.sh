@@ -21,6 +21,8 @@ trap 'rm -rf "$tmp"' EXIT
 "$GO" build -o "$tmp/full" ./cmd/gpucost 2>>"$tmp/build.log" || { cat "$tmp/build.log"; exit 1; }
 bytes=$(wc -c <"$tmp/stripped")
 printf 'stripped gpucost binary: %d bytes (%.1f MB)\n' "$bytes" "$(echo "$bytes / 1000000" | bc -l)"
+readelf -S -W "$tmp/stripped" | awk '/\] \.(text|rodata|gopclntab|noptrdata|data) / { sub(/^.*\] */, ""); printf "  %-11s %s\n", $1, $5 }' |
+	while read -r name size; do printf '  %-11s %6.1f MB\n' "$name" "$(echo "ibase=16; $(echo "$size" | tr a-f A-F)" | bc | awk '{ print $1 / 1e6 }')"; done
 
 # package -> module, for every package the binary links ("std" for the standard library).
 "$GO" list -deps -f '{{.ImportPath}} {{with .Module}}{{.Path}}{{else}}std{{end}}' ./cmd/gpucost >"$tmp/modules"
@@ -49,7 +51,9 @@ function hex(h,   i, v) {
 # after the last slash, once the symbol prefixes and any generic arguments are cut off.
 function symbolPackage(s,   i, rest, slash) {
 	sub(/^(type:|go:itab\.|go:info\.)/, "", s)
+	sub(/^\.eq\./, "", s)
 	sub(/^\*+/, "", s)
+	i = index(s, ","); if (i > 0) s = substr(s, 1, i - 1)
 	i = index(s, "["); if (i > 0) s = substr(s, 1, i - 1)
 	i = index(s, "("); if (i > 0) s = substr(s, 1, i - 1)
 	slash = 0
@@ -61,13 +65,26 @@ function symbolPackage(s,   i, rest, slash) {
 	return rest
 }
 END {
-	printf "symbol bytes: %.1f MB (the file also holds the pcln and symbol tables the linker builds from them)\n\n", total / 1e6
+	printf "symbol bytes: %.1f MB (the code and data above; .gopclntab, the function tables, grows with the code)\n\n", total / 1e6
 	printf "top modules by symbol bytes:\n"
 	for (m in bymod) print bymod[m], m | "sort -rn | head -n " top " | awk '\''{ printf \"  %8.2f MB  %s\\n\", $1 / 1e6, $2 }'\''"
 	close("sort -rn | head -n " top " | awk '\''{ printf \"  %8.2f MB  %s\\n\", $1 / 1e6, $2 }'\''")
 	printf "\ntop packages by symbol bytes:\n"
 	for (p in bypkg) print bypkg[p], p | "sort -rn | head -n " top " | awk '\''{ printf \"  %8.2f MB  %s\\n\", $1 / 1e6, $2 }'\''"
 }' "$tmp/modules" "$tmp/nobits" "$tmp/nm"
+
+# A call of reflect.Value.MethodByName or Method with a name known only at run time (text/template
+# executing a template, go-playground/validator) makes the linker keep every exported method of
+# every type: it doubled this binary once. The linker marks such functions <ReflectMethod>.
+"$GO" build -ldflags=-dumpdep -o /dev/null ./cmd/gpucost 2>"$tmp/deps" || { tail "$tmp/deps"; exit 1; }
+reflectors=$(grep -o '^[^ ]* <ReflectMethod>' "$tmp/deps" | sort -u || true)
+if [ -n "$reflectors" ]; then
+	echo
+	echo "size.sh: these functions call reflect methods by run-time name, so every exported method is kept:"
+	echo "$reflectors" | sed 's/^/  /'
+	echo "find who reaches one: go build -ldflags=-dumpdep ./cmd/gpucost 2>&1 | grep -- '-> NAME' (docs/architecture.md \"Binary size\")"
+	exit 1
+fi
 
 if [ -n "$MAXMB" ] && [ "$bytes" -gt $((MAXMB * 1000000)) ]; then
 	echo "size.sh: the stripped binary is over MAXMB=$MAXMB MB; find what grew in the lists above (docs/architecture.md \"Binary size\")" >&2

@@ -56,7 +56,7 @@ type navItem struct {
 	Current     bool
 }
 
-// layout is what the layout template gets: the page's own data in Data.
+// layout is what writeLayout gets: the page's own data in Data.
 type layout struct {
 	Title   string
 	Path    string

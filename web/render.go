@@ -18,9 +18,9 @@ import (
 // text and quoted attributes get htmlEscape, URL attributes urlStart or urlPart, and chart
 // data goes into <script type="application/json"> as chartJSON encodes it.
 
-// html writes a page. Its methods remember the first error (chart data that cannot be
+// htmlPage writes a page. Its methods remember the first error (chart data that cannot be
 // encoded), so a page function writes on and render checks once.
-type html struct {
+type htmlPage struct {
 	bytes.Buffer
 	assets *assets
 	err    error
@@ -30,12 +30,12 @@ type html struct {
 type trusted string
 
 // s writes literal markup.
-func (h *html) s(markup string) { h.WriteString(markup) }
+func (h *htmlPage) s(markup string) { h.WriteString(markup) }
 
 // f writes format with each argument escaped for HTML text or a quoted attribute value: a
 // string as it is, anything else as fmt.Sprint prints it (so a type's String method is used),
 // a trusted value untouched. Format uses only %v verbs.
-func (h *html) f(format string, args ...any) {
+func (h *htmlPage) f(format string, args ...any) {
 	for i, a := range args {
 		switch v := a.(type) {
 		case trusted:
@@ -50,7 +50,7 @@ func (h *html) f(format string, args ...any) {
 }
 
 // json writes v as chart data for a <script type="application/json"> block.
-func (h *html) json(v any) {
+func (h *htmlPage) json(v any) {
 	b, err := chartJSON(v)
 	if err != nil && h.err == nil {
 		h.err = err
@@ -59,10 +59,10 @@ func (h *html) json(v any) {
 }
 
 // asset is the URL of a static file, escaped for a URL attribute.
-func (h *html) asset(name string) trusted { return urlStart(h.assets.URL(name)) }
+func (h *htmlPage) asset(name string) trusted { return urlStart(h.assets.URL(name)) }
 
 // fail records err unless an error is already recorded.
-func (h *html) fail(err error) {
+func (h *htmlPage) fail(err error) {
 	if h.err == nil {
 		h.err = err
 	}
@@ -135,13 +135,13 @@ func writePage(a *assets, name string, l layout) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("no page %s", name)
 	}
-	h := &html{assets: a}
+	h := &htmlPage{assets: a}
 	writeLayout(h, l, content)
 	return h.Bytes(), h.err
 }
 
 // pageWriters write each page's content inside the layout.
-var pageWriters = map[string]func(*html, layout){
+var pageWriters = map[string]func(*htmlPage, layout){
 	"overview.html":        writeOverview,
 	"gpus.html":            writeGPUs,
 	"costs.html":           writeCosts,

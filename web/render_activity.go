@@ -2,7 +2,7 @@ package web
 
 // writeActivity writes the budget alerts and enforcement actions of the period and, for
 // admins, the audit trail.
-func writeActivity(h *html, l layout) {
+func writeActivity(h *htmlPage, l layout) {
 	d := l.Data.(activityPage)
 	h.s(`
 `)
@@ -27,7 +27,7 @@ func writeActivity(h *html, l layout) {
 `)
 }
 
-func writeAlertsAndActions(h *html, d activityPage) {
+func writeAlertsAndActions(h *htmlPage, d activityPage) {
 	h.s(`
 <section class="card" id="alerts">
   <h2>Budget alerts</h2>
@@ -139,7 +139,7 @@ func writeAlertsAndActions(h *html, d activityPage) {
 `)
 }
 
-func writeAudit(h *html, d activityPage) {
+func writeAudit(h *htmlPage, d activityPage) {
 	h.s(`
 <section class="card" id="audit">
   <h2>Audit trail</h2>

@@ -3,7 +3,7 @@ package web
 import "strconv"
 
 // writeBudgets writes each budget's spend, forecast, rates and burn-down chart.
-func writeBudgets(h *html, l layout) {
+func writeBudgets(h *htmlPage, l layout) {
 	d := l.Data.(budgetsPage)
 	h.s(`
 `)
@@ -68,7 +68,7 @@ func urlNormalized(s string) trusted { return trusted(htmlEscape(percentEncode(s
 
 // writeCosts writes the cost per day chart by group and the table of groups, reconciled with
 // the bill.
-func writeCosts(h *html, l layout) {
+func writeCosts(h *htmlPage, l layout) {
 	d := l.Data.(costsPage)
 	rep := d.Report
 	h.s(`

@@ -4,7 +4,7 @@ import "github.com/gpucost/gpucost/analyze"
 
 // writeGPUs writes the utilisation heatmap, the table by group with the fleet's totals, and
 // the alerts.
-func writeGPUs(h *html, l layout) {
+func writeGPUs(h *htmlPage, l layout) {
 	d := l.Data.(gpusPage)
 	h.s(`
 <section class="card">
@@ -104,7 +104,7 @@ func writeGPUs(h *html, l layout) {
 }
 
 // groupStats writes a group's utilisation, memory, idle and cost cells.
-func groupStats(h *html, g analyze.GroupStats) {
+func groupStats(h *htmlPage, g analyze.GroupStats) {
 	h.f(`<td class="num">%v</td><td class="num">%v</td><td class="num">%v</td>
       <td class="num">%v</td><td class="num">%v</td><td class="num">%v</td>`,
 		formatStat(g.UtilMean, "%"), formatStat(g.UtilP95, "%"), formatStat(g.MemPeakMiB, " MiB"),

@@ -4,7 +4,7 @@ import "fmt"
 
 // writeIdle writes the idle totals, the weekly idle heatmap, idle and waste by group, the GPUs
 // idle at the same hours every day and the longest idle periods.
-func writeIdle(h *html, l layout) {
+func writeIdle(h *htmlPage, l layout) {
 	d := l.Data.(idlePage)
 	h.f(`
 <section class="cards">

@@ -2,7 +2,7 @@ package web
 
 // writeLayout writes the frame every page shares (head, navigation, period picker) around
 // content.
-func writeLayout(h *html, l layout, content func(*html, layout)) {
+func writeLayout(h *htmlPage, l layout, content func(*htmlPage, layout)) {
 	h.f(`<!doctype html>
 <html lang="en">
 <head>
@@ -64,7 +64,7 @@ func writeLayout(h *html, l layout, content func(*html, layout)) {
 }
 
 // writePicker writes the form that picks a page's period, grouping and filter.
-func writePicker(h *html, l layout) {
+func writePicker(h *htmlPage, l layout) {
 	p, q := l.Page, l.Query
 	h.f(`
 <form class="picker" method="get" action="%v">
@@ -121,7 +121,7 @@ func writePicker(h *html, l layout) {
 }
 
 // writeError writes an error page's message.
-func writeError(h *html, l layout) {
+func writeError(h *htmlPage, l layout) {
 	h.f(`
 <section class="card error" role="alert">
   <p>%v</p>
@@ -137,7 +137,7 @@ func writeError(h *html, l layout) {
 }
 
 // writeLogin writes the login form.
-func writeLogin(h *html, l layout) {
+func writeLogin(h *htmlPage, l layout) {
 	d := l.Data.(loginPage)
 	h.s(`
 <section class="card login">

@@ -2,7 +2,7 @@ package web
 
 // writeOverview writes the overview: the month's spend, forecast, idle share and savings, the
 // daily spend chart, budgets and top teams.
-func writeOverview(h *html, l layout) {
+func writeOverview(h *htmlPage, l layout) {
 	d := l.Data.(overviewPage)
 	h.f(`
 <section class="cards">

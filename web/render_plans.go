@@ -2,7 +2,7 @@ package web
 
 // writeRecommendations writes the savings available and each recommendation with its
 // evidence, confidence and risk.
-func writeRecommendations(h *html, l layout) {
+func writeRecommendations(h *htmlPage, l layout) {
 	d := l.Data.(recommendationsPage)
 	h.s(`
 `)
@@ -78,7 +78,7 @@ func writeRecommendations(h *html, l layout) {
 }
 
 // writeJobs writes the spot jobs and the work queues.
-func writeJobs(h *html, l layout) {
+func writeJobs(h *htmlPage, l layout) {
 	d := l.Data.(jobsPage)
 	h.s(`
 <section class="card">

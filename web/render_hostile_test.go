@@ -51,3 +51,21 @@ func TestPagesEscapeHostileValues(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapers pins the escaping html/template did in each context, which the pages keep.
+func TestEscapers(t *testing.T) {
+	for _, tc := range []struct {
+		name, got, want string
+	}{
+		{"text", htmlEscape(`<b a="1">'x' + y & z</b>` + "\x00"), "&lt;b a=&#34;1&#34;&gt;&#39;x&#39; &#43; y &amp; z&lt;/b&gt;\uFFFD"},
+		{"url start", string(urlStart("/costs?by=team&x=a b")), "/costs?by=team&amp;x=a%20b"},
+		{"url start keeps escapes", string(urlStart("/a%2Fb#frag")), "/a%2Fb#frag"},
+		{"url scheme refused", string(urlStart("javascript:alert(1)")), "#ZgotmplZ"},
+		{"url scheme allowed", string(urlStart("https://example.com/")), "https://example.com/"},
+		{"url part", string(urlPart("a b/#?&é")), "a%20b%2f%23%3f%26%c3%a9"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, tc.got, tc.want)
+		}
+	}
+}

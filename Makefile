@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/gpucost
 DEMO_DB ?= demo.db
 
-.PHONY: demo test build vet fmt-check bench fuzz clean
+.PHONY: demo test build vet fmt-check bench fuzz size clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/gpucost
@@ -36,6 +36,11 @@ PKG      ?= ./...
 FUZZTIME ?= 10000x
 fuzz:
 	GO="$(GO)" FUZZ='$(FUZZ)' PKG='$(PKG)' FUZZTIME='$(FUZZTIME)' FUZZMINTIME=3s FUZZPAR=1 ./scripts/fuzz.sh
+
+# size builds the stripped binary and prints its size and the modules and packages that fill it
+# (docs/architecture.md "Binary size"). MAXMB=40 makes it fail above 40 MB; TOP=40 lists more.
+size:
+	GO="$(GO)" TOP='$(TOP)' MAXMB='$(MAXMB)' ./scripts/size.sh
 
 clean:
 	rm -rf bin $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm $(DEMO_DB).ingest-wal $(basename $(DEMO_DB))-bill.focus.csv

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-playground/validator/v10"
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/tagcheck"
 	"github.com/gpucost/gpucost/internal/yamlerr"
 	"go.yaml.in/yaml/v3"
 )
@@ -78,13 +78,13 @@ var (
 	validate = newValidator()
 )
 
-func newValidator() *validator.Validate {
-	v := validator.New(validator.WithRequiredStructEnabled())
-	v.RegisterTagNameFunc(func(f reflect.StructField) string {
+func newValidator() *tagcheck.Checker {
+	v := tagcheck.New()
+	v.NameFields(func(f reflect.StructField) string {
 		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		return name
 	})
-	v.RegisterValidation("budgetname", func(fl validator.FieldLevel) bool { return nameRE.MatchString(fl.Field().String()) })
+	v.Register("budgetname", func(v reflect.Value) bool { return nameRE.MatchString(v.String()) })
 	return v
 }
 
@@ -180,18 +180,17 @@ func (b budgetYAML) budget(file string, line, i int) (Budget, error) {
 
 // validationError names the file, line and field of the first rule a budget breaks.
 func validationError(name string, root *yaml.Node, err error) error {
-	var ve validator.ValidationErrors
-	if !errors.As(err, &ve) || len(ve) == 0 {
+	var fe *tagcheck.FieldError
+	if !errors.As(err, &fe) {
 		return gpucost.Errorf(gpucost.EInvalid, "%s: %w", name, err)
 	}
-	fe := ve[0]
 	_, path, _ := strings.Cut(fe.Namespace(), ".") // drop the Go type's name
 	line := yamlerr.Line(root, splitPath(path)...)
 	return gpucost.Errorf(gpucost.EInvalid, "%s line %d: %s: %s", name, line, path, ruleHint(fe))
 }
 
 // ruleHint says what a value breaking a validation rule should be.
-func ruleHint(fe validator.FieldError) string {
+func ruleHint(fe *tagcheck.FieldError) string {
 	switch fe.Tag() {
 	case "required":
 		return "missing; it is required"

@@ -57,7 +57,7 @@ func mustAssets() *assets {
 }
 
 // URL returns the versioned URL of the static file name; it panics on a name that is not
-// embedded, so a template naming a missing file fails every test.
+// embedded, so a page naming a missing file fails every test.
 func (a *assets) URL(name string) string {
 	f, ok := a.files[name]
 	if !ok {

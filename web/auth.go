@@ -81,7 +81,7 @@ func viewerFrom(r *http.Request) *viewer {
 	return v
 }
 
-// loginPage is what the login template shows.
+// loginPage is what the login page shows.
 type loginPage struct {
 	CSRF  string
 	Next  string

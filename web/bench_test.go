@@ -22,13 +22,12 @@ func benchSite(b *testing.B, path string) (*testSite, *http.Request) {
 	return ts, r
 }
 
-// BenchmarkOverviewRender is the overview's server-side template time: the data is loaded
+// BenchmarkOverviewRender is the overview's server-side render time: the data is loaded
 // once, and each iteration renders the page.
 func BenchmarkOverviewRender(b *testing.B) {
 	ts, r := benchSite(b, "/")
 	site := &site{d: &Dashboard{Views: ts.views, Tokens: ts.tokens, Key: []byte("k"), Now: func() time.Time { return testNow }}}
 	site.keys, site.assets = newKeys(site.d.Key), mustAssets()
-	site.pages = mustTemplates(site.assets)
 	p := pageList[0]
 	q, _ := parseQuery(r, p, testNow)
 	data, err := p.load(site, r, q)
@@ -76,7 +75,6 @@ func BenchmarkGPUsHeatmapRender(b *testing.B) {
 	rep, _ := ts.views.GPUs(context.Background(), httpapi.Query{By: "gpu"})
 	data := gpusPage{Heatmap: heatmap(hm), Report: rep}
 	site := &site{d: &Dashboard{Now: func() time.Time { return testNow }}, assets: mustAssets()}
-	site.pages = mustTemplates(site.assets)
 	p := pageList[1]
 	b.ReportAllocs()
 	var size int

@@ -3,7 +3,6 @@ package web
 import (
 	"encoding/json"
 	"fmt"
-	"html/template"
 	"math"
 	"strconv"
 	"strings"
@@ -12,26 +11,6 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
 )
-
-// templateFuncs are the formatting functions the templates use. Money is always shown as
-// gpucost.Money formats it (Dollars); the charts' numbers only place marks.
-func templateFuncs(a *assets) template.FuncMap {
-	return template.FuncMap{
-		"asset":    a.URL,
-		"money":    func(m gpucost.Money) string { return m.Dollars() },
-		"moneys":   formatMoneys,
-		"pct":      formatPct,
-		"stat":     formatStat,
-		"hours":    formatHours,
-		"dur":      formatDuration,
-		"date":     func(t time.Time) string { return formatTime(t, "2006-01-02") },
-		"datetime": func(t time.Time) string { return formatTime(t, "2006-01-02 15:04 UTC") },
-		"num":      func(n uint64) string { return groupDigits(strconv.FormatUint(n, 10)) },
-		"ratio":    func(a, b gpucost.Money) float64 { return ratio(a, b) },
-		"level":    budgetLevel,
-		"json":     chartJSON,
-	}
-}
 
 func formatMoneys(ms []gpucost.Money) string {
 	if len(ms) == 0 {
@@ -135,7 +114,7 @@ func budgetLevel(percent, forecastPercent float64) string {
 // chartJSON is a chart's data for a <script type="application/json"> block. json.Marshal
 // escapes <, > and & as \u003c and so on, so no value can close the script element.
 // A chart that encodes itself (a heatmap: only its numbers are its own) is not scanned again.
-func chartJSON(v any) (template.JS, error) {
+func chartJSON(v any) (string, error) {
 	var b []byte
 	var err error
 	if m, ok := v.(json.Marshaler); ok {
@@ -146,7 +125,7 @@ func chartJSON(v any) (template.JS, error) {
 	if err != nil {
 		return "", fmt.Errorf("chart data: %w", err)
 	}
-	return template.JS(b), nil
+	return string(b), nil
 }
 
 // float is an amount as a number for a chart to place; never used to show or add money.

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -57,7 +56,7 @@ type navItem struct {
 	Current     bool
 }
 
-// layout is what the layout template gets: the page's own data in Data.
+// layout is what writeLayout gets: the page's own data in Data.
 type layout struct {
 	Title   string
 	Path    string
@@ -200,8 +199,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// render executes a page template into a buffer first, so a template error never sends half a
-// page.
+// render writes a page into a buffer first, so an error never sends half a page.
 func (s *site) render(w http.ResponseWriter, r *http.Request, status int, name string, l layout) {
 	l.Viewer = viewerFrom(r)
 	l.Path = r.URL.Path
@@ -213,15 +211,15 @@ func (s *site) render(w http.ResponseWriter, r *http.Request, status int, name s
 	for _, p := range periods {
 		l.Periods = append(l.Periods, p.Value)
 	}
-	var b bytes.Buffer
-	if err := s.pages[name].ExecuteTemplate(&b, "layout", l); err != nil {
-		s.d.Log.Error("dashboard: render page", "template", name, "err", err)
+	b, err := writePage(s.assets, name, l)
+	if err != nil {
+		s.d.Log.Error("dashboard: render page", "page", name, "err", err)
 		http.Error(w, "the page could not be rendered; the server log says why", http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	w.Write(b.Bytes())
+	w.Write(b)
 }
 
 // renderError shows msg in the layout (p may be nil).

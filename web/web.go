@@ -4,15 +4,13 @@
 // a signed, HttpOnly session cookie, so several server replicas sharing one Key share
 // sessions, and every request checks the token again, so revoking it ends the session; a
 // logout is kept in the store (Dashboard.Sessions), so a copy of its cookie is refused too.
-// Templates, styles, scripts and the chart libraries (uPlot, Apache ECharts) are embedded; no
+// Styles, scripts and the chart libraries (uPlot, Apache ECharts) are embedded; no
 // page loads anything from another origin, and no page runs an inline script.
 package web
 
 import (
 	"crypto/rand"
 	"embed"
-	"html/template"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"time"
@@ -20,9 +18,6 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
 )
-
-//go:embed templates/*.html
-var templateFS embed.FS
 
 //go:embed static
 var staticFS embed.FS
@@ -81,7 +76,7 @@ func (d *Dashboard) Handler() http.Handler {
 		d.Throttle = &httpapi.Throttle{}
 	}
 	assets := mustAssets()
-	s := &site{d: d, keys: newKeys(d.Key), assets: assets, pages: mustTemplates(assets)}
+	s := &site{d: d, keys: newKeys(d.Key), assets: assets}
 	mux := http.NewServeMux()
 	mux.Handle("GET /static/", assets)
 	mux.HandleFunc("GET /login", s.loginForm)
@@ -99,7 +94,6 @@ type site struct {
 	d      *Dashboard
 	keys   keys
 	assets *assets
-	pages  map[string]*template.Template
 }
 
 // contentSecurityPolicy allows only this origin's scripts, styles and images (and data: images,
@@ -119,25 +113,4 @@ func securityHeaders(next http.Handler) http.Handler {
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		next.ServeHTTP(w, r)
 	})
-}
-
-// mustTemplates parses each page with the layout; the templates are embedded, so an error is
-// a bug caught by every test.
-func mustTemplates(a *assets) map[string]*template.Template {
-	funcs := templateFuncs(a)
-	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
-	names, err := fs.Glob(templateFS, "templates/*.html")
-	if err != nil {
-		panic(err)
-	}
-	pages := make(map[string]*template.Template)
-	for _, name := range names {
-		base := name[len("templates/"):]
-		if base == "layout.html" {
-			continue
-		}
-		t := template.Must(template.Must(layout.Clone()).ParseFS(templateFS, name))
-		pages[base] = t
-	}
-	return pages
 }

@@ -4,20 +4,17 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	"github.com/aws/aws-sdk-go-v2/service/ec2"
-	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
-	"github.com/aws/aws-sdk-go-v2/service/pricing"
-	pricingtypes "github.com/aws/aws-sdk-go-v2/service/pricing/types"
-	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/awsrpc"
 	prices "github.com/gpucost/gpucost/pricing"
 )
 
@@ -29,7 +26,7 @@ const spotAPI = "EC2 DescribeSpotPriceHistory"
 
 // Client reads GPU instance prices from the AWS Price List Query API (GetProducts, on-demand
 // Linux shared-tenancy prices) and EC2 spot price history (the current price per zone). Both
-// APIs need SigV4-signed requests, which the AWS SDK makes.
+// APIs need SigV4-signed requests, which internal/awsrpc makes with the AWS SDK's signer.
 type Client struct {
 	// BaseURL, when set, replaces both services' endpoints (a mirror or a test server).
 	BaseURL       string
@@ -68,31 +65,13 @@ func (c *Client) Fetch(ctx context.Context, regions []string) (*prices.Result, e
 	return res, nil
 }
 
-func (c *Client) retryer() aws.Retryer {
-	return retry.NewStandard(func(o *retry.StandardOptions) {
-		o.MaxAttempts = 4
-		if c.MaxAttempts > 0 {
-			o.MaxAttempts = c.MaxAttempts
-		}
-		if c.Backoff != nil {
-			o.Backoff = c.Backoff
-		}
-		o.RateLimiter = ratelimit.None
-	})
-}
-
-func (c *Client) httpClient() *http.Client {
-	if c.HTTP != nil {
-		return c.HTTP
+func (c *Client) rpc(service, host, region string) *awsrpc.Client {
+	attempts := 4
+	if c.MaxAttempts > 0 {
+		attempts = c.MaxAttempts
 	}
-	return http.DefaultClient
-}
-
-func (c *Client) baseEndpoint() *string {
-	if c.BaseURL == "" {
-		return nil
-	}
-	return aws.String(c.BaseURL)
+	return &awsrpc.Client{Service: service, Host: host, Region: region, BaseURL: c.BaseURL, Credentials: c.Credentials,
+		HTTP: c.HTTP, MaxAttempts: attempts, Backoff: c.Backoff}
 }
 
 // products pages through GetProducts for GPU instances in region ("" for all regions).
@@ -101,17 +80,17 @@ func (c *Client) products(ctx context.Context, region string, b *book) error {
 	if pr == "" {
 		pr = "us-east-1"
 	}
-	client := pricing.New(pricing.Options{Region: pr, BaseEndpoint: c.baseEndpoint(), Credentials: c.Credentials,
-		HTTPClient: c.httpClient(), Retryer: c.retryer()})
-	in := &pricing.GetProductsInput{ServiceCode: aws.String("AmazonEC2"), FormatVersion: aws.String("aws_v1"),
-		Filters: productFilters(region)}
-	p := pricing.NewGetProductsPaginator(client, in)
-	for n := 1; p.HasMorePages(); n++ {
+	api := c.rpc("pricing", "api.pricing", pr)
+	in := getProducts{ServiceCode: "AmazonEC2", FormatVersion: "aws_v1", Filters: productFilters(region)}
+	for n := 1; ; n++ {
 		if n > c.maxPages() {
 			return gpucost.Errorf(gpucost.EUnavailable, "%s: more than %d pages: stopped", API, c.maxPages())
 		}
-		out, err := p.NextPage(ctx)
-		if err != nil {
+		var out struct {
+			NextToken string
+			PriceList []string
+		}
+		if err := api.JSON(ctx, "GetProducts", "AWSPriceListService.GetProducts", in, &out); err != nil {
 			return classify(API, err)
 		}
 		b.res.Pages++
@@ -120,8 +99,23 @@ func (c *Client) products(ctx context.Context, region string, b *book) error {
 				return err
 			}
 		}
+		if out.NextToken == "" || out.NextToken == in.NextToken {
+			return nil
+		}
+		in.NextToken = out.NextToken
 	}
-	return nil
+}
+
+// getProducts is a GetProducts request.
+type getProducts struct {
+	ServiceCode   string
+	FormatVersion string
+	Filters       []productFilter
+	NextToken     string `json:",omitempty"`
+}
+
+type productFilter struct {
+	Type, Field, Value string
 }
 
 func (c *Client) maxPages() int {
@@ -133,15 +127,15 @@ func (c *Client) maxPages() int {
 
 // productFilters selects Linux, shared-tenancy, no-software, used-capacity GPU instances: the
 // on-demand price a user pays for the bare instance.
-func productFilters(region string) []pricingtypes.Filter {
+func productFilters(region string) []productFilter {
 	kv := [][2]string{{"instanceFamily", "GPU instance"}, {"operatingSystem", "Linux"}, {"tenancy", "Shared"},
 		{"preInstalledSw", "NA"}, {"capacitystatus", "Used"}}
 	if region != "" {
 		kv = append(kv, [2]string{"regionCode", region})
 	}
-	out := make([]pricingtypes.Filter, len(kv))
+	out := make([]productFilter, len(kv))
 	for i, f := range kv {
-		out[i] = pricingtypes.Filter{Type: pricingtypes.FilterTypeTermMatch, Field: aws.String(f[0]), Value: aws.String(f[1])}
+		out[i] = productFilter{Type: "TERM_MATCH", Field: f[0], Value: f[1]}
 	}
 	return out
 }
@@ -152,37 +146,40 @@ func (c *Client) spot(ctx context.Context, region string, b *book) error {
 	if len(types) == 0 {
 		return nil
 	}
-	client := ec2.New(ec2.Options{Region: region, BaseEndpoint: c.baseEndpoint(), Credentials: c.Credentials,
-		HTTPClient: c.httpClient(), Retryer: c.retryer()})
-	in := &ec2.DescribeSpotPriceHistoryInput{ProductDescriptions: []string{"Linux/UNIX"},
-		StartTime: aws.Time(b.res.AsOf), InstanceTypes: make([]ec2types.InstanceType, len(types))}
+	api := c.rpc("ec2", "ec2", region)
+	params := url.Values{"ProductDescription.1": {"Linux/UNIX"}, "StartTime": {b.res.AsOf.UTC().Format(time.RFC3339)}}
 	for i, t := range types {
-		in.InstanceTypes[i] = ec2types.InstanceType(t)
+		params.Set("InstanceType."+strconv.Itoa(i+1), t)
 	}
-	p := ec2.NewDescribeSpotPriceHistoryPaginator(client, in)
-	for n := 1; p.HasMorePages(); n++ {
+	for n := 1; ; n++ {
 		if n > c.maxPages() {
 			return gpucost.Errorf(gpucost.EUnavailable, "%s %s: more than %d pages: stopped", spotAPI, region, c.maxPages())
 		}
-		out, err := p.NextPage(ctx)
-		if err != nil {
+		var out struct {
+			Prices    []SpotPrice `xml:"spotPriceHistorySet>item"`
+			NextToken string      `xml:"nextToken"`
+		}
+		if err := api.Query(ctx, "DescribeSpotPriceHistory", "DescribeSpotPriceHistory", "2016-11-15", params, &out); err != nil {
 			return classify(spotAPI+" "+region, err)
 		}
 		b.res.Pages++
-		for i, sp := range out.SpotPriceHistory {
+		for i, sp := range out.Prices {
 			b.addSpot(region, sp, n, i+1)
 		}
+		if out.NextToken == "" || out.NextToken == params.Get("NextToken") {
+			return nil
+		}
+		params.Set("NextToken", out.NextToken)
 	}
-	return nil
 }
 
-// classify gives an SDK error its code: throttling and server errors that outlived the
+// classify gives an AWS error its code: throttling and server errors that outlived the
 // retries, and unreachable endpoints, are EUnavailable; other refusals (bad credentials, an
 // unknown region) are EInvalid.
 func classify(api string, err error) error {
-	var re *smithyhttp.ResponseError
-	if errors.As(err, &re) {
-		if code := re.HTTPStatusCode(); code != http.StatusTooManyRequests && code < 500 {
+	var re *awsrpc.Error
+	if errors.As(err, &re) && re.Status != 0 {
+		if code := re.Status; code != http.StatusTooManyRequests && code < 500 {
 			return gpucost.Errorf(gpucost.EInvalid, "%s: %w", api, err)
 		}
 	}

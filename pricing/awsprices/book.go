@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
-
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/catalog"
 	prices "github.com/gpucost/gpucost/pricing"
@@ -149,26 +147,34 @@ func (b *book) addProduct(entry string, page, n int) error {
 	return nil
 }
 
+// SpotPrice is one spotPriceHistorySet item of DescribeSpotPriceHistory.
+type SpotPrice struct {
+	AvailabilityZone string    `xml:"availabilityZone"`
+	InstanceType     string    `xml:"instanceType"`
+	SpotPrice        string    `xml:"spotPrice"`
+	Timestamp        time.Time `xml:"timestamp"`
+}
+
 // addSpot keeps the latest spot price of an instance type in a zone.
-func (b *book) addSpot(region string, sp ec2types.SpotPrice, page, n int) {
+func (b *book) addSpot(region string, sp SpotPrice, page, n int) {
 	where := fmt.Sprintf("%s %s page %d", spotAPI, region, page)
-	if sp.AvailabilityZone == nil || sp.SpotPrice == nil || sp.Timestamp == nil {
+	if sp.AvailabilityZone == "" || sp.SpotPrice == "" || sp.Timestamp.IsZero() {
 		b.skip(where, n, "spotPriceHistorySet", "no zone, price or timestamp")
 		return
 	}
-	price, err := gpucost.ParseMoney(*sp.SpotPrice, "USD")
+	price, err := gpucost.ParseMoney(sp.SpotPrice, "USD")
 	if err != nil || price.Nanos <= 0 {
-		b.skip(where, n, "spotPrice", "price "+*sp.SpotPrice+" is not a positive decimal")
+		b.skip(where, n, "spotPrice", "price "+sp.SpotPrice+" is not a positive decimal")
 		return
 	}
 	if b.spot[region] == nil {
 		b.spot[region] = map[string]spotPrice{}
 	}
-	k := *sp.AvailabilityZone + " " + string(sp.InstanceType)
+	k := sp.AvailabilityZone + " " + sp.InstanceType
 	if old, ok := b.spot[region][k]; ok && !sp.Timestamp.After(old.at) {
 		return
 	}
-	b.spot[region][k] = spotPrice{zone: *sp.AvailabilityZone, instance: string(sp.InstanceType), price: price, at: *sp.Timestamp}
+	b.spot[region][k] = spotPrice{zone: sp.AvailabilityZone, instance: sp.InstanceType, price: price, at: sp.Timestamp}
 }
 
 // regions returns the regions with on-demand GPU offers.

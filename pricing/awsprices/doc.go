@@ -18,7 +18,7 @@
 // Amazon EC2 API reference, and the SDK for .NET's DescribeSpotPriceHistoryRequest,
 // https://docs.aws.amazon.com/sdkfornet/v3/apidocs/items/EC2/TDescribeSpotPriceHistoryRequest.html.
 //
-// Both calls go through github.com/aws/aws-sdk-go-v2 (service/pricing v1.51.4, service/ec2
-// v1.344.1), which signs them and retries throttling; BaseURL points both at another endpoint.
+// Both calls go through internal/awsrpc, which signs them with the AWS SDK's SigV4 signer and
+// retries throttling as the SDK does; BaseURL points both at another endpoint.
 // Prices are decimal strings in the responses and are parsed exactly.
 package awsprices

@@ -1,0 +1,127 @@
+package web
+
+import "fmt"
+
+// writeIdle writes the idle totals, the weekly idle heatmap, idle and waste by group, the GPUs
+// idle at the same hours every day and the longest idle periods.
+func writeIdle(h *htmlPage, l layout) {
+	d := l.Data.(idlePage)
+	h.f(`
+<section class="cards">
+  <div class="card stat"><h2>Idle GPU-hours</h2><p class="big">%v</p><p class="sub">in %v idle period%v of at least %v</p></div>
+  <div class="card stat"><h2>Cost of idle time</h2><p class="big">%v</p><p class="sub">`,
+		formatHours(d.Idle.GPUHours), len(d.Idle.Periods), plural(len(d.Idle.Periods)), formatDuration(d.Idle.MinIdle), money(d.Idle.Cost))
+	if d.Idle.Unpriced != 0 {
+		h.f(`%v periods without a price are not counted`, d.Idle.Unpriced)
+	} else {
+		h.s(`every period priced`)
+	}
+	h.f(`</p></div>
+  <div class="card stat"><h2>Over-provisioned</h2><p class="big">%v</p><p class="sub">of %v %v groups with mean utilisation under 25%%</p></div>
+</section>
+
+`, d.Wasted, len(d.Groups.Groups), d.Groups.By)
+	if d.HasIdle {
+		h.f(`
+<section class="card">
+  <h2>When GPUs sit idle</h2>
+  <div class="chart" data-chart="heatmap" data-src="chart-week" data-points="%v" role="img" aria-label="Share of idle minutes by weekday and hour"></div>
+  <script type="application/json" id="chart-week">`, d.Week.Points())
+		h.json(d.Week)
+		h.s(`</script>
+  <p class="sub">Share of the minutes with samples that were idle, all GPUs together, by weekday and hour of the day.</p>
+</section>
+`)
+	}
+	h.f(`
+
+<section class="card">
+  <h2>Idle and waste by %v</h2>
+  `, d.Groups.By)
+	if d.HasGroup {
+		h.f(`
+  <div class="scroll"><table>
+    <thead><tr><th>%v</th><th class="num">GPUs</th><th class="num">GPU-hours</th><th class="num">Idle GPU-hours</th><th class="num">Idle</th><th class="num">Idle cost</th><th class="num">Sustained idle cost</th><th class="num">Mean util</th><th>Verdict</th></tr></thead>
+    <tbody>
+    `, d.Groups.By)
+		for _, g := range d.Groups.Groups {
+			h.f(`<tr><td class="key">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td><span class="tag verdict-%v">%v</span></td></tr>`,
+				g.Key, g.GPUs, formatHours(g.GPUHours), formatHours(g.IdleGPUHours), formatStat(g.IdlePct, "%"), money(g.IdleCost),
+				money(g.SustainedIdleCost), formatStat(g.UtilMean, "%"), g.Verdict, g.Verdict)
+		}
+		h.s(`
+    </tbody>
+  </table></div>
+  `)
+	} else {
+		h.s(`
+  <p class="empty">No telemetry in this period. Run <code>gpucost agent --server URL</code> on each GPU host, or pick a longer period.</p>
+  `)
+	}
+	h.s(`
+</section>
+
+`)
+	if len(d.Habits) > 0 {
+		h.s(`
+<section class="card">
+  <h2>Idle every day</h2>
+  <p class="sub">GPUs idle in at least 80% of the minutes of the same hours each day: candidates for a stop schedule.</p>
+  <div class="scroll"><table>
+    <thead><tr><th>GPU</th><th>Host</th><th>Model</th><th>Idle daily</th><th class="num">Idle hours</th></tr></thead>
+    <tbody>`)
+		for _, x := range d.Habits {
+			h.f(`<tr><td class="key">%v</td><td>%v</td><td>%v</td><td>%v–%v</td><td class="num">%v</td></tr>`,
+				x.GPU, x.Host, x.Model, fmt.Sprintf("%02d:00", x.From), fmt.Sprintf("%02d:00", x.To), formatHours(x.IdleHours))
+		}
+		h.s(`</tbody>
+  </table></div>
+</section>
+`)
+	}
+	h.s(`
+
+<section class="card">
+  <h2>Longest idle periods</h2>
+  `)
+	if len(d.Longest) > 0 {
+		h.s(`
+  <div class="scroll"><table>
+    <thead><tr><th>GPU</th><th>Host</th><th>Model</th><th>From</th><th>To</th><th class="num">Length</th><th class="num">GPU-hours</th><th class="num">Cost</th></tr></thead>
+    <tbody>`)
+		for _, p := range d.Longest {
+			if p.Series == nil {
+				h.fail(fmt.Errorf("idle period from %v has no series", datetime(p.Start)))
+				return
+			}
+			h.f(`<tr><td class="key">%v</td><td>%v</td><td>%v</td><td>%v</td><td>`, p.Series.GPU.UUID, p.Series.GPU.Host, p.Series.GPU.Model, datetime(p.Start))
+			if p.Open {
+				h.s(`still idle`)
+			} else {
+				h.f(`%v`, datetime(p.End))
+			}
+			h.f(`</td><td class="num">%v</td><td class="num">%v</td><td class="num">`, formatDuration(p.Duration), formatHours(p.GPUHours))
+			if p.Priced {
+				h.f(`%v`, money(p.Cost))
+			} else {
+				h.s(`no price`)
+			}
+			h.s(`</td></tr>`)
+		}
+		h.s(`</tbody>
+  </table></div>
+  `)
+		if len(d.Idle.Periods) > len(d.Longest) {
+			h.f(`<p class="sub">The %v longest of %v periods.</p>`, len(d.Longest), len(d.Idle.Periods))
+		}
+		h.s(`
+  `)
+	} else {
+		h.f(`
+  <p class="empty">No GPU was idle for %v or longer in this period.</p>
+  `, formatDuration(d.Idle.MinIdle))
+	}
+	h.s(`
+</section>
+`)
+}

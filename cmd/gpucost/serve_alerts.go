@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/gpucost/gpucost/budget/alert"
 	"github.com/gpucost/gpucost/notify"
 )
 
@@ -54,7 +55,7 @@ func (a *budgetAlerts) check(ctx context.Context) {
 	if len(budgets) == 0 {
 		return
 	}
-	if err := checkTargetNames(budgets, a.targets, "serve --targets"); err != nil {
+	if err := alert.CheckTargets(budgets, a.targets, "serve --targets"); err != nil {
 		a.log.Error("budget check: the budgets of "+source+" name targets this server lacks; no alert sent", "err", err)
 		return
 	}
@@ -64,17 +65,17 @@ func (a *budgetAlerts) check(ctx context.Context) {
 		return
 	}
 	now := a.e.now()
-	alerts := planAlerts(budgets, sp.statuses(now), now)
+	alerts := alert.Plan(budgets, sp.Statuses(now), now)
 	if err := a.e.deliverAlerts(ctx, a.opts, sp.noStore, a.targets, alerts); err != nil {
 		a.log.Error("budget check: deliver the alerts", "err", err)
 		return
 	}
 	for _, al := range alerts {
 		switch al.Result {
-		case alertSent:
+		case alert.Sent:
 			a.log.Info("budget alert sent", "budget", al.Budget, "period", al.Period, "threshold", al.Threshold,
 				"percent", al.Percent, "target", al.Target, "attempts", al.Attempts)
-		case alertFailed:
+		case alert.Failed:
 			a.log.Warn("budget alert failed; retried on the next check", "budget", al.Budget, "threshold", al.Threshold,
 				"target", al.Target, "attempts", al.Attempts, "err", al.Error)
 		}

@@ -73,7 +73,7 @@ func (e *env) enforceLog(ctx context.Context, f enforce.LogFilter) error {
 			id, kind = a.Resource.ID, a.Resource.Kind
 		}
 		r.Rows = append(r.Rows, []string{en.At.UTC().Format(time.RFC3339), a.Policy, a.Action, id, kind, a.Result,
-			fmt.Sprint(a.DryRun), evidenceText(a), a.Error})
+			fmt.Sprint(a.DryRun), a.Summary(), a.Error})
 	}
 	if len(entries) > 0 {
 		r.JSON = entries

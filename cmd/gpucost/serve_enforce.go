@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/gpucost/gpucost"
@@ -43,9 +42,9 @@ type serveEnforcer struct {
 	runner      *enforce.Runner
 	log         *slog.Logger
 
-	// planned holds the dry-run actions logged by the last run, so that a dry run planning the
+	// repeats drops the dry-run actions logged by the last run, so that a dry run planning the
 	// same action check after check logs it once, not every --check-every.
-	planned map[string]bool
+	repeats enforce.Repeats
 }
 
 // newServeEnforcer reads and checks the policies against the server's budgets and targets and
@@ -73,7 +72,7 @@ func (e *env) newServeEnforcer(ctx context.Context, db storeDB, o serveOptions, 
 		}
 		return nil, err
 	}
-	if err := checkPolicyTargets(policies, o.targets, o.targetsFile, eo.apply); err != nil {
+	if err := enforce.CheckTargets(policies, o.targets, o.targetsFile, eo.apply); err != nil {
 		return nil, err
 	}
 	src, err := eo.inv.sources(e)
@@ -86,7 +85,7 @@ func (e *env) newServeEnforcer(ctx context.Context, db storeDB, o serveOptions, 
 	runner := src.runner(e, db, o.targets)
 	runner.Actor, runner.Source = serveActor(), "serve"
 	return &serveEnforcer{e: e, db: db, file: eo.policies, data: data, budgetsFile: o.budgets, apply: eo.apply, src: src,
-		runner: runner, log: log, planned: map[string]bool{}}, nil
+		runner: runner, log: log}, nil
 }
 
 // serveActor names gpucost serve's enforcement in the audit log: "serve HOST (policies)". It
@@ -94,16 +93,6 @@ func (e *env) newServeEnforcer(ctx context.Context, db storeDB, o serveOptions, 
 func serveActor() string {
 	host, _ := os.Hostname()
 	return fmt.Sprintf("serve %s (policies)", host)
-}
-
-// redact replaces the cloud credentials in msg, in case an error quotes one.
-func (s *serveEnforcer) redact(msg string) string {
-	for _, sec := range s.src.secrets {
-		if len(sec) >= 4 {
-			msg = strings.ReplaceAll(msg, sec, "[redacted]")
-		}
-	}
-	return msg
 }
 
 func orNone(source string) string {
@@ -133,48 +122,16 @@ func (s *serveEnforcer) run(ctx context.Context) {
 		s.log.Error("enforcement: read the spend; nothing enforced", "err", err)
 		return
 	}
-	for _, inv := range s.src.inventories {
-		rs, err := inv.Resources(ctx)
-		if err != nil {
-			s.log.Error("enforcement: list resources; the policies act on those of the other inventories", "err", s.redact(err.Error()))
-			continue
-		}
-		snap.Resources = append(snap.Resources, rs...)
-	}
+	snap.Resources, _ = enforce.ListResources(ctx, s.src.inventories, func(err error) {
+		s.log.Error("enforcement: list resources; the policies act on those of the other inventories", "err", s.runner.Redact(err.Error()))
+	})
 	plan := enforce.Evaluate(policies, snap, s.apply)
-	plan.Actions = s.newActions(plan.Actions)
+	plan.Actions = s.repeats.Drop(plan.Actions)
 	failed, err := s.runner.Run(ctx, &plan)
 	if err != nil {
 		s.log.Error("enforcement: log the actions", "err", err)
 	}
 	s.report(plan, failed)
-}
-
-// newActions drops the dry-run actions the last run logged already and remembers this run's.
-func (s *serveEnforcer) newActions(actions []enforce.Action) []enforce.Action {
-	planned := map[string]bool{}
-	out := actions[:0:0]
-	for _, a := range actions {
-		if a.DryRun {
-			k := actionKey(a)
-			planned[k] = true
-			if s.planned[k] {
-				continue
-			}
-		}
-		out = append(out, a)
-	}
-	s.planned = planned
-	return out
-}
-
-// actionKey names what an action does to what, in which budget period.
-func actionKey(a enforce.Action) string {
-	id := strings.Join(a.Targets, ",")
-	if a.Resource != nil {
-		id = a.Resource.Kind + "/" + a.Resource.ID
-	}
-	return strings.Join([]string{a.Policy, a.Action, id, a.Evidence.Period}, "|")
 }
 
 // report logs each triggered policy and each action that failed or changed something.
@@ -196,7 +153,7 @@ func (s *serveEnforcer) report(plan enforce.Plan, failed int) {
 			s.log.Warn("enforcement action failed; tried again on the next check", "policy", a.Policy, "action", a.Action, "resource", id, "err", a.Error)
 		}
 	}
-	if failed > 0 || slices.ContainsFunc(plan.Policies, func(p enforce.PolicyResult) bool { return p.Triggered }) {
+	if failed > 0 || plan.Triggered() {
 		s.log.Info("enforcement run", "actions", len(plan.Actions), "failed", failed, "apply", plan.Apply)
 	}
 }

@@ -233,47 +233,34 @@ type deliveryRow struct {
 }
 
 func (e *env) budgetDeliveries(ctx context.Context, f notify.DeliveryFilter) error {
-	if err := e.validOutput(); err != nil {
-		return err
-	}
-	if err := checkLimit(f.Limit); err != nil {
-		return err
-	}
 	r := result{
 		Title:   "Alert deliveries",
 		Columns: []string{"Time", "Alert key", "Target", "Attempt", "Result", "Status", "Took", "Error"},
 		Right:   []int{3, 5, 6},
 		JSON:    []deliveryRow{},
 	}
-	if e.noStoreYet() {
-		r.Notes = append(r.Notes, "No store file: no alert has been sent yet (gpucost budget check sends them).")
-		return e.print(r)
-	}
-	db, err := e.openDB(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	ds, err := deliveryLog(db).Deliveries(ctx, f)
-	if err != nil {
-		return err
-	}
-	rows := make([]deliveryRow, 0, len(ds))
-	for _, d := range ds {
-		rows = append(rows, deliveryRow{At: d.At, Key: d.Key, Kind: d.Kind, Target: d.Target, Attempt: d.Attempt, OK: d.OK,
-			Final: d.Final, Status: d.Status, DurationMS: float64(d.Duration) / float64(time.Millisecond), Error: d.Error})
-		status := ""
-		if d.Status != 0 {
-			status = fmt.Sprint(d.Status)
+	return e.listLog(ctx, f.Limit, nil, r, "No store file: no alert has been sent yet (gpucost budget check sends them).", func(db storeDB, r *result) error {
+		ds, err := deliveryLog(db).Deliveries(ctx, f)
+		if err != nil {
+			return err
 		}
-		r.Rows = append(r.Rows, []string{d.At.UTC().Format(time.RFC3339), d.Key, d.Target, fmt.Sprint(d.Attempt),
-			deliveryResult(d), status, d.Duration.Round(time.Millisecond).String(), d.Error})
-	}
-	r.JSON = rows
-	if len(ds) == 0 {
-		r.Notes = append(r.Notes, "No delivery matches.")
-	}
-	return e.print(r)
+		rows := make([]deliveryRow, 0, len(ds))
+		for _, d := range ds {
+			rows = append(rows, deliveryRow{At: d.At, Key: d.Key, Kind: d.Kind, Target: d.Target, Attempt: d.Attempt, OK: d.OK,
+				Final: d.Final, Status: d.Status, DurationMS: float64(d.Duration) / float64(time.Millisecond), Error: d.Error})
+			status := ""
+			if d.Status != 0 {
+				status = fmt.Sprint(d.Status)
+			}
+			r.Rows = append(r.Rows, []string{d.At.UTC().Format(time.RFC3339), d.Key, d.Target, fmt.Sprint(d.Attempt),
+				deliveryResult(d), status, d.Duration.Round(time.Millisecond).String(), d.Error})
+		}
+		r.JSON = rows
+		if len(ds) == 0 {
+			r.Notes = append(r.Notes, "No delivery matches.")
+		}
+		return nil
+	})
 }
 
 func deliveryResult(d notify.Delivery) string {

@@ -76,7 +76,9 @@ func (e *env) newServeEnforcer(ctx context.Context, db storeDB, o serveOptions, 
 	runner := src.runner(e, db, o.targets)
 	runner.Actor, runner.Source = serveActor(), "serve"
 	return &serveEnforcer{enforce.Watcher{File: eo.policies, Data: data, Inventories: src.inventories, Runner: runner, Apply: eo.apply, Log: log,
-		Budgets: func(ctx context.Context) ([]budget.Budget, string, error) { return e.loadServerBudgets(ctx, db, o.budgets) },
+		Budgets: func(ctx context.Context) ([]budget.Budget, string, error) {
+			return e.loadServerBudgets(ctx, db, o.budgets)
+		},
 		Snapshot: func(ctx context.Context, budgets []budget.Budget) (enforce.Snapshot, error) {
 			snap, _, err := e.budgetSnapshot(ctx, budgets)
 			return snap, err

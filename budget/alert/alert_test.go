@@ -3,6 +3,7 @@ package alert
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -143,4 +144,39 @@ func TestSender(t *testing.T) {
 	if second[0].Result != Delivered || second[1].Result != Sent || len(leads.got) != 1 {
 		t.Errorf("Deliver again = %s, %s (leads sent %d times), want already delivered to leads, sent to cto", second[0].Result, second[1].Result, len(leads.got))
 	}
+}
+
+// TestChecker runs a server's budget check: the first check sends the alerts due and logs them,
+// a check whose budgets name a target the server lacks sends none, and one without targets
+// reads nothing.
+func TestChecker(t *testing.T) {
+	budgets, statuses := research(t)
+	var logs strings.Builder
+	leads, cto := &target{}, &target{fail: notify.Permanent(errors.New("550 mailbox unavailable"))}
+	sender := &Sender{Log: &notify.MemoryLog{}, Targets: map[string]notify.Target{"leads": leads, "cto": cto}, MaxAttempts: 1}
+	daily := statuses[0].Daily
+	c := &Checker{Targets: sender.Targets, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(&logs, nil)),
+		Budgets: func(context.Context) ([]budget.Budget, string, error) { return budgets, "budgets.yaml", nil },
+		Spend: func(context.Context, []budget.Budget) (*budget.Spend, error) {
+			sp := budget.NewSpend(budgets, nil)
+			sp.Daily[0] = daily
+			return sp, nil
+		},
+		Deliver: sender.Deliver}
+	c.Check(context.Background())
+	if len(leads.got) != 1 || strings.Count(logs.String(), "budget alert sent") != 1 || strings.Count(logs.String(), "budget alert failed") != 1 {
+		t.Fatalf("first check: leads got %v; log:\n%s", leads.got, logs.String())
+	}
+	logs.Reset()
+	c.Targets = map[string]notify.Target{"leads": leads}
+	c.Check(context.Background())
+	if len(leads.got) != 1 || !strings.Contains(logs.String(), "the budgets of budgets.yaml name targets this server lacks; no alert sent") {
+		t.Errorf("check with cto missing: leads got %v; log:\n%s", leads.got, logs.String())
+	}
+	c.Targets = nil
+	c.Budgets = func(context.Context) ([]budget.Budget, string, error) {
+		t.Error("a check without targets read the budgets")
+		return nil, "", nil
+	}
+	c.Check(context.Background())
 }

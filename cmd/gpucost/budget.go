@@ -132,6 +132,7 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
+// statuses evaluates every budget at now, for the dashboard's views.
 func (sp *budgetSpend) statuses(now time.Time) []budget.Status { return sp.Statuses(now) }
 
 // notes says what the reader should know about the spend: no store, skipped currencies.

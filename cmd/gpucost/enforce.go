@@ -88,7 +88,14 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 	if o.policies == "" {
 		return usageError{fmt.Errorf("--policies is required: the policies YAML file")}
 	}
-	budgets, policies, err := readPolicies(o.policies, o.budgets)
+	var budgets []budget.Budget
+	var err error
+	if o.budgets != "" {
+		if budgets, err = readBudgets(o.budgets); err != nil {
+			return err
+		}
+	}
+	policies, err := readPolicies(o.policies, budgets)
 	if err != nil {
 		return err
 	}
@@ -136,21 +143,13 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 	return nil
 }
 
-// readPolicies reads the budgets file (if any) and the policies file that names its budgets.
-func readPolicies(policiesFile, budgetsFile string) ([]budget.Budget, []enforce.Policy, error) {
-	var budgets []budget.Budget
-	if budgetsFile != "" {
-		var err error
-		if budgets, err = readBudgets(budgetsFile); err != nil {
-			return nil, nil, err
-		}
-	}
-	data, err := os.ReadFile(policiesFile)
+// readPolicies reads a policies file that names budgets.
+func readPolicies(path string, budgets []budget.Budget) ([]enforce.Policy, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, gpucost.Errorf(gpucost.EInvalid, "read policies: %w", err)
+		return nil, gpucost.Errorf(gpucost.EInvalid, "read policies: %w", err)
 	}
-	policies, err := enforce.Load(policiesFile, data, budgets)
-	return budgets, policies, err
+	return enforce.Load(path, data, budgets)
 }
 
 // enforceSnapshot evaluates the budgets and lists the inventory.

@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/enforce"
 	"github.com/spf13/cobra"
@@ -33,11 +31,7 @@ func (e *env) policyBlocks(ctx context.Context, f estimatePolicyFlags, budgets [
 	if f.file == "" {
 		return nil, nil, nil
 	}
-	data, err := os.ReadFile(f.file)
-	if err != nil {
-		return nil, nil, gpucost.Errorf(gpucost.EInvalid, "read policies: %w", err)
-	}
-	policies, err := enforce.Load(f.file, data, budgets)
+	policies, err := readPolicies(f.file, budgets)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -52,14 +52,9 @@ and the dashboard's Activity page.`,
 
 // auditLog prints the audit entries f selects, newest first.
 func (e *env) auditLog(ctx context.Context, f gpucost.AuditFilter) error {
-	if err := e.validOutput(); err != nil {
-		return err
-	}
-	if err := checkLimit(f.Limit); err != nil {
-		return err
-	}
+	var bad error
 	if err := gpucost.CheckAuditAction(f.Action); err != nil {
-		return usageError{fmt.Errorf("--action: %w", err)}
+		bad = usageError{fmt.Errorf("--action: %w", err)}
 	}
 	r := result{
 		Title:   "Audit trail",
@@ -67,8 +62,41 @@ func (e *env) auditLog(ctx context.Context, f gpucost.AuditFilter) error {
 		Right:   []int{0},
 		JSON:    []gpucost.AuditEntry{},
 	}
+	return e.listLog(ctx, f.Limit, bad, r, "No store file: nothing has been audited yet.", func(db storeDB, r *result) error {
+		entries, err := db.Audit(ctx, f)
+		if err != nil {
+			return err
+		}
+		for _, en := range entries {
+			r.Rows = append(r.Rows, []string{strconv.FormatInt(en.ID, 10), en.At.UTC().Format(time.RFC3339), en.Actor, en.Action, en.Target, en.Detail, en.Source})
+		}
+		if len(entries) > 0 {
+			r.JSON = entries
+		} else {
+			r.Notes = append(r.Notes, "No audit entry matches.")
+		}
+		if f.Limit > 0 && len(entries) == f.Limit {
+			r.Notes = append(r.Notes, fmt.Sprintf("The latest %d entries; --limit 0 prints them all.", f.Limit))
+		}
+		return nil
+	})
+}
+
+// listLog prints a log listing (audit, enforce log, budget deliveries): after checking --output,
+// the --limit and bad (a flag error found before), r with the noStore note when the store file
+// does not exist yet, else r as fill completes it from the store.
+func (e *env) listLog(ctx context.Context, limit int, bad error, r result, noStore string, fill func(db storeDB, r *result) error) error {
+	if err := e.validOutput(); err != nil {
+		return err
+	}
+	if err := checkLimit(limit); err != nil {
+		return err
+	}
+	if bad != nil {
+		return bad
+	}
 	if e.noStoreYet() {
-		r.Notes = append(r.Notes, "No store file: nothing has been audited yet.")
+		r.Notes = append(r.Notes, noStore)
 		return e.print(r)
 	}
 	db, err := e.openDB(ctx)
@@ -76,20 +104,8 @@ func (e *env) auditLog(ctx context.Context, f gpucost.AuditFilter) error {
 		return err
 	}
 	defer db.Close()
-	entries, err := db.Audit(ctx, f)
-	if err != nil {
+	if err := fill(db, &r); err != nil {
 		return err
-	}
-	for _, en := range entries {
-		r.Rows = append(r.Rows, []string{strconv.FormatInt(en.ID, 10), en.At.UTC().Format(time.RFC3339), en.Actor, en.Action, en.Target, en.Detail, en.Source})
-	}
-	if len(entries) > 0 {
-		r.JSON = entries
-	} else {
-		r.Notes = append(r.Notes, "No audit entry matches.")
-	}
-	if f.Limit > 0 && len(entries) == f.Limit {
-		r.Notes = append(r.Notes, fmt.Sprintf("The latest %d entries; --limit 0 prints them all.", f.Limit))
 	}
 	return e.print(r)
 }

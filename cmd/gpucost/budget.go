@@ -87,53 +87,34 @@ func readBudgets(path string) ([]budget.Budget, error) {
 // budgetSpend is the daily spend of each budget's scope, read from the store, with the catalog
 // that priced and recognised its lines.
 type budgetSpend struct {
-	budgets []budget.Budget
-	daily   [][]budget.DayCost
-	other   []int // lines in scope skipped for their currency, per budget
+	*budget.Spend
 	cat     *catalog.Catalog
 	noStore bool // the store file does not exist: nothing spent
 }
 
-// budgetSpend reads the store's cost lines from eight weeks before the earliest budget period
-// to now and sums them per budget and day. Without a store file, nothing is spent.
+// budgetSpend reads the store's cost lines the budgets need at now (budget.HistoryStart) and
+// sums them per budget and day. Without a store file, nothing is spent.
 func (e *env) budgetSpend(ctx context.Context, budgets []budget.Budget) (*budgetSpend, error) {
 	now := e.now().UTC()
-	sp := &budgetSpend{budgets: budgets, daily: make([][]budget.DayCost, len(budgets)), other: make([]int, len(budgets))}
 	if e.noStoreYet() {
-		sp.noStore = true
 		cat, err := catalog.Bundled()
-		sp.cat = cat
-		return sp, err
+		return &budgetSpend{Spend: budget.NewSpend(budgets, budget.CatalogMatcher(cat)), cat: cat, noStore: true}, err
 	}
 	db, err := e.openDB(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	if sp.cat, err = catalog.Load(ctx, db); err != nil {
+	cat, err := catalog.Load(ctx, db)
+	if err != nil {
 		return nil, err
 	}
-	from := now
-	for _, b := range budgets {
-		start, _, _ := budget.PeriodOf(b.Period, now)
-		if h := start.AddDate(0, 0, -56); h.Before(from) {
-			from = h
-		}
-	}
-	m := &budget.Matcher{IsGPU: func(l *gpucost.CostLine) bool { _, ok := sp.cat.LineGPU(l); return ok }}
-	tally := budget.NewTally(budgets, m)
-	err = db.ScanCosts(ctx, gpucost.CostFilter{From: from, To: now.Add(time.Nanosecond)}, func(l *gpucost.CostLine) error {
-		tally.Add(l)
-		return nil
-	})
-	if err != nil {
+	tally := budget.NewTally(budgets, budget.CatalogMatcher(cat))
+	f := gpucost.CostFilter{From: budget.HistoryStart(budgets, now), To: now.Add(time.Nanosecond)}
+	if err := db.ScanCosts(ctx, f, func(l *gpucost.CostLine) error { tally.Add(l); return nil }); err != nil {
 		return nil, fmt.Errorf("read the bills for budgets: %w", err)
 	}
-	for i := range budgets {
-		sp.daily[i] = tally.Daily(i)
-	}
-	copy(sp.other, tally.OtherCurrency)
-	return sp, nil
+	return &budgetSpend{Spend: tally.Spend(), cat: cat}, nil
 }
 
 // storeFile returns the file a --db value names, without a sqlite: or file: prefix.
@@ -151,13 +132,8 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
-func (sp *budgetSpend) statuses(now time.Time) []budget.Status {
-	out := make([]budget.Status, len(sp.budgets))
-	for i, b := range sp.budgets {
-		out[i] = budget.Evaluate(b, sp.daily[i], now)
-	}
-	return out
-}
+// statuses evaluates every budget at now, for the dashboard's views.
+func (sp *budgetSpend) statuses(now time.Time) []budget.Status { return sp.Statuses(now) }
 
 // notes says what the reader should know about the spend: no store, skipped currencies.
 func (sp *budgetSpend) notes() []string {
@@ -165,10 +141,10 @@ func (sp *budgetSpend) notes() []string {
 	if sp.noStore {
 		notes = append(notes, "No store file: nothing is spent yet (import bills with gpucost import billing, or give --db).")
 	}
-	for i, n := range sp.other {
+	for i, n := range sp.OtherCurrency {
 		if n > 0 {
 			notes = append(notes, fmt.Sprintf("%s: %d lines in scope are in a currency other than %s and were left out.",
-				sp.budgets[i].Name, n, sp.budgets[i].Amount.Currency))
+				sp.Budgets[i].Name, n, sp.Budgets[i].Amount.Currency))
 		}
 	}
 	return notes
@@ -192,7 +168,7 @@ func budgetStatusResult(sp *budgetSpend, st []budget.Status) result {
 		r.Rows = append(r.Rows, []string{s.Budget, s.Period, s.Amount.Dollars(), s.Spent.Dollars(), fmt.Sprintf("%.0f%%", s.Percent),
 			s.Forecast.Projected.Dollars(), s.Forecast.Low.Dollars() + "–" + s.Forecast.High.Dollars(),
 			fmt.Sprintf("%.0f%%", s.ForecastPercent), s.Remaining.Dollars(), fmt.Sprint(s.DaysLeft), s.BurnRate.Dollars(),
-			s.AllowedRate.Dollars(), strings.Join(crossed, ", "), burnDown(s)})
+			s.AllowedRate.Dollars(), strings.Join(crossed, ", "), sparkline(s.BurnDown(), 31)})
 	}
 	for _, s := range st {
 		if s.Forecast.Method != budget.MethodSeasonal {
@@ -201,17 +177,6 @@ func budgetStatusResult(sp *budgetSpend, st []budget.Status) result {
 		}
 	}
 	return r
-}
-
-// burnDown draws the share of the budget left at the end of each day of the period so far.
-func burnDown(s budget.Status) string {
-	left := make([]float64, len(s.Daily))
-	var spent int64
-	for i, d := range s.Daily {
-		spent += d.Cost.Nanos
-		left[i] = max(0, 100-100*float64(spent)/float64(max(1, s.Amount.Nanos)))
-	}
-	return sparkline(left, 31)
 }
 
 // noStoreYet reports whether --db names a SQLite file that does not exist yet: a command that

@@ -4,28 +4,15 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
+	"github.com/gpucost/gpucost/budget/alert"
 	"github.com/gpucost/gpucost/notify"
 	"github.com/spf13/cobra"
 )
-
-// Outcomes of one alert to one target, as budget check prints them.
-const (
-	alertSent      = "sent"
-	alertDelivered = "already delivered"
-	alertFailed    = "failed"
-	alertWouldSend = "would send"
-	alertNoTarget  = "no targets"
-)
-
-// sendWorkers bounds how many deliveries budget check makes at once.
-const sendWorkers = 8
 
 type budgetCheckOpts struct {
 	file, targets string
@@ -77,23 +64,6 @@ reached or refused after its retries, 2 the budgets or targets file or flags are
 	return cmd
 }
 
-// alertOutcome is one alert to one target and what became of it.
-type alertOutcome struct {
-	Budget    string  `json:"budget"`
-	Period    string  `json:"period"`
-	Threshold string  `json:"threshold"`
-	Percent   float64 `json:"percent"` // the spend or forecast, as a percentage of the amount
-	Key       string  `json:"key"`
-	Subject   string  `json:"subject"`
-	Target    string  `json:"target"`
-	Result    string  `json:"result"`
-	Attempts  int     `json:"attempts"`
-	Status    int     `json:"status,omitempty"`
-	Error     string  `json:"error,omitempty"`
-
-	msg notify.Message
-}
-
 // budgetCheck evaluates the budgets, sends the alerts of crossed thresholds and prints what
 // happened; it returns exitError{exitUnavailable} when a delivery failed.
 func (e *env) budgetCheck(ctx context.Context, o budgetCheckOpts) error {
@@ -118,7 +88,7 @@ func (e *env) budgetCheck(ctx context.Context, o budgetCheckOpts) error {
 		if targets, warnings, err = readTargets(o.targets, e.getenv); err != nil {
 			return err
 		}
-		if err := checkTargetNames(budgets, targets, o.targets); err != nil {
+		if err := alert.CheckTargets(budgets, targets, o.targets); err != nil {
 			return err
 		}
 	}
@@ -130,15 +100,15 @@ func (e *env) budgetCheck(ctx context.Context, o budgetCheckOpts) error {
 		return err
 	}
 	now := e.now()
-	statuses := sp.statuses(now)
-	alerts := planAlerts(budgets, statuses, now)
+	statuses := sp.Statuses(now)
+	alerts := alert.Plan(budgets, statuses, now)
 	if err := e.deliverAlerts(ctx, o, sp.noStore, targets, alerts); err != nil {
 		return err
 	}
 	if err := e.print(budgetCheckResult(sp, statuses, alerts, o.dryRun)); err != nil {
 		return err
 	}
-	if n := countResult(alerts, alertFailed); n > 0 {
+	if n := alert.Count(alerts, alert.Failed); n > 0 {
 		fmt.Fprintf(e.stderr, "gpucost: %d alert deliveries failed; they are retried on the next run (see gpucost budget deliveries)\n", n)
 		return exitError{exitUnavailable}
 	}
@@ -158,75 +128,11 @@ func readTargets(path string, getenv func(string) string) (map[string]notify.Tar
 	return targets, warnings, nil
 }
 
-// checkTargetNames fails when a threshold notifies a target the targets file lacks, naming the
-// budget's file and line, before anything is sent.
-func checkTargetNames(budgets []budget.Budget, targets map[string]notify.Target, targetsFile string) error {
-	have := make([]string, 0, len(targets))
-	for n := range targets {
-		have = append(have, n)
-	}
-	slices.Sort(have)
-	var missing []string
-	for _, b := range budgets {
-		var names []string
-		thresholds := map[string][]string{}
-		for _, t := range b.Thresholds {
-			for _, n := range t.Notify {
-				if _, ok := targets[n]; !ok {
-					if thresholds[n] == nil {
-						names = append(names, n)
-					}
-					thresholds[n] = append(thresholds[n], t.String())
-				}
-			}
-		}
-		for _, n := range names {
-			missing = append(missing, fmt.Sprintf("%s:%d: budget %s notifies target %q (thresholds %s), which is not in %s",
-				b.File, b.Line, b.Name, n, strings.Join(thresholds[n], ", "), targetsFile))
-		}
-	}
-	if len(missing) > 0 {
-		return gpucost.Errorf(gpucost.EInvalid, "%s; define them in %s (it has %s) or fix the names",
-			strings.Join(missing, "; "), targetsFile, strings.Join(have, ", "))
-	}
-	return nil
-}
-
-// planAlerts returns one outcome per crossed threshold and target, in the budgets' order; a
-// threshold with no targets is one outcome with none.
-func planAlerts(budgets []budget.Budget, statuses []budget.Status, now time.Time) []*alertOutcome {
-	var out []*alertOutcome
-	for i, s := range statuses {
-		for _, c := range s.Crossed {
-			m := budgetMessage(budgets[i], s, c, now)
-			base := alertOutcome{Budget: s.Budget, Period: s.Period, Threshold: c.Threshold.String(), Percent: c.Percent,
-				Key: c.Key, Subject: m.Subject, msg: m}
-			if len(c.Threshold.Notify) == 0 {
-				a := base
-				a.Result = alertNoTarget
-				out = append(out, &a)
-			}
-			for _, t := range c.Threshold.Notify {
-				a := base
-				a.Target = t
-				out = append(out, &a)
-			}
-		}
-	}
-	return out
-}
-
 // deliverAlerts settles each alert: already delivered per the store's log, would send (dry
-// run), or sent through a Dispatcher that records every attempt in the log.
-func (e *env) deliverAlerts(ctx context.Context, o budgetCheckOpts, noStore bool, targets map[string]notify.Target, alerts []*alertOutcome) error {
-	pending := 0
-	for _, a := range alerts {
-		if a.Result == "" {
-			pending++
-		}
-	}
-	if pending == 0 || (o.dryRun && noStore) {
-		markPending(alerts, alertWouldSend)
+// run), or sent and recorded in the log. A dry run without a store opens none.
+func (e *env) deliverAlerts(ctx context.Context, o budgetCheckOpts, noStore bool, targets map[string]notify.Target, alerts []*alert.Outcome) error {
+	if alert.Count(alerts, "") == 0 || (o.dryRun && noStore) {
+		alert.MarkPending(alerts, alert.WouldSend)
 		return nil
 	}
 	db, err := e.openDB(ctx)
@@ -234,148 +140,11 @@ func (e *env) deliverAlerts(ctx context.Context, o budgetCheckOpts, noStore bool
 		return err
 	}
 	defer db.Close()
-	log := &outcomeLog{DeliveryLog: db, last: map[[2]string]gpucost.Delivery{}}
-	for _, a := range alerts {
-		if a.Result != "" {
-			continue
-		}
-		done, err := log.Delivered(ctx, a.Key, a.Target)
-		if err != nil {
-			return err
-		}
-		if done {
-			a.Result = alertDelivered
-		}
-	}
-	if o.dryRun {
-		markPending(alerts, alertWouldSend)
-		return nil
-	}
-	d := &notify.Dispatcher{Targets: targets, Log: log, MaxAttempts: o.attempts, Backoff: notify.Backoff{Base: o.backoff}}
-	sendAlerts(ctx, d, log, alerts)
-	return nil
+	s := alert.Sender{Log: db, Targets: targets, MaxAttempts: o.attempts, Backoff: o.backoff, DryRun: o.dryRun}
+	return s.Deliver(ctx, alerts)
 }
 
-func markPending(alerts []*alertOutcome, result string) {
-	for _, a := range alerts {
-		if a.Result == "" {
-			a.Result = result
-		}
-	}
-}
-
-// sendAlerts sends every alert still pending, sendWorkers at a time, and fills in each outcome
-// from the attempts the log saw.
-func sendAlerts(ctx context.Context, d *notify.Dispatcher, log *outcomeLog, alerts []*alertOutcome) {
-	sem := make(chan struct{}, sendWorkers)
-	var wg sync.WaitGroup
-	for _, a := range alerts {
-		if a.Result != "" {
-			continue
-		}
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			err := d.Notify(ctx, a.msg, a.Target)
-			last, tried := log.lastAttempt(a.Key, a.Target)
-			a.Attempts, a.Status = last.Attempt, last.Status
-			switch {
-			case err == nil && tried:
-				a.Result = alertSent
-			case err == nil:
-				a.Result = alertDelivered // another sender delivered it between our check and the send
-			default:
-				a.Result, a.Error = alertFailed, err.Error()
-			}
-		})
-	}
-	wg.Wait()
-}
-
-// outcomeLog records attempts in the store's log and keeps the last one per alert and target.
-type outcomeLog struct {
-	notify.DeliveryLog
-	mu   sync.Mutex
-	last map[[2]string]gpucost.Delivery
-}
-
-// RecordDelivery stores d in the log and remembers it.
-func (l *outcomeLog) RecordDelivery(ctx context.Context, d gpucost.Delivery) error {
-	l.mu.Lock()
-	l.last[[2]string{d.Key, d.Target}] = d
-	l.mu.Unlock()
-	return l.DeliveryLog.RecordDelivery(ctx, d)
-}
-
-func (l *outcomeLog) lastAttempt(key, target string) (gpucost.Delivery, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	d, ok := l.last[[2]string{key, target}]
-	return d, ok
-}
-
-// budgetMessage is the alert for crossing c of budget b with status s.
-func budgetMessage(b budget.Budget, s budget.Status, c budget.Crossing, now time.Time) notify.Message {
-	t := c.Threshold
-	m := notify.Message{Kind: "budget.threshold", Severity: notify.SeverityInfo, At: now, Key: c.Key}
-	switch {
-	case t.Kind == budget.KindForecast:
-		m.Kind, m.Severity = "budget.forecast", notify.SeverityWarning
-		m.Subject = fmt.Sprintf("Budget %s projected to exceed %s%% in %s: forecast %s of %s",
-			b.Name, trimPercent(t.Percent), s.Period, s.Forecast.Projected.Dollars(), s.Amount.Dollars())
-	default:
-		if t.Percent >= 100 {
-			m.Severity = notify.SeverityCritical
-		} else if t.Percent >= 80 {
-			m.Severity = notify.SeverityWarning
-		}
-		m.Subject = fmt.Sprintf("Budget %s reached %.0f%% in %s: %s spent of %s",
-			b.Name, s.Percent, s.Period, s.Spent.Dollars(), s.Amount.Dollars())
-	}
-	var text strings.Builder
-	fmt.Fprintf(&text, "Budget %s has spent %s of its %s %s budget for %s (%.0f%%), crossing its %s threshold.\n",
-		b.Name, s.Spent.Dollars(), s.Amount.Dollars(), b.Period, s.Period, s.Percent, t)
-	fmt.Fprintf(&text, "The forecast for the period is %s (%.0f%% of the budget; p10–p90 %s–%s).\n",
-		s.Forecast.Projected.Dollars(), s.ForecastPercent, s.Forecast.Low.Dollars(), s.Forecast.High.Dollars())
-	if s.Remaining.Nanos >= 0 {
-		fmt.Fprintf(&text, "%s is left for %d days: %s a day keeps it within budget; the burn rate is %s a day.\n",
-			s.Remaining.Dollars(), s.DaysLeft, s.AllowedRate.Dollars(), s.BurnRate.Dollars())
-	} else {
-		fmt.Fprintf(&text, "The budget is over by %s with %d days left; the burn rate is %s a day.\n",
-			s.Remaining.MulFloat(-1).Dollars(), s.DaysLeft, s.BurnRate.Dollars())
-	}
-	fmt.Fprintf(&text, "Alert key: %s", c.Key)
-	m.Text = text.String()
-	m.Fields = []notify.Field{
-		{Name: "Budget", Value: b.Name},
-		{Name: "Period", Value: fmt.Sprintf("%s (%s to %s)", s.Period, s.Start.Format("2 Jan"), s.End.AddDate(0, 0, -1).Format("2 Jan 2006"))},
-		{Name: "Threshold", Value: t.String()},
-		{Name: "Amount", Value: s.Amount.Dollars()},
-		{Name: "Spent", Value: fmt.Sprintf("%s (%.1f%%)", s.Spent.Dollars(), s.Percent)},
-		{Name: "Forecast", Value: fmt.Sprintf("%s (%.1f%%)", s.Forecast.Projected.Dollars(), s.ForecastPercent)},
-		{Name: "Left", Value: s.Remaining.Dollars()},
-		{Name: "Days left", Value: fmt.Sprint(s.DaysLeft)},
-		{Name: "Burn/day", Value: s.BurnRate.Dollars()},
-		{Name: "Allowed/day", Value: s.AllowedRate.Dollars()},
-		{Name: "Alert key", Value: c.Key},
-	}
-	return m
-}
-
-// trimPercent writes 100 as "100" and 12.5 as "12.5".
-func trimPercent(p float64) string { return fmt.Sprintf("%g", p) }
-
-func countResult(alerts []*alertOutcome, result string) int {
-	n := 0
-	for _, a := range alerts {
-		if a.Result == result {
-			n++
-		}
-	}
-	return n
-}
-
-func budgetCheckResult(sp *budgetSpend, statuses []budget.Status, alerts []*alertOutcome, dryRun bool) result {
+func budgetCheckResult(sp *budgetSpend, statuses []budget.Status, alerts []*alert.Outcome, dryRun bool) result {
 	r := result{
 		Title:   "Budget alerts",
 		Columns: []string{"Budget", "Period", "Threshold", "Reached", "Target", "Result", "Attempts", "Error"},
@@ -387,7 +156,7 @@ func budgetCheckResult(sp *budgetSpend, statuses []budget.Status, alerts []*aler
 		r.Title += " (dry run: nothing sent or recorded)"
 	}
 	if alerts == nil {
-		r.JSON = []*alertOutcome{}
+		r.JSON = []*alert.Outcome{}
 	}
 	for _, a := range alerts {
 		attempts := ""
@@ -404,8 +173,8 @@ func budgetCheckResult(sp *budgetSpend, statuses []budget.Status, alerts []*aler
 		}
 	}
 	var counts []string
-	for _, res := range []string{alertSent, alertWouldSend, alertDelivered, alertFailed, alertNoTarget} {
-		if n := countResult(alerts, res); n > 0 {
+	for _, res := range []string{alert.Sent, alert.WouldSend, alert.Delivered, alert.Failed, alert.NoTarget} {
+		if n := alert.Count(alerts, res); n > 0 {
 			counts = append(counts, fmt.Sprintf("%d %s", n, res))
 		}
 	}
@@ -464,47 +233,34 @@ type deliveryRow struct {
 }
 
 func (e *env) budgetDeliveries(ctx context.Context, f gpucost.DeliveryFilter) error {
-	if err := e.validOutput(); err != nil {
-		return err
-	}
-	if err := checkLimit(f.Limit); err != nil {
-		return err
-	}
 	r := result{
 		Title:   "Alert deliveries",
 		Columns: []string{"Time", "Alert key", "Target", "Attempt", "Result", "Status", "Took", "Error"},
 		Right:   []int{3, 5, 6},
 		JSON:    []deliveryRow{},
 	}
-	if e.noStoreYet() {
-		r.Notes = append(r.Notes, "No store file: no alert has been sent yet (gpucost budget check sends them).")
-		return e.print(r)
-	}
-	db, err := e.openDB(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	ds, err := db.Deliveries(ctx, f)
-	if err != nil {
-		return err
-	}
-	rows := make([]deliveryRow, 0, len(ds))
-	for _, d := range ds {
-		rows = append(rows, deliveryRow{At: d.At, Key: d.Key, Kind: d.Kind, Target: d.Target, Attempt: d.Attempt, OK: d.OK,
-			Final: d.Final, Status: d.Status, DurationMS: float64(d.Duration) / float64(time.Millisecond), Error: d.Error})
-		status := ""
-		if d.Status != 0 {
-			status = fmt.Sprint(d.Status)
+	return e.listLog(ctx, f.Limit, nil, r, "No store file: no alert has been sent yet (gpucost budget check sends them).", func(db storeDB, r *result) error {
+		ds, err := db.Deliveries(ctx, f)
+		if err != nil {
+			return err
 		}
-		r.Rows = append(r.Rows, []string{d.At.UTC().Format(time.RFC3339), d.Key, d.Target, fmt.Sprint(d.Attempt),
-			deliveryResult(d), status, d.Duration.Round(time.Millisecond).String(), d.Error})
-	}
-	r.JSON = rows
-	if len(ds) == 0 {
-		r.Notes = append(r.Notes, "No delivery matches.")
-	}
-	return e.print(r)
+		rows := make([]deliveryRow, 0, len(ds))
+		for _, d := range ds {
+			rows = append(rows, deliveryRow{At: d.At, Key: d.Key, Kind: d.Kind, Target: d.Target, Attempt: d.Attempt, OK: d.OK,
+				Final: d.Final, Status: d.Status, DurationMS: float64(d.Duration) / float64(time.Millisecond), Error: d.Error})
+			status := ""
+			if d.Status != 0 {
+				status = fmt.Sprint(d.Status)
+			}
+			r.Rows = append(r.Rows, []string{d.At.UTC().Format(time.RFC3339), d.Key, d.Target, fmt.Sprint(d.Attempt),
+				deliveryResult(d), status, d.Duration.Round(time.Millisecond).String(), d.Error})
+		}
+		r.JSON = rows
+		if len(ds) == 0 {
+			r.Notes = append(r.Notes, "No delivery matches.")
+		}
+		return nil
+	})
 }
 
 func deliveryResult(d gpucost.Delivery) string {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpucost/gpucost/budget/alert"
 	"github.com/gpucost/gpucost/notify"
 )
 
@@ -104,14 +105,14 @@ func TestBudgetCheckDeliversOnce(t *testing.T) {
 	if code != exitUnavailable || !strings.Contains(errOut, "1 alert deliveries failed") {
 		t.Fatalf("first check: exit %d, want %d; stderr %s\n%s", code, exitUnavailable, errOut, out)
 	}
-	var res []alertOutcome
+	var res []alert.Outcome
 	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res) != 3 {
 		t.Fatalf("first check json: %v\n%s", err, out)
 	}
 	want := []struct{ key, target, result string }{
-		{"budget:research-tight:2026-11:actual:50", "leads", alertSent},
-		{"budget:research-tight:2026-11:forecast:100", "leads", alertSent},
-		{"budget:research-tight:2026-11:forecast:100", "cto", alertFailed},
+		{"budget:research-tight:2026-11:actual:50", "leads", alert.Sent},
+		{"budget:research-tight:2026-11:forecast:100", "leads", alert.Sent},
+		{"budget:research-tight:2026-11:forecast:100", "cto", alert.Failed},
 	}
 	for i, w := range want {
 		if r := res[i]; r.Key != w.key || r.Target != w.target || r.Result != w.result {

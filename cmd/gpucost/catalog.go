@@ -163,7 +163,7 @@ func (e *env) gpusResult(c *catalog.Catalog, rows []catalog.Row) result {
 			gcpN1 = gcpN1 || strings.HasPrefix(p.Offer.InstanceType, "n1+")
 		}
 		if p := row.Spot; p != nil {
-			cells[6], cells[7], cells[8] = e.money(p.PerGPUHour), p.Offer.InstanceType, place(p.Offer)
+			cells[6], cells[7], cells[8] = e.money(p.PerGPUHour), p.Offer.InstanceType, catalog.Place(p.Offer)
 			gcpN1 = gcpN1 || strings.HasPrefix(p.Offer.InstanceType, "n1+")
 		}
 		j := gpuRowJSON{GPU: row.GPU, MemoryGB: row.MemoryGB, Provider: row.Provider, Offers: row.Offers,
@@ -186,18 +186,6 @@ func (e *env) gpusResult(c *catalog.Catalog, rows []catalog.Row) result {
 	r.Notes = append(r.Notes, e.sourceNotes(c)...)
 	r.JSON = map[string]any{"gpus": js, "sources": sourcesJSON(c)}
 	return r
-}
-
-// place names where a spot price is (spot prices vary by zone): the region, and the zone where
-// the zone is not already named after the region (AWS zone IDs such as use1-az6 are not).
-func place(o gpucost.Offer) string {
-	switch {
-	case o.Zone == "":
-		return o.Region
-	case strings.HasPrefix(o.Zone, o.Region):
-		return o.Zone
-	}
-	return o.Region + " " + o.Zone
 }
 
 // money formats a price: "$1.234" in tables, every digit in CSV and JSON.
@@ -228,8 +216,7 @@ func (e *env) sourceNotes(c *catalog.Catalog) []string {
 	now := e.now()
 	var asOfNotes []string
 	for _, s := range c.Sources() {
-		age := max(int(now.Sub(s.AsOf).Hours()/24), 0)
-		notes = append(notes, fmt.Sprintf("  %-7s %s (%d days old)  %s", s.Provider, s.AsOf.Format("2006-01-02"), age, s.Origin))
+		notes = append(notes, fmt.Sprintf("  %-7s %s (%d days old)  %s", s.Provider, s.AsOf.Format("2006-01-02"), s.AgeDays(now), s.Origin))
 		if !slices.Contains(asOfNotes, s.AsOfNote) {
 			asOfNotes = append(asOfNotes, s.AsOfNote)
 		}
@@ -271,35 +258,15 @@ type. Every row names the vendor datasheet it comes from.`,
 			if err := e.validOutput(); err != nil {
 				return err
 			}
-			models := catalog.Specs()
-			if gpu != "" {
-				models = filterSpecs(models, gpu)
-				if len(models) == 0 {
-					return gpucost.Errorf(gpucost.EInvalid, "unknown GPU %q: known GPUs are %s", gpu, strings.Join(specNames(), ", "))
-				}
+			models, err := catalog.FindSpecs(gpu)
+			if err != nil {
+				return err
 			}
 			return e.print(specsResult(models))
 		},
 	}
 	cmd.Flags().StringVar(&gpu, "gpu", "", "GPU model or family, any spelling")
 	return cmd
-}
-
-func specNames() []string {
-	var names []string
-	for _, s := range catalog.Specs() {
-		names = append(names, s.Name)
-	}
-	return names
-}
-
-// filterSpecs keeps the models gpu names, as Normalize reads it, or its family ("a100").
-func filterSpecs(models []gpucost.GPUModel, gpu string) []gpucost.GPUModel {
-	canon, _ := catalog.Normalize(gpu)
-	family := strings.ToUpper(strings.TrimSpace(gpu)) + "-"
-	return slices.DeleteFunc(models, func(m gpucost.GPUModel) bool {
-		return m.Name != canon && !strings.HasPrefix(strings.ToUpper(m.Name), family)
-	})
 }
 
 type specJSON struct {
@@ -371,18 +338,13 @@ price row is missing. None of them is copied into the catalog.`,
 			if err != nil {
 				return err
 			}
-			files := map[string]string{}
-			for _, s := range c.Sources() {
-				files[s.File] = s.Provider
-			}
-			if provider != "" && !slices.Contains(c.Providers(), strings.ToLower(provider)) {
-				return gpucost.Errorf(gpucost.EInvalid, "unknown provider %q: the catalog has offers from %s", provider, strings.Join(c.Providers(), ", "))
+			issues, err := c.IssuesOf(provider)
+			if err != nil {
+				return err
 			}
 			r := result{Columns: []string{"Source", "Line", "Field", "Value", "Reason"}, Right: []int{1}}
-			for _, is := range c.Issues() {
-				if provider == "" || strings.EqualFold(files[is.Source], provider) {
-					r.Rows = append(r.Rows, []string{is.Source, strconv.Itoa(is.Line), is.Field, is.Value, is.Reason})
-				}
+			for _, is := range issues {
+				r.Rows = append(r.Rows, []string{is.Source, strconv.Itoa(is.Line), is.Field, is.Value, is.Reason})
 			}
 			r.Notes = []string{fmt.Sprintf("%d issues.", len(r.Rows))}
 			return e.print(r)
@@ -416,7 +378,7 @@ land in one transaction: either every offer is stored or none is.`,
 			if format != "skypilot" {
 				return gpucost.Errorf(gpucost.EInvalid, "--format %q: use skypilot", format)
 			}
-			imports, err := e.readImports(args, provider)
+			imports, err := catalog.ReadImports(args, provider, e.now().UTC())
 			if err != nil {
 				return err
 			}
@@ -442,36 +404,6 @@ land in one transaction: either every offer is stored or none is.`,
 	cmd.Flags().StringVar(&format, "format", "", "file format: skypilot (required)")
 	cmd.Flags().StringVar(&provider, "provider", "", "provider of every file (default: from each file's path)")
 	return cmd
-}
-
-// readImports reads every file before anything is stored, so that a bad file stops the import
-// whole.
-func (e *env) readImports(paths []string, provider string) ([]*catalog.Import, error) {
-	var out []*catalog.Import
-	for _, path := range paths {
-		p := strings.ToLower(provider)
-		if p == "" {
-			var ok bool
-			if p, ok = catalog.ProviderFromName(path); !ok {
-				return nil, gpucost.Errorf(gpucost.EInvalid, "%s: cannot tell the provider from the file name; say --provider aws|gcp|lambda|nebius|…", path)
-			}
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "import %s: %w", path, err)
-		}
-		im, err := catalog.ParseSkyPilot(f, path, p)
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-		now := e.now().UTC()
-		for i := range im.Offers {
-			im.Offers[i].AsOf = now
-		}
-		out = append(out, im)
-	}
-	return out, nil
 }
 
 // maxIssueNotes is how many issues an import lists under its table; JSON lists them all.

@@ -3,23 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/pricing"
-	"github.com/gpucost/gpucost/pricing/awsprices"
-	"github.com/gpucost/gpucost/pricing/azureprices"
-	"github.com/gpucost/gpucost/pricing/gcpprices"
+	"github.com/gpucost/gpucost/pricing/refresh"
 	"github.com/spf13/cobra"
 )
-
-// refreshProviders are the providers "catalog refresh" reads, in the order it reads them.
-var refreshProviders = []string{"aws", "azure", "gcp"}
 
 type refreshFlags struct {
 	providers []string
@@ -67,7 +60,7 @@ date it names, stays in use. --base-url sends the requests to a mirror or a test
 
 // refresh fetches every provider, then stores all offers in one transaction.
 func (e *env) refresh(ctx context.Context, f refreshFlags) error {
-	providers, err := refreshList(f.providers)
+	providers, err := refresh.ParseProviders(f.providers)
 	if err != nil {
 		return err
 	}
@@ -75,14 +68,14 @@ func (e *env) refresh(ctx context.Context, f refreshFlags) error {
 	if err != nil {
 		return err
 	}
-	var results []*pricing.Result
+	cfg := refresh.Config{Regions: f.regions, BaseURL: f.baseURL, GCPKey: e.getenv("GPUCOST_GCP_API_KEY"), Now: e.now,
+		AWSCredentials: func() (aws.CredentialsProvider, error) { return e.awsCredentials(f.baseURL != "") }}
+	results, err := refresh.Fetch(ctx, c, providers, cfg)
+	if err != nil {
+		return err
+	}
 	var offers []gpucost.Offer
-	for _, p := range providers {
-		res, err := e.fetchPrices(ctx, p, f, c)
-		if err != nil {
-			return e.offline(c, p, err)
-		}
-		results = append(results, res)
+	for _, res := range results {
 		offers = append(offers, res.Offers...)
 	}
 	added, replaced := 0, 0
@@ -97,46 +90,6 @@ func (e *env) refresh(ctx context.Context, f refreshFlags) error {
 		}
 	}
 	return e.print(e.refreshResult(c, results, added, replaced))
-}
-
-func refreshList(flags []string) ([]string, error) {
-	var out []string
-	for _, p := range flags {
-		p = strings.ToLower(strings.TrimSpace(p))
-		if !slices.Contains(refreshProviders, p) {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "--provider %q: use aws, azure or gcp", p)
-		}
-		if !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
-	if len(out) == 0 {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--provider: say aws, azure or gcp")
-	}
-	return out, nil
-}
-
-// fetchPrices reads one provider's price API; c names the GPUs of instance types and gives the
-// shapes of GCP's GPU machine types.
-func (e *env) fetchPrices(ctx context.Context, provider string, f refreshFlags, c *catalog.Catalog) (*pricing.Result, error) {
-	gpus := pricing.CatalogGPUs(c)
-	switch provider {
-	case "azure":
-		return (&azureprices.Client{BaseURL: f.baseURL, GPUs: gpus, Now: e.now}).Fetch(ctx, f.regions)
-	case "gcp":
-		key := e.getenv("GPUCOST_GCP_API_KEY")
-		if key == "" && f.baseURL == "" {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "the Cloud Billing Catalog API needs an API key: set GPUCOST_GCP_API_KEY")
-		}
-		shapes := gcpprices.ShapesOf(c.Offers())
-		return (&gcpprices.Client{BaseURL: f.baseURL, APIKey: key, Now: e.now, Shapes: shapes}).Fetch(ctx, f.regions)
-	default:
-		creds, err := e.awsCredentials(f.baseURL != "")
-		if err != nil {
-			return nil, err
-		}
-		return (&awsprices.Client{BaseURL: f.baseURL, Credentials: creds, GPUs: gpus, Now: e.now}).Fetch(ctx, f.regions)
-	}
 }
 
 // awsCredentials reads the standard AWS environment variables; without them only a mirror
@@ -154,29 +107,6 @@ func (e *env) awsCredentials(mirror bool) (aws.CredentialsProvider, error) {
 	return aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) { return c, nil }), nil
 }
 
-// offline adds to an unreachable API's error that the bundled prices stay in use, and how old
-// they are.
-func (e *env) offline(c *catalog.Catalog, provider string, err error) error {
-	if gpucost.ErrorCode(err) != gpucost.EUnavailable {
-		return err
-	}
-	for _, s := range c.Sources() {
-		if s.Provider == provider {
-			return gpucost.Errorf(gpucost.EUnavailable, "refresh %s: %w; nothing was stored: the bundled %s catalog of %s (%s old) stays in use",
-				provider, err, provider, s.AsOf.Format("2006-01-02"), age(e.now(), s.AsOf))
-		}
-	}
-	return gpucost.Errorf(gpucost.EUnavailable, "refresh %s: %w; nothing was stored: gpucost bundles no %s prices, so none are in use", provider, err, provider)
-}
-
-func age(now, t time.Time) string {
-	d := max(int(now.Sub(t).Hours()/24), 0)
-	if d == 1 {
-		return "1 day"
-	}
-	return strconv.Itoa(d) + " days"
-}
-
 // refreshRowJSON is one provider of "catalog refresh --output json".
 type refreshRowJSON struct {
 	Provider string         `json:"provider"`
@@ -192,18 +122,13 @@ func (e *env) refreshResult(c *catalog.Catalog, results []*pricing.Result, added
 	r := result{Columns: []string{"Provider", "Offers", "Skipped", "Pages", "Source", "Bundled prices"}, Right: []int{1, 2, 3}}
 	var js []refreshRowJSON
 	for _, res := range results {
-		prev := "none"
-		for _, s := range c.Sources() {
-			if s.Provider == res.Provider {
-				prev = fmt.Sprintf("%s (%s old)", s.AsOf.Format("2006-01-02"), age(e.now(), s.AsOf))
-			}
-		}
+		prev := refresh.Bundled(c, res.Provider, e.now())
 		r.Rows = append(r.Rows, []string{res.Provider, strconv.Itoa(len(res.Offers)), strconv.Itoa(len(res.Skipped)),
 			strconv.Itoa(res.Pages), res.Source, prev})
 		js = append(js, refreshRowJSON{Provider: res.Provider, Offers: len(res.Offers), Skipped: res.SkipCounts(),
 			Pages: res.Pages, Source: res.Source, AsOf: res.AsOf, Previous: prev})
 		counts := res.SkipCounts()
-		for _, reason := range sortedReasons(counts) {
+		for _, reason := range refresh.SkipReasons(res) {
 			r.Notes = append(r.Notes, fmt.Sprintf("  %s: %d skipped: %s", res.Provider, counts[reason], reason))
 		}
 	}
@@ -211,18 +136,4 @@ func (e *env) refreshResult(c *catalog.Catalog, results []*pricing.Result, added
 	r.Notes = append([]string{fmt.Sprintf("Stored in %s: %d offers added, %d replaced. Prices are fresh as of %s (0 days old).",
 		e.dbPath, added, replaced, e.now().UTC().Format("2006-01-02 15:04 MST"))}, r.Notes...)
 	return r
-}
-
-func sortedReasons(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.SortFunc(out, func(a, b string) int {
-		if m[a] != m[b] {
-			return m[b] - m[a]
-		}
-		return strings.Compare(a, b)
-	})
-	return out
 }

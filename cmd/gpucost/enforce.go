@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/gpucost/gpucost"
@@ -89,7 +88,14 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 	if o.policies == "" {
 		return usageError{fmt.Errorf("--policies is required: the policies YAML file")}
 	}
-	budgets, policies, err := readPolicies(o.policies, o.budgets)
+	var budgets []budget.Budget
+	var err error
+	if o.budgets != "" {
+		if budgets, err = readBudgets(o.budgets); err != nil {
+			return err
+		}
+	}
+	policies, err := readPolicies(o.policies, budgets)
 	if err != nil {
 		return err
 	}
@@ -103,7 +109,7 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 			fmt.Fprintln(e.stderr, "gpucost: warning:", w)
 		}
 	}
-	if err := checkPolicyTargets(policies, targets, o.targets, o.apply); err != nil {
+	if err := enforce.CheckTargets(policies, targets, o.targets, o.apply); err != nil {
 		return err
 	}
 	sources, err := o.inv.sources(e)
@@ -131,47 +137,19 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 	case failed > 0:
 		fmt.Fprintf(e.stderr, "gpucost: %d enforcement actions failed (see gpucost enforce log)\n", failed)
 		return exitError{exitUnavailable}
-	case slices.ContainsFunc(plan.Policies, func(p enforce.PolicyResult) bool { return p.Triggered }):
+	case plan.Triggered():
 		return exitError{exitPolicy}
 	}
 	return nil
 }
 
-// readPolicies reads the budgets file (if any) and the policies file that names its budgets.
-func readPolicies(policiesFile, budgetsFile string) ([]budget.Budget, []enforce.Policy, error) {
-	var budgets []budget.Budget
-	if budgetsFile != "" {
-		var err error
-		if budgets, err = readBudgets(budgetsFile); err != nil {
-			return nil, nil, err
-		}
-	}
-	data, err := os.ReadFile(policiesFile)
+// readPolicies reads a policies file that names budgets.
+func readPolicies(path string, budgets []budget.Budget) ([]enforce.Policy, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, gpucost.Errorf(gpucost.EInvalid, "read policies: %w", err)
+		return nil, gpucost.Errorf(gpucost.EInvalid, "read policies: %w", err)
 	}
-	policies, err := enforce.Load(policiesFile, data, budgets)
-	return budgets, policies, err
-}
-
-// checkPolicyTargets fails when a policy notifies a target the targets file lacks, or, with
-// --apply, when a policy that is not a dry run notifies and no targets file is given.
-func checkPolicyTargets(policies []enforce.Policy, targets map[string]notify.Target, file string, apply bool) error {
-	var missing []string
-	for _, p := range policies {
-		if targets == nil && apply && !p.DryRun && len(p.Notify) > 0 {
-			return usageError{fmt.Errorf("--targets is required: policy %s (%s:%d) notifies %s", p.Name, p.File, p.Line, strings.Join(p.Notify, ", "))}
-		}
-		for _, n := range p.Notify {
-			if _, ok := targets[n]; !ok && targets != nil {
-				missing = append(missing, fmt.Sprintf("%s:%d: policy %s notifies target %q", p.File, p.Line, p.Name, n))
-			}
-		}
-	}
-	if len(missing) > 0 {
-		return gpucost.Errorf(gpucost.EInvalid, "%s, which is not in %s; define it there or fix the name", strings.Join(missing, "; "), file)
-	}
-	return nil
+	return enforce.Load(path, data, budgets)
 }
 
 // enforceSnapshot evaluates the budgets and lists the inventory.
@@ -180,12 +158,8 @@ func (e *env) enforceSnapshot(ctx context.Context, budgets []budget.Budget, src 
 	if err != nil {
 		return snap, nil, err
 	}
-	for _, inv := range src.inventories {
-		rs, err := inv.Resources(ctx)
-		if err != nil {
-			return snap, nil, fmt.Errorf("list resources: %w", err)
-		}
-		snap.Resources = append(snap.Resources, rs...)
+	if snap.Resources, err = enforce.ListResources(ctx, src.inventories, nil); err != nil {
+		return snap, nil, err
 	}
 	if len(src.inventories) == 0 {
 		notes = append(notes, "No inventory: give --aws-region or --kube-server for policies to act on resources.")
@@ -205,7 +179,7 @@ func (e *env) budgetSnapshot(ctx context.Context, budgets []budget.Budget) (enfo
 	if err != nil {
 		return snap, nil, err
 	}
-	snap.Statuses = sp.statuses(now)
+	snap.Statuses = sp.Statuses(now)
 	return snap, sp.notes(), nil
 }
 
@@ -227,7 +201,7 @@ func enforceResult(p enforce.Plan, notes []string) result {
 		if a.DryRun && res == enforce.ResultPlanned {
 			res = "planned (dry run)"
 		}
-		r.Rows = append(r.Rows, []string{a.Policy, a.Action, id, kind, region, res, evidenceText(a), a.Error})
+		r.Rows = append(r.Rows, []string{a.Policy, a.Action, id, kind, region, res, a.Summary(), a.Error})
 	}
 	for _, pr := range p.Policies {
 		state := "not triggered"
@@ -245,44 +219,4 @@ func enforceResult(p enforce.Plan, notes []string) result {
 	}
 	r.Notes = append(r.Notes, notes...)
 	return r
-}
-
-// evidenceText is an action's evidence in a few words for the table.
-func evidenceText(a enforce.Action) string {
-	ev := a.Evidence
-	var parts []string
-	switch {
-	case ev.Budget != "":
-		pct := ev.Percent
-		if ev.Measure == budget.KindForecast {
-			pct = ev.ForecastPercent
-		}
-		parts = append(parts, fmt.Sprintf("%s %s %s %.1f%% ≥ %g%%", ev.Budget, ev.Period, ev.Measure, pct, ev.Over))
-	case ev.SpotCap != nil:
-		parts = append(parts, fmt.Sprintf("spot %d > cap %d, newest #%d", ev.SpotCount, *ev.SpotCap, ev.Rank))
-	}
-	if len(ev.ScopeTags) > 0 {
-		var kv []string
-		for _, k := range sortedStrings(ev.ScopeTags) {
-			kv = append(kv, k+"="+ev.ScopeTags[k])
-		}
-		parts = append(parts, "matched "+strings.Join(kv, ","))
-	}
-	if len(a.Tags) > 0 {
-		var kv []string
-		for _, k := range sortedStrings(a.Tags) {
-			kv = append(kv, k+"="+a.Tags[k])
-		}
-		parts = append(parts, "sets "+strings.Join(kv, ","))
-	}
-	return strings.Join(parts, "; ")
-}
-
-func sortedStrings(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -43,43 +43,30 @@ the tags that put the resource in scope. --output json prints each entry whole.`
 }
 
 func (e *env) enforceLog(ctx context.Context, f gpucost.ActionFilter) error {
-	if err := e.validOutput(); err != nil {
-		return err
-	}
-	if err := checkLimit(f.Limit); err != nil {
-		return err
-	}
 	r := result{
 		Title:   "Enforcement actions",
 		Columns: []string{"Time", "Policy", "Action", "Resource", "Kind", "Result", "Dry run", "Evidence", "Error"},
 		JSON:    []enforce.LogEntry{},
 	}
-	if e.noStoreYet() {
-		r.Notes = append(r.Notes, "No store file: no action has been logged yet (gpucost enforce logs them).")
-		return e.print(r)
-	}
-	db, err := e.openDB(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	entries, err := enforce.Log{Store: db}.Actions(ctx, f)
-	if err != nil {
-		return err
-	}
-	for _, en := range entries {
-		a := en.Action
-		id, kind := strings.Join(a.Targets, ", "), "targets"
-		if a.Resource != nil {
-			id, kind = a.Resource.ID, a.Resource.Kind
+	return e.listLog(ctx, f.Limit, nil, r, "No store file: no action has been logged yet (gpucost enforce logs them).", func(db storeDB, r *result) error {
+		entries, err := enforce.Log{Store: db}.Actions(ctx, f)
+		if err != nil {
+			return err
 		}
-		r.Rows = append(r.Rows, []string{en.At.UTC().Format(time.RFC3339), a.Policy, a.Action, id, kind, a.Result,
-			fmt.Sprint(a.DryRun), evidenceText(a), a.Error})
-	}
-	if len(entries) > 0 {
-		r.JSON = entries
-	} else {
-		r.Notes = append(r.Notes, "No action matches.")
-	}
-	return e.print(r)
+		for _, en := range entries {
+			a := en.Action
+			id, kind := strings.Join(a.Targets, ", "), "targets"
+			if a.Resource != nil {
+				id, kind = a.Resource.ID, a.Resource.Kind
+			}
+			r.Rows = append(r.Rows, []string{en.At.UTC().Format(time.RFC3339), a.Policy, a.Action, id, kind, a.Result,
+				fmt.Sprint(a.DryRun), a.Summary(), a.Error})
+		}
+		if len(entries) > 0 {
+			r.JSON = entries
+		} else {
+			r.Notes = append(r.Notes, "No action matches.")
+		}
+		return nil
+	})
 }

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"strconv"
-	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
@@ -106,7 +104,7 @@ func (e *env) estimate(ctx context.Context, path, budgetsFile, against string, p
 	if err != nil {
 		return err
 	}
-	checks := checkBudgets(sp, est, e.now(), against == "forecast")
+	checks := sp.CheckJob(est, e.now(), against == "forecast")
 	blocks, notes, err := e.policyBlocks(ctx, policies, budgets, sp, est, checks)
 	if err != nil {
 		return err
@@ -137,70 +135,24 @@ func (e *env) estimate(ctx context.Context, path, budgetsFile, against string, p
 	return nil
 }
 
-// budgetCheck is one budget a job falls in, and what is left of it after the job.
-type budgetCheck struct {
-	Budget    string        `json:"budget"`
-	Period    string        `json:"period"`
-	Amount    gpucost.Money `json:"amount"`
-	Spent     gpucost.Money `json:"spent"`
-	Forecast  gpucost.Money `json:"forecast"`
-	Base      gpucost.Money `json:"base"`          // what the job adds to: Forecast or Spent
-	JobCost   gpucost.Money `json:"job_in_period"` // the part of the job's cost in the period
-	LeftAfter gpucost.Money `json:"left_after"`
-	Breaks    bool          `json:"breaks"`
-}
-
-// checkBudgets checks the job against every budget whose scope its bill line falls in, in the
-// budget period of its start.
-func checkBudgets(sp *budgetSpend, est budget.Estimate, now time.Time, forecast bool) []budgetCheck {
-	start := est.Job.Start
-	if start.IsZero() {
-		start = now
-	}
-	line := est.Line(start)
-	m := &budget.Matcher{IsGPU: func(l *gpucost.CostLine) bool { _, ok := sp.cat.LineGPU(l); return ok }}
-	var out []budgetCheck
-	for i, b := range sp.budgets {
-		if !m.Matches(b.Scope, line) || !sameCurrency(b.Amount, est.Cost) {
-			continue
-		}
-		s := budget.Evaluate(b, sp.daily[i], now)
-		ps, pe, key := budget.PeriodOf(b.Period, start)
-		if key != s.Period {
-			// A later period: nothing spent yet, the forecast from the history so far.
-			p := budget.Forecast(sp.daily[i], ps, pe, now.UTC().Truncate(24*time.Hour))
-			s.Spent, s.Forecast.Projected = gpucost.Money{Currency: b.Amount.Currency}, p.Projected
-		}
-		c := budgetCheck{Budget: b.Name, Period: key, Amount: b.Amount, Spent: s.Spent, Forecast: s.Forecast.Projected,
-			Base: s.Spent, JobCost: est.InPeriod(start, ps, pe)}
-		if forecast && c.Base.Less(c.Forecast) {
-			c.Base = c.Forecast
-		}
-		c.LeftAfter = b.Amount.Sub(c.Base).Sub(c.JobCost)
-		c.Breaks = c.LeftAfter.Nanos < 0
-		out = append(out, c)
-	}
-	return out
-}
-
 // estimateJSON is what estimate --output json prints.
 type estimateJSON struct {
-	Job       string          `json:"job"`
-	Kind      string          `json:"kind"`
-	Instance  string          `json:"instance_type"`
-	Instances int             `json:"instances"`
-	Hours     float64         `json:"hours"`
-	Pricing   string          `json:"pricing"`
-	PerHour   gpucost.Money   `json:"per_hour"`
-	Cost      gpucost.Money   `json:"cost"`
-	Basis     string          `json:"basis"`
-	Notes     []string        `json:"notes"`
-	Budgets   []budgetCheck   `json:"budgets"`
-	Breaks    bool            `json:"breaks_budget"`
-	Blocks    []enforce.Block `json:"policy_blocks"` // with --policies: the policies that would stop it (null without)
+	Job       string            `json:"job"`
+	Kind      string            `json:"kind"`
+	Instance  string            `json:"instance_type"`
+	Instances int               `json:"instances"`
+	Hours     float64           `json:"hours"`
+	Pricing   string            `json:"pricing"`
+	PerHour   gpucost.Money     `json:"per_hour"`
+	Cost      gpucost.Money     `json:"cost"`
+	Basis     string            `json:"basis"`
+	Notes     []string          `json:"notes"`
+	Budgets   []budget.JobCheck `json:"budgets"`
+	Breaks    bool              `json:"breaks_budget"`
+	Blocks    []enforce.Block   `json:"policy_blocks"` // with --policies: the policies that would stop it (null without)
 }
 
-func estimateResult(est budget.Estimate, checks []budgetCheck, sp *budgetSpend, withBudgets bool) result {
+func estimateResult(est budget.Estimate, checks []budget.JobCheck, sp *budgetSpend, withBudgets bool) result {
 	j := est.Job
 	inst := est.Offer.InstanceType
 	if inst == "" || j.Kind == budget.KindSageMaker {
@@ -241,9 +193,4 @@ func estimateResult(est budget.Estimate, checks []budgetCheck, sp *budgetSpend, 
 	r.Notes = append(r.Notes, sp.notes()...)
 	r.JSON = js
 	return r
-}
-
-// sameCurrency reports whether two amounts are in one currency, an empty one being USD.
-func sameCurrency(a, b gpucost.Money) bool {
-	return cmp.Or(a.Currency, "USD") == cmp.Or(b.Currency, "USD")
 }

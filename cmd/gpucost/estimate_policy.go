@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/enforce"
 	"github.com/spf13/cobra"
@@ -26,59 +24,34 @@ func (f *estimatePolicyFlags) add(cmd *cobra.Command) {
 }
 
 // policyBlocks returns the policies that would stop the job or scale it to zero once it runs
-// (see enforce.CheckJob): budget policies against the budgets' figures in the period the job
-// starts in, with its cost added, and spot caps against the spot instances running in the
-// --aws-region regions.
+// (enforce.CheckEstimate), counting the spot instances running in the --aws-region regions
+// toward the spot caps, and notes on what was counted.
 func (e *env) policyBlocks(ctx context.Context, f estimatePolicyFlags, budgets []budget.Budget, sp *budgetSpend,
-	est budget.Estimate, checks []budgetCheck) ([]enforce.Block, []string, error) {
+	est budget.Estimate, checks []budget.JobCheck) ([]enforce.Block, []string, error) {
 	if f.file == "" {
 		return nil, nil, nil
 	}
-	data, err := os.ReadFile(f.file)
-	if err != nil {
-		return nil, nil, gpucost.Errorf(gpucost.EInvalid, "read policies: %w", err)
-	}
-	policies, err := enforce.Load(f.file, data, budgets)
+	policies, err := readPolicies(f.file, budgets)
 	if err != nil {
 		return nil, nil, err
 	}
 	now := e.now()
-	snap := enforce.Snapshot{Now: now, Budgets: budgets, Statuses: sp.statuses(now)}
-	job := enforce.Job{Kind: enforce.KindEC2, Spot: est.Job.Pricing == budget.PricingSpot, Instances: est.Instances,
-		Added: map[string]gpucost.Money{}}
-	if est.Job.Kind == budget.KindSageMaker {
-		job.Kind = enforce.KindSageMaker
-	}
-	start := est.Job.Start
-	if start.IsZero() {
-		start = now
-	}
-	job.Line = est.Line(start)
-	for _, c := range checks {
-		for i := range snap.Statuses {
-			if s := &snap.Statuses[i]; s.Budget == c.Budget {
-				// The period the job starts in, which may be a later one than now's.
-				s.Period, s.Spent, s.Forecast.Projected = c.Period, c.Spent, c.Forecast
-				job.Added[c.Budget] = c.JobCost
-			}
-		}
-	}
+	snap := enforce.Snapshot{Now: now, Budgets: budgets, Statuses: sp.Statuses(now)}
 	var notes []string
-	if job.Spot && len(f.inv.regions) > 0 {
+	spot := est.Job.Pricing == budget.PricingSpot
+	if spot && len(f.inv.regions) > 0 {
 		src, err := f.inv.sources(e)
 		if err != nil {
 			return nil, nil, err
 		}
-		spot, err := src.aws.SpotInstances(ctx, nil)
-		if err != nil {
+		if snap.Resources, err = src.aws.SpotInstances(ctx, nil); err != nil {
 			return nil, nil, fmt.Errorf("count running spot instances: %w", err)
 		}
-		snap.Resources = spot
-		notes = append(notes, fmt.Sprintf("Spot caps: %d spot instances running in %v at %s.", len(spot), f.inv.regions, now.UTC().Format(time.RFC3339)))
-	} else if job.Spot && slices.ContainsFunc(policies, enforce.Policy.IsSpotCap) {
+		notes = append(notes, fmt.Sprintf("Spot caps: %d spot instances running in %v at %s.", len(snap.Resources), f.inv.regions, now.UTC().Format(time.RFC3339)))
+	} else if spot && slices.ContainsFunc(policies, enforce.Policy.IsSpotCap) {
 		notes = append(notes, "Spot caps: no --aws-region given, so no running spot instance is counted; the job's own instances are checked against each cap.")
 	}
-	return enforce.CheckJob(policies, snap, job), notes, nil
+	return enforce.CheckEstimate(policies, snap, est, checks), notes, nil
 }
 
 // addPolicyBlocks adds the policies that would stop the job to estimate's output.

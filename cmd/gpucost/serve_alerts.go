@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/gpucost/gpucost/budget"
+	"github.com/gpucost/gpucost/budget/alert"
 	"github.com/gpucost/gpucost/notify"
 )
 
@@ -43,40 +45,21 @@ func (a *budgetAlerts) run(ctx context.Context, every time.Duration) {
 // check evaluates the budgets once and logs every alert sent or failed; without targets
 // (serve --policies alone) it sends none.
 func (a *budgetAlerts) check(ctx context.Context) {
-	if a.targets == nil {
-		return
-	}
-	budgets, source, err := a.e.loadServerBudgets(ctx, a.db, a.file)
-	if err != nil {
-		a.log.Error("budget check: read the budgets", "err", err)
-		return
-	}
-	if len(budgets) == 0 {
-		return
-	}
-	if err := checkTargetNames(budgets, a.targets, "serve --targets"); err != nil {
-		a.log.Error("budget check: the budgets of "+source+" name targets this server lacks; no alert sent", "err", err)
-		return
-	}
-	sp, err := a.e.budgetSpend(ctx, budgets)
-	if err != nil {
-		a.log.Error("budget check: read the spend", "err", err)
-		return
-	}
-	now := a.e.now()
-	alerts := planAlerts(budgets, sp.statuses(now), now)
-	if err := a.e.deliverAlerts(ctx, a.opts, sp.noStore, a.targets, alerts); err != nil {
-		a.log.Error("budget check: deliver the alerts", "err", err)
-		return
-	}
-	for _, al := range alerts {
-		switch al.Result {
-		case alertSent:
-			a.log.Info("budget alert sent", "budget", al.Budget, "period", al.Period, "threshold", al.Threshold,
-				"percent", al.Percent, "target", al.Target, "attempts", al.Attempts)
-		case alertFailed:
-			a.log.Warn("budget alert failed; retried on the next check", "budget", al.Budget, "threshold", al.Threshold,
-				"target", al.Target, "attempts", al.Attempts, "err", al.Error)
-		}
-	}
+	noStore := false
+	c := alert.Checker{Targets: a.targets, Now: a.e.now, Log: a.log,
+		Budgets: func(ctx context.Context) ([]budget.Budget, string, error) {
+			return a.e.loadServerBudgets(ctx, a.db, a.file)
+		},
+		Spend: func(ctx context.Context, budgets []budget.Budget) (*budget.Spend, error) {
+			sp, err := a.e.budgetSpend(ctx, budgets)
+			if err != nil {
+				return nil, err
+			}
+			noStore = sp.noStore
+			return sp.Spend, nil
+		},
+		Deliver: func(ctx context.Context, alerts []*alert.Outcome) error {
+			return a.e.deliverAlerts(ctx, a.opts, noStore, a.targets, alerts)
+		}}
+	c.Check(ctx)
 }

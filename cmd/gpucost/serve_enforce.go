@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"slices"
-	"strings"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/enforce"
 	"github.com/spf13/cobra"
 )
@@ -27,25 +26,16 @@ func (o *serveEnforceOptions) add(cmd *cobra.Command) {
 	o.inv.add(cmd)
 }
 
-// serveEnforcer is gpucost serve's enforcement: after each budget check it evaluates the
-// policies against the server's budgets (serve --budgets, or those stored through the API) and
-// the live inventory, and runs the plan as gpucost enforce does, every action logged in the
-// store's action log. Nothing it meets stops the server: a cloud API that cannot be listed or
-// budgets the policies no longer match are logged, and the next check tries again.
-type serveEnforcer struct {
-	e           *env
-	db          storeDB
-	file        string // --policies
-	data        []byte
-	budgetsFile string // serve --budgets
-	apply       bool
-	src         *enforceSources
-	runner      *enforce.Runner
-	log         *slog.Logger
+// serveEnforcer is gpucost serve's enforcement (enforce.Watcher): after each budget check it
+// evaluates the policies against the server's budgets (serve --budgets, or those stored through
+// the API) and the live inventory, and runs the plan as gpucost enforce does.
+type serveEnforcer struct{ enforce.Watcher }
 
-	// planned holds the dry-run actions logged by the last run, so that a dry run planning the
-	// same action check after check logs it once, not every --check-every.
-	planned map[string]bool
+// run evaluates the policies once and runs the plan. A nil enforcer does nothing.
+func (s *serveEnforcer) run(ctx context.Context) {
+	if s != nil {
+		s.Run(ctx)
+	}
 }
 
 // newServeEnforcer reads and checks the policies against the server's budgets and targets and
@@ -69,11 +59,11 @@ func (e *env) newServeEnforcer(ctx context.Context, db storeDB, o serveOptions, 
 	policies, err := enforce.Load(eo.policies, data, budgets)
 	if err != nil {
 		if o.budgets == "" {
-			return nil, fmt.Errorf("%w (the budgets are %s; give --budgets FILE or PUT them to /api/v1/budgets before starting with --policies)", err, orNone(source))
+			return nil, fmt.Errorf("%w (the budgets are %s; give --budgets FILE or PUT them to /api/v1/budgets before starting with --policies)", err, enforce.SourceOrNone(source))
 		}
 		return nil, err
 	}
-	if err := checkPolicyTargets(policies, o.targets, o.targetsFile, eo.apply); err != nil {
+	if err := enforce.CheckTargets(policies, o.targets, o.targetsFile, eo.apply); err != nil {
 		return nil, err
 	}
 	src, err := eo.inv.sources(e)
@@ -85,8 +75,14 @@ func (e *env) newServeEnforcer(ctx context.Context, db storeDB, o serveOptions, 
 	}
 	runner := src.runner(e, db, o.targets)
 	runner.Actor, runner.Source = serveActor(), "serve"
-	return &serveEnforcer{e: e, db: db, file: eo.policies, data: data, budgetsFile: o.budgets, apply: eo.apply, src: src,
-		runner: runner, log: log, planned: map[string]bool{}}, nil
+	return &serveEnforcer{enforce.Watcher{File: eo.policies, Data: data, Inventories: src.inventories, Runner: runner, Apply: eo.apply, Log: log,
+		Budgets: func(ctx context.Context) ([]budget.Budget, string, error) {
+			return e.loadServerBudgets(ctx, db, o.budgets)
+		},
+		Snapshot: func(ctx context.Context, budgets []budget.Budget) (enforce.Snapshot, error) {
+			snap, _, err := e.budgetSnapshot(ctx, budgets)
+			return snap, err
+		}}}, nil
 }
 
 // serveActor names gpucost serve's enforcement in the audit log: "serve HOST (policies)". It
@@ -94,109 +90,4 @@ func (e *env) newServeEnforcer(ctx context.Context, db storeDB, o serveOptions, 
 func serveActor() string {
 	host, _ := os.Hostname()
 	return fmt.Sprintf("serve %s (policies)", host)
-}
-
-// redact replaces the cloud credentials in msg, in case an error quotes one.
-func (s *serveEnforcer) redact(msg string) string {
-	for _, sec := range s.src.secrets {
-		if len(sec) >= 4 {
-			msg = strings.ReplaceAll(msg, sec, "[redacted]")
-		}
-	}
-	return msg
-}
-
-func orNone(source string) string {
-	if source == "" {
-		return "none yet"
-	}
-	return source
-}
-
-// run evaluates the policies once and runs the plan. A nil enforcer does nothing.
-func (s *serveEnforcer) run(ctx context.Context) {
-	if s == nil || ctx.Err() != nil {
-		return
-	}
-	budgets, source, err := s.e.loadServerBudgets(ctx, s.db, s.budgetsFile)
-	if err != nil {
-		s.log.Error("enforcement: read the budgets; nothing enforced", "err", err)
-		return
-	}
-	policies, err := enforce.Load(s.file, s.data, budgets)
-	if err != nil {
-		s.log.Error("enforcement: the policies do not match the budgets of "+orNone(source)+"; nothing enforced", "err", err)
-		return
-	}
-	snap, _, err := s.e.budgetSnapshot(ctx, budgets)
-	if err != nil {
-		s.log.Error("enforcement: read the spend; nothing enforced", "err", err)
-		return
-	}
-	for _, inv := range s.src.inventories {
-		rs, err := inv.Resources(ctx)
-		if err != nil {
-			s.log.Error("enforcement: list resources; the policies act on those of the other inventories", "err", s.redact(err.Error()))
-			continue
-		}
-		snap.Resources = append(snap.Resources, rs...)
-	}
-	plan := enforce.Evaluate(policies, snap, s.apply)
-	plan.Actions = s.newActions(plan.Actions)
-	failed, err := s.runner.Run(ctx, &plan)
-	if err != nil {
-		s.log.Error("enforcement: log the actions", "err", err)
-	}
-	s.report(plan, failed)
-}
-
-// newActions drops the dry-run actions the last run logged already and remembers this run's.
-func (s *serveEnforcer) newActions(actions []enforce.Action) []enforce.Action {
-	planned := map[string]bool{}
-	out := actions[:0:0]
-	for _, a := range actions {
-		if a.DryRun {
-			k := actionKey(a)
-			planned[k] = true
-			if s.planned[k] {
-				continue
-			}
-		}
-		out = append(out, a)
-	}
-	s.planned = planned
-	return out
-}
-
-// actionKey names what an action does to what, in which budget period.
-func actionKey(a enforce.Action) string {
-	id := strings.Join(a.Targets, ",")
-	if a.Resource != nil {
-		id = a.Resource.Kind + "/" + a.Resource.ID
-	}
-	return strings.Join([]string{a.Policy, a.Action, id, a.Evidence.Period}, "|")
-}
-
-// report logs each triggered policy and each action that failed or changed something.
-func (s *serveEnforcer) report(plan enforce.Plan, failed int) {
-	for _, p := range plan.Policies {
-		if p.Triggered {
-			s.log.Info("policy triggered", "policy", p.Policy, "trigger", p.Trigger, "reason", p.Reason, "actions", p.Actions, "dry_run", p.DryRun || !plan.Apply)
-		}
-	}
-	for _, a := range plan.Actions {
-		id := strings.Join(a.Targets, ",")
-		if a.Resource != nil {
-			id = a.Resource.ID
-		}
-		switch a.Result {
-		case enforce.ResultDone:
-			s.log.Info("enforcement action done", "policy", a.Policy, "action", a.Action, "resource", id)
-		case enforce.ResultFailed:
-			s.log.Warn("enforcement action failed; tried again on the next check", "policy", a.Policy, "action", a.Action, "resource", id, "err", a.Error)
-		}
-	}
-	if failed > 0 || slices.ContainsFunc(plan.Policies, func(p enforce.PolicyResult) bool { return p.Triggered }) {
-		s.log.Info("enforcement run", "actions", len(plan.Actions), "failed", failed, "apply", plan.Apply)
-	}
 }

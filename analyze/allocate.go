@@ -305,3 +305,10 @@ func (a *Allocator) split(l *gpucost.CostLine, tags gpucost.Owner, capacity int6
 	sc.out.EffectiveCost = gpucost.Money{Nanos: sc.effective[idle], Currency: l.EffectiveCost.Currency}
 	emit(&sc.out)
 }
+
+// BilledHours returns the hours a GPU cost line bills each GPU for over its charge period: its
+// consumed quantity where the unit is time and the quantity fits in the period, else the
+// period's length, as Allocate counts capacity.
+func BilledHours(l *gpucost.CostLine) float64 {
+	return billedHours(l, newWindow(l.ChargePeriodStart, l.ChargePeriodEnd).hours())
+}

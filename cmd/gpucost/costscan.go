@@ -11,6 +11,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/spf13/cobra"
 )
 
@@ -324,4 +325,45 @@ func mergeLabels(base, over gpucost.Labels) gpucost.Labels {
 		out[k] = v
 	}
 	return out
+}
+
+// snapshot resolves the flags' period (from the midnight, UTC, of its first day: bills are
+// stored by day) and builds its fleet snapshot. It returns an ENotFound error when the store
+// holds no bill line in the period.
+func (f *costFlags) snapshot(ctx context.Context, e *env) (*fleet.Snapshot, error) {
+	if err := e.validOutput(); err != nil {
+		return nil, err
+	}
+	from, to, err := f.resolve(e.now())
+	if err != nil {
+		return nil, err
+	}
+	p, err := fleet.NewPeriod(from.Add(-f.lookback).Truncate(24*time.Hour), to)
+	if err != nil {
+		return nil, err
+	}
+	var keys map[string][]string
+	if f.tagKeys != "" {
+		if keys, err = analyze.ParseTagKeys(f.tagKeys); err != nil {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "--tag-keys: %w", err)
+		}
+	}
+	rc, err := e.openReport(ctx, p, "aws")
+	if err != nil {
+		return nil, err
+	}
+	defer rc.close()
+	s, err := fleet.Build(ctx, rc.db, rc.cat, fleet.Options{Period: p, Provider: rc.provider, TagKeys: keys})
+	if err != nil {
+		return nil, err
+	}
+	if s.Stats.Lines == 0 {
+		return nil, gpucost.Errorf(gpucost.ENotFound, "no bill lines from %s to %s (%d imports in the store): import bills with gpucost import billing, or widen --since",
+			p.Start.Format(time.DateOnly), p.End.Format(time.DateOnly), s.Stats.Imports)
+	}
+	if _, _, ok := s.Reconcile(); !ok {
+		charged, bill, _ := s.Reconcile()
+		return nil, gpucost.Errorf(gpucost.EInternal, "pricing GPU-hours: the charges sum to %v, the bill lines to %v", charged, bill)
+	}
+	return s, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/spf13/cobra"
 )
 
@@ -172,29 +174,120 @@ The totals reconcile with the stored bill to the cent, and the report says so.`,
   gpucost report cost --by tag:cost-center`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			key, err := costKey(by)
+			if f.policy != gpucost.PolicyUsed {
+				return e.costByPolicy(cmd.Context(), &f, by)
+			}
+			d, err := fleet.ParseDimension(by)
+			if err != nil {
+				return gpucost.Errorf(gpucost.EInvalid, "--by: %w", err)
+			}
+			s, err := f.snapshot(cmd.Context(), e)
 			if err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			s, err := f.open(ctx, e)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			groups := newCostGroups(by, s.from, s.to)
-			err = s.each(ctx, func(a *gpucost.Allocation, gpu catalog.LineGPU, _ bool) {
-				groups.add(key(a, gpu), a)
-			})
-			if err != nil {
-				return err
-			}
-			return e.print(costResult(by, groups, s))
+			return e.print(fleetCostResult(d, s, f.gpuOnly))
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&by, "by", "team", "group by team, project, namespace, pod, job, gpu-model, pricing, provider, service, resource, region, account, sku, charge or tag:KEY")
 	return cmd
+}
+
+// costByPolicy is report cost under --policy requested or weighted: the bill split by the
+// allocator, with the idle capacity of each line in one group.
+func (e *env) costByPolicy(ctx context.Context, f *costFlags, by string) error {
+	key, err := costKey(by)
+	if err != nil {
+		return err
+	}
+	s, err := f.open(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	groups := newCostGroups(by, s.from, s.to)
+	err = s.each(ctx, func(a *gpucost.Allocation, gpu catalog.LineGPU, _ bool) {
+		groups.add(key(a, gpu), a)
+	})
+	if err != nil {
+		return err
+	}
+	r := costResult(by, groups, s)
+	r.Title += fmt.Sprintf("\n--policy %s splits the money differently from the default (used); idle, GPU-hours and $/GPU-h as every other report defines them come from --policy used.", f.policy)
+	return e.print(r)
+}
+
+// costKeep is what report cost counts of a snapshot: every line, or with --gpu-only the GPU
+// time and the other lines of the resources that have GPU lines.
+func costKeep(s *fleet.Snapshot, gpuOnly bool) func(*fleet.Charge) bool {
+	if gpuOnly {
+		return s.GPUResources()
+	}
+	return nil
+}
+
+// fleetCostResult is report cost over a snapshot: each group's spend, the idle time of the GPUs
+// it held apart.
+func fleetCostResult(d fleet.Dimension, s *fleet.Snapshot, gpuOnly bool) result {
+	keep := costKeep(s, gpuOnly)
+	groups := s.Group(d, keep)
+	by := d.String()
+	r := result{
+		Title:     fmt.Sprintf("Spend by %s, %s – %s", by, s.Period.Start.Format(time.DateOnly), s.Period.End.Format(time.DateOnly)),
+		Columns:   []string{strings.ToUpper(by[:1]) + by[1:], "Currency", "Cost", "Idle", "Total", "Idle %", "GPU-h", "Used GPU-h", "$/used GPU-h", "Price", "Share", "Daily"},
+		Right:     []int{2, 3, 4, 5, 6, 7, 8, 10},
+		TableOnly: []int{11},
+		JSON:      map[string]any{"by": by, "from": s.Period.Start, "to": s.Period.End, "groups": groups, "scan": s.Stats, "totals": s.Stats.Totals.Sorted()},
+	}
+	share := map[string]int64{}
+	for _, g := range groups {
+		share[g.Currency] += g.TotalCost().Nanos
+	}
+	for _, g := range groups {
+		daily := make([]int64, len(g.Daily))
+		for i, m := range g.Daily {
+			daily[i] = m.Nanos
+		}
+		idlePct, perUsed := "", ""
+		if g.GPUCost().Nanos != 0 {
+			idlePct = fmt.Sprintf("%.1f%%", g.IdlePercent())
+		}
+		if g.UsedGPUHours() > 0 {
+			perUsed = g.PerUsedGPUHour().Fixed(2)
+		}
+		r.Rows = append(r.Rows, []string{g.Group, g.Currency, g.TotalCost().Sub(g.IdleCost).Fixed(2), g.IdleCost.Fixed(2),
+			g.TotalCost().Fixed(2), idlePct, fmt.Sprintf("%.1f", g.GPUHours()), fmt.Sprintf("%.1f", g.UsedGPUHours()), perUsed,
+			string(g.Source), percentOf(g.TotalCost().Nanos, share[g.Currency]), sparkline(dailyShares(daily), 30)})
+	}
+	r.Notes = append(r.Notes, fleetCostNotes(s, keep)...)
+	return r
+}
+
+// fleetCostNotes say what a snapshot's cost figures cover and that they reconcile with the
+// stored bill.
+func fleetCostNotes(s *fleet.Snapshot, keep func(*fleet.Charge) bool) []string {
+	st := s.Stats
+	var notes []string
+	for _, t := range st.Totals.Sorted() {
+		notes = append(notes, fmt.Sprintf("Total %s: billed %s, effective %s.", t.Currency, t.BilledCost.Fixed(2), t.EffectiveCost.Fixed(2)))
+	}
+	notes = append(notes, fmt.Sprintf("%d stored lines from %d imports; the bill-priced costs reconcile with them to the cent in every currency.", st.Lines, st.Imports))
+	for _, m := range s.CatalogCost() {
+		notes = append(notes, fmt.Sprintf("GPU time no bill line covers is priced at catalog on-demand prices: %s %s, not in the bill.", m.Currency, m.Fixed(2)))
+	}
+	if st.GPULines > 0 {
+		notes = append(notes, fmt.Sprintf("GPU usage lines: %d, %d with telemetry. Idle is GPU-hours − used GPU-hours (held × utilisation) at each GPU-hour's price, on the row of the group that held the GPU; Idle %% is idle cost ÷ GPU cost.",
+			st.GPULines, st.Matched))
+	}
+	if n := len(st.Unmatched); n > 0 {
+		ids := slices.Clone(st.Unmatched)
+		if len(ids) > 5 {
+			ids = append(ids[:5], fmt.Sprintf("… %d more", n-5))
+		}
+		notes = append(notes, fmt.Sprintf("%d GPU resources have no telemetry: their GPU time is \"(no telemetry)\", neither used nor idle, charged to their tag owner: %s (tie them to hosts with gpucost import inventory).",
+			n, strings.Join(ids, ", ")))
+	}
+	return append(notes, priceNotes(s, fleetSource(s, fleetGPU(keep)))...)
 }
 
 func costResult(by string, c *costGroups, s *costScan) result {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -81,34 +80,13 @@ func unixOrZero(t time.Time) int64 {
 	return t.Unix()
 }
 
-// period turns a query's bounds into a report's period, def long and ending at
-// httpapi.PeriodEnd where the query gives none.
-func (v *storeViews) period(q httpapi.Query, def time.Duration) (period, error) {
-	to := q.To
-	if to.IsZero() {
-		to = httpapi.PeriodEnd(v.e.now())
-	}
-	from := q.From
-	if from.IsZero() {
-		from = to.Add(-def)
-	}
-	ago := to.Sub(from)
-	if ago < time.Minute {
-		return period{}, gpucost.Errorf(gpucost.EInvalid, "the period %s to %s is shorter than a minute: widen since, or from and to",
-			from.Format(time.RFC3339), to.Format(time.RFC3339))
-	}
-	mins := int64((ago + time.Minute - 1) / time.Minute)
-	return period{since: fmt.Sprintf("%dm", mins), until: to.UTC().Format(time.RFC3339)}, nil
-}
-
 // report opens a report over the query's period, def long by default.
 func (v *storeViews) report(ctx context.Context, q httpapi.Query, def time.Duration) (*reportContext, error) {
-	p, err := v.period(q, def)
+	p, err := q.Period(v.e.now(), def)
 	if err != nil {
 		return nil, err
 	}
-	f := reportFlags{period: p, provider: "aws"}
-	return f.open(ctx, v.env())
+	return v.env().openReport(ctx, p, "aws")
 }
 
 // GPUs is gpucost report utilization --by q.By (gpu by default) over q.
@@ -123,13 +101,8 @@ func (v *storeViews) GPUs(ctx context.Context, q httpapi.Query) (analyze.Report,
 			return analyze.Report{}, err
 		}
 		defer rc.close()
-		opts := rc.opts
-		opts.By = g
-		u := analyze.NewUtilization(opts)
-		if err := rc.scan(ctx, time.Hour, filterRollups(q.Filter, u.Add)); err != nil {
-			return analyze.Report{}, err
-		}
-		return u.Result(), nil
+		rep, _, err := rc.utilization(ctx, g, seriesFilter(q.Filter))
+		return rep, err
 	})
 }
 
@@ -217,7 +190,8 @@ func (h *heatmap) result() httpapi.Heatmap {
 	return out
 }
 
-// Idle is gpucost report idle over q: the idle periods, longest first.
+// Idle is gpucost report idle over q: the zero-util periods, longest first, priced as the
+// fleet snapshot prices their GPUs.
 func (v *storeViews) Idle(ctx context.Context, q httpapi.Query) (analyze.IdleReport, error) {
 	return cachedView(ctx, v, queryKey("idle", q), func(ctx context.Context) (analyze.IdleReport, error) {
 		rc, err := v.report(ctx, q, viewTelemetryPeriod)
@@ -225,13 +199,8 @@ func (v *storeViews) Idle(ctx context.Context, q httpapi.Query) (analyze.IdleRep
 			return analyze.IdleReport{}, err
 		}
 		defer rc.close()
-		d := analyze.NewIdle(rc.opts)
-		if err := rc.scan(ctx, time.Hour, filterRollups(q.Filter, d.Add)); err != nil {
-			return analyze.IdleReport{}, err
-		}
-		rep := d.Result()
-		sort.SliceStable(rep.Periods, func(i, j int) bool { return rep.Periods[i].Duration > rep.Periods[j].Duration })
-		return rep, nil
+		rep, err := rc.idle(ctx, analyze.DefaultMinIdle, seriesFilter(q.Filter))
+		return rep.ZeroUtil, err
 	})
 }
 
@@ -266,6 +235,14 @@ func filterRollups(f map[string]string, add func(*gpucost.Rollup)) func(*gpucost
 			add(r)
 		}
 	}
+}
+
+// seriesFilter returns whether a series matches every filter (seriesMatches), nil without filters.
+func seriesFilter(f map[string]string) func(*gpucost.Series) bool {
+	if len(f) == 0 {
+		return nil
+	}
+	return func(s *gpucost.Series) bool { return seriesMatches(f, s) }
 }
 
 func seriesMatches(f map[string]string, s *gpucost.Series) bool {

@@ -419,3 +419,23 @@ func (s *Snapshot) CatalogCost() []gpucost.Money {
 	}
 	return out
 }
+
+// Resource names what a charge paid for: the bill's resource id, or the telemetry host of GPU
+// time no bill line covers.
+func (c *Charge) Resource() string {
+	switch {
+	case c.Line != nil:
+		return c.Line.ResourceID
+	case c.Series != nil:
+		return c.Series.GPU.Host
+	}
+	return ""
+}
+
+// SKU is the bill line's SKU, "(catalog)" for GPU time no bill line covers.
+func (c *Charge) SKU() string {
+	if c.Line == nil {
+		return "(catalog)"
+	}
+	return c.Line.SKU
+}

@@ -108,7 +108,7 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 	b := &builder{cat: cat, o: o, provider: cmp.Or(o.Provider, "aws"),
 		snap:     &Snapshot{Period: o.Period, series: map[string]*gpucost.Series{}, reader: analyze.NewOwnerReader(o.TagKeys)},
 		invHosts: map[string][]string{}, invTags: map[string]gpucost.Labels{}, hostTags: map[string]gpucost.Owner{},
-		cells: map[cellKey]*cell{}, hostCells: map[string][]*cell{}, prices: map[string]price{}}
+		cells: map[cellKey]*cell{}, hostCells: map[string][]*cell{}, prices: map[string]price{}, merged: map[mergeKey]int{}}
 	b.snap.Stats.CatalogFor = map[string]string{}
 	b.tags = analyze.TagOwners{Keys: o.TagKeys}
 	if b.tags.Keys == nil {
@@ -127,6 +127,9 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 	}
 	if err := b.telemetry(ctx, st); err != nil {
 		return nil, err
+	}
+	for _, i := range b.byCatalog {
+		b.catalogPrice(&b.snap.Charges[i])
 	}
 	b.split()
 	return b.snap, nil
@@ -165,6 +168,8 @@ type builder struct {
 	order     []*cell
 	hostCells map[string][]*cell // by start
 	prices    map[string]price   // catalog, by series model
+	merged    map[mergeKey]int   // the charge of each series in each line or day
+	byCatalog []int              // the charges the catalog prices
 }
 
 func (b *builder) inventory(ctx context.Context, st Inventory) error {
@@ -284,19 +289,47 @@ func (b *builder) telemetry(ctx context.Context, st Telemetry) error {
 			util := min(max(r.UtilSum/float64(r.Samples)/100, 0), 1)
 			used = int64(math.Round(float64(held) * util))
 		}
-		ch := Charge{Kind: GPUTime, Start: r.Start.UTC(), Series: ser, Model: seriesModel(ser), held: held, used: used}
-		if c := b.cellOf(ser.GPU.Host, r.Start); c != nil {
-			ch.Line, ch.Source = c.line, SourceBill
-			ch.Owner = s.reader.Of(ser.Labels, c.line.Owner)
-			c.entries = append(c.entries, len(s.Charges))
-			s.Charges = append(s.Charges, ch)
+		// A series' GPU time is one charge per bill line that prices it, or per day where the
+		// catalog does: no figure is finer than a day.
+		c := b.cellOf(ser.GPU.Host, r.Start)
+		k := mergeKey{ser, c, 0}
+		if c == nil {
+			k.day = r.Start.Unix() / 86400
+		}
+		if i, ok := b.merged[k]; ok {
+			s.Charges[i].held += held
+			s.Charges[i].used += used
 			return nil
 		}
-		ch.Owner = s.reader.Of(ser.Labels, b.hostTags[ser.GPU.Host])
-		b.catalogPrice(&ch)
+		b.merged[k] = len(s.Charges)
+		ch := Charge{Kind: GPUTime, Series: ser, Model: seriesModel(ser), held: held, used: used}
+		if c != nil {
+			ch.Start, ch.Line, ch.Source = later(c.line.Start, p.Start), c.line, SourceBill
+			ch.Owner = s.reader.Of(ser.Labels, c.line.Owner)
+			c.entries = append(c.entries, len(s.Charges))
+		} else {
+			ch.Start = later(time.Unix(k.day*86400, 0).UTC(), p.Start)
+			ch.Owner = s.reader.Of(ser.Labels, b.hostTags[ser.GPU.Host])
+			b.byCatalog = append(b.byCatalog, len(s.Charges))
+		}
 		s.Charges = append(s.Charges, ch)
 		return nil
 	})
+}
+
+// mergeKey names the charge a rollup adds to: its series' in one bill line, or in one day
+// without one.
+type mergeKey struct {
+	series *gpucost.Series
+	cell   *cell
+	day    int64
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func (b *builder) intern(s *gpucost.Series) *gpucost.Series {

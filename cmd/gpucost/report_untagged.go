@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/spf13/cobra"
 )
 
@@ -40,7 +40,8 @@ func newReportUntaggedCmd(e *env) *cobra.Command {
 		Short: "Spend with no owner, largest first, with the resource ids",
 		Long: `untagged lists the resources whose spend no owner claims: no tag among --tag-keys names
 their team (or --owner project), and, for GPUs split by telemetry, no pod label did either. The
-idle capacity of an untagged GPU resource counts too: nobody owns it. Largest first, with the
+idle time of a GPU held by a series no label or tag owns counts too: nobody owns it. GPU time no
+bill line covers is priced at the catalog's on-demand price, its SKU "(catalog)". Largest first, with the
 SKUs that cost most and the tag keys the resource does have, so the fix is one tagging rule away.`,
 		Example: `  gpucost report untagged --since 30d
   gpucost report untagged --owner project --gpu-only --output csv`,
@@ -49,24 +50,24 @@ SKUs that cost most and the tag keys the resource does have, so the fix is one t
 			if owner != "team" && owner != "project" {
 				return gpucost.Errorf(gpucost.EInvalid, "--owner %q: use team or project", owner)
 			}
-			ctx := cmd.Context()
-			s, err := f.open(ctx, e)
+			s, err := f.snapshot(cmd.Context(), e)
 			if err != nil {
 				return err
 			}
-			defer s.Close()
 			byRes := map[[2]string]*untagged{}
 			var all, none gpucost.Money
-			err = s.each(ctx, func(a *gpucost.Allocation, gpu catalog.LineGPU, _ bool) {
-				all = addMoney(all, a.EffectiveCost)
-				if a.Owner.Team != "" && owner == "team" || a.Owner.Project != "" && owner == "project" {
-					return // an idle line's owner is its resource's: untagged idle capacity is listed too
+			keep := costKeep(s, f.gpuOnly)
+			for i := range s.Charges {
+				c := &s.Charges[i]
+				if keep != nil && !keep(c) {
+					continue
 				}
-				none = addMoney(none, a.EffectiveCost)
-				addUntagged(byRes, a, gpu)
-			})
-			if err != nil {
-				return err
+				all = addMoney(all, c.Cost)
+				if c.Owner.Team != "" && owner == "team" || c.Owner.Project != "" && owner == "project" {
+					continue // idle time counts as its holder's; a resource nobody owns is listed whole
+				}
+				none = addMoney(none, c.Cost)
+				addUntagged(byRes, c)
 			}
 			return e.print(untaggedResult(byRes, limit, owner, all, none))
 		},
@@ -89,29 +90,33 @@ func addMoney(sum, m gpucost.Money) gpucost.Money {
 	return sum
 }
 
-func addUntagged(byRes map[[2]string]*untagged, a *gpucost.Allocation, gpu catalog.LineGPU) {
-	l := a.Line
-	id := a.ResourceID
-	if id == "" {
-		id = "(no resource id) " + l.ServiceName
+func addUntagged(byRes map[[2]string]*untagged, c *fleet.Charge) {
+	id := c.Resource()
+	var service, account string
+	var tags gpucost.Labels
+	if l := c.Line; l != nil {
+		service, account, tags = l.Service, l.Account, l.Tags
 	}
-	cur := a.EffectiveCost.Currency
+	if id == "" {
+		id = "(no resource id) " + service
+	}
+	cur := c.Cost.Currency
 	u := byRes[[2]string{id, cur}]
 	if u == nil {
 		zero := gpucost.Money{Currency: cur}
-		u = &untagged{ResourceID: id, Service: l.ServiceName, Account: l.SubAccountID, GPU: gpu.Model, Currency: cur,
+		u = &untagged{ResourceID: id, Service: service, Account: account, GPU: c.Model, Currency: cur,
 			EffectiveCost: zero, BilledCost: zero}
 		byRes[[2]string{id, cur}] = u
 	}
-	u.EffectiveCost.Nanos += a.EffectiveCost.Nanos
-	u.BilledCost.Nanos += a.BilledCost.Nanos
-	sku := cmp.Or(l.SkuID, l.ChargeDescription, "(no SKU)")
+	u.EffectiveCost.Nanos += c.Cost.Nanos
+	u.BilledCost.Nanos += c.Billed.Nanos
+	sku := cmp.Or(c.SKU(), "(no SKU)")
 	if i := slices.IndexFunc(u.SKUs, func(s skuCost) bool { return s.SKU == sku }); i >= 0 {
-		u.SKUs[i].Cost.Nanos += a.EffectiveCost.Nanos
+		u.SKUs[i].Cost.Nanos += c.Cost.Nanos
 	} else {
-		u.SKUs = append(u.SKUs, skuCost{sku, a.EffectiveCost})
+		u.SKUs = append(u.SKUs, skuCost{sku, c.Cost})
 	}
-	for k := range l.Tags {
+	for k := range tags {
 		if !slices.Contains(u.TagKeys, k) {
 			u.TagKeys = append(u.TagKeys, k)
 		}

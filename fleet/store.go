@@ -40,6 +40,8 @@ type Store interface {
 type Catalog interface {
 	LineGPU(l *gpucost.CostLine) (catalog.LineGPU, bool)
 	PricePerGPUHour(model, provider string) (gpucost.Money, gpucost.Offer, bool)
+	// Offers lists the catalog's instance offers (the recommender's on-demand prices).
+	Offers() []gpucost.Offer
 }
 
 var _ Catalog = (*catalog.Catalog)(nil)

@@ -84,7 +84,7 @@ that the totals read are the stored ones.`,
 				tmp.Close()
 				return fmt.Errorf("export to %s: %w", out, err)
 			}
-			if err := checkExport(tmp.Name(), out, rows, s.stats.Totals.Sorted()); err != nil {
+			if err := checkExport(tmp.Name(), out, rows, s.Stats.Totals.Sorted()); err != nil {
 				return err
 			}
 			if err := os.Rename(tmp.Name(), out); err != nil {
@@ -108,7 +108,7 @@ func exportFocus(ctx context.Context, s *costScan, w *focus.Writer, allocated bo
 		as   []gpucost.Allocation
 		src  *gpucost.CostLine
 	)
-	s.onLine = func() {
+	s.OnLine = func() {
 		switch {
 		case src == nil || werr != nil:
 		case !allocated:
@@ -124,7 +124,7 @@ func exportFocus(ctx context.Context, s *costScan, w *focus.Writer, allocated bo
 		}
 		as, src = as[:0], nil
 	}
-	err := s.each(ctx, func(a *gpucost.Allocation, _ catalog.LineGPU, _ bool) {
+	err := s.Each(ctx, func(a *gpucost.Allocation, _ catalog.LineGPU, _ bool) {
 		src = a.Line
 		as = append(as, *a)
 	})
@@ -240,15 +240,15 @@ func exportResult(out string, rows int, s *costScan) result {
 	r := result{
 		Columns: []string{"File", "Rows", "Currency", "BilledCost", "EffectiveCost"},
 		Right:   []int{1, 3, 4},
-		JSON:    map[string]any{"file": out, "rows": rows, "totals": s.stats.Totals.Sorted()},
+		JSON:    map[string]any{"file": out, "rows": rows, "totals": s.Stats.Totals.Sorted()},
 	}
-	for i, t := range s.stats.Totals.Sorted() {
+	for i, t := range s.Stats.Totals.Sorted() {
 		file, n := out, fmt.Sprint(rows)
 		if i > 0 {
 			file, n = "", ""
 		}
 		r.Rows = append(r.Rows, []string{file, n, t.Currency, t.BilledCost.Fixed(2), t.EffectiveCost.Fixed(2)})
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("Read back with the FOCUS reader: %d rows, totals identical to the %d stored lines exported.", rows, s.stats.Lines))
+	r.Notes = append(r.Notes, fmt.Sprintf("Read back with the FOCUS reader: %d rows, totals identical to the %d stored lines exported.", rows, s.Stats.Lines))
 	return r
 }

@@ -206,7 +206,7 @@ func (e *env) costByPolicy(ctx context.Context, f *costFlags, by string) error {
 	}
 	defer s.Close()
 	groups := newCostGroups(by, s.from, s.to)
-	err = s.each(ctx, func(a *gpucost.Allocation, gpu catalog.LineGPU, _ bool) {
+	err = s.Each(ctx, func(a *gpucost.Allocation, gpu catalog.LineGPU, _ bool) {
 		groups.add(key(a, gpu), a)
 	})
 	if err != nil {
@@ -297,7 +297,7 @@ func costResult(by string, c *costGroups, s *costScan) result {
 		Columns:   []string{strings.ToUpper(by[:1]) + by[1:], "Currency", "Cost", "Idle", "Total", "Idle %", "Used GPU-h", "$/used GPU-h", "Share", "Daily"},
 		Right:     []int{2, 3, 4, 5, 6, 7, 8},
 		TableOnly: []int{9},
-		JSON:      map[string]any{"groups": groups, "scan": s.stats, "totals": s.stats.Totals.Sorted()},
+		JSON:      map[string]any{"groups": groups, "scan": s.Stats, "totals": s.Stats.Totals.Sorted()},
 	}
 	share := map[string]int64{}
 	for _, g := range groups {
@@ -342,17 +342,17 @@ func percentOf(n, total int64) string {
 
 // costNotes say what the report covers and that it reconciles with the stored bill.
 func costNotes(s *costScan) []string {
-	st := s.stats
+	st := s.Stats
 	var notes []string
 	for _, t := range st.Totals.Sorted() {
 		notes = append(notes, fmt.Sprintf("Total %s: billed %s, effective %s.", t.Currency, t.BilledCost.Fixed(2), t.EffectiveCost.Fixed(2)))
 	}
 	notes = append(notes, fmt.Sprintf("%d stored lines from %d imports; Cost + Idle reconcile with them to the cent in every currency.", st.Lines, st.Imports))
-	if st.GPULines > 0 && !s.telemetry {
+	if st.GPULines > 0 && !s.Telemetry {
 		notes = append(notes, fmt.Sprintf("GPU usage lines: %d; the store has no GPU telemetry for the period, so each is charged whole to the owner its tags name (run gpucost agent, or import telemetry, to split GPUs by use).", st.GPULines))
 	} else if st.GPULines > 0 {
 		notes = append(notes, fmt.Sprintf("GPU usage lines: %d, %d split by telemetry (policy %s); idle GPU capacity is in Idle, apart from the users.",
-			st.GPULines, st.Matched, s.policy))
+			st.GPULines, st.Matched, s.Policy))
 	}
 	if n := len(st.Unmatched); n > 0 {
 		ids := make([]string, 0, n)

@@ -294,4 +294,3 @@ func mergeLabels(base, over gpucost.Labels) gpucost.Labels {
 	}
 	return out
 }
-

@@ -43,7 +43,9 @@ type costScan struct {
 func (s *costScan) Close() error { return s.db.Close() }
 
 // fleetView is the recommender's fleet of the split's period (fleet.Split.FleetView).
-func (s *costScan) fleetView(ctx context.Context) (recommend.FleetView, error) { return s.FleetView(ctx) }
+func (s *costScan) fleetView(ctx context.Context) (recommend.FleetView, error) {
+	return s.FleetView(ctx)
+}
 
 // open opens the store and the split of the flags' period (from the midnight, UTC, of its first
 // day: bills are stored by day).

@@ -18,6 +18,7 @@ const (
 	NoTelemetryName = "(no telemetry)" // a telemetry dimension of billed time no telemetry covers
 	NotBilled       = "(not billed)"   // a bill dimension of GPU time no bill line covers
 	NoneName        = "(none)"         // any other dimension without a value
+	IdleCapacity    = "(idle capacity)" // a telemetry dimension of a Tally's idle capacity
 )
 
 // Figures are one group's GPU time and spend in one currency over a snapshot's period. Every
@@ -167,30 +168,50 @@ func (f *Figures) add(c *Charge, day int) {
 // Group sums the charges keep accepts (all where keep is nil) by d, one Figures per group and
 // currency, ordered by currency and then by total cost, largest first.
 func (s *Snapshot) Group(d Dimension, keep func(*Charge) bool) []Figures {
-	days := len(s.Period.Days())
-	idx := map[[2]string]int{}
-	var out []Figures
+	g := newGroups(s.Period)
 	for i := range s.Charges {
 		c := &s.Charges[i]
 		if keep != nil && !keep(c) {
 			continue
 		}
-		cur := c.Cost.Currency
-		k := [2]string{d.Key(c), cur}
-		j, ok := idx[k]
-		if !ok {
-			j = len(out)
-			idx[k] = j
-			m := gpucost.Money{Currency: cur}
-			out = append(out, Figures{Group: k[0], Currency: cur, UsedCost: m, IdleCost: m, NoTelemetryCost: m, OtherCost: m,
-				BilledCost: gpucost.Money{Currency: c.Billed.Currency}, IdleBilled: gpucost.Money{Currency: c.Billed.Currency},
-				Daily: make([]gpucost.Money, days)})
-			for n := range out[j].Daily {
-				out[j].Daily[n].Currency = cur
-			}
-		}
-		out[j].add(c, s.Period.dayIndex(c.Start))
+		g.add(d.Key(c), c)
 	}
+	return g.sorted()
+}
+
+// groups sums charges into Figures by group and currency.
+type groups struct {
+	p    Period
+	days int
+	idx  map[[2]string]int
+	out  []Figures
+}
+
+func newGroups(p Period) *groups {
+	return &groups{p: p, days: len(p.Days()), idx: map[[2]string]int{}}
+}
+
+func (g *groups) add(key string, c *Charge) {
+	cur := c.Cost.Currency
+	k := [2]string{key, cur}
+	j, ok := g.idx[k]
+	if !ok {
+		j = len(g.out)
+		g.idx[k] = j
+		m := gpucost.Money{Currency: cur}
+		f := Figures{Group: key, Currency: cur, UsedCost: m, IdleCost: m, NoTelemetryCost: m, OtherCost: m,
+			BilledCost: gpucost.Money{Currency: c.Billed.Currency}, IdleBilled: gpucost.Money{Currency: c.Billed.Currency},
+			Daily: make([]gpucost.Money, g.days)}
+		for n := range f.Daily {
+			f.Daily[n].Currency = cur
+		}
+		g.out = append(g.out, f)
+	}
+	g.out[j].add(c, g.p.dayIndex(c.Start))
+}
+
+func (g *groups) sorted() []Figures {
+	out := g.out
 	for i := range out {
 		out[i].Jobs = len(out[i].jobs)
 	}
@@ -274,6 +295,8 @@ func (d Dimension) Key(c *Charge) string {
 		return v
 	case d.name == "team" || d.name == "project" || d.name == "tag":
 		return Untagged
+	case d.Telemetry() && c.idleCapacity:
+		return IdleCapacity
 	case d.Telemetry() && c.Kind != GPUTime:
 		return NoTelemetryName
 	case d.name == "label":

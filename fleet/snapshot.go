@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/bits"
 	"path"
@@ -62,6 +63,9 @@ type Charge struct {
 
 	held, used int64         // GPU time, units (GPUTime and NoTelemetry)
 	outside    bool          // priced by a line that starts before the period
+	// idleCapacity marks a Tally's idle capacity: under policy requested or weighted, the
+	// time nobody was charged for is not any series' own.
+	idleCapacity bool
 	Cost       gpucost.Money // effective cost, idle included
 	IdleCost   gpucost.Money // GPUTime only: the idle part of Cost
 	Billed     gpucost.Money // billed cost, idle included
@@ -248,7 +252,7 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 func (b *builder) newLine(l *gpucost.CostLine, tags gpucost.Labels, gpu catalog.LineGPU) *Line {
 	ln := &Line{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
 		Account: l.SubAccountID, Service: l.ServiceName, SKU: l.SkuID, Pricing: l.PricingCategory, Category: l.ChargeCategory,
-		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: tags, Owner: b.tags.Of(tags),
+		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: maps.Clone(tags), Owner: b.tags.Of(tags),
 		Start: l.ChargePeriodStart, End: l.ChargePeriodEnd, EffectiveCost: l.EffectiveCost, BilledCost: l.BilledCost}
 	if gpu.Model == "" {
 		return ln

@@ -219,3 +219,40 @@ func TestParseDimension(t *testing.T) {
 		t.Errorf("ParseDimension(colour) error %v; want EInvalid", err)
 	}
 }
+
+// A group without a value for the dimension says what is missing: the label where telemetry
+// covers the cost, telemetry where none does, the owner tag for tag dimensions.
+func TestDimensionKey(t *testing.T) {
+	series := &gpucost.Series{GPU: gpucost.GPU{UUID: "GPU-1", Host: "h"}}
+	used := &Charge{Kind: GPUTime, Series: series, Line: &Line{}}
+	withJob := &Charge{Kind: GPUTime, Series: series, Owner: gpucost.Owner{Job: "train-7b"}}
+	noTel := &Charge{Kind: NoTelemetry, Line: &Line{}}
+	capacity := &Charge{Kind: GPUTime, idleCapacity: true, Line: &Line{}}
+	catalogPriced := &Charge{Kind: GPUTime, Series: series}
+	for _, tc := range []struct {
+		by   string
+		c    *Charge
+		want string
+	}{
+		{"job", withJob, "train-7b"},
+		{"job", used, "(no job label)"},
+		{"namespace", used, "(no namespace label)"},
+		{"label:team", used, "(no team label)"},
+		{"job", noTel, "(no telemetry)"},
+		{"host", noTel, "(no telemetry)"},
+		{"namespace", capacity, "(idle capacity)"},
+		{"team", used, "(untagged)"},
+		{"tag:env", noTel, "(untagged)"},
+		{"provider", noTel, "(none)"},
+		{"provider", catalogPriced, "(not billed)"},
+		{"host", catalogPriced, "h"},
+	} {
+		d, err := ParseDimension(tc.by)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.Key(tc.c); got != tc.want {
+			t.Errorf("Dimension(%s).Key(kind %d) = %q, want %q", tc.by, tc.c.Kind, got, tc.want)
+		}
+	}
+}

@@ -14,10 +14,10 @@ const FleetGroup = "(fleet)"
 
 // Group names for charges without a value for the dimension.
 const (
-	Untagged        = "(untagged)"     // team, project, tag:KEY: no tag or label names one
-	NoTelemetryName = "(no telemetry)" // a telemetry dimension of billed time no telemetry covers
-	NotBilled       = "(not billed)"   // a bill dimension of GPU time no bill line covers
-	NoneName        = "(none)"         // any other dimension without a value
+	Untagged        = "(untagged)"      // team, project, tag:KEY: no tag or label names one
+	NoTelemetryName = "(no telemetry)"  // a telemetry dimension of billed time no telemetry covers
+	NotBilled       = "(not billed)"    // a bill dimension of GPU time no bill line covers
+	NoneName        = "(none)"          // any other dimension without a value
 	IdleCapacity    = "(idle capacity)" // a telemetry dimension of a Tally's idle capacity
 )
 

@@ -61,15 +61,15 @@ type Charge struct {
 	Line   *Line           // nil for GPU time no bill line covers, priced by the catalog
 	Source Source
 
-	held, used int64         // GPU time, units (GPUTime and NoTelemetry)
-	outside    bool          // priced by a line that starts before the period
+	held, used int64 // GPU time, units (GPUTime and NoTelemetry)
+	outside    bool  // priced by a line that starts before the period
 	// idleCapacity marks a Tally's idle capacity: under policy requested or weighted, the
 	// time nobody was charged for is not any series' own.
 	idleCapacity bool
-	Cost       gpucost.Money // effective cost, idle included
-	IdleCost   gpucost.Money // GPUTime only: the idle part of Cost
-	Billed     gpucost.Money // billed cost, idle included
-	IdleBilled gpucost.Money
+	Cost         gpucost.Money // effective cost, idle included
+	IdleCost     gpucost.Money // GPUTime only: the idle part of Cost
+	Billed       gpucost.Money // billed cost, idle included
+	IdleBilled   gpucost.Money
 }
 
 // Options say how to build a snapshot.

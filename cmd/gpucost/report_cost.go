@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
-		"github.com/gpucost/gpucost/fleet"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/spf13/cobra"
 )
 

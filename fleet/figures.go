@@ -462,3 +462,31 @@ func (c *Charge) SKU() string {
 	}
 	return c.Line.SKU
 }
+
+// MatchSeries returns whether a series matches every filter: host, gpu (the UUID or a MIG
+// instance's parent) and model (either name) by the GPU, any other key (or label:KEY) by the
+// series' labels; nil without filters.
+func MatchSeries(filter map[string]string) func(*gpucost.Series) bool {
+	if len(filter) == 0 {
+		return nil
+	}
+	return func(s *gpucost.Series) bool {
+		for k, want := range filter {
+			var ok bool
+			switch k {
+			case "host":
+				ok = strings.EqualFold(s.GPU.Host, want)
+			case "gpu":
+				ok = strings.EqualFold(s.GPU.UUID, want) || strings.EqualFold(s.GPU.Parent, want)
+			case "model":
+				ok = strings.EqualFold(s.GPU.Model, want) || strings.EqualFold(canonical(s.GPU.Model), want)
+			default:
+				ok = s.Labels[strings.TrimPrefix(k, "label:")] == want
+			}
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+}

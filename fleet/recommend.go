@@ -232,3 +232,37 @@ func (s *Split) onDemand(provider, region, instanceType string) (gpucost.Money, 
 	}
 	return gpucost.Money{}, false
 }
+
+// FilterResources keeps the billed machines that match every filter: team (the owner its tags
+// name), namespace, provider, region, model and host.
+func FilterResources(f map[string]string, rs []recommend.Resource) ([]recommend.Resource, error) {
+	if len(f) == 0 {
+		return rs, nil
+	}
+	var out []recommend.Resource
+	for _, r := range rs {
+		ok := true
+		for k, want := range f {
+			switch k {
+			case "team":
+				ok = ok && r.Owner == want
+			case "namespace":
+				ok = ok && r.Namespace == want
+			case "provider":
+				ok = ok && strings.EqualFold(r.Provider, want)
+			case "region":
+				ok = ok && r.Region == want
+			case "model":
+				ok = ok && (strings.EqualFold(r.GPUModel, want) || strings.EqualFold(r.GPUModel, canonical(want)))
+			case "host":
+				ok = ok && r.ID == want
+			default:
+				return nil, gpucost.Errorf(gpucost.EInvalid, "filter %s: recommendations are filtered by team, namespace, provider, region, model or host", k)
+			}
+		}
+		if ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

@@ -141,21 +141,11 @@ type CostReport struct {
 	Notes      []string        `json:"notes,omitempty"`
 }
 
-// Heatmap is hourly utilisation per GPU or host: Util[row][hour] in percent, or -1 for an
-// hour without samples.
-type Heatmap struct {
-	By    string       `json:"by"`
-	Hours []time.Time  `json:"hours"`
-	Rows  []HeatmapRow `json:"rows"`
-}
+// Heatmap is hourly utilisation per GPU or host (analyze.Heatmap).
+type Heatmap = analyze.Heatmap
 
 // HeatmapRow is one GPU's or host's hours.
-type HeatmapRow struct {
-	Key   string    `json:"key"`
-	Host  string    `json:"host,omitempty"`
-	Model string    `json:"model,omitempty"`
-	Util  []float64 `json:"util"`
-}
+type HeatmapRow = analyze.HeatmapRow
 
 // RecommendationReport is gpucost recommend's list with its total.
 type RecommendationReport struct {

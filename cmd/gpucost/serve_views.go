@@ -5,14 +5,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/budget"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/httpapi"
 )
 
@@ -101,7 +100,7 @@ func (v *storeViews) GPUs(ctx context.Context, q httpapi.Query) (analyze.Report,
 			return analyze.Report{}, err
 		}
 		defer rc.close()
-		rep, _, err := rc.utilization(ctx, g, seriesFilter(q.Filter))
+		rep, _, err := rc.utilization(ctx, g, fleet.MatchSeries(q.Filter))
 		return rep, err
 	})
 }
@@ -118,76 +117,12 @@ func (v *storeViews) Heatmap(ctx context.Context, q httpapi.Query) (httpapi.Heat
 			return httpapi.Heatmap{}, err
 		}
 		defer rc.close()
-		hm := newHeatmap(by, rc.opts.From, rc.opts.To)
-		if err := rc.scan(ctx, time.Hour, filterRollups(q.Filter, hm.add)); err != nil {
+		hm := analyze.NewHeatmap(by, rc.opts.From, rc.opts.To, normalizeModel)
+		if err := rc.scan(ctx, time.Hour, filterRollups(q.Filter, hm.Add)); err != nil {
 			return httpapi.Heatmap{}, err
 		}
-		return hm.result(), nil
+		return hm.Result(), nil
 	})
-}
-
-// heatmap sums each row's hourly utilisation.
-type heatmap struct {
-	by    string
-	from  time.Time // the first hour
-	hours int
-	rows  map[string]*heatRow
-}
-
-type heatRow struct {
-	row     httpapi.HeatmapRow
-	sum     []float64
-	samples []int
-}
-
-func newHeatmap(by string, from, to time.Time) *heatmap {
-	from = from.UTC().Truncate(time.Hour)
-	n := int((to.Sub(from) + time.Hour - 1) / time.Hour)
-	return &heatmap{by: by, from: from, hours: max(n, 0), rows: map[string]*heatRow{}}
-}
-
-func (h *heatmap) add(r *gpucost.Rollup) {
-	i := int(r.Start.Sub(h.from) / time.Hour)
-	if i < 0 || i >= h.hours || r.Samples == 0 {
-		return
-	}
-	key := r.Series.GPU.UUID
-	if h.by == "host" {
-		key = r.Series.GPU.Host
-	}
-	row := h.rows[key]
-	if row == nil {
-		row = &heatRow{row: httpapi.HeatmapRow{Key: key, Host: r.Series.GPU.Host, Model: normalizeModel(r.Series.GPU.Model)},
-			sum: make([]float64, h.hours), samples: make([]int, h.hours)}
-		h.rows[key] = row
-	} else if row.row.Model != "" && row.row.Model != normalizeModel(r.Series.GPU.Model) {
-		row.row.Model = "" // a host of several models
-	}
-	row.sum[i] += r.UtilSum
-	row.samples[i] += r.Samples
-}
-
-// result returns the rows by host, then key, each hour's mean to a tenth of a percent.
-func (h *heatmap) result() httpapi.Heatmap {
-	out := httpapi.Heatmap{By: h.by, Hours: make([]time.Time, h.hours), Rows: make([]httpapi.HeatmapRow, 0, len(h.rows))}
-	for i := range out.Hours {
-		out.Hours[i] = h.from.Add(time.Duration(i) * time.Hour)
-	}
-	for _, row := range h.rows {
-		r := row.row
-		r.Util = make([]float64, h.hours)
-		for i := range r.Util {
-			r.Util[i] = -1
-			if n := row.samples[i]; n > 0 {
-				r.Util[i] = math.Round(row.sum[i]/float64(n)*10) / 10
-			}
-		}
-		out.Rows = append(out.Rows, r)
-	}
-	slices.SortFunc(out.Rows, func(a, b httpapi.HeatmapRow) int {
-		return cmp.Or(cmp.Compare(a.Host, b.Host), cmp.Compare(a.Key, b.Key))
-	})
-	return out
 }
 
 // Idle is gpucost report idle over q: the zero-util periods, longest first, priced as the
@@ -199,7 +134,7 @@ func (v *storeViews) Idle(ctx context.Context, q httpapi.Query) (analyze.IdleRep
 			return analyze.IdleReport{}, err
 		}
 		defer rc.close()
-		rep, err := rc.idle(ctx, analyze.DefaultMinIdle, seriesFilter(q.Filter))
+		rep, err := rc.idle(ctx, analyze.DefaultMinIdle, fleet.MatchSeries(q.Filter))
 		return rep.ZeroUtil, err
 	})
 }
@@ -224,45 +159,17 @@ func (v *storeViews) Alerts(ctx context.Context, q httpapi.Query) (analyze.Alert
 	})
 }
 
-// filterRollups passes on the rollups whose series match every filter: host, gpu (UUID) and
-// model (either name) by the GPU, any other key by the series' labels.
+// filterRollups passes on the rollups whose series match every filter (fleet.MatchSeries).
 func filterRollups(f map[string]string, add func(*gpucost.Rollup)) func(*gpucost.Rollup) {
-	if len(f) == 0 {
+	keep := fleet.MatchSeries(f)
+	if keep == nil {
 		return add
 	}
 	return func(r *gpucost.Rollup) {
-		if seriesMatches(f, r.Series) {
+		if keep(r.Series) {
 			add(r)
 		}
 	}
-}
-
-// seriesFilter returns whether a series matches every filter (seriesMatches), nil without filters.
-func seriesFilter(f map[string]string) func(*gpucost.Series) bool {
-	if len(f) == 0 {
-		return nil
-	}
-	return func(s *gpucost.Series) bool { return seriesMatches(f, s) }
-}
-
-func seriesMatches(f map[string]string, s *gpucost.Series) bool {
-	for k, want := range f {
-		var ok bool
-		switch k {
-		case "host":
-			ok = strings.EqualFold(s.GPU.Host, want)
-		case "gpu":
-			ok = strings.EqualFold(s.GPU.UUID, want) || strings.EqualFold(s.GPU.Parent, want)
-		case "model":
-			ok = strings.EqualFold(s.GPU.Model, want) || strings.EqualFold(normalizeModel(s.GPU.Model), want)
-		default:
-			ok = s.Labels[strings.TrimPrefix(k, "label:")] == want
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // Budgets are the statuses of the server's budgets (loadServerBudgets) at now.

@@ -92,7 +92,7 @@ func (v *storeViews) Recommendations(ctx context.Context, q httpapi.Query) (http
 		rf := recommendFlags{costFlags: costFlags{period: period{at: p}, policy: gpucost.PolicyUsed, weight: 0.5}, minSaving: "100", moveDataGB: 1000}
 		err = v.env().withFleet(ctx, &rf, func(fv recommend.FleetView, prices recommend.Prices, o recommend.Options) error {
 			var err error
-			if fv.Resources, err = filterResources(q.Filter, fv.Resources); err != nil {
+			if fv.Resources, err = fleet.FilterResources(q.Filter, fv.Resources); err != nil {
 				return err
 			}
 			if out.Recommendations, err = recommend.Recommend(fv, prices, o); err != nil {
@@ -116,38 +116,4 @@ func (v *storeViews) Recommendations(ctx context.Context, q httpapi.Query) (http
 		out.Notes = append(out.Notes, "Each recommendation's saving stands alone; monthly_saving applies them in turn (gpucost report savings), so no dollar is counted twice.")
 		return out, err
 	})
-}
-
-// filterResources keeps the billed machines that match every filter: team (the owner its tags
-// name), namespace, provider, region, model and host.
-func filterResources(f map[string]string, rs []recommend.Resource) ([]recommend.Resource, error) {
-	if len(f) == 0 {
-		return rs, nil
-	}
-	var out []recommend.Resource
-	for _, r := range rs {
-		ok := true
-		for k, want := range f {
-			switch k {
-			case "team":
-				ok = ok && r.Owner == want
-			case "namespace":
-				ok = ok && r.Namespace == want
-			case "provider":
-				ok = ok && strings.EqualFold(r.Provider, want)
-			case "region":
-				ok = ok && r.Region == want
-			case "model":
-				ok = ok && (strings.EqualFold(r.GPUModel, want) || strings.EqualFold(r.GPUModel, normalizeModel(want)))
-			case "host":
-				ok = ok && r.ID == want
-			default:
-				return nil, gpucost.Errorf(gpucost.EInvalid, "filter %s: recommendations are filtered by team, namespace, provider, region, model or host", k)
-			}
-		}
-		if ok {
-			out = append(out, r)
-		}
-	}
-	return out, nil
 }

@@ -15,6 +15,9 @@ import (
 	"github.com/gpucost/gpucost/httpapi"
 )
 
+// defaultViewsEvery is how long a computed view is served before it is computed again.
+const defaultViewsEvery = time.Minute
+
 // Default periods of the views when a query gives none.
 const (
 	viewTelemetryPeriod = 7 * 24 * time.Hour  // utilisation, heatmap, idle
@@ -32,7 +35,7 @@ type storeViews struct {
 	jobsStore   string       // serve --jobs-store
 	natsURL     string       // serve --nats
 	log         *slog.Logger
-	cache       *viewCache
+	cache       *httpapi.ViewCache
 }
 
 var _ httpapi.Views = (*storeViews)(nil)
@@ -42,7 +45,7 @@ func (e *env) newStoreViews(db settingStore, o serveOptions, log *slog.Logger) *
 	ec := *e
 	ec.output = "json" // the reports check --output; the views print nothing
 	return &storeViews{e: ec, settings: db, budgetsFile: o.budgets, jobsStore: o.jobsStore, natsURL: o.natsURL,
-		log: log, cache: newViewCache(o.viewsEvery, e.now)}
+		log: log, cache: httpapi.NewViewCache(o.viewsEvery, e.now)}
 }
 
 // env returns a fresh copy of the server's env for one report: opening the store rewrites its
@@ -54,7 +57,7 @@ func (v *storeViews) env() *env {
 
 // cachedView returns the view under key from the cache, computing it on a miss.
 func cachedView[T any](ctx context.Context, v *storeViews, key string, compute func(context.Context) (T, error)) (T, error) {
-	val, err := v.cache.get(ctx, key, func(ctx context.Context) (any, error) { return compute(ctx) })
+	val, err := v.cache.Get(ctx, key, func(ctx context.Context) (any, error) { return compute(ctx) })
 	if err != nil {
 		var zero T
 		return zero, err
@@ -190,4 +193,4 @@ func (v *storeViews) Budgets(ctx context.Context, now time.Time) ([]budget.Statu
 }
 
 // forget drops the computed views, so a change shows at once.
-func (v *storeViews) forget() { v.cache.forget() }
+func (v *storeViews) forget() { v.cache.Forget() }

@@ -158,7 +158,6 @@ func (f *Figures) add(c *Charge, day int) {
 		f.NoTelemetryCost.Nanos += c.Cost.Nanos
 	case Other:
 		f.OtherCost.Nanos += c.Cost.Nanos
-		f.Source = f.Source.with(SourceNone)
 	}
 	if day >= 0 && day < len(f.Daily) {
 		f.Daily[day].Nanos += c.Cost.Nanos
@@ -283,8 +282,8 @@ func (d Dimension) Telemetry() bool {
 
 // Key names the group of c: its value, or, where it has none, "(untagged)" for team, project
 // and tag:KEY, "(no telemetry)" for a telemetry dimension of time no telemetry covers, "(no
-// KEY label)" for telemetry without that label, "(not billed)" for a bill field of GPU time
-// no bill line covers, else "(none)".
+// KEY label)" for telemetry without that label (namespace, pod, job, label:KEY), "(not
+// billed)" for a bill field of GPU time no bill line covers, else "(none)".
 func (d Dimension) Key(c *Charge) string {
 	if d.name == "fleet" {
 		return FleetGroup
@@ -301,7 +300,7 @@ func (d Dimension) Key(c *Charge) string {
 		return NoTelemetryName
 	case d.name == "label":
 		return "(no " + d.key + " label)"
-	case d.Telemetry():
+	case d.name == "namespace" || d.name == "pod" || d.name == "job":
 		return "(no " + d.name + " label)"
 	case !ok:
 		return NotBilled

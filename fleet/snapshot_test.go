@@ -246,6 +246,7 @@ func TestDimensionKey(t *testing.T) {
 		{"provider", noTel, "(none)"},
 		{"provider", catalogPriced, "(not billed)"},
 		{"host", catalogPriced, "h"},
+		{"gpu", &Charge{Kind: GPUTime, Series: &gpucost.Series{}}, "(none)"},
 	} {
 		d, err := ParseDimension(tc.by)
 		if err != nil {

@@ -14,7 +14,7 @@ const FleetGroup = "(fleet)"
 
 // Group names for charges without a value for the dimension.
 const (
-	Untagged        = "(untagged)"      // team, project, tag:KEY: no tag or label names one
+	UntaggedName    = "(untagged)"      // team, project, tag:KEY: no tag or label names one
 	NoTelemetryName = "(no telemetry)"  // a telemetry dimension of billed time no telemetry covers
 	NotBilled       = "(not billed)"    // a bill dimension of GPU time no bill line covers
 	NoneName        = "(none)"          // any other dimension without a value
@@ -293,7 +293,7 @@ func (d Dimension) Key(c *Charge) string {
 	case v != "":
 		return v
 	case d.name == "team" || d.name == "project" || d.name == "tag":
-		return Untagged
+		return UntaggedName
 	case d.Telemetry() && c.idleCapacity:
 		return IdleCapacity
 	case d.Telemetry() && c.Kind != GPUTime:

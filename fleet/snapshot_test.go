@@ -257,3 +257,17 @@ func TestDimensionKey(t *testing.T) {
 		}
 	}
 }
+
+// Untagged lists the resources no owner claims: b's GPU time (its series names team res, but
+// not project) and every line when asked for project.
+func TestUntagged(t *testing.T) {
+	s := build(t, fleetOf(), Period{day1, day1.Add(24 * time.Hour)})
+	list, all, none := s.Untagged("team", nil)
+	if len(list) != 0 || all.Nanos != 465e9 || none.Nanos != 0 {
+		t.Errorf("Untagged(team) = %d resources, %v of %v; want none of $465", len(list), none, all)
+	}
+	list, _, none = s.Untagged("project", nil)
+	if len(list) != 4 || none.Nanos != 465e9 || list[0].ResourceID != "a" || list[0].SKUs[0].SKU != "(no SKU)" {
+		t.Errorf("Untagged(project) = %+v, %v; want a, c, b and the volume, $465", list, none)
+	}
+}

@@ -1,33 +1,13 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/fleet"
 	"github.com/spf13/cobra"
 )
-
-// untagged is the spend of one resource that no owner tag claims.
-type untagged struct {
-	ResourceID    string        `json:"resource_id"`
-	Service       string        `json:"service"`
-	Account       string        `json:"account"`
-	GPU           string        `json:"gpu,omitempty"`
-	Currency      string        `json:"currency"`
-	EffectiveCost gpucost.Money `json:"effective_cost"`
-	BilledCost    gpucost.Money `json:"billed_cost"`
-	SKUs          []skuCost     `json:"skus"`
-	TagKeys       []string      `json:"tag_keys,omitempty"` // the tags it has, none naming an owner
-}
-
-type skuCost struct {
-	SKU  string        `json:"sku"`
-	Cost gpucost.Money `json:"effective_cost"`
-}
 
 func newReportUntaggedCmd(e *env) *cobra.Command {
 	var (
@@ -54,22 +34,8 @@ SKUs that cost most and the tag keys the resource does have, so the fix is one t
 			if err != nil {
 				return err
 			}
-			byRes := map[[2]string]*untagged{}
-			var all, none gpucost.Money
-			keep := costKeep(s, f.gpuOnly)
-			for i := range s.Charges {
-				c := &s.Charges[i]
-				if keep != nil && !keep(c) {
-					continue
-				}
-				all = addMoney(all, c.Cost)
-				if c.Owner.Team != "" && owner == "team" || c.Owner.Project != "" && owner == "project" {
-					continue // idle time counts as its holder's; a resource nobody owns is listed whole
-				}
-				none = addMoney(none, c.Cost)
-				addUntagged(byRes, c)
-			}
-			return e.print(untaggedResult(byRes, limit, owner, all, none))
+			list, all, none := s.Untagged(owner, costKeep(s, f.gpuOnly))
+			return e.print(untaggedResult(list, limit, owner, all, none))
 		},
 	}
 	f.register(cmd)
@@ -78,61 +44,7 @@ SKUs that cost most and the tag keys the resource does have, so the fix is one t
 	return cmd
 }
 
-// addMoney adds amounts of one currency; the report notes name the first currency only.
-func addMoney(sum, m gpucost.Money) gpucost.Money {
-	if sum.Currency == "" {
-		return m
-	}
-	if sum.Currency != m.Currency {
-		return sum
-	}
-	sum.Nanos += m.Nanos
-	return sum
-}
-
-func addUntagged(byRes map[[2]string]*untagged, c *fleet.Charge) {
-	id := c.Resource()
-	var service, account string
-	var tags gpucost.Labels
-	if l := c.Line; l != nil {
-		service, account, tags = l.Service, l.Account, l.Tags
-	}
-	if id == "" {
-		id = "(no resource id) " + service
-	}
-	cur := c.Cost.Currency
-	u := byRes[[2]string{id, cur}]
-	if u == nil {
-		zero := gpucost.Money{Currency: cur}
-		u = &untagged{ResourceID: id, Service: service, Account: account, GPU: c.Model, Currency: cur,
-			EffectiveCost: zero, BilledCost: zero}
-		byRes[[2]string{id, cur}] = u
-	}
-	u.EffectiveCost.Nanos += c.Cost.Nanos
-	u.BilledCost.Nanos += c.Billed.Nanos
-	sku := cmp.Or(c.SKU(), "(no SKU)")
-	if i := slices.IndexFunc(u.SKUs, func(s skuCost) bool { return s.SKU == sku }); i >= 0 {
-		u.SKUs[i].Cost.Nanos += c.Cost.Nanos
-	} else {
-		u.SKUs = append(u.SKUs, skuCost{sku, c.Cost})
-	}
-	for k := range tags {
-		if !slices.Contains(u.TagKeys, k) {
-			u.TagKeys = append(u.TagKeys, k)
-		}
-	}
-}
-
-func untaggedResult(byRes map[[2]string]*untagged, limit int, owner string, all, none gpucost.Money) result {
-	list := make([]*untagged, 0, len(byRes))
-	for _, u := range byRes {
-		slices.SortFunc(u.SKUs, func(a, b skuCost) int { return cmp.Compare(b.Cost.Nanos, a.Cost.Nanos) })
-		slices.Sort(u.TagKeys)
-		list = append(list, u)
-	}
-	slices.SortFunc(list, func(a, b *untagged) int {
-		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(b.EffectiveCost.Nanos, a.EffectiveCost.Nanos), cmp.Compare(a.ResourceID, b.ResourceID))
-	})
+func untaggedResult(list []*fleet.Untagged, limit int, owner string, all, none gpucost.Money) result {
 	total := len(list)
 	if limit > 0 && len(list) > limit {
 		list = list[:limit]

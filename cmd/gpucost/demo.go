@@ -201,12 +201,12 @@ func (e *env) printDemoHeadline(ctx context.Context, end time.Time, days int) er
 	if err := e.print(r); err != nil {
 		return err
 	}
-	return e.printDemoSpend(ctx, snap, since, end)
+	return e.printDemoSpend(ctx, snap)
 }
 
 // printDemoSpend prints the demo bill's spend by team from the headline's snapshot, idle apart,
 // reconciled with the bill.
-func (e *env) printDemoSpend(ctx context.Context, snap *fleet.Snapshot, since string, end time.Time) error {
+func (e *env) printDemoSpend(ctx context.Context, snap *fleet.Snapshot) error {
 	if _, _, ok := snap.Reconcile(); !ok {
 		charged, bill, _ := snap.Reconcile()
 		return gpucost.Errorf(gpucost.EInternal, "pricing the demo's GPU-hours: the charges sum to %v, the bill lines to %v", charged, bill)
@@ -219,7 +219,7 @@ func (e *env) printDemoSpend(ctx context.Context, snap *fleet.Snapshot, since st
 			filepath.Base(e.demoBillPath()), f.TotalCost().Dollars(), f.IdleCost.Dollars(), f.IdlePercent())
 		break
 	}
-	f := costFlags{period: period{since: since, until: end.Format(time.RFC3339)}, policy: gpucost.PolicyUsed, weight: 0.5}
+	f := costFlags{period: period{at: snap.Period}, policy: gpucost.PolicyUsed, weight: 0.5}
 	saving, err := e.demoSavings(ctx, f)
 	if err != nil {
 		return err

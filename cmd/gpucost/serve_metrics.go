@@ -32,8 +32,8 @@ func (e *env) fleetMetrics(ctx context.Context, now time.Time) (httpapi.FleetMet
 // namespaceUsage is the utilisation report by namespace over the hour before now, with the
 // fleet snapshot's idle GPU-hours (report utilization's).
 func (e *env) namespaceUsage(ctx context.Context, now time.Time) ([]httpapi.NamespaceUsage, error) {
-	f := reportFlags{period: period{since: "1h", until: now.UTC().Format(time.RFC3339)}, provider: "aws"}
-	rc, err := f.open(ctx, e)
+	to := now.UTC().Truncate(time.Minute)
+	rc, err := e.openReport(ctx, fleet.Period{Start: to.Add(-time.Hour), End: to}, "aws")
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,13 @@ func NewOverview(now time.Time, p OverviewParts) Overview {
 		}
 		ov.MonthToDate.Nanos += g.EffectiveCost.Nanos + g.IdleCost.Nanos
 		ov.IdleCost.Nanos += g.IdleCost.Nanos
+		switch {
+		case g.PriceSource == "" || g.PriceSource == ov.PriceSource:
+		case ov.PriceSource == "":
+			ov.PriceSource = g.PriceSource
+		default:
+			ov.PriceSource = "mixed"
+		}
 		if len(ov.TopTeams) < TopTeams {
 			ov.TopTeams = append(ov.TopTeams, g)
 		}

@@ -104,6 +104,7 @@ type Overview struct {
 	GPUs        int               `json:"gpus"`          // GPUs reporting over the last 7 days
 	IdlePercent float64           `json:"idle_percent"`  // those GPUs' idle cost ÷ their GPU cost, in percent
 	IdleCost    gpucost.Money     `json:"idle_cost"`     // month to date
+	PriceSource string            `json:"price_source"`  // of the month's GPU-hours: bill, catalog or mixed
 	Savings     gpucost.Money     `json:"savings"`       // monthly, all recommendations together
 	Recommended int               `json:"recommendations"`
 	Budgets     []budget.Status   `json:"budgets"`

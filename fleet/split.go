@@ -29,7 +29,8 @@ func NewSplit(ctx context.Context, st Store, cat Catalog, o SplitOptions) (*Spli
 	if keys == nil {
 		keys = analyze.DefaultTagKeys()
 	}
-	alloc, err := analyze.NewAllocator(analyze.AllocOptions{Policy: o.Policy, Weight: o.Weight, TagKeys: keys})
+	alloc, err := analyze.NewAllocator(analyze.AllocOptions{Policy: o.Policy, Weight: o.Weight, TagKeys: keys,
+		IdleByHolder: true}) // under PolicyUsed, idle is the holder's, as in the Snapshot
 	if err != nil {
 		return nil, err
 	}

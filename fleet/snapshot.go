@@ -17,9 +17,13 @@ import (
 	"github.com/gpucost/gpucost/catalog"
 )
 
-// unitsPerHour counts GPU time in sevenths of a GPU-minute, as analyze.MIGShare counts a MIG
-// instance's share, so every GPU-hour figure is an integer sum and the same in every report.
-const unitsPerHour = 7 * 60
+// GPU time is counted in integer units, 2,520 to a seventh of a GPU-minute (analyze.MIGShare
+// counts a MIG instance's share in sevenths), so every GPU-hour figure is an integer sum, the
+// same in every report, and used time (held × utilisation) rounds to under a millisecond.
+const (
+	unitsPerSeventhMinute = 2520
+	unitsPerHour          = 7 * 60 * unitsPerSeventhMinute
+)
 
 func unitHours(u int64) float64 { return float64(u) / unitsPerHour }
 
@@ -287,7 +291,7 @@ func (b *builder) telemetry(ctx context.Context, st Telemetry) error {
 		s.Stats.Telemetry = true
 		s.Stats.Rollups++
 		ser := b.intern(r.Series)
-		held := minutes * int64(analyze.MIGShare(ser.GPU)) // sevenths of a GPU-minute
+		held := minutes * int64(analyze.MIGShare(ser.GPU)) * unitsPerSeventhMinute
 		used := int64(0)
 		if r.Samples > 0 {
 			util := min(max(r.UtilSum/float64(r.Samples)/100, 0), 1)

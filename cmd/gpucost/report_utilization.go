@@ -64,8 +64,13 @@ are sorted by idle cost.`,
 // utilization runs the utilisation analysis over the period's hourly rollups that keep
 // accepts (all where nil), with the fleet snapshot's figures.
 func (rc *reportContext) utilization(ctx context.Context, by analyze.GroupBy, keep func(*gpucost.Series) bool) (analyze.Report, *fleet.Snapshot, error) {
+	snap, err := rc.snapshot(ctx)
+	if err != nil {
+		return analyze.Report{}, nil, err
+	}
 	opts := rc.opts
 	opts.By = by
+	opts.Price = snap.PriceOf() // prices the zero-util runs (SustainedIdleCost) as the snapshot does
 	u := analyze.NewUtilization(opts)
 	add := u.Add
 	if keep != nil {
@@ -76,10 +81,6 @@ func (rc *reportContext) utilization(ctx context.Context, by analyze.GroupBy, ke
 		}
 	}
 	if err := rc.scan(ctx, time.Hour, add); err != nil {
-		return analyze.Report{}, nil, err
-	}
-	snap, err := rc.snapshot(ctx)
-	if err != nil {
 		return analyze.Report{}, nil, err
 	}
 	var match func(*fleet.Charge) bool

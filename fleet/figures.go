@@ -31,7 +31,12 @@ const (
 //     EffectiveCost ÷ its billed GPU-hours, per resource and charge period), the catalog's
 //     on-demand price only where none does; Source says which.
 //   - GPU cost = used cost + idle cost + no-telemetry cost, each Σ hours × price, in exact
-//     nano-units.
+//     nano-units; a bill line's cost is split between its hours by largest remainder, so the
+//     parts add up to the line.
+//   - idle % = idle cost ÷ GPU cost; $/GPU-h = GPU cost ÷ GPU-hours; $/used GPU-h = GPU cost,
+//     idle included, ÷ used GPU-hours; utilisation = used ÷ the GPU-hours telemetry covers.
+//   - idle belongs to the group that held the GPU: the series' labels name it, the bill's
+//     tags complete it.
 type Figures struct {
 	Group    string
 	Currency string

@@ -31,7 +31,8 @@ func unitHours(u int64) float64 { return float64(u) / unitsPerHour }
 type Kind uint8
 
 const (
-	// GPUTime is one telemetry series' hour on a GPU: held, partly used, priced.
+	// GPUTime is one telemetry series' time on a GPU within one bill line (or one day where no
+	// bill line covers it): held, partly used, priced.
 	GPUTime Kind = iota
 	// NoTelemetry is billed GPU time no telemetry covers: a GPU line without telemetry, or the
 	// part of one beyond the time its telemetry held.
@@ -54,26 +55,27 @@ type Line struct {
 	hosts                           []string
 }
 
-// Charge is one piece of the period's spend: a series' hour of GPU time, billed GPU time
-// without telemetry, or a line that pays for no GPU.
+// Charge is one piece of the period's spend: a series' GPU time in one bill line or day, billed
+// GPU time without telemetry, or a line that pays for no GPU.
 type Charge struct {
 	Kind   Kind
-	Start  time.Time       // the hour (GPUTime) or the line's charge period start
+	Start  time.Time       // the line's charge period start, or the day's, no earlier than the period's
 	Series *gpucost.Series // GPUTime only
 	Model  string          // canonical GPU model; empty for Other
 	Owner  gpucost.Owner   // from the series' labels, completed by the tags; the tags' owner without telemetry
 	Line   *Line           // nil for GPU time no bill line covers, priced by the catalog
 	Source Source
 
+	Cost       gpucost.Money // effective cost, idle included
+	IdleCost   gpucost.Money // GPUTime only: the idle part of Cost
+	Billed     gpucost.Money // billed cost, idle included
+	IdleBilled gpucost.Money
+
 	held, used int64 // GPU time, units (GPUTime and NoTelemetry)
 	outside    bool  // priced by a line that starts before the period
 	// idleCapacity marks a Tally's idle capacity: under policy requested or weighted, the
 	// time nobody was charged for is not any series' own.
 	idleCapacity bool
-	Cost         gpucost.Money // effective cost, idle included
-	IdleCost     gpucost.Money // GPUTime only: the idle part of Cost
-	Billed       gpucost.Money // billed cost, idle included
-	IdleBilled   gpucost.Money
 }
 
 // Options say how to build a snapshot.
@@ -111,7 +113,10 @@ type Snapshot struct {
 }
 
 // Build reads the period's bill lines, hourly rollups and inventory and prices every GPU-hour
-// (see Price). It returns an error only when a store does.
+// (see Figures): a bill line's effective and billed cost are split between the used and idle
+// time of the series its telemetry shows, by time and to the nano-unit, and the billed GPU time
+// beyond it is NoTelemetry; GPU time no bill line covers is priced at the catalog's on-demand
+// price. It returns an error only when a store does.
 func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, error) {
 	b := &builder{cat: cat, o: o, provider: cmp.Or(o.Provider, "aws"),
 		snap:     &Snapshot{Period: o.Period, series: map[string]*gpucost.Series{}, reader: analyze.NewOwnerReader(o.TagKeys)},

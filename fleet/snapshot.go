@@ -248,6 +248,9 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 			b.order = append(b.order, c)
 			for _, h := range c.line.hosts {
 				b.hostCells[h] = append(b.hostCells[h], c)
+				if low := strings.ToLower(h); low != h {
+					b.hostCells[low] = append(b.hostCells[low], c) // hosts are matched ignoring case
+				}
 			}
 		} else {
 			c.line.EffectiveCost = c.line.EffectiveCost.Add(l.EffectiveCost)

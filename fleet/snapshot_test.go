@@ -271,3 +271,14 @@ func TestUntagged(t *testing.T) {
 		t.Errorf("Untagged(project) = %+v, %v; want a, c, b and the volume, $465", list, none)
 	}
 }
+
+// A bill names a machine in capitals, its telemetry in lower case: the line still prices it.
+func TestHostCase(t *testing.T) {
+	f := &fakeStore{}
+	f.line("GPU-Node-1", day1, 24, 240e9, nil)
+	f.hours("gpu-node-1", nil, day1, 24, 50)
+	fl := build(t, f, Period{day1, day1.Add(24 * time.Hour)}).Fleet(nil)
+	if len(fl) != 1 || fl[0].Source != SourceBill || fl[0].GPUCost().Nanos != 240e9 || fl[0].NoTelemetryGPUHours() != 0 {
+		t.Errorf("Fleet = %+v; want the line's $240 on the telemetry's 24 hours", fl)
+	}
+}

@@ -27,6 +27,12 @@ type AllocOptions struct {
 	// labels and, failing those, in the cost line's tags. Nil means DefaultTagKeys; a dimension
 	// the map lacks is never filled.
 	TagKeys map[string][]string
+
+	// IdleByHolder, under PolicyUsed, charges each owner's held but unused time to that owner as
+	// an idle allocation, and the capacity no telemetry held to the line's tag owner under
+	// gpucost.PolicyTags, as fleet.Snapshot counts idle; otherwise all unused capacity is one
+	// idle allocation.
+	IdleByHolder bool
 }
 
 // Resource is the billed resource a cost line charges for, as telemetry sees it.
@@ -53,18 +59,19 @@ type AllocStats struct {
 // MIG instance or a time-sliced minute is exact; cost is then divided in proportion to the units
 // by largest remainder, so a line's allocations add up to its cost to the nano-unit.
 type Allocator struct {
-	policy string
-	weight float64
-	keys   map[string][]string
-	tags   TagOwners
-	tel    telemetry
-	sc     scratch
+	policy       string
+	weight       float64
+	idleByHolder bool
+	keys         map[string][]string
+	tags         TagOwners
+	tel          telemetry
+	sc           scratch
 }
 
 // NewAllocator returns an Allocator without telemetry. It returns an EInvalid error for an
 // unknown policy, a weight outside [0, 1] or tag keys other than team and project.
 func NewAllocator(opts AllocOptions) (*Allocator, error) {
-	a := &Allocator{policy: opts.Policy, weight: opts.Weight, keys: opts.TagKeys}
+	a := &Allocator{policy: opts.Policy, weight: opts.Weight, keys: opts.TagKeys, idleByHolder: opts.IdleByHolder}
 	switch a.policy {
 	case "":
 		a.policy = gpucost.PolicyRequested
@@ -129,7 +136,11 @@ func (a *Allocator) Allocate(l *gpucost.CostLine, res Resource, emit func(*gpuco
 	}
 	held, used := a.chargeOwners(tags)
 	capacity = max(capacity, held)
-	a.split(l, tags, capacity, emit)
+	if a.idleByHolder && a.policy == gpucost.PolicyUsed {
+		a.splitByHolder(l, tags, capacity, held, emit)
+	} else {
+		a.split(l, tags, capacity, emit)
+	}
 	return AllocStats{Matched: true, HeldGPUHours: allocHours(held), UsedGPUHours: allocHours(used),
 		CapacityGPUHours: allocHours(capacity)}
 }
@@ -304,4 +315,43 @@ func (a *Allocator) split(l *gpucost.CostLine, tags gpucost.Owner, capacity int6
 	sc.out.BilledCost = gpucost.Money{Nanos: sc.billed[idle], Currency: l.BilledCost.Currency}
 	sc.out.EffectiveCost = gpucost.Money{Nanos: sc.effective[idle], Currency: l.EffectiveCost.Currency}
 	emit(&sc.out)
+}
+
+// BilledHours returns the hours a GPU cost line bills each GPU for over its charge period: its
+// consumed quantity where the unit is time and the quantity fits in the period, else the
+// period's length, as Allocate counts capacity.
+func BilledHours(l *gpucost.CostLine) float64 {
+	return billedHours(l, newWindow(l.ChargePeriodStart, l.ChargePeriodEnd).hours())
+}
+
+// splitByHolder divides the line's costs between each owner's used time, each owner's idle time
+// (held − used) and the capacity no telemetry held, and emits them: IdleByHolder's split.
+func (a *Allocator) splitByHolder(l *gpucost.CostLine, tags gpucost.Owner, capacity, held int64, emit func(*gpucost.Allocation)) {
+	sc := &a.sc
+	sc.weights = sc.weights[:0]
+	for _, o := range sc.owners {
+		sc.weights = append(sc.weights, o.charged, o.held-o.charged)
+	}
+	sc.weights = append(sc.weights, capacity-held)
+	sc.billed = sc.ham.split(l.BilledCost.Nanos, sc.weights, sc.billed)
+	sc.effective = sc.ham.split(l.EffectiveCost.Nanos, sc.weights, sc.effective)
+	base := gpucost.Allocation{Start: l.ChargePeriodStart, End: l.ChargePeriodEnd, ResourceID: l.ResourceID, Line: l,
+		Policy: a.policy}
+	out := func(i int, owner gpucost.Owner, idle bool, gpuHours, usedHours int64) {
+		if sc.weights[i] == 0 && sc.billed[i] == 0 && sc.effective[i] == 0 {
+			return
+		}
+		sc.out = base
+		sc.out.Owner, sc.out.Idle, sc.out.GPUHours, sc.out.UsedGPUHours = owner, idle, allocHours(gpuHours), allocHours(usedHours)
+		sc.out.BilledCost = gpucost.Money{Nanos: sc.billed[i], Currency: l.BilledCost.Currency}
+		sc.out.EffectiveCost = gpucost.Money{Nanos: sc.effective[i], Currency: l.EffectiveCost.Currency}
+		emit(&sc.out)
+	}
+	for i, o := range sc.owners {
+		out(2*i, o.owner, false, o.charged, o.used)
+		out(2*i+1, o.owner, true, o.held-o.charged, 0)
+	}
+	last := len(sc.weights) - 1
+	base.Policy = gpucost.PolicyTags
+	out(last, tags, false, capacity-held, 0)
 }

@@ -208,3 +208,21 @@ func compareOwners(a, b gpucost.Owner) int {
 	}
 	return 0
 }
+
+// OwnerReader reads the owner a telemetry series' labels name, as Allocate does: team and
+// project by the tag keys, namespace, pod and job by their well-known labels.
+type OwnerReader struct{ labels ownerLabels }
+
+// NewOwnerReader returns an OwnerReader for tag keys (nil: DefaultTagKeys).
+func NewOwnerReader(keys map[string][]string) OwnerReader {
+	if keys == nil {
+		keys = DefaultTagKeys()
+	}
+	return OwnerReader{labels: newOwnerLabels(keys)}
+}
+
+// Of returns the owner labels name, its team and project completed from tags where the labels
+// name none.
+func (r OwnerReader) Of(labels gpucost.Labels, tags gpucost.Owner) gpucost.Owner {
+	return fill(r.labels.of(labels), tags)
+}

@@ -208,3 +208,11 @@ func (h *hamilton) split(total int64, weights []int64, out []int64) []int64 {
 	}
 	return out
 }
+
+// Apportion divides total in proportion to weights, which must be non-negative, by largest
+// remainder, as Allocate splits a line's cost: the parts add up to total exactly. With all weights
+// zero the whole total goes to the last part.
+func Apportion(total int64, weights []int64) []int64 {
+	var h hamilton
+	return h.split(total, weights, nil)
+}

@@ -94,8 +94,15 @@ type GroupStats struct {
 	TempMaxC              Stat
 	SMActive, SMOccupancy Stat // sample-weighted means, 0–1; absent without profiling metrics
 
-	IdleGPUHours float64 // idle minutes / 60
-	IdlePct      Stat    // idle GPU-hours / GPU-hours × 100
+	// IdleGPUHours counts the minutes whose mean utilisation was below the idle threshold, / 60:
+	// zero-util time. Reports show fleet.Figures' idle GPU-hours here instead (fleet.Annotate),
+	// keeping this measure in ZeroUtilGPUHours.
+	IdleGPUHours float64
+	IdlePct      Stat // idle GPU-hours / GPU-hours × 100; fleet.Annotate: idle cost ÷ GPU cost × 100
+
+	UsedGPUHours     float64 // set by fleet.Annotate: held time × utilisation
+	ZeroUtilGPUHours float64 // set by fleet.Annotate: minutes below the idle threshold / 60
+	PriceSource      string  // set by fleet.Annotate: bill, catalog or mixed
 
 	// SustainedIdleGPUHours counts only idle runs of at least Report.MinIdle minutes.
 	SustainedIdleGPUHours float64

@@ -7,32 +7,54 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/budget"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/queue"
 	"github.com/gpucost/gpucost/spot"
 )
 
 // Views are what the read API and the dashboard show: the reports over the store, computed
-// with the same code as `gpucost report`, `gpucost recommend` and `gpucost budget status`.
-// cmd/gpucost implements it over the server's store; tests use fixed data.
+// with the same code as `gpucost report`, `gpucost recommend` and `gpucost budget status`, each
+// figure from the fleet snapshot of its period (package fleet). cmd/gpucost implements them over
+// the server's store; tests use fixed data.
 type Views interface {
-	// Overview is the dashboard's front page as of now.
-	Overview(ctx context.Context, now time.Time) (Overview, error)
+	UsageViews
+	CostViews
+	PlanViews
+	StatusViews
+}
+
+// UsageViews are the views over telemetry.
+type UsageViews interface {
 	// GPUs is the utilisation report grouped by q.By (gpu by default; host, model,
-	// namespace, pod, job or label:KEY).
+	// namespace, pod, job or label:KEY), with the fleet snapshot's GPU-hours, idle and cost.
 	GPUs(ctx context.Context, q Query) (analyze.Report, error)
 	// Heatmap is the hourly utilisation of each GPU (q.By "gpu", the default) or host.
 	Heatmap(ctx context.Context, q Query) (Heatmap, error)
-	// Costs is the bill allocated by actual use, grouped by q.By (team by default; any
-	// `gpucost report cost --by` value), with the daily series and the bill it reconciles to.
-	Costs(ctx context.Context, q Query) (CostReport, error)
-	// Idle is the idle report: idle GPU-hours and their cost per group, with the periods.
+	// Idle is the idle report: the zero-util periods, priced as the snapshot prices their GPUs.
 	Idle(ctx context.Context, q Query) (analyze.IdleReport, error)
 	// Alerts is the utilisation alert rules evaluated over the period.
 	Alerts(ctx context.Context, q Query) (analyze.AlertReport, error)
+}
+
+// CostViews are the views over the bill and what it paid for.
+type CostViews interface {
+	// Overview is the dashboard's front page as of now.
+	Overview(ctx context.Context, now time.Time) (Overview, error)
+	// Costs is the spend grouped by q.By (team by default; any `gpucost report cost --by`
+	// value), with the daily series and the bill it reconciles to.
+	Costs(ctx context.Context, q Query) (CostReport, error)
+}
+
+// PlanViews are the views of what to change and the budgets.
+type PlanViews interface {
 	// Recommendations are gpucost recommend's, ranked by monthly saving.
 	Recommendations(ctx context.Context, q Query) (RecommendationReport, error)
 	// Budgets is where each configured budget stands in the period holding now.
 	Budgets(ctx context.Context, now time.Time) ([]budget.Status, error)
+}
+
+// StatusViews are the views of the machinery: spot jobs and work queues.
+type StatusViews interface {
 	// Jobs are the spot jobs of the job store (gpucost report jobs); none without one.
 	Jobs(ctx context.Context) ([]spot.JobReport, error)
 	// Queues are the work queues' counts (gpucost queue status); none without a queue server.
@@ -57,6 +79,20 @@ type Query struct {
 	Filter   map[string]string // equality filters on labels and tags, such as team=ml or namespace=serving
 }
 
+// Period is the query's period [From, To): where To is zero it ends at PeriodEnd(now), where From
+// is zero it is def long. It returns an EInvalid error for a period shorter than a minute.
+func (q Query) Period(now time.Time, def time.Duration) (fleet.Period, error) {
+	to := q.To
+	if to.IsZero() {
+		to = PeriodEnd(now)
+	}
+	from := q.From
+	if from.IsZero() {
+		from = to.Add(-def)
+	}
+	return fleet.NewPeriod(from, to)
+}
+
 // Overview is the dashboard's front page: the month's spend and where it is heading, idle
 // capacity, the savings on offer and the budgets.
 type Overview struct {
@@ -66,8 +102,9 @@ type Overview struct {
 	Forecast    budget.Projection `json:"forecast"`      // the month's projected total
 	Daily       []budget.DayCost  `json:"daily"`         // the month's spend per day so far
 	GPUs        int               `json:"gpus"`          // GPUs reporting over the last 7 days
-	IdlePercent float64           `json:"idle_percent"`  // share of those GPUs' hours that were idle
+	IdlePercent float64           `json:"idle_percent"`  // those GPUs' idle cost ÷ their GPU cost, in percent
 	IdleCost    gpucost.Money     `json:"idle_cost"`     // month to date
+	PriceSource string            `json:"price_source"`  // of the month's GPU-hours: bill, catalog or mixed
 	Savings     gpucost.Money     `json:"savings"`       // monthly, all recommendations together
 	Recommended int               `json:"recommendations"`
 	Budgets     []budget.Status   `json:"budgets"`
@@ -79,12 +116,16 @@ type Overview struct {
 type CostGroup struct {
 	Group         string          `json:"group"`
 	Currency      string          `json:"currency"`
-	EffectiveCost gpucost.Money   `json:"effective_cost"` // charged to the group's use (amortised)
+	EffectiveCost gpucost.Money   `json:"effective_cost"` // the group's spend less IdleCost (amortised)
 	BilledCost    gpucost.Money   `json:"billed_cost"`
-	IdleCost      gpucost.Money   `json:"idle_cost"` // idle capacity of the group's GPUs, kept apart
+	IdleCost      gpucost.Money   `json:"idle_cost"` // idle time of the GPUs the group held, at its price
+	GPUCost       gpucost.Money   `json:"gpu_cost"`  // the group's GPU-hours at their price, idle included
+	GPUHours      float64         `json:"gpu_hours"`
 	UsedGPUHours  float64         `json:"used_gpu_hours"`
 	IdleGPUHours  float64         `json:"idle_gpu_hours"`
-	Daily         []gpucost.Money `json:"daily"` // effective + idle cost per day of CostReport.Days
+	IdlePercent   float64         `json:"idle_percent"` // idle cost ÷ GPU cost
+	PriceSource   string          `json:"price_source"` // bill, catalog or mixed
+	Daily         []gpucost.Money `json:"daily"`        // effective + idle cost per day of CostReport.Days
 }
 
 // CostReport is the bill allocated to groups, and the check that the groups add up to the
@@ -101,21 +142,11 @@ type CostReport struct {
 	Notes      []string        `json:"notes,omitempty"`
 }
 
-// Heatmap is hourly utilisation per GPU or host: Util[row][hour] in percent, or -1 for an
-// hour without samples.
-type Heatmap struct {
-	By    string       `json:"by"`
-	Hours []time.Time  `json:"hours"`
-	Rows  []HeatmapRow `json:"rows"`
-}
+// Heatmap is hourly utilisation per GPU or host (analyze.Heatmap).
+type Heatmap = analyze.Heatmap
 
 // HeatmapRow is one GPU's or host's hours.
-type HeatmapRow struct {
-	Key   string    `json:"key"`
-	Host  string    `json:"host,omitempty"`
-	Model string    `json:"model,omitempty"`
-	Util  []float64 `json:"util"`
-}
+type HeatmapRow = analyze.HeatmapRow
 
 // RecommendationReport is gpucost recommend's list with its total.
 type RecommendationReport struct {

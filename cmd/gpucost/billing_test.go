@@ -234,7 +234,7 @@ func TestDemoBillReports(t *testing.T) {
 	if got := st.Totals["USD"].BilledCost; got.Nanos <= 0 || got.Nanos > gpuOnly.Nanos {
 		t.Errorf("export total %v, want the bill's GPU share of %v", got, gpuOnly)
 	}
-	for _, k := range []string{"inference/serving/false", "inference//true", "foundation-models/training/false"} {
+	for _, k := range []string{"inference/serving/false", "inference/serving/true", "foundation-models/training/false"} {
 		if !teamsOut[k] {
 			t.Errorf("allocated export lacks rows %s: %v", k, teamsOut)
 		}

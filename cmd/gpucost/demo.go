@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/demo"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/telemetry/dcgm"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -65,10 +67,7 @@ A store that already holds the demo fleet is reused unless --fresh.`,
 			if err := e.loadDemo(ctx, end, days, fresh); err != nil {
 				return err
 			}
-			if err := e.printDemoHeadline(ctx, end, days); err != nil {
-				return err
-			}
-			if err := e.printDemoSpend(ctx, end, days); err != nil || noServe {
+			if err := e.printDemoHeadline(ctx, end, days); err != nil || noServe {
 				return err
 			}
 			return e.serveDemo(ctx, listen)
@@ -172,27 +171,83 @@ func countGPUs(fleet []demo.Instance) int {
 	return n
 }
 
-// printDemoHeadline prints what the demo fleet's month cost in idle GPUs.
+// printDemoHeadline prints the demo fleet's headline and its spend by team, from one fleet
+// snapshot of the days before end, so both say the same.
 func (e *env) printDemoHeadline(ctx context.Context, end time.Time, days int) error {
-	f := reportFlags{period: period{since: strconv.Itoa(days) + "d", until: end.Format(time.RFC3339)}, provider: "aws"}
-	rc, err := f.open(ctx, e)
+	from := end.Add(-time.Duration(days) * 24 * time.Hour)
+	// Bills are stored by day: the snapshot starts at the midnight of the first day, before
+	// which the demo has no data, so it holds the first day's bill line whole.
+	p := fleet.Period{Start: from.Truncate(24 * time.Hour), End: end}
+	rc, err := e.openReport(ctx, p, "aws")
 	if err != nil {
 		return err
 	}
 	defer rc.close()
 	by, _ := analyze.ParseGroupBy("namespace")
-	rep, err := rc.utilization(ctx, by)
+	rep, snap, err := rc.utilization(ctx, by, nil)
 	if err != nil {
 		return err
 	}
 	fl := rep.Fleet
-	r := utilizationResult(rep, by, rc.priceNotes())
-	r.Title = fmt.Sprintf("gpucost demo — %d GPUs, %s GPU-hours over %d days: %.1f%% idle, %s of idle GPU time a month (of %s), mean utilisation %s\n\nTop idle consumers by team (namespace):",
-		fl.GPUs, hours(fl.GPUHours), days, float64(fl.IdlePct), rep.Monthly(fl.IdleCost).Dollars(), rep.Monthly(fl.Cost).Dollars(), pct(fl.UtilMean))
-	since := f.since
+	r := utilizationResult(rep, by, priceNotes(snap, fleetSource(snap, fleet.GPUOnly)))
+	r.Title = fmt.Sprintf("gpucost demo — %d GPUs, %s GPU-hours over %d days, utilisation %s: %s of idle GPU time (%s a month), %s of GPU cost %s (%s a month)\n\nIdle by team (namespace):",
+		fl.GPUs, hours(fl.GPUHours), days, pct(fl.UtilMean), fl.IdleCost.Dollars(), p.Monthly(fl.IdleCost).Dollars(),
+		pct(fl.IdlePct), fl.Cost.Dollars(), p.Monthly(fl.Cost).Dollars())
+	since := strconv.Itoa(days) + "d"
 	r.Notes = append(r.Notes, "",
 		"Next: gpucost report utilization --db "+e.dbPath+" --since "+since+" --by gpu",
 		"      gpucost report idle --db "+e.dbPath+" --since "+since,
 		"      gpucost report alerts --db "+e.dbPath+" --since 24h")
+	if err := e.print(r); err != nil {
+		return err
+	}
+	return e.printDemoSpend(ctx, snap)
+}
+
+// printDemoSpend prints the demo bill's spend by team from the headline's snapshot, idle apart,
+// reconciled with the bill.
+func (e *env) printDemoSpend(ctx context.Context, snap *fleet.Snapshot) error {
+	if _, _, ok := snap.Reconcile(); !ok {
+		charged, bill, _ := snap.Reconcile()
+		return gpucost.Errorf(gpucost.EInternal, "pricing the demo's GPU-hours: the charges sum to %v, the bill lines to %v", charged, bill)
+	}
+	team, _ := fleet.ParseDimension("team")
+	r := fleetCostResult(team, snap, false)
+	for _, f := range snap.Fleet(nil) {
+		r.Title = fmt.Sprintf("\nSpend by team from the demo bill (%s): %s, of which %s (%.1f%% of the GPU cost) bought GPU time nobody used.\n"+
+			"Each GPU-hour costs what the bill paid for it; the time a team held a GPU without using it is its Idle.",
+			filepath.Base(e.demoBillPath()), f.TotalCost().Dollars(), f.IdleCost.Dollars(), f.IdlePercent())
+		break
+	}
+	f := costFlags{period: period{at: snap.Period}, policy: gpucost.PolicyUsed, weight: 0.5}
+	saving, err := e.demoSavings(ctx, f)
+	if err != nil {
+		return err
+	}
+	r.Notes = append(r.Notes, "", saving)
+	r.Notes = append(r.Notes, "",
+		"Next: gpucost report cost --db "+e.dbPath+" --by namespace --gpu-only",
+		"      gpucost report savings --db "+e.dbPath+"   # and gpucost recommend: the changes behind it",
+		"      gpucost recommend --db "+e.dbPath+" --serving "+servingFile(e)+"   # the serving pool sized by its requests",
+		"      gpucost report kpi --db "+e.dbPath+" --by team",
+		"      gpucost report untagged --db "+e.dbPath,
+		"      gpucost export focus --db "+e.dbPath+" --allocated --out allocated.csv")
 	return e.print(r)
+}
+
+// demoSavings says what the recommendations would save on the demo fleet, from its bill and
+// telemetry.
+func (e *env) demoSavings(ctx context.Context, f costFlags) (string, error) {
+	rep, err := e.savings(ctx, &recommendFlags{costFlags: f, minSaving: "100"})
+	if err != nil {
+		return "", err
+	}
+	var levers []string
+	for _, l := range rep.Levers {
+		if l.MonthlySaving.Nanos > 0 {
+			levers = append(levers, fmt.Sprintf("%s %s", l.Lever, l.MonthlySaving.Dollars()))
+		}
+	}
+	return fmt.Sprintf("Recommendations would take the GPU bill from %s to %s a month (−%.1f%%): %s.",
+		rep.Before.Dollars(), rep.After.Dollars(), rep.SavingPercent, strings.Join(levers, ", ")), nil
 }

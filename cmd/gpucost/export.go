@@ -3,15 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/focus"
 	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/spf13/cobra"
 )
 
@@ -84,7 +82,7 @@ that the totals read are the stored ones.`,
 				tmp.Close()
 				return fmt.Errorf("export to %s: %w", out, err)
 			}
-			if err := checkExport(tmp.Name(), out, rows, s.stats.Totals.Sorted()); err != nil {
+			if err := checkExport(tmp.Name(), out, rows, s.Stats.Totals.Sorted()); err != nil {
 				return err
 			}
 			if err := os.Rename(tmp.Name(), out); err != nil {
@@ -108,14 +106,14 @@ func exportFocus(ctx context.Context, s *costScan, w *focus.Writer, allocated bo
 		as   []gpucost.Allocation
 		src  *gpucost.CostLine
 	)
-	s.onLine = func() {
+	s.OnLine = func() {
 		switch {
 		case src == nil || werr != nil:
 		case !allocated:
 			werr = w.Write(src)
 			rows++
 		default:
-			for _, l := range allocatedLines(src, as) {
+			for _, l := range fleet.AllocatedLines(src, as) {
 				if werr = w.Write(&l); werr != nil {
 					break
 				}
@@ -124,7 +122,7 @@ func exportFocus(ctx context.Context, s *costScan, w *focus.Writer, allocated bo
 		}
 		as, src = as[:0], nil
 	}
-	err := s.each(ctx, func(a *gpucost.Allocation, _ catalog.LineGPU, _ bool) {
+	err := s.Each(ctx, func(a *gpucost.Allocation, _ catalog.LineGPU, _ bool) {
 		src = a.Line
 		as = append(as, *a)
 	})
@@ -138,84 +136,6 @@ func cmpErr(errs ...error) error {
 		}
 	}
 	return nil
-}
-
-// allocatedLines turns a line's allocations into lines of their own: Billed and Effective cost
-// as allocated, List and Contracted cost and the quantities split in the same proportion, the
-// owner in the extra columns.
-func allocatedLines(src *gpucost.CostLine, as []gpucost.Allocation) []gpucost.CostLine {
-	weights := make([]int64, len(as))
-	var sum int64
-	for i, a := range as {
-		weights[i] = abs64(a.BilledCost.Nanos) + abs64(a.EffectiveCost.Nanos)
-		sum += weights[i]
-	}
-	if sum == 0 {
-		for i := range weights {
-			weights[i] = 1
-		}
-	}
-	list := splitMoney(src.ListCost, weights)
-	contracted := splitMoney(src.ContractedCost, weights)
-	total := float64(max(sum, 1))
-	out := make([]gpucost.CostLine, len(as))
-	for i, a := range as {
-		l := *src
-		share := float64(weights[i]) / total
-		if sum == 0 {
-			share = 1 / float64(len(as))
-		}
-		l.BilledCost, l.EffectiveCost, l.ListCost, l.ContractedCost = a.BilledCost, a.EffectiveCost, list[i], contracted[i]
-		l.ConsumedQuantity *= share
-		l.PricingQuantity *= share
-		l.Extra = map[string]string{
-			"x_Team": a.Owner.Team, "x_Project": a.Owner.Project, "x_Namespace": a.Owner.Namespace,
-			"x_Pod": a.Owner.Pod, "x_Job": a.Owner.Job, "x_AllocationPolicy": a.Policy,
-			"x_Idle": strconv.FormatBool(a.Idle), "x_GPUHours": strconv.FormatFloat(a.GPUHours, 'f', 4, 64),
-			"x_UsedGPUHours": strconv.FormatFloat(a.UsedGPUHours, 'f', 4, 64),
-		}
-		out[i] = l
-	}
-	return out
-}
-
-func abs64(n int64) int64 {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
-
-// splitMoney splits m in proportion to weights by largest remainder: the parts add up to m.
-func splitMoney(m gpucost.Money, weights []int64) []gpucost.Money {
-	out := make([]gpucost.Money, len(weights))
-	var sum int64
-	for _, w := range weights {
-		sum += w
-	}
-	total := big.NewInt(sum)
-	type rem struct {
-		i int
-		r *big.Int
-	}
-	rems := make([]rem, len(weights))
-	left := m.Nanos
-	for i, w := range weights {
-		q, r := new(big.Int).QuoRem(new(big.Int).Mul(big.NewInt(m.Nanos), big.NewInt(w)), total, new(big.Int))
-		out[i] = gpucost.Money{Nanos: q.Int64(), Currency: m.Currency}
-		left -= q.Int64()
-		rems[i] = rem{i, r.Abs(r)}
-	}
-	slices.SortStableFunc(rems, func(a, b rem) int { return b.r.Cmp(a.r) })
-	step := int64(1)
-	if left < 0 {
-		step = -1
-	}
-	for k := 0; left != 0; k++ {
-		out[rems[k%len(rems)].i].Nanos += step
-		left -= step
-	}
-	return out
 }
 
 // checkExport reads the written file back and compares its totals with the stored lines'.
@@ -240,15 +160,15 @@ func exportResult(out string, rows int, s *costScan) result {
 	r := result{
 		Columns: []string{"File", "Rows", "Currency", "BilledCost", "EffectiveCost"},
 		Right:   []int{1, 3, 4},
-		JSON:    map[string]any{"file": out, "rows": rows, "totals": s.stats.Totals.Sorted()},
+		JSON:    map[string]any{"file": out, "rows": rows, "totals": s.Stats.Totals.Sorted()},
 	}
-	for i, t := range s.stats.Totals.Sorted() {
+	for i, t := range s.Stats.Totals.Sorted() {
 		file, n := out, fmt.Sprint(rows)
 		if i > 0 {
 			file, n = "", ""
 		}
 		r.Rows = append(r.Rows, []string{file, n, t.Currency, t.BilledCost.Fixed(2), t.EffectiveCost.Fixed(2)})
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("Read back with the FOCUS reader: %d rows, totals identical to the %d stored lines exported.", rows, s.stats.Lines))
+	r.Notes = append(r.Notes, fmt.Sprintf("Read back with the FOCUS reader: %d rows, totals identical to the %d stored lines exported.", rows, s.Stats.Lines))
 	return r
 }

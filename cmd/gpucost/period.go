@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/fleet"
 )
 
 // parseAgo parses a look-back such as "7d", "36h", "90m" or "2w": Go durations plus days and
@@ -28,13 +29,18 @@ func parseAgo(flag, s string) (time.Duration, error) {
 	return d, nil
 }
 
-// period is the [From, To) a report covers: --since ago until --until (default now).
+// period is the [From, To) a report covers: --since ago until --until (default now), or the
+// times the API's query gave.
 type period struct {
 	since, until string
+	at           fleet.Period // set by the API's views: since and until are then unused
 }
 
 // resolve returns the period's bounds, whole minutes, in UTC.
 func (p period) resolve(now time.Time) (from, to time.Time, err error) {
+	if !p.at.End.IsZero() {
+		return p.at.Start, p.at.End, nil
+	}
 	to = now
 	if p.until != "" {
 		if to, err = time.Parse(time.RFC3339, p.until); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/spf13/cobra"
 )
 
@@ -37,15 +38,18 @@ func (f *reportFlags) register(cmd *cobra.Command, since string) {
 	cmd.Flags().StringVar(&f.provider, "provider", "aws", "price GPU-hours at this provider's on-demand prices (others where it has none)")
 }
 
-// reportContext is what a report reads: the store, the catalog, and the analysis options.
+// reportContext is what a report reads: the store, the catalog, the analysis options and the
+// fleet snapshot of the period, built on first use.
 type reportContext struct {
-	db    storeDB
-	cat   *catalog.Catalog
-	opts  analyze.Options
-	basis map[string]string // per model, how its GPU-hour was priced
+	db       storeDB
+	cat      *catalog.Catalog
+	opts     analyze.Options
+	period   fleet.Period
+	provider string
+	snap     *fleet.Snapshot
 }
 
-// open opens the store and catalog and resolves the period and pricing.
+// open opens the store and catalog and resolves the period.
 func (f *reportFlags) open(ctx context.Context, e *env) (*reportContext, error) {
 	if err := e.validOutput(); err != nil {
 		return nil, err
@@ -54,6 +58,16 @@ func (f *reportFlags) open(ctx context.Context, e *env) (*reportContext, error) 
 	if err != nil {
 		return nil, err
 	}
+	p, err := fleet.NewPeriod(from, to)
+	if err != nil {
+		return nil, err
+	}
+	return e.openReport(ctx, p, f.provider)
+}
+
+// openReport opens the store and catalog for a report over p; provider prices the GPU-hours no
+// bill line covers.
+func (e *env) openReport(ctx context.Context, p fleet.Period, provider string) (*reportContext, error) {
 	db, err := e.openDB(ctx)
 	if err != nil {
 		return nil, err
@@ -68,13 +82,25 @@ func (f *reportFlags) open(ctx context.Context, e *env) (*reportContext, error) 
 		db.Close()
 		return nil, err
 	}
-	rc := &reportContext{db: db, cat: cat, basis: map[string]string{}}
-	rc.opts = analyze.Options{From: from, To: to, IdleThreshold: idle, Normalize: normalizeModel,
-		Price: rc.pricer(f.provider)}
+	rc := &reportContext{db: db, cat: cat, period: p, provider: provider}
+	rc.opts = analyze.Options{From: p.Start, To: p.End, IdleThreshold: idle, Normalize: normalizeModel}
 	return rc, nil
 }
 
 func (rc *reportContext) close() { rc.db.Close() }
+
+// snapshot returns the fleet snapshot of the report's period, building it on the first call.
+func (rc *reportContext) snapshot(ctx context.Context) (*fleet.Snapshot, error) {
+	if rc.snap != nil {
+		return rc.snap, nil
+	}
+	s, err := fleet.Build(ctx, rc.db, rc.cat, fleet.Options{Period: rc.period, Provider: rc.provider})
+	if err != nil {
+		return nil, err
+	}
+	rc.snap = s
+	return s, nil
+}
 
 // normalizeModel maps a driver's model name to the catalog's, leaving unknown names as they are.
 func normalizeModel(name string) string {
@@ -82,34 +108,6 @@ func normalizeModel(name string) string {
 		return c
 	}
 	return name
-}
-
-// pricer returns the $/GPU-hour of a series' GPU: the catalog's representative on-demand price
-// of its model at provider, remembered per model with the offer it came from.
-func (rc *reportContext) pricer(provider string) func(*gpucost.Series) (gpucost.Money, bool) {
-	type price struct {
-		m  gpucost.Money
-		ok bool
-	}
-	cache := map[string]price{}
-	return func(s *gpucost.Series) (gpucost.Money, bool) {
-		model := s.GPU.Model
-		if s.GPU.Parent != "" || s.GPU.Profile != "" {
-			model, _, _ = strings.Cut(model, " MIG")
-		}
-		p, seen := cache[model]
-		if !seen {
-			canon := normalizeModel(model)
-			m, offer, ok := rc.cat.PricePerGPUHour(canon, provider)
-			p = price{m, ok}
-			cache[model] = p
-			if ok {
-				rc.basis[canon] = fmt.Sprintf("%s/GPU-h (%s %s %s, median region)",
-					m.Dollars(), offer.Provider, offer.InstanceType, offer.Region)
-			}
-		}
-		return p.m, p.ok
-	}
 }
 
 // scan streams the period's rollups of one width through add.
@@ -121,14 +119,14 @@ func (rc *reportContext) scan(ctx context.Context, width time.Duration, add func
 	})
 }
 
-// priceNotes says how GPU-hours were priced.
-func (rc *reportContext) priceNotes() []string {
-	var notes []string
-	for _, m := range sortedKeys(rc.basis) {
-		notes = append(notes, fmt.Sprintf("  %s priced at %s", m, rc.basis[m]))
+// priceNotes says how a snapshot's GPU-hours were priced.
+func priceNotes(s *fleet.Snapshot, source fleet.Source) []string {
+	notes := []string{"Prices: " + source.Describe() + "."}
+	for _, m := range sortedKeys(s.Stats.CatalogFor) {
+		notes = append(notes, fmt.Sprintf("  %s without a bill line priced at %s", m, s.Stats.CatalogFor[m]))
 	}
-	if len(notes) > 0 {
-		notes = append([]string{"Prices: catalog on-demand list prices (see gpucost catalog gpus)."}, notes...)
+	if s.Stats.Unpriced > 0 {
+		notes = append(notes, fmt.Sprintf("%.1f GPU-hours of models neither the bill nor the catalog prices are not in the costs.", s.Stats.Unpriced))
 	}
 	return notes
 }
@@ -157,4 +155,51 @@ func hours(h float64) string {
 		return fmt.Sprintf("%.2f", h)
 	}
 	return fmt.Sprintf("%.1f", h)
+}
+
+// pricer returns the catalog's on-demand price of an hour of a series' GPU (its model at
+// provider, median region): the on-demand equivalent that gpucost plan commit sizes
+// commitments against, not what the fleet paid (fleet.Figures prices that).
+func (rc *reportContext) pricer(provider string) func(*gpucost.Series) (gpucost.Money, bool) {
+	type price struct {
+		m  gpucost.Money
+		ok bool
+	}
+	cache := map[string]price{}
+	return func(s *gpucost.Series) (gpucost.Money, bool) {
+		model := s.GPU.Model
+		if s.GPU.Parent != "" || s.GPU.Profile != "" {
+			model, _, _ = strings.Cut(model, " MIG")
+		}
+		p, seen := cache[model]
+		if !seen {
+			m, _, ok := rc.cat.PricePerGPUHour(normalizeModel(model), provider)
+			p = price{m, ok}
+			cache[model] = p
+		}
+		return p.m, p.ok
+	}
+}
+
+// fleetSource is the price source of the GPU time keep accepts (all where nil).
+func fleetSource(s *fleet.Snapshot, keep func(*fleet.Charge) bool) fleet.Source {
+	src := fleet.SourceNone
+	for _, f := range s.Fleet(keep) {
+		if f.Source != fleet.SourceNone {
+			if src == fleet.SourceNone || src == f.Source {
+				src = f.Source
+			} else {
+				src = fleet.SourceMixed
+			}
+		}
+	}
+	return src
+}
+
+// fleetGPU narrows keep to GPU time: the charges of the lines that pay for a GPU.
+func fleetGPU(keep func(*fleet.Charge) bool) func(*fleet.Charge) bool {
+	if keep == nil {
+		return fleet.GPUOnly
+	}
+	return func(c *fleet.Charge) bool { return fleet.GPUOnly(c) && keep(c) }
 }

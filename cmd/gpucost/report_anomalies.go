@@ -1,14 +1,13 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
-	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/spf13/cobra"
 )
 
@@ -26,36 +25,32 @@ func newReportAnomaliesCmd(e *env) *cobra.Command {
 a day is anomalous when its cost is above the median of the trailing --window days plus --k
 times their median absolute deviation (scaled to a standard deviation), or above the
 --quantile of that window, and at least --min-delta above the baseline. Each anomaly names the
-resources and SKUs whose cost grew most that day. Costs are EffectiveCost, split by use as
-report cost splits them; currencies are judged apart.`,
+resources and SKUs whose cost grew most that day. Costs are report cost's: each GPU-hour at
+its price, idle on the row of the group that held the GPU; currencies are judged apart.`,
 		Example: `  gpucost report anomalies --by team --since 30d
   gpucost report anomalies --by service --window 28 --k 4 --min-delta 100`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			key, err := costKey(by)
+			d, err := fleet.ParseDimension(by)
 			if err != nil {
-				return err
+				return gpucost.Errorf(gpucost.EInvalid, "--by: %w", err)
 			}
 			if opts.MinDelta, err = gpucost.ParseMoney(minDelta, ""); err != nil {
 				return gpucost.Errorf(gpucost.EInvalid, "--min-delta %q: use an amount such as 10 or 2.50", minDelta)
 			}
 			f.lookback = time.Duration(opts.Window) * 24 * time.Hour
-			ctx := cmd.Context()
-			s, err := f.open(ctx, e)
+			s, err := f.snapshot(cmd.Context(), e)
 			if err != nil {
 				return err
 			}
-			defer s.Close()
-			opts.From, opts.To = s.from.Add(f.lookback).Truncate(24*time.Hour), s.to
-			d := analyze.NewDetector(opts)
-			err = s.each(ctx, func(a *gpucost.Allocation, gpu catalog.LineGPU, _ bool) {
-				d.Add(analyze.CostPoint{Day: a.Start.UTC().Truncate(24 * time.Hour), Scope: groupName(by, key(a, gpu), a), ResourceID: a.ResourceID,
-					SkuID: cmp.Or(a.Line.SkuID, a.Line.ChargeDescription), Cost: a.EffectiveCost})
-			})
-			if err != nil {
-				return err
+			opts.From, opts.To = s.Period.Start.Add(f.lookback).Truncate(24*time.Hour), s.Period.End
+			det := analyze.NewDetector(opts)
+			for i := range s.Charges {
+				c := &s.Charges[i]
+				det.Add(analyze.CostPoint{Day: c.Start.UTC().Truncate(24 * time.Hour), Scope: d.Key(c), ResourceID: c.Resource(),
+					SkuID: c.SKU(), Cost: c.Cost})
 			}
-			return e.print(anomalyResult(by, d.Result(), opts))
+			return e.print(anomalyResult(by, det.Result(), opts))
 		},
 	}
 	f.register(cmd)

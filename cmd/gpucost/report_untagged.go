@@ -1,33 +1,13 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/spf13/cobra"
 )
-
-// untagged is the spend of one resource that no owner tag claims.
-type untagged struct {
-	ResourceID    string        `json:"resource_id"`
-	Service       string        `json:"service"`
-	Account       string        `json:"account"`
-	GPU           string        `json:"gpu,omitempty"`
-	Currency      string        `json:"currency"`
-	EffectiveCost gpucost.Money `json:"effective_cost"`
-	BilledCost    gpucost.Money `json:"billed_cost"`
-	SKUs          []skuCost     `json:"skus"`
-	TagKeys       []string      `json:"tag_keys,omitempty"` // the tags it has, none naming an owner
-}
-
-type skuCost struct {
-	SKU  string        `json:"sku"`
-	Cost gpucost.Money `json:"effective_cost"`
-}
 
 func newReportUntaggedCmd(e *env) *cobra.Command {
 	var (
@@ -40,7 +20,8 @@ func newReportUntaggedCmd(e *env) *cobra.Command {
 		Short: "Spend with no owner, largest first, with the resource ids",
 		Long: `untagged lists the resources whose spend no owner claims: no tag among --tag-keys names
 their team (or --owner project), and, for GPUs split by telemetry, no pod label did either. The
-idle capacity of an untagged GPU resource counts too: nobody owns it. Largest first, with the
+idle time of a GPU held by a series no label or tag owns counts too: nobody owns it. GPU time no
+bill line covers is priced at the catalog's on-demand price, its SKU "(catalog)". Largest first, with the
 SKUs that cost most and the tag keys the resource does have, so the fix is one tagging rule away.`,
 		Example: `  gpucost report untagged --since 30d
   gpucost report untagged --owner project --gpu-only --output csv`,
@@ -49,26 +30,12 @@ SKUs that cost most and the tag keys the resource does have, so the fix is one t
 			if owner != "team" && owner != "project" {
 				return gpucost.Errorf(gpucost.EInvalid, "--owner %q: use team or project", owner)
 			}
-			ctx := cmd.Context()
-			s, err := f.open(ctx, e)
+			s, err := f.snapshot(cmd.Context(), e)
 			if err != nil {
 				return err
 			}
-			defer s.Close()
-			byRes := map[[2]string]*untagged{}
-			var all, none gpucost.Money
-			err = s.each(ctx, func(a *gpucost.Allocation, gpu catalog.LineGPU, _ bool) {
-				all = addMoney(all, a.EffectiveCost)
-				if a.Owner.Team != "" && owner == "team" || a.Owner.Project != "" && owner == "project" {
-					return // an idle line's owner is its resource's: untagged idle capacity is listed too
-				}
-				none = addMoney(none, a.EffectiveCost)
-				addUntagged(byRes, a, gpu)
-			})
-			if err != nil {
-				return err
-			}
-			return e.print(untaggedResult(byRes, limit, owner, all, none))
+			list, all, none := s.Untagged(owner, costKeep(s, f.gpuOnly))
+			return e.print(untaggedResult(list, limit, owner, all, none))
 		},
 	}
 	f.register(cmd)
@@ -77,57 +44,7 @@ SKUs that cost most and the tag keys the resource does have, so the fix is one t
 	return cmd
 }
 
-// addMoney adds amounts of one currency; the report notes name the first currency only.
-func addMoney(sum, m gpucost.Money) gpucost.Money {
-	if sum.Currency == "" {
-		return m
-	}
-	if sum.Currency != m.Currency {
-		return sum
-	}
-	sum.Nanos += m.Nanos
-	return sum
-}
-
-func addUntagged(byRes map[[2]string]*untagged, a *gpucost.Allocation, gpu catalog.LineGPU) {
-	l := a.Line
-	id := a.ResourceID
-	if id == "" {
-		id = "(no resource id) " + l.ServiceName
-	}
-	cur := a.EffectiveCost.Currency
-	u := byRes[[2]string{id, cur}]
-	if u == nil {
-		zero := gpucost.Money{Currency: cur}
-		u = &untagged{ResourceID: id, Service: l.ServiceName, Account: l.SubAccountID, GPU: gpu.Model, Currency: cur,
-			EffectiveCost: zero, BilledCost: zero}
-		byRes[[2]string{id, cur}] = u
-	}
-	u.EffectiveCost.Nanos += a.EffectiveCost.Nanos
-	u.BilledCost.Nanos += a.BilledCost.Nanos
-	sku := cmp.Or(l.SkuID, l.ChargeDescription, "(no SKU)")
-	if i := slices.IndexFunc(u.SKUs, func(s skuCost) bool { return s.SKU == sku }); i >= 0 {
-		u.SKUs[i].Cost.Nanos += a.EffectiveCost.Nanos
-	} else {
-		u.SKUs = append(u.SKUs, skuCost{sku, a.EffectiveCost})
-	}
-	for k := range l.Tags {
-		if !slices.Contains(u.TagKeys, k) {
-			u.TagKeys = append(u.TagKeys, k)
-		}
-	}
-}
-
-func untaggedResult(byRes map[[2]string]*untagged, limit int, owner string, all, none gpucost.Money) result {
-	list := make([]*untagged, 0, len(byRes))
-	for _, u := range byRes {
-		slices.SortFunc(u.SKUs, func(a, b skuCost) int { return cmp.Compare(b.Cost.Nanos, a.Cost.Nanos) })
-		slices.Sort(u.TagKeys)
-		list = append(list, u)
-	}
-	slices.SortFunc(list, func(a, b *untagged) int {
-		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(b.EffectiveCost.Nanos, a.EffectiveCost.Nanos), cmp.Compare(a.ResourceID, b.ResourceID))
-	})
+func untaggedResult(list []*fleet.Untagged, limit int, owner string, all, none gpucost.Money) result {
 	total := len(list)
 	if limit > 0 && len(list) > limit {
 		list = list[:limit]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/spf13/cobra"
 )
 
@@ -20,11 +21,15 @@ func newReportUtilizationCmd(e *env) *cobra.Command {
 		Use:     "utilization",
 		Aliases: []string{"utilisation", "util"},
 		Short:   "GPU utilisation, idle GPU-hours and idle cost per GPU, host, model or label",
-		Long: `utilization reads the hourly rollups of the period and shows per group: GPUs, GPU-hours,
-utilisation mean/p50/p95/max over all samples, VRAM peak, idle GPU-hours (minutes whose mean
-utilisation was below the store's idle threshold), their share and their cost at catalog
-on-demand prices, and the verdict: mean < 25% overprovisioned, < 60% underutilized, else
-well utilized. Groups are sorted by idle cost.`,
+		Long: `utilization reads the hourly rollups of the period and shows per group: GPUs, GPU-hours
+(time a GPU was held), utilisation (used GPU-hours ÷ GPU-hours, used time being held time ×
+utilisation) and p50/p95/max over all samples, VRAM peak, idle GPU-hours (GPU-hours − used),
+idle % (idle cost ÷ cost), idle cost and cost, and the verdict: utilisation < 25%
+overprovisioned, < 60% underutilized, else well utilized. A GPU-hour costs what the bill line
+covering it paid (effective cost ÷ billed GPU-hours), the catalog's on-demand price where no
+bill line covers it. Zero-util h counts the minutes below the store's idle threshold, a
+different measure. Billed GPU time without telemetry is its own "(no telemetry)" row. Groups
+are sorted by idle cost.`,
 		Example: `  gpucost report utilization --since 7d --by namespace
   gpucost report utilization --since 30d --by model --provider gcp
   gpucost report utilization --by label:team --output csv`,
@@ -40,7 +45,7 @@ well utilized. Groups are sorted by idle cost.`,
 				return err
 			}
 			defer rc.close()
-			rep, err := rc.utilization(ctx, g)
+			rep, snap, err := rc.utilization(ctx, g, nil)
 			if err != nil {
 				return err
 			}
@@ -48,7 +53,7 @@ well utilized. Groups are sorted by idle cost.`,
 				return gpucost.Errorf(gpucost.ENotFound, "no GPU telemetry in %s between %s and %s: run gpucost agent, gpucost import telemetry or gpucost demo",
 					e.dbPath, rep.From.Format(time.RFC3339), rep.To.Format(time.RFC3339))
 			}
-			return e.print(utilizationResult(rep, g, rc.priceNotes()))
+			return e.print(utilizationResult(rep, g, priceNotes(snap, fleetSource(snap, nil))))
 		},
 	}
 	f.register(cmd, "7d")
@@ -56,40 +61,57 @@ well utilized. Groups are sorted by idle cost.`,
 	return cmd
 }
 
-// utilization runs the utilisation analysis over the period's hourly rollups.
-func (rc *reportContext) utilization(ctx context.Context, by analyze.GroupBy) (analyze.Report, error) {
+// utilization runs the utilisation analysis over the period's hourly rollups that keep
+// accepts (all where nil), with the fleet snapshot's figures.
+func (rc *reportContext) utilization(ctx context.Context, by analyze.GroupBy, keep func(*gpucost.Series) bool) (analyze.Report, *fleet.Snapshot, error) {
+	snap, err := rc.snapshot(ctx)
+	if err != nil {
+		return analyze.Report{}, nil, err
+	}
 	opts := rc.opts
 	opts.By = by
+	opts.Price = snap.PriceOf() // prices the zero-util runs (SustainedIdleCost) as the snapshot does
 	u := analyze.NewUtilization(opts)
-	if err := rc.scan(ctx, time.Hour, u.Add); err != nil {
-		return analyze.Report{}, err
+	add := u.Add
+	if keep != nil {
+		add = func(r *gpucost.Rollup) {
+			if keep(r.Series) {
+				u.Add(r)
+			}
+		}
 	}
-	return u.Result(), nil
+	if err := rc.scan(ctx, time.Hour, add); err != nil {
+		return analyze.Report{}, nil, err
+	}
+	var match func(*fleet.Charge) bool
+	if keep != nil {
+		match = func(c *fleet.Charge) bool { return c.Series != nil && keep(c.Series) }
+	}
+	return snap.Annotate(u.Result(), match), snap, nil
 }
 
 func utilizationResult(rep analyze.Report, by analyze.GroupBy, priceNotes []string) result {
 	r := result{
 		Title: fmt.Sprintf("GPU utilisation by %s, %s to %s", by, rep.From.Format("2006-01-02 15:04"), rep.To.Format("2006-01-02 15:04 MST")),
-		Columns: []string{by.String(), "GPUs", "GPU-h", "Util mean", "p50", "p95", "Max", "VRAM peak",
-			"Idle GPU-h", "Idle %", "Idle cost", "Cost", "Daily util", "Verdict"},
-		Right:     []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
-		TableOnly: []int{12},
+		Columns: []string{by.String(), "GPUs", "GPU-h", "Util", "p50", "p95", "Max", "VRAM peak",
+			"Used GPU-h", "Idle GPU-h", "Idle %", "Idle cost", "Cost", "Price", "Zero-util h", "Daily util", "Verdict"},
+		Right:     []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14},
+		TableOnly: []int{15},
 		JSON:      rep,
 	}
 	row := func(g analyze.GroupStats) []string {
 		return []string{g.Key, fmt.Sprint(g.GPUs), hours(g.GPUHours), pct(g.UtilMean), pct(g.UtilP50), pct(g.UtilP95),
-			pct(g.UtilMax), gibStat(g.MemPeakMiB), hours(g.IdleGPUHours), pct(g.IdlePct), g.IdleCost.Dollars(),
-			g.Cost.Dollars(), dailyTrend(g.Daily, rep.From, rep.To), string(g.Verdict)}
+			pct(g.UtilMax), gibStat(g.MemPeakMiB), hours(g.UsedGPUHours), hours(g.IdleGPUHours), pct(g.IdlePct), g.IdleCost.Dollars(),
+			g.Cost.Dollars(), g.PriceSource, hours(g.ZeroUtilGPUHours), dailyTrend(g.Daily, rep.From, rep.To), string(g.Verdict)}
 	}
 	for _, g := range rep.Groups {
 		r.Rows = append(r.Rows, row(g))
 	}
 	r.Rows = append(r.Rows, row(rep.Fleet))
-	r.Notes = append(r.Notes, fmt.Sprintf("Idle: a minute whose mean utilisation is below %g%%. Per month (730 h): idle cost %s of %s.",
-		rep.IdleThreshold, rep.Monthly(rep.Fleet.IdleCost).Dollars(), rep.Monthly(rep.Fleet.Cost).Dollars()))
-	if rep.Fleet.UnpricedGPUHours > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%.1f GPU-hours of models the catalog does not price are not in the costs.", rep.Fleet.UnpricedGPUHours))
-	}
+	p := fleet.Period{Start: rep.From, End: rep.To}
+	r.Notes = append(r.Notes, fmt.Sprintf("Idle: GPU-hours − used GPU-hours (held time × utilisation). Per month (730 h): idle cost %s of %s.",
+		p.Monthly(rep.Fleet.IdleCost).Dollars(), p.Monthly(rep.Fleet.Cost).Dollars()),
+		fmt.Sprintf("Zero-util h: minutes whose mean utilisation was below %g%%, a different measure.", rep.IdleThreshold))
 	r.Notes = append(r.Notes, priceNotes...)
 	return r
 }

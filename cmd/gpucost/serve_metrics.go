@@ -7,13 +7,13 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
-	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/httpapi"
 )
 
 // fleetMetrics computes the gpucost_* series of /metrics with the reports' code: GPU use by
 // namespace over the hour before now (gpucost report utilization --by namespace --since 1h, from
-// the minute rollups) and month-to-date spend by team (gpucost report cost --by team). The
+// the hourly rollups) and month-to-date spend by team (gpucost report cost --by team). The
 // server calls it at most once a minute, on a scrape.
 func (e *env) fleetMetrics(ctx context.Context, now time.Time) (httpapi.FleetMetrics, error) {
 	var fm httpapi.FleetMetrics
@@ -29,10 +29,11 @@ func (e *env) fleetMetrics(ctx context.Context, now time.Time) (httpapi.FleetMet
 	return httpapi.FleetMetrics{Namespaces: ns, Teams: teams}, nil
 }
 
-// namespaceUsage is the utilisation report by namespace over the hour before now.
+// namespaceUsage is the utilisation report by namespace over the hour before now, with the
+// fleet snapshot's idle GPU-hours (report utilization's).
 func (e *env) namespaceUsage(ctx context.Context, now time.Time) ([]httpapi.NamespaceUsage, error) {
-	f := reportFlags{period: period{since: "1h", until: now.UTC().Format(time.RFC3339)}, provider: "aws"}
-	rc, err := f.open(ctx, e)
+	to := now.UTC().Truncate(time.Minute)
+	rc, err := e.openReport(ctx, fleet.Period{Start: to.Add(-time.Hour), End: to}, "aws")
 	if err != nil {
 		return nil, err
 	}
@@ -41,13 +42,10 @@ func (e *env) namespaceUsage(ctx context.Context, now time.Time) ([]httpapi.Name
 	if err != nil {
 		return nil, err
 	}
-	opts := rc.opts
-	opts.By = g
-	u := analyze.NewUtilization(opts)
-	if err := rc.scan(ctx, time.Minute, u.Add); err != nil {
+	rep, _, err := rc.utilization(ctx, g, nil)
+	if err != nil {
 		return nil, err
 	}
-	rep := u.Result()
 	out := make([]httpapi.NamespaceUsage, 0, len(rep.Groups))
 	for _, gs := range rep.Groups {
 		out = append(out, httpapi.NamespaceUsage{Namespace: gs.Key, GPUs: gs.GPUs, GPUHours: gs.GPUHours,
@@ -65,26 +63,13 @@ func (e *env) teamCosts(ctx context.Context, now time.Time) ([]httpapi.TeamCost,
 	if ago < time.Minute {
 		return nil, nil // the month has just begun
 	}
-	f := costFlags{period: period{since: fmt.Sprintf("%dm", int64(ago/time.Minute)), until: to.Format(time.RFC3339)},
-		policy: gpucost.PolicyUsed, weight: 0.5}
-	key, err := costKey("team")
-	if err != nil {
-		return nil, err
-	}
-	s, err := f.open(ctx, e)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	groups := newCostGroups("team", s.from, s.to)
-	err = s.each(ctx, func(a *gpucost.Allocation, gpu catalog.LineGPU, _ bool) {
-		groups.add(key(a, gpu), a)
-	})
+	team, _ := fleet.ParseDimension("team")
+	rep, err := e.costView(ctx, fleet.Period{Start: monthStart, End: to}, team, nil)
 	if err != nil {
 		return nil, err
 	}
 	var out []httpapi.TeamCost
-	for _, g := range groups.sorted() {
+	for _, g := range rep.Groups {
 		if g.Currency != "USD" {
 			continue
 		}

@@ -5,17 +5,18 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/budget"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/httpapi"
 )
+
+// defaultViewsEvery is how long a computed view is served before it is computed again.
+const defaultViewsEvery = time.Minute
 
 // Default periods of the views when a query gives none.
 const (
@@ -34,7 +35,7 @@ type storeViews struct {
 	jobsStore   string       // serve --jobs-store
 	natsURL     string       // serve --nats
 	log         *slog.Logger
-	cache       *viewCache
+	cache       *httpapi.ViewCache
 }
 
 var _ httpapi.Views = (*storeViews)(nil)
@@ -44,7 +45,7 @@ func (e *env) newStoreViews(db settingStore, o serveOptions, log *slog.Logger) *
 	ec := *e
 	ec.output = "json" // the reports check --output; the views print nothing
 	return &storeViews{e: ec, settings: db, budgetsFile: o.budgets, jobsStore: o.jobsStore, natsURL: o.natsURL,
-		log: log, cache: newViewCache(o.viewsEvery, e.now)}
+		log: log, cache: httpapi.NewViewCache(o.viewsEvery, e.now)}
 }
 
 // env returns a fresh copy of the server's env for one report: opening the store rewrites its
@@ -56,7 +57,7 @@ func (v *storeViews) env() *env {
 
 // cachedView returns the view under key from the cache, computing it on a miss.
 func cachedView[T any](ctx context.Context, v *storeViews, key string, compute func(context.Context) (T, error)) (T, error) {
-	val, err := v.cache.get(ctx, key, func(ctx context.Context) (any, error) { return compute(ctx) })
+	val, err := v.cache.Get(ctx, key, func(ctx context.Context) (any, error) { return compute(ctx) })
 	if err != nil {
 		var zero T
 		return zero, err
@@ -81,34 +82,13 @@ func unixOrZero(t time.Time) int64 {
 	return t.Unix()
 }
 
-// period turns a query's bounds into a report's period, def long and ending at
-// httpapi.PeriodEnd where the query gives none.
-func (v *storeViews) period(q httpapi.Query, def time.Duration) (period, error) {
-	to := q.To
-	if to.IsZero() {
-		to = httpapi.PeriodEnd(v.e.now())
-	}
-	from := q.From
-	if from.IsZero() {
-		from = to.Add(-def)
-	}
-	ago := to.Sub(from)
-	if ago < time.Minute {
-		return period{}, gpucost.Errorf(gpucost.EInvalid, "the period %s to %s is shorter than a minute: widen since, or from and to",
-			from.Format(time.RFC3339), to.Format(time.RFC3339))
-	}
-	mins := int64((ago + time.Minute - 1) / time.Minute)
-	return period{since: fmt.Sprintf("%dm", mins), until: to.UTC().Format(time.RFC3339)}, nil
-}
-
 // report opens a report over the query's period, def long by default.
 func (v *storeViews) report(ctx context.Context, q httpapi.Query, def time.Duration) (*reportContext, error) {
-	p, err := v.period(q, def)
+	p, err := q.Period(v.e.now(), def)
 	if err != nil {
 		return nil, err
 	}
-	f := reportFlags{period: p, provider: "aws"}
-	return f.open(ctx, v.env())
+	return v.env().openReport(ctx, p, "aws")
 }
 
 // GPUs is gpucost report utilization --by q.By (gpu by default) over q.
@@ -123,13 +103,8 @@ func (v *storeViews) GPUs(ctx context.Context, q httpapi.Query) (analyze.Report,
 			return analyze.Report{}, err
 		}
 		defer rc.close()
-		opts := rc.opts
-		opts.By = g
-		u := analyze.NewUtilization(opts)
-		if err := rc.scan(ctx, time.Hour, filterRollups(q.Filter, u.Add)); err != nil {
-			return analyze.Report{}, err
-		}
-		return u.Result(), nil
+		rep, _, err := rc.utilization(ctx, g, fleet.MatchSeries(q.Filter))
+		return rep, err
 	})
 }
 
@@ -145,79 +120,16 @@ func (v *storeViews) Heatmap(ctx context.Context, q httpapi.Query) (httpapi.Heat
 			return httpapi.Heatmap{}, err
 		}
 		defer rc.close()
-		hm := newHeatmap(by, rc.opts.From, rc.opts.To)
-		if err := rc.scan(ctx, time.Hour, filterRollups(q.Filter, hm.add)); err != nil {
+		hm := analyze.NewHeatmap(by, rc.opts.From, rc.opts.To, normalizeModel)
+		if err := rc.scan(ctx, time.Hour, filterRollups(q.Filter, hm.Add)); err != nil {
 			return httpapi.Heatmap{}, err
 		}
-		return hm.result(), nil
+		return hm.Result(), nil
 	})
 }
 
-// heatmap sums each row's hourly utilisation.
-type heatmap struct {
-	by    string
-	from  time.Time // the first hour
-	hours int
-	rows  map[string]*heatRow
-}
-
-type heatRow struct {
-	row     httpapi.HeatmapRow
-	sum     []float64
-	samples []int
-}
-
-func newHeatmap(by string, from, to time.Time) *heatmap {
-	from = from.UTC().Truncate(time.Hour)
-	n := int((to.Sub(from) + time.Hour - 1) / time.Hour)
-	return &heatmap{by: by, from: from, hours: max(n, 0), rows: map[string]*heatRow{}}
-}
-
-func (h *heatmap) add(r *gpucost.Rollup) {
-	i := int(r.Start.Sub(h.from) / time.Hour)
-	if i < 0 || i >= h.hours || r.Samples == 0 {
-		return
-	}
-	key := r.Series.GPU.UUID
-	if h.by == "host" {
-		key = r.Series.GPU.Host
-	}
-	row := h.rows[key]
-	if row == nil {
-		row = &heatRow{row: httpapi.HeatmapRow{Key: key, Host: r.Series.GPU.Host, Model: normalizeModel(r.Series.GPU.Model)},
-			sum: make([]float64, h.hours), samples: make([]int, h.hours)}
-		h.rows[key] = row
-	} else if row.row.Model != "" && row.row.Model != normalizeModel(r.Series.GPU.Model) {
-		row.row.Model = "" // a host of several models
-	}
-	row.sum[i] += r.UtilSum
-	row.samples[i] += r.Samples
-}
-
-// result returns the rows by host, then key, each hour's mean to a tenth of a percent.
-func (h *heatmap) result() httpapi.Heatmap {
-	out := httpapi.Heatmap{By: h.by, Hours: make([]time.Time, h.hours), Rows: make([]httpapi.HeatmapRow, 0, len(h.rows))}
-	for i := range out.Hours {
-		out.Hours[i] = h.from.Add(time.Duration(i) * time.Hour)
-	}
-	for _, row := range h.rows {
-		r := row.row
-		r.Util = make([]float64, h.hours)
-		for i := range r.Util {
-			r.Util[i] = -1
-			if n := row.samples[i]; n > 0 {
-				r.Util[i] = math.Round(row.sum[i]/float64(n)*10) / 10
-			}
-		}
-		out.Rows = append(out.Rows, r)
-	}
-	slices.SortFunc(out.Rows, func(a, b httpapi.HeatmapRow) int {
-		return cmp.Or(cmp.Compare(a.Host, b.Host), cmp.Compare(a.Key, b.Key))
-	})
-	return out
-}
-
-// Idle is gpucost report idle over q: the idle periods, longest first.
+// Idle is gpucost report idle over q: the zero-util periods, longest first, priced as the
+// fleet snapshot prices their GPUs.
 func (v *storeViews) Idle(ctx context.Context, q httpapi.Query) (analyze.IdleReport, error) {
 	return cachedView(ctx, v, queryKey("idle", q), func(ctx context.Context) (analyze.IdleReport, error) {
 		rc, err := v.report(ctx, q, viewTelemetryPeriod)
@@ -225,13 +137,8 @@ func (v *storeViews) Idle(ctx context.Context, q httpapi.Query) (analyze.IdleRep
 			return analyze.IdleReport{}, err
 		}
 		defer rc.close()
-		d := analyze.NewIdle(rc.opts)
-		if err := rc.scan(ctx, time.Hour, filterRollups(q.Filter, d.Add)); err != nil {
-			return analyze.IdleReport{}, err
-		}
-		rep := d.Result()
-		sort.SliceStable(rep.Periods, func(i, j int) bool { return rep.Periods[i].Duration > rep.Periods[j].Duration })
-		return rep, nil
+		rep, err := rc.idle(ctx, analyze.DefaultMinIdle, fleet.MatchSeries(q.Filter))
+		return rep.ZeroUtil, err
 	})
 }
 
@@ -255,37 +162,17 @@ func (v *storeViews) Alerts(ctx context.Context, q httpapi.Query) (analyze.Alert
 	})
 }
 
-// filterRollups passes on the rollups whose series match every filter: host, gpu (UUID) and
-// model (either name) by the GPU, any other key by the series' labels.
+// filterRollups passes on the rollups whose series match every filter (fleet.MatchSeries).
 func filterRollups(f map[string]string, add func(*gpucost.Rollup)) func(*gpucost.Rollup) {
-	if len(f) == 0 {
+	keep := fleet.MatchSeries(f)
+	if keep == nil {
 		return add
 	}
 	return func(r *gpucost.Rollup) {
-		if seriesMatches(f, r.Series) {
+		if keep(r.Series) {
 			add(r)
 		}
 	}
-}
-
-func seriesMatches(f map[string]string, s *gpucost.Series) bool {
-	for k, want := range f {
-		var ok bool
-		switch k {
-		case "host":
-			ok = strings.EqualFold(s.GPU.Host, want)
-		case "gpu":
-			ok = strings.EqualFold(s.GPU.UUID, want) || strings.EqualFold(s.GPU.Parent, want)
-		case "model":
-			ok = strings.EqualFold(s.GPU.Model, want) || strings.EqualFold(normalizeModel(s.GPU.Model), want)
-		default:
-			ok = s.Labels[strings.TrimPrefix(k, "label:")] == want
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // Budgets are the statuses of the server's budgets (loadServerBudgets) at now.
@@ -306,4 +193,4 @@ func (v *storeViews) Budgets(ctx context.Context, now time.Time) ([]budget.Statu
 }
 
 // forget drops the computed views, so a change shows at once.
-func (v *storeViews) forget() { v.cache.forget() }
+func (v *storeViews) forget() { v.cache.Forget() }

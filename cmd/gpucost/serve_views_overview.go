@@ -18,9 +18,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// topTeams is how many teams the overview lists.
-const topTeams = 5
-
 // Overview is the dashboard's front page at now: the month's allocated spend by team, its daily
 // spend and forecast, the fleet's GPUs and idle share over the last 7 days, the savings the
 // recommendations offer and the budgets. Its parts are the cached views, computed side by side.
@@ -33,31 +30,12 @@ func (v *storeViews) Overview(ctx context.Context, now time.Time) (httpapi.Overv
 func (v *storeViews) overview(ctx context.Context, now time.Time) (httpapi.Overview, error) {
 	now = now.UTC().Truncate(time.Minute)
 	monthStart := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
-	ov := httpapi.Overview{Now: now, MonthStart: monthStart, Daily: []budget.DayCost{}, Budgets: []budget.Status{}, TopTeams: []httpapi.CostGroup{}}
 	p, err := v.overviewParts(ctx, now, monthStart)
 	if err != nil {
-		return ov, err
+		return httpapi.NewOverview(now, httpapi.OverviewParts{}), err
 	}
-	ov.GPUs = p.fleet.Fleet.GPUs
-	if p.fleet.Fleet.IdlePct.Valid() {
-		ov.IdlePercent = float64(p.fleet.Fleet.IdlePct)
-	}
-	ov.Budgets = p.budgets
-	ov.Forecast, ov.Daily = p.spend.Forecast, p.spend.Daily
-	ov.Savings, ov.Recommended = p.recs.MonthlySaving, len(p.recs.Recommendations)
-	ov.MonthToDate, ov.IdleCost = gpucost.Money{Currency: p.currency}, gpucost.Money{Currency: p.currency}
-	for _, g := range p.costs.Groups {
-		if g.Currency != p.currency {
-			continue
-		}
-		ov.MonthToDate.Nanos += g.EffectiveCost.Nanos + g.IdleCost.Nanos
-		ov.IdleCost.Nanos += g.IdleCost.Nanos
-		if len(ov.TopTeams) < topTeams {
-			ov.TopTeams = append(ov.TopTeams, g)
-		}
-	}
-	ov.Notes = overviewNotes(p.costs, p.currency, ov)
-	return ov, nil
+	return httpapi.NewOverview(now, httpapi.OverviewParts{Costs: p.costs, Currency: p.currency, Spend: p.spend,
+		Fleet: p.fleet, Recommendations: p.recs, Budgets: p.budgets}), nil
 }
 
 // overviewParts are the views the overview is made of.
@@ -114,7 +92,7 @@ func (v *storeViews) overviewParts(ctx context.Context, now, monthStart time.Tim
 	if others != nil {
 		return p, others
 	}
-	p.currency = mainCurrency(p.costs)
+	p.currency = httpapi.MainCurrency(p.costs)
 	if p.currency != "USD" && spendErr == nil {
 		p.spend, spendErr = v.monthSpend(ctx, now, p.currency)
 	}
@@ -122,35 +100,6 @@ func (v *storeViews) overviewParts(ctx context.Context, now, monthStart time.Tim
 		return p, fmt.Errorf("daily spend: %w", spendErr)
 	}
 	return p, nil
-}
-
-// mainCurrency is the currency of the largest spend: USD unless the bill is in another.
-func mainCurrency(c httpapi.CostReport) string {
-	best, cur := int64(-1), "USD"
-	for _, t := range c.Total {
-		if t.Nanos > best {
-			best, cur = t.Nanos, t.Currency
-		}
-	}
-	return cur
-}
-
-func overviewNotes(c httpapi.CostReport, cur string, ov httpapi.Overview) []string {
-	var notes []string
-	for _, t := range c.Total {
-		if t.Currency != cur {
-			notes = append(notes, fmt.Sprintf("Spend in %s (%s this month) is left out of the %s figures; currencies are never converted.", t.Currency, t.Fixed(2), cur))
-		}
-	}
-	if len(c.Groups) == 0 {
-		notes = append(notes, "No bill lines this month yet: import bills with gpucost import billing or POST /api/v1/bills.")
-	} else if c.Reconciled {
-		notes = append(notes, "Month-to-date spend is the bill allocated to teams, idle capacity apart; it reconciles with the stored bill to the cent.")
-	}
-	if ov.GPUs == 0 {
-		notes = append(notes, "No GPU telemetry over the last 7 days: run gpucost agent --server against this server.")
-	}
-	return notes
 }
 
 // monthSpend is the whole bill's daily spend in currency over the month holding now, with its

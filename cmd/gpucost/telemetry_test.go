@@ -21,7 +21,7 @@ func loadDemo(t *testing.T) string {
 		t.Fatalf("demo: exit %d\n%s", code, errOut)
 	}
 	for _, want := range []string{"gpucost demo — 88 GPUs, 5952.0 GPU-hours over 3 days", "research", "serving",
-		"overprovisioned", "well utilized", "(fleet)", "A100-40GB priced at"} {
+		"overprovisioned", "well utilized", "(fleet)", "Prices: the bill's effective cost"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo headline lacks %q:\n%s", want, out)
 		}

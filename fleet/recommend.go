@@ -1,4 +1,4 @@
-package main
+package fleet
 
 import (
 	"cmp"
@@ -36,19 +36,19 @@ type hostAcc struct {
 	hours     map[int64]bool // the hours (Unix hours) with samples
 }
 
-// fleetView builds what the recommender reads from the store: each billed GPU machine of the
+// FleetView builds what the recommender reads from the store: each billed GPU machine of the
 // period with its cost (from the bill) and its GPUs' usage (from telemetry).
-func (s *costScan) fleetView(ctx context.Context) (recommend.FleetView, error) {
+func (s *Split) FleetView(ctx context.Context) (recommend.FleetView, error) {
 	hosts, err := s.hostUsage(ctx)
 	if err != nil {
 		return recommend.FleetView{}, err
 	}
-	weeks := s.to.Sub(s.from).Hours() / (7 * 24)
+	weeks := s.Period.End.Sub(s.Period.Start).Hours() / (7 * 24)
 	byID := map[string]*recommend.Resource{}
 	var order []string
 	bills := map[[2]string]*billLines{} // by resource and SKU
 	var billOrder [][2]string
-	err = s.db.ScanCosts(ctx, s.filter(), func(l *gpucost.CostLine) error {
+	err = s.store.ScanCosts(ctx, s.filter(), func(l *gpucost.CostLine) error {
 		gpu, ok := s.lineGPU(l)
 		if !ok || l.ChargeCategory != "Usage" || l.ResourceID == "" {
 			return nil
@@ -91,8 +91,8 @@ func (s *costScan) fleetView(ctx context.Context) (recommend.FleetView, error) {
 	if err != nil {
 		return recommend.FleetView{}, err
 	}
-	v := recommend.FleetView{From: s.from, To: s.to, Zone: "UTC"}
-	perMonth := recommend.HoursPerMonth / s.to.Sub(s.from).Hours()
+	v := recommend.FleetView{From: s.Period.Start, To: s.Period.End, Zone: "UTC"}
+	perMonth := recommend.HoursPerMonth / s.Period.End.Sub(s.Period.Start).Hours()
 	for _, id := range order {
 		r := byID[id]
 		r.Monthly = r.Monthly.MulFloat(perMonth)
@@ -102,9 +102,9 @@ func (s *costScan) fleetView(ctx context.Context) (recommend.FleetView, error) {
 }
 
 // hostUsage reads the period's hour rollups per host and GPU.
-func (s *costScan) hostUsage(ctx context.Context) (map[string]*hostAcc, error) {
+func (s *Split) hostUsage(ctx context.Context) (map[string]*hostAcc, error) {
 	hosts := map[string]*hostAcc{}
-	err := s.db.ScanRollups(ctx, time.Hour, gpucost.RollupFilter{From: s.from, To: s.to}, func(r *gpucost.Rollup) error {
+	err := s.store.ScanRollups(ctx, time.Hour, gpucost.RollupFilter{From: s.Period.Start, To: s.Period.End}, func(r *gpucost.Rollup) error {
 		h := hosts[r.Series.GPU.Host]
 		if h == nil {
 			h = &hostAcc{gpus: map[string]*gpuAcc{}, hours: map[int64]bool{}, namespace: r.Series.Labels[gpucost.LabelNamespace]}
@@ -224,11 +224,45 @@ func pricingModel(category string) gpucost.PricingModel {
 }
 
 // onDemand returns the catalog's on-demand price of an instance type in a region.
-func (s *costScan) onDemand(provider, region, instanceType string) (gpucost.Money, bool) {
+func (s *Split) onDemand(provider, region, instanceType string) (gpucost.Money, bool) {
 	for _, o := range s.cat.Offers() {
 		if o.Provider == provider && o.Region == region && o.InstanceType == instanceType && o.HasOnDemand {
 			return o.OnDemand, true
 		}
 	}
 	return gpucost.Money{}, false
+}
+
+// FilterResources keeps the billed machines that match every filter: team (the owner its tags
+// name), namespace, provider, region, model and host.
+func FilterResources(f map[string]string, rs []recommend.Resource) ([]recommend.Resource, error) {
+	if len(f) == 0 {
+		return rs, nil
+	}
+	var out []recommend.Resource
+	for _, r := range rs {
+		ok := true
+		for k, want := range f {
+			switch k {
+			case "team":
+				ok = ok && r.Owner == want
+			case "namespace":
+				ok = ok && r.Namespace == want
+			case "provider":
+				ok = ok && strings.EqualFold(r.Provider, want)
+			case "region":
+				ok = ok && r.Region == want
+			case "model":
+				ok = ok && (strings.EqualFold(r.GPUModel, want) || strings.EqualFold(r.GPUModel, canonical(want)))
+			case "host":
+				ok = ok && r.ID == want
+			default:
+				return nil, gpucost.Errorf(gpucost.EInvalid, "filter %s: recommendations are filtered by team, namespace, provider, region, model or host", k)
+			}
+		}
+		if ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }

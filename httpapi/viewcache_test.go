@@ -1,4 +1,4 @@
-package main
+package httpapi
 
 import (
 	"context"
@@ -18,7 +18,7 @@ func TestViewCache(t *testing.T) {
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	c := newViewCache(time.Minute, clock)
+	c := NewViewCache(time.Minute, clock)
 	var computed atomic.Int64
 	release := make(chan struct{})
 	slow := func(ctx context.Context) (any, error) {
@@ -29,7 +29,7 @@ func TestViewCache(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 20 {
 		wg.Go(func() {
-			if v, err := c.get(context.Background(), "k", slow); v != "view" || err != nil {
+			if v, err := c.Get(context.Background(), "k", slow); v != "view" || err != nil {
 				t.Errorf("get = %v, %v", v, err)
 			}
 		})
@@ -42,24 +42,24 @@ func TestViewCache(t *testing.T) {
 	}
 	fast := func(ctx context.Context) (any, error) { computed.Add(1); return "view", nil }
 	advance(59 * time.Second)
-	c.get(context.Background(), "k", fast)
+	c.Get(context.Background(), "k", fast)
 	if n := computed.Load(); n != 1 {
 		t.Errorf("a request within every computed again (%d)", n)
 	}
 	advance(time.Second)
-	c.get(context.Background(), "k", fast)
+	c.Get(context.Background(), "k", fast)
 	if n := computed.Load(); n != 2 {
 		t.Errorf("a request after every did not compute again (%d)", n)
 	}
-	c.forget()
-	c.get(context.Background(), "k", fast)
+	c.Forget()
+	c.Get(context.Background(), "k", fast)
 	if n := computed.Load(); n != 3 {
 		t.Errorf("a request after forget did not compute again (%d)", n)
 	}
 
 	failing := func(ctx context.Context) (any, error) { computed.Add(1); return nil, errors.New("store down") }
 	for range 2 {
-		if _, err := c.get(context.Background(), "bad", failing); err == nil {
+		if _, err := c.Get(context.Background(), "bad", failing); err == nil {
 			t.Error("get of a failing view = nil error")
 		}
 	}
@@ -69,7 +69,7 @@ func TestViewCache(t *testing.T) {
 
 	c.size = 3
 	for i := range 5 {
-		c.get(context.Background(), fmt.Sprint("lru", i), fast)
+		c.Get(context.Background(), fmt.Sprint("lru", i), fast)
 	}
 	if len(c.m) != 3 || c.lru.Len() != 3 {
 		t.Errorf("cache holds %d views; want its size, 3", len(c.m))
@@ -81,24 +81,8 @@ func TestViewCache(t *testing.T) {
 	// A cancelled request does not cancel the computation the others wait for.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	v, err := c.get(ctx, "cancelled", func(ctx context.Context) (any, error) { return "done", ctx.Err() })
+	v, err := c.Get(ctx, "cancelled", func(ctx context.Context) (any, error) { return "done", ctx.Err() })
 	if v != "done" || err != nil {
 		t.Errorf("get with a cancelled context = %v, %v; want the view", v, err)
-	}
-}
-
-func TestParseSize(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int64
-	}{{"2GiB", 2 << 30}, {"512MiB", 512 << 20}, {"100MB", 100e6}, {"4096", 4096}, {"1.5GiB", 3 << 29}} {
-		if got, err := parseSize(tc.in); err != nil || got != tc.want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
-		}
-	}
-	for _, bad := range []string{"", "0", "-1GiB", "lots", "2XB"} {
-		if _, err := parseSize(bad); err == nil {
-			t.Errorf("parseSize(%q) = nil error", bad)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package httpapi
 
 import (
 	"container/list"
@@ -7,16 +7,13 @@ import (
 	"time"
 )
 
-// defaultViewsEvery is how long a computed view is served before it is computed again.
-const defaultViewsEvery = time.Minute
+// ViewCacheSize is how many distinct views (a view and its query) are kept.
+const ViewCacheSize = 128
 
-// viewCacheSize is how many distinct views (a view and its query) are kept.
-const viewCacheSize = 128
-
-// viewCache keeps each computed view for every, at most size of them (the least recently used
+// ViewCache keeps each computed view for every, at most size of them (the least recently used
 // go first), and computes one key once however many requests ask for it at the same time. An
 // error is handed to the requests waiting for it and not kept.
-type viewCache struct {
+type ViewCache struct {
 	every time.Duration // zero: compute every time
 	size  int
 	now   func() time.Time
@@ -24,7 +21,7 @@ type viewCache struct {
 	mu  sync.Mutex
 	lru *list.List // of *viewEntry, most recently used first
 	m   map[string]*list.Element
-	gen uint64 // bumped by forget: a view computed from before is not kept
+	gen uint64 // bumped by Forget: a view computed from before is not kept
 }
 
 type viewEntry struct {
@@ -35,14 +32,16 @@ type viewEntry struct {
 	err  error
 }
 
-func newViewCache(every time.Duration, now func() time.Time) *viewCache {
-	return &viewCache{every: every, size: viewCacheSize, now: now, lru: list.New(), m: map[string]*list.Element{}}
+// NewViewCache returns a cache that keeps a view for every (zero: computes every time), reading
+// the time from now.
+func NewViewCache(every time.Duration, now func() time.Time) *ViewCache {
+	return &ViewCache{every: every, size: ViewCacheSize, now: now, lru: list.New(), m: map[string]*list.Element{}}
 }
 
-// get returns the view under key, computing it with compute when it is missing or older than
+// Get returns the view under key, computing it with compute when it is missing or older than
 // every. The computation does not stop when ctx is cancelled: it serves the other requests and
 // is kept for the next.
-func (c *viewCache) get(ctx context.Context, key string, compute func(context.Context) (any, error)) (any, error) {
+func (c *ViewCache) Get(ctx context.Context, key string, compute func(context.Context) (any, error)) (any, error) {
 	if c.every <= 0 {
 		return compute(ctx)
 	}
@@ -90,13 +89,13 @@ func (c *viewCache) get(ctx context.Context, key string, compute func(context.Co
 	return val, err
 }
 
-func (c *viewCache) remove(el *list.Element) {
+func (c *ViewCache) remove(el *list.Element) {
 	c.lru.Remove(el)
 	delete(c.m, el.Value.(*viewEntry).key)
 }
 
-// forget drops every view, so the next requests see a change at once: new budgets, a new bill.
-func (c *viewCache) forget() {
+// Forget drops every view, so the next requests see a change at once: new budgets, a new bill.
+func (c *ViewCache) Forget() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.lru.Init()

@@ -1,0 +1,507 @@
+package fleet
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"math/bits"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/analyze"
+	"github.com/gpucost/gpucost/catalog"
+)
+
+// GPU time is counted in integer units, 2,520 to a seventh of a GPU-minute (analyze.MIGShare
+// counts a MIG instance's share in sevenths), so every GPU-hour figure is an integer sum, the
+// same in every report, and used time (held × utilisation) rounds to under a millisecond.
+const (
+	unitsPerSeventhMinute = 2520
+	unitsPerHour          = 7 * 60 * unitsPerSeventhMinute
+)
+
+func unitHours(u int64) float64 { return float64(u) / unitsPerHour }
+
+// Kind says what a Charge is.
+type Kind uint8
+
+const (
+	// GPUTime is one telemetry series' time on a GPU within one bill line (or one day where no
+	// bill line covers it): held, partly used, priced.
+	GPUTime Kind = iota
+	// NoTelemetry is billed GPU time no telemetry covers: a GPU line without telemetry, or the
+	// part of one beyond the time its telemetry held.
+	NoTelemetry
+	// Other is a bill line that pays for no GPU time: storage, network, CPU machines.
+	Other
+)
+
+// Line is the bill line (or lines, for one resource over one charge period) behind a charge.
+type Line struct {
+	ResourceID, ResourceName        string
+	Provider, Region, Account       string
+	Service, SKU, Pricing, Category string
+	InstanceType, Model             string // the GPU line's instance type and canonical model
+	Tags                            gpucost.Labels
+	Owner                           gpucost.Owner // the owner its tags name
+	Start, End                      time.Time
+	EffectiveCost, BilledCost       gpucost.Money // of the lines together
+	capacity                        int64         // billed GPU time, units
+	hosts                           []string
+}
+
+// Charge is one piece of the period's spend: a series' GPU time in one bill line or day, billed
+// GPU time without telemetry, or a line that pays for no GPU.
+type Charge struct {
+	Kind   Kind
+	Start  time.Time       // the line's charge period start, or the day's, no earlier than the period's
+	Series *gpucost.Series // GPUTime only
+	Model  string          // canonical GPU model; empty for Other
+	Owner  gpucost.Owner   // from the series' labels, completed by the tags; the tags' owner without telemetry
+	Line   *Line           // nil for GPU time no bill line covers, priced by the catalog
+	Source Source
+
+	Cost       gpucost.Money // effective cost, idle included
+	IdleCost   gpucost.Money // GPUTime only: the idle part of Cost
+	Billed     gpucost.Money // billed cost, idle included
+	IdleBilled gpucost.Money
+
+	held, used int64 // GPU time, units (GPUTime and NoTelemetry)
+	outside    bool  // priced by a line that starts before the period
+	// idleCapacity marks a Tally's idle capacity: under policy requested or weighted, the
+	// time nobody was charged for is not any series' own.
+	idleCapacity bool
+}
+
+// Options say how to build a snapshot.
+type Options struct {
+	Period Period
+	// Provider is whose on-demand price of a GPU-hour prices GPU time no bill line covers (aws
+	// when empty).
+	Provider string
+	// TagKeys name owners in tags and labels (nil: analyze.DefaultTagKeys).
+	TagKeys map[string][]string
+}
+
+// Stats say what a snapshot covered, for the reports' reconciliation notes.
+type Stats struct {
+	Lines      int                `json:"lines"`
+	GPULines   int                `json:"gpu_lines"`
+	Matched    int                `json:"gpu_lines_with_telemetry"`
+	Imports    int                `json:"imports"`
+	Rollups    int                `json:"rollups"`
+	Unmatched  []string           `json:"gpu_resources_without_telemetry,omitempty"`
+	Unpriced   float64            `json:"unpriced_gpu_hours,omitempty"` // GPU time neither the bill nor the catalog prices
+	Totals     gpucost.CostTotals `json:"-"`                            // of the bill lines read
+	Telemetry  bool               `json:"telemetry"`                    // the period has rollups
+	CatalogFor map[string]string  `json:"-"`                            // canonical model → the catalog price used
+}
+
+// Snapshot is a period's GPU time and spend, charge by charge, built once per query: the
+// figures of every report are sums over it (Group).
+type Snapshot struct {
+	Period  Period
+	Charges []Charge
+	Stats   Stats
+	series  map[string]*gpucost.Series
+	reader  analyze.OwnerReader
+}
+
+// Build reads the period's bill lines, hourly rollups and inventory and prices every GPU-hour
+// (see Figures): a bill line's effective and billed cost are split between the used and idle
+// time of the series its telemetry shows, by time and to the nano-unit, and the billed GPU time
+// beyond it is NoTelemetry; GPU time no bill line covers is priced at the catalog's on-demand
+// price. It returns an error only when a store does.
+func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, error) {
+	b := &builder{cat: cat, o: o, provider: cmp.Or(o.Provider, "aws"),
+		snap:     &Snapshot{Period: o.Period, series: map[string]*gpucost.Series{}, reader: analyze.NewOwnerReader(o.TagKeys)},
+		invHosts: map[string][]string{}, invTags: map[string]gpucost.Labels{}, hostTags: map[string]gpucost.Owner{},
+		cells: map[cellKey]*cell{}, hostCells: map[string][]*cell{}, prices: map[string]price{}, merged: map[mergeKey]int{}}
+	b.snap.Stats.CatalogFor = map[string]string{}
+	b.tags = analyze.TagOwners{Keys: o.TagKeys}
+	if b.tags.Keys == nil {
+		b.tags.Keys = analyze.DefaultTagKeys()
+	}
+	if err := b.inventory(ctx, st); err != nil {
+		return nil, err
+	}
+	imports, err := st.CostImports(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.snap.Stats.Imports = len(imports)
+	if err := b.bill(ctx, st); err != nil {
+		return nil, err
+	}
+	if err := b.telemetry(ctx, st); err != nil {
+		return nil, err
+	}
+	for _, i := range b.byCatalog {
+		b.catalogPrice(&b.snap.Charges[i])
+	}
+	b.split()
+	return b.snap, nil
+}
+
+type cellKey struct {
+	resource   string
+	start, end int64
+}
+
+// cell is one GPU resource's bill over one charge period and the telemetry it covers.
+type cell struct {
+	line      *Line
+	entries   []int // indexes of the snapshot's GPUTime charges it prices
+	priceOnly bool  // the line starts before the period: it prices the GPU-hours in it, its cost is not the period's
+}
+
+type price struct {
+	m  gpucost.Money
+	ok bool
+}
+
+type builder struct {
+	cat      Catalog
+	o        Options
+	provider string
+	snap     *Snapshot
+	tags     analyze.TagOwners
+
+	invHosts map[string][]string       // resource → hosts
+	invTags  map[string]gpucost.Labels // resource → tags
+	invGPUs  map[string]int
+	hostTags map[string]gpucost.Owner // host → its resource's tag owner
+
+	cells     map[cellKey]*cell
+	order     []*cell
+	hostCells map[string][]*cell // by start
+	prices    map[string]price   // catalog, by series model
+	merged    map[mergeKey]int   // the charge of each series in each line or day
+	byCatalog []int              // the charges the catalog prices
+}
+
+func (b *builder) inventory(ctx context.Context, st Inventory) error {
+	inv, err := st.Inventory(ctx)
+	if err != nil {
+		return err
+	}
+	b.invGPUs = map[string]int{}
+	for _, e := range inv {
+		b.invHosts[e.ResourceID] = append(b.invHosts[e.ResourceID], e.Host)
+		if len(e.Tags) > 0 {
+			b.invTags[e.ResourceID] = e.Tags
+			b.hostTags[e.Host] = analyze.TagOwner(e.Tags, b.tags.Keys)
+		}
+		if e.GPUs > 0 {
+			b.invGPUs[e.ResourceID] = e.GPUs
+		}
+	}
+	return nil
+}
+
+// bill reads the period's lines: GPU usage lines become cells that price the telemetry they
+// cover, every other line a charge of its own.
+func (b *builder) bill(ctx context.Context, st Bills) error {
+	s := b.snap
+	// Bills are stored by day: the line of the day the period starts in prices that day's
+	// GPU-hours in the period, though it is not the period's to count.
+	from := b.o.Period.Start.Truncate(24 * time.Hour)
+	return st.ScanCosts(ctx, gpucost.CostFilter{From: from, To: b.o.Period.End}, func(l *gpucost.CostLine) error {
+		tags := l.Tags
+		if inv, ok := b.invTags[l.ResourceID]; ok {
+			tags = merge(inv, l.Tags)
+		}
+		gpu, isGPU := b.cat.LineGPU(l)
+		before := l.ChargePeriodStart.Before(b.o.Period.Start)
+		if before && (!isGPU || l.ChargeCategory != "Usage") {
+			return nil
+		}
+		if !before {
+			s.Stats.Lines++
+			s.Stats.Totals.Add(l.BilledCost, l.EffectiveCost)
+		}
+		if !isGPU || l.ChargeCategory != "Usage" {
+			ln := b.newLine(l, tags, catalog.LineGPU{})
+			s.Charges = append(s.Charges, Charge{Kind: Other, Start: l.ChargePeriodStart, Owner: ln.Owner, Line: ln,
+				Source: SourceBill, Cost: l.EffectiveCost, Billed: l.BilledCost,
+				IdleCost: gpucost.Money{Currency: l.EffectiveCost.Currency}, IdleBilled: gpucost.Money{Currency: l.BilledCost.Currency}})
+			return nil
+		}
+		if !before {
+			s.Stats.GPULines++
+		}
+		gpus := max(1, int(math.Ceil(gpu.GPUs)))
+		if n := b.invGPUs[l.ResourceID]; n > 0 {
+			gpus = n
+		}
+		capacity := int64(math.Round(float64(gpus) * analyze.BilledHours(l) * unitsPerHour))
+		k := cellKey{l.ResourceID, l.ChargePeriodStart.Unix(), l.ChargePeriodEnd.Unix()}
+		c := b.cells[k]
+		if c == nil || l.ResourceID == "" {
+			c = &cell{line: b.newLine(l, tags, gpu), priceOnly: before}
+			b.cells[k] = c
+			b.order = append(b.order, c)
+			for _, h := range c.line.hosts {
+				b.hostCells[h] = append(b.hostCells[h], c)
+				if low := strings.ToLower(h); low != h {
+					b.hostCells[low] = append(b.hostCells[low], c) // hosts are matched ignoring case
+				}
+			}
+		} else {
+			c.line.EffectiveCost = c.line.EffectiveCost.Add(l.EffectiveCost)
+			c.line.BilledCost = c.line.BilledCost.Add(l.BilledCost)
+		}
+		c.line.capacity += capacity
+		return nil
+	})
+}
+
+func (b *builder) newLine(l *gpucost.CostLine, tags gpucost.Labels, gpu catalog.LineGPU) *Line {
+	ln := &Line{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
+		Account: l.SubAccountID, Service: l.ServiceName, SKU: l.SkuID, Pricing: l.PricingCategory, Category: l.ChargeCategory,
+		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: maps.Clone(tags), Owner: b.tags.Of(tags),
+		Start: l.ChargePeriodStart, End: l.ChargePeriodEnd, EffectiveCost: l.EffectiveCost, BilledCost: l.BilledCost}
+	if gpu.Model == "" {
+		return ln
+	}
+	// The telemetry hosts that are this resource: the inventory's, and any named like the
+	// resource id, its last path segment (ARNs, Azure and GCP resource paths) or its name.
+	ln.hosts = append(ln.hosts, b.invHosts[l.ResourceID]...)
+	for _, name := range []string{l.ResourceID, path.Base(l.ResourceID), l.ResourceName} {
+		if name != "" && name != "." && name != "/" && !slices.Contains(ln.hosts, name) {
+			ln.hosts = append(ln.hosts, name)
+		}
+	}
+	return ln
+}
+
+// telemetry reads the period's hour rollups: each is a GPUTime charge, priced by the bill line
+// covering its host and hour where there is one, else by the catalog.
+func (b *builder) telemetry(ctx context.Context, st Telemetry) error {
+	s := b.snap
+	p := b.o.Period
+	for _, cs := range b.hostCells {
+		slices.SortFunc(cs, func(x, y *cell) int { return x.line.Start.Compare(y.line.Start) })
+	}
+	return st.ScanRollups(ctx, time.Hour, gpucost.RollupFilter{From: p.Start, To: p.End}, func(r *gpucost.Rollup) error {
+		if r.Series == nil || !p.Contains(r.Start) {
+			return nil
+		}
+		minutes := int64(bits.OnesCount64(r.Coverage))
+		if minutes == 0 {
+			return nil
+		}
+		s.Stats.Telemetry = true
+		s.Stats.Rollups++
+		ser := b.intern(r.Series)
+		held := minutes * int64(analyze.MIGShare(ser.GPU)) * unitsPerSeventhMinute
+		used := int64(0)
+		if r.Samples > 0 {
+			util := min(max(r.UtilSum/float64(r.Samples)/100, 0), 1)
+			used = int64(math.Round(float64(held) * util))
+		}
+		// A series' GPU time is one charge per bill line that prices it, or per day where the
+		// catalog does: no figure is finer than a day.
+		c := b.cellOf(ser.GPU.Host, r.Start)
+		k := mergeKey{ser, c, 0}
+		if c == nil {
+			k.day = r.Start.Unix() / 86400
+		}
+		if i, ok := b.merged[k]; ok {
+			s.Charges[i].held += held
+			s.Charges[i].used += used
+			return nil
+		}
+		b.merged[k] = len(s.Charges)
+		ch := Charge{Kind: GPUTime, Series: ser, Model: seriesModel(ser), held: held, used: used}
+		if c != nil {
+			ch.Start, ch.Line, ch.Source = later(c.line.Start, p.Start), c.line, SourceBill
+			ch.Owner = s.reader.Of(ser.Labels, c.line.Owner)
+			c.entries = append(c.entries, len(s.Charges))
+		} else {
+			ch.Start = later(time.Unix(k.day*86400, 0).UTC(), p.Start)
+			ch.Owner = s.reader.Of(ser.Labels, b.hostTags[ser.GPU.Host])
+			b.byCatalog = append(b.byCatalog, len(s.Charges))
+		}
+		s.Charges = append(s.Charges, ch)
+		return nil
+	})
+}
+
+// mergeKey names the charge a rollup adds to: its series' in one bill line, or in one day
+// without one.
+type mergeKey struct {
+	series *gpucost.Series
+	cell   *cell
+	day    int64
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func (b *builder) intern(s *gpucost.Series) *gpucost.Series {
+	k := s.Key()
+	if have, ok := b.snap.series[k]; ok {
+		return have
+	}
+	c := *s
+	b.snap.series[k] = &c
+	return &c
+}
+
+// cellOf returns the cell covering host at t, if any.
+func (b *builder) cellOf(host string, t time.Time) *cell {
+	cs := b.hostCells[host]
+	if len(cs) == 0 {
+		cs = b.hostCells[strings.ToLower(host)]
+	}
+	i, _ := slices.BinarySearchFunc(cs, t, func(c *cell, t time.Time) int {
+		if c.line.Start.After(t) {
+			return 1
+		}
+		return -1
+	})
+	for j := i - 1; j >= 0; j-- { // the latest cell starting at or before t that holds t
+		if t.Before(cs[j].line.End) {
+			return cs[j]
+		}
+		if cs[j].line.Start.Before(t.Add(-32 * 24 * time.Hour)) { // no bill line is longer than a month
+			break
+		}
+	}
+	return nil
+}
+
+// catalogPrice prices GPU time no bill line covers at the catalog's on-demand price of a
+// GPU-hour of its model (the provider's median region).
+func (b *builder) catalogPrice(ch *Charge) {
+	p, seen := b.prices[ch.Model]
+	if !seen {
+		m, offer, ok := b.cat.PricePerGPUHour(ch.Model, b.provider)
+		p = price{m, ok}
+		b.prices[ch.Model] = p
+		if ok {
+			b.snap.Stats.CatalogFor[ch.Model] = fmt.Sprintf("%s/GPU-h (%s %s %s, median region)",
+				m.Dollars(), offer.Provider, offer.InstanceType, offer.Region)
+		}
+	}
+	if !p.ok {
+		b.snap.Stats.Unpriced += unitHours(ch.held)
+		zero := gpucost.Money{Currency: "USD"}
+		ch.Cost, ch.IdleCost, ch.Billed, ch.IdleBilled = zero, zero, zero, zero
+		return
+	}
+	ch.Source = SourceCatalog
+	ch.Cost = scale(p.m, ch.held, unitsPerHour)
+	usedCost := scale(p.m, ch.used, unitsPerHour)
+	ch.IdleCost = ch.Cost.Sub(usedCost)
+	ch.Billed, ch.IdleBilled = ch.Cost, ch.IdleCost
+}
+
+// split divides each cell's cost between the GPU time its telemetry held, used and idle, by
+// time (see Price), and charges the rest of its billed GPU time as NoTelemetry.
+func (b *builder) split() {
+	s := b.snap
+	var weights []int64
+	for _, c := range b.order {
+		ln := c.line
+		if c.priceOnly {
+			b.priceBy(c)
+			continue
+		}
+		held := int64(0)
+		weights = weights[:0]
+		for _, i := range c.entries {
+			ch := &s.Charges[i]
+			held += ch.held
+			weights = append(weights, ch.used, ch.held-ch.used)
+		}
+		rest := max(ln.capacity, held) - held
+		weights = append(weights, rest)
+		if len(c.entries) == 0 {
+			s.Stats.Unmatched = append(s.Stats.Unmatched, cmp.Or(ln.ResourceID, "(no resource id)"))
+		} else {
+			s.Stats.Matched++
+		}
+		eff := analyze.Apportion(ln.EffectiveCost.Nanos, weights)
+		bil := analyze.Apportion(ln.BilledCost.Nanos, weights)
+		ec, bc := ln.EffectiveCost.Currency, ln.BilledCost.Currency
+		for j, i := range c.entries {
+			ch := &s.Charges[i]
+			ch.Cost = gpucost.Money{Nanos: eff[2*j] + eff[2*j+1], Currency: ec}
+			ch.IdleCost = gpucost.Money{Nanos: eff[2*j+1], Currency: ec}
+			ch.Billed = gpucost.Money{Nanos: bil[2*j] + bil[2*j+1], Currency: bc}
+			ch.IdleBilled = gpucost.Money{Nanos: bil[2*j+1], Currency: bc}
+		}
+		last := len(weights) - 1
+		if rest > 0 || eff[last] != 0 || bil[last] != 0 {
+			s.Charges = append(s.Charges, Charge{Kind: NoTelemetry, Start: ln.Start, Model: ln.Model, Owner: ln.Owner, Line: ln,
+				Source: SourceBill, held: rest,
+				Cost: gpucost.Money{Nanos: eff[last], Currency: ec}, IdleCost: gpucost.Money{Currency: ec},
+				Billed: gpucost.Money{Nanos: bil[last], Currency: bc}, IdleBilled: gpucost.Money{Currency: bc}})
+		}
+	}
+	slices.Sort(s.Stats.Unmatched)
+	s.Stats.Unmatched = slices.Compact(s.Stats.Unmatched)
+}
+
+// priceBy prices the GPU-hours a line starting before the period covers at its effective (and
+// billed) cost ÷ its billed GPU-hours.
+func (b *builder) priceBy(c *cell) {
+	ln := c.line
+	capacity := ln.capacity
+	for _, i := range c.entries {
+		capacity = max(capacity, b.snap.Charges[i].held) // never more than the line
+	}
+	if capacity == 0 {
+		return
+	}
+	for _, i := range c.entries {
+		ch := &b.snap.Charges[i]
+		ch.outside = true
+		ch.Cost = scale(ln.EffectiveCost, ch.held, capacity)
+		ch.IdleCost = ch.Cost.Sub(scale(ln.EffectiveCost, ch.used, capacity))
+		ch.Billed = scale(ln.BilledCost, ch.held, capacity)
+		ch.IdleBilled = ch.Billed.Sub(scale(ln.BilledCost, ch.used, capacity))
+	}
+}
+
+// seriesModel is the canonical model of a series' GPU, a MIG instance's parent model.
+func seriesModel(s *gpucost.Series) string {
+	model := s.GPU.Model
+	if s.GPU.Parent != "" || s.GPU.Profile != "" {
+		model, _, _ = strings.Cut(model, " MIG")
+	}
+	if c, ok := catalog.Normalize(model); ok {
+		return c
+	}
+	return model
+}
+
+func merge(base, over gpucost.Labels) gpucost.Labels {
+	out := make(gpucost.Labels, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
+}
+
+// canonical returns the catalog's name of a GPU model, or the name as given.
+func canonical(model string) string {
+	if c, ok := catalog.Normalize(model); ok {
+		return c
+	}
+	return model
+}

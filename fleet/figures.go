@@ -87,12 +87,15 @@ func (f Figures) TotalCost() gpucost.Money {
 }
 
 // IdlePercent is idle cost ÷ GPU cost, in percent; 0 without GPU cost.
-func (f Figures) IdlePercent() float64 {
-	all := f.GPUCost().Nanos
-	if all == 0 {
+func (f Figures) IdlePercent() float64 { return IdleShare(f.IdleCost, f.GPUCost()) }
+
+// IdleShare is the idle % of figures summed elsewhere (the overview's month): idle cost ÷ GPU
+// cost, in percent; 0 without GPU cost.
+func IdleShare(idle, gpuCost gpucost.Money) float64 {
+	if gpuCost.Nanos == 0 {
 		return 0
 	}
-	return 100 * float64(f.IdleCost.Nanos) / float64(all)
+	return 100 * float64(idle.Nanos) / float64(gpuCost.Nanos)
 }
 
 // PerGPUHour is GPU cost ÷ GPU-hours ($/GPU-h); zero without GPU-hours.

@@ -7,6 +7,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/budget"
+	"github.com/gpucost/gpucost/fleet"
 )
 
 // TopTeams is how many teams the overview lists.
@@ -17,14 +18,14 @@ type OverviewParts struct {
 	Costs           CostReport     // by team, month to date
 	Currency        string         // of the month's largest spend (MainCurrency)
 	Spend           budget.Status  // the whole bill's month, as a budget of no amount
-	Fleet           analyze.Report // utilisation over the last 7 days, with the fleet snapshot's figures
+	Fleet           analyze.Report // utilisation over the last 7 days: the GPUs reporting
 	Recommendations RecommendationReport
 	Budgets         []budget.Status
 }
 
 // NewOverview is the dashboard's front page at now from its parts: the month's spend by team
-// and its idle cost (CostReport's figures), the fleet's GPUs and idle share over the last 7 days
-// (idle cost ÷ GPU cost), the savings and the budgets. Zero parts give an empty page.
+// with its idle cost and idle share (idle cost ÷ GPU cost: CostReport's figures), the GPUs
+// reporting over the last 7 days, the savings and the budgets. Zero parts give an empty page.
 func NewOverview(now time.Time, p OverviewParts) Overview {
 	monthStart := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
 	ov := Overview{Now: now, MonthStart: monthStart, Daily: []budget.DayCost{}, Budgets: []budget.Status{}, TopTeams: []CostGroup{}}
@@ -32,21 +33,20 @@ func NewOverview(now time.Time, p OverviewParts) Overview {
 		return ov
 	}
 	ov.GPUs = p.Fleet.Fleet.GPUs
-	if p.Fleet.Fleet.IdlePct.Valid() {
-		ov.IdlePercent = float64(p.Fleet.Fleet.IdlePct)
-	}
 	if p.Budgets != nil {
 		ov.Budgets = p.Budgets
 	}
 	ov.Forecast, ov.Daily = p.Spend.Forecast, p.Spend.Daily
 	ov.Savings, ov.Recommended = p.Recommendations.MonthlySaving, len(p.Recommendations.Recommendations)
 	ov.MonthToDate, ov.IdleCost = gpucost.Money{Currency: p.Currency}, gpucost.Money{Currency: p.Currency}
+	gpuCost := gpucost.Money{Currency: p.Currency}
 	for _, g := range p.Costs.Groups {
 		if g.Currency != p.Currency {
 			continue
 		}
 		ov.MonthToDate.Nanos += g.EffectiveCost.Nanos + g.IdleCost.Nanos
 		ov.IdleCost.Nanos += g.IdleCost.Nanos
+		gpuCost.Nanos += g.GPUCost.Nanos
 		switch {
 		case g.PriceSource == "" || g.PriceSource == ov.PriceSource:
 		case ov.PriceSource == "":
@@ -58,6 +58,7 @@ func NewOverview(now time.Time, p OverviewParts) Overview {
 			ov.TopTeams = append(ov.TopTeams, g)
 		}
 	}
+	ov.IdlePercent = fleet.IdleShare(ov.IdleCost, gpuCost)
 	ov.Notes = overviewNotes(p.Costs, p.Currency, ov)
 	return ov
 }

@@ -102,7 +102,7 @@ type Overview struct {
 	Forecast    budget.Projection `json:"forecast"`      // the month's projected total
 	Daily       []budget.DayCost  `json:"daily"`         // the month's spend per day so far
 	GPUs        int               `json:"gpus"`          // GPUs reporting over the last 7 days
-	IdlePercent float64           `json:"idle_percent"`  // those GPUs' idle cost ÷ their GPU cost, in percent
+	IdlePercent float64           `json:"idle_percent"`  // month to date: idle cost ÷ GPU cost, in percent
 	IdleCost    gpucost.Money     `json:"idle_cost"`     // month to date
 	PriceSource string            `json:"price_source"`  // of the month's GPU-hours: bill, catalog or mixed
 	Savings     gpucost.Money     `json:"savings"`       // monthly, all recommendations together

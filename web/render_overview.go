@@ -25,7 +25,7 @@ func writeOverview(h *htmlPage, l layout) {
   <div class="card stat">
     <h2>Idle</h2>
     <p class="big">%v</p>
-    <p class="sub">of the GPU-hours of %v GPUs over 7 days; %v idle this month</p>
+    <p class="sub">of this month's GPU cost: %v idle; %v GPUs reported over 7 days</p>
   </div>
   <div class="card stat">
     <h2>Savings available</h2>
@@ -34,7 +34,7 @@ func writeOverview(h *htmlPage, l layout) {
   </div>
 </section>
 
-`, formatPct(d.IdlePercent), d.GPUs, money(d.IdleCost), money(d.Savings), d.Recommended, plural(d.Recommended))
+`, formatPct(d.IdlePercent), money(d.IdleCost), d.GPUs, money(d.Savings), d.Recommended, plural(d.Recommended))
 	for _, n := range d.Notes {
 		h.f(`<p class="note">%v</p>`, n)
 	}

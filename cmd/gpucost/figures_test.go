@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/fleet"
 )
 
 // figure is one group's figures as an output shows them: hours as numbers, money as its
@@ -217,7 +218,7 @@ func checkFiguresAgree(t *testing.T, dir, source string) {
 		t.Errorf("the demo headline lacks %q and %q:\n%s", head, total, out)
 	}
 
-	// The overview: the month so far by team, and the GPUs' idle share over 7 days.
+	// The overview: the month so far by team, its idle cost and idle share.
 	ov := api("/api/v1/overview")
 	month := cli(t, dir, "report", "cost", "--by", "team", "--since", "1d", "--until", until)
 	monthTeams := figuresOf(t, items(field(month, "groups")), figureFields)
@@ -229,17 +230,18 @@ func checkFiguresAgree(t *testing.T, dir, source string) {
 			}
 		}
 	}
-	var mtd, mIdle gpucost.Money
+	var mtd, mIdle, mGPU gpucost.Money
 	for _, g := range items(field(month, "groups")) {
 		mtd = mtd.Add(mustMoney(t, field(g, "total_cost").(string)))
 		mIdle = mIdle.Add(mustMoney(t, field(g, "idle_cost").(string)))
+		mGPU = mGPU.Add(mustMoney(t, field(g, "gpu_cost").(string)))
 	}
 	if field(ov, "month_to_date") != mtd.Decimal() || field(ov, "idle_cost") != mIdle.Decimal() {
 		t.Errorf("overview month to date %v, idle %v; report cost --since 1d %s, %s", field(ov, "month_to_date"), field(ov, "idle_cost"), mtd.Decimal(), mIdle.Decimal())
 	}
-	week := cli(t, dir, "report", "utilization", "--by", "model", "--since", "7d", "--until", until)
-	if got, want := field(ov, "idle_percent"), field(week, "Fleet", "IdlePct"); got != want {
-		t.Errorf("overview idle_percent %v; report utilization --since 7d %v", got, want)
+	// The idle share beside the idle cost is the same month's: idle cost ÷ GPU cost.
+	if got, want := field(ov, "idle_percent"), fleet.IdleShare(mIdle, mGPU); got != want {
+		t.Errorf("overview idle_percent %v; report cost --since 1d: idle %s of GPU cost %s = %v%%", got, mIdle.Decimal(), mGPU.Decimal(), want)
 	}
 }
 

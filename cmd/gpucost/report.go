@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/fleet"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -141,21 +141,10 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // pct formats a percentage, "–" when absent.
-func pct(v analyze.Stat) string {
-	f := float64(v)
-	if math.IsNaN(f) {
-		return "–"
-	}
-	return fmt.Sprintf("%.1f%%", f)
-}
+func pct(v analyze.Stat) string { return present.Percent(float64(v)) }
 
-// hours formats GPU-hours: two decimals below ten, so a few minutes do not show as 0.0.
-func hours(h float64) string {
-	if h < 10 {
-		return fmt.Sprintf("%.2f", h)
-	}
-	return fmt.Sprintf("%.1f", h)
-}
+// hours formats GPU-hours (present.Hours).
+func hours(h float64) string { return present.Hours(h) }
 
 // pricer returns the catalog's on-demand price of an hour of a series' GPU (its model at
 // provider, median region): the on-demand equivalent that gpucost plan commit sizes

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -193,22 +192,5 @@ func TestUnknownSubcommandIsAUsageError(t *testing.T) {
 	}
 	if code, out, _ := runCLI(t, t.TempDir(), "report"); code != exitOK || !strings.Contains(out, "utilization") {
 		t.Errorf("gpucost report: exit %d, want 0 and its help:\n%s", code, out)
-	}
-}
-
-func TestSparkline(t *testing.T) {
-	nan := math.NaN()
-	for _, c := range []struct {
-		in    []float64
-		width int
-		want  string
-	}{
-		{[]float64{0, 12.5, 50, 99, 100, nan}, 10, "▁▂▅██ "},
-		{[]float64{100, 0, 0}, 2, "▁▁"}, // the latest values
-		{nil, 5, ""},
-	} {
-		if got := sparkline(c.in, c.width); got != c.want {
-			t.Errorf("sparkline(%v, %d) = %q, want %q", c.in, c.width, got, c.want)
-		}
 	}
 }

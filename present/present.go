@@ -1,0 +1,176 @@
+// Package present turns gpucost's results into what a person or a script reads: a titled table
+// with notes under it, the same rows as CSV, or the result's own value as JSON. Commands build a
+// Table from a result (the builders live here, next to one another, so every report shows a
+// figure the same way) and Write prints it in the --output format.
+package present
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/jedib0t/go-pretty/v6/text"
+)
+
+// Table is what a command prints: a table for people and CSV, and a value for JSON.
+type Table struct {
+	Title   string
+	Columns []string
+	Rows    [][]string
+	Notes   []string // printed under the table; with csv and json, on stderr so stdout stays data
+	JSON    any      // what --output json prints; the rows as objects when nil
+	// Right lists the columns to align right (numbers, money).
+	Right []int
+	// TableOnly lists the columns only people read, such as sparklines, left out of CSV.
+	TableOnly []int
+}
+
+// Formats are the values --output takes.
+var Formats = []string{"table", "json", "csv"}
+
+// Write writes t to out in format (table, json or csv); with json and csv the notes go to
+// notes, so out stays data.
+func Write(out, notes io.Writer, format string, t Table) error {
+	switch format {
+	case "json", "csv":
+		for _, n := range t.Notes {
+			fmt.Fprintln(notes, n)
+		}
+		if format == "json" {
+			return WriteJSON(out, t)
+		}
+		w := csv.NewWriter(out)
+		w.Write(dropColumns(t.Columns, t.TableOnly))
+		for _, row := range t.Rows {
+			w.Write(dropColumns(row, t.TableOnly))
+		}
+		w.Flush()
+		return w.Error()
+	}
+	writeTable(out, t)
+	return nil
+}
+
+// WriteJSON writes t's JSON value, or its rows as objects keyed by JSONKey of their columns,
+// indented.
+func WriteJSON(w io.Writer, t Table) error {
+	v := t.JSON
+	if v == nil {
+		rows := make([]map[string]string, len(t.Rows))
+		for i, row := range t.Rows {
+			m := make(map[string]string, len(row))
+			for j, c := range row {
+				m[JSONKey(t.Columns[j])] = c
+			}
+			rows[i] = m
+		}
+		v = rows
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// JSONKey turns a column title such as "$/GPU-h on-demand" into "gpu_h_on_demand": the one key
+// style of every output.
+func JSONKey(col string) string {
+	var b strings.Builder
+	under := false
+	for _, c := range strings.ToLower(col) {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			if under && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(c)
+			under = false
+		} else {
+			under = true
+		}
+	}
+	return b.String()
+}
+
+func writeTable(w io.Writer, t Table) {
+	if t.Title != "" {
+		fmt.Fprintln(w, t.Title)
+	}
+	tw := table.NewWriter()
+	tw.SetOutputMirror(w)
+	tw.SetStyle(table.StyleLight)
+	header := make(table.Row, len(t.Columns))
+	for i, c := range t.Columns {
+		header[i] = c
+	}
+	tw.AppendHeader(header)
+	for _, row := range t.Rows {
+		tr := make(table.Row, len(row))
+		for i, c := range row {
+			tr[i] = c
+		}
+		tw.AppendRow(tr)
+	}
+	var cfg []table.ColumnConfig
+	for _, i := range t.Right {
+		cfg = append(cfg, table.ColumnConfig{Number: i + 1, Align: text.AlignRight})
+	}
+	tw.SetColumnConfigs(cfg)
+	tw.Render()
+	for _, n := range t.Notes {
+		fmt.Fprintln(w, n)
+	}
+}
+
+// dropColumns returns row without the columns at the given indexes.
+func dropColumns(row []string, drop []int) []string {
+	if len(drop) == 0 {
+		return row
+	}
+	out := make([]string, 0, len(row))
+	for i, c := range row {
+		if !slices.Contains(drop, i) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// sparkLevels draw a value from 0 to 100 in eight steps.
+var sparkLevels = []rune("▁▂▃▄▅▆▇█")
+
+// Sparkline draws percentages as a line of block characters, one per value; NaN is a gap.
+// At most width values are drawn: the latest.
+func Sparkline(values []float64, width int) string {
+	if len(values) > width {
+		values = values[len(values)-width:]
+	}
+	out := make([]rune, len(values))
+	for i, v := range values {
+		if v != v {
+			out[i] = ' '
+			continue
+		}
+		out[i] = sparkLevels[min(len(sparkLevels)-1, max(0, int(v/100*float64(len(sparkLevels)))))]
+	}
+	return string(out)
+}
+
+// Percent formats a percentage with one decimal, "–" when absent (NaN).
+func Percent(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", v)
+}
+
+// Hours formats GPU-hours: two decimals below ten, so a few minutes do not show as 0.0.
+func Hours(h float64) string {
+	if h < 10 {
+		return fmt.Sprintf("%.2f", h)
+	}
+	return fmt.Sprintf("%.1f", h)
+}

@@ -55,7 +55,7 @@ func Read(r io.Reader, name string, emit func(*gpucost.CostLine) error) (Stats, 
 	}
 	rd := newReader(name, emit)
 	err := rd.readCSV(csvscan.New(src, 256<<10))
-	return rd.tally.stats(rd.plan, format), err
+	return rd.stats(format), err
 }
 
 // readCSV reads the header, then every record.

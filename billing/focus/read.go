@@ -38,7 +38,7 @@ func Read(r io.Reader, name string, emit func(*gpucost.CostLine) error) (Stats, 
 type Options struct {
 	// Extra chooses the columns outside the specification whose values are kept in
 	// CostLine.Extra; nil keeps them all, as Read and ReadParquet do. The others are read past
-	// and listed in Stats.DroppedColumns. An importer that sums lines by their extras keeps only
+	// and listed in Stats.Unknown. An importer that sums lines by their extras keeps only
 	// those asked for: a column unique per row (the Id of FOCUS exports) would stop lines
 	// merging.
 	Extra func(column string) bool

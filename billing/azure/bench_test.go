@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/billing/internal/totals"
 	"github.com/gpucost/gpucost/billing/internal/billbench"
 	"github.com/gpucost/gpucost/billing/internal/billtest"
+	"github.com/gpucost/gpucost/billing/internal/totals"
 )
 
 // Benchmarks carry the target for CSV bills, ≥ 1 M rows/s on one core

@@ -346,4 +346,3 @@ func sameBill(all []gpucost.CostImport, sum, key string) []gpucost.CostImport {
 	}
 	return out
 }
-

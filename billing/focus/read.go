@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/csvscan"
 	"github.com/gpucost/gpucost/billing/internal/limits"
 )
 
@@ -97,18 +98,19 @@ func ReadFile(path string, emit func(*gpucost.CostLine) error) (Stats, error) {
 	return Read(f, path, emit)
 }
 
-// readCSV reads the header and the rows.
+// readCSV reads the header and the rows with the bill readers' CSV scanner
+// (billing/internal/csvscan).
 func readCSV(r io.Reader, name, format string, opts Options, emit func(*gpucost.CostLine) error) (Stats, error) {
-	s := newCSVScanner(r)
-	ok, err := s.next()
-	if err != nil {
-		return Stats{}, csvError(name, err)
-	}
-	if !ok {
+	s := csvscan.New(r, 64<<10)
+	if !s.Next() {
+		if err := s.Err(); err != nil {
+			return Stats{}, csvError(name, err)
+		}
 		return Stats{}, gpucost.Errorf(gpucost.EInvalid, "%s is empty: a FOCUS CSV file starts with a header", name)
 	}
-	names := make([]string, len(s.fields))
-	for i, f := range s.fields {
+	names := make([]string, s.Count())
+	for i := range names {
+		f := s.Field(i)
 		if i == 0 {
 			f = bytes.TrimPrefix(f, []byte("\xef\xbb\xbf"))
 		}
@@ -119,24 +121,27 @@ func readCSV(r io.Reader, name, format string, opts Options, emit func(*gpucost.
 		return Stats{}, err
 	}
 	lay.keepExtra(opts.Extra)
-	s.names = names
+	s.Names = names
 	b := newBuilder(name, lay, format)
 	plans := b.plan(lay)
-	for {
-		ok, err := s.next()
-		if err != nil {
-			return b.result(), csvError(name, err)
-		}
-		if !ok {
-			return b.result(), nil
-		}
+	for s.Next() {
 		if err := b.csvRow(s, lay, plans); err != nil {
 			return b.result(), err
 		}
 		if err := emit(&b.line); err != nil {
-			return b.result(), fmt.Errorf("%s:%d: %w", name, s.start, err)
+			return b.result(), fmt.Errorf("%s:%d: %w", name, s.Line(), err)
 		}
 	}
+	if err := s.Err(); err != nil {
+		return b.result(), csvError(name, err)
+	}
+	return b.result(), nil
+}
+
+// csvWords are what FOCUS messages call the scanner's malformations.
+var csvWords = map[error]string{
+	csvscan.ErrUnclosedQuote:  "a quoted field is not closed before the end of the file",
+	csvscan.ErrTextAfterQuote: `a quote inside a quoted field must be doubled ("")`,
 }
 
 func csvError(name string, err error) error {
@@ -144,9 +149,9 @@ func csvError(name string, err error) error {
 	if errors.As(err, &tl) {
 		return limits.Invalid(name, tl)
 	}
-	var e *errCSV
+	var e *csvscan.SyntaxError
 	if errors.As(err, &e) {
-		return gpucost.Errorf(gpucost.EInvalid, "%s:%s; fix the file and import it again", name, e.Error())
+		return gpucost.Errorf(gpucost.EInvalid, "%s:%d:%d: %s; fix the file and import it again", name, e.Line, e.Offset, csvWords[e.Err])
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) {
 		return gpucost.Errorf(gpucost.EInvalid, "%s is truncated or corrupt (%w); copy it again and import it again", name, err)
@@ -196,23 +201,24 @@ func (b *builder) plan(lay *layout) []colPlan {
 }
 
 // csvRow fills the line from the record in s.
-func (b *builder) csvRow(s *csvScanner, lay *layout, plans []colPlan) error {
-	if len(s.fields) != len(plans) {
+func (b *builder) csvRow(s *csvscan.Scanner, lay *layout, plans []colPlan) error {
+	if s.Count() != len(plans) {
 		return gpucost.Errorf(gpucost.EInvalid, "%s:%d: the row has %d fields and the header %d; fix the file and import it again",
-			b.file, s.start, len(s.fields), len(plans))
+			b.file, s.Line(), s.Count(), len(plans))
 	}
-	b.begin(s.start)
-	for i, v := range s.fields {
+	b.begin(s.Line())
+	for i := range plans {
 		p := &plans[i]
 		if p.kind == kSkip {
 			continue
 		}
+		v := s.Field(i)
 		if isNull(v) {
 			p.clear()
 			continue
 		}
 		if !b.value(p, v) {
-			line, col := s.where(i)
+			line, col := s.Where(i)
 			return gpucost.Errorf(gpucost.EInvalid, "%s:%d:%d: %s %s is not %s; fix the value in the file and import it again",
 				b.file, line, col, lay.names[i], describe(v), hint(p.kind))
 		}
@@ -222,7 +228,7 @@ func (b *builder) csvRow(s *csvScanner, lay *layout, plans []colPlan) error {
 		return err
 	}
 	if missing != 0 {
-		line, col := s.where(fieldColumn(lay, missing))
+		line, col := s.Where(fieldColumn(lay, missing))
 		return gpucost.Errorf(gpucost.EInvalid, "%s:%d:%d: %s is empty; FOCUS requires it in every row, so fix the file and import it again",
 			b.file, line, col, lay.names[fieldColumn(lay, missing)])
 	}

@@ -3,7 +3,6 @@ package csvscan
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"io"
 	"math/bits"
 )
@@ -31,7 +30,7 @@ func (s *Scanner) parse(data []byte, atEOF bool) (int, int, error) {
 			s.offs = append(s.offs, make([]uint64, len(s.offs)+16)...)
 		}
 		if i < len(data) && data[i] == '"' {
-			s.badCol = s.n + 1
+			s.badCol, s.badOff = s.n+1, i
 			q, doubled, err := closingQuote(data, i+1, atEOF)
 			if err != nil {
 				return 0, 0, err
@@ -79,8 +78,8 @@ func (s *Scanner) parse(data []byte, atEOF bool) (int, int, error) {
 		case data[i] == '\r' && i+1 == len(data) && !atEOF:
 			return 0, 0, errNeedMore
 		default:
-			s.badCol = s.n
-			return 0, 0, errors.New(`a quoted field followed by more text; quote the whole field and double its quotes ("")`)
+			s.badCol, s.badOff = s.n, i
+			return 0, 0, ErrTextAfterQuote
 		}
 	}
 }
@@ -118,7 +117,7 @@ func closingQuoteBytes(data []byte, start int, atEOF bool) (int, bool, error) {
 		k := indexQuote(data[i:])
 		if k < 0 {
 			if atEOF {
-				return 0, false, errors.New("a quoted field without its closing quote")
+				return 0, false, ErrUnclosedQuote
 			}
 			return 0, false, errNeedMore
 		}

@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
-	"github.com/gpucost/gpucost/billing/internal/limits"
 	"github.com/gpucost/gpucost/billing/internal/totals"
 
 	"github.com/gpucost/gpucost"
@@ -177,11 +175,7 @@ func (rd *reader) readCSV(sc *csvscan.Scanner) error {
 }
 
 func (rd *reader) scanError(sc *csvscan.Scanner) error {
-	var tl *limits.TooLong
-	if errors.As(sc.Err(), &tl) {
-		return limits.Invalid("read Azure cost details "+rd.name, tl)
-	}
-	return gpucost.Errorf(gpucost.EInvalid, "read Azure cost details %s: %v; the file is truncated or not valid CSV, download or export it again", rd.name, sc.Err())
+	return sc.Invalid("read Azure cost details " + rd.name)
 }
 
 // stats returns the Stats so far.

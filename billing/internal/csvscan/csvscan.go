@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/internal/limits"
 )
 
@@ -175,6 +176,17 @@ func (s *Scanner) Next() bool {
 			return false
 		}
 	}
+}
+
+// Invalid is the gpucost.EInvalid error of a read, called what in the message ("read AWS CUR
+// bill.csv"), that the scanner's Err stopped: a *limits.TooLong says the limit passed, a
+// malformed record where it is and what to do.
+func (s *Scanner) Invalid(what string) error {
+	var tl *limits.TooLong
+	if errors.As(s.err, &tl) {
+		return limits.Invalid(what, tl)
+	}
+	return gpucost.Errorf(gpucost.EInvalid, "%s: %v; the file is truncated or not valid CSV, download or export it again", what, s.err)
 }
 
 // syntaxError is the error for the malformation err that parse found at s.badOff in s.rec.

@@ -28,7 +28,9 @@ func newImportBillingCmd(e *env) *cobra.Command {
 category × tag set (--grain hour keeps hours). Formats, detected from the content with
 --format auto: FOCUS 1.0–1.3 (CSV, gzip CSV, Parquet), AWS CUR 2.0 and legacy CUR (CSV,
 Parquet), the GCP billing export to BigQuery (newline-delimited JSON or flattened CSV) and
-Azure cost details exports (actual or amortised CSV). A directory is read recursively.
+Azure cost details exports (actual or amortised CSV). A directory is read recursively. An AWS
+Data Exports or CUR manifest (…-Manifest.json) imports the data files it names, found beside it
+in a copy of the export's folder.
 
 Each file lands whole or not at all. A file imported before (same SHA-256) is skipped. Other
 content of the same bill — a bill the provider restated — is refused, so nothing is counted
@@ -44,6 +46,7 @@ per currency, which it checks against the source rows' own sums to the cent befo
 anything.`,
 		Example: `  gpucost import billing focus-2026-10.csv
   gpucost import billing --format aws-cur exports/cur2/data/BILLING_PERIOD=2026-10/
+  gpucost import billing exports/cur2/metadata/BILLING_PERIOD=2026-10/cur2-Manifest.json
   gpucost import billing --replace --grain hour gcp_billing_export.jsonl`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {

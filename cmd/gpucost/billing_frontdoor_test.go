@@ -114,3 +114,29 @@ func equalCostTotals(a, b []gpucost.CostTotal) bool {
 	}
 	return true
 }
+
+// gpucost import billing of a Data Exports manifest imports the data file it names, found in
+// the copy of the export's folder; a folder import passes the manifest over.
+func TestImportBillingManifest(t *testing.T) {
+	root := t.TempDir()
+	data := filepath.Join(root, "cur2", "data", "BILLING_PERIOD=2025-06", "cur2-00001.csv")
+	manifest := filepath.Join(root, "cur2", "metadata", "BILLING_PERIOD=2025-06", "cur2-Manifest.json")
+	for _, d := range []string{filepath.Dir(data), filepath.Dir(manifest)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile(t, "../../billing/awscur/testdata/cur2_sample.csv", data)
+	body := `{"exportName":"cur2","dataFiles":["s3://bills/exports/cur2/data/BILLING_PERIOD=2025-06/cur2-00001.csv"]}`
+	if err := os.WriteFile(manifest, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, code, errOut := importJSON(t, t.TempDir(), manifest)
+	if code != exitOK || len(files) != 1 || files[0].File != data || files[0].Rows == 0 || files[0].Status != "imported" {
+		t.Fatalf("import billing %s: exit %d, %+v, %s; want %s imported", manifest, code, files, errOut, data)
+	}
+	files, code, errOut = importJSON(t, t.TempDir(), filepath.Join(root, "cur2"))
+	if code != exitOK || len(files) != 1 || files[0].File != data {
+		t.Errorf("import billing of the export folder: exit %d, %+v, %s; want the data file alone", code, files, errOut)
+	}
+}

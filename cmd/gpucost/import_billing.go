@@ -101,7 +101,8 @@ func parseGrain(s string) (time.Duration, error) {
 }
 
 // billImporter is the importer of every bill that reaches store: gpucost import billing's, the
-// server's and the demo's. It shows a progress bar by bytes on stderr.
+// server's and the demo's. It shows a progress bar by bytes on stderr, which the server turns
+// off.
 func (e *env) billImporter(store billimport.Store) *billimport.Importer {
 	return &billimport.Importer{Store: store, Now: e.now,
 		Progress: func(name string, size int64) billimport.Progress {

@@ -39,7 +39,8 @@ func (b *serverBills) ImportBill(ctx context.Context, path string, o httpapi.Bil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	im := billimport.Importer{Store: b.store, Now: b.e.now}
+	im := b.e.billImporter(b.store)
+	im.Progress = nil
 	all, err := im.Import(ctx, []billimport.Source{{Path: path, Name: o.Name}}, billimport.Options{Format: o.Format, Replace: o.Replace})
 	if err != nil {
 		return httpapi.BillImport{}, err

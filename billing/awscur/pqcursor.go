@@ -71,16 +71,21 @@ func (c *cursor) int96Val() deprecated.Int96 { return c.I96[c.K] }
 // strings fills dst with the next values as interned strings, "" for nulls.
 func (c *cursor) strings(dst []string, in *interner, f field) error {
 	for r := range dst {
-		present, err := c.Next()
+		if c.I >= c.N {
+			if err := c.Load(); err != nil {
+				return err
+			}
+		}
+		k, present := c.Take()
 		switch {
-		case err != nil:
-			return err
 		case !present:
 			dst[r] = ""
 		case c.Idx == nil:
-			dst[r] = in.field(f, c.Bytes(c.K))
+			dst[r] = in.field(f, c.Bytes(k))
+		case c.strGen == c.Gen && c.dictStr[k] != "":
+			dst[r] = c.dictStr[k]
 		default:
-			dst[r] = c.dictString(in, c.K)
+			dst[r] = c.dictString(in, k)
 		}
 	}
 	return nil
@@ -96,11 +101,12 @@ func (c *cursor) int64s(dst []int64, ok []bool) error { return fill(c, dst, ok, 
 func fill[T any](c *cursor, dst []T, ok []bool, val func() T) error {
 	var zero T
 	for r := range dst {
-		present, err := c.Next()
-		if err != nil {
-			return err
+		if c.I >= c.N {
+			if err := c.Load(); err != nil {
+				return err
+			}
 		}
-		if !present {
+		if _, present := c.Take(); !present {
 			dst[r], ok[r] = zero, false
 			continue
 		}

@@ -214,13 +214,19 @@ func short(err error) error {
 // index in the value arrays.
 func (c *cursor) next() (bool, int, error) {
 	ok, err := c.Next()
-	return ok, c.K, short(err)
+	if err != nil {
+		return false, 0, short(err)
+	}
+	return ok, c.K, nil
 }
 
 // run makes sure a page with slots left is loaded and returns how many of them, up to max.
 func (c *cursor) run(max int) (int, error) {
 	n, err := c.Run(max)
-	return n, short(err)
+	if err != nil {
+		return 0, short(err)
+	}
+	return n, nil
 }
 
 // take moves to the next slot of the loaded page. It reports whether it holds a value and, if

@@ -93,9 +93,16 @@ func indexFrom(data []byte, i int, c byte) int {
 }
 
 // closingQuote finds the quote that closes the quoted field whose content starts at start: the
-// first quote not doubled. It also says whether the content holds (doubled) quotes. It reads
-// eight bytes at a time (see closingQuoteWords) and the last few one by one.
+// first quote not doubled. It also says whether the content holds (doubled) quotes. Most quoted
+// fields hold no quote (FOCUS and Azure text): the first quote, found with bytes.IndexByte,
+// closes them. Past a doubled quote it reads eight bytes at a time (see closingQuoteWords) and
+// the last few one by one.
 func closingQuote(data []byte, start int, atEOF bool) (int, bool, error) {
+	if k := bytes.IndexByte(data[start:], '"'); k >= 0 {
+		if q := start + k; q+1 < len(data) && data[q+1] != '"' {
+			return q, false, nil
+		}
+	}
 	i, odd, seen := closingQuoteWords(data, start)
 	if i >= 0 && !odd {
 		return i, seen, nil

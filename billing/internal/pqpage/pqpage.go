@@ -83,15 +83,15 @@ func (c *Cursor) Close() {
 }
 
 // Next moves to the next slot and reports whether it holds a value, loading the next page when
-// the page is done. It returns io.EOF at the end of the chunk.
+// the page is done. It returns io.EOF at the end of the chunk. (Loops over many values call
+// Load and Take themselves: Take is inlined, Next is not.)
 func (c *Cursor) Next() (bool, error) {
 	if c.I >= c.N {
 		if err := c.Load(); err != nil {
 			return false, err
 		}
 	}
-	k, ok := c.Take()
-	c.K = k
+	_, ok := c.Take()
 	return ok, nil
 }
 

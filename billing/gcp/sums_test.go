@@ -158,7 +158,7 @@ func TestReadExactSums(t *testing.T) {
 					byType += m.Nanos
 				}
 				if byType != w.credits {
-					t.Errorf("Σ CreditsByType[%s] = %d, want %d", cur, byType, w.credits)
+					t.Errorf("Σ Credits[%s].ByType = %d, want %d", cur, byType, w.credits)
 				}
 			}
 			if len(st.Totals) != len(want) {

@@ -212,15 +212,22 @@ func (b *builder) csvRow(s *csvscan.Scanner, lay *layout, plans []colPlan) error
 		if p.kind == kSkip {
 			continue
 		}
-		v := s.Field(i)
-		if isNull(v) {
+		v, esc := s.Raw(i)
+		ok := true
+		switch {
+		case esc == csvscan.Doubled && p.kind == kTags: // JSON text: cached as written, unescaped once
+			ok = b.doubledTags(p, v)
+		case esc == csvscan.Doubled:
+			ok = b.value(p, s.Field(i))
+		case isNull(v):
 			p.clear()
-			continue
+		default:
+			ok = b.value(p, v)
 		}
-		if !b.value(p, v) {
+		if !ok {
 			line, col := s.Where(i)
 			return gpucost.Errorf(gpucost.EInvalid, "%s:%d:%d: %s %s is not %s; fix the value in the file and import it again",
-				b.file, line, col, lay.names[i], describe(v), hint(p.kind))
+				b.file, line, col, lay.names[i], describe(s.Field(i)), hint(p.kind))
 		}
 	}
 	missing, err := b.finish()
@@ -269,6 +276,18 @@ func (b *builder) value(p *colPlan, v []byte) bool {
 		b.setExtra(p.extra, v)
 		return true
 	}
+	b.set |= p.bit
+	return true
+}
+
+// doubledTags stores the Tags of a CSV field written with its quotes doubled, raw as written;
+// it reports false if the field is not a JSON object.
+func (b *builder) doubledTags(p *colPlan, raw []byte) bool {
+	t, err := b.tags.getDoubled(raw)
+	if err != nil {
+		return false
+	}
+	b.line.Tags = t
 	b.set |= p.bit
 	return true
 }

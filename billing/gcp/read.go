@@ -53,15 +53,17 @@ type tally struct {
 
 // add counts one line. It fails when a sum leaves the range of Money.
 func (t *tally) add(c *gpucost.CostLine, d *dims, v *rowValues) error {
-	cur := c.BilledCost.Currency
-	s := t.credits.Of(cur)
-	ok := true
-	s.total, ok = totals.Add(s.total, v.credits.sum, ok)
-	for _, it := range v.credits.items {
-		s.byType[it.typ], ok = totals.Add(s.byType[it.typ], it.nanos, ok)
-	}
-	if !ok || netOverflows(v) {
-		return totals.Overflow(cur)
+	if len(v.credits.items) > 0 { // most rows have none
+		cur := c.BilledCost.Currency
+		s := t.credits.Of(cur)
+		ok := true
+		s.total, ok = totals.Add(s.total, v.credits.sum, ok)
+		for _, it := range v.credits.items {
+			s.byType[it.typ], ok = totals.Add(s.byType[it.typ], it.nanos, ok)
+		}
+		if !ok || netOverflows(v) {
+			return totals.Overflow(cur)
+		}
 	}
 	return t.Tally.Add(c, v.cost, d.str[fCostType])
 }
@@ -85,11 +87,14 @@ func (rd *reader) stats(format, names string) Stats {
 		st.Unknown = append(st.Unknown, u)
 	}
 	slices.Sort(st.Unknown)
-	for cur, s := range t.credits.All() {
+	for cur := range st.Totals {
 		m := func(n int64) gpucost.Money { return gpucost.Money{Nanos: n, Currency: cur} }
-		cr := Credits{Total: m(s.total), ByType: map[string]gpucost.Money{}}
-		for typ, n := range s.byType {
-			cr.ByType[typ] = m(n)
+		cr := Credits{Total: m(0), ByType: map[string]gpucost.Money{}}
+		if s, ok := t.credits.All()[cur]; ok {
+			cr.Total = m(s.total)
+			for typ, n := range s.byType {
+				cr.ByType[typ] = m(n)
+			}
 		}
 		st.Credits[cur] = cr
 	}

@@ -106,10 +106,12 @@ func fill[T any](c *cursor, dst []T, ok []bool, val func() T) error {
 				return err
 			}
 		}
-		if _, present := c.Take(); !present {
+		k, present := c.Take()
+		if !present {
 			dst[r], ok[r] = zero, false
 			continue
 		}
+		c.K = k
 		dst[r], ok[r] = val(), true
 	}
 	return nil
@@ -178,6 +180,7 @@ func (c *cursor) row(ents []ent, arena []byte) ([]ent, []byte, error) {
 			return ents, arena, nil
 		}
 		k, present := c.Take()
+		c.K = k
 		switch {
 		case !present:
 			ents = append(ents, ent{idx: entNull})

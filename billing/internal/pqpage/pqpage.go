@@ -29,8 +29,8 @@ import (
 var ErrPage = errors.New("page values do not match their levels")
 
 // Cursor walks one column chunk, slot by slot. Next (or Run and then Take, a page at a time)
-// moves to the next slot and says whether it holds a value; K is then the value's index in the
-// value arrays, which hold the page's values for a plain page and the dictionary's for a
+// moves to the next slot and says whether it holds a value; K (Take's result) is then the
+// value's index in the value arrays, which hold the page's values for a plain page and the dictionary's for a
 // dictionary-encoded one (K is then the dictionary index). The arrays are valid until the next
 // page is loaded.
 type Cursor struct {
@@ -38,7 +38,7 @@ type Cursor struct {
 	Defs, Reps []byte // the page's levels; Defs is nil for a required column, Reps for a flat one
 	N, I       int    // the level slots in the page; the next one
 	J          int    // the next present value of the page
-	K          int    // the value the last Next or Take moved to, an index of the value arrays
+	K          int    // the value the last Next moved to, an index of the value arrays
 
 	Idx       []int32            // the dictionary indexes of the page's present values; nil for a plain page
 	Dict      parquet.Dictionary // the page's dictionary; nil for a plain page
@@ -91,7 +91,8 @@ func (c *Cursor) Next() (bool, error) {
 			return false, err
 		}
 	}
-	_, ok := c.Take()
+	k, ok := c.Take()
+	c.K = k
 	return ok, nil
 }
 
@@ -107,7 +108,8 @@ func (c *Cursor) Run(max int) (int, error) {
 }
 
 // Take moves to the next slot of the loaded page, which must have one left (Run), and returns
-// the index of its value in the value arrays and whether it holds one.
+// the index of its value in the value arrays and whether it holds one. Unlike Next it leaves K
+// alone.
 func (c *Cursor) Take() (int, bool) {
 	i := c.I
 	c.I++
@@ -119,7 +121,6 @@ func (c *Cursor) Take() (int, bool) {
 	if c.Idx != nil {
 		j = int(c.Idx[j])
 	}
-	c.K = j
 	return j, true
 }
 

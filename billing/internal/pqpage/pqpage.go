@@ -213,9 +213,9 @@ func (c *Cursor) setValues(p parquet.Page, present int) error {
 	if len(c.Idx) < present {
 		return ErrPage
 	}
-	n := int32(d.Len())
+	n := uint32(d.Len())
 	for _, x := range c.Idx[:present] {
-		if x < 0 || x >= n {
+		if uint32(x) >= n { // a negative index too
 			return ErrPage
 		}
 	}
@@ -229,9 +229,9 @@ func (c *Cursor) setArrays(v encoding.Values, n int) error {
 	switch c.Kind {
 	case encoding.ByteArray:
 		c.BA, c.Off = v.ByteArray()
-		ok = len(c.Off) > n || n == 0
-		for i := 0; ok && i < n; i++ {
-			ok = c.Off[i] <= c.Off[i+1] && int(c.Off[i+1]) <= len(c.BA)
+		ok = n == 0 || len(c.Off) > n && int(c.Off[n]) <= len(c.BA)
+		for i := 0; ok && i < n; i++ { // rising offsets, so none past the last
+			ok = c.Off[i] <= c.Off[i+1]
 		}
 	case encoding.FixedLenByteArray:
 		c.FB, c.FSize = v.FixedLenByteArray()

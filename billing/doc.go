@@ -3,6 +3,13 @@
 // 2.0 and legacy CUR), gcp (the GCP billing export to BigQuery) and azure (Azure cost details) —
 // so import, allocation and reports never see a provider's own column names.
 //
+// billimport is the one way a bill file gets into the store — gpucost import billing, the
+// server's POST /api/v1/bills and gpucost demo all call billimport.Importer.Import: format
+// detection, the reader registry, checksums and dedupe, reconciliation and the store write in
+// one transaction. Every reader reports the same Stats (billing/internal/totals), reads CSV
+// with one scanner (billing/internal/csvscan) and Parquet pages with one decoder
+// (billing/internal/pqpage).
+//
 // Aggregator sums a file's lines per day (or hour) × resource × SKU × pricing category × tag set
 // as they stream past, which is what gpucost stores: a month of hourly CUR rows for a fleet
 // becomes a few lines per resource and day, with exact per-currency totals to reconcile with the

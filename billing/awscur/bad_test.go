@@ -135,7 +135,7 @@ func TestReadEmitError(t *testing.T) {
 func TestReadHeaderOnly(t *testing.T) {
 	header, _, _ := bytes.Cut(sampleCSV(t), []byte("\n"))
 	lines, st, err := readBytes(append(header, '\n'), "cur.csv")
-	if err != nil || len(lines) != 0 || st.Rows != 0 || st.Dialect != DialectCUR2 {
+	if err != nil || len(lines) != 0 || st.Rows != 0 || st.Version != DialectCUR2 {
 		t.Errorf("Read(header only) = %d lines, %+v, %v; want none, no error", len(lines), st, err)
 	}
 }

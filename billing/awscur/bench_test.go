@@ -51,7 +51,7 @@ func genCSV(b *testing.B, cols []string, rows int) []byte {
 func benchRead(b *testing.B, data []byte, read func(data []byte, emit func(*gpucost.CostLine) error) (Stats, error)) {
 	billbench.Read(b, data, func(data []byte, emit func(*gpucost.CostLine) error) (int64, error) {
 		st, err := read(data, emit)
-		return st.Rows, err
+		return int64(st.Rows), err
 	})
 }
 
@@ -254,7 +254,7 @@ func BenchmarkBaselineEncodingCSV(b *testing.B) {
 			benchRead(b, data, func(data []byte, _ func(*gpucost.CostLine) error) (Stats, error) {
 				cr := csv.NewReader(bytes.NewReader(data))
 				cr.ReuseRecord = true
-				n := int64(-1)
+				n := -1
 				for {
 					if _, err := cr.Read(); err == io.EOF {
 						return Stats{Rows: n}, nil

@@ -159,7 +159,7 @@ var required = []field{fLineItemType, tStart, tEnd, aUnblended, fCurrency}
 
 // knownColumns is the CUR 2.0 column set of the AWS Data Exports table dictionary (as listed by
 // an Athena table over a CUR 2.0 Parquet export). Known columns the reader does not map are
-// skipped silently; other columns are reported once in Stats.UnknownColumns.
+// skipped silently; other columns are reported once in Stats.Unknown.
 var knownColumns = func() map[string]bool {
 	names := strings.Fields(`bill_bill_type bill_billing_entity bill_billing_period_end_date
 	bill_billing_period_start_date bill_invoice_id bill_invoicing_entity bill_payer_account_id

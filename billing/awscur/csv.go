@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -15,7 +14,6 @@ import (
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
 	"github.com/gpucost/gpucost/billing/internal/intern"
 	"github.com/gpucost/gpucost/billing/internal/jsontext"
-	"github.com/gpucost/gpucost/billing/internal/limits"
 
 	"github.com/gpucost/gpucost"
 )
@@ -55,7 +53,7 @@ func Read(r io.Reader, name string, emit func(*gpucost.CostLine) error) (Stats, 
 	}
 	rd := newReader(name, emit)
 	err := rd.readCSV(csvscan.New(src, 256<<10))
-	return rd.tally.stats(rd.plan, format), err
+	return rd.stats(format), err
 }
 
 // readCSV reads the header, then every record.
@@ -92,13 +90,7 @@ func (rd *reader) readCSV(sc *csvscan.Scanner) error {
 	return nil
 }
 
-func (rd *reader) scanError(sc *csvscan.Scanner) error {
-	var tl *limits.TooLong
-	if errors.As(sc.Err(), &tl) {
-		return limits.Invalid("read AWS CUR "+rd.name, tl)
-	}
-	return gpucost.Errorf(gpucost.EInvalid, "read AWS CUR %s: %v; the file is truncated or not valid CSV, download or export it again", rd.name, sc.Err())
-}
+func (rd *reader) scanError(sc *csvscan.Scanner) error { return sc.Invalid("read AWS CUR " + rd.name) }
 
 // dimsGenBytes bounds one generation of the dimension cache of CSV rows (keys and entries).
 const dimsGenBytes = 8 << 20

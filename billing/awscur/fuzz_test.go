@@ -24,7 +24,7 @@ func checkRead(t *testing.T, read func(emit func(*gpucost.CostLine) error) (Stat
 		t.Fatalf("Stats.Rows = %d, emitted %d", st.Rows, got.Rows)
 	}
 	for cur, tot := range st.Totals {
-		if tot.Billed.Nanos != got.Billed[cur] || tot.Effective.Nanos != got.Effective[cur] {
+		if tot.BilledCost.Nanos != got.Billed[cur] || tot.EffectiveCost.Nanos != got.Effective[cur] {
 			t.Fatalf("Totals[%s] = %+v, emitted billed %d effective %d", cur, tot, got.Billed[cur], got.Effective[cur])
 		}
 	}

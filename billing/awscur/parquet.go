@@ -31,7 +31,7 @@ import (
 func ReadParquet(r io.ReaderAt, size int64, name string, emit func(*gpucost.CostLine) error) (Stats, error) {
 	rd := newReader(name, emit)
 	err := rd.readParquet(r, size)
-	return rd.tally.stats(rd.plan, "parquet"), err
+	return rd.stats("parquet"), err
 }
 
 // readParquet opens the file, plans the columns and reads every row group. parquet-go panics on

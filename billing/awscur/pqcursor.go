@@ -3,303 +3,90 @@ package awscur
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"io"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
-	"github.com/parquet-go/parquet-go/encoding"
 
-	"github.com/gpucost/gpucost/billing/internal/limits"
-	"github.com/gpucost/gpucost/billing/internal/pqcheck"
+	"github.com/gpucost/gpucost/billing/internal/pqpage"
 )
 
 // errPage reports page data that disagrees with its levels or dictionary.
-var errPage = errors.New("page values do not match their levels")
+var errPage = pqpage.ErrPage
 
-// cursor reads one column chunk value by value, straight from the decoded pages: levels say which
-// entries are null or start a new row, the page's typed data (or dictionary indexes) hold the
-// present values. Byte array dictionaries are interned once per dictionary entry, so a
+// cursor reads one column chunk value by value, straight from the decoded pages
+// (billing/internal/pqpage): K indexes the current value in the page's or its dictionary's
+// values. Byte array dictionaries are interned once per dictionary entry, so a
 // dictionary-encoded string column costs an index lookup per value.
 type cursor struct {
-	pages   parquet.Pages
-	page    parquet.Page
-	maxDef  byte
-	defs    []byte
-	reps    []byte
-	n, i    int                // levels in the page; the next one
-	vi, cur int                // the next present value; the current one
-	dict    parquet.Dictionary // the page's dictionary, nil for a plain page
-	cdict   parquet.Dictionary // the chunk's dictionary, kept across plain pages
-	gen     uint64             // counts the dictionaries seen, to tell their indexes apart
-	idx     []int32
-	dictStr []string
-	data    encoding.Values
-	bytes   []byte
-	offs    []uint32
-	size    int // FIXED_LEN_BYTE_ARRAY length
+	pqpage.Cursor
+	dictStr []string // the interned entries of ChunkDict, "" until interned
+	strGen  uint64   // the Gen dictStr is of
 }
 
-func (c *cursor) open(p parquet.Pages, maxDef int) {
-	c.close()
-	c.pages, c.maxDef, c.n, c.i = p, byte(maxDef), 0, 0
-}
+func (c *cursor) open(p parquet.Pages, maxDef int) { c.Open(p, maxDef) }
 
-func (c *cursor) close() {
-	if c.page != nil {
-		parquet.Release(c.page)
-		c.page = nil
-	}
-	if c.pages != nil {
-		c.pages.Close()
-		c.pages = nil
-	}
-}
+func (c *cursor) close() { c.Close() }
 
 // next moves to the next entry and reports whether it holds a value (is not null).
-func (c *cursor) next() (bool, error) {
-	if c.i >= c.n {
-		if err := c.load(); err != nil {
-			return false, err
-		}
-	}
-	present := c.defs == nil || c.defs[c.i] == c.maxDef
-	c.i++
-	if present {
-		c.cur = c.vi
-		c.vi++
-	}
-	return present, nil
-}
-
-// peekRep returns the repetition level of the next entry; ok is false at the end of the chunk.
-func (c *cursor) peekRep() (rep int, ok bool, err error) {
-	if c.i >= c.n {
-		if err := c.load(); err == io.EOF {
-			return 0, false, nil
-		} else if err != nil {
-			return 0, false, err
-		}
-	}
-	if c.reps == nil {
-		return 0, true, nil
-	}
-	return int(c.reps[c.i]), true, nil
-}
-
-// load reads the next page with entries and checks its data against its levels.
-func (c *cursor) load() error {
-	for {
-		if c.page != nil {
-			parquet.Release(c.page)
-			c.page = nil
-		}
-		p, err := c.pages.ReadPage()
-		if err != nil {
-			return err
-		}
-		c.page = p
-		c.n, c.i, c.vi = int(p.NumValues()), 0, 0
-		c.defs, c.reps = p.DefinitionLevels(), p.RepetitionLevels()
-		if c.maxDef == 0 {
-			c.defs = nil
-		}
-		if (c.defs != nil && len(c.defs) != c.n) || (c.reps != nil && len(c.reps) != c.n) {
-			return errPage
-		}
-		present := c.n
-		if c.defs != nil {
-			present = 0
-			for _, d := range c.defs {
-				if d == c.maxDef {
-					present++
-				}
-			}
-		}
-		if err := c.setData(p, present); err != nil {
-			return err
-		}
-		if c.n > 0 {
-			return nil
-		}
-	}
-}
-
-// setData takes the page's values and checks that they cover the present entries.
-func (c *cursor) setData(p parquet.Page, present int) error {
-	c.data = p.Data()
-	if d := p.Dictionary(); d != nil {
-		if d != c.cdict {
-			if v := d.Page().Data(); v.Kind() == encoding.ByteArray {
-				if _, offs := v.ByteArray(); pqcheck.LongValue(offs) >= 0 {
-					return &limits.TooLong{Limit: limits.MaxField}
-				}
-			}
-			c.cdict = d
-			c.gen++
-			c.dictStr = append(c.dictStr[:0], make([]string, d.Len())...)
-		}
-		c.dict = d
-		c.idx = c.data.Int32()
-		if len(c.idx) < present {
-			return errPage
-		}
-		for _, x := range c.idx[:present] {
-			if x < 0 || int(x) >= len(c.dictStr) {
-				return errPage
-			}
-		}
-		return nil
-	}
-	c.dict = nil
-	ok := true
-	switch c.data.Kind() {
-	case encoding.ByteArray:
-		c.bytes, c.offs = c.data.ByteArray()
-		ok = len(c.offs) > present || present == 0
-		for i := 0; ok && i < present; i++ {
-			ok = c.offs[i] <= c.offs[i+1] && int(c.offs[i+1]) <= len(c.bytes)
-		}
-		if ok && pqcheck.LongValue(c.offs[:min(len(c.offs), present+1)]) >= 0 {
-			return &limits.TooLong{Limit: limits.MaxField}
-		}
-	case encoding.FixedLenByteArray:
-		c.bytes, c.size = c.data.FixedLenByteArray()
-		ok = c.size > 0 && len(c.bytes) >= present*c.size || present == 0
-	case encoding.Int32:
-		ok = len(c.data.Int32()) >= present
-	case encoding.Int64:
-		ok = len(c.data.Int64()) >= present
-	case encoding.Int96:
-		ok = len(c.data.Int96()) >= present
-	case encoding.Float:
-		ok = len(c.data.Float()) >= present
-	case encoding.Double:
-		ok = len(c.data.Double()) >= present
-	default:
-		ok = present == 0
-	}
-	if !ok {
-		return errPage
-	}
-	return nil
-}
+func (c *cursor) next() (bool, error) { return c.Next() }
 
 // value returns the current value as a parquet.Value, for messages.
-func (c *cursor) value() parquet.Value {
-	if c.dict != nil {
-		return c.dict.Index(c.idx[c.cur])
-	}
-	switch c.data.Kind() {
-	case encoding.ByteArray, encoding.FixedLenByteArray:
-		return parquet.ByteArrayValue(c.bytesVal())
-	case encoding.Int32:
-		return parquet.Int32Value(c.data.Int32()[c.cur])
-	case encoding.Int64:
-		return parquet.Int64Value(c.data.Int64()[c.cur])
-	case encoding.Int96:
-		return parquet.Int96Value(c.data.Int96()[c.cur])
-	case encoding.Float:
-		return parquet.FloatValue(c.data.Float()[c.cur])
-	case encoding.Double:
-		return parquet.DoubleValue(c.data.Double()[c.cur])
-	}
-	return parquet.NullValue()
-}
+func (c *cursor) value() parquet.Value { return c.Value(c.K) }
 
 // bytesVal returns the current byte array value; valid until the cursor's next page.
-func (c *cursor) bytesVal() []byte {
-	if c.dict != nil {
-		return c.dict.Index(c.idx[c.cur]).ByteArray()
-	}
-	switch c.data.Kind() {
-	case encoding.ByteArray:
-		return c.bytes[c.offs[c.cur]:c.offs[c.cur+1]]
-	case encoding.FixedLenByteArray:
-		return c.bytes[c.cur*c.size : (c.cur+1)*c.size]
-	}
-	return nil
-}
+func (c *cursor) bytesVal() []byte { return c.Bytes(c.K) }
 
 // str returns the current byte array value as an interned string.
 func (c *cursor) str(in *interner, f field) string {
-	if c.dict == nil {
-		return in.field(f, c.bytesVal())
+	if c.Idx == nil {
+		return in.field(f, c.Bytes(c.K))
 	}
-	i := c.idx[c.cur]
-	if s := c.dictStr[i]; s != "" {
-		return s
+	return c.dictString(in, c.K)
+}
+
+// dictString returns dictionary entry k as an interned string, interning it on first use.
+func (c *cursor) dictString(in *interner, k int) string {
+	if c.strGen != c.Gen {
+		c.dictStr, c.strGen = append(c.dictStr[:0], make([]string, c.ChunkDict.Len())...), c.Gen
 	}
-	s := in.bytes(c.dict.Index(i).ByteArray())
-	c.dictStr[i] = s
+	s := c.dictStr[k]
+	if s == "" {
+		s = in.bytes(c.Bytes(k))
+		c.dictStr[k] = s
+	}
 	return s
 }
 
-func (c *cursor) int64Val() int64 {
-	if c.dict != nil {
-		return c.dict.Index(c.idx[c.cur]).Int64()
-	}
-	if c.data.Kind() == encoding.Int32 {
-		return int64(c.data.Int32()[c.cur])
-	}
-	return c.data.Int64()[c.cur]
-}
+func (c *cursor) int64Val() int64 { return c.Int(c.K) }
 
-func (c *cursor) int32Val() int32 {
-	if c.dict != nil {
-		return c.dict.Index(c.idx[c.cur]).Int32()
-	}
-	return c.data.Int32()[c.cur]
-}
+func (c *cursor) int32Val() int32 { return c.I32[c.K] }
 
-func (c *cursor) doubleVal() float64 {
-	if c.dict != nil {
-		return c.dict.Index(c.idx[c.cur]).Double()
-	}
-	return c.data.Double()[c.cur]
-}
+func (c *cursor) doubleVal() float64 { return c.F64[c.K] }
 
-func (c *cursor) floatVal() float32 {
-	if c.dict != nil {
-		return c.dict.Index(c.idx[c.cur]).Float()
-	}
-	return c.data.Float()[c.cur]
-}
+func (c *cursor) floatVal() float32 { return c.F32[c.K] }
 
-func (c *cursor) int96Val() deprecated.Int96 {
-	if c.dict != nil {
-		return c.dict.Index(c.idx[c.cur]).Int96()
-	}
-	return c.data.Int96()[c.cur]
-}
+func (c *cursor) int96Val() deprecated.Int96 { return c.I96[c.K] }
 
 // strings fills dst with the next values as interned strings, "" for nulls.
 func (c *cursor) strings(dst []string, in *interner, f field) error {
 	for r := range dst {
-		if c.i >= c.n {
-			if err := c.load(); err != nil {
+		if c.I >= c.N {
+			if err := c.Load(); err != nil {
 				return err
 			}
 		}
-		if c.defs != nil && c.defs[c.i] != c.maxDef {
-			c.i++
+		k, present := c.Take()
+		switch {
+		case !present:
 			dst[r] = ""
-			continue
+		case c.Idx == nil:
+			dst[r] = in.field(f, c.Bytes(k))
+		case c.strGen == c.Gen && c.dictStr[k] != "":
+			dst[r] = c.dictStr[k]
+		default:
+			dst[r] = c.dictString(in, k)
 		}
-		c.i++
-		c.cur = c.vi
-		c.vi++
-		if c.dict == nil {
-			dst[r] = in.field(f, c.bytesVal())
-			continue
-		}
-		x := c.idx[c.cur]
-		s := c.dictStr[x]
-		if s == "" {
-			s = in.bytes(c.dict.Index(x).ByteArray())
-			c.dictStr[x] = s
-		}
-		dst[r] = s
 	}
 	return nil
 }
@@ -314,19 +101,17 @@ func (c *cursor) int64s(dst []int64, ok []bool) error { return fill(c, dst, ok, 
 func fill[T any](c *cursor, dst []T, ok []bool, val func() T) error {
 	var zero T
 	for r := range dst {
-		if c.i >= c.n {
-			if err := c.load(); err != nil {
+		if c.I >= c.N {
+			if err := c.Load(); err != nil {
 				return err
 			}
 		}
-		if c.defs != nil && c.defs[c.i] != c.maxDef {
-			c.i++
+		k, present := c.Take()
+		if !present {
 			dst[r], ok[r] = zero, false
 			continue
 		}
-		c.i++
-		c.cur = c.vi
-		c.vi++
+		c.K = k
 		dst[r], ok[r] = val(), true
 	}
 	return nil
@@ -335,8 +120,8 @@ func fill[T any](c *cursor, dst []T, ok []bool, val func() T) error {
 // appendHandle appends the current value to a cache key: its dictionary index where the page
 // has a dictionary, else its bytes.
 func (c *cursor) appendHandle(b []byte) []byte {
-	if c.dict != nil {
-		return binary.LittleEndian.AppendUint32(append(b, 1), uint32(c.idx[c.cur]))
+	if c.Idx != nil {
+		return binary.LittleEndian.AppendUint32(append(b, 1), uint32(c.K))
 	}
 	v := c.bytesVal()
 	b = binary.AppendUvarint(append(b, 2), uint64(len(v)))
@@ -350,14 +135,14 @@ func (c *cursor) resolve(buf []byte) (v, rest []byte, ok bool) {
 	}
 	switch buf[0] {
 	case 1:
-		if len(buf) < 5 || c.cdict == nil {
+		if len(buf) < 5 || c.ChunkDict == nil {
 			return nil, nil, false
 		}
 		x := int32(binary.LittleEndian.Uint32(buf[1:]))
-		if x < 0 || int(x) >= c.cdict.Len() {
+		if x < 0 || int(x) >= c.ChunkDict.Len() {
 			return nil, nil, false
 		}
-		return c.cdict.Index(x).ByteArray(), buf[5:], true
+		return c.ChunkDict.Index(x).ByteArray(), buf[5:], true
 	case 2:
 		n, w := binary.Uvarint(buf[1:])
 		if w <= 0 || uint64(len(buf)-1-w) < n {
@@ -383,30 +168,26 @@ const (
 // plain pages to arena.
 func (c *cursor) row(ents []ent, arena []byte) ([]ent, []byte, error) {
 	for first := true; ; first = false {
-		if c.i >= c.n {
-			if err := c.load(); err != nil {
+		if c.I >= c.N {
+			if err := c.Load(); err != nil {
 				if err == io.EOF && !first {
 					return ents, arena, nil
 				}
 				return nil, nil, err
 			}
 		}
-		if !first && (c.reps == nil || c.reps[c.i] == 0) {
+		if !first && (c.Reps == nil || c.Reps[c.I] == 0) {
 			return ents, arena, nil
 		}
-		present := c.defs == nil || c.defs[c.i] == c.maxDef
-		c.i++
+		k, present := c.Take()
+		c.K = k
 		switch {
 		case !present:
 			ents = append(ents, ent{idx: entNull})
-		case c.dict != nil:
-			c.cur = c.vi
-			c.vi++
-			ents = append(ents, ent{idx: c.idx[c.cur]})
+		case c.Idx != nil:
+			ents = append(ents, ent{idx: int32(k)})
 		default:
-			c.cur = c.vi
-			c.vi++
-			b := c.bytesVal()
+			b := c.Bytes(k)
 			ents = append(ents, ent{idx: entBytes, off: int32(len(arena)), n: int32(len(b))})
 			arena = append(arena, b...)
 		}
@@ -416,7 +197,7 @@ func (c *cursor) row(ents []ent, arena []byte) ([]ent, []byte, error) {
 // entBytesOf returns the bytes of an entry row returned.
 func (c *cursor) entBytesOf(e ent, arena []byte) []byte {
 	if e.idx >= 0 {
-		return c.cdict.Index(e.idx).ByteArray()
+		return c.ChunkDict.Index(e.idx).ByteArray()
 	}
 	return arena[e.off : e.off+e.n]
 }
@@ -435,20 +216,20 @@ func appendEnt(b []byte, e ent, arena []byte) []byte {
 // page, has no nulls and the page is dictionary-encoded, it returns the row's dictionary indexes
 // (a slice of the page) and moves past the row; else it returns false and moves nowhere.
 func (c *cursor) rowDict() ([]int32, bool) {
-	if c.i >= c.n || c.dict == nil || c.reps == nil {
+	if c.I >= c.N || c.Idx == nil || c.Reps == nil {
 		return nil, false
 	}
-	j := bytes.IndexByte(c.reps[c.i+1:], 0)
+	j := bytes.IndexByte(c.Reps[c.I+1:], 0)
 	if j < 0 {
 		return nil, false // the row may go on in the next page
 	}
 	k := j + 1
-	if c.defs != nil && bytes.Count(c.defs[c.i:c.i+k], []byte{c.maxDef}) != k {
+	if c.Defs != nil && bytes.Count(c.Defs[c.I:c.I+k], []byte{c.MaxDef}) != k {
 		return nil, false
 	}
-	idx := c.idx[c.vi : c.vi+k]
-	c.i += k
-	c.vi += k
-	c.cur = c.vi - 1
+	idx := c.Idx[c.J : c.J+k]
+	c.I += k
+	c.J += k
+	c.K = int(idx[k-1])
 	return idx, true
 }

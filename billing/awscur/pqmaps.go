@@ -86,7 +86,7 @@ func (pr *pqRow) readMap(m *pqMap, buf []byte) ([]byte, error) {
 		return nil, pr.damaged(m.value, errPage)
 	}
 	buf, at := beginRecord(buf, byte(m.field))
-	buf = binary.AppendUvarint(binary.AppendUvarint(buf, k.gen), v.gen)
+	buf = binary.AppendUvarint(binary.AppendUvarint(buf, k.Gen), v.Gen)
 	for i, ke := range pr.kents {
 		ve := pr.vents[i]
 		if ke.idx == entNull || ve.idx == entNull {
@@ -107,10 +107,10 @@ func (pr *pqRow) dictRecord(m *pqMap, kidx, vidx []int32, buf []byte) ([]byte, e
 		return nil, pr.damaged(m.value, errPage)
 	}
 	buf, at := beginRecord(buf, byte(m.field))
-	buf = binary.AppendUvarint(binary.AppendUvarint(buf, m.key.cur.gen), m.value.cur.gen)
+	buf = binary.AppendUvarint(binary.AppendUvarint(buf, m.key.cur.Gen), m.value.cur.Gen)
 	product := m.field == mProduct
-	if product && m.wantGen != m.key.cur.gen {
-		m.wantGen, m.want = m.key.cur.gen, append(m.want[:0], make([]int8, m.key.cur.cdict.Len())...)
+	if product && m.wantGen != m.key.cur.Gen {
+		m.wantGen, m.want = m.key.cur.Gen, append(m.want[:0], make([]int8, m.key.cur.ChunkDict.Len())...)
 	}
 	for i, kx := range kidx {
 		if product && (m.want[kx] < 0 || m.want[kx] == 0 && !m.wanted(ent{idx: kx}, nil)) {
@@ -129,8 +129,8 @@ func (m *pqMap) wanted(e ent, arena []byte) bool {
 	if e.idx < 0 {
 		return productKey(c.entBytesOf(e, arena))
 	}
-	if m.wantGen != c.gen {
-		m.wantGen, m.want = c.gen, append(m.want[:0], make([]int8, c.cdict.Len())...)
+	if m.wantGen != c.Gen {
+		m.wantGen, m.want = c.Gen, append(m.want[:0], make([]int8, c.ChunkDict.Len())...)
 	}
 	switch m.want[e.idx] {
 	case 1:
@@ -172,7 +172,7 @@ func (pr *pqRow) readTagCol(i int, l *pqLeaf, buf []byte) ([]byte, error) {
 		return buf, nil
 	}
 	buf, at := beginRecord(buf, encTagCol)
-	buf = binary.AppendUvarint(binary.AppendUvarint(buf, uint64(i)), l.cur.gen)
+	buf = binary.AppendUvarint(binary.AppendUvarint(buf, uint64(i)), l.cur.Gen)
 	return endRecord(l.cur.appendHandle(buf), at), nil
 }
 

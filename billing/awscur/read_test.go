@@ -35,11 +35,11 @@ func TestReadGolden(t *testing.T) {
 			for i := range lines {
 				b.WriteString(billtest.Line(&lines[i]) + "\n")
 			}
-			fmt.Fprintf(&b, "# dialect=%s format=%s rows=%d unknown=%v\n", st.Dialect, st.Format, st.Rows, st.UnknownColumns)
+			fmt.Fprintf(&b, "# dialect=%s format=%s rows=%d unknown=%v\n", st.Version, st.Format, st.Rows, st.Unknown)
 			for _, cur := range st.Currencies() {
 				tot := st.Totals[cur]
 				fmt.Fprintf(&b, "# %s billed=%s effective=%s list=%s unblended=%s rows=%d\n", cur,
-					tot.Billed.Decimal(), tot.Effective.Decimal(), tot.List.Decimal(), tot.Unblended.Decimal(), tot.Rows)
+					tot.BilledCost.Decimal(), tot.EffectiveCost.Decimal(), tot.ListCost.Decimal(), tot.Source.Decimal(), tot.Rows)
 			}
 			billtest.Golden(t, filepath.Join("testdata", strings.TrimSuffix(name, ".csv")+".golden"), b.String(), *update)
 		})
@@ -105,7 +105,7 @@ func TestReadExactSums(t *testing.T) {
 			path := filepath.Join("testdata", name)
 			lines, st := readAll(t, path)
 			rows := billtest.RawRows(t, path, canonicalName)
-			if len(lines) != len(rows) || st.Rows != int64(len(rows)) {
+			if len(lines) != len(rows) || st.Rows != len(rows) {
 				t.Fatalf("read %d lines (Stats.Rows %d), want %d", len(lines), st.Rows, len(rows))
 			}
 			type tot struct{ billed, effective, list, unblended, rows int64 }
@@ -138,8 +138,8 @@ func TestReadExactSums(t *testing.T) {
 			}
 			for cur, w := range want {
 				got := st.Totals[cur]
-				if got.Billed.Nanos != w.billed || got.Effective.Nanos != w.effective || got.List.Nanos != w.list ||
-					got.Unblended.Nanos != w.unblended || got.Rows != w.rows || got.Billed.Currency != cur {
+				if got.BilledCost.Nanos != w.billed || got.EffectiveCost.Nanos != w.effective || got.ListCost.Nanos != w.list ||
+					got.Source.Nanos != w.unblended || int64(got.Rows) != w.rows || got.BilledCost.Currency != cur {
 					t.Errorf("Stats.Totals[%s] = %+v, want billed %d effective %d list %d unblended %d rows %d",
 						cur, got, w.billed, w.effective, w.list, w.unblended, w.rows)
 				}
@@ -204,10 +204,10 @@ func TestReadMappings(t *testing.T) {
 		})
 	}
 
-	if !slices.Equal(st.UnknownColumns, []string{"x_finance_alias"}) {
-		t.Errorf("Stats.UnknownColumns = %v, want [x_finance_alias] reported once", st.UnknownColumns)
+	if !slices.Equal(st.Unknown, []string{"x_finance_alias"}) {
+		t.Errorf("Stats.Unknown = %v, want [x_finance_alias] reported once", st.Unknown)
 	}
-	if st.LineItemTypes["Usage"] != 10 || st.LineItemTypes["SavingsPlanNegation"] != 1 || st.Dialect != DialectCUR2 || st.Format != "csv" {
+	if st.Types["Usage"] != 10 || st.Types["SavingsPlanNegation"] != 1 || st.Version != DialectCUR2 || st.Format != "csv" {
 		t.Errorf("Stats = %+v", st)
 	}
 }
@@ -254,7 +254,7 @@ func TestReadIdentity(t *testing.T) {
 // TestReadLegacy checks that legacy CUR names read like CUR 2.0 ones and tag keys keep their form.
 func TestReadLegacy(t *testing.T) {
 	lines, st := readAll(t, "testdata/legacy_cur.csv")
-	if st.Dialect != DialectLegacy || len(lines) != 4 {
+	if st.Version != DialectLegacy || len(lines) != 4 {
 		t.Fatalf("Stats = %+v, %d lines; want legacy CUR, 4 lines", st, len(lines))
 	}
 	want := gpucost.Labels{"user:team": "vision", "user:Project": "Detector", "costCategory/Team": "Research"}

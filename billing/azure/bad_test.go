@@ -106,7 +106,7 @@ func TestReadCurrencyOption(t *testing.T) {
 		t.Errorf("Read(no currency column) = %v, want an error naming the currency column", err)
 	}
 	lines, st, err := readBytes(Options{Currency: "USD"}, []byte(noCur), "ea.csv")
-	if err != nil || len(lines) != 1 || st.Totals["USD"] == nil || st.Totals["USD"].BilledCost.Decimal() != "83.76" {
+	if err != nil || len(lines) != 1 || st.Totals["USD"].BilledCost.Decimal() != "83.76" {
 		t.Errorf("Options{Currency: USD}.Read = %d lines, %+v, %v (header had %d columns)", len(lines), st, err, len(cols))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/internal/billbench"
 	"github.com/gpucost/gpucost/billing/internal/billtest"
+	"github.com/gpucost/gpucost/billing/internal/totals"
 )
 
 // Benchmarks carry the target for CSV bills, ≥ 1 M rows/s on one core
@@ -74,7 +75,7 @@ func BenchmarkBaselineEncodingCSV(b *testing.B) {
 		n := -1
 		for {
 			if _, err := cr.Read(); err == io.EOF {
-				return Stats{Rows: n}, nil
+				return Stats{Stats: totals.Stats{Rows: n}}, nil
 			} else if err != nil {
 				return Stats{}, err
 			}
@@ -87,7 +88,7 @@ func BenchmarkBaselineEncodingCSV(b *testing.B) {
 func TestGeneratedFile(t *testing.T) {
 	for _, mca := range []bool{false, true} {
 		st, err := Read(newCostGen(mca, 2_000, 100), "gen.csv", func(*gpucost.CostLine) error { return nil })
-		if err != nil || st.Rows != 2_000 || st.Totals["USD"] == nil || st.Totals["USD"].Cost.IsZero() {
+		if err != nil || st.Rows != 2_000 || st.Totals["USD"].Source.IsZero() {
 			t.Fatalf("Read(generated, mca %v) = %+v, %v", mca, st, err)
 		}
 		if (st.Schema == SchemaMCA) != mca || st.Dataset != Actual {

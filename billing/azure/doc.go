@@ -60,12 +60,12 @@
 //	           purchase, which is not in the file)          is there (Microsoft's rule)
 //
 // Stats.Totals holds, per billing currency, the exact sums of the lines' BilledCost,
-// EffectiveCost, ListCost and ContractedCost, and Cost: the sum of the source's cost column as
+// EffectiveCost, ListCost and ContractedCost, and Source: the sum of the source's cost column as
 // written (Stats.CostColumn: CostInBillingCurrency, or Cost, PreTaxCost or ExtendedCost in older
 // files). For an actual file (and a file without commitment rows) Totals.BilledCost and
-// Totals.EffectiveCost both equal Totals.Cost. For an amortized file Totals.EffectiveCost equals
-// Totals.Cost — less any commitment purchase in it, which amortized exports do not carry — and
-// Totals.BilledCost is Totals.Cost less the covered usage and the unused rows. Import one of the
+// Totals.EffectiveCost both equal Totals.Source. For an amortized file Totals.EffectiveCost equals
+// Totals.Source — less any commitment purchase in it, which amortized exports do not carry — and
+// Totals.BilledCost is Totals.Source less the covered usage and the unused rows. Import one of the
 // two datasets, not both (they repeat every row without commitments); amortized cost is the one
 // that prices reserved GPUs per VM.
 //

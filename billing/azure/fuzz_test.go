@@ -28,7 +28,7 @@ func checkRead(t *testing.T, read func(emit func(*gpucost.CostLine) error) (Stat
 			t.Fatalf("line %d: provider %q, period %v–%v, consumed %v", c.Line, c.Provider, c.ChargePeriodStart, c.ChargePeriodEnd, c.ConsumedQuantity)
 		}
 	})
-	if int64(st.Rows) != got.Rows {
+	if st.Rows != got.Rows {
 		t.Fatalf("Stats.Rows = %d, emitted %d", st.Rows, got.Rows)
 	}
 	for cur, tot := range st.Totals {

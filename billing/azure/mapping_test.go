@@ -155,8 +155,8 @@ func TestDataset(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || st.Dataset != tt.dataset || st.Dialect != tt.dialect {
-				t.Errorf("ReadFile = %q (%q, from %q), %v; want %q (%q)", st.Dialect, st.Dataset, st.DatasetFrom, err, tt.dialect, tt.dataset)
+			if err != nil || st.Dataset != tt.dataset || st.Version != tt.dialect {
+				t.Errorf("ReadFile = %q (%q, from %q), %v; want %q (%q)", st.Version, st.Dataset, st.DatasetFrom, err, tt.dialect, tt.dataset)
 			}
 		})
 	}

@@ -4,16 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
-	"github.com/gpucost/gpucost/billing/internal/limits"
 	"github.com/gpucost/gpucost/billing/internal/totals"
 
 	"github.com/gpucost/gpucost"
@@ -41,39 +37,25 @@ type Options struct {
 	Currency string
 }
 
-// Stats describes what a read found. When a read fails, it covers the rows emitted before the
-// failure.
+// Stats describes what a read found, as every bill reader reports it (totals.Stats), and what
+// only Azure's cost details have. Version is the Schema and the Dataset, as "EA actual" or "MCA
+// amortized" (the Schema alone when the dataset is undetermined); Format "csv" or "csv.gz"; Rows
+// the lines emitted; Totals the exact sums by billing currency, Sums.Source being the sum of
+// CostColumn as written; Types the rows by ChargeType as written ("" for files without the
+// column); Unknown the columns outside the cost details schemas, sorted, not read. When a read
+// fails, it covers the rows emitted before the failure.
 type Stats struct {
-	Dialect string // Schema and Dataset, as "EA actual" or "MCA amortized"; Schema alone when the dataset is undetermined
-	Schema  string // SchemaEA, SchemaMCA, SchemaMPA or SchemaPAYG
+	totals.Stats
+	Schema string // SchemaEA, SchemaMCA, SchemaMPA or SchemaPAYG
 	// Dataset is the dataset as the caller named it or as the rows showed it; empty when no row
 	// tells (without commitments the two datasets hold the same rows and costs).
 	Dataset     Dataset
 	DatasetFrom string // what decided Dataset: "the caller", or the first row that showed it
-	Format      string // "csv" or "csv.gz"
-	Rows        int    // lines emitted
 
-	// CostColumn is the source column whose sum is Totals.Cost: CostInBillingCurrency, or
+	// CostColumn is the source column whose sum is Sums.Source: CostInBillingCurrency, or
 	// Cost, PreTaxCost or ExtendedCost in the older schemas, as the header spells it.
 	CostColumn string
-	Totals     map[string]*Totals // by billing currency; currencies are never added together
-
-	ChargeTypes map[string]int // rows by ChargeType as written ("" for files without the column)
-	Unknown     []string       // columns outside the cost details schemas, sorted; not read
 }
-
-// Totals are exact sums over one currency's lines.
-type Totals struct {
-	Rows           int
-	BilledCost     gpucost.Money // Σ CostLine.BilledCost
-	EffectiveCost  gpucost.Money // Σ CostLine.EffectiveCost
-	ListCost       gpucost.Money // Σ CostLine.ListCost
-	ContractedCost gpucost.Money // Σ CostLine.ContractedCost
-	Cost           gpucost.Money // Σ of the source's cost column (Stats.CostColumn) as written
-}
-
-// Currencies returns the currencies of st.Totals, sorted.
-func (st Stats) Currencies() []string { return slices.Sorted(maps.Keys(st.Totals)) }
 
 // Read reads an Azure cost details CSV file — gzip-compressed or not, told by its first bytes —
 // and calls emit for each row, in file order, telling the dataset from the rows. See
@@ -193,61 +175,19 @@ func (rd *reader) readCSV(sc *csvscan.Scanner) error {
 }
 
 func (rd *reader) scanError(sc *csvscan.Scanner) error {
-	var tl *limits.TooLong
-	if errors.As(sc.Err(), &tl) {
-		return limits.Invalid("read Azure cost details "+rd.name, tl)
-	}
-	return gpucost.Errorf(gpucost.EInvalid, "read Azure cost details %s: %v; the file is truncated or not valid CSV, download or export it again", rd.name, sc.Err())
-}
-
-// sums accumulates one currency's totals in nano-units.
-type sums struct {
-	billed, effective, list, contracted, cost int64
-	rows                                      int
-}
-
-// tally accumulates Stats while a file is read.
-type tally struct {
-	byCur totals.Currencies[sums]
-	types totals.Counts
-	rows  int
-}
-
-// add counts one line. It fails when a sum leaves the range of Money.
-func (t *tally) add(c *gpucost.CostLine, cost int64, chargeType string) error {
-	cur := c.BilledCost.Currency
-	s := t.byCur.Of(cur)
-	ok := true
-	s.billed, ok = totals.Add(s.billed, c.BilledCost.Nanos, ok)
-	s.effective, ok = totals.Add(s.effective, c.EffectiveCost.Nanos, ok)
-	s.list, ok = totals.Add(s.list, c.ListCost.Nanos, ok)
-	s.contracted, ok = totals.Add(s.contracted, c.ContractedCost.Nanos, ok)
-	s.cost, ok = totals.Add(s.cost, cost, ok)
-	if !ok {
-		return totals.Overflow(cur)
-	}
-	s.rows++
-	t.types.Add(chargeType)
-	t.rows++
-	return nil
+	return sc.Invalid("read Azure cost details " + rd.name)
 }
 
 // stats returns the Stats so far.
 func (rd *reader) stats(format string) Stats {
-	t := rd.tally
-	st := Stats{Format: format, Rows: t.rows, Totals: map[string]*Totals{}, ChargeTypes: totals.Map[int](&t.types),
-		Dataset: rd.dataset, DatasetFrom: rd.datasetFrom}
+	st := Stats{Stats: totals.Stats{Format: format}, Dataset: rd.dataset, DatasetFrom: rd.datasetFrom}
+	rd.tally.Fill(&st.Stats, true)
 	if p := rd.plan; p != nil {
 		st.Schema, st.Unknown, st.CostColumn = p.schema, p.sortedUnknown(), p.names[p.index[aCost]]
-		st.Dialect = p.schema
+		st.Version = p.schema
 		if st.Dataset != "" {
-			st.Dialect += " " + string(st.Dataset)
+			st.Version += " " + string(st.Dataset)
 		}
-	}
-	for cur, s := range t.byCur.All() {
-		m := func(n int64) gpucost.Money { return gpucost.Money{Nanos: n, Currency: cur} }
-		st.Totals[cur] = &Totals{Rows: s.rows, BilledCost: m(s.billed), EffectiveCost: m(s.effective),
-			ListCost: m(s.list), ContractedCost: m(s.contracted), Cost: m(s.cost)}
 	}
 	return st
 }

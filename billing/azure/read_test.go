@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/internal/billtest"
+	"github.com/gpucost/gpucost/billing/internal/totals"
 	"github.com/gpucost/gpucost/internal/goldenfile"
 )
 
@@ -50,12 +51,12 @@ func TestReadGolden(t *testing.T) {
 				b.WriteString(billtest.Line(&lines[i]) + "\n")
 			}
 			fmt.Fprintf(&b, "# dialect=%q schema=%s dataset=%q from=%q format=%s rows=%d cost=%s unknown=%v types=%v\n",
-				st.Dialect, st.Schema, st.Dataset, st.DatasetFrom, st.Format, st.Rows, st.CostColumn, st.Unknown, st.ChargeTypes)
+				st.Version, st.Schema, st.Dataset, st.DatasetFrom, st.Format, st.Rows, st.CostColumn, st.Unknown, st.Types)
 			for _, cur := range st.Currencies() {
 				tot := st.Totals[cur]
 				fmt.Fprintf(&b, "# %s billed=%s effective=%s list=%s contracted=%s cost=%s rows=%d\n", cur,
 					tot.BilledCost.Decimal(), tot.EffectiveCost.Decimal(), tot.ListCost.Decimal(),
-					tot.ContractedCost.Decimal(), tot.Cost.Decimal(), tot.Rows)
+					tot.ContractedCost.Decimal(), tot.Source.Decimal(), tot.Rows)
 			}
 			golden := filepath.Join("testdata", strings.TrimSuffix(fx.name, ".csv")+".golden")
 			goldenfile.Check(t, golden, []byte(b.String()), *update)
@@ -122,7 +123,7 @@ func TestReadExactSums(t *testing.T) {
 			if len(lines) != len(rows) || st.Rows != len(rows) {
 				t.Fatalf("read %d lines (Stats.Rows %d), want %d", len(lines), st.Rows, len(rows))
 			}
-			want := map[string]*Totals{}
+			want := map[string]*totals.Sums{}
 			for i, row := range rows {
 				cost, billed, effective, list, contracted := expected(t, row, st.Dataset)
 				c := &lines[i]
@@ -139,7 +140,7 @@ func TestReadExactSums(t *testing.T) {
 				}
 				w := want[cur]
 				if w == nil {
-					w = &Totals{}
+					w = &totals.Sums{}
 					want[cur] = w
 				}
 				w.Rows++
@@ -147,15 +148,15 @@ func TestReadExactSums(t *testing.T) {
 				w.EffectiveCost.Nanos += billtest.Nanos(effective)
 				w.ListCost.Nanos += billtest.Nanos(list)
 				w.ContractedCost.Nanos += billtest.Nanos(contracted)
-				w.Cost.Nanos += billtest.Nanos(cost)
+				w.Source.Nanos += billtest.Nanos(cost)
 			}
 			if len(st.Totals) != len(want) {
 				t.Errorf("Stats.Totals has currencies %v, want %d", st.Currencies(), len(want))
 			}
 			for cur, w := range want {
-				got := st.Totals[cur]
-				if got == nil || got.Rows != w.Rows || got.BilledCost.Nanos != w.BilledCost.Nanos || got.EffectiveCost.Nanos != w.EffectiveCost.Nanos ||
-					got.ListCost.Nanos != w.ListCost.Nanos || got.ContractedCost.Nanos != w.ContractedCost.Nanos || got.Cost.Nanos != w.Cost.Nanos {
+				got, ok := st.Totals[cur]
+				if !ok || got.Rows != w.Rows || got.BilledCost.Nanos != w.BilledCost.Nanos || got.EffectiveCost.Nanos != w.EffectiveCost.Nanos ||
+					got.ListCost.Nanos != w.ListCost.Nanos || got.ContractedCost.Nanos != w.ContractedCost.Nanos || got.Source.Nanos != w.Source.Nanos {
 					t.Errorf("Stats.Totals[%s] = %+v, want %+v", cur, got, w)
 				}
 			}
@@ -163,12 +164,12 @@ func TestReadExactSums(t *testing.T) {
 			for cur, tot := range st.Totals {
 				switch st.Dataset {
 				case Actual:
-					if tot.BilledCost != tot.Cost {
-						t.Errorf("actual %s: Σ BilledCost %v ≠ Σ %s %v", cur, tot.BilledCost, st.CostColumn, tot.Cost)
+					if tot.BilledCost != tot.Source {
+						t.Errorf("actual %s: Σ BilledCost %v ≠ Σ %s %v", cur, tot.BilledCost, st.CostColumn, tot.Source)
 					}
 				case Amortized:
-					if tot.EffectiveCost != tot.Cost {
-						t.Errorf("amortized %s: Σ EffectiveCost %v ≠ Σ %s %v", cur, tot.EffectiveCost, st.CostColumn, tot.Cost)
+					if tot.EffectiveCost != tot.Source {
+						t.Errorf("amortized %s: Σ EffectiveCost %v ≠ Σ %s %v", cur, tot.EffectiveCost, st.CostColumn, tot.Source)
 					}
 				}
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
 	"github.com/gpucost/gpucost/billing/internal/intern"
+	"github.com/gpucost/gpucost/billing/internal/totals"
 
 	"github.com/gpucost/gpucost"
 )
@@ -29,7 +30,7 @@ type reader struct {
 	emit  func(*gpucost.CostLine) error
 	plan  *plan
 	sc    *csvscan.Scanner
-	tally *tally
+	tally totals.Tally
 
 	keyCols []int // the string cells a row's dimensions come from
 	key     []byte
@@ -67,7 +68,7 @@ type dims struct {
 
 func newReader(name string, o Options, emit func(*gpucost.CostLine) error) *reader {
 	rd := &reader{name: name, opt: o, emit: emit, dims: newDimsCache(), tags: map[string]gpucost.Labels{},
-		extras: map[string]map[string]string{}, tally: &tally{}}
+		extras: map[string]map[string]string{}}
 	if o.Dataset != "" {
 		rd.dataset, rd.datasetFrom = o.Dataset, "the caller"
 	}
@@ -151,7 +152,7 @@ func (rd *reader) row(line int) error {
 		}
 	}
 	l.Line = line
-	if err := rd.tally.add(l, a.cost, d.chargeType); err != nil {
+	if err := rd.tally.Add(l, a.cost, d.chargeType); err != nil {
 		return fmt.Errorf("%s: %w", rd.where(-1), err)
 	}
 	if err := rd.emit(l); err != nil {

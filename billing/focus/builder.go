@@ -6,37 +6,26 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/totals"
 )
 
-// Stats says what a read found. Totals are exact sums of the rows read, per currency, so an
-// import can print them and a re-read can be checked against them to the nano-unit.
+// Stats says what a read found: the stats every bill reader reports (totals.Stats: Format
+// "csv", "csv.gz" or "parquet", the FOCUS Version, Rows, and Totals by billing currency, exact
+// sums of the rows read, so an import can print them and a re-read can be checked against them
+// to the nano-unit), and what only FOCUS has. Of the columns outside the FOCUS specification (x_
+// columns and any other), Kept are those, in file order, whose values are in CostLine.Extra, and
+// Unknown those that Options.Extra did not choose, read past.
 type Stats struct {
-	Format string // "csv", "csv.gz" or "parquet"
-	Rows   int    // cost lines emitted
+	totals.Stats
 
-	// Version is the FOCUS version the header shows: the latest version that introduced one of
-	// its columns, 1.0 when none of a later version is present. VersionColumns are the columns
-	// that decided it. Since the columns new in 1.1 and 1.2 are optional, a 1.2 export that
-	// carries none of them reads as 1.0; the columns it has mean the same in every version.
-	Version        string
+	// VersionColumns are the columns that decided Version: the latest version that introduced
+	// one of the header's columns, 1.0 when none of a later version is present. Since the
+	// columns new in 1.1 and 1.2 are optional, a 1.2 export that carries none of them reads as
+	// 1.0; the columns it has mean the same in every version.
 	VersionColumns []string
-
-	// ExtraColumns are the columns outside the FOCUS specification (x_ columns and any other),
-	// in file order, whose values are in CostLine.Extra; DroppedColumns are those that
-	// Options.Extra did not choose, read past.
-	ExtraColumns   []string
-	DroppedColumns []string
-
-	Totals map[string]Totals // by billing currency
 
 	// ChargePeriodStart is the earliest start and ChargePeriodEnd the latest end of a charge.
 	ChargePeriodStart, ChargePeriodEnd time.Time
-}
-
-// Totals are the sums of one currency's lines.
-type Totals struct {
-	Rows                                int
-	BilledCost, EffectiveCost, ListCost gpucost.Money
 }
 
 // builder fills one CostLine from the values of a row, whatever the file format, and keeps the
@@ -56,13 +45,11 @@ type builder struct {
 	extra  map[string]string // the Extra map, reused from row to row while it is filled
 	shared extraSets         // what a line carries: one map per distinct set of values
 
-	totals  map[string]*Totals
-	lastCur string
-	lastTot *Totals
+	tally totals.Tally
 }
 
 func newBuilder(file string, l *layout, format string) *builder {
-	b := &builder{file: file, names: l.extra, totals: map[string]*Totals{}}
+	b := &builder{file: file, names: l.extra}
 	b.extras = make([]strCache, len(l.extra))
 	if len(l.extra) > 0 {
 		b.extra = make(map[string]string, len(l.extra))
@@ -70,7 +57,7 @@ func newBuilder(file string, l *layout, format string) *builder {
 	for f := range b.strs {
 		b.strs[f].enum = kindOf(field(f)) == kEnum
 	}
-	b.stats = Stats{Format: format, Version: l.version, VersionColumns: l.versionColumns, ExtraColumns: l.extra, DroppedColumns: l.dropped}
+	b.stats = Stats{Stats: totals.Stats{Format: format, Version: l.version, Kept: l.extra, Unknown: l.dropped}, VersionColumns: l.versionColumns}
 	return b
 }
 
@@ -231,25 +218,9 @@ func (b *builder) finishLine(l *gpucost.CostLine, set uint64) (missing field, er
 	l.Extra = b.shared.of(l.Extra, b.names)
 	cur := l.BilledCost.Currency
 	l.EffectiveCost.Currency, l.ListCost.Currency, l.ContractedCost.Currency = cur, cur, cur
-	if cur != b.lastCur || b.lastTot == nil {
-		t := b.totals[cur]
-		if t == nil {
-			zero := gpucost.Money{Currency: cur}
-			t = &Totals{BilledCost: zero, EffectiveCost: zero, ListCost: zero}
-			b.totals[cur] = t
-		}
-		b.lastCur, b.lastTot = cur, t
-	}
-	t := b.lastTot
-	var ok1, ok2, ok3 bool
-	t.BilledCost.Nanos, ok1 = add(t.BilledCost.Nanos, l.BilledCost.Nanos)
-	t.EffectiveCost.Nanos, ok2 = add(t.EffectiveCost.Nanos, l.EffectiveCost.Nanos)
-	t.ListCost.Nanos, ok3 = add(t.ListCost.Nanos, l.ListCost.Nanos)
-	if !ok1 || !ok2 || !ok3 {
+	if err := b.tally.Add(l, 0, ""); err != nil {
 		return 0, gpucost.Errorf(gpucost.EInvalid, "%s: the %s total passes the range of an amount (±9.2 billion); split the file", b.file, cur)
 	}
-	t.Rows++
-	b.stats.Rows++
 	if s := l.ChargePeriodStart; b.stats.ChargePeriodStart.IsZero() || s.Before(b.stats.ChargePeriodStart) {
 		b.stats.ChargePeriodStart = s
 	}
@@ -259,18 +230,9 @@ func (b *builder) finishLine(l *gpucost.CostLine, set uint64) (missing field, er
 	return 0, nil
 }
 
-// add returns a+b and whether it did not overflow.
-func add(a, b int64) (int64, bool) {
-	s := a + b
-	return s, (a >= 0) != (b >= 0) || (s >= 0) == (a >= 0)
-}
-
 // result returns the statistics so far.
 func (b *builder) result() Stats {
 	s := b.stats
-	s.Totals = make(map[string]Totals, len(b.totals))
-	for c, t := range b.totals {
-		s.Totals[c] = *t
-	}
+	b.tally.Fill(&s.Stats, false)
 	return s
 }

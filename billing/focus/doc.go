@@ -14,11 +14,12 @@
 // the readers take back line for line, with identical totals.
 //
 // Reading is built for files of tens of millions of rows: memory stays flat, and a row is a
-// few hundred nanoseconds. The CSV reader splits records in place instead of copying each into
-// strings as encoding/csv does, interns the text of each column (bills repeat the same
+// few hundred nanoseconds. The CSV reader splits records in place with the bill readers' scanner
+// (billing/internal/csvscan) instead of copying each into strings as encoding/csv does, interns the text of each column (bills repeat the same
 // accounts, services and SKUs millions of times) behind a small direct-mapped table, parses
 // tag sets once per distinct text and parses decimals, quantities and dates with fast paths
 // that hand anything unusual to the exact general parsers. The Parquet reader reads only the
-// columns it needs, decodes pages with parquet-go and fills 256 rows at a time column by
-// column, converting each dictionary entry once.
+// columns it needs, decodes pages with parquet-go, walks them with the bill readers' page
+// cursor (billing/internal/pqpage) and fills 256 rows at a time column by column, converting
+// each dictionary entry once.
 package focus

@@ -87,7 +87,7 @@ func roundTrip(t *testing.T, lines []gpucost.CostLine, st Stats) {
 		}
 	}
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, WriterOptions{Extra: st.ExtraColumns})
+	w, err := NewWriter(&buf, WriterOptions{Extra: st.Kept})
 	if err != nil {
 		return // an extra column name the writer refuses
 	}

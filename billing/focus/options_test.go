@@ -46,8 +46,8 @@ func TestReadWithExtra(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range []Stats{st, pst} { // in file order, which in Parquet is the writer's
-			if !sameSet(s.ExtraColumns, tc.kept) || !sameSet(s.DroppedColumns, tc.dropped) {
-				t.Errorf("ReadWith(%s): ExtraColumns %q, DroppedColumns %q; want %q, %q", tc.file, s.ExtraColumns, s.DroppedColumns, tc.kept, tc.dropped)
+			if !sameSet(s.Kept, tc.kept) || !sameSet(s.Unknown, tc.dropped) {
+				t.Errorf("ReadWith(%s): Kept %q, Unknown %q; want %q, %q", tc.file, s.Kept, s.Unknown, tc.kept, tc.dropped)
 			}
 		}
 		for k := range seen {
@@ -70,7 +70,7 @@ func toParquet(t *testing.T, csv []byte) []byte {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, WriterOptions{Format: Parquet, Extra: st.ExtraColumns})
+	w, err := NewWriter(&buf, WriterOptions{Format: Parquet, Extra: st.Kept})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,13 +9,10 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/deprecated"
-	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/billing/internal/limits"
-	"github.com/gpucost/gpucost/billing/internal/pqcheck"
+	"github.com/gpucost/gpucost/billing/internal/pqpage"
 )
 
 // conv is how a column's physical values become a field's values.
@@ -71,7 +68,6 @@ func (c *pqColumn) plan(col *parquet.Column) error {
 		}
 		c.mapKV = true
 		c.key.col, c.val.col = kv[0].Columns()[0], kv[0].Columns()[1]
-		c.key.text, c.val.text = true, true
 		for _, cur := range []*cursor{&c.key, &c.val} {
 			if cur.phys = cur.col.Type().Kind(); cur.phys != parquet.ByteArray {
 				return errors.New("a MAP whose keys or values are not strings")
@@ -88,7 +84,6 @@ func (c *pqColumn) plan(col *parquet.Column) error {
 	if c.field == fExtra {
 		k = kSkip
 	}
-	c.val.text = k == kString || k == kEnum || k == kSkip
 	var ok bool
 	if c.val.conv, ok = choose(k, c.val.phys, col.Type().LogicalType(), &c.val); !ok {
 		return errors.New("Parquet type " + col.Type().String() + " cannot hold " + kindName(c.kind))
@@ -178,243 +173,93 @@ func kindName(k kind) string {
 	return "text"
 }
 
-// cursor walks the values of one leaf column through its pages. Values of dictionary-encoded
-// pages are reached through the page's indexes, and text is converted once per dictionary entry.
+// cursor walks the values of one leaf column through its pages (billing/internal/pqpage).
+// Values of dictionary-encoded pages are reached through the page's indexes, and text is
+// converted once per dictionary entry.
 type cursor struct {
-	col    *parquet.Column
-	phys   parquet.Kind
-	conv   conv
-	text   bool // read as text: converted once per dictionary entry
-	scale  int
-	unit   int64 // nanoseconds per TIMESTAMP unit
-	maxDef byte
+	pqpage.Cursor
+	col   *parquet.Column
+	phys  parquet.Kind
+	conv  conv
+	scale int
+	unit  int64 // nanoseconds per TIMESTAMP unit
 
-	pages parquet.Pages
-	page  parquet.Page
-	defs  []byte
-	reps  []byte
-	n     int // level slots (or values) in the page
-	i     int // next slot
-	j     int // next non-null value
-
-	idx        []int32 // dictionary indexes of the page's values; nil for plain pages
-	dict       parquet.Dictionary
-	fromDict   bool             // the typed slices below hold the dictionary's values
-	dictStr    []string         // each dictionary entry as text, for a text column
+	dictStr    []string         // each entry of ChunkDict as text, for a text column
+	strGen     uint64           // the Gen dictStr is of
 	dictTags   []gpucost.Labels // each entry's tags, for a Tags column
 	dictTagged []bool           // whether dictTags has the entry
-
-	ba    []byte
-	off   []uint32
-	long  int // the index of a value of ba longer than limits.MaxField, or -1
-	fb    []byte
-	fsize int
-	i32   []int32
-	i64   []int64
-	i96   []deprecated.Int96
-	f32   []float32
-	f64   []float64
+	tagGen     uint64           // the Gen dictTags is of
 
 	strs  strCache
 	times timeCache
 	tmp   []byte
 }
 
-func (c *cursor) open(chunk parquet.ColumnChunk) {
-	c.pages = chunk.Pages()
-	c.page, c.n, c.i, c.j = nil, 0, 0, 0
-	c.dict, c.fromDict, c.idx = nil, false, nil
-	c.maxDef = byte(c.col.MaxDefinitionLevel())
-}
+func (c *cursor) open(chunk parquet.ColumnChunk) { c.Open(chunk.Pages(), c.col.MaxDefinitionLevel()) }
 
-func (c *cursor) close() {
-	if c.page != nil {
-		parquet.Release(c.page)
-		c.page = nil
-	}
-	if c.pages != nil {
-		c.pages.Close()
-		c.pages = nil
-	}
-}
+func (c *cursor) close() { c.Close() }
 
 var errShort = errors.New("the column has fewer values than the row group has rows")
 
+// short turns the end of a column chunk into errShort: a row group's columns have a value for
+// every row.
+func short(err error) error {
+	if errors.Is(err, io.EOF) {
+		return errShort
+	}
+	return err
+}
+
 // next moves to the next level slot. It reports whether it holds a value and, if so, the value's
-// index in the typed slices.
+// index in the value arrays.
 func (c *cursor) next() (bool, int, error) {
-	if c.i >= c.n {
-		if err := c.load(); err != nil {
-			if errors.Is(err, io.EOF) {
-				err = errShort
-			}
-			return false, 0, err
-		}
+	ok, err := c.Next()
+	if err != nil {
+		return false, 0, short(err)
 	}
-	i := c.i
-	c.i++
-	if c.defs != nil && c.defs[i] < c.maxDef {
-		return false, 0, nil
-	}
-	j := c.j
-	c.j++
-	if c.idx != nil {
-		return true, int(c.idx[j]), nil
-	}
-	return true, j, nil
+	return ok, c.K, nil
 }
 
 // run makes sure a page with slots left is loaded and returns how many of them, up to max.
 func (c *cursor) run(max int) (int, error) {
-	if c.i >= c.n {
-		if err := c.load(); err != nil {
-			if errors.Is(err, io.EOF) {
-				err = errShort
-			}
-			return 0, err
-		}
+	n, err := c.Run(max)
+	if err != nil {
+		return 0, short(err)
 	}
-	return min(max, c.n-c.i), nil
+	return n, nil
 }
 
 // take moves to the next slot of the loaded page. It reports whether it holds a value and, if
-// so, the value's index in the typed slices.
-func (c *cursor) take() (int, bool) {
-	i := c.i
-	c.i++
-	if c.defs != nil && c.defs[i] < c.maxDef {
-		return 0, false
-	}
-	j := c.j
-	c.j++
-	if c.idx != nil {
-		return int(c.idx[j]), true
-	}
-	return j, true
-}
+// so, the value's index in the value arrays.
+func (c *cursor) take() (int, bool) { return c.Take() }
 
 // continues reports whether the next slot belongs to the same row (a repeated column).
 func (c *cursor) continues() (bool, error) {
-	if c.i >= c.n {
-		if err := c.load(); err != nil {
-			if errors.Is(err, io.EOF) {
-				return false, nil
-			}
-			return false, err
-		}
-	}
-	return len(c.reps) > c.i && c.reps[c.i] > 0, nil
+	rep, ok, err := c.PeekRep()
+	return ok && rep > 0, err
 }
 
-// load reads the next page that has values.
-func (c *cursor) load() error {
-	if c.page != nil {
-		parquet.Release(c.page)
-		c.page = nil
-	}
-	for {
-		p, err := c.pages.ReadPage()
-		if err != nil {
-			return err
-		}
-		c.page = p
-		c.defs, c.reps = p.DefinitionLevels(), p.RepetitionLevels()
-		if c.maxDef == 0 {
-			c.defs, c.n = nil, int(p.NumValues())
-		} else {
-			c.n = len(c.defs)
-		}
-		if c.n > 0 {
-			c.i, c.j = 0, 0
-			c.setValues(p)
-			if c.long >= 0 {
-				return &limits.TooLong{Line: c.long, Limit: limits.MaxField}
-			}
-			return nil
-		}
-		parquet.Release(p)
-		c.page = nil
-	}
-}
+func (c *cursor) bytesAt(k int) []byte { return c.Bytes(k) }
 
-func (c *cursor) setValues(p parquet.Page) {
-	data := p.Data()
-	d := p.Dictionary()
-	if d == nil {
-		c.idx, c.fromDict = nil, false
-		c.setArrays(data)
-		return
-	}
-	c.idx = data.Int32()
-	if d != c.dict {
-		c.dict, c.fromDict = d, false
-		c.dictStr, c.dictTags, c.dictTagged = nil, nil, nil
-	}
-	if !c.fromDict {
-		c.setArrays(d.Page().Data())
-		c.long = min(c.long, 0) // a dictionary entry: the page's first row is the place to look
-		c.fromDict = true
-		if c.text && c.dictStr == nil {
-			c.dictStr = make([]string, d.Len())
-			c.loadDictStrings()
-		}
-	}
-}
+func (c *cursor) intAt(k int) int64 { return c.Int(k) }
 
-func (c *cursor) setArrays(v encoding.Values) {
-	c.long = -1
-	switch c.phys {
-	case parquet.ByteArray:
-		c.ba, c.off = v.ByteArray()
-		c.long = pqcheck.LongValue(c.off)
-	case parquet.FixedLenByteArray:
-		c.fb, c.fsize = v.FixedLenByteArray()
-	case parquet.Int32:
-		c.i32 = v.Int32()
-	case parquet.Int64:
-		c.i64 = v.Int64()
-	case parquet.Int96:
-		c.i96 = v.Int96()
-	case parquet.Float:
-		c.f32 = v.Float()
-	case parquet.Double:
-		c.f64 = v.Double()
-	}
-}
+func (c *cursor) floatAt(k int) float64 { return c.Float(k) }
 
-func (c *cursor) bytesAt(k int) []byte {
-	if c.phys == parquet.FixedLenByteArray {
-		return c.fb[k*c.fsize : (k+1)*c.fsize]
-	}
-	return c.ba[c.off[k]:c.off[k+1]]
-}
-
-func (c *cursor) intAt(k int) int64 {
-	if c.phys == parquet.Int32 {
-		return int64(c.i32[k])
-	}
-	return c.i64[k]
-}
-
-func (c *cursor) floatAt(k int) float64 {
-	if c.phys == parquet.Float {
-		return float64(c.f32[k])
-	}
-	return c.f64[k]
-}
-
-// str returns value k as text. Values of a dictionary page were converted when the dictionary
-// was loaded.
+// str returns value k as text. Values of a dictionary page are converted once per entry.
 func (c *cursor) str(k int) string {
-	if c.idx != nil {
-		return c.dictStr[k]
+	if c.Idx != nil {
+		return c.dictStrings()[k]
 	}
 	return c.strAt(k)
 }
 
-// loadDictStrings converts every entry of a text column's dictionary once. NULL text becomes the
-// empty string, which the readers take as null.
-func (c *cursor) loadDictStrings() {
+// dictStrings returns every entry of the page's dictionary as text, converted once per
+// dictionary. NULL text becomes the empty string, which the readers take as null.
+func (c *cursor) dictStrings() []string {
+	if c.strGen == c.Gen && c.dictStr != nil {
+		return c.dictStr
+	}
+	c.dictStr, c.strGen = make([]string, c.ChunkDict.Len()), c.Gen
 	for k := range c.dictStr {
 		s := c.strAt(k)
 		if c.conv == cBytes && s == "NULL" {
@@ -422,6 +267,7 @@ func (c *cursor) loadDictStrings() {
 		}
 		c.dictStr[k] = s
 	}
+	return c.dictStr
 }
 
 // strAt returns value k as text: strings as they are, numbers and times formatted (the latter
@@ -448,7 +294,7 @@ func (c *cursor) strAt(k int) string {
 // tags returns value k of a Tags column of JSON text, parsed once per dictionary entry. Null
 // text gives nil.
 func (c *cursor) tags(k int, cache *tagCache) (gpucost.Labels, error) {
-	if c.idx != nil && c.dictTags != nil && c.dictTagged[k] {
+	if c.Idx != nil && c.tagGen == c.Gen && c.dictTags != nil && c.dictTagged[k] {
 		return c.dictTags[k], nil
 	}
 	b := c.bytesAt(k)
@@ -459,10 +305,10 @@ func (c *cursor) tags(k int, cache *tagCache) (gpucost.Labels, error) {
 	if err != nil {
 		return nil, &badValue{describe(b)}
 	}
-	if c.idx != nil {
-		if c.dictTags == nil {
-			n := c.dict.Len()
-			c.dictTags, c.dictTagged = make([]gpucost.Labels, n), make([]bool, n)
+	if c.Idx != nil {
+		if c.dictTags == nil || c.tagGen != c.Gen {
+			n := c.ChunkDict.Len()
+			c.dictTags, c.dictTagged, c.tagGen = make([]gpucost.Labels, n), make([]bool, n), c.Gen
 		}
 		c.dictTags[k], c.dictTagged[k] = t, true
 	}
@@ -571,9 +417,9 @@ func (c *cursor) time(k int) (time.Time, error) {
 		}
 		return time.Unix(0, v).UTC(), nil
 	case cDate:
-		return time.Unix(int64(c.i32[k])*86400, 0).UTC(), nil
+		return time.Unix(int64(c.I32[k])*86400, 0).UTC(), nil
 	case cInt96:
-		v := c.i96[k]
+		v := c.I96[k]
 		nsec := int64(uint64(v[1])<<32 | uint64(v[0]))
 		days := int64(v[2]) - 2440588 // Julian day of 1970-01-01
 		return time.Unix(days*86400, nsec).UTC(), nil

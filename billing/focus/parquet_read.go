@@ -272,7 +272,7 @@ func (c *pqColumn) fillStrings(bt *batch, i0, n int) {
 	v := &c.val
 	bit := uint64(1) << c.field
 	base := unsafe.Pointer(stringOf(&bt.lines[i0], c.field))
-	if v.idx != nil {
+	if v.Idx != nil {
 		c.fillDictStrings(bt, i0, n, base)
 		return
 	}
@@ -298,18 +298,18 @@ func (c *pqColumn) fillStrings(bt *batch, i0, n int) {
 func (c *pqColumn) fillDictStrings(bt *batch, i0, n int, base unsafe.Pointer) {
 	v := &c.val
 	bit := uint64(1) << c.field
-	dict, idx, defs, maxDef := v.dictStr, v.idx, v.defs, v.maxDef
+	dict, idx, defs, maxDef := v.dictStrings(), v.Idx, v.Defs, v.MaxDef
 	set := bt.set[i0 : i0+n]
 	for i := range n {
 		p := (*string)(unsafe.Add(base, uintptr(i)*lineStride))
-		if defs != nil && defs[v.i] < maxDef {
-			v.i++
+		if defs != nil && defs[v.I] != maxDef {
+			v.I++
 			*p = ""
 			continue
 		}
-		s := dict[idx[v.j]]
-		v.i++
-		v.j++
+		s := dict[idx[v.J]]
+		v.I++
+		v.J++
 		*p = s
 		if s != "" {
 			set[i] |= bit

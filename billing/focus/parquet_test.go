@@ -164,7 +164,7 @@ func TestParquetAWSShape(t *testing.T) {
 	} {
 		got, st := readParquetLines(t, writeParquet(t, rows, opts...))
 		compareLines(t, name, got, want)
-		if st.Rows != len(rows) || st.Format != "parquet" || strings.Join(st.ExtraColumns, ",") != "x_Operation,x_UsageAmount" {
+		if st.Rows != len(rows) || st.Format != "parquet" || strings.Join(st.Kept, ",") != "x_Operation,x_UsageAmount" {
 			t.Errorf("%s: stats %+v", name, st)
 		}
 	}

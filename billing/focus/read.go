@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/csvscan"
 	"github.com/gpucost/gpucost/billing/internal/limits"
 )
 
@@ -38,7 +39,7 @@ func Read(r io.Reader, name string, emit func(*gpucost.CostLine) error) (Stats, 
 type Options struct {
 	// Extra chooses the columns outside the specification whose values are kept in
 	// CostLine.Extra; nil keeps them all, as Read and ReadParquet do. The others are read past
-	// and listed in Stats.DroppedColumns. An importer that sums lines by their extras keeps only
+	// and listed in Stats.Unknown. An importer that sums lines by their extras keeps only
 	// those asked for: a column unique per row (the Id of FOCUS exports) would stop lines
 	// merging.
 	Extra func(column string) bool
@@ -97,18 +98,19 @@ func ReadFile(path string, emit func(*gpucost.CostLine) error) (Stats, error) {
 	return Read(f, path, emit)
 }
 
-// readCSV reads the header and the rows.
+// readCSV reads the header and the rows with the bill readers' CSV scanner
+// (billing/internal/csvscan).
 func readCSV(r io.Reader, name, format string, opts Options, emit func(*gpucost.CostLine) error) (Stats, error) {
-	s := newCSVScanner(r)
-	ok, err := s.next()
-	if err != nil {
-		return Stats{}, csvError(name, err)
-	}
-	if !ok {
+	s := csvscan.New(r, 64<<10)
+	if !s.Next() {
+		if err := s.Err(); err != nil {
+			return Stats{}, csvError(name, err)
+		}
 		return Stats{}, gpucost.Errorf(gpucost.EInvalid, "%s is empty: a FOCUS CSV file starts with a header", name)
 	}
-	names := make([]string, len(s.fields))
-	for i, f := range s.fields {
+	names := make([]string, s.Count())
+	for i := range names {
+		f := s.Field(i)
 		if i == 0 {
 			f = bytes.TrimPrefix(f, []byte("\xef\xbb\xbf"))
 		}
@@ -119,24 +121,27 @@ func readCSV(r io.Reader, name, format string, opts Options, emit func(*gpucost.
 		return Stats{}, err
 	}
 	lay.keepExtra(opts.Extra)
-	s.names = names
+	s.Names = names
 	b := newBuilder(name, lay, format)
 	plans := b.plan(lay)
-	for {
-		ok, err := s.next()
-		if err != nil {
-			return b.result(), csvError(name, err)
-		}
-		if !ok {
-			return b.result(), nil
-		}
+	for s.Next() {
 		if err := b.csvRow(s, lay, plans); err != nil {
 			return b.result(), err
 		}
 		if err := emit(&b.line); err != nil {
-			return b.result(), fmt.Errorf("%s:%d: %w", name, s.start, err)
+			return b.result(), fmt.Errorf("%s:%d: %w", name, s.Line(), err)
 		}
 	}
+	if err := s.Err(); err != nil {
+		return b.result(), csvError(name, err)
+	}
+	return b.result(), nil
+}
+
+// csvWords are what FOCUS messages call the scanner's malformations.
+var csvWords = map[error]string{
+	csvscan.ErrUnclosedQuote:  "a quoted field is not closed before the end of the file",
+	csvscan.ErrTextAfterQuote: `a quote inside a quoted field must be doubled ("")`,
 }
 
 func csvError(name string, err error) error {
@@ -144,9 +149,9 @@ func csvError(name string, err error) error {
 	if errors.As(err, &tl) {
 		return limits.Invalid(name, tl)
 	}
-	var e *errCSV
+	var e *csvscan.SyntaxError
 	if errors.As(err, &e) {
-		return gpucost.Errorf(gpucost.EInvalid, "%s:%s; fix the file and import it again", name, e.Error())
+		return gpucost.Errorf(gpucost.EInvalid, "%s:%d:%d: %s; fix the file and import it again", name, e.Line, e.Offset, csvWords[e.Err])
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) {
 		return gpucost.Errorf(gpucost.EInvalid, "%s is truncated or corrupt (%w); copy it again and import it again", name, err)
@@ -196,25 +201,33 @@ func (b *builder) plan(lay *layout) []colPlan {
 }
 
 // csvRow fills the line from the record in s.
-func (b *builder) csvRow(s *csvScanner, lay *layout, plans []colPlan) error {
-	if len(s.fields) != len(plans) {
+func (b *builder) csvRow(s *csvscan.Scanner, lay *layout, plans []colPlan) error {
+	if s.Count() != len(plans) {
 		return gpucost.Errorf(gpucost.EInvalid, "%s:%d: the row has %d fields and the header %d; fix the file and import it again",
-			b.file, s.start, len(s.fields), len(plans))
+			b.file, s.Line(), s.Count(), len(plans))
 	}
-	b.begin(s.start)
-	for i, v := range s.fields {
+	b.begin(s.Line())
+	for i := range plans {
 		p := &plans[i]
 		if p.kind == kSkip {
 			continue
 		}
-		if isNull(v) {
+		v, esc := s.Raw(i)
+		ok := true
+		switch {
+		case esc == csvscan.Doubled && p.kind == kTags: // JSON text: cached as written, unescaped once
+			ok = b.doubledTags(p, v)
+		case esc == csvscan.Doubled:
+			ok = b.value(p, s.Field(i))
+		case isNull(v):
 			p.clear()
-			continue
+		default:
+			ok = b.value(p, v)
 		}
-		if !b.value(p, v) {
-			line, col := s.where(i)
+		if !ok {
+			line, col := s.Where(i)
 			return gpucost.Errorf(gpucost.EInvalid, "%s:%d:%d: %s %s is not %s; fix the value in the file and import it again",
-				b.file, line, col, lay.names[i], describe(v), hint(p.kind))
+				b.file, line, col, lay.names[i], describe(s.Field(i)), hint(p.kind))
 		}
 	}
 	missing, err := b.finish()
@@ -222,7 +235,7 @@ func (b *builder) csvRow(s *csvScanner, lay *layout, plans []colPlan) error {
 		return err
 	}
 	if missing != 0 {
-		line, col := s.where(fieldColumn(lay, missing))
+		line, col := s.Where(fieldColumn(lay, missing))
 		return gpucost.Errorf(gpucost.EInvalid, "%s:%d:%d: %s is empty; FOCUS requires it in every row, so fix the file and import it again",
 			b.file, line, col, lay.names[fieldColumn(lay, missing)])
 	}
@@ -263,6 +276,18 @@ func (b *builder) value(p *colPlan, v []byte) bool {
 		b.setExtra(p.extra, v)
 		return true
 	}
+	b.set |= p.bit
+	return true
+}
+
+// doubledTags stores the Tags of a CSV field written with its quotes doubled, raw as written;
+// it reports false if the field is not a JSON object.
+func (b *builder) doubledTags(p *colPlan, raw []byte) bool {
+	t, err := b.tags.getDoubled(raw)
+	if err != nil {
+		return false
+	}
+	b.line.Tags = t
 	b.set |= p.bit
 	return true
 }

@@ -103,8 +103,8 @@ func TestReadSample(t *testing.T) {
 	if !reflect.DeepEqual(byProvider, w.byProvider) {
 		t.Errorf("rows by provider = %v, want %v", byProvider, w.byProvider)
 	}
-	if st.Version != V1_0 || len(st.VersionColumns) != 0 || !slices.Equal(st.ExtraColumns, []string{"Id"}) || st.Format != "csv" {
-		t.Errorf("Stats = %s %v extra %v format %s, want 1.0 [] [Id] csv", st.Version, st.VersionColumns, st.ExtraColumns, st.Format)
+	if st.Version != V1_0 || len(st.VersionColumns) != 0 || !slices.Equal(st.Kept, []string{"Id"}) || st.Format != "csv" {
+		t.Errorf("Stats = %s %v extra %v format %s, want 1.0 [] [Id] csv", st.Version, st.VersionColumns, st.Kept, st.Format)
 	}
 	checkTotals(t, st, w)
 	from, to := time.Date(2024, 9, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 10, 1, 0, 0, 0, 0, time.UTC)

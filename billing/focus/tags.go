@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/internal/csvscan"
 )
 
 // maxInterned bounds each interning table, so memory stays flat however many distinct values a
@@ -116,19 +117,37 @@ type tagCache struct {
 	last    gpucost.Labels
 	hasLast bool
 	m       map[string]gpucost.Labels
+	key     []byte // the key of a doubled field
+	text    []byte // a doubled field unescaped
 }
 
 // get returns the tags of a FOCUS Key-Value Format value: a JSON object whose values are
 // strings, numbers, booleans or null. Numbers and booleans keep their JSON text; null becomes an
 // empty value; nested objects and arrays are kept as compact JSON. An empty object gives nil.
-func (c *tagCache) get(b []byte) (gpucost.Labels, error) {
-	if c.hasLast && bytes.Equal(b, c.lastRaw) {
+func (c *tagCache) get(b []byte) (gpucost.Labels, error) { return c.cached(b, b, false) }
+
+// getDoubled is get of a CSV field written with its quotes doubled, raw as written. It is cached
+// by that text, behind a 0 byte, which no JSON text starts with: a tag set seen before is not
+// unescaped again.
+func (c *tagCache) getDoubled(raw []byte) (gpucost.Labels, error) {
+	c.key = append(append(c.key[:0], 0), raw...)
+	return c.cached(c.key, raw, true)
+}
+
+// cached returns the tags cached under key, parsing text — unescaping it first when doubled —
+// when they are not.
+func (c *tagCache) cached(key, text []byte, doubled bool) (gpucost.Labels, error) {
+	if c.hasLast && bytes.Equal(key, c.lastRaw) {
 		return c.last, nil
 	}
-	l, ok := c.m[string(b)]
+	l, ok := c.m[string(key)]
 	if !ok {
+		if doubled {
+			c.text = csvscan.AppendUnescaped(c.text[:0], text)
+			text = c.text
+		}
 		var err error
-		if l, err = parseTags(b); err != nil {
+		if l, err = parseTags(text); err != nil {
 			return nil, err
 		}
 		if c.m == nil {
@@ -136,9 +155,9 @@ func (c *tagCache) get(b []byte) (gpucost.Labels, error) {
 		} else if len(c.m) >= maxInterned {
 			clear(c.m)
 		}
-		c.m[string(b)] = l
+		c.m[string(key)] = l
 	}
-	c.lastRaw = append(c.lastRaw[:0], b...)
+	c.lastRaw = append(c.lastRaw[:0], key...)
 	c.last, c.hasLast = l, true
 	return l, nil
 }

@@ -33,9 +33,9 @@ func TestVersionDetected(t *testing.T) {
 			t.Errorf("ReadFile(%s): %v", tc.file, err)
 			continue
 		}
-		if st.Version != tc.version || !slices.Equal(st.VersionColumns, tc.decidedBy) || !slices.Equal(st.ExtraColumns, tc.extra) {
+		if st.Version != tc.version || !slices.Equal(st.VersionColumns, tc.decidedBy) || !slices.Equal(st.Kept, tc.extra) {
 			t.Errorf("ReadFile(%s) = version %s from %v, extras %v; want %s from %v, extras %v",
-				tc.file, st.Version, st.VersionColumns, st.ExtraColumns, tc.version, tc.decidedBy, tc.extra)
+				tc.file, st.Version, st.VersionColumns, st.Kept, tc.version, tc.decidedBy, tc.extra)
 		}
 		for cur, n := range tc.rowsByCurr {
 			if st.Totals[cur].Rows != n {

@@ -61,7 +61,7 @@ func TestRoundTrip(t *testing.T) {
 	for _, src := range []string{sample, "testdata/focus_1_1.csv", "testdata/focus_1_2.csv"} {
 		orig, st := readAll(t, src)
 		for _, f := range []Format{CSV, CSVGzip, Parquet} {
-			data := writeLines(t, orig, f, st.ExtraColumns)
+			data := writeLines(t, orig, f, st.Kept)
 			var got []gpucost.CostLine
 			var st2 Stats
 			var err error

@@ -75,8 +75,8 @@ func TestGeneratedExport(t *testing.T) {
 	}
 	csvLines, csvSt := read(false)
 	jsonLines, jsonSt := read(true)
-	if len(csvLines) != 3_000 || csvSt.Totals["USD"].Billed != jsonSt.Totals["USD"].Billed {
-		t.Fatalf("generated CSV: %d lines, billed %v; JSON billed %v", len(csvLines), csvSt.Totals["USD"].Billed, jsonSt.Totals["USD"].Billed)
+	if len(csvLines) != 3_000 || csvSt.Totals["USD"].BilledCost != jsonSt.Totals["USD"].BilledCost {
+		t.Fatalf("generated CSV: %d lines, billed %v; JSON billed %v", len(csvLines), csvSt.Totals["USD"].BilledCost, jsonSt.Totals["USD"].BilledCost)
 	}
 	for i := range csvLines {
 		if csvLines[i] != jsonLines[i] {

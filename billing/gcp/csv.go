@@ -2,13 +2,11 @@ package gcp
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
-	"github.com/gpucost/gpucost/billing/internal/limits"
 
 	"github.com/gpucost/gpucost"
 )
@@ -145,11 +143,7 @@ func (rd *reader) readCSV(sc *csvscan.Scanner) (*plan, error) {
 }
 
 func (rd *reader) scanError(sc *csvscan.Scanner) error {
-	var tl *limits.TooLong
-	if errors.As(sc.Err(), &tl) {
-		return limits.Invalid("read GCP billing export "+rd.name, tl)
-	}
-	return gpucost.Errorf(gpucost.EInvalid, "read GCP billing export %s: %v; the file is truncated or not valid CSV, download or export it again", rd.name, sc.Err())
+	return sc.Invalid("read GCP billing export " + rd.name)
 }
 
 // csvRow maps the current record. An empty cell is null, as BigQuery writes NULL in CSV. The

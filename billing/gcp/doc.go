@@ -111,12 +111,13 @@
 // # Totals
 //
 // Stats.Totals holds, per currency, exact sums (nano-units; amounts are parsed from their decimal
-// text, never through float64): Billed and Effective (Σ cost + Σ credits.amount, the net cost
-// Google's invoice and Cost table show), List (Σ cost_at_list), Contracted and Cost (Σ cost as
-// the source has it), Credits (Σ credits.amount over every credit of every row) and
-// CreditsByType (Σ credits.amount by credits.type). Billed = Cost + Credits holds exactly. An
-// import reconciles its BilledCost with `SELECT SUM(cost) + SUM(IFNULL((SELECT SUM(c.amount)
-// FROM UNNEST(credits) c), 0))` over the same rows, Google's own total query.
+// text, never through float64): BilledCost and EffectiveCost (Σ cost + Σ credits.amount, the net
+// cost Google's invoice and Cost table show), ListCost (Σ cost_at_list), ContractedCost and
+// Source (Σ cost as the source has it); Stats.Credits holds Total (Σ credits.amount over every
+// credit of every row) and ByType (Σ credits.amount by credits.type). BilledCost = Source +
+// Credits.Total holds exactly. An import reconciles its BilledCost with `SELECT SUM(cost) +
+// SUM(IFNULL((SELECT SUM(c.amount) FROM UNNEST(credits) c), 0))` over the same rows, Google's
+// own total query.
 //
 // # Speed
 //

@@ -57,7 +57,7 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("Stats.Rows = %d, emitted %d", st.Rows, rows)
 		}
 		for cur, tot := range st.Totals {
-			if tot.Billed.Nanos != billed[cur] || tot.Cost.Nanos != contracted[cur] || tot.Credits.Nanos != credits[cur] {
+			if tot.BilledCost.Nanos != billed[cur] || tot.Source.Nanos != contracted[cur] || st.Credits[cur].Total.Nanos != credits[cur] {
 				t.Fatalf("Totals[%s] = %+v, emitted billed %d cost %d credits %d", cur, tot, billed[cur], contracted[cur], credits[cur])
 			}
 		}

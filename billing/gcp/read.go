@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"slices"
 
@@ -17,74 +16,56 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// Stats describes what a read read: the rows emitted and, per currency, the exact sums that let
-// a caller reconcile with the source. When a read fails, Stats covers the rows emitted before
-// the failure.
+// Stats describes what a read read, as every bill reader reports it (totals.Stats), and what
+// only the GCP export has. Version is the Dialect and the Format, as "detailed, ndjson"; Format
+// is "csv", "ndjson" or "json" (one JSON array), with ".gz" when compressed; Rows the rows read,
+// one CostLine each; Totals, per currency, the exact sums that let a caller reconcile with the
+// source (BilledCost and EffectiveCost equal Source, Σ cost, plus Credits: a row's credits are
+// netted into its line; ContractedCost is Σ cost too); Types the rows by cost_type; Unknown the
+// column or field names outside the schema, sorted, whose values are not read. When a read
+// fails, Stats covers the rows emitted before the failure.
 type Stats struct {
-	Dialect   string             // DialectStandard or DialectDetailed
-	Format    string             // "csv", "ndjson" or "json" (one JSON array), with ".gz" when compressed
-	Names     string             // how columns are named: NamesDotted, NamesUnderscore, NamesMixed or NamesNested
-	Rows      int                // rows read, one CostLine each
-	Totals    map[string]*Totals // by currency; currencies are never added together
-	CostTypes map[string]int     // rows by cost_type
-	Unknown   []string           // column or field names outside the schema, sorted; their values are not read
+	totals.Stats
+	Dialect string             // DialectStandard or DialectDetailed
+	Names   string             // how columns are named: NamesDotted, NamesUnderscore, NamesMixed or NamesNested
+	Credits map[string]Credits // by currency, for the currencies of Totals
 }
 
-// Totals are exact sums over a file's rows in one currency. Billed and Effective equal
-// Cost + Credits: a row's credits are netted into its line.
-type Totals struct {
-	Rows       int
-	Billed     gpucost.Money // Σ BilledCost
-	Effective  gpucost.Money // Σ EffectiveCost
-	List       gpucost.Money // Σ ListCost (cost_at_list)
-	Contracted gpucost.Money // Σ ContractedCost (cost)
-
-	Cost          gpucost.Money            // Σ cost, as the source has it
-	Credits       gpucost.Money            // Σ credits.amount over every credit of every row
-	CreditsByType map[string]gpucost.Money // Σ credits.amount by credits.type ("" when untyped)
+// Credits are the exact sums of one currency's credits.
+type Credits struct {
+	Total  gpucost.Money            // Σ credits.amount over every credit of every row
+	ByType map[string]gpucost.Money // Σ credits.amount by credits.type ("" when untyped)
 }
 
-// Currencies returns the currencies of st.Totals, sorted.
-func (st Stats) Currencies() []string { return slices.Sorted(maps.Keys(st.Totals)) }
-
-// sums accumulates one currency's totals in nano-units.
-type sums struct {
-	rows                                int
-	billed, effective, list, contracted int64
-	cost, credits                       int64
-	byType                              map[string]int64
+// creditSums accumulates one currency's credits in nano-units.
+type creditSums struct {
+	total  int64
+	byType map[string]int64
 }
 
-func newSums() *sums { return &sums{byType: map[string]int64{}} }
+func newCredits() *creditSums { return &creditSums{byType: map[string]int64{}} }
 
 // tally accumulates Stats while a file is read.
 type tally struct {
-	byCur     totals.Currencies[sums]
-	costTypes totals.Counts
-	rows      int
+	totals.Tally
+	credits totals.Currencies[creditSums]
 }
 
 // add counts one line. It fails when a sum leaves the range of Money.
 func (t *tally) add(c *gpucost.CostLine, d *dims, v *rowValues) error {
-	cur := c.BilledCost.Currency
-	s := t.byCur.Of(cur)
-	ok := true
-	s.billed, ok = totals.Add(s.billed, c.BilledCost.Nanos, ok)
-	s.effective, ok = totals.Add(s.effective, c.EffectiveCost.Nanos, ok)
-	s.list, ok = totals.Add(s.list, c.ListCost.Nanos, ok)
-	s.contracted, ok = totals.Add(s.contracted, c.ContractedCost.Nanos, ok)
-	s.cost, ok = totals.Add(s.cost, v.cost, ok)
-	s.credits, ok = totals.Add(s.credits, v.credits.sum, ok)
-	for _, it := range v.credits.items {
-		s.byType[it.typ], ok = totals.Add(s.byType[it.typ], it.nanos, ok)
+	if len(v.credits.items) > 0 { // most rows have none
+		cur := c.BilledCost.Currency
+		s := t.credits.Of(cur)
+		ok := true
+		s.total, ok = totals.Add(s.total, v.credits.sum, ok)
+		for _, it := range v.credits.items {
+			s.byType[it.typ], ok = totals.Add(s.byType[it.typ], it.nanos, ok)
+		}
+		if !ok || netOverflows(v) {
+			return totals.Overflow(cur)
+		}
 	}
-	if !ok || netOverflows(v) {
-		return totals.Overflow(cur)
-	}
-	s.rows++
-	t.costTypes.Add(d.str[fCostType])
-	t.rows++
-	return nil
+	return t.Tally.Add(c, v.cost, d.str[fCostType])
 }
 
 // netOverflows reports whether a row's cost plus its credits leaves the range of Money.
@@ -96,24 +77,26 @@ func netOverflows(v *rowValues) bool {
 // stats returns the Stats so far.
 func (rd *reader) stats(format, names string) Stats {
 	t := &rd.tally
-	st := Stats{Format: format, Names: names, Rows: t.rows, Dialect: DialectStandard,
-		Totals: map[string]*Totals{}, CostTypes: totals.Map[int](&t.costTypes)}
+	st := Stats{Stats: totals.Stats{Format: format}, Names: names, Dialect: DialectStandard, Credits: map[string]Credits{}}
+	t.Fill(&st.Stats, true)
 	if rd.detailed {
 		st.Dialect = DialectDetailed
 	}
+	st.Version = st.Dialect + ", " + format
 	for u := range rd.unknown {
 		st.Unknown = append(st.Unknown, u)
 	}
 	slices.Sort(st.Unknown)
-	for cur, s := range t.byCur.All() {
+	for cur := range st.Totals {
 		m := func(n int64) gpucost.Money { return gpucost.Money{Nanos: n, Currency: cur} }
-		tot := &Totals{Rows: s.rows, Billed: m(s.billed), Effective: m(s.effective), List: m(s.list),
-			Contracted: m(s.contracted), Cost: m(s.cost), Credits: m(s.credits),
-			CreditsByType: map[string]gpucost.Money{}}
-		for typ, n := range s.byType {
-			tot.CreditsByType[typ] = m(n)
+		cr := Credits{Total: m(0), ByType: map[string]gpucost.Money{}}
+		if s, ok := t.credits.All()[cur]; ok {
+			cr.Total = m(s.total)
+			for typ, n := range s.byType {
+				cr.ByType[typ] = m(n)
+			}
 		}
-		st.Totals[cur] = tot
+		st.Credits[cur] = cr
 	}
 	return st
 }

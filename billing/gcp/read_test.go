@@ -29,16 +29,16 @@ func readAll(t testing.TB, path string) ([]gpucost.CostLine, Stats) {
 func renderStats(st Stats) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# dialect=%q format=%s names=%s rows=%d unknown=%q cost_types=%v\n",
-		st.Dialect, st.Format, st.Names, st.Rows, st.Unknown, st.CostTypes)
+		st.Dialect, st.Format, st.Names, st.Rows, st.Unknown, st.Types)
 	for _, cur := range st.Currencies() {
-		t := st.Totals[cur]
+		t, cr := st.Totals[cur], st.Credits[cur]
 		byType := gpucost.Labels{}
-		for typ, m := range t.CreditsByType {
+		for typ, m := range cr.ByType {
 			byType[typ] = m.Decimal()
 		}
 		fmt.Fprintf(&b, "# %s rows=%d billed=%s effective=%s list=%s contracted=%s cost=%s credits=%s by_type=%s\n", cur,
-			t.Rows, t.Billed.Decimal(), t.Effective.Decimal(), t.List.Decimal(), t.Contracted.Decimal(),
-			t.Cost.Decimal(), t.Credits.Decimal(), byType)
+			t.Rows, t.BilledCost.Decimal(), t.EffectiveCost.Decimal(), t.ListCost.Decimal(), t.ContractedCost.Decimal(),
+			t.Source.Decimal(), cr.Total.Decimal(), byType)
 	}
 	return b.String()
 }

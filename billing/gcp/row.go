@@ -75,7 +75,7 @@ type reader struct {
 }
 
 func newReader(name string, emit func(*gpucost.CostLine) error) *reader {
-	rd := &reader{name: name, emit: emit, tally: tally{byCur: totals.Currencies[sums]{New: newSums}}}
+	rd := &reader{name: name, emit: emit, tally: tally{credits: totals.Currencies[creditSums]{New: newCredits}}}
 	rd.dims = newDimsCache()
 	rd.unknown, rd.aliases = map[string]bool{}, map[string]*node{}
 	rd.seq = make([][]seqEntry, numRecords)

@@ -146,18 +146,19 @@ func TestReadExactSums(t *testing.T) {
 				w.credits += credits
 			}
 			for cur, w := range want {
-				got := st.Totals[cur]
-				if got == nil || got.Billed.Nanos != w.billed || got.Effective.Nanos != w.billed || got.List.Nanos != w.list ||
-					got.Cost.Nanos != w.cost || got.Credits.Nanos != w.credits || got.Contracted.Nanos != w.cost {
+				got, ok := st.Totals[cur]
+				cr := st.Credits[cur]
+				if !ok || got.BilledCost.Nanos != w.billed || got.EffectiveCost.Nanos != w.billed || got.ListCost.Nanos != w.list ||
+					got.Source.Nanos != w.cost || cr.Total.Nanos != w.credits || got.ContractedCost.Nanos != w.cost {
 					t.Errorf("Stats.Totals[%s] = %+v, want billed %d list %d cost %d credits %d", cur, got, w.billed, w.list, w.cost, w.credits)
 					continue
 				}
 				var byType int64
-				for _, m := range got.CreditsByType {
+				for _, m := range cr.ByType {
 					byType += m.Nanos
 				}
 				if byType != w.credits {
-					t.Errorf("Σ CreditsByType[%s] = %d, want %d", cur, byType, w.credits)
+					t.Errorf("Σ Credits[%s].ByType = %d, want %d", cur, byType, w.credits)
 				}
 			}
 			if len(st.Totals) != len(want) {

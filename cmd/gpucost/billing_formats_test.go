@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/billimport"
 	"github.com/gpucost/gpucost/billing/focus"
 )
 
@@ -30,7 +31,7 @@ func TestImportBillingDetectsEveryFormat(t *testing.T) {
 			t.Errorf("%s: exit %d, %+v\n%s", tc.file, code, files, errOut)
 			continue
 		}
-		if got, _ := detectBillFormat(tc.file); got != tc.format {
+		if got, _ := billimport.Detect(tc.file, tc.file); got != tc.format {
 			t.Errorf("%s detected as %q, want %q", tc.file, got, tc.format)
 		}
 	}

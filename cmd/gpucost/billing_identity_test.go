@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/billimport"
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/postgres"
 	"github.com/gpucost/gpucost/postgres/pgtest"
@@ -152,7 +153,7 @@ func TestImportBillingRaceProcesses(t *testing.T) {
 }
 
 func mustChecksum(t *testing.T, path string) string {
-	sum, err := fileChecksum(path)
+	sum, err := billimport.Checksum(path)
 	if err != nil {
 		t.Fatal(err)
 	}

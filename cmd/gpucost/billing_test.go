@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/billimport"
 	"github.com/gpucost/gpucost/billing/focus"
 )
 
@@ -25,7 +26,7 @@ func needSample(t *testing.T) {
 }
 
 // sampleTotals returns the FOCUS sample's sums per currency, read by the FOCUS reader alone.
-func sampleTotals(t *testing.T, path string) map[string]focus.Totals {
+func sampleTotals(t *testing.T, path string) map[string]billimport.Sums {
 	st, err := focus.ReadFile(path, func(*gpucost.CostLine) error { return nil })
 	if err != nil {
 		t.Fatal(err)

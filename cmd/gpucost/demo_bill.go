@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/billing"
+	"github.com/gpucost/gpucost/billing/billimport"
 	"github.com/gpucost/gpucost/billing/focus"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/demo"
@@ -65,12 +65,18 @@ func (e *env) loadDemoBill(ctx context.Context, db storeDB, fleet []demo.Instanc
 	if _, _, err := db.PutInventory(ctx, demo.Inventory(fleet)); err != nil {
 		return err
 	}
-	st, err := e.importBill(ctx, db, path, "focus", billing.Day, true)
+	all, err := e.importDemoBill(ctx, db, path)
 	if err != nil {
 		return err
 	}
-	for _, t := range st.Totals {
-		fmt.Fprintf(e.stderr, "Imported the demo bill %s: %d FOCUS rows, %s %s billed.\n", path, st.Rows, t.Currency, t.BilledCost.Fixed(2))
+	for _, t := range all[0].Totals {
+		fmt.Fprintf(e.stderr, "Imported the demo bill %s: %d FOCUS rows, %s %s billed.\n", path, all[0].Rows, t.Currency, t.BilledCost.Fixed(2))
 	}
 	return e.writeDemoServing(fleet, from, end)
+}
+
+// importDemoBill imports the demo's FOCUS bill at path as gpucost import billing --replace
+// would: a demo run again replaces the bill of the run before.
+func (e *env) importDemoBill(ctx context.Context, db storeDB, path string) ([]billimport.Result, error) {
+	return e.importBills(ctx, db, []billimport.Source{{Path: path, Name: path}}, billimport.Options{Format: "focus", Replace: true})
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -13,12 +12,14 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing"
+	"github.com/gpucost/gpucost/billing/billimport"
 	"github.com/gpucost/gpucost/httpapi"
 )
 
-// serverBills imports the bills uploaded to POST /api/v1/bills with gpucost import billing's
-// code, one at a time in this process (the store itself refuses a second import of one bill
-// from another process or server), and removes them for DELETE /api/v1/bills/{id}.
+// serverBills imports the bills uploaded to POST /api/v1/bills through the importer gpucost
+// import billing uses (billimport.Importer), one at a time in this process (the store itself
+// refuses a second import of one bill from another process or server), and removes them for
+// DELETE /api/v1/bills/{id}.
 type serverBills struct {
 	e     *env
 	store gpucost.CostStore
@@ -30,26 +31,27 @@ type serverBills struct {
 
 var _ httpapi.BillImporter = (*serverBills)(nil)
 
-// ImportBill imports the spooled file at path as the bill o names, at daily grain.
+// ImportBill imports the spooled file at path as the bill o names, at daily grain, with no
+// progress bar in the server's log; httpapi records a replacement in the audit log.
 func (b *serverBills) ImportBill(ctx context.Context, path string, o httpapi.BillOptions) (httpapi.BillImport, error) {
-	if _, ok := billReaders[o.Format]; !ok && o.Format != "auto" {
-		return httpapi.BillImport{}, gpucost.Errorf(gpucost.EInvalid, "parameter format=%q: use auto, %s", o.Format, strings.Join(billFormats(), ", "))
+	if !billimport.IsFormat(o.Format) {
+		return httpapi.BillImport{}, gpucost.Errorf(gpucost.EInvalid, "parameter format=%q: use auto, %s", o.Format, strings.Join(billimport.Formats(), ", "))
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	ec := *b.e
-	ec.stderr = io.Discard // no progress bar in the server's log
-	st, err := ec.importBillFile(ctx, b.store, path, o.Name, o.Format, billing.Day, o.Replace)
+	im := b.e.billImporter(b.store)
+	im.Progress = nil
+	all, err := im.Import(ctx, []billimport.Source{{Path: path, Name: o.Name}}, billimport.Options{Format: o.Format, Replace: o.Replace})
 	if err != nil {
 		return httpapi.BillImport{}, err
 	}
-	unchanged := strings.HasPrefix(st.Status, "skipped")
-	if !unchanged && b.views != nil {
+	r := all[0]
+	if !r.Skipped && b.views != nil {
 		b.views.forget()
 	}
-	return httpapi.BillImport{Name: o.Name, Format: st.Format, Version: st.Version, Rows: st.Rows, Lines: st.Lines,
-		Totals: st.Totals, Status: st.Status, Unchanged: unchanged, ImportID: st.ImportID, Unknown: st.Unknown,
-		Replaced: st.replaced}, nil
+	return httpapi.BillImport{Name: o.Name, Format: r.Format, Version: r.Version, Rows: r.Rows, Lines: r.Lines,
+		Totals: r.Totals, Status: r.Status, Unchanged: r.Skipped, ImportID: r.ImportID, Unknown: r.Unknown,
+		Replaced: r.Replaced}, nil
 }
 
 // RemoveBill removes the import id and its lines.

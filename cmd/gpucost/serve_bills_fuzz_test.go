@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/billimport"
 	"github.com/gpucost/gpucost/httpapi"
 )
 
@@ -124,7 +125,7 @@ func (s *billServer) imports(t *testing.T) []gpucost.CostImport {
 // billFormatParam is the format parameter index i picks: auto, none, each format, and one the
 // server does not know.
 func billFormatParam(i uint8) string {
-	all := append([]string{"auto", ""}, billFormats()...)
+	all := append([]string{"auto", ""}, billimport.Formats()...)
 	all = append(all, "lotus-123")
 	return all[int(i)%len(all)]
 }

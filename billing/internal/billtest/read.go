@@ -41,7 +41,7 @@ func LineReused(t testing.TB, read func(emit func(*gpucost.CostLine) error) erro
 // Sums is what a read emitted: its rows, and billed and effective nano-units per currency, for
 // checking against the Stats a reader returns.
 type Sums struct {
-	Rows              int64
+	Rows              int
 	Billed, Effective map[string]int64
 }
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/internal/limits"
 )
 
@@ -53,7 +54,30 @@ type Scanner struct {
 	scratch  []byte   // unescaped fields of the current record
 	badCol   int      // the column of a malformed field, for messages
 	badLines int
+	badOff   int // where in rec the malformation is, for messages
 }
+
+// Errors a malformed record stops the scanner with, as the Err of a *SyntaxError.
+var (
+	ErrUnclosedQuote  = errors.New("a quoted field without its closing quote")
+	ErrTextAfterQuote = errors.New(`a quoted field followed by more text; quote the whole field and double its quotes ("")`)
+)
+
+// SyntaxError is a malformed record: where it is, and ErrUnclosedQuote or ErrTextAfterQuote.
+// Readers that name a place by line and byte (FOCUS: file:line:column) use Offset; the others
+// the field number, as Error does.
+type SyntaxError struct {
+	Line   int // the line of the malformation, from 1
+	Column int // the field it is in, from 1
+	Offset int // the byte of the line it is at, from 1: the field's opening quote, or the text after its closing one
+	Err    error
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("line %d, column %d: %v", e.Line, e.Column, e.Err)
+}
+
+func (e *SyntaxError) Unwrap() error { return e.Err }
 
 const (
 	quotedBit  = 1 << 63 // the field was quoted
@@ -144,7 +168,7 @@ func (s *Scanner) Next() bool {
 		case err == io.EOF:
 			return false
 		case err != errNeedMore:
-			s.err = fmt.Errorf("line %d, column %d: %w", s.line+s.badLines, s.badCol, err)
+			s.err = s.syntaxError(err)
 			return false
 		}
 		if err := s.fill(); err != nil {
@@ -153,6 +177,38 @@ func (s *Scanner) Next() bool {
 		}
 	}
 }
+
+// Invalid is the gpucost.EInvalid error of a read, called what in the message ("read AWS CUR
+// bill.csv"), that the scanner's Err stopped: a *limits.TooLong says the limit passed, a
+// malformed record where it is and what to do.
+func (s *Scanner) Invalid(what string) error {
+	var tl *limits.TooLong
+	if errors.As(s.err, &tl) {
+		return limits.Invalid(what, tl)
+	}
+	return gpucost.Errorf(gpucost.EInvalid, "%s: %v; the file is truncated or not valid CSV, download or export it again", what, s.err)
+}
+
+// syntaxError is the error for the malformation err that parse found at s.badOff in s.rec.
+func (s *Scanner) syntaxError(err error) error {
+	before := s.rec[:min(s.badOff, len(s.rec))]
+	return &SyntaxError{Line: s.line + s.badLines, Column: s.badCol, Err: err,
+		Offset: len(before) - (bytes.LastIndexByte(before, '\n') + 1) + 1}
+}
+
+// Where returns the line (from 1) and the byte of that line (from 1) at which field i of the
+// current record starts — its opening quote, if quoted — for messages that point into the file.
+func (s *Scanner) Where(i int) (line, col int) {
+	o := s.offs[i]
+	p := int(o >> 32 & offMask)
+	if o&quotedBit != 0 {
+		p--
+	}
+	before := s.rec[:p]
+	return s.recLine + bytes.Count(before, newline), p - (bytes.LastIndexByte(before, '\n') + 1) + 1
+}
+
+var newline = []byte{'\n'}
 
 // fill moves the unread data to the front of the buffer, grows it when full, and reads more. A
 // record in progress longer than a field may be is looked into first, so that a field past

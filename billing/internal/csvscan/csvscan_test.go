@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/internal/limits"
 )
 
@@ -230,4 +231,63 @@ func FuzzScanner(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A malformed record is a *SyntaxError naming the line, the field and the byte of the line, read
+// in one piece or a byte at a time.
+func TestSyntaxErrorOffset(t *testing.T) {
+	tests := []struct {
+		in                   string
+		line, column, offset int
+		err                  error
+	}{
+		{"a,b\n\"open,c\n", 2, 1, 1, ErrUnclosedQuote},
+		{"a,b\nxy,\"q\"r\n", 2, 2, 7, ErrTextAfterQuote},
+		{"a\n\"x\ny\"z\n", 3, 1, 3, ErrTextAfterQuote},
+		{"a,b,c\n1,\"two\nlines\",\"3\"x\n", 3, 3, 11, ErrTextAfterQuote},
+	}
+	for _, tt := range tests {
+		for _, chunk := range []int{0, 1} {
+			_, _, err := records(tt.in, chunk)
+			var se *SyntaxError
+			if !errors.As(err, &se) || se.Line != tt.line || se.Column != tt.column || se.Offset != tt.offset || !errors.Is(err, tt.err) {
+				t.Errorf("records(%q, chunk %d) error = %#v; want line %d, column %d, offset %d, %v", tt.in, chunk, err, tt.line, tt.column, tt.offset, tt.err)
+			}
+		}
+	}
+}
+
+// Where names the line and the byte of the line each field starts at, its opening quote if
+// quoted, in records that span lines.
+func TestWhere(t *testing.T) {
+	s := New(strings.NewReader("h1,h2,h3\n\"a\nb\",cd,\"e\"\n\nx,yy,z\n"), 0)
+	want := [][][2]int{{{1, 1}, {1, 4}, {1, 7}}, {{2, 1}, {3, 4}, {3, 7}}, {{5, 1}, {5, 3}, {5, 6}}}
+	for r := 0; s.Next(); r++ {
+		for i := range s.Count() {
+			if line, col := s.Where(i); line != want[r][i][0] || col != want[r][i][1] {
+				t.Errorf("record %d: Where(%d) = %d:%d, want %d:%d", r, i, line, col, want[r][i][0], want[r][i][1])
+			}
+		}
+	}
+	if s.Err() != nil {
+		t.Fatal(s.Err())
+	}
+}
+
+// Invalid is EInvalid, naming the read, the place and the limit or the malformation.
+func TestInvalid(t *testing.T) {
+	s := New(strings.NewReader("a,b\nx,\"q\"r\n"), 0)
+	for s.Next() {
+	}
+	err := s.Invalid("read X bill.csv")
+	if gpucost.ErrorCode(err) != gpucost.EInvalid || !strings.HasPrefix(err.Error(), "read X bill.csv: line 2, column 2: a quoted field followed by more text") {
+		t.Errorf("Invalid = %v", err)
+	}
+	s = New(strings.NewReader("a\n"+strings.Repeat("x", limits.MaxField+1)+"\n"), 0)
+	for s.Next() {
+	}
+	var tl *limits.TooLong
+	if err := s.Invalid("read X bill.csv"); gpucost.ErrorCode(err) != gpucost.EInvalid || !errors.As(s.Err(), &tl) || !strings.Contains(err.Error(), "bill.csv") {
+		t.Errorf("Invalid after a long field = %v", err)
+	}
 }

@@ -3,7 +3,6 @@ package csvscan
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"io"
 	"math/bits"
 )
@@ -31,7 +30,7 @@ func (s *Scanner) parse(data []byte, atEOF bool) (int, int, error) {
 			s.offs = append(s.offs, make([]uint64, len(s.offs)+16)...)
 		}
 		if i < len(data) && data[i] == '"' {
-			s.badCol = s.n + 1
+			s.badCol, s.badOff = s.n+1, i
 			q, doubled, err := closingQuote(data, i+1, atEOF)
 			if err != nil {
 				return 0, 0, err
@@ -79,8 +78,8 @@ func (s *Scanner) parse(data []byte, atEOF bool) (int, int, error) {
 		case data[i] == '\r' && i+1 == len(data) && !atEOF:
 			return 0, 0, errNeedMore
 		default:
-			s.badCol = s.n
-			return 0, 0, errors.New(`a quoted field followed by more text; quote the whole field and double its quotes ("")`)
+			s.badCol, s.badOff = s.n, i
+			return 0, 0, ErrTextAfterQuote
 		}
 	}
 }
@@ -94,9 +93,16 @@ func indexFrom(data []byte, i int, c byte) int {
 }
 
 // closingQuote finds the quote that closes the quoted field whose content starts at start: the
-// first quote not doubled. It also says whether the content holds (doubled) quotes. It reads
-// eight bytes at a time (see closingQuoteWords) and the last few one by one.
+// first quote not doubled. It also says whether the content holds (doubled) quotes. Most quoted
+// fields hold no quote (FOCUS and Azure text): the first quote, found with bytes.IndexByte,
+// closes them. Past a doubled quote it reads eight bytes at a time (see closingQuoteWords) and
+// the last few one by one.
 func closingQuote(data []byte, start int, atEOF bool) (int, bool, error) {
+	if k := bytes.IndexByte(data[start:], '"'); k >= 0 {
+		if q := start + k; q+1 < len(data) && data[q+1] != '"' {
+			return q, false, nil
+		}
+	}
 	i, odd, seen := closingQuoteWords(data, start)
 	if i >= 0 && !odd {
 		return i, seen, nil
@@ -118,7 +124,7 @@ func closingQuoteBytes(data []byte, start int, atEOF bool) (int, bool, error) {
 		k := indexQuote(data[i:])
 		if k < 0 {
 			if atEOF {
-				return 0, false, errors.New("a quoted field without its closing quote")
+				return 0, false, ErrUnclosedQuote
 			}
 			return 0, false, errNeedMore
 		}

@@ -1,7 +1,7 @@
-// Package totals keeps the running totals a bill reader reports in its Stats — sums per
-// currency, checked for overflow, and row counts per charge or line item type — cheaply enough
-// to run on every row: consecutive rows mostly share a currency and a type, so the last of each
-// is kept at hand and a row costs no map look-up.
+// Package totals holds Stats, what every bill reader reports about a file, and keeps its running
+// totals (Tally) — sums per currency, checked for overflow, and row counts per charge or line
+// item type — cheaply enough to run on every row: consecutive rows mostly share a currency and
+// a type, so the last of each is kept at hand and a row costs no map look-up.
 package totals
 
 import "github.com/gpucost/gpucost"

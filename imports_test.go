@@ -24,6 +24,8 @@ var importRules = map[string][]string{
 	".":        {},
 	"analyze":  {"."},
 	"plan":     {"."},
+	"fleet":    {".", "analyze", "catalog", "recommend"},
+	"present":  {},
 	"catalog":  {"."},
 	"queue":    {"."},
 	"notify":   {"."},
@@ -234,5 +236,91 @@ func TestNoSQLOutsideStores(t *testing.T) {
 	}
 	if scanned < 100 {
 		t.Fatalf("scanned %d files; want the whole tree", scanned)
+	}
+}
+
+// pureIOFree are the packages that decide without touching the world: the analyses, the
+// planners, the recommender, the application core (fleet) and the presentation of results.
+// Time, files, stores and writers come in as arguments.
+var pureIOFree = []string{"analyze", "plan", "recommend", "fleet", "present"}
+
+// ioImports are the standard packages that reach outside the process.
+var ioImports = []string{"os", "os/exec", "os/signal", "net", "net/http", "database/sql", "syscall", "io/ioutil", "path/filepath", "log", "log/slog", "runtime"}
+
+// clockCalls are the functions that read the clock or wait on it.
+var clockCalls = []string{"Now", "Since", "Until", "Sleep", "After", "AfterFunc", "Tick", "NewTicker", "NewTimer"}
+
+// TestPurePackagesDoNoIOAndReadNoClock fails when a pure package (docs/architecture.md
+// "Packages and what they import") imports a package that reaches outside the process or calls
+// the clock: their results depend on their arguments only, so every report, the API and the
+// demo get the same figures from the same inputs.
+func TestPurePackagesDoNoIOAndReadNoClock(t *testing.T) {
+	imports := packageImports(t)
+	for _, pkg := range pureIOFree {
+		deps, ok := imports[pkg]
+		if !ok {
+			t.Errorf("pure package %s not found", pkg)
+			continue
+		}
+		for _, d := range deps {
+			if slices.Contains(ioImports, d) {
+				t.Errorf("%s imports %s: a pure package does no I/O; take what it reads or writes as an argument", pkg, d)
+			}
+		}
+		files, err := filepath.Glob(filepath.Join(pkg, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			file, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, call := range clockUses(file) {
+				t.Errorf("%s uses %s: a pure package reads no clock; take the time as an argument", f, call)
+			}
+		}
+	}
+}
+
+// clockUses returns the clock calls in file ("time.Now" …), whatever name it imports time by.
+func clockUses(file *ast.File) []string {
+	timeName := ""
+	for _, im := range file.Imports {
+		if path, _ := strconv.Unquote(im.Path.Value); path == "time" {
+			timeName = "time"
+			if im.Name != nil {
+				timeName = im.Name.Name
+			}
+		}
+	}
+	if timeName == "" {
+		return nil
+	}
+	var uses []string
+	ast.Inspect(file, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := sel.X.(*ast.Ident); ok && x.Name == timeName && slices.Contains(clockCalls, sel.Sel.Name) {
+				uses = append(uses, "time."+sel.Sel.Name)
+			}
+		}
+		return true
+	})
+	return uses
+}
+
+// TestClockCheckCatches makes sure the clock check can fail: calls under another import name
+// are found, and a time.Duration or time.Time is not a clock read.
+func TestClockCheckCatches(t *testing.T) {
+	src := "package p\nimport clock \"time\"\nvar x = clock.Now()\nvar d clock.Duration = clock.Hour\nfunc f(t clock.Time) { clock.Sleep(d) }\n"
+	file, err := parser.ParseFile(token.NewFileSet(), "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := clockUses(file); !slices.Equal(got, []string{"time.Now", "time.Sleep"}) {
+		t.Errorf("clockUses = %v, want [time.Now time.Sleep]", got)
 	}
 }

@@ -5,8 +5,8 @@
 // buffered it whole.
 //
 // The bounds leave a wide margin over real bills. Measured on the real FOCUS sample
-// (shared/datasets/focus/focus_sample.csv, copied to billing/focus/testdata/focus_sample.csv:
-// AWS, Microsoft, Google and Oracle rows), the longest field is 913 bytes (a Tags JSON object)
+// (billing/focus/testdata/focus_sample.csv, the FinOps Foundation's public sample with AWS,
+// Microsoft, Google and Oracle rows), the longest field is 913 bytes (a Tags JSON object)
 // and the longest record 1,702 bytes; the reader fixtures built from the providers' schemas
 // (billing/*/testdata) stay under 310 bytes a field and 2,100 bytes a line.
 package limits

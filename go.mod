@@ -76,3 +76,7 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+// third_party/parquet-go is parquet-go v0.32.0 without its protobuf message support, which
+// gpucost does not use (docs/architecture.md "Binary size").
+replace github.com/parquet-go/parquet-go => ./third_party/parquet-go

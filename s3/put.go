@@ -46,10 +46,13 @@ func (s *Store) put(ctx context.Context, k string, r io.Reader, size int64) erro
 			return sectionBody(ra, off, min(PartSize, size-off))
 		})
 	}
+	if size >= 0 {
+		r = io.LimitReader(r, size) // as the SDK did, bytes past size are not sent
+	}
 	// Read the first 2×PartSize+1 bytes: an object no larger goes up in one request.
-	first, err := readFull(r, 2*PartSize+1, size)
+	first, err := io.ReadAll(io.LimitReader(r, 2*PartSize+1))
 	if err != nil {
-		return err
+		return fmt.Errorf("read the body: %w", err)
 	}
 	if len(first) <= 2*PartSize {
 		if size >= 0 && int64(len(first)) != size {
@@ -69,39 +72,21 @@ func (s *Store) put(ctx context.Context, k string, r io.Reader, size int64) erro
 			buf = make([]byte, PartSize)
 		}
 		n, err := io.ReadFull(rest, buf)
-		if err != nil && err != io.ErrUnexpectedEOF || n == 0 || size >= 0 && off+int64(n) > size {
-			buffers <- buf
-		}
 		switch {
-		case err == io.EOF || (n == 0 && err == io.ErrUnexpectedEOF):
-			if size >= 0 && off != size {
-				return nil, shortBody(off, size, io.ErrUnexpectedEOF)
-			}
+		case err == io.EOF && size >= 0 && off != size:
+			buffers <- buf
+			return nil, shortBody(off, size, io.ErrUnexpectedEOF)
+		case err == io.EOF:
+			buffers <- buf
 			return nil, io.EOF
 		case err != nil && err != io.ErrUnexpectedEOF:
-			return nil, err
-		case size >= 0 && off+int64(n) > size:
-			return nil, fmt.Errorf("body holds more than the %d bytes announced", size)
+			buffers <- buf
+			return nil, fmt.Errorf("read the body: %w", err)
 		}
 		b := bytesBody(buf[:n])
 		b.done = func() { buffers <- buf }
 		return b, nil
 	})
-}
-
-// readFull reads up to n bytes of r; with size ≥ 0 at most size+1, to catch a body too long.
-func readFull(r io.Reader, n, size int64) ([]byte, error) {
-	if size >= 0 {
-		n = min(n, size+1)
-	}
-	b, err := io.ReadAll(io.LimitReader(r, n))
-	if err != nil {
-		return nil, fmt.Errorf("read the body: %w", err)
-	}
-	if size >= 0 && int64(len(b)) > size {
-		return nil, fmt.Errorf("body holds more than the %d bytes announced", size)
-	}
-	return b, nil
 }
 
 func shortBody(got, want int64, err error) error {

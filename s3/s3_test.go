@@ -111,9 +111,16 @@ func TestStreamedPut(t *testing.T) {
 				t.Errorf("%s: Get(%q) = %d bytes, want the %d put", endpoint, c.key, len(got), c.n)
 			}
 		}
+		// As with the SDK, bytes past the announced size are not sent.
+		if err := s.Put(ctx, "small/cut", onlyReader{bytes.NewReader(data)}, 1000); err != nil {
+			t.Fatalf("%s: Put(small/cut, 1000 of %d bytes) = %v", endpoint, len(data), err)
+		}
+		if got := objectstoretest.Get(ctx, t, s, "small/cut"); !bytes.Equal(got, data[:1000]) {
+			t.Errorf("%s: Get(small/cut) = %d bytes, want the first 1000", endpoint, len(got))
+		}
 		objs, err := s.List(ctx, "small/")
-		if err != nil || len(objs) != 2 || objs[1].Key != "small/ünïcode & co=1" {
-			t.Errorf("%s: List(small/) = %v, %v; want the two small keys", endpoint, objs, err)
+		if err != nil || len(objs) != 3 || objs[2].Key != "small/ünïcode & co=1" {
+			t.Errorf("%s: List(small/) = %v, %v; want the three small keys", endpoint, objs, err)
 		}
 		err = s.Put(ctx, "big/short", onlyReader{bytes.NewReader(data)}, int64(len(data))+1)
 		if err == nil || !strings.Contains(err.Error(), "short") {

@@ -97,7 +97,8 @@ func (l *lexer) name(colon bool) (string, error) {
 func (l *lexer) quoted(what string) (string, error) {
 	l.i++
 	var b strings.Builder
-	for start := l.i; l.i < len(l.s); l.i++ {
+	start := l.i
+	for ; l.i < len(l.s); l.i++ {
 		switch l.s[l.i] {
 		case '"':
 			v := l.s[start:l.i]
@@ -123,7 +124,7 @@ func (l *lexer) quoted(what string) (string, error) {
 			start = l.i + 1
 		}
 	}
-	return "", errorf("%s %q contains unescaped new-line", what, l.s)
+	return "", errorf("%s %q contains unescaped new-line", what, b.String()+l.s[start:])
 }
 
 // ParseSample parses one sample line, without its newline. The labels are appended to
@@ -178,6 +179,7 @@ func ParseLabels(set string, buf []Label) ([]Label, error) {
 	if l.c() != '{' {
 		return nil, errorf("expected '{' at start of label set, found %q", l.c())
 	}
+	// "l" stands for the metric name, as in the line "l{…} 0" the set was once parsed in.
 	labels, name, err := l.labels(buf[:0], "l")
 	if err == nil && name != "l" {
 		return nil, errorf("multiple metric names for metric %q", "l")

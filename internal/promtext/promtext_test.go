@@ -175,3 +175,26 @@ func FuzzParseSample(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWriteRoundTrip checks that any help text and label value are written so that expfmt reads
+// them back: escaped, and made valid UTF-8 (the format drops blanks a help text begins with).
+func FuzzWriteRoundTrip(f *testing.F) {
+	f.Add("help \\ with\nnew-line", `va"lue\`, 1.5)
+	f.Add("", "\xff\xfe", math.Inf(-1))
+	f.Fuzz(func(t *testing.T, help, value string, v float64) {
+		var w Writer
+		w.Family("m", "gauge", help)
+		w.Sample("m", v, "l", value)
+		tp := expfmt.NewTextParser(model.UTF8Validation)
+		fams, err := tp.TextToMetricFamilies(bytes.NewReader(w.Bytes()))
+		if err != nil {
+			t.Fatalf("expfmt cannot read %q: %v", w.Bytes(), err)
+		}
+		m := fams["m"].Metric[0]
+		want := strings.ToValidUTF8(value, "\uFFFD")
+		got := m.GetGauge().GetValue()
+		if m.Label[0].GetValue() != want || fams["m"].GetHelp() != strings.TrimLeft(strings.ToValidUTF8(help, "\uFFFD"), " \t") || (got != v && !(math.IsNaN(v) && math.IsNaN(got))) {
+			t.Fatalf("read back %v from %q; want label %q, value %v", fams["m"], w.Bytes(), want, v)
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ContentType is the media type of the text format Writer produces.
@@ -71,8 +72,12 @@ func AppendFloat(b []byte, v float64) []byte {
 }
 
 // appendEscaped appends s with backslash and new-line escaped, and double quotes too in a label
-// value.
+// value. Bytes that are not UTF-8 become U+FFFD: Prometheus refuses a whole page for one such
+// label value, and a namespace or team name comes from outside.
 func appendEscaped(b []byte, s string, quote bool) []byte {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
 	if !strings.ContainsAny(s, "\\\n\"") {
 		return append(b, s...)
 	}

@@ -38,7 +38,9 @@ fuzz:
 	GO="$(GO)" FUZZ='$(FUZZ)' PKG='$(PKG)' FUZZTIME='$(FUZZTIME)' FUZZMINTIME=3s FUZZPAR=1 ./scripts/fuzz.sh
 
 # size builds the stripped binary and prints its size and the modules and packages that fill it
-# (docs/architecture.md "Binary size"). MAXMB=40 makes it fail above 40 MB; TOP=40 lists more.
+# (docs/architecture.md "Binary size"). It fails above MAXMB MB (40, the issue's limit); TOP=40
+# lists more.
+MAXMB ?= 40
 size:
 	GO="$(GO)" TOP='$(TOP)' MAXMB='$(MAXMB)' ./scripts/size.sh
 

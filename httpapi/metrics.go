@@ -7,9 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/gpucost/gpucost/internal/promtext"
 )
 
 // DefaultFleetEvery is how long the gpucost_* series computed from the store are cached: a
@@ -53,62 +51,48 @@ type FleetFunc func(ctx context.Context, now time.Time) (FleetMetrics, error)
 
 // metrics are the server's Prometheus collectors, one registry per Server.
 type metrics struct {
-	reg          *prometheus.Registry
-	requests     *prometheus.CounterVec
-	duration     *prometheus.HistogramVec
-	samples      *prometheus.CounterVec
-	authFailures *prometheus.CounterVec
+	reg          promtext.Registry
+	requests     *promtext.CounterVec
+	duration     *promtext.HistogramVec
+	samples      *promtext.CounterVec
+	authFailures *promtext.CounterVec
 	fleet        *fleetCache
 }
 
 func (s *Server) newMetrics() *metrics {
-	m := &metrics{reg: prometheus.NewRegistry()}
-	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "gpucost_http_requests_total",
-		Help: "HTTP requests served, by route (method and path pattern; \"other\" for unknown paths) and status code.",
-	}, []string{"route", "code"})
-	m.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "gpucost_http_request_duration_seconds",
-		Help:    "Time to serve an HTTP request, by route.",
-		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
-	}, []string{"route"})
-	m.samples = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "gpucost_ingest_samples_total",
-		Help: "Samples pushed to POST /api/v1/samples, by result: accepted (queued for the store), skipped (failed validation) or refused (the queue was full; the agent retries).",
-	}, []string{"result"})
-	m.authFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "gpucost_auth_failures_total",
-		Help: "Requests refused by token authentication, by reason: missing, invalid (unknown or revoked), forbidden (the role does not allow the endpoint) or throttled (the source failed too many token checks).",
-	}, []string{"reason"})
+	m := &metrics{}
+	m.requests = promtext.NewCounterVec("gpucost_http_requests_total",
+		"HTTP requests served, by route (method and path pattern; \"other\" for unknown paths) and status code.", "route", "code")
+	m.duration = promtext.NewHistogramVec("gpucost_http_request_duration_seconds", "Time to serve an HTTP request, by route.",
+		[]float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}, "route")
+	m.samples = promtext.NewCounterVec("gpucost_ingest_samples_total",
+		"Samples pushed to POST /api/v1/samples, by result: accepted (queued for the store), skipped (failed validation) or refused (the queue was full; the agent retries).", "result")
+	m.authFailures = promtext.NewCounterVec("gpucost_auth_failures_total",
+		"Requests refused by token authentication, by reason: missing, invalid (unknown or revoked), forbidden (the role does not allow the endpoint) or throttled (the source failed too many token checks).", "reason")
 	for _, r := range []string{"accepted", "skipped", "refused"} {
-		m.samples.WithLabelValues(r)
+		m.samples.With(r)
 	}
 	for _, r := range []string{"missing", "invalid", "forbidden", "throttled"} {
-		m.authFailures.WithLabelValues(r)
+		m.authFailures.With(r)
 	}
-	m.reg.MustRegister(m.requests, m.duration, m.samples, m.authFailures,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.reg.Register(m.requests, m.duration, m.samples, m.authFailures, promtext.GoCollector(), promtext.ProcessCollector())
 	if s.QueueDepth != nil {
 		depth := s.QueueDepth
-		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "gpucost_ingest_queue_samples",
-			Help: "Samples accepted and waiting to be handed to the rollup writer.",
-		}, func() float64 { return float64(depth()) }))
+		m.reg.Register(promtext.GaugeFunc("gpucost_ingest_queue_samples",
+			"Samples accepted and waiting to be handed to the rollup writer.", func() float64 { return float64(depth()) }))
 	}
 	if s.FlushErrors != nil {
 		flushErrors := s.FlushErrors
-		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "gpucost_writer_flush_errors_total",
-			Help: "Writes of ingested samples to the store that failed; the writer keeps the samples and retries.",
-		}, func() float64 { return float64(flushErrors()) }))
+		m.reg.Register(promtext.CounterFunc("gpucost_writer_flush_errors_total",
+			"Writes of ingested samples to the store that failed; the writer keeps the samples and retries.", func() float64 { return float64(flushErrors()) }))
 	}
 	if s.Fleet != nil {
 		every := s.FleetEvery
 		if every <= 0 {
 			every = DefaultFleetEvery
 		}
-		m.fleet = newFleetCache(s.Fleet, every, s)
-		m.reg.MustRegister(m.fleet)
+		m.fleet = &fleetCache{compute: s.Fleet, every: every, srv: s}
+		m.reg.Register(m.fleet)
 	}
 	return m
 }
@@ -116,8 +100,7 @@ func (s *Server) newMetrics() *metrics {
 // instrument counts and times the requests of one route. It reads the status the request log
 // recorded, so it must run inside logRequests.
 func (m *metrics) instrument(route string, next http.Handler) http.Handler {
-	requests := m.requests.MustCurryWith(prometheus.Labels{"route": route})
-	duration := m.duration.WithLabelValues(route)
+	duration := m.duration.With(route)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rl, _ := r.Context().Value(requestLogKey{}).(*requestLog)
@@ -130,7 +113,7 @@ func (m *metrics) instrument(route string, next http.Handler) http.Handler {
 			} else if rl != nil && rl.status != 0 {
 				status = rl.status
 			}
-			requests.WithLabelValues(strconv.Itoa(status)).Inc()
+			m.requests.With(route, strconv.Itoa(status)).Inc()
 		}()
 		next.ServeHTTP(w, r)
 		panicked = false
@@ -140,14 +123,14 @@ func (m *metrics) instrument(route string, next http.Handler) http.Handler {
 // authFailed counts a refused token.
 func (s *Server) authFailed(reason string) {
 	if s.metrics != nil {
-		s.metrics.authFailures.WithLabelValues(reason).Inc()
+		s.metrics.authFailures.With(reason).Inc()
 	}
 }
 
 // ingested counts the samples of one push.
 func (s *Server) ingested(result string, n int) {
 	if s.metrics != nil && n > 0 {
-		s.metrics.samples.WithLabelValues(result).Add(float64(n))
+		s.metrics.samples.With(result).Add(float64(n))
 	}
 }
 
@@ -157,51 +140,21 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	if s.metrics.fleet != nil {
 		s.metrics.fleet.refresh(r.Context())
 	}
-	promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{ErrorLog: slogPrinter{s}}).ServeHTTP(w, r)
+	s.metrics.reg.ServeHTTP(w, r)
 }
 
-// slogPrinter hands promhttp's errors to the server's log.
-type slogPrinter struct{ s *Server }
-
-func (p slogPrinter) Println(v ...any) { p.s.Log.Error("serve /metrics", "err", v) }
-
-// fleetCache holds the last fleet series and describes them to Prometheus.
+// fleetCache holds the last fleet series and writes them on a scrape.
 type fleetCache struct {
 	compute FleetFunc
 	every   time.Duration
 	srv     *Server
 
-	mu        sync.Mutex // held while computing, so concurrent scrapes compute once
-	tried     time.Time  // the last computation's start
-	last      FleetMetrics
-	ok        time.Time // the last successful computation's start
-	failures  float64
-	took      float64
-	namespace [4]*prometheus.Desc
-	team      [3]*prometheus.Desc
-	health    [3]*prometheus.Desc
-}
-
-func newFleetCache(f FleetFunc, every time.Duration, s *Server) *fleetCache {
-	ns, team := []string{"namespace"}, []string{"team"}
-	return &fleetCache{compute: f, every: every, srv: s,
-		namespace: [4]*prometheus.Desc{
-			prometheus.NewDesc("gpucost_gpu_hours", "GPU-hours reported by the namespace's GPUs over the last hour.", ns, nil),
-			prometheus.NewDesc("gpucost_gpu_idle_hours", "Idle GPU-hours (minutes below the idle threshold) of the namespace over the last hour.", ns, nil),
-			prometheus.NewDesc("gpucost_gpu_idle_ratio", "Share of the namespace's GPU-hours that were idle over the last hour, 0–1.", ns, nil),
-			prometheus.NewDesc("gpucost_gpu_utilization_ratio", "Mean GPU utilisation of the namespace over the last hour, 0–1.", ns, nil),
-		},
-		team: [3]*prometheus.Desc{
-			prometheus.NewDesc("gpucost_cost_usd", "Month-to-date effective (amortised) spend of the team from the stored bill, US dollars, idle capacity apart.", team, nil),
-			prometheus.NewDesc("gpucost_idle_cost_usd", "Month-to-date cost of the team's idle GPU capacity from the stored bill, US dollars.", team, nil),
-			prometheus.NewDesc("gpucost_used_gpu_hours", "Month-to-date GPU-hours the team used, from the stored bill and telemetry.", team, nil),
-		},
-		health: [3]*prometheus.Desc{
-			prometheus.NewDesc("gpucost_fleet_metrics_last_success_timestamp_seconds", "When the gpucost_* fleet series were last computed from the store (Unix time); 0 before the first success.", nil, nil),
-			prometheus.NewDesc("gpucost_fleet_metrics_errors_total", "Computations of the fleet series from the store that failed; the previous values are kept.", nil, nil),
-			prometheus.NewDesc("gpucost_fleet_metrics_duration_seconds", "Time the last computation of the fleet series took.", nil, nil),
-		},
-	}
+	mu       sync.Mutex // held while computing, so concurrent scrapes compute once
+	tried    time.Time  // the last computation's start
+	last     FleetMetrics
+	ok       time.Time // the last successful computation's start
+	failures float64
+	took     float64
 }
 
 // refresh recomputes the series when the last try is older than every. A failure is logged and
@@ -227,44 +180,52 @@ func (c *fleetCache) refresh(ctx context.Context) {
 	c.last, c.ok = fm, now
 }
 
-// Describe sends the descriptors of every fleet series.
-func (c *fleetCache) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range c.namespace {
-		ch <- d
-	}
-	for _, d := range c.team {
-		ch <- d
-	}
-	for _, d := range c.health {
-		ch <- d
-	}
-}
-
-// Collect sends the cached fleet series.
-func (c *fleetCache) Collect(ch chan<- prometheus.Metric) {
+// Collect writes the cached fleet series.
+func (c *fleetCache) Collect(w *promtext.Writer) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	g := prometheus.GaugeValue
-	for _, n := range c.last.Namespaces {
-		ch <- prometheus.MustNewConstMetric(c.namespace[0], g, n.GPUHours, n.Namespace)
-		ch <- prometheus.MustNewConstMetric(c.namespace[1], g, n.IdleGPUHours, n.Namespace)
-		if n.GPUHours > 0 {
-			ch <- prometheus.MustNewConstMetric(c.namespace[2], g, n.IdleGPUHours/n.GPUHours, n.Namespace)
-		}
-		if n.UtilMean == n.UtilMean { // not NaN
-			ch <- prometheus.MustNewConstMetric(c.namespace[3], g, n.UtilMean/100, n.Namespace)
+	gauge := func(name, help string, each func(add func(v float64, labels ...string))) {
+		w.Family(name, "gauge", help)
+		each(func(v float64, labels ...string) { w.Sample(name, v, labels...) })
+	}
+	namespaces := func(value func(n NamespaceUsage) (float64, bool)) func(func(float64, ...string)) {
+		return func(add func(float64, ...string)) {
+			for _, n := range c.last.Namespaces {
+				if v, ok := value(n); ok {
+					add(v, "namespace", n.Namespace)
+				}
+			}
 		}
 	}
-	for _, t := range c.last.Teams {
-		ch <- prometheus.MustNewConstMetric(c.team[0], g, t.CostUSD, t.Team)
-		ch <- prometheus.MustNewConstMetric(c.team[1], g, t.IdleUSD, t.Team)
-		ch <- prometheus.MustNewConstMetric(c.team[2], g, t.GPUHours, t.Team)
+	teams := func(value func(t TeamCost) float64) func(func(float64, ...string)) {
+		return func(add func(float64, ...string)) {
+			for _, t := range c.last.Teams {
+				add(value(t), "team", t.Team)
+			}
+		}
 	}
+	gauge("gpucost_gpu_hours", "GPU-hours reported by the namespace's GPUs over the last hour.",
+		namespaces(func(n NamespaceUsage) (float64, bool) { return n.GPUHours, true }))
+	gauge("gpucost_gpu_idle_hours", "Idle GPU-hours (minutes below the idle threshold) of the namespace over the last hour.",
+		namespaces(func(n NamespaceUsage) (float64, bool) { return n.IdleGPUHours, true }))
+	gauge("gpucost_gpu_idle_ratio", "Share of the namespace's GPU-hours that were idle over the last hour, 0–1.",
+		namespaces(func(n NamespaceUsage) (float64, bool) { return n.IdleGPUHours / n.GPUHours, n.GPUHours > 0 }))
+	gauge("gpucost_gpu_utilization_ratio", "Mean GPU utilisation of the namespace over the last hour, 0–1.",
+		namespaces(func(n NamespaceUsage) (float64, bool) { return n.UtilMean / 100, n.UtilMean == n.UtilMean })) // not NaN
+	gauge("gpucost_cost_usd", "Month-to-date effective (amortised) spend of the team from the stored bill, US dollars, idle capacity apart.",
+		teams(func(t TeamCost) float64 { return t.CostUSD }))
+	gauge("gpucost_idle_cost_usd", "Month-to-date cost of the team's idle GPU capacity from the stored bill, US dollars.",
+		teams(func(t TeamCost) float64 { return t.IdleUSD }))
+	gauge("gpucost_used_gpu_hours", "Month-to-date GPU-hours the team used, from the stored bill and telemetry.",
+		teams(func(t TeamCost) float64 { return t.GPUHours }))
 	var ok float64
 	if !c.ok.IsZero() {
 		ok = float64(c.ok.UnixNano()) / 1e9
 	}
-	ch <- prometheus.MustNewConstMetric(c.health[0], g, ok)
-	ch <- prometheus.MustNewConstMetric(c.health[1], prometheus.CounterValue, c.failures)
-	ch <- prometheus.MustNewConstMetric(c.health[2], g, c.took)
+	w.Family("gpucost_fleet_metrics_last_success_timestamp_seconds", "gauge", "When the gpucost_* fleet series were last computed from the store (Unix time); 0 before the first success.")
+	w.Sample("gpucost_fleet_metrics_last_success_timestamp_seconds", ok)
+	w.Family("gpucost_fleet_metrics_errors_total", "counter", "Computations of the fleet series from the store that failed; the previous values are kept.")
+	w.Sample("gpucost_fleet_metrics_errors_total", c.failures)
+	w.Family("gpucost_fleet_metrics_duration_seconds", "gauge", "Time the last computation of the fleet series took.")
+	w.Sample("gpucost_fleet_metrics_duration_seconds", c.took)
 }

@@ -6,13 +6,14 @@
 # Settings, from the environment (make size passes them on):
 #   GO    the go command (default go)
 #   TOP   how many modules and packages to list (default 25)
-#   MAXMB fail when the stripped binary is larger than this many MB (10^6 bytes; default: no limit)
+#   MAXMB fail when the stripped binary is larger than this many MB (10^6 bytes; default 40, the
+#         limit docs/architecture.md "Binary size" sets; MAXMB= for none)
 #
 # Example: make size TOP=40
 set -eu
 GO=${GO:-go}
 TOP=${TOP:-25}
-MAXMB=${MAXMB:-}
+MAXMB=${MAXMB-40}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,9 +1,9 @@
 // Package awsrpc makes the few signed AWS API calls gpucost needs — EC2's query protocol
-// (DescribeInstances, StopInstances, CreateTags, DescribeSpotPriceHistory) and the JSON 1.1
-// protocol of SageMaker and the Price List API — as plain HTTP requests signed with the SDK's
-// SigV4 signer and retried as the SDK's standard retryer does. The SDK's generated service
-// clients linked tens of megabytes of operations gpucost never calls (docs/architecture.md
-// "Binary size").
+// (DescribeInstances, StopInstances, CreateTags, DescribeSpotPriceHistory), the JSON 1.1
+// protocol of SageMaker and the Price List API, and S3's REST requests (Do) — as plain HTTP
+// requests signed with the SDK's SigV4 signer and retried as the SDK's standard retryer does.
+// The SDK's generated service clients linked tens of megabytes of operations gpucost never calls
+// (docs/architecture.md "Binary size").
 package awsrpc
 
 import (
@@ -41,6 +41,8 @@ type Client struct {
 	MaxAttempts int
 	Backoff     retry.BackoffDelayer
 	Now         func() time.Time // signing time; time.Now when nil
+	// RawPath signs the URL path as it is sent, without escaping it again: S3's rule.
+	RawPath bool
 }
 
 // Error is an AWS API's refusal: the HTTP status and the error code and message the service
@@ -122,14 +124,45 @@ func (c *Client) endpoint() string {
 
 // do posts body, retrying throttling, server errors and unanswered requests, and returns the
 // body of the first 2xx answer.
-func (c *Client) do(ctx context.Context, op string, body []byte, header map[string]string, decode func([]byte, http.Header) (string, string, string)) ([]byte, error) {
+func (c *Client) do(ctx context.Context, op string, body []byte, header map[string]string, decode Decoder) ([]byte, error) {
+	newReq := func() (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint(), bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		return req, err
+	}
+	sum := sha256.Sum256(body)
+	res, err := c.Do(ctx, op, newReq, hex.EncodeToString(sum[:]), decode)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
+	if err != nil {
+		return nil, &Error{Operation: op, Err: fmt.Errorf("read the answer: %w", err)}
+	}
+	return b, nil
+}
+
+// Decoder reads the error code, message and request ID of a refusal from its body and header.
+type Decoder func(status int, body []byte, h http.Header) (code, msg, requestID string)
+
+// Do sends the request newReq makes, signed for a body whose hex SHA-256 is payloadHash (or
+// "UNSIGNED-PAYLOAD"), and retries it as the SDK's standard retryer does; newReq is called for
+// each try, so that the body is read afresh. It returns the first 2xx answer with its body open
+// for the caller to close. Other answers become an *Error, their body read by decode.
+func (c *Client) Do(ctx context.Context, op string, newReq func() (*http.Request, error), payloadHash string, decode Decoder) (*http.Response, error) {
 	attempts := max(1, c.MaxAttempts)
 	backoff := c.Backoff
 	if backoff == nil {
 		backoff = retry.NewExponentialJitterBackoff(retry.DefaultMaxBackoff)
 	}
 	for attempt := 1; ; attempt++ {
-		out, err := c.once(ctx, op, body, header, decode)
+		out, err := c.once(ctx, op, newReq, payloadHash, decode)
 		if err == nil || attempt >= attempts || !retryable(ctx, err) {
 			return out, err
 		}
@@ -145,15 +178,12 @@ func (c *Client) do(ctx context.Context, op string, body []byte, header map[stri
 	}
 }
 
-func (c *Client) once(ctx context.Context, op string, body []byte, header map[string]string, decode func([]byte, http.Header) (string, string, string)) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint(), bytes.NewReader(body))
+func (c *Client) once(ctx context.Context, op string, newReq func() (*http.Request, error), payloadHash string, decode Decoder) (*http.Response, error) {
+	req, err := newReq()
 	if err != nil {
 		return nil, &Error{Operation: op, Err: err}
 	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	if err := c.sign(ctx, req, body); err != nil {
+	if err := c.sign(ctx, req, payloadHash); err != nil {
 		return nil, &Error{Operation: op, Err: err}
 	}
 	hc := c.HTTP
@@ -164,19 +194,19 @@ func (c *Client) once(ctx context.Context, op string, body []byte, header map[st
 	if err != nil {
 		return nil, &Error{Operation: op, Err: err}
 	}
+	if res.StatusCode/100 == 2 {
+		return res, nil
+	}
 	defer res.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
+	b, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 	if err != nil {
-		return nil, &Error{Operation: op, Err: fmt.Errorf("read the answer: %w", err)}
+		return nil, &Error{Operation: op, Status: res.StatusCode, Err: fmt.Errorf("read the answer: %w", err)}
 	}
-	if res.StatusCode/100 != 2 {
-		code, msg, id := decode(b, res.Header)
-		return nil, &Error{Operation: op, Status: res.StatusCode, Code: code, Message: msg, RequestID: id}
-	}
-	return b, nil
+	code, msg, id := decode(res.StatusCode, b, res.Header)
+	return nil, &Error{Operation: op, Status: res.StatusCode, Code: code, Message: msg, RequestID: id}
 }
 
-func (c *Client) sign(ctx context.Context, req *http.Request, body []byte) error {
+func (c *Client) sign(ctx context.Context, req *http.Request, payloadHash string) error {
 	if c.Credentials == nil {
 		return nil
 	}
@@ -191,8 +221,8 @@ func (c *Client) sign(ctx context.Context, req *http.Request, body []byte) error
 	if c.Now != nil {
 		now = c.Now
 	}
-	sum := sha256.Sum256(body)
-	return v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), c.Service, c.Region, now().UTC())
+	return v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = c.RawPath }).
+		SignHTTP(ctx, creds, req, payloadHash, c.Service, c.Region, now().UTC())
 }
 
 // retryable is the SDK standard retryer's rule: throttling codes, HTTP 500, 502, 503 and 504
@@ -214,8 +244,28 @@ func retryable(ctx context.Context, err error) bool {
 	return throttle || transient || timeout || e.Status == http.StatusTooManyRequests
 }
 
+// XMLError reads an S3 error answer: <Error><Code/><Message/><RequestId/></Error>. A HEAD
+// answer has no body: its code is NotFound for 404 and Forbidden for 403, as the SDK names them.
+func XMLError(status int, b []byte, h http.Header) (code, msg, id string) {
+	var r struct {
+		Code      string `xml:"Code"`
+		Message   string `xml:"Message"`
+		RequestID string `xml:"RequestId"`
+	}
+	if xml.Unmarshal(b, &r) == nil && r.Code != "" {
+		return r.Code, r.Message, r.RequestID
+	}
+	switch status {
+	case http.StatusNotFound:
+		code = "NotFound"
+	case http.StatusForbidden:
+		code = "Forbidden"
+	}
+	return code, strings.TrimSpace(string(b[:min(len(b), 200)])), h.Get("X-Amz-Request-Id")
+}
+
 // queryError reads an EC2 error answer: <Response><Errors><Error><Code/><Message/>…<RequestID/>.
-func queryError(b []byte, _ http.Header) (code, msg, id string) {
+func queryError(_ int, b []byte, _ http.Header) (code, msg, id string) {
 	var r struct {
 		Errors []struct {
 			Code    string `xml:"Code"`
@@ -231,7 +281,7 @@ func queryError(b []byte, _ http.Header) (code, msg, id string) {
 
 // jsonError reads a JSON 1.1 error answer: {"__type": "…#Code", "message": "…"}, or the
 // X-Amzn-ErrorType header.
-func jsonError(b []byte, h http.Header) (code, msg, id string) {
+func jsonError(_ int, b []byte, h http.Header) (code, msg, id string) {
 	var r struct {
 		Type     string `json:"__type"`
 		Code     string `json:"code"`

@@ -149,3 +149,34 @@ func TestEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestDoRetriesWithFreshBody checks that Do makes a new request for each try, so that a body is
+// sent whole again, and that XMLError reads S3's error answers, and a HEAD answer's bare status.
+func TestDoRetriesWithFreshBody(t *testing.T) {
+	srv, reqs, bodies := server(t, [2]string{"503", `<Error><Code>SlowDown</Code><Message>later</Message><RequestId>r1</RequestId></Error>`},
+		[2]string{"200", "done"})
+	c := &Client{Service: "s3", Region: "us-east-1", Credentials: creds(), MaxAttempts: 3, Backoff: noWait, RawPath: true}
+	newReq := func() (*http.Request, error) {
+		return http.NewRequest(http.MethodPut, srv.URL+"/bucket/a%20b", strings.NewReader("payload"))
+	}
+	res, err := c.Do(context.Background(), "S3 PutObject", newReq, "UNSIGNED-PAYLOAD", XMLError)
+	if err != nil {
+		t.Fatalf("Do = %v", err)
+	}
+	res.Body.Close()
+	if len(*reqs) != 2 || (*bodies)[1] != "payload" || !strings.Contains((*reqs)[1].Header.Get("Authorization"), "Credential=AKIDRPC/") {
+		t.Errorf("Do sent %d requests, bodies %q; want 2 signed, each with the whole body", len(*reqs), *bodies)
+	}
+
+	srv, _, _ = server(t, [2]string{"404", `<Error><Code>NoSuchKey</Code><Message>gone</Message><RequestId>r2</RequestId></Error>`})
+	_, err = c.Do(context.Background(), "S3 GetObject", func() (*http.Request, error) { return http.NewRequest(http.MethodGet, srv.URL+"/b/k", nil) }, "UNSIGNED-PAYLOAD", XMLError)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != "NoSuchKey" || e.RequestID != "r2" || e.Status != 404 {
+		t.Errorf("Do(missing key) = %v, want NoSuchKey with request r2", err)
+	}
+	srv, _, _ = server(t, [2]string{"403", ""})
+	_, err = c.Do(context.Background(), "S3 HeadBucket", func() (*http.Request, error) { return http.NewRequest(http.MethodHead, srv.URL+"/b", nil) }, "UNSIGNED-PAYLOAD", XMLError)
+	if !errors.As(err, &e) || e.Code != "Forbidden" {
+		t.Errorf("Do(HEAD refused) = %v, want the code Forbidden", err)
+	}
+}

@@ -2,11 +2,11 @@ package dcgm
 
 import (
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/promtext"
 	"github.com/gpucost/gpucost/telemetry/dcgmfields"
-	dto "github.com/prometheus/client_model/go"
 )
 
-// labelSet is one distinct label set {…} of the metric lines, parsed once by expfmt and shared
+// labelSet is one distinct label set {…} of the metric lines, parsed once and shared
 // by every line that carries the same bytes: a scrape repeats each GPU's labels on every metric.
 type labelSet struct {
 	raw    string // the bytes between the metric name and the value, braces included
@@ -22,12 +22,12 @@ type labelSet struct {
 // of the GPU parent; see dcgmfields.MIGUUID.
 func MIGUUID(parent, instanceID string) string { return dcgmfields.MIGUUID(parent, instanceID) }
 
-// derive fills the set's GPU, labels and series from the pairs expfmt parsed. host is the
+// derive fills the set's GPU, labels and series from its parsed pairs. host is the
 // fallback for a set without a Hostname label.
-func (ls *labelSet) derive(pairs []*dto.LabelPair, host string) {
+func (ls *labelSet) derive(pairs []promtext.Label, host string) {
 	all := func(yield func(string, string) bool) {
 		for _, p := range pairs {
-			if !yield(p.GetName(), p.GetValue()) {
+			if !yield(p.Name, p.Value) {
 				return
 			}
 		}

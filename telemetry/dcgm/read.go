@@ -1,11 +1,10 @@
 // Package dcgm reads GPU samples from NVIDIA dcgm-exporter: its /metrics endpoint over HTTP
 // (Collector) and recordings of it (Read), and writes samples in the same text format (Write).
 //
-// The Prometheus text is parsed by expfmt, the reference parser, which alone reads about 150,000
-// lines a second. Every line of a scrape repeats its GPU's labels and a long metric name, so the
-// reader has expfmt parse each distinct label set once and, for each line, the rest of it with
-// the name replaced by a short alias ("a 91 1790000000000"); lines it cannot take apart go to
-// expfmt whole. Blocks of lines are parsed on several cores at once. The lines of one scrape are
+// The Prometheus text is parsed by internal/promtext, whose messages are those of the reference
+// parser, expfmt. Every line of a scrape repeats its GPU's labels and a long metric name, so the
+// reader parses each distinct label set once and, for each line, the rest of it with the name
+// replaced by a short alias ("a 91 1790000000000"); lines it cannot take apart are parsed whole. Blocks of lines are parsed on several cores at once. The lines of one scrape are
 // grouped into one gpucost.Sample per GPU or MIG instance, pod and instant.
 package dcgm
 
@@ -79,8 +78,8 @@ func Read(r io.Reader, name string, opt ReadOptions, emit func(gpucost.Sample)) 
 // label sets. The fields below mark which goroutine owns them.
 type parser struct {
 	host string
-	exp  *expParser // for reading on one goroutine
-	pool sync.Pool  // of *block
+	exp  *lineParser // for reading on one goroutine
+	pool sync.Pool   // of *block
 
 	// The splitter's.
 	names    map[string]string
@@ -96,7 +95,7 @@ type parser struct {
 	groups    map[groupKey]int
 	series    map[string]*labelSet // series → its first label set
 	pending   []dcgmfields.Builder
-	good, bad int // lines expfmt accepted and rejected
+	good, bad int // lines the parser accepted and rejected
 	known     int // lines of DCGM metrics
 }
 
@@ -144,7 +143,7 @@ func (p *parser) run(r io.Reader, workers int, stats *Stats, emit func(gpucost.S
 // runHere parses each block as soon as it is cut, on this goroutine.
 func (p *parser) runHere(r io.Reader, emit func(gpucost.Sample)) error {
 	if p.exp == nil {
-		p.exp = newExpParser(p.host)
+		p.exp = newLineParser(p.host)
 	}
 	var err error
 	readErr := p.scan(r, func(b *block) bool {
@@ -186,7 +185,7 @@ func (p *parser) runParallel(r io.Reader, workers int, emit func(gpucost.Sample)
 	}()
 	for range workers {
 		go func() {
-			e := newExpParser(p.host)
+			e := newLineParser(p.host)
 			for b := range work {
 				e.parse(b)
 				close(b.done)

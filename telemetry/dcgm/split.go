@@ -10,7 +10,7 @@ import (
 	"github.com/gpucost/gpucost/telemetry/dcgmfields"
 )
 
-// recKind says how a line is handed to expfmt.
+// recKind says how a line is parsed.
 type recKind uint8
 
 const (
@@ -20,14 +20,14 @@ const (
 	recBad                    // a line the splitter rejects (err says why); not parsed
 )
 
-// rec is one line of a block: where it was, what expfmt is given, and what it made of it.
+// rec is one line of a block: where it was, what the parser is given, and what it made of it.
 type rec struct {
 	num      int    // line number in the file
-	off, end int32  // a sample line's text for expfmt, in block.buf
+	off, end int32  // a sample line's text for the parser, in block.buf
 	text     string // the line of a comment or odd line
 	kind     recKind
 	name     string // metric name
-	alias    string // the name expfmt is given for it in this block (see block.aliases)
+	alias    string // the name the parser is given for it in this block (see block.aliases)
 	ls       *labelSet
 	f        dcgmfields.Field
 	val      float64
@@ -36,10 +36,10 @@ type rec struct {
 	err      string // why the line is left out
 }
 
-// block is a run of lines of one scrape: its sample lines are parsed by expfmt in one call, the
-// others alone.
+// block is a run of lines of one scrape: its sample lines are parsed with their label sets apart,
+// the others whole.
 type block struct {
-	buf       []byte // the sample lines, as expfmt is given them
+	buf       []byte // the sample lines, as the parser is given them
 	recs      []rec
 	samples   int               // recSample lines in recs
 	newSets   []*labelSet       // label sets first seen in this block, parsed with it
@@ -213,7 +213,7 @@ func (b *block) bad(num int, why string) {
 	b.recs = append(b.recs, rec{num: num, kind: recBad, err: why})
 }
 
-// addSample appends a sample line for expfmt: its alias and the rest of the line.
+// addSample appends a sample line for the parser: its alias and the rest of the line.
 func (b *block) addSample(r rec, alias string, rest []byte) {
 	r.off = int32(len(b.buf))
 	b.buf = append(append(append(append(b.buf, alias...), ' '), rest...), '\n')
@@ -256,7 +256,7 @@ func (s *splitter) addComment(line []byte, num int) bool {
 		return false
 	}
 	s.p.scrape.note(family, what)
-	// A scrape repeats the same HELP and TYPE lines: expfmt checks each distinct one once.
+	// A scrape repeats the same HELP and TYPE lines: the parser checks each distinct one once.
 	if _, ok := s.p.comments[string(line)]; ok {
 		return true
 	}
@@ -279,10 +279,9 @@ func word(b []byte) (w, rest []byte) {
 }
 
 // addSample adds a sample line. A line of the usual shape, NAME{LABELS} VALUE [TIMESTAMP], goes
-// to expfmt as "ALIAS VALUE [TIMESTAMP]" and its label set, if new, apart; any other goes whole.
-// The alias is a short name standing for NAME within the block: NAME has the classic character
-// set (nameEnd), which expfmt always accepts, and parsing the same long names on every line
-// took a third of expfmt's time.
+// to the parser as "ALIAS VALUE [TIMESTAMP]" and its label set, if new, apart; any other goes
+// whole. The alias is a short name standing for NAME within the block: NAME has the classic
+// character set (nameEnd), which the parser always accepts, so it need not read it again.
 func (s *splitter) addSample(line []byte, num int) bool {
 	i := nameEnd(line)
 	if i == 0 {

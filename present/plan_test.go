@@ -142,3 +142,35 @@ func TestLastLine(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchingMarksTheBest: the best plan's row is marked and the quantile names its column.
+func TestBatchingMarksTheBest(t *testing.T) {
+	best := plan.BatchPlan{MaxBatchSize: 16, GPUs: 4, Service: 20 * time.Millisecond}
+	r := plan.BatchingResult{Rate: 2000, Quantile: 0.99, SLO: 100 * time.Millisecond, Best: best,
+		Plans: []plan.BatchPlan{{MaxBatchSize: 1, GPUs: 13}, best}}
+	got := Batching(r)
+	if got.Columns[7] != "Predicted p99" {
+		t.Errorf("Batching(…).Columns[7] = %q, want %q", got.Columns[7], "Predicted p99")
+	}
+	for i, want := range []string{"", "← best"} {
+		if mark := got.Rows[i][len(got.Rows[i])-1]; mark != want {
+			t.Errorf("Batching(…) row %d mark = %q, want %q", i, mark, want)
+		}
+	}
+}
+
+// TestCommitBreakEven: the break-even month shows only when there is one.
+func TestCommitBreakEven(t *testing.T) {
+	for _, c := range []struct {
+		month int
+		rows  int
+	}{{0, 10}, {7, 11}} {
+		got := Commit(plan.CommitResult{BreakEvenMonth: c.month})
+		if len(got.Rows) != c.rows {
+			t.Errorf("Commit(break-even month %d) has %d rows, want %d", c.month, len(got.Rows), c.rows)
+		}
+		if c.month > 0 && got.Rows[len(got.Rows)-1][1] != "7" {
+			t.Errorf("Commit(break-even month %d) last row = %q", c.month, got.Rows[len(got.Rows)-1])
+		}
+	}
+}

@@ -151,8 +151,8 @@ func (af *autoscaleFlags) spot(cmd *cobra.Command, e *env, sf *servingFlags, o *
 	}
 	switch {
 	case af.spotPrice != "":
-		if s.PricePerGPU, err = gpucost.ParseMoney(strings.TrimPrefix(af.spotPrice, "$"), "USD"); err != nil || s.PricePerGPU.Nanos < 0 {
-			return gpucost.Errorf(gpucost.EInvalid, "--spot-price %q: give dollars per GPU-hour, such as 0.30", af.spotPrice)
+		if s.PricePerGPU, err = perGPUHourFlag("spot-price", af.spotPrice, "0.30"); err != nil {
+			return err
 		}
 	case sf.gpu != "":
 		cat, err := e.loadCatalog(cmd.Context())

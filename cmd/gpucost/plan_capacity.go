@@ -56,8 +56,8 @@ func (s *servingFlags) resolve(ctx context.Context, e *env) error {
 	}
 	switch {
 	case s.price != "":
-		if s.perGPUHour, err = gpucost.ParseMoney(strings.TrimPrefix(s.price, "$"), "USD"); err != nil || s.perGPUHour.Nanos < 0 {
-			return gpucost.Errorf(gpucost.EInvalid, "--price %q: give dollars per GPU-hour, such as 0.80", s.price)
+		if s.perGPUHour, err = perGPUHourFlag("price", s.price, "0.80"); err != nil {
+			return err
 		}
 		s.priceFrom = "--price"
 	case s.gpu != "":
@@ -73,6 +73,16 @@ func (s *servingFlags) resolve(ctx context.Context, e *env) error {
 		s.priceFrom = fmt.Sprintf("median on-demand $/GPU-h over regions: %s %s in %s", offer.Provider, offer.InstanceType, offer.Region)
 	}
 	return nil
+}
+
+// perGPUHourFlag parses --flag's dollars per GPU-hour ("$" optional), naming example in its
+// error.
+func perGPUHourFlag(flag, v, example string) (gpucost.Money, error) {
+	m, err := gpucost.ParseMoney(strings.TrimPrefix(v, "$"), "USD")
+	if err != nil || m.Nanos < 0 {
+		return m, gpucost.Errorf(gpucost.EInvalid, "--%s %q: give dollars per GPU-hour, such as %s", flag, v, example)
+	}
+	return m, nil
 }
 
 // priceNotes is the note on where the price came from, for under a table; none without a

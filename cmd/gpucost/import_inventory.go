@@ -1,9 +1,8 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/gpucost/gpucost/inventory"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -22,29 +21,19 @@ Entries replace earlier ones with the same resource id.`,
     resource_id,host,instance_type,gpus,team
     i-0abc123,gpu-node-7,p4d.24xlarge,8,ml-platform`,
 		Args: usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
 			entries, err := inventory.ReadFile(args[0])
 			if err != nil {
-				return err
+				return result{}, err
 			}
 			ctx := cmd.Context()
 			db, err := e.openDB(ctx)
 			if err != nil {
-				return err
+				return result{}, err
 			}
 			defer db.Close()
 			added, replaced, err := db.PutInventory(ctx, entries)
-			if err != nil {
-				return err
-			}
-			return e.print(result{
-				Columns: []string{"File", "Entries", "Added", "Replaced"},
-				Rows:    [][]string{{args[0], fmt.Sprint(len(entries)), fmt.Sprint(added), fmt.Sprint(replaced)}},
-				Right:   []int{1, 2, 3},
-			})
-		},
+			return present.InventoryImport(args[0], len(entries), added, replaced), err
+		}),
 	}
 }

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"cmp"
 	"path/filepath"
 	"strings"
 	"time"
@@ -9,6 +9,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/plan/planfile"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -39,26 +40,23 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
   gpucost plan autoscale --trace rates.csv --service-time 30ms --policy schedule --schedule "0-7=2,8-19=6,20-23=3"
   gpucost plan autoscale --trace rates.csv --service-time 30ms --spot-share 50% --interruption-rate 5%/h --provider aws --gpu A10G`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
 			if err := sf.resolve(cmd.Context(), e); err != nil {
-				return err
+				return result{}, err
 			}
 			tr, err := planfile.ReadTrace(af.trace, planfile.TraceOptions{Gaps: af.gaps, Step: af.step, Sort: af.sort})
 			if err != nil {
-				return err
+				return result{}, err
 			}
 			o.Start, o.Step, o.Rates = tr.Start, tr.Step, tr.Rates
 			o.Quantile, o.SLO, o.PricePerGPU, o.GPUsPerReplica = sf.quantile, sf.target, sf.perGPUHour, sf.gpusPer
 			bs, err := sf.service(tr.Peak())
 			if err != nil {
-				return err
+				return result{}, err
 			}
 			o.ServiceTime, o.Batch, o.BatchFill = bs.S, bs.Batch, bs.Fill
 			if err := af.options(cmd, e, &sf, &o); err != nil {
-				return err
+				return result{}, err
 			}
 			run := plan.AutoscaleBeside
 			if af.compare == "all" {
@@ -66,24 +64,22 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 			}
 			runs, err := run(o)
 			if err != nil {
-				return err
+				return result{}, err
 			}
-			out := autoscaleResult(o, runs, af.compare == "all")
+			out := present.Autoscale(o, runs, af.compare == "all")
 			if bs.Note != "" {
 				out.Notes = append(out.Notes, bs.Note+" Batches planned at the trace's peak rate.")
 			}
 			out.Notes = append(out.Notes, tr.Summary()...)
-			if sf.priceFrom != "" {
-				out.Notes = append(out.Notes, "Price: "+sf.perGPUHour.Dollars()+" per GPU-hour on demand ("+sf.priceFrom+").")
-			}
+			out.Notes = append(out.Notes, sf.priceNotes(" on demand")...)
 			if af.chart != "" {
 				if err := writeAutoscaleChart(af.chart, o, runs); err != nil {
-					return err
+					return result{}, err
 				}
 				out.Notes = append(out.Notes, "Chart: "+af.chart+".")
 			}
-			return e.print(out)
-		},
+			return out, nil
+		}),
 	}
 	sf.register(cmd)
 	af.register(cmd, &o)
@@ -135,18 +131,10 @@ func (af *autoscaleFlags) options(cmd *cobra.Command, e *env, sf *servingFlags, 
 	if af.compare != "" && af.compare != "all" {
 		return gpucost.Errorf(gpucost.EInvalid, "--compare %q: use all", af.compare)
 	}
-	for _, p := range []struct {
-		flag, v string
-		to      *float64
-	}{{"target", af.target, &o.TargetUtilisation}, {"step-up", af.stepUp, &o.StepUp}, {"step-down", af.stepDown, &o.StepDown}, {"headroom", af.headroom, &o.Headroom}} {
-		if *p.to, err = flagValue(p.flag, p.v, plan.ParsePercent); err != nil {
-			return err
-		}
-	}
-	if af.schedule != "" {
-		if o.Schedule, err = flagValue("schedule", af.schedule, plan.ParseSchedule); err != nil {
-			return err
-		}
+	if err := cmp.Or(parseFlag(&o.TargetUtilisation, "target", af.target, plan.ParsePercent), parseFlag(&o.StepUp, "step-up", af.stepUp, plan.ParsePercent),
+		parseFlag(&o.StepDown, "step-down", af.stepDown, plan.ParsePercent), parseFlag(&o.Headroom, "headroom", af.headroom, plan.ParsePercent),
+		parseOptional(&o.Schedule, "schedule", af.schedule, plan.ParseSchedule)); err != nil {
+		return err
 	}
 	if af.spotShare == "" {
 		return nil
@@ -163,8 +151,8 @@ func (af *autoscaleFlags) spot(cmd *cobra.Command, e *env, sf *servingFlags, o *
 	}
 	switch {
 	case af.spotPrice != "":
-		if s.PricePerGPU, err = gpucost.ParseMoney(strings.TrimPrefix(af.spotPrice, "$"), "USD"); err != nil || s.PricePerGPU.Nanos < 0 {
-			return gpucost.Errorf(gpucost.EInvalid, "--spot-price %q: give dollars per GPU-hour, such as 0.30", af.spotPrice)
+		if s.PricePerGPU, err = perGPUHourFlag("spot-price", af.spotPrice, "0.30"); err != nil {
+			return err
 		}
 	case sf.gpu != "":
 		cat, err := e.loadCatalog(cmd.Context())
@@ -186,38 +174,6 @@ func (af *autoscaleFlags) spot(cmd *cobra.Command, e *env, sf *servingFlags, o *
 	}
 	o.Spot = s
 	return nil
-}
-
-func autoscaleResult(o plan.AutoscaleOptions, runs []plan.AutoscaleResult, all bool) result {
-	q := fmt.Sprintf("p%g", o.Quantile*100)
-	out := result{
-		Title: fmt.Sprintf("%d intervals of %v at %v per request, %s ≤ %v, %d per replica, %v to provision",
-			len(o.Rates), o.Step, o.ServiceTime, q, o.SLO, max(1, o.Concurrency), o.Provisioning),
-		Columns: []string{"Policy", "Replica-h", "Gap to oracle", "Mean", "Peak", "Cost", "SLO attainment", "Meets SLO", "Delayed", "Dropped", "Interruptions", "Settings"},
-		Right:   []int{1, 2, 3, 4, 5, 6, 8, 9, 10},
-		JSON:    runs,
-	}
-	for _, r := range runs {
-		gap := fmt.Sprintf("%+.1f%%", 100*r.GapReplicaHours)
-		if r.Policy == plan.Oracle {
-			gap = "—"
-		}
-		out.Rows = append(out.Rows, []string{string(r.Policy), fmt.Sprintf("%.2f", r.ReplicaHours), gap, fmt.Sprintf("%.2f", r.MeanReplicas),
-			fmt.Sprint(r.PeakReplicas), r.Cost.Dollars(), fmt.Sprintf("%.3f%%", 100*r.Attainment), map[bool]string{true: "yes", false: "NO"}[r.MeetsSLO(o.Quantile)],
-			fmt.Sprintf("%.0f", r.Delayed), fmt.Sprintf("%.0f", r.Dropped), fmt.Sprint(r.Interruptions), r.Settings})
-		out.Notes = append(out.Notes, r.Notes...)
-	}
-	best, ok := plan.Best(runs, o.Quantile)
-	switch {
-	case all && ok:
-		out.Notes = append(out.Notes, fmt.Sprintf("Best policy that meets the SLO: %s, %.2f replica-hours, %+.1f%% over the oracle, %s.",
-			best.Policy, best.ReplicaHours, 100*best.GapReplicaHours, best.Cost.Dollars()))
-	case all:
-		out.Notes = append(out.Notes, fmt.Sprintf("No policy meets %s ≤ %v over the trace: raise --min-replicas, lower --target, or shorten --provisioning.", q, o.SLO))
-	case !runs[0].MeetsSLO(o.Quantile):
-		out.Notes = append(out.Notes, fmt.Sprintf("%s misses %s ≤ %v over the trace: raise --min-replicas, lower --target, or shorten --provisioning.", runs[0].Policy, q, o.SLO))
-	}
-	return out
 }
 
 // planAutoscaleHelp is the command's --help text.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/plan/planfile"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -54,8 +56,8 @@ func (s *servingFlags) resolve(ctx context.Context, e *env) error {
 	}
 	switch {
 	case s.price != "":
-		if s.perGPUHour, err = gpucost.ParseMoney(strings.TrimPrefix(s.price, "$"), "USD"); err != nil || s.perGPUHour.Nanos < 0 {
-			return gpucost.Errorf(gpucost.EInvalid, "--price %q: give dollars per GPU-hour, such as 0.80", s.price)
+		if s.perGPUHour, err = perGPUHourFlag("price", s.price, "0.80"); err != nil {
+			return err
 		}
 		s.priceFrom = "--price"
 	case s.gpu != "":
@@ -71,6 +73,25 @@ func (s *servingFlags) resolve(ctx context.Context, e *env) error {
 		s.priceFrom = fmt.Sprintf("median on-demand $/GPU-h over regions: %s %s in %s", offer.Provider, offer.InstanceType, offer.Region)
 	}
 	return nil
+}
+
+// perGPUHourFlag parses --flag's dollars per GPU-hour ("$" optional), naming example in its
+// error.
+func perGPUHourFlag(flag, v, example string) (gpucost.Money, error) {
+	m, err := gpucost.ParseMoney(strings.TrimPrefix(v, "$"), "USD")
+	if err != nil || m.Nanos < 0 {
+		return m, gpucost.Errorf(gpucost.EInvalid, "--%s %q: give dollars per GPU-hour, such as %s", flag, v, example)
+	}
+	return m, nil
+}
+
+// priceNotes is the note on where the price came from, for under a table; none without a
+// price. how says which price it is, such as " on demand".
+func (s *servingFlags) priceNotes(how string) []string {
+	if s.priceFrom == "" {
+		return nil
+	}
+	return []string{"Price: " + s.perGPUHour.Dollars() + " per GPU-hour" + how + " (" + s.priceFrom + ")."}
 }
 
 func newPlanCapacityCmd(e *env) *cobra.Command {
@@ -97,36 +118,27 @@ S is the profile's latency at --batch-size, or at the batch size gpucost plan ba
   gpucost plan capacity --rate 500 --service-time 30ms --slo p99=200ms --per-gpu-qps 200 --headroom 20%
   gpucost plan capacity --rate 2000 --batch-profile bert.csv --slo p99=100ms --gpu A10G --output json`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
-			if err := sf.resolve(cmd.Context(), e); err != nil {
-				return err
-			}
-			var err error
-			if o.Headroom, err = flagValue("headroom", headroom, plan.ParsePercent); err != nil {
-				return err
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
+			if err := cmp.Or(sf.resolve(cmd.Context(), e), parseFlag(&o.Headroom, "headroom", headroom, plan.ParsePercent)); err != nil {
+				return result{}, err
 			}
 			o.Quantile, o.SLO, o.PricePerGPU, o.GPU, o.GPUsPerReplica = sf.quantile, sf.target, sf.perGPUHour, sf.gpu, sf.gpusPer
 			bs, err := sf.service(o.Rate)
 			if err != nil {
-				return err
+				return result{}, err
 			}
 			o.ServiceTime, o.Batch, o.BatchFill = bs.S, bs.Batch, bs.Fill
 			res, err := plan.Capacity(o)
 			if err != nil {
-				return err
+				return result{}, err
 			}
-			out := capacityResult(res)
+			out := present.Capacity(res)
 			if bs.Note != "" {
 				out.Notes = append([]string{bs.Note}, out.Notes...)
 			}
-			if sf.priceFrom != "" {
-				out.Notes = append(out.Notes, "Price: "+sf.perGPUHour.Dollars()+" per GPU-hour ("+sf.priceFrom+").")
-			}
-			return e.print(out)
-		},
+			out.Notes = append(out.Notes, sf.priceNotes("")...)
+			return out, nil
+		}),
 	}
 	sf.register(cmd)
 	f := cmd.Flags()
@@ -154,56 +166,4 @@ func (s *servingFlags) service(rate float64) (plan.BatchService, error) {
 		return plan.BatchService{}, err
 	}
 	return plan.PlanBatchService(prof, rate, s.quantile, s.target, s.batchSize)
-}
-
-func capacityResult(r plan.CapacityResult) result {
-	cost, per1000 := "", ""
-	if r.PerHour != nil {
-		cost = r.PerHour.Dollars()
-	}
-	if r.Per1000Requests != nil {
-		per1000 = "$" + r.Per1000Requests.Decimal()
-		if len(per1000) > 9 {
-			per1000 = per1000[:9]
-		}
-	}
-	q := fmt.Sprintf("p%g", r.Quantile*100)
-	out := result{
-		Title: fmt.Sprintf("%.4g requests/s at %v each, %s ≤ %v, %.0f%% headroom: %d replicas (%d GPUs) at %.0f%% utilisation",
-			r.Rate, r.ServiceTime, q, r.SLO, 100*r.Headroom, r.Replicas, r.GPUs, 100*r.Utilisation),
-		Columns: []string{"Sizing", "Replicas", "GPUs", "Utilisation", "p50", "p90", "p95", "p99", "p99.9", "Meets SLO", "$/h", "$/1k requests"},
-		Right:   []int{1, 2, 3, 4, 5, 6, 7, 8, 10, 11},
-		JSON:    r,
-	}
-	row := func(name string, replicas, gpus int, util float64, lat []plan.LatencyPoint, meets bool, cost, per string) []string {
-		cells := []string{name, fmt.Sprint(replicas), fmt.Sprint(gpus), fmt.Sprintf("%.0f%%", 100*util)}
-		for _, p := range lat {
-			cells = append(cells, latency(p.Response))
-		}
-		return append(cells, map[bool]string{true: "yes", false: "NO"}[meets], cost, per)
-	}
-	out.Rows = append(out.Rows, row("Erlang C (M/M/c)", r.Replicas, r.GPUs, r.Utilisation, r.Latency, true, cost, per1000))
-	rt := r.RuleOfThumb
-	rtCost := ""
-	if rt.PerHour != nil {
-		rtCost = rt.PerHour.Dollars()
-	}
-	out.Rows = append(out.Rows, row(fmt.Sprintf("rule of thumb (R4, %.4g QPS/GPU %s)", rt.PerGPUQPS, rt.QPSSource), rt.Replicas, rt.GPUs, rt.Utilisation, rt.Latency, rt.MeetsSLO, rtCost, ""))
-	out.Notes = append(out.Notes, fmt.Sprintf("Erlang C minimum without headroom: %d replicas; %d replicas serve up to %.4g requests/s within the SLO. %.1f%% of requests queue at all.",
-		r.MinReplicas, r.Replicas, r.MaxRate, 100*r.WaitProbability))
-	out.Notes = append(out.Notes, r.Notes...)
-	return out
-}
-
-// latency writes a predicted response time, "unstable" when the queue grows without bound.
-func latency(d time.Duration) string {
-	switch {
-	case d == time.Duration(1<<63-1):
-		return "unstable"
-	case d >= 10*time.Second:
-		return d.Round(100 * time.Millisecond).String()
-	case d >= time.Second:
-		return d.Round(time.Millisecond).String()
-	}
-	return d.Round(100 * time.Microsecond).String()
 }

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"time"
+	"cmp"
 
 	"github.com/gpucost/gpucost/plan"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -25,32 +25,14 @@ emergency checkpoint fits the provider's interruption notice (AWS 2 min, GCP and
   gpucost plan checkpoint --size 98GB --bandwidth 1GB/s --restart 5m --interruption-rate 10%/h --provider aws
   gpucost plan checkpoint --checkpoint-time 5m --restart 10m --mtbi 24h --output json`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
+			if err := cmp.Or(parseOptional(&o.InterruptionsPerHour, "interruption-rate", rate, plan.ParseRate),
+				parseOptional(&o.SizeBytes, "size", size, func(s string) (float64, error) { return plan.ParseBytes(s, false) }),
+				parseOptional(&o.BandwidthBytesPerSecond, "bandwidth", bandwidth, func(s string) (float64, error) { return plan.ParseBytes(s, true) })); err != nil {
+				return result{}, err
 			}
-			var err error
-			if rate != "" {
-				if o.InterruptionsPerHour, err = flagValue("interruption-rate", rate, plan.ParseRate); err != nil {
-					return err
-				}
-			}
-			if size != "" {
-				if o.SizeBytes, err = flagValue("size", size, func(s string) (float64, error) { return plan.ParseBytes(s, false) }); err != nil {
-					return err
-				}
-			}
-			if bandwidth != "" {
-				if o.BandwidthBytesPerSecond, err = flagValue("bandwidth", bandwidth, func(s string) (float64, error) { return plan.ParseBytes(s, true) }); err != nil {
-					return err
-				}
-			}
-			res, err := plan.Checkpoint(o)
-			if err != nil {
-				return err
-			}
-			return e.print(checkpointResult(res))
-		},
+			return shown(present.Checkpoint)(plan.Checkpoint(o))
+		}),
 	}
 	f := cmd.Flags()
 	f.DurationVar(&o.CheckpointTime, "checkpoint-time", 0, "δ: how long writing one checkpoint takes")
@@ -63,38 +45,4 @@ emergency checkpoint fits the provider's interruption notice (AWS 2 min, GCP and
 	f.StringVar(&o.Provider, "provider", "", "aws, gcp or azure: the notice an emergency checkpoint must fit in")
 	f.DurationVar(&o.Work, "work", 0, "failure-free run time, to estimate the wall time")
 	return cmd
-}
-
-func checkpointResult(r plan.CheckpointResult) result {
-	out := result{
-		Title:   fmt.Sprintf("Checkpoint every … (δ = %s %s, R = %s, M = %s)", r.CheckpointTime, r.CheckpointTimeSource, r.Restart, r.MTBI.Round(time.Second)),
-		Columns: []string{"Rule", "Interval", "Overhead", "Writing", "Expected wall"},
-		Right:   []int{1, 2, 3, 4},
-		JSON:    r,
-	}
-	for _, row := range []struct {
-		name string
-		iv   plan.Interval
-	}{{"Young", r.Young}, {"Daly", r.Daly}, {"optimum (Daly's model)", r.Optimum}} {
-		wall := ""
-		if row.iv.ExpectedWall > 0 {
-			wall = row.iv.ExpectedWall.Round(time.Second).String()
-		}
-		out.Rows = append(out.Rows, []string{row.name, row.iv.Every.Round(time.Second).String(),
-			fmt.Sprintf("%.1f%%", 100*row.iv.Overhead), fmt.Sprintf("%.1f%%", 100*row.iv.WriteOverhead), wall})
-	}
-	if em := r.Emergency; em != nil {
-		verdict := "fits"
-		if !em.Fits {
-			verdict = "does NOT fit"
-		}
-		notice := em.Notice.String()
-		if em.Provider != "" {
-			notice = em.Provider + "'s " + notice
-		}
-		out.Notes = append(out.Notes, fmt.Sprintf("Emergency checkpoint on %s notice: writing takes %s (%s) — it %s, slack %s.",
-			notice, em.Write.Round(time.Second), em.WriteSource, verdict, em.Slack.Round(time.Second)))
-	}
-	out.Notes = append(out.Notes, r.Notes...)
-	return out
 }

@@ -1,13 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/plan/planfile"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -43,7 +44,7 @@ store's GPU telemetry, each GPU-hour priced at the catalog's on-demand list pric
   gpucost plan commit --from-store --layer "3y=0.57:200,1y=0.4"
   gpucost plan commit roi --on-demand 3.06 --reserved-1y 1.82 --reserved-3y 1.31 --instances 8`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error { return e.planCommit(cmd.Context(), &c) },
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) { return e.planCommit(cmd.Context(), &c) }),
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.usage, "usage", "", "CSV of hourly usage: a usage column, one row per hour")
@@ -63,17 +64,14 @@ store's GPU telemetry, each GPU-hour priced at the catalog's on-demand list pric
 }
 
 // planCommit reads the usage and runs the commitment, back-test or layering the flags ask for.
-func (e *env) planCommit(ctx context.Context, c *commitFlags) error {
-	if err := e.validOutput(); err != nil {
-		return err
-	}
+func (e *env) planCommit(ctx context.Context, c *commitFlags) (result, error) {
 	if (c.usage == "") == !c.fromStore {
-		return gpucost.Errorf(gpucost.EInvalid, "give the usage: --usage FILE.csv or --from-store")
+		return result{}, gpucost.Errorf(gpucost.EInvalid, "give the usage: --usage FILE.csv or --from-store")
 	}
 	in := c.in
 	var err error
 	if in.OnDemand, err = flagValue("price", c.price, plan.ParseDollars); err != nil {
-		return err
+		return result{}, err
 	}
 	if c.usage != "" {
 		in.Usage, err = planfile.ReadUsage(c.usage)
@@ -83,25 +81,30 @@ func (e *env) planCommit(ctx context.Context, c *commitFlags) error {
 	}
 	switch {
 	case err != nil:
-		return err
+		return result{}, err
 	case c.layers != "":
-		return e.layer(in, c.layers)
+		ins, err := flagValue("layer", c.layers, plan.ParseInstruments)
+		if err != nil {
+			return result{}, err
+		}
+		return shown(present.Layers)(plan.Layer(plan.LayerInput{Usage: in.Usage, OnDemand: in.OnDemand, Instruments: ins}))
 	case c.backtest:
 		lb, err := parseAgo("lookback", c.lookback)
 		if err != nil {
-			return err
+			return result{}, err
 		}
 		p, err := parseAgo("period", c.horizon)
 		if err != nil {
-			return err
+			return result{}, err
 		}
-		return e.backtest(in, lb, p, plan.BuyRule(c.rule))
+		res, err := plan.Backtest(plan.BacktestInput{Usage: in.Usage, OnDemand: in.OnDemand, Discount: in.Discount,
+			Lookback: int(lb.Hours()), Period: int(p.Hours()), Rule: plan.BuyRule(c.rule)})
+		if err != nil {
+			return result{}, err
+		}
+		return present.Backtest(res, lb, p, in.Discount), nil
 	}
-	res, err := plan.Commit(in)
-	if err != nil {
-		return err
-	}
-	return e.print(commitResult(res))
+	return shown(present.Commit)(plan.Commit(in))
 }
 
 // storeUsage returns the on-demand dollars of GPU time per hour over the period: every GPU-hour
@@ -123,80 +126,6 @@ func (e *env) storeUsage(ctx context.Context, since string) ([]float64, error) {
 	return u.Dollars, err
 }
 
-func (e *env) backtest(in plan.CommitInput, lookback, horizon time.Duration, rule plan.BuyRule) error {
-	res, err := plan.Backtest(plan.BacktestInput{Usage: in.Usage, OnDemand: in.OnDemand, Discount: in.Discount,
-		Lookback: int(lookback.Hours()), Period: int(horizon.Hours()), Rule: rule})
-	if err != nil {
-		return err
-	}
-	r := result{
-		Title:   fmt.Sprintf("Back-test: buy on the last %s, score the next %s, discount %.0f%%", lookback, horizon, 100*in.Discount),
-		Columns: []string{"From hour", "Bought", "Optimal", "Saving", "Optimal saving", "Captured", "Utilisation"},
-		Right:   []int{0, 1, 2, 3, 4, 5, 6},
-		JSON:    res,
-	}
-	for _, w := range res.Windows {
-		r.Rows = append(r.Rows, []string{fmt.Sprint(w.Start), fmt.Sprintf("%.2f", w.Commitment), fmt.Sprintf("%.2f", w.Optimal),
-			w.Saving.Fixed(2), w.OptimalSaving.Fixed(2), fmt.Sprintf("%.1f%%", 100*w.Captured), fmt.Sprintf("%.1f%%", 100*w.Utilisation)})
-	}
-	r.Notes = append(r.Notes, fmt.Sprintf("Over %d scored hours: saved %s of a hindsight-optimal %s (%.1f%%; worst window %.1f%%).",
-		res.ScoredHours, res.Saving.Dollars(), res.OptimalSaving.Dollars(), 100*res.Captured, 100*res.WorstCaptured))
-	return e.print(r)
-}
-
-// layer prints the cost-minimising mix of several commitment instruments.
-func (e *env) layer(in plan.CommitInput, spec string) error {
-	ins, err := flagValue("layer", spec, plan.ParseInstruments)
-	if err != nil {
-		return err
-	}
-	res, err := plan.Layer(plan.LayerInput{Usage: in.Usage, OnDemand: in.OnDemand, Instruments: ins})
-	if err != nil {
-		return err
-	}
-	r := result{
-		Title: fmt.Sprintf("Layered commitments over %d hours: %s instead of %s on-demand (%s saved, %.1f%%)",
-			res.Hours, res.PlanCost.Dollars(), res.OnDemandCost.Dollars(), res.Saving.Dollars(), res.SavingPercent),
-		Columns: []string{"Instrument", "Discount", "From units", "Units", "Cost", "Utilisation"},
-		Right:   []int{1, 2, 3, 4, 5},
-		JSON:    res,
-	}
-	for _, l := range res.Layers {
-		r.Rows = append(r.Rows, []string{l.Name, fmt.Sprintf("%.0f%%", 100*l.Discount), fmt.Sprintf("%.2f", l.From),
-			fmt.Sprintf("%.2f", l.Units), l.Cost.Dollars(), fmt.Sprintf("%.1f%%", 100*l.Utilisation)})
-	}
-	r.Notes = append(r.Notes, fmt.Sprintf("On-demand above the layers: %s. The best single instrument, %s, would cost %s: the mix saves %s more.",
-		res.OverflowCost.Dollars(), res.BestSingle, res.BestSingleCost.Dollars(), res.SavingVsBestOnly.Dollars()))
-	return e.print(r)
-}
-
-func commitResult(c plan.CommitResult) result {
-	r := result{
-		Title:   fmt.Sprintf("Commitment for %d hours of usage at %.0f%% off, %s term, %s upfront", c.Hours, 100*c.Discount, c.Term, c.Payment),
-		Columns: []string{"Figure", "Value"},
-		Right:   []int{1},
-		JSON:    c,
-	}
-	add := func(k, v string) { r.Rows = append(r.Rows, []string{k, v}) }
-	add("Commit per hour (units)", fmt.Sprintf("%.2f", c.Commitment))
-	add("Commitment's on-demand value per hour", c.CommitmentOnDemand.Dollars())
-	add("Commitment cost per hour", c.CommitmentCost.Dollars())
-	add("Utilisation of the commitment", fmt.Sprintf("%.1f%%", 100*c.Utilisation))
-	add("Usage covered", fmt.Sprintf("%.1f%%", 100*c.Coverage))
-	add("All on-demand", c.OnDemandCost.Dollars())
-	add("With the commitment", c.PlanCost.Dollars())
-	add("Saving", fmt.Sprintf("%s (%.1f%%)", c.Saving.Dollars(), c.SavingPercent))
-	add("Saving per month", c.MonthlySaving.Dollars())
-	add("Upfront / monthly fee", c.Upfront.Dollars()+" / "+c.MonthlyFee.Dollars())
-	if c.BreakEvenMonth > 0 {
-		add("Break-even month", fmt.Sprint(c.BreakEvenMonth))
-	}
-	if c.Note != "" {
-		r.Notes = append(r.Notes, c.Note)
-	}
-	return r
-}
-
 func newPlanROICmd(e *env) *cobra.Command {
 	var (
 		onDemand, r1, r3 string
@@ -207,35 +136,13 @@ func newPlanROICmd(e *env) *cobra.Command {
 		Short:   "Reserved-instance ROI: on-demand against 1-year and 3-year reservations",
 		Example: `  gpucost plan commit roi --on-demand 3.06 --reserved-1y 1.82 --reserved-3y 1.31 --instances 8`,
 		Args:    usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
+			if err := cmp.Or(parseFlag(&in.OnDemand, "on-demand", onDemand, plan.ParseDollars), parseFlag(&in.Reserved1y, "reserved-1y", r1, plan.ParseDollars),
+				parseFlag(&in.Reserved3y, "reserved-3y", r3, plan.ParseDollars)); err != nil {
+				return result{}, err
 			}
-			var err error
-			for _, p := range []struct {
-				flag, v string
-				dst     *gpucost.Money
-			}{{"on-demand", onDemand, &in.OnDemand}, {"reserved-1y", r1, &in.Reserved1y}, {"reserved-3y", r3, &in.Reserved3y}} {
-				if *p.dst, err = flagValue(p.flag, p.v, plan.ParseDollars); err != nil {
-					return err
-				}
-			}
-			res, err := plan.ROI(in)
-			if err != nil {
-				return err
-			}
-			r := result{
-				Title:   fmt.Sprintf("%d instances × %d h a month", res.Instances, res.HoursPerMonth),
-				Columns: []string{"Option", "$/h", "Monthly", "Yearly", "Monthly saving", "Yearly saving", "Term saving", "Saving"},
-				Right:   []int{1, 2, 3, 4, 5, 6, 7},
-				JSON:    res,
-			}
-			for _, row := range res.Rows {
-				r.Rows = append(r.Rows, []string{row.Option, row.Hourly.Dollars(), row.Monthly.Dollars(), row.Yearly.Dollars(),
-					row.MonthlySaving.Dollars(), row.YearlySaving.Dollars(), row.TermSaving.Dollars(), fmt.Sprintf("%.1f%%", row.SavingPercent)})
-			}
-			return e.print(r)
-		},
+			return shown(present.ROI)(plan.ROI(in))
+		}),
 	}
 	cmd.Flags().StringVar(&onDemand, "on-demand", "", "on-demand $/h per instance")
 	cmd.Flags().StringVar(&r1, "reserved-1y", "", "1-year reserved $/h per instance")

@@ -1,10 +1,9 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/plan"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -62,11 +61,13 @@ per capacity type.`,
 	return cmd
 }
 
+// printFleet prints the plan, or with export the EC2 Fleet request or Karpenter NodePool.
 func (e *env) printFleet(r plan.FleetResult, export string) error {
 	var out []byte
 	var err error
 	switch export {
 	case "":
+		return e.print(present.Fleet(r))
 	case "ec2-fleet":
 		out, err = plan.EC2FleetRequest(r)
 	case "karpenter":
@@ -77,21 +78,6 @@ func (e *env) printFleet(r plan.FleetResult, export string) error {
 	if err != nil {
 		return err
 	}
-	if out != nil {
-		_, err = e.stdout.Write(out)
-		return err
-	}
-	res := result{
-		Title: fmt.Sprintf("%d GPUs in %s %s (%d on-demand): %s/h, %s/GPU-h against %s/h on-demand (−%.1f%%)",
-			r.GPUs, r.Provider, r.Region, r.OnDemandGPUs, r.PerHour.Dollars(), r.PerGPUHour.Dollars(), r.OnDemandPerHour.Dollars(), r.SavingPercent),
-		Columns: []string{"Rank", "Zone", "Instance", "GPU", "Capacity", "Instances", "GPUs", "$/h", "$/GPU-h", "Total $/h"},
-		Right:   []int{0, 5, 6, 7, 8, 9},
-		JSON:    r,
-	}
-	for _, p := range r.Pools {
-		res.Rows = append(res.Rows, []string{fmt.Sprint(p.Rank), p.Zone, p.InstanceType, fmt.Sprintf("%d× %s", p.GPUsPerInstance, p.GPUModel),
-			string(p.Capacity), fmt.Sprint(p.Instances), fmt.Sprint(p.GPUs), p.PricePerHour.Dollars(), p.PerGPUHour.Dollars(), p.TotalPerHour.Dollars()})
-	}
-	res.Notes = append(res.Notes, r.Warnings...)
-	return e.print(res)
+	_, err = e.stdout.Write(out)
+	return err
 }

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"fmt"
+	"cmp"
 
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/plan"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -27,29 +27,16 @@ about 16 bytes × params plus activations (reference case R3), so that rule unde
   gpucost plan instance --params 70e9 --precision int4 --mode inference --batch 8 --seq 4096
   gpucost plan instance --params 13e9 --mode lora --provider aws --spot --output json`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
-			var err error
-			if in.Params, err = flagValue("params", params, plan.ParseCount); err != nil {
-				return err
-			}
-			if tokens != "" {
-				if in.Tokens, err = flagValue("tokens", tokens, plan.ParseCount); err != nil {
-					return err
-				}
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
+			if err := cmp.Or(parseFlag(&in.Params, "params", params, plan.ParseCount), parseOptional(&in.Tokens, "tokens", tokens, plan.ParseCount)); err != nil {
+				return result{}, err
 			}
 			cat, err := e.loadCatalog(cmd.Context())
 			if err != nil {
-				return err
+				return result{}, err
 			}
-			res, err := plan.Instance(in, cat.Offers(), catalog.Spec)
-			if err != nil {
-				return err
-			}
-			return e.print(instanceResult(res))
-		},
+			return shown(present.Instance)(plan.Instance(in, cat.Offers(), catalog.Spec))
+		}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&params, "params", "", "model parameters, such as 7e9 or 70B")
@@ -63,35 +50,4 @@ about 16 bytes × params plus activations (reference case R3), so that rule unde
 	f.BoolVar(&in.Spot, "spot", false, "rank by spot price")
 	f.IntVar(&in.Limit, "limit", 10, "show at most this many options")
 	return cmd
-}
-
-func instanceResult(r plan.InstanceResult) result {
-	m := r.Memory
-	out := result{
-		Title: fmt.Sprintf("%s of a %.3g-parameter model in %s: %.1f GB (weights %.1f, gradients %.1f, optimizer %.1f, activations %.1f, KV cache %.1f, overhead %.1f)",
-			r.Mode, r.Params, r.Precision, m.TotalGB, m.WeightsGB, m.GradientsGB, m.OptimizerGB, m.ActivationsGB, m.KVCacheGB, m.OverheadGB),
-		Columns: []string{"Provider", "Region", "Instance", "GPUs", "GPUs needed", "GB/GPU used", "On-demand $/h", "Spot $/h", "Hours", "Total"},
-		Right:   []int{3, 4, 5, 6, 7, 8, 9},
-		JSON:    r,
-	}
-	money := func(p *gpucost.Money) string {
-		if p == nil {
-			return ""
-		}
-		return p.Dollars()
-	}
-	for _, o := range r.Options {
-		hours := ""
-		if o.Hours > 0 {
-			hours = fmt.Sprintf("%.1f", o.Hours)
-		}
-		out.Rows = append(out.Rows, []string{o.Provider, o.Region, o.InstanceType, fmt.Sprintf("%d× %s %.0f GB", o.GPUCount, o.GPUModel, o.GPUMemoryGB),
-			fmt.Sprint(o.GPUsNeeded), fmt.Sprintf("%.1f", o.MemoryPerGPUGB), money(o.OnDemand), money(o.Spot), hours, money(o.Cost)})
-	}
-	if rt := r.RuleOfThumb; rt != nil {
-		out.Notes = append(out.Notes, rt.Warning)
-	}
-	out.Notes = append(out.Notes, m.Formulas...)
-	out.Notes = append(out.Notes, r.Notes...)
-	return out
 }

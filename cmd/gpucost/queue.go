@@ -6,11 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/queue"
 	"github.com/gpucost/gpucost/queue/natsserver"
 	"github.com/spf13/cobra"
@@ -35,13 +34,15 @@ $GPUCOST_NATS, else ` + queue.DefaultURL + `), so the same commands work against
 	return cmd
 }
 
-// natsFlag adds --nats to cmd.
-func natsFlag(e *env, cmd *cobra.Command, url *string) {
+// queueFlags adds --nats and the required --queue, described as usage, to cmd.
+func queueFlags(e *env, cmd *cobra.Command, url, q *string, usage string) {
 	def := e.getenv("GPUCOST_NATS")
 	if def == "" {
 		def = queue.DefaultURL
 	}
 	cmd.Flags().StringVar(url, "nats", def, "NATS server URL (default from $GPUCOST_NATS)")
+	cmd.Flags().StringVar(q, "queue", "", usage)
+	cmd.MarkFlagRequired("queue")
 }
 
 func newQueueServeCmd(e *env) *cobra.Command {
@@ -87,34 +88,23 @@ moves it to the dead-letter stream with its parse error and file:line.
 --item-timeout goes with the items: a worker kills a run of its command that takes longer than
 that per item, whatever the worker's own --item-timeout.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
 			r, name, closeIn, err := openInput(e, args[0])
 			if err != nil {
-				return err
+				return result{}, err
 			}
 			defer closeIn()
-			c, err := queue.Dial(cmd.Context(), url)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			bar := e.progress(-1, "pushing "+name, false)
-			st, err := c.PushWith(cmd.Context(), q, r, queue.PushOptions{Source: name, ItemTimeout: itemTimeout,
-				Progress: func(lines int64) { bar.Set64(lines) }})
-			bar.Finish()
-			if err != nil {
-				return err
-			}
-			return e.print(pushResult(q, st))
-		},
+			return withQueue(cmd.Context(), url, func(c *queue.Client) (result, error) {
+				bar := e.progress(-1, "pushing "+name, false)
+				st, err := c.PushWith(cmd.Context(), q, r, queue.PushOptions{Source: name, ItemTimeout: itemTimeout,
+					Progress: func(lines int64) { bar.Set64(lines) }})
+				bar.Finish()
+				return present.QueuePush(q, st), err
+			})
+		}),
 	}
-	natsFlag(e, cmd, &url)
-	cmd.Flags().StringVar(&q, "queue", "", "queue name (letters, digits, '-', '_')")
+	queueFlags(e, cmd, &url, &q, "queue name (letters, digits, '-', '_')")
 	cmd.Flags().DurationVar(&itemTimeout, "item-timeout", 0, "each item's time limit, which wins over the worker's --item-timeout; 0: the worker's")
-	cmd.MarkFlagRequired("queue")
 	return cmd
 }
 
@@ -130,87 +120,30 @@ func openInput(e *env, arg string) (io.Reader, string, func(), error) {
 	return f, arg, func() { f.Close() }, nil
 }
 
-func pushResult(q string, st queue.PushStats) result {
-	r := result{
-		Title:   "Pushed to queue " + q,
-		Columns: []string{"Pushed", "Duplicates", "Malformed"},
-		Rows:    [][]string{{strconv.FormatInt(st.Pushed, 10), strconv.FormatInt(st.Duplicates, 10), strconv.FormatInt(st.Malformed, 10)}},
-		Right:   []int{0, 1, 2},
-		JSON:    st,
-	}
-	if st.Malformed > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%d malformed lines were queued to be dead-lettered with their errors (see them with: gpucost queue dead --queue %s); the first:", st.Malformed, q))
-		for _, m := range st.FirstErrors {
-			r.Notes = append(r.Notes, "  "+m)
-		}
-	}
-	return r
-}
-
 func newQueueStatusCmd(e *env) *cobra.Command {
 	var url, q string
 	cmd := &cobra.Command{
 		Use:   "status --queue Q",
 		Short: "Show a queue's pending, in-flight, done and dead items, its rate and ETA",
 		Args:  usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withQueue(cmd.Context(), url, func(c *queue.Client) error {
-				st, err := c.Status(cmd.Context(), q, e.now())
-				if err != nil {
-					return err
-				}
-				return e.print(statusResult(st))
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
+			return withQueue(cmd.Context(), url, func(c *queue.Client) (result, error) {
+				return shown(present.QueueStatus)(c.Status(cmd.Context(), q, e.now()))
 			})
-		},
+		}),
 	}
-	natsFlag(e, cmd, &url)
-	cmd.Flags().StringVar(&q, "queue", "", "queue name")
-	cmd.MarkFlagRequired("queue")
+	queueFlags(e, cmd, &url, &q, "queue name")
 	return cmd
 }
 
-// withQueue checks --output, connects to the NATS server at url and calls fn with the client.
-func (e *env) withQueue(ctx context.Context, url string, fn func(*queue.Client) error) error {
-	if err := e.validOutput(); err != nil {
-		return err
-	}
+// withQueue connects to the NATS server at url and calls fn with the client.
+func withQueue(ctx context.Context, url string, fn func(*queue.Client) (result, error)) (result, error) {
 	c, err := queue.Dial(ctx, url)
 	if err != nil {
-		return err
+		return result{}, err
 	}
 	defer c.Close()
 	return fn(c)
-}
-
-func statusResult(st queue.Status) result {
-	eta := ""
-	switch {
-	case st.Pending+st.InFlight == 0:
-		eta = "finished"
-	case st.ETA > 0:
-		eta = st.ETA.String()
-	default:
-		eta = "unknown (nothing done in the last minute)"
-	}
-	var notes []string
-	if len(st.RecentDead) > 0 {
-		notes = append(notes, fmt.Sprintf("Newest dead letters (all of them: gpucost queue dead --queue %s):", st.Queue))
-	}
-	for _, d := range st.RecentDead {
-		notes = append(notes, fmt.Sprintf("  %s: %s", d.ID, d.Error))
-	}
-	return result{
-		Title:   "Queue " + st.Queue,
-		Notes:   notes,
-		Columns: []string{"Pending", "In flight", "Done", "Dead", "Rate", "ETA"},
-		Rows: [][]string{{fmt.Sprint(st.Pending), fmt.Sprint(st.InFlight), fmt.Sprint(st.Done), fmt.Sprint(st.Dead),
-			fmt.Sprintf("%.1f/s", st.Rate), eta}},
-		Right: []int{0, 1, 2, 3, 4},
-		JSON: struct {
-			queue.Status
-			ETASeconds float64 `json:"eta_seconds"`
-		}{st, st.ETA.Seconds()},
-	}
 }
 
 func newQueueDeadCmd(e *env) *cobra.Command {
@@ -219,36 +152,13 @@ func newQueueDeadCmd(e *env) *cobra.Command {
 		Use:   "dead --queue Q",
 		Short: "List a queue's dead letters: the items that will not be tried again, with why",
 		Args:  usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withQueue(cmd.Context(), url, func(c *queue.Client) error {
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
+			return withQueue(cmd.Context(), url, func(c *queue.Client) (result, error) {
 				dead, err := c.DeadLetters(cmd.Context(), q)
-				if err != nil {
-					return err
-				}
-				r := result{Title: "Dead letters of queue " + q, JSON: dead,
-					Columns: []string{"ID", "Source", "Error", "Exit", "Deliveries", "Stderr (end)"}, Right: []int{3, 4}}
-				for _, d := range dead {
-					exit := ""
-					if d.ExitCode != nil {
-						exit = strconv.Itoa(*d.ExitCode)
-					}
-					r.Rows = append(r.Rows, []string{d.ID, d.Source, d.Error, exit, strconv.FormatUint(d.Deliveries, 10), lastLine(d.Stderr)})
-				}
-				return e.print(r)
+				return present.QueueDead(q, dead), err
 			})
-		},
+		}),
 	}
-	natsFlag(e, cmd, &url)
-	cmd.Flags().StringVar(&q, "queue", "", "queue name")
-	cmd.MarkFlagRequired("queue")
+	queueFlags(e, cmd, &url, &q, "queue name")
 	return cmd
-}
-
-// lastLine returns the last non-empty line of s, for a table cell.
-func lastLine(s string) string {
-	s = strings.TrimRight(s, "\n")
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	return s
 }

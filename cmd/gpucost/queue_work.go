@@ -70,9 +70,8 @@ SIGTERM or Ctrl-C stops fetching and lets the running batch finish within --visi
 			return nil
 		},
 	}
-	natsFlag(e, cmd, &url)
+	queueFlags(e, cmd, &url, &w.Queue, "queue name")
 	f := cmd.Flags()
-	f.StringVar(&w.Queue, "queue", "", "queue name")
 	f.StringVar(&results, "results", "", "where results go: a directory, file://PATH or s3://BUCKET/PREFIX")
 	f.DurationVar(&w.Visibility, "visibility", 10*time.Minute, "an item not acked within this goes to another worker (extended while CMD runs)")
 	f.IntVar(&w.MaxDeliveries, "max-deliveries", 5, "deliveries (failed, timed out or whose worker died) before the item is dead-lettered")
@@ -80,7 +79,6 @@ SIGTERM or Ctrl-C stops fetching and lets the running batch finish within --visi
 	f.IntVar(&w.Batch, "batch", 1, "items per run of CMD")
 	f.IntVar(&w.Concurrency, "concurrency", 1, "runs of CMD at once")
 	f.BoolVar(&w.ExitWhenEmpty, "exit-when-empty", false, "exit once nothing is pending or in flight")
-	cmd.MarkFlagRequired("queue")
 	cmd.MarkFlagRequired("results")
 	return cmd
 }

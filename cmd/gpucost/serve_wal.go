@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"path/filepath"
 
@@ -34,20 +31,15 @@ func (e *env) walDir(flag string, db storeDB) string {
 	case !isPostgresURL(e.dbPath):
 		return ""
 	}
-	id := e.dbPath
-	if u, err := url.Parse(e.dbPath); err == nil {
-		id = u.Host + u.Path // the password and the connection settings do not name the database
-	}
-	sum := sha256.Sum256([]byte(id))
-	dir := e.getenv("XDG_DATA_HOME")
-	if dir == "" {
+	dataHome := e.getenv("XDG_DATA_HOME")
+	if dataHome == "" {
 		home := e.getenv("HOME")
 		if home == "" {
 			home, _ = os.UserHomeDir()
 		}
-		dir = filepath.Join(home, ".local", "share")
+		dataHome = filepath.Join(home, ".local", "share")
 	}
-	return filepath.Join(dir, "gpucost", "ingest-wal-"+hex.EncodeToString(sum[:6]))
+	return wal.PostgresDir(e.dbPath, dataHome)
 }
 
 // openWAL opens the write-ahead log in dir and replays what it holds into w: the samples the

@@ -1,0 +1,88 @@
+package present
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gpucost/gpucost/plan"
+)
+
+// Commit is plan commit's table: the hindsight-optimal commitment's figures, one a row.
+func Commit(c plan.CommitResult) Table {
+	r := Table{
+		Title:   fmt.Sprintf("Commitment for %d hours of usage at %.0f%% off, %s term, %s upfront", c.Hours, 100*c.Discount, c.Term, c.Payment),
+		Columns: []string{"Figure", "Value"},
+		Right:   []int{1},
+		JSON:    c,
+	}
+	add := func(k, v string) { r.Rows = append(r.Rows, []string{k, v}) }
+	add("Commit per hour (units)", fmt.Sprintf("%.2f", c.Commitment))
+	add("Commitment's on-demand value per hour", c.CommitmentOnDemand.Dollars())
+	add("Commitment cost per hour", c.CommitmentCost.Dollars())
+	add("Utilisation of the commitment", fmt.Sprintf("%.1f%%", 100*c.Utilisation))
+	add("Usage covered", fmt.Sprintf("%.1f%%", 100*c.Coverage))
+	add("All on-demand", c.OnDemandCost.Dollars())
+	add("With the commitment", c.PlanCost.Dollars())
+	add("Saving", fmt.Sprintf("%s (%.1f%%)", c.Saving.Dollars(), c.SavingPercent))
+	add("Saving per month", c.MonthlySaving.Dollars())
+	add("Upfront / monthly fee", c.Upfront.Dollars()+" / "+c.MonthlyFee.Dollars())
+	if c.BreakEvenMonth > 0 {
+		add("Break-even month", fmt.Sprint(c.BreakEvenMonth))
+	}
+	if c.Note != "" {
+		r.Notes = append(r.Notes, c.Note)
+	}
+	return r
+}
+
+// Backtest is plan commit --backtest's table: each scored window's purchase against the
+// hindsight optimum. lookback and period are the flags' durations, for the title.
+func Backtest(res plan.BacktestResult, lookback, period time.Duration, discount float64) Table {
+	r := Table{
+		Title:   fmt.Sprintf("Back-test: buy on the last %s, score the next %s, discount %.0f%%", lookback, period, 100*discount),
+		Columns: []string{"From hour", "Bought", "Optimal", "Saving", "Optimal saving", "Captured", "Utilisation"},
+		Right:   []int{0, 1, 2, 3, 4, 5, 6},
+		JSON:    res,
+	}
+	for _, w := range res.Windows {
+		r.Rows = append(r.Rows, []string{fmt.Sprint(w.Start), fmt.Sprintf("%.2f", w.Commitment), fmt.Sprintf("%.2f", w.Optimal),
+			w.Saving.Fixed(2), w.OptimalSaving.Fixed(2), fmt.Sprintf("%.1f%%", 100*w.Captured), fmt.Sprintf("%.1f%%", 100*w.Utilisation)})
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("Over %d scored hours: saved %s of a hindsight-optimal %s (%.1f%%; worst window %.1f%%).",
+		res.ScoredHours, res.Saving.Dollars(), res.OptimalSaving.Dollars(), 100*res.Captured, 100*res.WorstCaptured))
+	return r
+}
+
+// Layers is plan commit --layer's table: the cost-minimising mix of several instruments.
+func Layers(res plan.LayerResult) Table {
+	r := Table{
+		Title: fmt.Sprintf("Layered commitments over %d hours: %s instead of %s on-demand (%s saved, %.1f%%)",
+			res.Hours, res.PlanCost.Dollars(), res.OnDemandCost.Dollars(), res.Saving.Dollars(), res.SavingPercent),
+		Columns: []string{"Instrument", "Discount", "From units", "Units", "Cost", "Utilisation"},
+		Right:   []int{1, 2, 3, 4, 5},
+		JSON:    res,
+	}
+	for _, l := range res.Layers {
+		r.Rows = append(r.Rows, []string{l.Name, fmt.Sprintf("%.0f%%", 100*l.Discount), fmt.Sprintf("%.2f", l.From),
+			fmt.Sprintf("%.2f", l.Units), l.Cost.Dollars(), fmt.Sprintf("%.1f%%", 100*l.Utilisation)})
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("On-demand above the layers: %s. The best single instrument, %s, would cost %s: the mix saves %s more.",
+		res.OverflowCost.Dollars(), res.BestSingle, res.BestSingleCost.Dollars(), res.SavingVsBestOnly.Dollars()))
+	return r
+}
+
+// ROI is plan commit roi's table: on-demand against 1-year and 3-year reservations (reference
+// case R2).
+func ROI(res plan.ROIResult) Table {
+	r := Table{
+		Title:   fmt.Sprintf("%d instances × %d h a month", res.Instances, res.HoursPerMonth),
+		Columns: []string{"Option", "$/h", "Monthly", "Yearly", "Monthly saving", "Yearly saving", "Term saving", "Saving"},
+		Right:   []int{1, 2, 3, 4, 5, 6, 7},
+		JSON:    res,
+	}
+	for _, row := range res.Rows {
+		r.Rows = append(r.Rows, []string{row.Option, row.Hourly.Dollars(), row.Monthly.Dollars(), row.Yearly.Dollars(),
+			row.MonthlySaving.Dollars(), row.YearlySaving.Dollars(), row.TermSaving.Dollars(), fmt.Sprintf("%.1f%%", row.SavingPercent)})
+	}
+	return r
+}

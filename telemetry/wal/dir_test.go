@@ -1,0 +1,29 @@
+package wal
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPostgresDir: one folder per database, whatever the password and settings; another host
+// or database gets another.
+func TestPostgresDir(t *testing.T) {
+	base := PostgresDir("postgres://gpucost:secret@db:5432/gpucost?sslmode=disable", "/data")
+	if !strings.HasPrefix(base, filepath.Join("/data", "gpucost", "ingest-wal-")) || len(filepath.Base(base)) != len("ingest-wal-")+12 {
+		t.Fatalf("PostgresDir(…) = %q, want /data/gpucost/ingest-wal-<12 hex digits>", base)
+	}
+	for _, c := range []struct {
+		url  string
+		same bool
+	}{
+		{"postgres://other:password@db:5432/gpucost", true},
+		{"postgres://gpucost@db:5432/gpucost?sslmode=require&connect_timeout=5", true},
+		{"postgres://gpucost:secret@db2:5432/gpucost", false},
+		{"postgres://gpucost:secret@db:5432/staging", false},
+	} {
+		if got := PostgresDir(c.url, "/data"); (got == base) != c.same {
+			t.Errorf("PostgresDir(%q) = %q beside %q: same folder %v, want %v", c.url, got, base, got == base, c.same)
+		}
+	}
+}

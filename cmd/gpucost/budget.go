@@ -76,13 +76,26 @@ A budgets file:
 	return cmd
 }
 
-// readBudgets reads and checks a budgets file.
+// readBudgets reads and checks a budgets file; no file (an empty path) has no budgets.
 func readBudgets(path string) ([]budget.Budget, error) {
-	data, err := os.ReadFile(path)
+	if path == "" {
+		return nil, nil
+	}
+	data, err := readInput("budgets", path)
 	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "read budgets: %w", err)
+		return nil, err
 	}
 	return budget.Load(path, data)
+}
+
+// readInput reads a file the command was given, what it holds (budgets, policies …) naming it
+// in the error.
+func readInput(what, path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "read %s: %w", what, err)
+	}
+	return data, nil
 }
 
 // budgetSpend is the daily spend of each budget's scope, read from the store, with the catalog

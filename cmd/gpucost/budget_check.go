@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -116,9 +115,9 @@ func (e *env) budgetCheck(ctx context.Context, o budgetCheckOpts) error {
 
 // readTargets reads and checks a notification targets file.
 func readTargets(path string, getenv func(string) string) (map[string]notify.Target, []string, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput("notification targets", path)
 	if err != nil {
-		return nil, nil, gpucost.Errorf(gpucost.EInvalid, "read notification targets: %w", err)
+		return nil, nil, err
 	}
 	targets, warnings, err := notify.ParseTargets(path, data, getenv)
 	if err != nil {

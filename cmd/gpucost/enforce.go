@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/enforce"
 	"github.com/gpucost/gpucost/notify"
@@ -88,12 +86,9 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 	if o.policies == "" {
 		return usageError{fmt.Errorf("--policies is required: the policies YAML file")}
 	}
-	var budgets []budget.Budget
-	var err error
-	if o.budgets != "" {
-		if budgets, err = readBudgets(o.budgets); err != nil {
-			return err
-		}
+	budgets, err := readBudgets(o.budgets)
+	if err != nil {
+		return err
 	}
 	policies, err := readPolicies(o.policies, budgets)
 	if err != nil {
@@ -145,9 +140,9 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 
 // readPolicies reads a policies file that names budgets.
 func readPolicies(path string, budgets []budget.Budget) ([]enforce.Policy, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput("policies", path)
 	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "read policies: %w", err)
+		return nil, err
 	}
 	return enforce.Load(path, data, budgets)
 }

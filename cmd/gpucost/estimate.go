@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
@@ -81,19 +80,17 @@ func (e *env) estimate(ctx context.Context, path, budgetsFile, against string, p
 	if against != "forecast" && against != "actual" {
 		return gpucost.Errorf(gpucost.EInvalid, "--against %q: use forecast or actual", against)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readInput("the job spec", path)
 	if err != nil {
-		return gpucost.Errorf(gpucost.EInvalid, "read the job spec: %w", err)
+		return err
 	}
 	job, err := budget.LoadJob(path, data)
 	if err != nil {
 		return err
 	}
-	var budgets []budget.Budget
-	if budgetsFile != "" {
-		if budgets, err = readBudgets(budgetsFile); err != nil {
-			return err
-		}
+	budgets, err := readBudgets(budgetsFile)
+	if err != nil {
+		return err
 	}
 	sp, err := e.budgetSpend(ctx, budgets)
 	if err != nil {

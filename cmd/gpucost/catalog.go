@@ -42,6 +42,20 @@ func (e *env) loadCatalog(ctx context.Context) (*catalog.Catalog, error) {
 	return catalog.Load(ctx, db)
 }
 
+// putOffers stores offers in the store in one transaction, where they replace those with the
+// same provider, region, zone and instance type; no offer opens no store.
+func (e *env) putOffers(ctx context.Context, offers []gpucost.Offer) (added, replaced int, err error) {
+	if len(offers) == 0 {
+		return 0, 0, nil
+	}
+	db, err := e.openDB(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer db.Close()
+	return db.PutOffers(ctx, offers)
+}
+
 func newCatalogGPUsCmd(e *env) *cobra.Command {
 	var q catalog.Query
 	cmd := &cobra.Command{
@@ -174,12 +188,7 @@ land in one transaction: either every offer is stored or none is.`,
 			if len(offers) == 0 {
 				return gpucost.Errorf(gpucost.EInvalid, "no NVIDIA GPU offers in %s: nothing imported", strings.Join(args, ", "))
 			}
-			db, err := e.openDB(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			added, replaced, err := db.PutOffers(cmd.Context(), offers)
+			added, replaced, err := e.putOffers(cmd.Context(), offers)
 			if err != nil {
 				return err
 			}

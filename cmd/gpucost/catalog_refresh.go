@@ -74,16 +74,9 @@ func (e *env) refresh(ctx context.Context, f refreshFlags) error {
 	for _, res := range results {
 		offers = append(offers, res.Offers...)
 	}
-	added, replaced := 0, 0
-	if len(offers) > 0 {
-		db, err := e.openDB(ctx)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		if added, replaced, err = db.PutOffers(ctx, offers); err != nil {
-			return err
-		}
+	added, replaced, err := e.putOffers(ctx, offers)
+	if err != nil {
+		return err
 	}
 	return e.print(present.CatalogRefresh(c, results, added, replaced, e.now(), e.dbPath))
 }

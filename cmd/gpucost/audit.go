@@ -3,11 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -40,7 +39,17 @@ and the dashboard's Activity page.`,
 			if f.Since, err = e.lookBack(since); err != nil {
 				return err
 			}
-			return e.auditLog(cmd.Context(), f)
+			var bad error
+			if err := gpucost.CheckAuditAction(f.Action); err != nil {
+				bad = usageError{fmt.Errorf("--action: %w", err)}
+			}
+			return e.listLog(cmd.Context(), f.Limit, bad, func(db storeDB) (result, error) {
+				if db == nil {
+					return present.Audit(nil, f.Limit, true), nil
+				}
+				entries, err := db.Audit(cmd.Context(), f)
+				return present.Audit(entries, f.Limit, false), err
+			})
 		},
 	}
 	cmd.Flags().StringVar(&since, "since", "", "entries in this look-back only, such as 7d or 24h (default: all)")
@@ -50,42 +59,10 @@ and the dashboard's Activity page.`,
 	return cmd
 }
 
-// auditLog prints the audit entries f selects, newest first.
-func (e *env) auditLog(ctx context.Context, f gpucost.AuditFilter) error {
-	var bad error
-	if err := gpucost.CheckAuditAction(f.Action); err != nil {
-		bad = usageError{fmt.Errorf("--action: %w", err)}
-	}
-	r := result{
-		Title:   "Audit trail",
-		Columns: []string{"ID", "Time", "Actor", "Action", "Target", "Detail", "Source"},
-		Right:   []int{0},
-		JSON:    []gpucost.AuditEntry{},
-	}
-	return e.listLog(ctx, f.Limit, bad, r, "No store file: nothing has been audited yet.", func(db storeDB, r *result) error {
-		entries, err := db.Audit(ctx, f)
-		if err != nil {
-			return err
-		}
-		for _, en := range entries {
-			r.Rows = append(r.Rows, []string{strconv.FormatInt(en.ID, 10), en.At.UTC().Format(time.RFC3339), en.Actor, en.Action, en.Target, en.Detail, en.Source})
-		}
-		if len(entries) > 0 {
-			r.JSON = entries
-		} else {
-			r.Notes = append(r.Notes, "No audit entry matches.")
-		}
-		if f.Limit > 0 && len(entries) == f.Limit {
-			r.Notes = append(r.Notes, fmt.Sprintf("The latest %d entries; --limit 0 prints them all.", f.Limit))
-		}
-		return nil
-	})
-}
-
 // listLog prints a log listing (audit, enforce log, budget deliveries): after checking --output,
-// the --limit and bad (a flag error found before), r with the noStore note when the store file
-// does not exist yet, else r as fill completes it from the store.
-func (e *env) listLog(ctx context.Context, limit int, bad error, r result, noStore string, fill func(db storeDB, r *result) error) error {
+// the --limit and bad (a flag error found before), the table list makes from the store, or
+// from a nil store when the store file does not exist yet.
+func (e *env) listLog(ctx context.Context, limit int, bad error, list func(db storeDB) (result, error)) error {
 	if err := e.validOutput(); err != nil {
 		return err
 	}
@@ -95,16 +72,16 @@ func (e *env) listLog(ctx context.Context, limit int, bad error, r result, noSto
 	if bad != nil {
 		return bad
 	}
-	if e.noStoreYet() {
-		r.Notes = append(r.Notes, noStore)
-		return e.print(r)
+	var db storeDB
+	if !e.noStoreYet() {
+		var err error
+		if db, err = e.openDB(ctx); err != nil {
+			return err
+		}
+		defer db.Close()
 	}
-	db, err := e.openDB(ctx)
+	r, err := list(db)
 	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := fill(db, &r); err != nil {
 		return err
 	}
 	return e.print(r)

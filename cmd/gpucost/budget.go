@@ -10,6 +10,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -68,20 +69,33 @@ A budgets file:
 			if err != nil {
 				return err
 			}
-			return e.print(budgetStatusResult(sp, sp.statuses(e.now())))
+			return e.print(present.BudgetStatus(sp.Statuses(e.now()), sp.notes()))
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "budgets YAML file")
 	return cmd
 }
 
-// readBudgets reads and checks a budgets file.
+// readBudgets reads and checks a budgets file; no file (an empty path) has no budgets.
 func readBudgets(path string) ([]budget.Budget, error) {
-	data, err := os.ReadFile(path)
+	if path == "" {
+		return nil, nil
+	}
+	data, err := readInput("budgets", path)
 	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "read budgets: %w", err)
+		return nil, err
 	}
 	return budget.Load(path, data)
+}
+
+// readInput reads a file the command was given, what it holds (budgets, policies …) naming it
+// in the error.
+func readInput(what, path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "read %s: %w", what, err)
+	}
+	return data, nil
 }
 
 // budgetSpend is the daily spend of each budget's scope, read from the store, with the catalog
@@ -105,16 +119,8 @@ func (e *env) budgetSpend(ctx context.Context, budgets []budget.Budget) (*budget
 		return nil, err
 	}
 	defer db.Close()
-	cat, err := catalog.Load(ctx, db)
-	if err != nil {
-		return nil, err
-	}
-	tally := budget.NewTally(budgets, budget.CatalogMatcher(cat))
-	f := gpucost.CostFilter{From: budget.HistoryStart(budgets, now), To: now.Add(time.Nanosecond)}
-	if err := db.ScanCosts(ctx, f, func(l *gpucost.CostLine) error { tally.Add(l); return nil }); err != nil {
-		return nil, fmt.Errorf("read the bills for budgets: %w", err)
-	}
-	return &budgetSpend{Spend: tally.Spend(), cat: cat}, nil
+	sp, cat, err := budget.ReadSpend(ctx, db, budgets, now)
+	return &budgetSpend{Spend: sp, cat: cat}, err
 }
 
 // storeFile returns the file a --db value names, without a sqlite: or file: prefix.
@@ -132,53 +138,6 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
-// statuses evaluates every budget at now, for the dashboard's views.
-func (sp *budgetSpend) statuses(now time.Time) []budget.Status { return sp.Statuses(now) }
-
-// notes says what the reader should know about the spend: no store, skipped currencies.
-func (sp *budgetSpend) notes() []string {
-	var notes []string
-	if sp.noStore {
-		notes = append(notes, "No store file: nothing is spent yet (import bills with gpucost import billing, or give --db).")
-	}
-	for i, n := range sp.OtherCurrency {
-		if n > 0 {
-			notes = append(notes, fmt.Sprintf("%s: %d lines in scope are in a currency other than %s and were left out.",
-				sp.Budgets[i].Name, n, sp.Budgets[i].Amount.Currency))
-		}
-	}
-	return notes
-}
-
-func budgetStatusResult(sp *budgetSpend, st []budget.Status) result {
-	r := result{
-		Title: "Budgets",
-		Columns: []string{"Budget", "Period", "Amount", "Spent", "%", "Forecast", "p10–p90", "Forecast %", "Left",
-			"Days left", "Burn/day", "Allowed/day", "Crossed", "Burn-down"},
-		Right:     []int{2, 3, 4, 5, 7, 8, 9, 10, 11},
-		TableOnly: []int{13},
-		JSON:      st,
-		Notes:     sp.notes(),
-	}
-	for _, s := range st {
-		var crossed []string
-		for _, c := range s.Crossed {
-			crossed = append(crossed, c.Threshold.String())
-		}
-		r.Rows = append(r.Rows, []string{s.Budget, s.Period, s.Amount.Dollars(), s.Spent.Dollars(), fmt.Sprintf("%.0f%%", s.Percent),
-			s.Forecast.Projected.Dollars(), s.Forecast.Low.Dollars() + "–" + s.Forecast.High.Dollars(),
-			fmt.Sprintf("%.0f%%", s.ForecastPercent), s.Remaining.Dollars(), fmt.Sprint(s.DaysLeft), s.BurnRate.Dollars(),
-			s.AllowedRate.Dollars(), strings.Join(crossed, ", "), sparkline(s.BurnDown(), 31)})
-	}
-	for _, s := range st {
-		if s.Forecast.Method != budget.MethodSeasonal {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s: forecast by %s (%d days of history; weekday seasonality needs 14).",
-				s.Budget, s.Forecast.Method, s.Forecast.HistoryDays))
-		}
-	}
-	return r
-}
-
 // noStoreYet reports whether --db names a SQLite file that does not exist yet: a command that
 // only reads has nothing to show then, and must not create the file.
 func (e *env) noStoreYet() bool {
@@ -193,3 +152,9 @@ func checkLimit(n int) error {
 	}
 	return nil
 }
+
+// statuses evaluates every budget at now, for the dashboard's views.
+func (sp *budgetSpend) statuses(now time.Time) []budget.Status { return sp.Statuses(now) }
+
+// notes says what the reader should know about the spend (present.BudgetSpendNotes).
+func (sp *budgetSpend) notes() []string { return present.BudgetSpendNotes(sp.Spend, sp.noStore) }

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/budget/alert"
 	"github.com/gpucost/gpucost/notify"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -105,7 +103,7 @@ func (e *env) budgetCheck(ctx context.Context, o budgetCheckOpts) error {
 	if err := e.deliverAlerts(ctx, o, sp.noStore, targets, alerts); err != nil {
 		return err
 	}
-	if err := e.print(budgetCheckResult(sp, statuses, alerts, o.dryRun)); err != nil {
+	if err := e.print(present.BudgetAlerts(statuses, alerts, o.dryRun, sp.notes())); err != nil {
 		return err
 	}
 	if n := alert.Count(alerts, alert.Failed); n > 0 {
@@ -117,9 +115,9 @@ func (e *env) budgetCheck(ctx context.Context, o budgetCheckOpts) error {
 
 // readTargets reads and checks a notification targets file.
 func readTargets(path string, getenv func(string) string) (map[string]notify.Target, []string, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput("notification targets", path)
 	if err != nil {
-		return nil, nil, gpucost.Errorf(gpucost.EInvalid, "read notification targets: %w", err)
+		return nil, nil, err
 	}
 	targets, warnings, err := notify.ParseTargets(path, data, getenv)
 	if err != nil {
@@ -142,46 +140,6 @@ func (e *env) deliverAlerts(ctx context.Context, o budgetCheckOpts, noStore bool
 	defer db.Close()
 	s := alert.Sender{Log: db, Targets: targets, MaxAttempts: o.attempts, Backoff: o.backoff, DryRun: o.dryRun}
 	return s.Deliver(ctx, alerts)
-}
-
-func budgetCheckResult(sp *budgetSpend, statuses []budget.Status, alerts []*alert.Outcome, dryRun bool) result {
-	r := result{
-		Title:   "Budget alerts",
-		Columns: []string{"Budget", "Period", "Threshold", "Reached", "Target", "Result", "Attempts", "Error"},
-		Right:   []int{3, 6},
-		JSON:    alerts,
-		Notes:   sp.notes(),
-	}
-	if dryRun {
-		r.Title += " (dry run: nothing sent or recorded)"
-	}
-	if alerts == nil {
-		r.JSON = []*alert.Outcome{}
-	}
-	for _, a := range alerts {
-		attempts := ""
-		if a.Attempts > 0 {
-			attempts = fmt.Sprint(a.Attempts)
-		}
-		r.Rows = append(r.Rows, []string{a.Budget, a.Period, a.Threshold, fmt.Sprintf("%.0f%%", a.Percent), a.Target,
-			a.Result, attempts, a.Error})
-	}
-	for _, s := range statuses {
-		if len(s.Crossed) == 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s: no threshold crossed in %s (%.0f%% spent, forecast %.0f%%).",
-				s.Budget, s.Period, s.Percent, s.ForecastPercent))
-		}
-	}
-	var counts []string
-	for _, res := range []string{alert.Sent, alert.WouldSend, alert.Delivered, alert.Failed, alert.NoTarget} {
-		if n := alert.Count(alerts, res); n > 0 {
-			counts = append(counts, fmt.Sprintf("%d %s", n, res))
-		}
-	}
-	if len(counts) > 0 {
-		r.Notes = append(r.Notes, "Alerts: "+strings.Join(counts, ", ")+".")
-	}
-	return r
 }
 
 func newBudgetDeliveriesCmd(e *env) *cobra.Command {
@@ -208,7 +166,13 @@ redacted). An alert whose key was delivered to a target is not sent to it again.
 			if f.Since, err = e.lookBack(since); err != nil {
 				return err
 			}
-			return e.budgetDeliveries(cmd.Context(), f)
+			return e.listLog(cmd.Context(), f.Limit, nil, func(db storeDB) (result, error) {
+				if db == nil {
+					return present.BudgetDeliveries(nil, true), nil
+				}
+				ds, err := db.Deliveries(cmd.Context(), f)
+				return present.BudgetDeliveries(ds, false), err
+			})
 		},
 	}
 	cmd.Flags().StringVar(&since, "since", "", "attempts in this look-back only, such as 7d or 24h")
@@ -216,60 +180,4 @@ redacted). An alert whose key was delivered to a target is not sent to it again.
 	cmd.Flags().StringVar(&target, "target", "", "attempts to this target only")
 	cmd.Flags().IntVar(&limit, "limit", 200, "the latest N attempts (0: all)")
 	return cmd
-}
-
-// deliveryRow is one attempt as budget deliveries prints it in JSON.
-type deliveryRow struct {
-	At         time.Time `json:"at"`
-	Key        string    `json:"key"`
-	Kind       string    `json:"kind"`
-	Target     string    `json:"target"`
-	Attempt    int       `json:"attempt"`
-	OK         bool      `json:"ok"`
-	Final      bool      `json:"final"`
-	Status     int       `json:"status"`
-	DurationMS float64   `json:"duration_ms"`
-	Error      string    `json:"error,omitempty"`
-}
-
-func (e *env) budgetDeliveries(ctx context.Context, f gpucost.DeliveryFilter) error {
-	r := result{
-		Title:   "Alert deliveries",
-		Columns: []string{"Time", "Alert key", "Target", "Attempt", "Result", "Status", "Took", "Error"},
-		Right:   []int{3, 5, 6},
-		JSON:    []deliveryRow{},
-	}
-	return e.listLog(ctx, f.Limit, nil, r, "No store file: no alert has been sent yet (gpucost budget check sends them).", func(db storeDB, r *result) error {
-		ds, err := db.Deliveries(ctx, f)
-		if err != nil {
-			return err
-		}
-		rows := make([]deliveryRow, 0, len(ds))
-		for _, d := range ds {
-			rows = append(rows, deliveryRow{At: d.At, Key: d.Key, Kind: d.Kind, Target: d.Target, Attempt: d.Attempt, OK: d.OK,
-				Final: d.Final, Status: d.Status, DurationMS: float64(d.Duration) / float64(time.Millisecond), Error: d.Error})
-			status := ""
-			if d.Status != 0 {
-				status = fmt.Sprint(d.Status)
-			}
-			r.Rows = append(r.Rows, []string{d.At.UTC().Format(time.RFC3339), d.Key, d.Target, fmt.Sprint(d.Attempt),
-				deliveryResult(d), status, d.Duration.Round(time.Millisecond).String(), d.Error})
-		}
-		r.JSON = rows
-		if len(ds) == 0 {
-			r.Notes = append(r.Notes, "No delivery matches.")
-		}
-		return nil
-	})
-}
-
-func deliveryResult(d gpucost.Delivery) string {
-	switch {
-	case d.OK:
-		return "delivered"
-	case d.Final:
-		return "failed"
-	default:
-		return "failed, retried"
-	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpucost/gpucost/budget/alert"
 	"github.com/gpucost/gpucost/notify"
+	"github.com/gpucost/gpucost/present"
 )
 
 const (
@@ -179,7 +180,7 @@ func checkPayloads(t *testing.T, got []notify.WebhookPayload) {
 func checkDeliveryLog(t *testing.T, db string) {
 	t.Helper()
 	code, out, errOut := runCheckCLI(t, db, "budget", "deliveries", "--output", "json")
-	var rows []deliveryRow
+	var rows []present.BudgetDelivery
 	if code != exitOK || json.Unmarshal([]byte(out), &rows) != nil {
 		t.Fatalf("budget deliveries: exit %d, stderr %s\n%s", code, errOut, out)
 	}

@@ -2,14 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"strconv"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/catalog"
-	"github.com/gpucost/gpucost/pricing"
+	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/pricing/refresh"
 	"github.com/spf13/cobra"
 )
@@ -78,18 +74,11 @@ func (e *env) refresh(ctx context.Context, f refreshFlags) error {
 	for _, res := range results {
 		offers = append(offers, res.Offers...)
 	}
-	added, replaced := 0, 0
-	if len(offers) > 0 {
-		db, err := e.openDB(ctx)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		if added, replaced, err = db.PutOffers(ctx, offers); err != nil {
-			return err
-		}
+	added, replaced, err := e.putOffers(ctx, offers)
+	if err != nil {
+		return err
 	}
-	return e.print(e.refreshResult(c, results, added, replaced))
+	return e.print(present.CatalogRefresh(c, results, added, replaced, e.now(), e.dbPath))
 }
 
 // awsCredentials reads the standard AWS environment variables; without them only a mirror
@@ -105,35 +94,4 @@ func (e *env) awsCredentials(mirror bool) (aws.CredentialsProvider, error) {
 	}
 	c := aws.Credentials{AccessKeyID: id, SecretAccessKey: secret, SessionToken: e.getenv("AWS_SESSION_TOKEN"), Source: "environment"}
 	return aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) { return c, nil }), nil
-}
-
-// refreshRowJSON is one provider of "catalog refresh --output json".
-type refreshRowJSON struct {
-	Provider string         `json:"provider"`
-	Offers   int            `json:"offers"`
-	Skipped  map[string]int `json:"skipped"`
-	Pages    int            `json:"pages"`
-	Source   string         `json:"source"`
-	AsOf     time.Time      `json:"as_of"`
-	Previous string         `json:"bundled_as_of,omitempty"`
-}
-
-func (e *env) refreshResult(c *catalog.Catalog, results []*pricing.Result, added, replaced int) result {
-	r := result{Columns: []string{"Provider", "Offers", "Skipped", "Pages", "Source", "Bundled prices"}, Right: []int{1, 2, 3}}
-	var js []refreshRowJSON
-	for _, res := range results {
-		prev := refresh.Bundled(c, res.Provider, e.now())
-		r.Rows = append(r.Rows, []string{res.Provider, strconv.Itoa(len(res.Offers)), strconv.Itoa(len(res.Skipped)),
-			strconv.Itoa(res.Pages), res.Source, prev})
-		js = append(js, refreshRowJSON{Provider: res.Provider, Offers: len(res.Offers), Skipped: res.SkipCounts(),
-			Pages: res.Pages, Source: res.Source, AsOf: res.AsOf, Previous: prev})
-		counts := res.SkipCounts()
-		for _, reason := range refresh.SkipReasons(res) {
-			r.Notes = append(r.Notes, fmt.Sprintf("  %s: %d skipped: %s", res.Provider, counts[reason], reason))
-		}
-	}
-	r.JSON = js
-	r.Notes = append([]string{fmt.Sprintf("Stored in %s: %d offers added, %d replaced. Prices are fresh as of %s (0 days old).",
-		e.dbPath, added, replaced, e.now().UTC().Format("2006-01-02 15:04 MST"))}, r.Notes...)
-	return r
 }

@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"strings"
 
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/enforce"
 	"github.com/gpucost/gpucost/notify"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -88,12 +86,9 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 	if o.policies == "" {
 		return usageError{fmt.Errorf("--policies is required: the policies YAML file")}
 	}
-	var budgets []budget.Budget
-	var err error
-	if o.budgets != "" {
-		if budgets, err = readBudgets(o.budgets); err != nil {
-			return err
-		}
+	budgets, err := readBudgets(o.budgets)
+	if err != nil {
+		return err
 	}
 	policies, err := readPolicies(o.policies, budgets)
 	if err != nil {
@@ -130,7 +125,7 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 	if err != nil {
 		return err
 	}
-	if err := e.print(enforceResult(plan, notes)); err != nil {
+	if err := e.print(present.Enforcement(plan, notes)); err != nil {
 		return err
 	}
 	switch {
@@ -145,9 +140,9 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 
 // readPolicies reads a policies file that names budgets.
 func readPolicies(path string, budgets []budget.Budget) ([]enforce.Policy, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput("policies", path)
 	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "read policies: %w", err)
+		return nil, err
 	}
 	return enforce.Load(path, data, budgets)
 }
@@ -181,42 +176,4 @@ func (e *env) budgetSnapshot(ctx context.Context, budgets []budget.Budget) (enfo
 	}
 	snap.Statuses = sp.Statuses(now)
 	return snap, sp.notes(), nil
-}
-
-func enforceResult(p enforce.Plan, notes []string) result {
-	r := result{
-		Title:   "Enforcement",
-		Columns: []string{"Policy", "Action", "Resource", "Kind", "Region", "Result", "Evidence", "Error"},
-		JSON:    p,
-	}
-	if !p.Apply {
-		r.Title += " (dry run: nothing changed; give --apply to act on policies with dry_run: false)"
-	}
-	for _, a := range p.Actions {
-		id, kind, region := strings.Join(a.Targets, ", "), "targets", ""
-		if a.Resource != nil {
-			id, kind, region = a.Resource.ID, a.Resource.Kind, a.Resource.Region
-		}
-		res := a.Result
-		if a.DryRun && res == enforce.ResultPlanned {
-			res = "planned (dry run)"
-		}
-		r.Rows = append(r.Rows, []string{a.Policy, a.Action, id, kind, region, res, a.Summary(), a.Error})
-	}
-	for _, pr := range p.Policies {
-		state := "not triggered"
-		if pr.Triggered {
-			state = fmt.Sprintf("TRIGGERED, %d actions", pr.Actions)
-		}
-		note := fmt.Sprintf("%s [%s]: %s — %s; %d resources in scope", pr.Policy, pr.Trigger, state, pr.Reason, pr.InScope)
-		if len(pr.Exempt) > 0 {
-			note += fmt.Sprintf(", exempt: %s", strings.Join(pr.Exempt, ", "))
-		}
-		r.Notes = append(r.Notes, note+".")
-		for _, s := range pr.Skipped {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s: skipped %s.", pr.Policy, s))
-		}
-	}
-	r.Notes = append(r.Notes, notes...)
-	return r
 }

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"strings"
-	"time"
-
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/enforce"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -32,7 +28,13 @@ the tags that put the resource in scope. --output json prints each entry whole.`
 			if f.Since, err = e.lookBack(since); err != nil {
 				return err
 			}
-			return e.enforceLog(cmd.Context(), f)
+			return e.listLog(cmd.Context(), f.Limit, nil, func(db storeDB) (result, error) {
+				if db == nil {
+					return present.EnforceLog(nil, true), nil
+				}
+				entries, err := enforce.Log{Store: db}.Actions(cmd.Context(), f)
+				return present.EnforceLog(entries, false), err
+			})
 		},
 	}
 	cmd.Flags().StringVar(&since, "since", "", "entries in this look-back only, such as 7d or 24h")
@@ -40,33 +42,4 @@ the tags that put the resource in scope. --output json prints each entry whole.`
 	cmd.Flags().StringVar(&f.Resource, "resource", "", "actions on this resource id only")
 	cmd.Flags().IntVar(&f.Limit, "limit", 200, "the latest N entries (0: all)")
 	return cmd
-}
-
-func (e *env) enforceLog(ctx context.Context, f gpucost.ActionFilter) error {
-	r := result{
-		Title:   "Enforcement actions",
-		Columns: []string{"Time", "Policy", "Action", "Resource", "Kind", "Result", "Dry run", "Evidence", "Error"},
-		JSON:    []enforce.LogEntry{},
-	}
-	return e.listLog(ctx, f.Limit, nil, r, "No store file: no action has been logged yet (gpucost enforce logs them).", func(db storeDB, r *result) error {
-		entries, err := enforce.Log{Store: db}.Actions(ctx, f)
-		if err != nil {
-			return err
-		}
-		for _, en := range entries {
-			a := en.Action
-			id, kind := strings.Join(a.Targets, ", "), "targets"
-			if a.Resource != nil {
-				id, kind = a.Resource.ID, a.Resource.Kind
-			}
-			r.Rows = append(r.Rows, []string{en.At.UTC().Format(time.RFC3339), a.Policy, a.Action, id, kind, a.Result,
-				fmt.Sprint(a.DryRun), a.Summary(), a.Error})
-		}
-		if len(entries) > 0 {
-			r.JSON = entries
-		} else {
-			r.Notes = append(r.Notes, "No action matches.")
-		}
-		return nil
-	})
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net/http"
 	"os"
@@ -107,18 +105,16 @@ func (f *inventoryFlags) kube(e *env) (*kube.Client, error) {
 	if token == "" {
 		return nil, usageError{fmt.Errorf("--kube-server needs a bearer token: give --kube-token-file or set GPUCOST_KUBE_TOKEN")}
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	var pem []byte
 	if f.kubeCAFile != "" {
-		pem, err := os.ReadFile(f.kubeCAFile)
-		if err != nil {
+		var err error
+		if pem, err = os.ReadFile(f.kubeCAFile); err != nil {
 			return nil, gpucost.Errorf(gpucost.EInvalid, "--kube-ca-file: %w", err)
 		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "--kube-ca-file %s: no PEM certificate in it", f.kubeCAFile)
-		}
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
-	return &kube.Client{Server: f.kubeServer, Token: token, Namespaces: f.kubeNamespaces, Selector: f.kubeSelector,
-		HTTP: &http.Client{Transport: tr, Timeout: time.Minute}}, nil
+	hc, err := kube.HTTPClient(pem)
+	if err != nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--kube-ca-file %s: %w", f.kubeCAFile, err)
+	}
+	return &kube.Client{Server: f.kubeServer, Token: token, Namespaces: f.kubeNamespaces, Selector: f.kubeSelector, HTTP: hc}, nil
 }

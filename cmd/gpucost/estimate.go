@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
-	"github.com/gpucost/gpucost/enforce"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -82,19 +80,17 @@ func (e *env) estimate(ctx context.Context, path, budgetsFile, against string, p
 	if against != "forecast" && against != "actual" {
 		return gpucost.Errorf(gpucost.EInvalid, "--against %q: use forecast or actual", against)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readInput("the job spec", path)
 	if err != nil {
-		return gpucost.Errorf(gpucost.EInvalid, "read the job spec: %w", err)
+		return err
 	}
 	job, err := budget.LoadJob(path, data)
 	if err != nil {
 		return err
 	}
-	var budgets []budget.Budget
-	if budgetsFile != "" {
-		if budgets, err = readBudgets(budgetsFile); err != nil {
-			return err
-		}
+	budgets, err := readBudgets(budgetsFile)
+	if err != nil {
+		return err
 	}
 	sp, err := e.budgetSpend(ctx, budgets)
 	if err != nil {
@@ -109,9 +105,9 @@ func (e *env) estimate(ctx context.Context, path, budgetsFile, against string, p
 	if err != nil {
 		return err
 	}
-	r := estimateResult(est, checks, sp, budgetsFile != "")
+	r := present.Estimate(est, checks, budgetsFile != "", sp.notes())
 	if policies.file != "" {
-		addPolicyBlocks(&r, blocks, notes)
+		r = present.EstimatePolicies(r, blocks, notes)
 	}
 	if err := e.print(r); err != nil {
 		return err
@@ -133,64 +129,4 @@ func (e *env) estimate(ctx context.Context, path, budgetsFile, against string, p
 		return exitError{exitBudget}
 	}
 	return nil
-}
-
-// estimateJSON is what estimate --output json prints.
-type estimateJSON struct {
-	Job       string            `json:"job"`
-	Kind      string            `json:"kind"`
-	Instance  string            `json:"instance_type"`
-	Instances int               `json:"instances"`
-	Hours     float64           `json:"hours"`
-	Pricing   string            `json:"pricing"`
-	PerHour   gpucost.Money     `json:"per_hour"`
-	Cost      gpucost.Money     `json:"cost"`
-	Basis     string            `json:"basis"`
-	Notes     []string          `json:"notes"`
-	Budgets   []budget.JobCheck `json:"budgets"`
-	Breaks    bool              `json:"breaks_budget"`
-	Blocks    []enforce.Block   `json:"policy_blocks"` // with --policies: the policies that would stop it (null without)
-}
-
-func estimateResult(est budget.Estimate, checks []budget.JobCheck, sp *budgetSpend, withBudgets bool) result {
-	j := est.Job
-	inst := est.Offer.InstanceType
-	if inst == "" || j.Kind == budget.KindSageMaker {
-		inst = j.InstanceType + j.GPU
-	}
-	name := j.Name
-	if name == "" {
-		name = "(unnamed)"
-	}
-	js := estimateJSON{Job: name, Kind: j.Kind, Instance: inst, Instances: est.Instances, Hours: j.Hours, Pricing: j.Pricing,
-		PerHour: est.PerHour, Cost: est.Cost, Basis: est.Basis, Notes: est.Notes, Budgets: checks}
-	r := result{
-		Title:   fmt.Sprintf("%s: %d × %s, %s h, %s — %s (%s/h)", name, est.Instances, inst, strconv.FormatFloat(j.Hours, 'f', -1, 64), j.Pricing, est.Cost.Dollars(), est.PerHour.Dollars()),
-		Columns: []string{"Budget", "Period", "Amount", "Spent", "Forecast", "Job in period", "Left after", "Verdict"},
-		Right:   []int{2, 3, 4, 5, 6},
-	}
-	r.Notes = append(r.Notes, "Price: "+est.Basis+".")
-	for _, n := range est.Notes {
-		r.Notes = append(r.Notes, "Note: "+n+".")
-	}
-	for _, c := range checks {
-		verdict := "fits"
-		if c.Breaks {
-			verdict, js.Breaks = "BREAKS", true
-		}
-		r.Rows = append(r.Rows, []string{c.Budget, c.Period, c.Amount.Dollars(), c.Spent.Dollars(), c.Forecast.Dollars(),
-			c.JobCost.Dollars(), c.LeftAfter.Dollars(), verdict})
-		if c.JobCost != est.Cost {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s: %s of the job's %s falls in %s; the rest in later periods.", c.Budget, c.JobCost.Dollars(), est.Cost.Dollars(), c.Period))
-		}
-	}
-	switch {
-	case !withBudgets:
-		r.Notes = append(r.Notes, "No --budgets file: the job is not checked against any budget.")
-	case len(checks) == 0:
-		r.Notes = append(r.Notes, "No budget's scope covers this job.")
-	}
-	r.Notes = append(r.Notes, sp.notes()...)
-	r.JSON = js
-	return r
 }

@@ -53,18 +53,3 @@ func (e *env) policyBlocks(ctx context.Context, f estimatePolicyFlags, budgets [
 	}
 	return enforce.CheckEstimate(policies, snap, est, checks), notes, nil
 }
-
-// addPolicyBlocks adds the policies that would stop the job to estimate's output.
-func addPolicyBlocks(r *result, blocks []enforce.Block, notes []string) {
-	for _, b := range blocks {
-		r.Notes = append(r.Notes, "BLOCKED: "+b.Reason+".")
-	}
-	r.Notes = append(r.Notes, notes...)
-	if js, ok := r.JSON.(estimateJSON); ok {
-		js.Blocks = blocks
-		if js.Blocks == nil {
-			js.Blocks = []enforce.Block{}
-		}
-		r.JSON = js
-	}
-}

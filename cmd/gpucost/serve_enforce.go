@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/enforce"
 	"github.com/spf13/cobra"
@@ -48,9 +47,9 @@ func (e *env) newServeEnforcer(ctx context.Context, db storeDB, o serveOptions, 
 		}
 		return nil, nil
 	}
-	data, err := os.ReadFile(eo.policies)
+	data, err := readInput("policies", eo.policies)
 	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "read policies: %w", err)
+		return nil, err
 	}
 	budgets, source, err := e.loadServerBudgets(ctx, db, o.budgets)
 	if err != nil {

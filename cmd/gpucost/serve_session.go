@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/tls"
-	"encoding/hex"
 	"fmt"
 
 	"github.com/gpucost/gpucost"
@@ -13,33 +11,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// sessionKeySetting is the store setting that holds the dashboard's session signing key.
-const sessionKeySetting = "session_key"
-
-// sessionKey returns the key the dashboard signs its session cookies with, kept in the store
-// so that every replica of the server accepts the others' sessions. The first server to start
-// makes it; one that started at the same moment reads back whichever key was stored last.
-func sessionKey(ctx context.Context, db settingStore) ([]byte, error) {
-	v, err := db.Setting(ctx, sessionKeySetting, "")
-	if err != nil {
-		return nil, fmt.Errorf("read the session key: %w", err)
-	}
-	if v == "" {
-		key := make([]byte, 32)
-		rand.Read(key) // never fails (crypto/rand)
-		if err := db.SetSetting(ctx, sessionKeySetting, hex.EncodeToString(key)); err != nil {
-			return nil, fmt.Errorf("store a new session key: %w", err)
-		}
-		if v, err = db.Setting(ctx, sessionKeySetting, ""); err != nil {
-			return nil, fmt.Errorf("read the session key: %w", err)
-		}
-	}
-	key, err := hex.DecodeString(v)
-	if err != nil || len(key) < 32 {
-		return nil, fmt.Errorf("the store's %s setting is not a 32-byte hex key; delete it and restart to make a new one", sessionKeySetting)
-	}
-	return key, nil
-}
+// sessionKey is the dashboard's session signing key, kept in the store (web.SessionKey).
+func sessionKey(ctx context.Context, db settingStore) ([]byte, error) { return web.SessionKey(ctx, db) }
 
 // serveSecurityOptions are gpucost serve's per-token rate limits, its throttle of failed
 // logins and token checks, TLS and the proxies it trusts.

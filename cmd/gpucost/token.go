@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -87,19 +87,7 @@ func newTokenListCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r := result{Title: "API tokens", Columns: []string{"ID", "Name", "Role", "Created", "Revoked"}, Right: []int{0},
-				JSON: append([]gpucost.Token{}, toks...)}
-			for _, t := range toks {
-				revoked := ""
-				if !t.Revoked.IsZero() {
-					revoked = t.Revoked.Format(time.RFC3339)
-				}
-				r.Rows = append(r.Rows, []string{strconv.FormatInt(t.ID, 10), t.Name, string(t.Role), t.Created.Format(time.RFC3339), revoked})
-			}
-			if len(toks) == 0 {
-				r.Notes = append(r.Notes, "No tokens yet: gpucost token create --name NAME --role viewer|ingest|admin")
-			}
-			return e.print(r)
+			return e.print(present.Tokens(toks))
 		},
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/gpucost/gpucost/billing/focus"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/fleet"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -88,7 +90,7 @@ that the totals read are the stored ones.`,
 			if err := os.Rename(tmp.Name(), out); err != nil {
 				return gpucost.Errorf(gpucost.EInvalid, "export to %s: %w", out, err)
 			}
-			return e.print(exportResult(out, rows, s))
+			return e.print(present.Export(out, rows, s.Stats.Lines, s.Stats.Totals.Sorted()))
 		},
 	}
 	f.register(cmd)
@@ -126,16 +128,7 @@ func exportFocus(ctx context.Context, s *costScan, w *focus.Writer, allocated bo
 		src = a.Line
 		as = append(as, *a)
 	})
-	return rows, cmpErr(err, werr)
-}
-
-func cmpErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return rows, cmp.Or(err, werr)
 }
 
 // checkExport reads the written file back and compares its totals with the stored lines'.
@@ -154,21 +147,4 @@ func checkExport(tmp, out string, rows int, want []gpucost.CostTotal) error {
 		}
 	}
 	return nil
-}
-
-func exportResult(out string, rows int, s *costScan) result {
-	r := result{
-		Columns: []string{"File", "Rows", "Currency", "BilledCost", "EffectiveCost"},
-		Right:   []int{1, 3, 4},
-		JSON:    map[string]any{"file": out, "rows": rows, "totals": s.Stats.Totals.Sorted()},
-	}
-	for i, t := range s.Stats.Totals.Sorted() {
-		file, n := out, fmt.Sprint(rows)
-		if i > 0 {
-			file, n = "", ""
-		}
-		r.Rows = append(r.Rows, []string{file, n, t.Currency, t.BilledCost.Fixed(2), t.EffectiveCost.Fixed(2)})
-	}
-	r.Notes = append(r.Notes, fmt.Sprintf("Read back with the FOCUS reader: %d rows, totals identical to the %d stored lines exported.", rows, s.Stats.Lines))
-	return r
 }

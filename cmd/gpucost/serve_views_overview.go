@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -176,7 +177,8 @@ func queueStatuses(ctx context.Context, url string, now time.Time) ([]queue.Stat
 	}
 	defer c.Close()
 	out := []queue.Status{}
-	for _, q := range sortedSet(names) {
+	slices.Sort(names)
+	for _, q := range slices.Compact(names) {
 		st, err := c.Status(ctx, q, now)
 		if err != nil {
 			return nil, err
@@ -184,14 +186,6 @@ func queueStatuses(ctx context.Context, url string, now time.Time) ([]queue.Stat
 		out = append(out, st)
 	}
 	return out, nil
-}
-
-func sortedSet(names []string) []string {
-	m := map[string]bool{}
-	for _, n := range names {
-		m[n] = true
-	}
-	return sortedKeys(m)
 }
 
 // redactURL replaces a URL's password in s.

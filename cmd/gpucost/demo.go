@@ -15,7 +15,6 @@ import (
 	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/telemetry/dcgm"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
 
@@ -113,7 +112,7 @@ func (e *env) loadDemo(ctx context.Context, end time.Time, days int, fresh bool)
 	// The generator writes dcgm-exporter text into a pipe, one scrape a minute, and the
 	// importer reads it from the other end: the demo goes through the real import path.
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(writeDemoScrapes(pw, fleet, from, end, bar)) }()
+	go func() { pw.CloseWithError(demo.WriteScrapes(pw, fleet, from, end, func() { bar.Add(1) })) }()
 	var addErr error
 	stats, err := dcgm.Read(pr, "demo-fleet.prom", dcgm.ReadOptions{}, func(s gpucost.Sample) {
 		if addErr == nil {
@@ -136,31 +135,6 @@ func (e *env) loadDemo(ctx context.Context, end time.Time, days int, fresh bool)
 		return fmt.Errorf("load the demo bill: %w", err)
 	}
 	return db.SetSetting(ctx, "demo_fleet", loaded)
-}
-
-// writeDemoScrapes writes one dcgm-exporter scrape per minute from from to end.
-func writeDemoScrapes(w io.Writer, fleet []demo.Instance, from, end time.Time, bar *progressbar.ProgressBar) error {
-	var scrape []gpucost.Sample
-	var err error
-	at := from
-	flush := func() {
-		if err == nil && len(scrape) > 0 {
-			err = dcgm.Write(w, scrape)
-		}
-		scrape = scrape[:0]
-	}
-	demo.Samples(fleet, from, end, time.Minute, func(s gpucost.Sample) {
-		if !s.Time.Equal(at) {
-			flush()
-			if s.Time.Minute() == 0 {
-				bar.Add(1)
-			}
-			at = s.Time
-		}
-		scrape = append(scrape, s)
-	})
-	flush()
-	return err
 }
 
 func countGPUs(fleet []demo.Instance) int {

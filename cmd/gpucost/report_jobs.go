@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/spot"
 	"github.com/spf13/cobra"
@@ -49,33 +48,7 @@ func jobReports(ctx context.Context, e *env, storeURL, job string) ([]spot.JobRe
 	if err != nil {
 		return nil, 0, err
 	}
-	jobs := []string{job}
-	if job == "" {
-		if jobs, err = spot.Jobs(ctx, store); err != nil {
-			return nil, 0, gpucost.Errorf(gpucost.EUnavailable, "store %s: %w", storeURL, err)
-		}
-	}
-	log := slog.New(slog.NewTextHandler(e.stderr, nil))
-	var reps []spot.JobReport
-	skipped := 0
-	for _, j := range jobs {
-		events, n, err := spot.ReadEvents(ctx, store, j, log)
-		if err != nil {
-			return nil, 0, gpucost.Errorf(gpucost.EUnavailable, "store %s: %w", storeURL, err)
-		}
-		skipped += n
-		if len(events) == 0 {
-			if job != "" {
-				return nil, 0, gpucost.Errorf(gpucost.ENotFound, "store %s has no events for job %q", storeURL, job)
-			}
-			continue
-		}
-		reps = append(reps, spot.Summarize(j, events))
-	}
-	if len(reps) == 0 {
-		return nil, 0, gpucost.Errorf(gpucost.ENotFound, "store %s has no job events; jobs run with \"gpucost run --store %s\" record them", storeURL, storeURL)
-	}
-	return reps, skipped, nil
+	return spot.Reports(ctx, store, storeURL, job, slog.New(slog.NewTextHandler(e.stderr, nil)))
 }
 
 // jobJSON is one job of report jobs --output json, as the tests read it back.

@@ -40,9 +40,9 @@ type costScan struct {
 
 func (s *costScan) Close() error { return s.db.Close() }
 
-// openPeriod resolves the flags' period, from the midnight (UTC) of its first day (bills are stored
+// billPeriod resolves the flags' period, from the midnight (UTC) of its first day (bills are stored
 // by day) and lookback before it, and the owner tag keys.
-func (f *costFlags) openPeriod(e *env) (fleet.Period, map[string][]string, error) {
+func (f *costFlags) billPeriod(e *env) (fleet.Period, map[string][]string, error) {
 	if err := e.validOutput(); err != nil {
 		return fleet.Period{}, nil, err
 	}
@@ -63,7 +63,7 @@ func (f *costFlags) openPeriod(e *env) (fleet.Period, map[string][]string, error
 
 // open opens the store and the split of the flags' period.
 func (f *costFlags) open(ctx context.Context, e *env) (*costScan, error) {
-	p, keys, err := f.openPeriod(e)
+	p, keys, err := f.billPeriod(e)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (f *costFlags) open(ctx context.Context, e *env) (*costScan, error) {
 // snapshot builds the fleet snapshot of the flags' period. It returns an ENotFound error when
 // the store holds no bill line in the period.
 func (f *costFlags) snapshot(ctx context.Context, e *env) (*fleet.Snapshot, error) {
-	p, keys, err := f.openPeriod(e)
+	p, keys, err := f.billPeriod(e)
 	if err != nil {
 		return nil, err
 	}

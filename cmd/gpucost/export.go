@@ -1,16 +1,12 @@
 package main
 
 import (
-	"cmp"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/focus"
-	"github.com/gpucost/gpucost/catalog"
-	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
@@ -73,7 +69,7 @@ that the totals read are the stored ones.`,
 			if err != nil {
 				return err
 			}
-			rows, err := exportFocus(ctx, s, w, allocated)
+			rows, err := s.Lines(ctx, allocated, w.Write)
 			if err == nil {
 				err = w.Close()
 			}
@@ -98,37 +94,6 @@ that the totals read are the stored ones.`,
 	cmd.Flags().BoolVar(&allocated, "allocated", false, "one row per owner and one for idle capacity, with x_Team, x_Project, x_Namespace, x_Job and x_AllocationPolicy")
 	cmd.Flags().BoolVar(&all, "all", false, "every stored line, not only GPU cost")
 	return cmd
-}
-
-// exportFocus writes the scan's lines, or their allocations, and returns the rows written.
-func exportFocus(ctx context.Context, s *costScan, w *focus.Writer, allocated bool) (int, error) {
-	var (
-		rows int
-		werr error
-		as   []gpucost.Allocation
-		src  *gpucost.CostLine
-	)
-	s.OnLine = func() {
-		switch {
-		case src == nil || werr != nil:
-		case !allocated:
-			werr = w.Write(src)
-			rows++
-		default:
-			for _, l := range fleet.AllocatedLines(src, as) {
-				if werr = w.Write(&l); werr != nil {
-					break
-				}
-				rows++
-			}
-		}
-		as, src = as[:0], nil
-	}
-	err := s.Each(ctx, func(a *gpucost.Allocation, _ catalog.LineGPU, _ bool) {
-		src = a.Line
-		as = append(as, *a)
-	})
-	return rows, cmp.Or(err, werr)
 }
 
 // checkExport reads the written file back and compares its totals with the stored lines'.

@@ -8,7 +8,6 @@ import (
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/fleet"
-	"github.com/gpucost/gpucost/recommend"
 	"github.com/spf13/cobra"
 )
 
@@ -35,45 +34,41 @@ func (f *costFlags) register(cmd *cobra.Command) {
 // costScan is the split of a period's bill over an open store.
 type costScan struct {
 	*fleet.Split
-	db       storeDB
-	cat      *catalog.Catalog
-	from, to time.Time // the split's period
+	db  storeDB
+	cat *catalog.Catalog
 }
 
 func (s *costScan) Close() error { return s.db.Close() }
 
-// fleetView is the recommender's fleet of the split's period (fleet.Split.FleetView).
-func (s *costScan) fleetView(ctx context.Context) (recommend.FleetView, error) {
-	return s.FleetView(ctx)
-}
-
-// open opens the store and the split of the flags' period (from the midnight, UTC, of its first
-// day: bills are stored by day).
-func (f *costFlags) open(ctx context.Context, e *env) (*costScan, error) {
+// billPeriod resolves the flags' period, from the midnight (UTC) of its first day (bills are stored
+// by day) and lookback before it, and the owner tag keys.
+func (f *costFlags) billPeriod(e *env) (fleet.Period, map[string][]string, error) {
 	if err := e.validOutput(); err != nil {
-		return nil, err
+		return fleet.Period{}, nil, err
 	}
 	from, to, err := f.resolve(e.now())
 	if err != nil {
-		return nil, err
+		return fleet.Period{}, nil, err
 	}
 	p, err := fleet.NewPeriod(from.Add(-f.lookback).Truncate(24*time.Hour), to)
+	if err != nil || f.tagKeys == "" {
+		return p, nil, err
+	}
+	keys, err := analyze.ParseTagKeys(f.tagKeys)
+	if err != nil {
+		return p, nil, gpucost.Errorf(gpucost.EInvalid, "--tag-keys: %w", err)
+	}
+	return p, keys, nil
+}
+
+// open opens the store and the split of the flags' period.
+func (f *costFlags) open(ctx context.Context, e *env) (*costScan, error) {
+	p, keys, err := f.billPeriod(e)
 	if err != nil {
 		return nil, err
 	}
-	var keys map[string][]string
-	if f.tagKeys != "" {
-		if keys, err = analyze.ParseTagKeys(f.tagKeys); err != nil {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "--tag-keys: %w", err)
-		}
-	}
-	db, err := e.openDB(ctx)
+	db, cat, err := e.openCatalog(ctx)
 	if err != nil {
-		return nil, err
-	}
-	cat, err := catalog.Load(ctx, db)
-	if err != nil {
-		db.Close()
 		return nil, err
 	}
 	sp, err := fleet.NewSplit(ctx, db, cat, fleet.SplitOptions{Period: p, GPUOnly: f.gpuOnly, Policy: f.policy, Weight: f.weight, TagKeys: keys})
@@ -84,29 +79,15 @@ func (f *costFlags) open(ctx context.Context, e *env) (*costScan, error) {
 		}
 		return nil, err
 	}
-	return &costScan{Split: sp, db: db, cat: cat, from: p.Start, to: p.End}, nil
+	return &costScan{Split: sp, db: db, cat: cat}, nil
 }
 
-// snapshot resolves the flags' period (from the midnight, UTC, of its first day: bills are
-// stored by day) and builds its fleet snapshot. It returns an ENotFound error when the store
-// holds no bill line in the period.
+// snapshot builds the fleet snapshot of the flags' period. It returns an ENotFound error when
+// the store holds no bill line in the period.
 func (f *costFlags) snapshot(ctx context.Context, e *env) (*fleet.Snapshot, error) {
-	if err := e.validOutput(); err != nil {
-		return nil, err
-	}
-	from, to, err := f.resolve(e.now())
+	p, keys, err := f.billPeriod(e)
 	if err != nil {
 		return nil, err
-	}
-	p, err := fleet.NewPeriod(from.Add(-f.lookback).Truncate(24*time.Hour), to)
-	if err != nil {
-		return nil, err
-	}
-	var keys map[string][]string
-	if f.tagKeys != "" {
-		if keys, err = analyze.ParseTagKeys(f.tagKeys); err != nil {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "--tag-keys: %w", err)
-		}
 	}
 	rc, err := e.openReport(ctx, p, "aws")
 	if err != nil {

@@ -7,15 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/demo"
 	"github.com/gpucost/gpucost/fleet"
+	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/telemetry/dcgm"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
 
@@ -113,7 +112,7 @@ func (e *env) loadDemo(ctx context.Context, end time.Time, days int, fresh bool)
 	// The generator writes dcgm-exporter text into a pipe, one scrape a minute, and the
 	// importer reads it from the other end: the demo goes through the real import path.
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(writeDemoScrapes(pw, fleet, from, end, bar)) }()
+	go func() { pw.CloseWithError(demo.WriteScrapes(pw, fleet, from, end, func() { bar.Add(1) })) }()
 	var addErr error
 	stats, err := dcgm.Read(pr, "demo-fleet.prom", dcgm.ReadOptions{}, func(s gpucost.Sample) {
 		if addErr == nil {
@@ -136,31 +135,6 @@ func (e *env) loadDemo(ctx context.Context, end time.Time, days int, fresh bool)
 		return fmt.Errorf("load the demo bill: %w", err)
 	}
 	return db.SetSetting(ctx, "demo_fleet", loaded)
-}
-
-// writeDemoScrapes writes one dcgm-exporter scrape per minute from from to end.
-func writeDemoScrapes(w io.Writer, fleet []demo.Instance, from, end time.Time, bar *progressbar.ProgressBar) error {
-	var scrape []gpucost.Sample
-	var err error
-	at := from
-	flush := func() {
-		if err == nil && len(scrape) > 0 {
-			err = dcgm.Write(w, scrape)
-		}
-		scrape = scrape[:0]
-	}
-	demo.Samples(fleet, from, end, time.Minute, func(s gpucost.Sample) {
-		if !s.Time.Equal(at) {
-			flush()
-			if s.Time.Minute() == 0 {
-				bar.Add(1)
-			}
-			at = s.Time
-		}
-		scrape = append(scrape, s)
-	})
-	flush()
-	return err
 }
 
 func countGPUs(fleet []demo.Instance) int {
@@ -188,66 +162,17 @@ func (e *env) printDemoHeadline(ctx context.Context, end time.Time, days int) er
 	if err != nil {
 		return err
 	}
-	fl := rep.Fleet
-	r := utilizationResult(rep, by, priceNotes(snap, fleetSource(snap, fleet.GPUOnly)))
-	r.Title = fmt.Sprintf("gpucost demo — %d GPUs, %s GPU-hours over %d days, utilisation %s: %s of idle GPU time (%s a month), %s of GPU cost %s (%s a month)\n\nIdle by team (namespace):",
-		fl.GPUs, hours(fl.GPUHours), days, pct(fl.UtilMean), fl.IdleCost.Dollars(), p.Monthly(fl.IdleCost).Dollars(),
-		pct(fl.IdlePct), fl.Cost.Dollars(), p.Monthly(fl.Cost).Dollars())
-	since := strconv.Itoa(days) + "d"
-	r.Notes = append(r.Notes, "",
-		"Next: gpucost report utilization --db "+e.dbPath+" --since "+since+" --by gpu",
-		"      gpucost report idle --db "+e.dbPath+" --since "+since,
-		"      gpucost report alerts --db "+e.dbPath+" --since 24h")
-	if err := e.print(r); err != nil {
+	if err := e.print(present.DemoHeadline(rep, by, snap, days, e.dbPath)); err != nil {
 		return err
 	}
-	return e.printDemoSpend(ctx, snap)
-}
-
-// printDemoSpend prints the demo bill's spend by team from the headline's snapshot, idle apart,
-// reconciled with the bill.
-func (e *env) printDemoSpend(ctx context.Context, snap *fleet.Snapshot) error {
 	if _, _, ok := snap.Reconcile(); !ok {
 		charged, bill, _ := snap.Reconcile()
 		return gpucost.Errorf(gpucost.EInternal, "pricing the demo's GPU-hours: the charges sum to %v, the bill lines to %v", charged, bill)
 	}
-	team, _ := fleet.ParseDimension("team")
-	r := fleetCostResult(team, snap, false)
-	for _, f := range snap.Fleet(nil) {
-		r.Title = fmt.Sprintf("\nSpend by team from the demo bill (%s): %s, of which %s (%.1f%% of the GPU cost) bought GPU time nobody used.\n"+
-			"Each GPU-hour costs what the bill paid for it; the time a team held a GPU without using it is its Idle.",
-			filepath.Base(e.demoBillPath()), f.TotalCost().Dollars(), f.IdleCost.Dollars(), f.IdlePercent())
-		break
-	}
-	f := costFlags{period: period{at: snap.Period}, policy: gpucost.PolicyUsed, weight: 0.5}
-	saving, err := e.demoSavings(ctx, f)
+	f := recommendFlags{costFlags: costFlags{period: period{at: snap.Period}, policy: gpucost.PolicyUsed, weight: 0.5}, minSaving: "100"}
+	saving, err := e.savings(ctx, &f)
 	if err != nil {
 		return err
 	}
-	r.Notes = append(r.Notes, "", saving)
-	r.Notes = append(r.Notes, "",
-		"Next: gpucost report cost --db "+e.dbPath+" --by namespace --gpu-only",
-		"      gpucost report savings --db "+e.dbPath+"   # and gpucost recommend: the changes behind it",
-		"      gpucost recommend --db "+e.dbPath+" --serving "+servingFile(e)+"   # the serving pool sized by its requests",
-		"      gpucost report kpi --db "+e.dbPath+" --by team",
-		"      gpucost report untagged --db "+e.dbPath,
-		"      gpucost export focus --db "+e.dbPath+" --allocated --out allocated.csv")
-	return e.print(r)
-}
-
-// demoSavings says what the recommendations would save on the demo fleet, from its bill and
-// telemetry.
-func (e *env) demoSavings(ctx context.Context, f costFlags) (string, error) {
-	rep, err := e.savings(ctx, &recommendFlags{costFlags: f, minSaving: "100"})
-	if err != nil {
-		return "", err
-	}
-	var levers []string
-	for _, l := range rep.Levers {
-		if l.MonthlySaving.Nanos > 0 {
-			levers = append(levers, fmt.Sprintf("%s %s", l.Lever, l.MonthlySaving.Dollars()))
-		}
-	}
-	return fmt.Sprintf("Recommendations would take the GPU bill from %s to %s a month (−%.1f%%): %s.",
-		rep.Before.Dollars(), rep.After.Dollars(), rep.SavingPercent, strings.Join(levers, ", ")), nil
+	return e.print(present.DemoSpend(snap, filepath.Base(e.demoBillPath()), present.SavingsSentence(saving), e.dbPath, servingFile(e)))
 }

@@ -8,12 +8,16 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/demo"
 	"github.com/gpucost/gpucost/httpapi"
 )
 
 // demoTokenName names the admin token gpucost demo makes for the browser; the previous ones
 // are revoked, so a demo store holds one valid demo token.
 const demoTokenName = "demo-dashboard"
+
+// demoBudgetsYAML are the budgets the demo's dashboard shows.
+const demoBudgetsYAML = demo.Budgets
 
 // defaultServeFlush is how often gpucost serve writes pushed samples to the store.
 const defaultServeFlush = 5 * time.Second
@@ -45,32 +49,6 @@ func (e *env) serveDemo(ctx context.Context, listen string) error {
 		viewsEvery: defaultViewsEvery, maxBill: httpapi.DefaultMaxBill, budgets: budgets}
 	return e.serve(ctx, db, ln, o)
 }
-
-// demoBudgetsYAML are the demo teams' budgets the demo's dashboard shows: research's GPUs run over,
-// inference is heading past its amount, training stays inside.
-const demoBudgetsYAML = `# The demo fleet's budgets (gpucost budget status --file THIS shows them too).
-budgets:
-  - name: research-gpus
-    scope: {team: research, gpu_only: true}
-    period: monthly
-    amount: 40000
-    currency: USD
-  - name: inference
-    scope: {team: inference}
-    period: monthly
-    amount: 75000
-    currency: USD
-  - name: foundation-models
-    scope: {team: foundation-models}
-    period: monthly
-    amount: 60000
-    currency: USD
-  - name: all-aws
-    scope: {provider: aws}
-    period: quarterly
-    amount: 600000
-    currency: USD
-`
 
 // demoToken revokes the earlier demo tokens and creates a new admin token, returning its secret.
 func demoToken(ctx context.Context, db gpucost.TokenStore, e *env) (string, error) {

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/gpucost/gpucost/demo"
@@ -36,11 +33,7 @@ func (e *env) writeDemoServing(fleet []demo.Instance, from, end time.Time) error
 		return fmt.Errorf("write the demo serving requests: %w", err)
 	}
 	defer f.Close()
-	w := bufio.NewWriter(f)
-	if err := demoServingRates(w, fleet, from, end); err != nil {
-		return fmt.Errorf("write the demo serving requests %s: %w", reqPath, err)
-	}
-	if err := w.Flush(); err != nil {
+	if err := demo.ServingRates(f, fleet, demoServingNS, demoServiceTime, from, end); err != nil {
 		return fmt.Errorf("write the demo serving requests %s: %w", reqPath, err)
 	}
 	if err := f.Close(); err != nil {
@@ -61,36 +54,6 @@ pools:
 	}
 	fmt.Fprintf(e.stderr, "Wrote the serving pool's requests a minute to %s and %s: gpucost recommend --db %s --serving %s\n",
 		reqPath, poolsPath, e.dbPath, poolsPath)
-	return nil
-}
-
-// demoServingRates writes timestamp,rate rows, one a minute: the serving pool's mean
-// utilisation that minute, drawn from its workload as the telemetry is, turned into requests.
-func demoServingRates(w *bufio.Writer, fleet []demo.Instance, from, end time.Time) error {
-	var pool []demo.Instance
-	for _, in := range fleet {
-		if in.Namespace == demoServingNS {
-			pool = append(pool, in)
-		}
-	}
-	rng := rand.New(rand.NewPCG(7, 42))
-	w.WriteString("timestamp,rate\n")
-	for t := from; t.Before(end); t = t.Add(time.Minute) {
-		busy := 0.0 // GPUs' worth of work
-		for _, in := range pool {
-			for g := range in.GPUs {
-				if util, _, ok := in.Workload(g, t, rng); ok {
-					busy += util / 100
-				}
-			}
-		}
-		w.WriteString(t.Format(time.RFC3339))
-		w.WriteByte(',')
-		w.WriteString(strconv.FormatFloat(busy/demoServiceTime.Seconds(), 'f', 2, 64))
-		if _, err := w.WriteString("\n"); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 

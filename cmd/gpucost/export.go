@@ -1,15 +1,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/focus"
-	"github.com/gpucost/gpucost/catalog"
-	"github.com/gpucost/gpucost/fleet"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -71,7 +69,7 @@ that the totals read are the stored ones.`,
 			if err != nil {
 				return err
 			}
-			rows, err := exportFocus(ctx, s, w, allocated)
+			rows, err := s.Lines(ctx, allocated, w.Write)
 			if err == nil {
 				err = w.Close()
 			}
@@ -88,7 +86,7 @@ that the totals read are the stored ones.`,
 			if err := os.Rename(tmp.Name(), out); err != nil {
 				return gpucost.Errorf(gpucost.EInvalid, "export to %s: %w", out, err)
 			}
-			return e.print(exportResult(out, rows, s))
+			return e.print(present.Export(out, rows, s.Stats.Lines, s.Stats.Totals.Sorted()))
 		},
 	}
 	f.register(cmd)
@@ -96,46 +94,6 @@ that the totals read are the stored ones.`,
 	cmd.Flags().BoolVar(&allocated, "allocated", false, "one row per owner and one for idle capacity, with x_Team, x_Project, x_Namespace, x_Job and x_AllocationPolicy")
 	cmd.Flags().BoolVar(&all, "all", false, "every stored line, not only GPU cost")
 	return cmd
-}
-
-// exportFocus writes the scan's lines, or their allocations, and returns the rows written.
-func exportFocus(ctx context.Context, s *costScan, w *focus.Writer, allocated bool) (int, error) {
-	var (
-		rows int
-		werr error
-		as   []gpucost.Allocation
-		src  *gpucost.CostLine
-	)
-	s.OnLine = func() {
-		switch {
-		case src == nil || werr != nil:
-		case !allocated:
-			werr = w.Write(src)
-			rows++
-		default:
-			for _, l := range fleet.AllocatedLines(src, as) {
-				if werr = w.Write(&l); werr != nil {
-					break
-				}
-				rows++
-			}
-		}
-		as, src = as[:0], nil
-	}
-	err := s.Each(ctx, func(a *gpucost.Allocation, _ catalog.LineGPU, _ bool) {
-		src = a.Line
-		as = append(as, *a)
-	})
-	return rows, cmpErr(err, werr)
-}
-
-func cmpErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // checkExport reads the written file back and compares its totals with the stored lines'.
@@ -154,21 +112,4 @@ func checkExport(tmp, out string, rows int, want []gpucost.CostTotal) error {
 		}
 	}
 	return nil
-}
-
-func exportResult(out string, rows int, s *costScan) result {
-	r := result{
-		Columns: []string{"File", "Rows", "Currency", "BilledCost", "EffectiveCost"},
-		Right:   []int{1, 3, 4},
-		JSON:    map[string]any{"file": out, "rows": rows, "totals": s.Stats.Totals.Sorted()},
-	}
-	for i, t := range s.Stats.Totals.Sorted() {
-		file, n := out, fmt.Sprint(rows)
-		if i > 0 {
-			file, n = "", ""
-		}
-		r.Rows = append(r.Rows, []string{file, n, t.Currency, t.BilledCost.Fixed(2), t.EffectiveCost.Fixed(2)})
-	}
-	r.Notes = append(r.Notes, fmt.Sprintf("Read back with the FOCUS reader: %d rows, totals identical to the %d stored lines exported.", rows, s.Stats.Lines))
-	return r
 }

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"log/slog"
 	"os/exec"
-	"strings"
 	"time"
 
+	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/profile"
 	"github.com/spf13/cobra"
 )
@@ -45,7 +44,7 @@ It exits with CMD's exit code.`,
 			if err != nil {
 				return err
 			}
-			if err := e.print(e.profileResult(res)); err != nil {
+			if err := e.print(present.Profile(res, profile.CheapestFit(res))); err != nil {
 				return err
 			}
 			if res.ExitCode != 0 {
@@ -58,41 +57,3 @@ It exits with CMD's exit code.`,
 	cmd.Flags().DurationVar(&interval, "interval", time.Second, "time between samples")
 	return cmd
 }
-
-// profileResult shows a profiled run, with the cheapest GPU that fits its VRAM peak.
-func (e *env) profileResult(res profile.Result) result {
-	fit := profile.CheapestFit(res)
-	r := result{
-		Title:   "gpucost profile: " + strings.Join(res.Command, " "),
-		Columns: []string{"Measure", "Value"},
-		JSON: struct {
-			profile.Result
-			Fit *profile.Fit `json:"cheapest_fit,omitempty"`
-		}{res, fit},
-	}
-	add := func(k, v string) { r.Rows = append(r.Rows, []string{k, v}) }
-	add("exit code", fmt.Sprint(res.ExitCode))
-	add("duration", res.Duration.Round(time.Millisecond).String())
-	add("GPUs", fmt.Sprintf("%d %s", len(res.GPUs), strings.Join(res.Models, ", ")))
-	add("samples", fmt.Sprint(res.Samples))
-	if res.Samples == 0 {
-		add("verdict", res.Verdict)
-		if res.SourceErr != "" {
-			r.Notes = append(r.Notes, "GPU source failed: "+res.SourceErr)
-		}
-		return r
-	}
-	add("util mean / p50 / p95", fmt.Sprintf("%.1f%% / %.0f%% / %.0f%%", res.UtilMean, res.UtilP50, res.UtilP95))
-	add("VRAM peak / p95", fmt.Sprintf("%s / %s of %s", gib(res.MemPeakMiB), gib(res.MemP95MiB), gib(res.MemTotal)))
-	add("power mean", fmt.Sprintf("%.0f W", res.PowerMeanW))
-	add("verdict", res.Verdict)
-	if fit != nil {
-		add("cheapest fit (peak + 20%)", fmt.Sprintf("%s %s/GPU-h (%s %s %s)", fit.GPU, fit.PerGPUHour, fit.Provider, fit.InstanceType, fit.Region))
-	}
-	if res.AllGPUs {
-		r.Notes = append(r.Notes, "The source could not tell which GPUs the command used; every GPU on the host was sampled.")
-	}
-	return r
-}
-
-func gib(mib float64) string { return fmt.Sprintf("%.1f GiB", mib/1024) }

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/recommend"
 	"github.com/spf13/cobra"
 )
@@ -43,10 +41,14 @@ counts a dollar twice.
 				if err != nil {
 					return err
 				}
-				if sv != nil {
-					return e.printServing(recs, sv, v, p, o)
+				if sv == nil {
+					return e.print(present.Recommendations(recs))
 				}
-				return e.print(recommendResult(recs))
+				sec, err := sv.Section(v, p, o)
+				if err != nil {
+					return err
+				}
+				return present.WriteRecommendServing(e.stdout, e.stderr, e.output, recs, sec)
 			})
 		},
 	}
@@ -81,10 +83,10 @@ func (e *env) withFleet(ctx context.Context, rf *recommendFlags, fn func(recomme
 		return err
 	}
 	defer s.Close()
-	v, err := s.fleetView(ctx)
+	v, err := s.FleetView(ctx)
 	if err == nil && len(v.Resources) == 0 {
 		err = gpucost.Errorf(gpucost.ENotFound, "no GPU machines in the bill from %s to %s: import bills with gpucost import billing (try gpucost demo)",
-			s.from.Format(time.DateOnly), s.to.Format(time.DateOnly))
+			s.Period.Start.Format(time.DateOnly), s.Period.End.Format(time.DateOnly))
 	}
 	if err != nil {
 		return err
@@ -102,25 +104,6 @@ func (e *env) savings(ctx context.Context, rf *recommendFlags) (rep recommend.Sa
 	return rep, err
 }
 
-func recommendResult(recs []gpucost.Recommendation) result {
-	r := result{
-		Columns: []string{"#", "Kind", "Action", "Monthly saving", "Confidence", "Risk"},
-		Right:   []int{0, 3},
-		JSON:    recs,
-	}
-	var total gpucost.Money
-	for i, rec := range recs {
-		r.Rows = append(r.Rows, []string{strconv.Itoa(i + 1), string(rec.Kind), rec.Action, rec.MonthlySaving.Dollars(),
-			string(rec.Confidence), rec.Risk})
-		total = total.Add(rec.MonthlySaving)
-	}
-	for i, rec := range recs {
-		r.Notes = append(r.Notes, fmt.Sprintf("%d. evidence: %s", i+1, strings.Join(rec.Evidence, "; ")))
-	}
-	r.Notes = append(r.Notes, fmt.Sprintf("Savings stand alone (%s if added, which double counts); gpucost report savings applies them in turn.", total.Dollars()))
-	return r
-}
-
 func newReportSavingsCmd(e *env) *cobra.Command {
 	var f recommendFlags
 	cmd := &cobra.Command{
@@ -136,34 +119,9 @@ monthly cost before and after by lever with the recommendations behind each.`,
 			if err != nil {
 				return err
 			}
-			return e.print(savingsResult(rep))
+			return e.print(present.Savings(rep))
 		},
 	}
 	f.register(cmd)
 	return cmd
-}
-
-func savingsResult(rep recommend.SavingsReport) result {
-	r := result{
-		Title: fmt.Sprintf("Monthly GPU cost %s → %s: %s saved (%.1f%%)", rep.Before.Dollars(), rep.After.Dollars(),
-			rep.Saving.Dollars(), rep.SavingPercent),
-		Columns: []string{"Lever", "Lever saving", "Change", "Saving"},
-		Right:   []int{1, 3},
-		JSON:    rep,
-	}
-	for _, l := range rep.Levers {
-		lever, total := l.Lever, l.MonthlySaving.Dollars()
-		for _, rec := range l.Recommendations {
-			r.Rows = append(r.Rows, []string{lever, total, rec.Action, rec.MonthlySaving.Dollars()})
-			lever, total = "", ""
-		}
-		if len(l.Recommendations) == 0 {
-			r.Rows = append(r.Rows, []string{lever, total, "—", ""})
-		}
-	}
-	r.Notes = append(r.Notes, "Each change is priced on the fleet as the changes above it left it, so the savings add up to the total.")
-	if !rep.OneTimeCost.IsZero() {
-		r.Notes = append(r.Notes, fmt.Sprintf("One-time cost of the changes: %s of data egress for the moves, not in the monthly figures.", rep.OneTimeCost.Dollars()))
-	}
-	return r
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -294,11 +292,10 @@ func BenchmarkServingRequests(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	w := bufio.NewWriter(f)
-	if err := demoServingRates(w, demo.Fleet(), from, end); err != nil {
+	if err := demo.ServingRates(f, demo.Fleet(), demoServingNS, demoServiceTime, from, end); err != nil {
 		b.Fatal(err)
 	}
-	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+	if err := f.Close(); err != nil {
 		b.Fatal(err)
 	}
 	p := serving.Pool{Namespace: "serving", Requests: path}

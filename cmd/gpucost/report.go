@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -11,7 +9,6 @@ import (
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/fleet"
-	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -21,8 +18,8 @@ func newReportCmd(e *env) *cobra.Command {
 		Short: "Reports over the stored telemetry and bills: utilisation, idle, alerts, cost, KPIs, anomalies",
 	}
 	cmd.AddCommand(newReportUtilizationCmd(e), newReportIdleCmd(e), newReportAlertsCmd(e),
-		newReportCostCmd(e), newReportUntaggedCmd(e), newReportKPICmd(e), newReportAnomaliesCmd(e), newReportSavingsCmd(e))
-	cmd.AddCommand(newReportJobsCmd(e))
+		newReportCostCmd(e), newReportUntaggedCmd(e), newReportKPICmd(e), newReportAnomaliesCmd(e), newReportSavingsCmd(e),
+		newReportJobsCmd(e))
 	return cmd
 }
 
@@ -68,13 +65,8 @@ func (f *reportFlags) open(ctx context.Context, e *env) (*reportContext, error) 
 // openReport opens the store and catalog for a report over p; provider prices the GPU-hours no
 // bill line covers.
 func (e *env) openReport(ctx context.Context, p fleet.Period, provider string) (*reportContext, error) {
-	db, err := e.openDB(ctx)
+	db, cat, err := e.openCatalog(ctx)
 	if err != nil {
-		return nil, err
-	}
-	cat, err := catalog.Load(ctx, db)
-	if err != nil {
-		db.Close()
 		return nil, err
 	}
 	idle, err := idleBelow(ctx, db)
@@ -85,6 +77,20 @@ func (e *env) openReport(ctx context.Context, p fleet.Period, provider string) (
 	rc := &reportContext{db: db, cat: cat, period: p, provider: provider}
 	rc.opts = analyze.Options{From: p.Start, To: p.End, IdleThreshold: idle, Normalize: normalizeModel}
 	return rc, nil
+}
+
+// openCatalog opens the store and its catalog of prices.
+func (e *env) openCatalog(ctx context.Context) (storeDB, *catalog.Catalog, error) {
+	db, err := e.openDB(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, err := catalog.Load(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return db, cat, nil
 }
 
 func (rc *reportContext) close() { rc.db.Close() }
@@ -119,33 +125,6 @@ func (rc *reportContext) scan(ctx context.Context, width time.Duration, add func
 	})
 }
 
-// priceNotes says how a snapshot's GPU-hours were priced.
-func priceNotes(s *fleet.Snapshot, source fleet.Source) []string {
-	notes := []string{"Prices: " + source.Describe() + "."}
-	for _, m := range sortedKeys(s.Stats.CatalogFor) {
-		notes = append(notes, fmt.Sprintf("  %s without a bill line priced at %s", m, s.Stats.CatalogFor[m]))
-	}
-	if s.Stats.Unpriced > 0 {
-		notes = append(notes, fmt.Sprintf("%.1f GPU-hours of models neither the bill nor the catalog prices are not in the costs.", s.Stats.Unpriced))
-	}
-	return notes
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// pct formats a percentage, "–" when absent.
-func pct(v analyze.Stat) string { return present.Percent(float64(v)) }
-
-// hours formats GPU-hours (present.Hours).
-func hours(h float64) string { return present.Hours(h) }
-
 // pricer returns the catalog's on-demand price of an hour of a series' GPU (its model at
 // provider, median region): the on-demand equivalent that gpucost plan commit sizes
 // commitments against, not what the fleet paid (fleet.Figures prices that).
@@ -168,27 +147,4 @@ func (rc *reportContext) pricer(provider string) func(*gpucost.Series) (gpucost.
 		}
 		return p.m, p.ok
 	}
-}
-
-// fleetSource is the price source of the GPU time keep accepts (all where nil).
-func fleetSource(s *fleet.Snapshot, keep func(*fleet.Charge) bool) fleet.Source {
-	src := fleet.SourceNone
-	for _, f := range s.Fleet(keep) {
-		if f.Source != fleet.SourceNone {
-			if src == fleet.SourceNone || src == f.Source {
-				src = f.Source
-			} else {
-				src = fleet.SourceMixed
-			}
-		}
-	}
-	return src
-}
-
-// fleetGPU narrows keep to GPU time: the charges of the lines that pay for a GPU.
-func fleetGPU(keep func(*fleet.Charge) bool) func(*fleet.Charge) bool {
-	if keep == nil {
-		return fleet.GPUOnly
-	}
-	return func(c *fleet.Charge) bool { return fleet.GPUOnly(c) && keep(c) }
 }

@@ -2,42 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/fleet"
+	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/telemetry/promql"
 	"github.com/spf13/cobra"
 )
-
-// kpi is one group's unit economics over the period: its fleet figures, with jobs and requests.
-type kpi struct {
-	fleet.Figures
-	Requests      float64
-	PerJob        gpucost.Money
-	Per1kRequests gpucost.Money
-}
-
-// MarshalJSON writes the group's figures with the per-job and per-request costs.
-func (k kpi) MarshalJSON() ([]byte, error) {
-	b, err := k.Figures.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	m["cost_per_job"], m["cost_per_1k_requests"] = k.PerJob, k.Per1kRequests
-	if k.Requests > 0 {
-		m["requests"] = k.Requests
-	}
-	return json.Marshal(m)
-}
 
 func newReportKPICmd(e *env) *cobra.Command {
 	var (
@@ -67,9 +38,9 @@ evaluated at the end of the period).`,
       --requests-query 'sum by (namespace) (increase(vllm:request_success_total[30d]))'`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := fleet.ParseDimension(by)
+			d, err := parseBy(by)
 			if err != nil {
-				return gpucost.Errorf(gpucost.EInvalid, "--by: %w", err)
+				return err
 			}
 			if (reqProm == "") != (reqQuery == "") {
 				return gpucost.Errorf(gpucost.EInvalid, "--requests-prometheus and --requests-query go together")
@@ -83,7 +54,7 @@ evaluated at the end of the period).`,
 			if err != nil {
 				return err
 			}
-			return e.print(kpiResult(d, s, requests, source))
+			return e.print(present.KPIs(d, s, requests, source))
 		},
 	}
 	f.register(cmd)
@@ -138,51 +109,4 @@ func readRequestsCSV(name, by string, from, to time.Time) (map[string]float64, e
 		return err
 	})
 	return out, err
-}
-
-func kpiResult(d fleet.Dimension, s *fleet.Snapshot, requests map[string]float64, source string) result {
-	by := d.String()
-	var list []kpi
-	for _, f := range s.Group(d, fleet.GPUOnly) {
-		k := kpi{Figures: f, Requests: requests[f.Group]}
-		if f.Jobs > 0 {
-			k.PerJob = f.GPUCost().DivInt(int64(f.Jobs))
-		}
-		if k.Requests > 0 {
-			k.Per1kRequests = f.GPUCost().MulFloat(1000 / k.Requests)
-		}
-		list = append(list, k)
-	}
-	r := result{
-		Title: fmt.Sprintf("GPU unit economics by %s, %s – %s", by, s.Period.Start.Format(time.DateOnly), s.Period.End.Format(time.DateOnly)),
-		Columns: []string{strings.ToUpper(by[:1]) + by[1:], "Currency", "GPU cost", "Idle", "Idle %", "GPU-h", "$/GPU-h", "Used GPU-h",
-			"$/used GPU-h", "Jobs", "$/job", "Requests", "$/1k requests", "Price"},
-		Right: []int{2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
-		JSON:  list,
-	}
-	for _, k := range list {
-		f := k.Figures
-		row := []string{f.Group, f.Currency, f.GPUCost().Fixed(2), f.IdleCost.Fixed(2), fmt.Sprintf("%.1f%%", f.IdlePercent()),
-			fmt.Sprintf("%.1f", f.GPUHours()), moneyIf(f.PerGPUHour(), f.GPUHours() > 0),
-			fmt.Sprintf("%.1f", f.UsedGPUHours()), moneyIf(f.PerUsedGPUHour(), f.UsedGPUHours() > 0), fmt.Sprint(f.Jobs),
-			moneyIf(k.PerJob, f.Jobs > 0), "", moneyIf(k.Per1kRequests, k.Requests > 0), string(f.Source)}
-		if k.Requests > 0 {
-			row[11] = strconv.FormatFloat(k.Requests, 'f', 0, 64)
-		}
-		r.Rows = append(r.Rows, row)
-	}
-	if source != "" {
-		r.Notes = append(r.Notes, "Request counts from "+source+".")
-	}
-	r.Notes = append(r.Notes, "GPU cost is the GPU-hours each group held, idle included, at their price; Idle is its idle GPU-hours (GPU-hours − used) at their price, and Idle % idle cost ÷ GPU cost.",
-		"$/GPU-h is GPU cost ÷ GPU-hours; $/used GPU-h is GPU cost ÷ used GPU-hours (held × utilisation), so idle time raises it.")
-	r.Notes = append(r.Notes, fleetCostNotes(s, fleet.GPUOnly)...)
-	return r
-}
-
-func moneyIf(m gpucost.Money, ok bool) string {
-	if !ok {
-		return ""
-	}
-	return m.Fixed(4)
 }

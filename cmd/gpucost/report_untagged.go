@@ -1,11 +1,8 @@
 package main
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/fleet"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
@@ -34,45 +31,12 @@ SKUs that cost most and the tag keys the resource does have, so the fix is one t
 			if err != nil {
 				return err
 			}
-			list, all, none := s.Untagged(owner, costKeep(s, f.gpuOnly))
-			return e.print(untaggedResult(list, limit, owner, all, none))
+			list, all, none := s.Untagged(owner, present.CostKeep(s, f.gpuOnly))
+			return e.print(present.Untagged(list, limit, owner, all, none))
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&owner, "owner", "team", "the owner tag that must be present: team or project")
 	cmd.Flags().IntVar(&limit, "limit", 50, "show at most this many resources (0: all)")
 	return cmd
-}
-
-func untaggedResult(list []*fleet.Untagged, limit int, owner string, all, none gpucost.Money) result {
-	total := len(list)
-	if limit > 0 && len(list) > limit {
-		list = list[:limit]
-	}
-	r := result{
-		Title:   "Spend with no " + owner + " owner, largest first",
-		Columns: []string{"Resource", "Service", "Account", "GPU", "Currency", "Cost", "Billed", "Top SKUs", "Tag keys"},
-		Right:   []int{5, 6},
-		JSON:    list,
-	}
-	for _, u := range list {
-		var skus []string
-		for i, s := range u.SKUs {
-			if i == 3 {
-				skus = append(skus, fmt.Sprintf("+%d", len(u.SKUs)-3))
-				break
-			}
-			skus = append(skus, s.SKU+" "+s.Cost.Fixed(2))
-		}
-		r.Rows = append(r.Rows, []string{u.ResourceID, u.Service, u.Account, u.GPU, u.Currency, u.EffectiveCost.Fixed(2),
-			u.BilledCost.Fixed(2), strings.Join(skus, "; "), strings.Join(u.TagKeys, " ")})
-	}
-	if total > len(list) {
-		r.Notes = append(r.Notes, fmt.Sprintf("… %d more resources (--limit 0 shows all).", total-len(list)))
-	}
-	if all.Currency != "" {
-		r.Notes = append(r.Notes, fmt.Sprintf("Untagged: %s of %s %s effective cost (%s) in %d resources.",
-			none.Fixed(2), all.Fixed(2), all.Currency, percentOf(none.Nanos, all.Nanos), total))
-	}
-	return r
 }

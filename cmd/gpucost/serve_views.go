@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -69,7 +71,7 @@ func cachedView[T any](ctx context.Context, v *storeViews, key string, compute f
 func queryKey(name string, q httpapi.Query) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s|%d|%d|%s", name, unixOrZero(q.From), unixOrZero(q.To), q.By)
-	for _, k := range sortedKeys(q.Filter) {
+	for _, k := range slices.Sorted(maps.Keys(q.Filter)) {
 		fmt.Fprintf(&b, "|%s=%s", k, q.Filter[k])
 	}
 	return b.String()
@@ -91,18 +93,27 @@ func (v *storeViews) report(ctx context.Context, q httpapi.Query, def time.Durat
 	return v.env().openReport(ctx, p, "aws")
 }
 
-// GPUs is gpucost report utilization --by q.By (gpu by default) over q.
-func (v *storeViews) GPUs(ctx context.Context, q httpapi.Query) (analyze.Report, error) {
-	return cachedView(ctx, v, queryKey("gpus", q), func(ctx context.Context) (analyze.Report, error) {
-		g, err := analyze.ParseGroupBy(cmp.Or(q.By, "gpu"))
+// reportView is the view name over q, computed by fn on a report over q's period (def long by
+// default) at most once per --views-every.
+func reportView[T any](ctx context.Context, v *storeViews, name string, q httpapi.Query, def time.Duration, fn func(context.Context, *reportContext) (T, error)) (T, error) {
+	return cachedView(ctx, v, queryKey(name, q), func(ctx context.Context) (T, error) {
+		rc, err := v.report(ctx, q, def)
 		if err != nil {
-			return analyze.Report{}, gpucost.Errorf(gpucost.EInvalid, "parameter by: %w", err)
-		}
-		rc, err := v.report(ctx, q, viewTelemetryPeriod)
-		if err != nil {
-			return analyze.Report{}, err
+			var zero T
+			return zero, err
 		}
 		defer rc.close()
+		return fn(ctx, rc)
+	})
+}
+
+// GPUs is gpucost report utilization --by q.By (gpu by default) over q.
+func (v *storeViews) GPUs(ctx context.Context, q httpapi.Query) (analyze.Report, error) {
+	g, err := analyze.ParseGroupBy(cmp.Or(q.By, "gpu"))
+	if err != nil {
+		return analyze.Report{}, gpucost.Errorf(gpucost.EInvalid, "parameter by: %w", err)
+	}
+	return reportView(ctx, v, "gpus", q, viewTelemetryPeriod, func(ctx context.Context, rc *reportContext) (analyze.Report, error) {
 		rep, _, err := rc.utilization(ctx, g, fleet.MatchSeries(q.Filter))
 		return rep, err
 	})
@@ -110,33 +121,21 @@ func (v *storeViews) GPUs(ctx context.Context, q httpapi.Query) (analyze.Report,
 
 // Heatmap is the hourly mean utilisation of each GPU or host over q.
 func (v *storeViews) Heatmap(ctx context.Context, q httpapi.Query) (httpapi.Heatmap, error) {
-	return cachedView(ctx, v, queryKey("heatmap", q), func(ctx context.Context) (httpapi.Heatmap, error) {
-		by := cmp.Or(q.By, "gpu")
-		if by != "gpu" && by != "host" {
-			return httpapi.Heatmap{}, gpucost.Errorf(gpucost.EInvalid, "parameter by=%q: the heatmap has a row per gpu or host", by)
-		}
-		rc, err := v.report(ctx, q, viewTelemetryPeriod)
-		if err != nil {
-			return httpapi.Heatmap{}, err
-		}
-		defer rc.close()
+	by := cmp.Or(q.By, "gpu")
+	if by != "gpu" && by != "host" {
+		return httpapi.Heatmap{}, gpucost.Errorf(gpucost.EInvalid, "parameter by=%q: the heatmap has a row per gpu or host", by)
+	}
+	return reportView(ctx, v, "heatmap", q, viewTelemetryPeriod, func(ctx context.Context, rc *reportContext) (httpapi.Heatmap, error) {
 		hm := analyze.NewHeatmap(by, rc.opts.From, rc.opts.To, normalizeModel)
-		if err := rc.scan(ctx, time.Hour, filterRollups(q.Filter, hm.Add)); err != nil {
-			return httpapi.Heatmap{}, err
-		}
-		return hm.Result(), nil
+		err := rc.scan(ctx, time.Hour, onlySeries(fleet.MatchSeries(q.Filter), hm.Add))
+		return hm.Result(), err
 	})
 }
 
 // Idle is gpucost report idle over q: the zero-util periods, longest first, priced as the
 // fleet snapshot prices their GPUs.
 func (v *storeViews) Idle(ctx context.Context, q httpapi.Query) (analyze.IdleReport, error) {
-	return cachedView(ctx, v, queryKey("idle", q), func(ctx context.Context) (analyze.IdleReport, error) {
-		rc, err := v.report(ctx, q, viewTelemetryPeriod)
-		if err != nil {
-			return analyze.IdleReport{}, err
-		}
-		defer rc.close()
+	return reportView(ctx, v, "idle", q, viewTelemetryPeriod, func(ctx context.Context, rc *reportContext) (analyze.IdleReport, error) {
 		rep, err := rc.idle(ctx, analyze.DefaultMinIdle, fleet.MatchSeries(q.Filter))
 		return rep.ZeroUtil, err
 	})
@@ -145,34 +144,9 @@ func (v *storeViews) Idle(ctx context.Context, q httpapi.Query) (analyze.IdleRep
 // Alerts is gpucost report alerts over q (the last 24 hours by default): the monitoring rules
 // over the minute rollups.
 func (v *storeViews) Alerts(ctx context.Context, q httpapi.Query) (analyze.AlertReport, error) {
-	return cachedView(ctx, v, queryKey("alerts", q), func(ctx context.Context) (analyze.AlertReport, error) {
-		rc, err := v.report(ctx, q, viewAlertsPeriod)
-		if err != nil {
-			return analyze.AlertReport{}, err
-		}
-		defer rc.close()
-		ev, err := analyze.EvaluateAlerts(analyze.DefaultRules(), rc.opts.To, tdp)
-		if err != nil {
-			return analyze.AlertReport{}, err
-		}
-		if err := rc.scan(ctx, time.Minute, filterRollups(q.Filter, ev.Add)); err != nil {
-			return analyze.AlertReport{}, err
-		}
-		return ev.Result(), nil
+	return reportView(ctx, v, "alerts", q, viewAlertsPeriod, func(ctx context.Context, rc *reportContext) (analyze.AlertReport, error) {
+		return rc.alerts(ctx, fleet.MatchSeries(q.Filter))
 	})
-}
-
-// filterRollups passes on the rollups whose series match every filter (fleet.MatchSeries).
-func filterRollups(f map[string]string, add func(*gpucost.Rollup)) func(*gpucost.Rollup) {
-	keep := fleet.MatchSeries(f)
-	if keep == nil {
-		return add
-	}
-	return func(r *gpucost.Rollup) {
-		if keep(r.Series) {
-			add(r)
-		}
-	}
 }
 
 // Budgets are the statuses of the server's budgets (loadServerBudgets) at now.

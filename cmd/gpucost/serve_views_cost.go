@@ -3,14 +3,12 @@ package main
 import (
 	"cmp"
 	"context"
-	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/recommend"
 )
 
@@ -44,39 +42,7 @@ func (e *env) costView(ctx context.Context, p fleet.Period, d fleet.Dimension, f
 	if err != nil {
 		return httpapi.CostReport{}, err
 	}
-	return costReport(d, s, filter), nil
-}
-
-// costReport is the API's cost report of a snapshot grouped by d.
-func costReport(d fleet.Dimension, s *fleet.Snapshot, filter map[string]string) httpapi.CostReport {
-	rep := httpapi.CostReport{By: d.String(), From: s.Period.Start, To: s.Period.End, Days: s.Period.Days(), Groups: []httpapi.CostGroup{}}
-	totals := map[string]int64{}
-	var currencies []string
-	for _, g := range s.Group(d, fleet.Match(filter)) {
-		rep.Groups = append(rep.Groups, httpapi.CostGroup{Group: g.Group, Currency: g.Currency,
-			EffectiveCost: g.TotalCost().Sub(g.IdleCost), BilledCost: g.BilledCost.Sub(g.IdleBilled), IdleCost: g.IdleCost, GPUCost: g.GPUCost(),
-			GPUHours: g.GPUHours(), UsedGPUHours: g.UsedGPUHours(), IdleGPUHours: g.IdleGPUHours(), IdlePercent: g.IdlePercent(),
-			PriceSource: string(g.Source), Daily: g.Daily})
-		if _, seen := totals[g.Currency]; !seen {
-			currencies = append(currencies, g.Currency)
-		}
-		totals[g.Currency] += g.TotalCost().Nanos
-	}
-	for _, cur := range currencies {
-		rep.Total = append(rep.Total, gpucost.Money{Nanos: totals[cur], Currency: cur})
-	}
-	_, rep.Bill, _ = s.Reconcile()
-	rep.Reconciled = len(filter) == 0 && len(s.CatalogCost()) == 0 && slices.Equal(rep.Total, rep.Bill)
-	if len(filter) > 0 {
-		var fs []string
-		for _, k := range sortedKeys(filter) {
-			fs = append(fs, k+"="+filter[k])
-		}
-		rep.Notes = append(rep.Notes, fmt.Sprintf("Filtered to %s: the groups hold the matching charges only; all of the period's charges reconcile with the bill to the cent.",
-			strings.Join(fs, ", ")))
-	}
-	rep.Notes = append(rep.Notes, fleetCostNotes(s, nil)...)
-	return rep
+	return present.CostReport(d, s, filter), nil
 }
 
 // Recommendations is gpucost recommend over q (the last 30 days by default), largest saving

@@ -9,13 +9,10 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/queue"
 	"github.com/gpucost/gpucost/spot"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Overview is the dashboard's front page at now: the month's allocated spend by team, its daily
@@ -29,75 +26,46 @@ func (v *storeViews) Overview(ctx context.Context, now time.Time) (httpapi.Overv
 
 func (v *storeViews) overview(ctx context.Context, now time.Time) (httpapi.Overview, error) {
 	now = now.UTC().Truncate(time.Minute)
-	monthStart := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
-	p, err := v.overviewParts(ctx, now, monthStart)
+	p, err := v.overviewParts(ctx, now)
 	if err != nil {
 		return httpapi.NewOverview(now, httpapi.OverviewParts{}), err
 	}
-	return httpapi.NewOverview(now, httpapi.OverviewParts{Costs: p.costs, Currency: p.currency, Spend: p.spend,
-		Fleet: p.fleet, Recommendations: p.recs, Budgets: p.budgets}), nil
+	return httpapi.NewOverview(now, p), nil
 }
 
-// overviewParts are the views the overview is made of.
-type overviewParts struct {
-	costs    httpapi.CostReport // by team, month to date
-	currency string             // of the month's largest spend
-	spend    budget.Status      // the whole bill's month, as a budget of no amount
-	fleet    analyze.Report     // utilisation over the last 7 days
-	recs     httpapi.RecommendationReport
-	budgets  []budget.Status
-}
-
-// overviewParts computes the overview's parts side by side, each through the cache.
-func (v *storeViews) overviewParts(ctx context.Context, now, monthStart time.Time) (overviewParts, error) {
+// overviewParts computes the overview's parts at now side by side, each through the cache.
+func (v *storeViews) overviewParts(ctx context.Context, now time.Time) (httpapi.OverviewParts, error) {
+	monthStart := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
 	var (
-		p                          overviewParts
-		wg                         sync.WaitGroup
-		costsErr, spendErr, others error
-		mu                         sync.Mutex
+		p    httpapi.OverviewParts
+		wg   sync.WaitGroup
+		errs [5]error // in the order of doing below; the daily spend's last
 	)
-	fail := func(doing string, err error) {
-		mu.Lock()
-		others = errors.Join(others, fmt.Errorf("%s: %w", doing, err))
-		mu.Unlock()
-	}
+	wg.Go(func() { p.Fleet, errs[0] = v.GPUs(ctx, httpapi.Query{By: "model"}) })
+	wg.Go(func() { p.Recommendations, errs[1] = v.Recommendations(ctx, httpapi.Query{}) })
+	wg.Go(func() { p.Budgets, errs[2] = v.Budgets(ctx, now) })
 	wg.Go(func() {
 		if now.Sub(monthStart) >= time.Minute {
-			p.costs, costsErr = v.Costs(ctx, httpapi.Query{From: monthStart, To: now, By: "team"})
+			p.Costs, errs[3] = v.Costs(ctx, httpapi.Query{From: monthStart, To: now, By: "team"})
 		}
 	})
-	wg.Go(func() { p.spend, spendErr = v.monthSpend(ctx, now, "USD") })
-	wg.Go(func() {
-		var err error
-		if p.fleet, err = v.GPUs(ctx, httpapi.Query{By: "model"}); err != nil {
-			fail("fleet utilisation", err)
-		}
-	})
-	wg.Go(func() {
-		var err error
-		if p.recs, err = v.Recommendations(ctx, httpapi.Query{}); err != nil {
-			fail("recommendations", err)
-		}
-	})
-	wg.Go(func() {
-		var err error
-		if p.budgets, err = v.Budgets(ctx, now); err != nil {
-			fail("budgets", err)
-		}
-	})
+	wg.Go(func() { p.Spend, errs[4] = v.monthSpend(ctx, now, "USD") })
 	wg.Wait()
-	if costsErr != nil {
-		others = errors.Join(others, fmt.Errorf("month-to-date costs: %w", costsErr))
+	var failed error
+	for i, doing := range []string{"fleet utilisation", "recommendations", "budgets", "month-to-date costs"} {
+		if errs[i] != nil {
+			failed = errors.Join(failed, fmt.Errorf("%s: %w", doing, errs[i]))
+		}
 	}
-	if others != nil {
-		return p, others
+	if failed != nil {
+		return p, failed
 	}
-	p.currency = httpapi.MainCurrency(p.costs)
-	if p.currency != "USD" && spendErr == nil {
-		p.spend, spendErr = v.monthSpend(ctx, now, p.currency)
+	p.Currency = httpapi.MainCurrency(p.Costs)
+	if p.Currency != "USD" && errs[4] == nil {
+		p.Spend, errs[4] = v.monthSpend(ctx, now, p.Currency)
 	}
-	if spendErr != nil {
-		return p, fmt.Errorf("daily spend: %w", spendErr)
+	if errs[4] != nil {
+		return p, fmt.Errorf("daily spend: %w", errs[4])
 	}
 	return p, nil
 }
@@ -148,35 +116,19 @@ func (v *storeViews) Queues(ctx context.Context, now time.Time) ([]queue.Status,
 	})
 }
 
-// queueStatuses lists the queues (streams GPUCOST_Q_<name>, as package queue names them) and
-// reads each one's status.
+// queueStatuses reads the status of every queue on the NATS server at url.
 func queueStatuses(ctx context.Context, url string, now time.Time) ([]queue.Status, error) {
-	nc, err := nats.Connect(url, nats.Name("gpucost serve"), nats.Timeout(5*time.Second))
-	if err != nil {
-		return nil, err
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return nil, err
-	}
-	lister := js.StreamNames(ctx, jetstream.WithStreamListSubject("gpucost.q.*.items"))
-	var names []string
-	for name := range lister.Name() {
-		if q, ok := strings.CutPrefix(name, "GPUCOST_Q_"); ok {
-			names = append(names, q)
-		}
-	}
-	if err := lister.Err(); err != nil && !errors.Is(err, jetstream.ErrEndOfData) {
-		return nil, err
-	}
 	c, err := queue.Dial(ctx, url)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
+	names, err := c.Queues(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := []queue.Status{}
-	for _, q := range sortedSet(names) {
+	for _, q := range names {
 		st, err := c.Status(ctx, q, now)
 		if err != nil {
 			return nil, err
@@ -184,14 +136,6 @@ func queueStatuses(ctx context.Context, url string, now time.Time) ([]queue.Stat
 		out = append(out, st)
 	}
 	return out, nil
-}
-
-func sortedSet(names []string) []string {
-	m := map[string]bool{}
-	for _, n := range names {
-		m[n] = true
-	}
-	return sortedKeys(m)
 }
 
 // redactURL replaces a URL's password in s.

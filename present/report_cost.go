@@ -1,0 +1,243 @@
+package present
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/fleet"
+	"github.com/gpucost/gpucost/httpapi"
+)
+
+// Costs is report cost's table: each group's spend, the idle time of the GPUs it held apart.
+// scan is what --output json says about the charges read, beside the groups and the totals.
+func Costs(d fleet.Dimension, p fleet.Period, groups []fleet.Figures, scan any, totals []gpucost.CostTotal) Table {
+	by := d.String()
+	t := Table{
+		Title:     fmt.Sprintf("Spend by %s, %s – %s", by, p.Start.Format(time.DateOnly), p.End.Format(time.DateOnly)),
+		Columns:   []string{titleCase(by), "Currency", "Cost", "Idle", "Total", "Idle %", "GPU-h", "Used GPU-h", "$/used GPU-h", "Price", "Share", "Daily"},
+		Right:     []int{2, 3, 4, 5, 6, 7, 8, 10},
+		TableOnly: []int{11},
+		JSON:      map[string]any{"by": by, "from": p.Start, "to": p.End, "groups": groups, "scan": scan, "totals": totals},
+	}
+	share := map[string]int64{}
+	for _, g := range groups {
+		share[g.Currency] += g.TotalCost().Nanos
+	}
+	for _, g := range groups {
+		daily := make([]int64, len(g.Daily))
+		for i, m := range g.Daily {
+			daily[i] = m.Nanos
+		}
+		idlePct, perUsed := "", ""
+		if g.GPUCost().Nanos != 0 {
+			idlePct = fmt.Sprintf("%.1f%%", g.IdlePercent())
+		}
+		if g.UsedGPUHours() > 0 {
+			perUsed = g.PerUsedGPUHour().Fixed(2)
+		}
+		t.Rows = append(t.Rows, []string{g.Group, g.Currency, g.TotalCost().Sub(g.IdleCost).Fixed(2), g.IdleCost.Fixed(2),
+			g.TotalCost().Fixed(2), idlePct, fmt.Sprintf("%.1f", g.GPUHours()), fmt.Sprintf("%.1f", g.UsedGPUHours()), perUsed,
+			string(g.Source), ShareOf(g.TotalCost().Nanos, share[g.Currency]), Sparkline(dailyShares(daily), 30)})
+	}
+	return t
+}
+
+// SnapshotCosts is report cost over a snapshot grouped by d: every line, or with gpuOnly the
+// GPU time and the other lines of the resources that have GPU lines.
+func SnapshotCosts(d fleet.Dimension, s *fleet.Snapshot, gpuOnly bool) Table {
+	keep := CostKeep(s, gpuOnly)
+	t := Costs(d, s.Period, s.Group(d, keep), s.Stats, s.Stats.Totals.Sorted())
+	t.Notes = append(t.Notes, CostNotes(s, keep)...)
+	return t
+}
+
+// CostKeep is what report cost counts of a snapshot: every line (nil), or with gpuOnly the GPU
+// time and the other lines of the resources that have GPU lines.
+func CostKeep(s *fleet.Snapshot, gpuOnly bool) func(*fleet.Charge) bool {
+	if gpuOnly {
+		return s.GPUResources()
+	}
+	return nil
+}
+
+// policySplits says whom each --policy other than used charges for a GPU.
+var policySplits = map[string]string{
+	gpucost.PolicyRequested: "the time they held the GPUs",
+	gpucost.PolicyWeighted:  "a blend of held and used time",
+}
+
+// SplitCosts is report cost under --policy requested or weighted: the groups of the split s
+// (fleet.Tally's figures), the idle capacity of each line in one group.
+func SplitCosts(d fleet.Dimension, s *fleet.Split, groups []fleet.Figures, policy string) Table {
+	t := Costs(d, s.Period, groups, s.Stats, s.Stats.Totals.Sorted())
+	t.Title += fmt.Sprintf("\n--policy %s splits the money differently from the default (used): its users are charged %s, the rest is \"(idle capacity)\"; idle, GPU-hours and $/GPU-h as every other report defines them come from --policy used.",
+		policy, policySplits[policy])
+	t.Notes = append(t.Notes, SplitNotes(s)...)
+	return t
+}
+
+// CostNotes say what a snapshot's cost figures over the charges keep accepts cover and that they
+// reconcile with the stored bill.
+func CostNotes(s *fleet.Snapshot, keep func(*fleet.Charge) bool) []string {
+	st := s.Stats
+	notes := totalNotes(st.Totals.Sorted())
+	notes = append(notes, fmt.Sprintf("%d stored lines from %d imports; the bill-priced costs reconcile with them to the cent in every currency.", st.Lines, st.Imports))
+	for _, m := range s.CatalogCost() {
+		notes = append(notes, fmt.Sprintf("GPU time no bill line covers is priced at catalog on-demand prices: %s %s, not in the bill.", m.Currency, m.Fixed(2)))
+	}
+	if st.GPULines > 0 {
+		notes = append(notes, fmt.Sprintf("GPU usage lines: %d, %d with telemetry. Idle is GPU-hours − used GPU-hours (held × utilisation) at each GPU-hour's price, on the row of the group that held the GPU; Idle %% is idle cost ÷ GPU cost.",
+			st.GPULines, st.Matched))
+	}
+	if n := len(st.Unmatched); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d GPU resources have no telemetry: their GPU time is \"(no telemetry)\", neither used nor idle, charged to their tag owner: %s (tie them to hosts with gpucost import inventory).",
+			n, firstFive(slices.Clone(st.Unmatched))))
+	}
+	return append(notes, PriceNotes(s, GPUTime(keep))...)
+}
+
+// SplitNotes say what a split covers and that it reconciles with the stored bill.
+func SplitNotes(s *fleet.Split) []string {
+	st := s.Stats
+	notes := totalNotes(st.Totals.Sorted())
+	notes = append(notes, fmt.Sprintf("%d stored lines from %d imports; Cost + Idle reconcile with them to the cent in every currency.", st.Lines, st.Imports))
+	if st.GPULines > 0 && !s.Telemetry {
+		notes = append(notes, fmt.Sprintf("GPU usage lines: %d; the store has no GPU telemetry for the period, so each is charged whole to the owner its tags name (run gpucost agent, or import telemetry, to split GPUs by use).", st.GPULines))
+	} else if st.GPULines > 0 {
+		notes = append(notes, fmt.Sprintf("GPU usage lines: %d, %d split by telemetry (policy %s); idle GPU capacity is in Idle, apart from the users.",
+			st.GPULines, st.Matched, s.Policy))
+	}
+	if n := len(st.Unmatched); n > 0 {
+		ids := make([]string, 0, n)
+		for id := range st.Unmatched {
+			ids = append(ids, cmp.Or(id, "(no resource id)"))
+		}
+		slices.Sort(ids)
+		notes = append(notes, fmt.Sprintf("%d GPU resources have no telemetry and are charged whole to their tag owner: %s (tie them to hosts with gpucost import inventory).",
+			n, firstFive(ids)))
+	}
+	return notes
+}
+
+// totalNotes give the billed and effective total of each currency.
+func totalNotes(totals []gpucost.CostTotal) []string {
+	var notes []string
+	for _, t := range totals {
+		notes = append(notes, fmt.Sprintf("Total %s: billed %s, effective %s.", t.Currency, t.BilledCost.Fixed(2), t.EffectiveCost.Fixed(2)))
+	}
+	return notes
+}
+
+// firstFive lists the first five ids and how many more there are.
+func firstFive(ids []string) string {
+	if n := len(ids); n > 5 {
+		ids = append(ids[:5], fmt.Sprintf("… %d more", n-5))
+	}
+	return strings.Join(ids, ", ")
+}
+
+// PriceNotes say how a snapshot's GPU-hours that keep accepts (all where nil) were priced.
+func PriceNotes(s *fleet.Snapshot, keep func(*fleet.Charge) bool) []string {
+	notes := []string{"Prices: " + priceSource(s, keep).Describe() + "."}
+	for _, m := range slices.Sorted(maps.Keys(s.Stats.CatalogFor)) {
+		notes = append(notes, fmt.Sprintf("  %s without a bill line priced at %s", m, s.Stats.CatalogFor[m]))
+	}
+	if s.Stats.Unpriced > 0 {
+		notes = append(notes, fmt.Sprintf("%.1f GPU-hours of models neither the bill nor the catalog prices are not in the costs.", s.Stats.Unpriced))
+	}
+	return notes
+}
+
+// priceSource is the price source of the GPU time keep accepts (all where nil): mixed when its
+// parts were priced differently.
+func priceSource(s *fleet.Snapshot, keep func(*fleet.Charge) bool) fleet.Source {
+	src := fleet.SourceNone
+	for _, f := range s.Fleet(keep) {
+		if f.Source != fleet.SourceNone {
+			if src == fleet.SourceNone || src == f.Source {
+				src = f.Source
+			} else {
+				src = fleet.SourceMixed
+			}
+		}
+	}
+	return src
+}
+
+// GPUTime narrows keep to GPU time: the charges of the lines that pay for a GPU.
+func GPUTime(keep func(*fleet.Charge) bool) func(*fleet.Charge) bool {
+	if keep == nil {
+		return fleet.GPUOnly
+	}
+	return func(c *fleet.Charge) bool { return fleet.GPUOnly(c) && keep(c) }
+}
+
+// CostReport is the API's cost report of a snapshot grouped by d, over the charges that match
+// filter (fleet.Match).
+func CostReport(d fleet.Dimension, s *fleet.Snapshot, filter map[string]string) httpapi.CostReport {
+	rep := httpapi.CostReport{By: d.String(), From: s.Period.Start, To: s.Period.End, Days: s.Period.Days(), Groups: []httpapi.CostGroup{}}
+	totals := map[string]int64{}
+	var currencies []string
+	for _, g := range s.Group(d, fleet.Match(filter)) {
+		rep.Groups = append(rep.Groups, httpapi.CostGroup{Group: g.Group, Currency: g.Currency,
+			EffectiveCost: g.TotalCost().Sub(g.IdleCost), BilledCost: g.BilledCost.Sub(g.IdleBilled), IdleCost: g.IdleCost, GPUCost: g.GPUCost(),
+			GPUHours: g.GPUHours(), UsedGPUHours: g.UsedGPUHours(), IdleGPUHours: g.IdleGPUHours(), IdlePercent: g.IdlePercent(),
+			PriceSource: string(g.Source), Daily: g.Daily})
+		if _, seen := totals[g.Currency]; !seen {
+			currencies = append(currencies, g.Currency)
+		}
+		totals[g.Currency] += g.TotalCost().Nanos
+	}
+	for _, cur := range currencies {
+		rep.Total = append(rep.Total, gpucost.Money{Nanos: totals[cur], Currency: cur})
+	}
+	_, rep.Bill, _ = s.Reconcile()
+	rep.Reconciled = len(filter) == 0 && len(s.CatalogCost()) == 0 && slices.Equal(rep.Total, rep.Bill)
+	if len(filter) > 0 {
+		var fs []string
+		for _, k := range slices.Sorted(maps.Keys(filter)) {
+			fs = append(fs, k+"="+filter[k])
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("Filtered to %s: the groups hold the matching charges only; all of the period's charges reconcile with the bill to the cent.",
+			strings.Join(fs, ", ")))
+	}
+	rep.Notes = append(rep.Notes, CostNotes(s, nil)...)
+	return rep
+}
+
+// dailyShares returns each day's cost as a percentage of the group's most expensive day, the
+// scale Sparkline draws.
+func dailyShares(days []int64) []float64 {
+	peak := int64(0)
+	for _, n := range days {
+		peak = max(peak, n)
+	}
+	out := make([]float64, len(days))
+	for i, n := range days {
+		if peak > 0 && n > 0 {
+			out[i] = 100 * float64(n) / float64(peak)
+		}
+	}
+	return out
+}
+
+// ShareOf formats n as a percentage of total with one decimal, blank when total is zero.
+func ShareOf(n, total int64) string {
+	if total == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(total))
+}
+
+// titleCase capitalises a dimension's name for a column title: "team" → "Team".
+func titleCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,59 @@
+package present
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpucost/gpucost/analyze"
+	"github.com/gpucost/gpucost/fleet"
+)
+
+// IdleReport is report idle's answer: the fleet's idle figures and the zero-util periods.
+type IdleReport struct {
+	Fleet    []fleet.Figures    `json:"fleet"` // per currency
+	ZeroUtil analyze.IdleReport `json:"zero_util"`
+	Notes    []string           `json:"-"` // how the GPU-hours were priced (PriceNotes)
+}
+
+// Idle is report idle's table: the fleet's idle GPU time in the title and at most limit (all
+// where 0) zero-util periods, longest first as rep holds them, with each GPU's daily pattern.
+func Idle(rep IdleReport, limit int) Table {
+	z := rep.ZeroUtil
+	periods := z.Periods
+	if limit > 0 && len(periods) > limit {
+		periods = periods[:limit]
+	}
+	var head []string
+	for _, f := range rep.Fleet {
+		head = append(head, fmt.Sprintf("%s GPU-hours idle of %s (%.1f%% of the cost), %s %s of %s",
+			Hours(f.IdleGPUHours()), Hours(f.GPUHours()), f.IdlePercent(), f.Currency, f.IdleCost.Fixed(2), f.GPUCost().Fixed(2)))
+	}
+	t := Table{
+		Title: fmt.Sprintf("Idle GPU time: %s.\nZero-util periods of at least %s: %d, %.1f GPU-hours, %s",
+			strings.Join(head, "; "), z.MinIdle, len(z.Periods), z.GPUHours, z.Cost.Dollars()),
+		Columns: []string{"GPU", "Host", "Model", "Labels", "Start", "End", "Duration", "GPU-h", "Cost", "Daily pattern"},
+		Right:   []int{6, 7, 8},
+		JSON:    rep,
+	}
+	patterns := map[string]string{}
+	for _, p := range z.Patterns {
+		if from, to, ok := p.DailyWindow(0.9); ok {
+			patterns[p.Series.Key()] = fmt.Sprintf("idle daily %02d:00–%02d:00", from, to)
+		}
+	}
+	for _, p := range periods {
+		end := p.End.Format("2006-01-02 15:04")
+		if p.Open {
+			end += " (still idle)"
+		}
+		t.Rows = append(t.Rows, []string{p.Series.GPU.UUID, p.Series.GPU.Host, p.Series.GPU.Model, p.Series.Labels.String(),
+			p.Start.Format("2006-01-02 15:04"), end, p.Duration.String(), Hours(p.GPUHours), p.Cost.Dollars(),
+			patterns[p.Series.Key()]})
+	}
+	if n := len(z.Periods) - len(periods); n > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d shorter periods not listed (--limit 0 lists all).", n))
+	}
+	t.Notes = append(t.Notes, "Idle is GPU-hours − used GPU-hours (held time × utilisation); a zero-util period is a run of minutes below the store's idle threshold, a different measure.")
+	t.Notes = append(t.Notes, rep.Notes...)
+	return t
+}

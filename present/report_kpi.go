@@ -1,0 +1,85 @@
+package present
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/fleet"
+)
+
+// KPI is one group's unit economics over the period: its fleet figures, with jobs and requests.
+type KPI struct {
+	fleet.Figures
+	Requests      float64
+	PerJob        gpucost.Money
+	Per1kRequests gpucost.Money
+}
+
+// MarshalJSON writes the group's figures with the per-job and per-request costs.
+func (k KPI) MarshalJSON() ([]byte, error) {
+	b, err := k.Figures.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	m["cost_per_job"], m["cost_per_1k_requests"] = k.PerJob, k.Per1kRequests
+	if k.Requests > 0 {
+		m["requests"] = k.Requests
+	}
+	return json.Marshal(m)
+}
+
+// KPIs is report kpi's table: each group's GPU unit economics, with the request counts per
+// group read from source (none where requests is nil).
+func KPIs(d fleet.Dimension, s *fleet.Snapshot, requests map[string]float64, source string) Table {
+	var list []KPI
+	for _, f := range s.Group(d, fleet.GPUOnly) {
+		k := KPI{Figures: f, Requests: requests[f.Group]}
+		if f.Jobs > 0 {
+			k.PerJob = f.GPUCost().DivInt(int64(f.Jobs))
+		}
+		if k.Requests > 0 {
+			k.Per1kRequests = f.GPUCost().MulFloat(1000 / k.Requests)
+		}
+		list = append(list, k)
+	}
+	t := Table{
+		Title: fmt.Sprintf("GPU unit economics by %s, %s – %s", d, s.Period.Start.Format(time.DateOnly), s.Period.End.Format(time.DateOnly)),
+		Columns: []string{titleCase(d.String()), "Currency", "GPU cost", "Idle", "Idle %", "GPU-h", "$/GPU-h", "Used GPU-h",
+			"$/used GPU-h", "Jobs", "$/job", "Requests", "$/1k requests", "Price"},
+		Right: []int{2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
+		JSON:  list,
+	}
+	for _, k := range list {
+		f := k.Figures
+		row := []string{f.Group, f.Currency, f.GPUCost().Fixed(2), f.IdleCost.Fixed(2), fmt.Sprintf("%.1f%%", f.IdlePercent()),
+			fmt.Sprintf("%.1f", f.GPUHours()), unitCost(f.PerGPUHour(), f.GPUHours() > 0),
+			fmt.Sprintf("%.1f", f.UsedGPUHours()), unitCost(f.PerUsedGPUHour(), f.UsedGPUHours() > 0), fmt.Sprint(f.Jobs),
+			unitCost(k.PerJob, f.Jobs > 0), "", unitCost(k.Per1kRequests, k.Requests > 0), string(f.Source)}
+		if k.Requests > 0 {
+			row[11] = strconv.FormatFloat(k.Requests, 'f', 0, 64)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if source != "" {
+		t.Notes = append(t.Notes, "Request counts from "+source+".")
+	}
+	t.Notes = append(t.Notes, "GPU cost is the GPU-hours each group held, idle included, at their price; Idle is its idle GPU-hours (GPU-hours − used) at their price, and Idle % idle cost ÷ GPU cost.",
+		"$/GPU-h is GPU cost ÷ GPU-hours; $/used GPU-h is GPU cost ÷ used GPU-hours (held × utilisation), so idle time raises it.")
+	t.Notes = append(t.Notes, CostNotes(s, fleet.GPUOnly)...)
+	return t
+}
+
+// unitCost formats a cost per unit with four decimals, blank when there are no units.
+func unitCost(m gpucost.Money, ok bool) string {
+	if !ok {
+		return ""
+	}
+	return m.Fixed(4)
+}

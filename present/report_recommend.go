@@ -1,0 +1,138 @@
+package present
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/recommend"
+	"github.com/gpucost/gpucost/serving"
+)
+
+// recommendColumns are the columns of a list of recommendations.
+var recommendColumns = []string{"#", "Kind", "Action", "Monthly saving", "Confidence", "Risk"}
+
+// Recommendations is recommend's table: the changes, largest saving first as recs holds them,
+// with their evidence under it.
+func Recommendations(recs []gpucost.Recommendation) Table {
+	t := Table{Columns: recommendColumns, Right: []int{0, 3}, JSON: recs}
+	var total gpucost.Money
+	for i, rec := range recs {
+		t.Rows = append(t.Rows, recommendationRow(strconv.Itoa(i+1), rec))
+		total = total.Add(rec.MonthlySaving)
+	}
+	for i, rec := range recs {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d. evidence: %s", i+1, strings.Join(rec.Evidence, "; ")))
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("Savings stand alone (%s if added, which double counts); gpucost report savings applies them in turn.", total.Dollars()))
+	return t
+}
+
+func recommendationRow(n string, rec gpucost.Recommendation) []string {
+	return []string{n, string(rec.Kind), rec.Action, rec.MonthlySaving.Dollars(), string(rec.Confidence), rec.Risk}
+}
+
+// Savings is report savings' table: the monthly cost before and after the recommendations,
+// applied in turn, by lever.
+func Savings(rep recommend.SavingsReport) Table {
+	t := Table{
+		Title: fmt.Sprintf("Monthly GPU cost %s → %s: %s saved (%.1f%%)", rep.Before.Dollars(), rep.After.Dollars(),
+			rep.Saving.Dollars(), rep.SavingPercent),
+		Columns: []string{"Lever", "Lever saving", "Change", "Saving"},
+		Right:   []int{1, 3},
+		JSON:    rep,
+	}
+	for _, l := range rep.Levers {
+		lever, total := l.Lever, l.MonthlySaving.Dollars()
+		for _, rec := range l.Recommendations {
+			t.Rows = append(t.Rows, []string{lever, total, rec.Action, rec.MonthlySaving.Dollars()})
+			lever, total = "", ""
+		}
+		if len(l.Recommendations) == 0 {
+			t.Rows = append(t.Rows, []string{lever, total, "—", ""})
+		}
+	}
+	t.Notes = append(t.Notes, "Each change is priced on the fleet as the changes above it left it, so the savings add up to the total.")
+	if !rep.OneTimeCost.IsZero() {
+		t.Notes = append(t.Notes, fmt.Sprintf("One-time cost of the changes: %s of data egress for the moves, not in the monthly figures.", rep.OneTimeCost.Dollars()))
+	}
+	return t
+}
+
+// SavingsSentence says in one sentence what the recommendations would save, with each lever
+// that saves something.
+func SavingsSentence(rep recommend.SavingsReport) string {
+	var levers []string
+	for _, l := range rep.Levers {
+		if l.MonthlySaving.Nanos > 0 {
+			levers = append(levers, fmt.Sprintf("%s %s", l.Lever, l.MonthlySaving.Dollars()))
+		}
+	}
+	return fmt.Sprintf("Recommendations would take the GPU bill from %s to %s a month (−%.1f%%): %s.",
+		rep.Before.Dollars(), rep.After.Dollars(), rep.SavingPercent, strings.Join(levers, ", "))
+}
+
+// Serving is the serving section of recommend --serving: the pools sized by their request
+// counts, their changes numbered S1, S2, ….
+func Serving(sec serving.Section) Table {
+	t := Table{
+		Title:   "Serving pools by request counts (Erlang C). " + sec.Note,
+		Columns: recommendColumns,
+		Right:   []int{0, 3},
+	}
+	for i, rec := range sec.Recommendations {
+		t.Rows = append(t.Rows, recommendationRow("S"+strconv.Itoa(i+1), rec))
+	}
+	for _, p := range sec.Pools {
+		line := fmt.Sprintf("Pool %s (%d serving machines in the bill), %s, service time %v: busiest hour %.0f requests, mean %.0f; %s.",
+			p.Namespace, p.Machines, p.SLO, time.Duration(p.ServiceTimeS*float64(time.Second)), p.PeakHour, p.MeanHour, p.Source)
+		if p.Machines == 0 {
+			line += " No serving machines of this namespace are in the bill of the period: nothing to size."
+		}
+		t.Notes = append(t.Notes, line)
+	}
+	if len(sec.Recommendations) == 0 {
+		t.Rows = append(t.Rows, []string{"", "", "no change by request counts saves at least --min-saving", "", "", ""})
+	}
+	for i, rec := range sec.Recommendations {
+		t.Notes = append(t.Notes, fmt.Sprintf("S%d. evidence: %s", i+1, strings.Join(rec.Evidence, "; ")))
+	}
+	return t
+}
+
+// WriteRecommendServing writes recommend's answer with its serving section in format: both
+// tables, one after the other; with json {"recommendations": [...], "serving": {...}}; with
+// csv one table with a Section column and the evidence. With json and csv the notes go to notes.
+func WriteRecommendServing(out, notes io.Writer, format string, recs []gpucost.Recommendation, sec serving.Section) error {
+	fleet, pools := Recommendations(recs), Serving(sec)
+	if format == "table" {
+		if err := Write(out, notes, format, fleet); err != nil {
+			return err
+		}
+		fmt.Fprintln(out)
+		return Write(out, notes, format, pools)
+	}
+	for _, n := range append(fleet.Notes, pools.Notes...) {
+		fmt.Fprintln(notes, n)
+	}
+	if format == "json" {
+		return WriteJSON(out, Table{JSON: map[string]any{"recommendations": recs, "serving": sec}})
+	}
+	w := csv.NewWriter(out)
+	w.Write([]string{"Section", "#", "Kind", "Action", "Monthly saving", "Confidence", "Risk", "Evidence"})
+	for _, part := range []struct {
+		name, prefix string
+		recs         []gpucost.Recommendation
+	}{{"fleet", "", recs}, {"serving", "S", sec.Recommendations}} {
+		for i, rec := range part.recs {
+			row := append([]string{part.name}, recommendationRow(part.prefix+strconv.Itoa(i+1), rec)...)
+			w.Write(append(row, strings.Join(rec.Evidence, "; ")))
+		}
+	}
+	w.Flush()
+	return w.Error()
+}

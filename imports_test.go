@@ -25,7 +25,6 @@ var importRules = map[string][]string{
 	"analyze":  {"."},
 	"plan":     {"."},
 	"fleet":    {".", "analyze", "catalog", "recommend"},
-	"present":  {},
 	"catalog":  {"."},
 	"queue":    {"."},
 	"notify":   {"."},

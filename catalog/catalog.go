@@ -27,6 +27,9 @@ type Catalog struct {
 	sources  []Source
 	imported int
 	gpus     gpuIndex // built on first use by LineGPU
+	// gcpPricing is the bundled GCP pricing YAML: the second source of GCP prices and the
+	// source of GCP committed-use prices.
+	gcpPricing *GCPPricing
 }
 
 // Load returns the bundled catalog overlaid with the offers in store; a nil store gives the
@@ -54,7 +57,7 @@ func (c *Catalog) With(offers []gpucost.Offer) *Catalog {
 	for _, o := range offers {
 		replaced[k(o)] = true
 	}
-	out := &Catalog{issues: c.issues, sources: c.sources, imported: c.imported + len(offers)}
+	out := &Catalog{issues: c.issues, sources: c.sources, imported: c.imported + len(offers), gcpPricing: c.gcpPricing}
 	for _, o := range c.offers {
 		if !replaced[k(o)] {
 			out.offers = append(out.offers, o)

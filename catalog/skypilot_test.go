@@ -212,6 +212,7 @@ func TestReadSkyPilotGCPJoin(t *testing.T) {
 		f + `:6: Price "0.0": a price of 0 is a missing price (column 9): no on-demand price`,
 		f + `:6: SpotPrice "0.0": a price of 0 is a missing price (column 10): no spot price`,
 		f + `:11: GpuInfo "81920 MiB per GPU": contradicts the datasheet: H200 has 141 GB (NVIDIA H200 Tensor Core GPU datasheet); the datasheet figure is used`,
+		f + `:11: SpotPrice "37.4976": 8 × H200 GPU row in asia-south1-b: spot is not below the on-demand price 36.60258`,
 	}
 	var got []string
 	for _, is := range im.Issues {

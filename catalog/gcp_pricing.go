@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -158,7 +159,7 @@ func (g *GCPPricing) region(p *GCPPrice, n *yaml.Node) bool {
 		v := lookup(n, key)
 		if v == nil {
 			if required {
-				g.issue(n.Line, field+key, "", "missing: no price for this machine type and region")
+				g.issue(p.Line, field+key, "", "missing: no price for this machine type and region")
 			}
 			return gpucost.Money{}, false
 		}
@@ -236,4 +237,47 @@ func (c *Catalog) Committed(instance, region, term string) (commit, onDemand gpu
 		return p.Commit3y, p.OnDemand, nil
 	}
 	return commit, onDemand, gpucost.Errorf(gpucost.ENotFound, "no %s committed-use price of %s in %s: use --term 1y or 3y, or give --discount", term, instance, region)
+}
+
+// Import formats ReadImportsAs reads.
+const (
+	FormatSkyPilot      = "skypilot"
+	FormatGCPPricingYML = "gcp-pricing-yml"
+)
+
+// ReadImportsAs reads files of format: SkyPilot vms.csv files (ReadImports) or GCP pricing YAML
+// files (ParseGCPPricingYAML, provider gcp, prices as of the file's about.generated, else asOf).
+// Every file is read before any is returned, so one bad file stops an import whole.
+func ReadImportsAs(format string, paths []string, provider string, asOf time.Time) ([]*Import, error) {
+	switch format {
+	case FormatSkyPilot:
+		return ReadImports(paths, provider, asOf)
+	case FormatGCPPricingYML:
+		if provider != "" && !strings.EqualFold(provider, "gcp") {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "--provider %q: a GCP pricing YAML holds gcp prices; leave --provider out", provider)
+		}
+	default:
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--format %q: use %s or %s", format, FormatSkyPilot, FormatGCPPricingYML)
+	}
+	var out []*Import
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "import %s: %w", path, err)
+		}
+		g, err := ParseGCPPricingYAML(f, path)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		when := asOf
+		if !g.Generated.IsZero() {
+			when = g.Generated
+		}
+		for i := range g.Offers {
+			g.Offers[i].AsOf = when
+		}
+		out = append(out, &g.Import)
+	}
+	return out, nil
 }

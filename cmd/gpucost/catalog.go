@@ -375,10 +375,7 @@ land in one transaction: either every offer is stored or none is.`,
 			if err := e.validOutput(); err != nil {
 				return err
 			}
-			if format != "skypilot" {
-				return gpucost.Errorf(gpucost.EInvalid, "--format %q: use skypilot", format)
-			}
-			imports, err := catalog.ReadImports(args, provider, e.now().UTC())
+			imports, err := catalog.ReadImportsAs(format, args, provider, e.now().UTC())
 			if err != nil {
 				return err
 			}
@@ -401,7 +398,7 @@ land in one transaction: either every offer is stored or none is.`,
 			return e.print(catalogImportResult(imports, added, replaced))
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "", "file format: skypilot (required)")
+	cmd.Flags().StringVar(&format, "format", "", "file format: skypilot or gcp-pricing-yml (required)")
 	cmd.Flags().StringVar(&provider, "provider", "", "provider of every file (default: from each file's path)")
 	return cmd
 }

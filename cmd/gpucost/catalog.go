@@ -326,7 +326,8 @@ func newCatalogIssuesCmd(e *env) *cobra.Command {
 		Long: `issues lists the wrong or missing facts found in the bundled SkyPilot price files, with file,
 line and column: prices of 0.0 or empty (taken as no price), empty spot prices, GPU memory
 that contradicts the datasheet (the datasheet figure is used), GCP machine types whose GPU
-price row is missing. None of them is copied into the catalog.`,
+price row is missing, spot prices not below on-demand, and GCP prices more than 5% from the
+bundled pricing.yml (whose price the catalog takes). None of them is copied into the catalog.`,
 		Example: `  gpucost catalog issues
   gpucost catalog issues --provider gcp --output csv`,
 		Args: cobra.NoArgs,

@@ -52,16 +52,22 @@ type GCPPricing struct {
 	Import
 	Generated time.Time // about.generated; zero when the file does not say
 	Prices    []GCPPrice
+	index     map[[2]string]int // instance type, region → index in Prices
+	types     map[string]bool   // instance types with a price
 }
 
 // Price returns the prices of instance in region, if the file has them.
 func (g *GCPPricing) Price(instance, region string) (GCPPrice, bool) {
-	for _, p := range g.Prices {
-		if p.InstanceType == instance && p.Region == region {
-			return p, true
-		}
+	i, ok := g.index[[2]string{instance, region}]
+	if !ok {
+		return GCPPrice{}, false
 	}
-	return GCPPrice{}, false
+	return g.Prices[i], true
+}
+
+// has reports whether the file prices instance in any region.
+func (g *GCPPricing) has(instance string) bool {
+	return g.types[instance]
 }
 
 // ParseGCPPricingYAML reads a GCP pricing YAML (see HoursPerMonth) of GPU machine types. Machine
@@ -74,7 +80,8 @@ func ParseGCPPricingYAML(r io.Reader, name string) (*GCPPricing, error) {
 	if err := yaml.NewDecoder(r).Decode(&doc); err != nil {
 		return nil, gpucost.Errorf(gpucost.EInvalid, "read GCP pricing YAML %s: %w; want Cyclenerd's pricing.yml", name, err)
 	}
-	g := &GCPPricing{Import: Import{Name: name, Provider: "gcp", Skipped: map[string]int{}}}
+	g := &GCPPricing{Import: Import{Name: name, Provider: "gcp", Skipped: map[string]int{}},
+		index: map[[2]string]int{}, types: map[string]bool{}}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
@@ -146,6 +153,8 @@ func (g *GCPPricing) machine(instance string, n *yaml.Node) {
 		p := base
 		p.Region, p.Line = cost.Content[i].Value, cost.Content[i].Line
 		if g.region(&p, cost.Content[i+1]) {
+			g.index[[2]string{instance, p.Region}] = len(g.Prices)
+			g.types[instance] = true
 			g.Prices = append(g.Prices, p)
 			g.Offers = append(g.Offers, p.offer(g.Name))
 		}

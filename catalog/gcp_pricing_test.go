@@ -71,7 +71,7 @@ func TestParseGCPPricingYAMLRefusesOtherFiles(t *testing.T) {
 
 // TestBundledGCPAgreesWithPricingYAML checks the bundled GCP A100, H100, H200 and L4 machine
 // types against the pricing YAML they were corrected with: within 1% wherever the YAML prices
-// the same machine type and region. The YAML has no H200 (a3-ultragpu) machine type: those
+// the same machine type (or its twin, gcpTwins) and region. The YAML has no H200 (a3-ultragpu) machine type: those
 // offers keep SkyPilot's prices.
 func TestBundledGCPAgreesWithPricingYAML(t *testing.T) {
 	c := bundledCatalog(t)
@@ -81,7 +81,11 @@ func TestBundledGCPAgreesWithPricingYAML(t *testing.T) {
 		if o.Provider != "gcp" || fam == "" {
 			continue
 		}
-		p, ok := c.gcpPricing.Price(o.InstanceType, o.Region)
+		name := o.InstanceType
+		if tw, ok := gcpTwins[name]; ok {
+			name = tw.twin
+		}
+		p, ok := c.gcpPricing.Price(name, o.Region)
 		if !ok {
 			continue
 		}

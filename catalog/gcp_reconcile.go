@@ -26,6 +26,17 @@ const (
 	reportAbove  = 0.05
 )
 
+// gcpTwins are machine types the pricing YAML lacks that are the same machine as one it has,
+// with what the offer's Source says about it. a3-edgegpu-8g has a3-highgpu-8g's 208 vCPUs,
+// 1,872 GiB, 8 H100 80 GB and 6 TB of local SSD (data/gcp_vms_gpu.csv, data/gcp_pricing_gpu.yml)
+// and is billed with the same A3 core, RAM and GPU SKUs (pricing/gcpprices/doc.go). The -nolssd
+// variant lacks the SSD, which SkyPilot's file does not price apart either (its rows for the
+// three machine types are equal): a3-highgpu-8g's price is an upper bound for it, by the SSD.
+var gcpTwins = map[string]struct{ twin, note string }{
+	"a3-edgegpu-8g":        {"a3-highgpu-8g", " (priced as a3-highgpu-8g, the same machine)"},
+	"a3-edgegpu-8g-nolssd": {"a3-highgpu-8g", " (priced as a3-highgpu-8g, the same machine with 6 TB local SSD: an upper bound)"},
+}
+
 // reconcileGCP checks the GCP offers of im, read from SkyPilot's file (origin), against the
 // bundled pricing YAML: it reports prices that disagree by more than reportAbove, takes the
 // YAML's on-demand and spot prices where they disagree by more than replaceAbove, and keeps the
@@ -42,10 +53,23 @@ func (c *Catalog) reconcileGCP(im *Import, origin string) (Source, error) {
 	}
 	c.gcpPricing = y
 	taken := 0
+	unchecked := map[string]int{} // machine type → index of its first offer the YAML cannot check
+	var order []string
 	for i := range im.Offers {
 		if reconcileOffer(im, i, y, origin) {
 			taken++
 		}
+		if o := im.Offers[i]; !checkable(o, y) {
+			if _, seen := unchecked[o.InstanceType]; !seen {
+				order = append(order, o.InstanceType)
+				unchecked[o.InstanceType] = i
+			}
+		}
+	}
+	for _, it := range order {
+		i := unchecked[it]
+		im.Issues = append(im.Issues, gpucost.CatalogIssue{Source: im.Name, Line: lineOf(im, i), Field: "InstanceType", Value: it,
+			Reason: fmt.Sprintf("%s has no price of this machine type: its offers keep this file's host + GPU price, which no second source checks", gcpPricingFile)})
 	}
 	c.issues = append(c.issues, y.Issues...)
 	return Source{Provider: "gcp", File: gcpPricingFile, Origin: gcpPricingOrigin, AsOf: y.Generated,
@@ -60,13 +84,15 @@ func reconcileOffer(im *Import, i int, y *GCPPricing, origin string) bool {
 		return false // N1 + GPU offers price the GPUs alone; the YAML prices whole machines
 	}
 	p, ok := y.Price(o.InstanceType, o.Region)
+	source := gcpPricingOrigin
+	if t, has := gcpTwins[o.InstanceType]; !ok && has {
+		p, ok = y.Price(t.twin, o.Region)
+		source += t.note
+	}
 	if !ok {
 		return false
 	}
-	line := 0
-	if i < len(im.Lines) {
-		line = im.Lines[i]
-	}
+	line := lineOf(im, i)
 	report := func(field string, sky, yml gpucost.Money, what string) bool {
 		d := relDiff(sky, yml)
 		if d > reportAbove {
@@ -84,11 +110,32 @@ func reconcileOffer(im *Import, i int, y *GCPPricing, origin string) bool {
 	o.OnDemand, o.HasOnDemand, o.AsOf = p.OnDemand, true, y.Generated
 	if p.HasSpot {
 		o.SpotPrice, o.HasSpot = p.Spot, true
-		o.Source = gcpPricingOrigin
+		o.Source = source
 	} else {
-		o.Source = gcpPricingOrigin + " (on-demand); " + origin + " (spot)"
+		o.Source = source + " (on-demand); " + origin + " (spot)"
 	}
 	return true
+}
+
+// checkable reports whether the YAML prices o's machine type, or its twin, anywhere: N1 + GPU
+// offers price GPUs alone and are not machine types.
+func checkable(o gpucost.Offer, y *GCPPricing) bool {
+	if strings.HasPrefix(o.InstanceType, "n1+") {
+		return true
+	}
+	name := o.InstanceType
+	if t, ok := gcpTwins[name]; ok {
+		name = t.twin
+	}
+	return y.has(name)
+}
+
+// lineOf returns the line offer i of im was read from, 0 if unknown.
+func lineOf(im *Import, i int) int {
+	if i < len(im.Lines) {
+		return im.Lines[i]
+	}
+	return 0
 }
 
 // relDiff returns |a − b| ÷ b.

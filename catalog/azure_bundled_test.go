@@ -24,7 +24,7 @@ func TestBundledAzure(t *testing.T) {
 	for _, r := range rows {
 		models = append(models, r.GPU)
 	}
-	for _, m := range []string{"T4", "A10", "A100-40GB", "A100-80GB", "H100-SXM", "H100-NVL"} {
+	for _, m := range []string{"T4", "V100-16GB", "V100-32GB", "A10", "A100-40GB", "A100-80GB", "H100-SXM", "H100-NVL"} {
 		if !strings.Contains(strings.Join(models, " ")+" ", m+" ") {
 			t.Errorf("Cheapest(azure) models = %q, want %s", models, m)
 		}

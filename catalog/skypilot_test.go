@@ -101,7 +101,7 @@ func TestBundledOffers(t *testing.T) {
 			t.Fatalf("offer %s %s has source %q as of %v", o.Provider, o.InstanceType, o.Source, o.AsOf)
 		}
 	}
-	if want := map[string]int{"aws": 1608, "azure": 12, "gcp": 919, "lambda": 20, "nebius": 21}; !mapsEqual(counts, want) {
+	if want := map[string]int{"aws": 1608, "azure": 16, "gcp": 919, "lambda": 20, "nebius": 21}; !mapsEqual(counts, want) {
 		t.Errorf("offers per provider = %v, want %v", counts, want)
 	}
 	offers := c.Offers()

@@ -11,7 +11,7 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-//go:embed data/*.csv
+//go:embed data/*.csv data/*.yml data/*.json
 var bundledFS embed.FS
 
 // Source describes one price file the catalog was built from.
@@ -64,10 +64,23 @@ func Bundled() (*Catalog, error) {
 		}
 		s.AsOf, s.AsOfNote = bundledAsOf, bundledAsOfNote
 		s.Offers, s.Issues, s.Skipped = len(im.Offers), len(im.Issues), im.SkippedRows()
+		var second []Source
+		if s.Provider == "gcp" {
+			y, err := c.reconcileGCP(im, s.Origin)
+			if err != nil {
+				return nil, err
+			}
+			second = append(second, y)
+		}
+		s.Issues = len(im.Issues)
 		c.offers = append(c.offers, im.Offers...)
 		c.issues = append(c.issues, im.Issues...)
-		c.sources = append(c.sources, s)
+		c.sources = append(append(c.sources, s), second...)
 	}
+	if err := c.addBundledAzure(); err != nil {
+		return nil, err
+	}
+	sortIssues(c.issues)
 	return c, nil
 }
 

@@ -1,9 +1,12 @@
 // Package catalog is gpucost's catalog of GPU models and priced offers: datasheet specs of the
 // common NVIDIA data-center GPUs, a name normaliser that maps what every source calls a GPU to
 // one canonical name, a reader for SkyPilot's vms.csv price files, and the bundled offers of AWS,
-// GCP, Lambda and Nebius embedded in the binary. A Catalog answers the questions the rest of
-// gpucost asks: the cheapest $/GPU-hour per GPU and provider, a representative price to cost
-// idle time with, and the cheapest GPU with enough memory.
+// GCP, Lambda and Nebius (SkyPilot) and Azure (Retail Prices API format) embedded in the binary.
+// GCP prices are checked against a second source, the GCP pricing YAML (gcp_pricing.go), which
+// also gives GCP committed-use prices; where the two disagree the catalog takes the YAML's, says
+// so in the offer's Source, and reports the difference as an issue. A Catalog answers the
+// questions the rest of gpucost asks: the cheapest $/GPU-hour per GPU and provider, a
+// representative price to cost idle time with, and the cheapest GPU with enough memory.
 //
 // Prices are per hour for a whole instance; $/GPU-hour divides by the instance's GPUs. Instances
 // with a fraction of a GPU (AWS g6f: an eighth to a half of an L4) are kept as offers but left
@@ -27,6 +30,9 @@ type Catalog struct {
 	sources  []Source
 	imported int
 	gpus     gpuIndex // built on first use by LineGPU
+	// gcpPricing is the bundled GCP pricing YAML: the second source of GCP prices and the
+	// source of GCP committed-use prices.
+	gcpPricing *GCPPricing
 }
 
 // Load returns the bundled catalog overlaid with the offers in store; a nil store gives the
@@ -54,7 +60,7 @@ func (c *Catalog) With(offers []gpucost.Offer) *Catalog {
 	for _, o := range offers {
 		replaced[k(o)] = true
 	}
-	out := &Catalog{issues: c.issues, sources: c.sources, imported: c.imported + len(offers)}
+	out := &Catalog{issues: c.issues, sources: c.sources, imported: c.imported + len(offers), gcpPricing: c.gcpPricing}
 	for _, o := range c.offers {
 		if !replaced[k(o)] {
 			out.offers = append(out.offers, o)

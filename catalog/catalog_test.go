@@ -130,7 +130,7 @@ func TestCheapestFilters(t *testing.T) {
 			models = append(models, r.GPU)
 		}
 	}
-	if !slices.Equal(models, []string{"H100-PCIe", "H100-SXM"}) {
+	if !slices.Equal(models, []string{"H100-PCIe", "H100-SXM", "H100-NVL"}) {
 		t.Errorf("Cheapest(H100) models = %q, want every H100 with an offer", models)
 	}
 
@@ -146,9 +146,9 @@ func TestCheapestFilters(t *testing.T) {
 		t.Errorf("Cheapest(l4 in us-central1) = %+v", rows)
 	}
 
-	for _, q := range []Query{{GPU: "Z9000"}, {Provider: "azure"}} {
+	for _, q := range []Query{{GPU: "Z9000"}, {Provider: "oci"}} {
 		_, err := c.Cheapest(q)
-		if gpucost.ErrorCode(err) != gpucost.EInvalid || !strings.Contains(err.Error(), "known") && !strings.Contains(err.Error(), "aws, gcp") {
+		if gpucost.ErrorCode(err) != gpucost.EInvalid || !strings.Contains(err.Error(), "known") && !strings.Contains(err.Error(), "aws, azure, gcp") {
 			t.Errorf("Cheapest(%+v) error = %v, want EInvalid listing the known values", q, err)
 		}
 	}
@@ -258,7 +258,7 @@ func TestLoadOverlaysStoredOffers(t *testing.T) {
 	if rows[0].OnDemand.PerGPUHour.Decimal() != "0.1" || rows[0].OnDemand.Offer.Source != "import" {
 		t.Errorf("after import the aws T4 row is %s from %q; want 0.1 from the import", rows[0].OnDemand.PerGPUHour.Decimal(), rows[0].OnDemand.Offer.Source)
 	}
-	if len(c.Issues()) != len(base.Issues()) || len(c.Sources()) != 4 {
+	if len(c.Issues()) != len(base.Issues()) || len(c.Sources()) != 6 {
 		t.Error("Load lost the bundled issues or sources")
 	}
 }

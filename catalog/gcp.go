@@ -115,6 +115,7 @@ func (p *skyReader) gcpMachine(r row, f gcpFamily) {
 	m.mem, _ = p.number(r, p.cols.mem, "MemoryGiB", false)
 	m.price, m.hasP = p.price(r, p.cols.price, "Price", "on-demand")
 	m.spot, m.hasS = p.price(r, p.cols.spot, "SpotPrice", "spot")
+	p.spotBelow(r, r.instance+" host", m.price, m.spot, m.hasP && m.hasS)
 	m.r.rec = nil // the csv reader reuses it
 	p.gcp.machines = append(p.gcp.machines, m)
 }
@@ -130,6 +131,7 @@ func (p *skyReader) gcpGPU(r row, model string) {
 	g := &gcpPrice{line: r.line, model: model, memGB: p.gpuMemoryGB(r, model, count)}
 	g.price, g.hasP = p.price(r, p.cols.price, "Price", "on-demand")
 	g.spot, g.hasSpot = p.price(r, p.cols.spot, "SpotPrice", "spot")
+	p.spotBelow(r, fmt.Sprintf("%g × %s GPU row", count, r.accel), g.price, g.spot, g.hasP && g.hasSpot)
 	k := gcpKey{accel: r.accel, count: count, region: r.region, zone: r.zone}
 	if old, dup := p.gcp.gpus[k]; dup {
 		p.issue(r.line, "AcceleratorName", r.accel, fmt.Sprintf("same GPU, count and zone as line %d: the later row is used", old.line))

@@ -57,7 +57,7 @@ func TestIssuesOf(t *testing.T) {
 			t.Errorf("IssuesOf(GCP) holds %+v", is)
 		}
 	}
-	if _, err := c.IssuesOf("ibm"); err == nil || err.Error() != `unknown provider "ibm": the catalog has offers from aws, gcp, lambda, nebius` {
+	if _, err := c.IssuesOf("ibm"); err == nil || err.Error() != `unknown provider "ibm": the catalog has offers from aws, azure, gcp, lambda, nebius` {
 		t.Errorf("IssuesOf(ibm) = %v", err)
 	}
 }
@@ -86,8 +86,8 @@ func TestSourceAge(t *testing.T) {
 	if !ok || s.Provider != "gcp" || !strings.Contains(s.Origin, "gcp/vms.csv") {
 		t.Fatalf("Source(gcp) = %+v, %v", s, ok)
 	}
-	if _, ok := c.Source("azure"); ok {
-		t.Error("Source(azure) found a bundled source; gpucost bundles none")
+	if s, ok := c.Source("azure"); !ok || s.File != azureFile || s.Offers == 0 {
+		t.Errorf("Source(azure) = %+v, %v; want the bundled Retail Prices file", s, ok)
 	}
 	for _, tc := range []struct {
 		now  time.Time

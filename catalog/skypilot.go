@@ -23,6 +23,7 @@ type Import struct {
 	Issues   []gpucost.CatalogIssue
 	Rows     int            // data rows read
 	Skipped  map[string]int // rows left out by design, by reason
+	Lines    []int          // the line each offer was read from, parallel to Offers
 }
 
 // SkippedRows returns the number of rows left out by design.
@@ -241,7 +242,17 @@ func (p *skyReader) addRow(r row, model string) {
 	}
 	o.OnDemand, o.HasOnDemand = p.price(r, p.cols.price, "Price", "on-demand")
 	o.SpotPrice, o.HasSpot = p.price(r, p.cols.spot, "SpotPrice", "spot")
+	p.spotBelow(r, o.InstanceType, o.OnDemand, o.SpotPrice, o.HasOnDemand && o.HasSpot)
 	p.add(o, r.line)
+}
+
+// spotBelow reports a row whose spot price is not below its on-demand price: a spot price is a
+// discount, so one of the two is wrong. Both are kept as published.
+func (p *skyReader) spotBelow(r row, what string, onDemand, spot gpucost.Money, both bool) {
+	if both && !spot.Less(onDemand) {
+		p.issue(r.line, "SpotPrice", spot.Decimal(), fmt.Sprintf("%s in %s: spot is not below the on-demand price %s",
+			what, Place(gpucost.Offer{Region: r.region, Zone: r.zone}), onDemand.Decimal()))
+	}
 }
 
 // add appends an offer; a later row with the same region, zone and instance type replaces an
@@ -436,6 +447,7 @@ func (p *skyReader) finish() {
 	if p.anySpot {
 		p.im.Issues = append(p.im.Issues, p.emptySpot...)
 	}
+	p.im.Lines = p.seenLine
 	sortIssues(p.im.Issues)
 }
 

@@ -94,11 +94,14 @@ func TestBundledOffers(t *testing.T) {
 	counts := map[string]int{}
 	for _, o := range c.Offers() {
 		counts[o.Provider]++
-		if o.AsOf != bundledAsOf || !strings.HasPrefix(o.Source, "skypilot-org/skypilot-catalog@") {
+		sky := o.AsOf == bundledAsOf && strings.HasPrefix(o.Source, "skypilot-org/skypilot-catalog@")
+		yml := o.Provider == "gcp" && o.AsOf.Format("2006-01-02") == "2026-07-02" && strings.HasPrefix(o.Source, gcpPricingOrigin)
+		azure := o.Provider == "azure" && o.AsOf == azureAsOf && o.Source == azureOrigin
+		if !sky && !yml && !azure {
 			t.Fatalf("offer %s %s has source %q as of %v", o.Provider, o.InstanceType, o.Source, o.AsOf)
 		}
 	}
-	if want := map[string]int{"aws": 1608, "gcp": 919, "lambda": 20, "nebius": 21}; !mapsEqual(counts, want) {
+	if want := map[string]int{"aws": 1608, "azure": 16, "gcp": 919, "lambda": 20, "nebius": 21}; !mapsEqual(counts, want) {
 		t.Errorf("offers per provider = %v, want %v", counts, want)
 	}
 	offers := c.Offers()
@@ -114,9 +117,13 @@ func TestBundledOffers(t *testing.T) {
 	if g6f.GPUModel != "L4" || g6f.GPUCount != 0.125 || g6f.GPUMemoryGB != 24 {
 		t.Errorf("g6f.large = %+v; want 0.125 × L4 (24 GB)", g6f)
 	}
-	// GCP: host + GPUs, exactly.
+	// GCP: SkyPilot's host + GPUs (9.46006 + 33.60609, 2.75246 + 22.8008) is 51% below the
+	// pricing YAML's price of the machine type as a whole: the YAML's is taken.
 	a3 := findOffer(t, offers, "us-central1", "us-central1-a", "a3-highgpu-8g")
-	wantPrices(t, a3, "43.06615", "25.55326") // 9.46006 + 33.60609, 2.75246 + 22.8008
+	wantPrices(t, a3, "88.489999903", "43.804398904")
+	if a3.Source != gcpPricingOrigin {
+		t.Errorf("a3-highgpu-8g source = %q, want the pricing YAML", a3.Source)
+	}
 	if a3.GPUModel != "H100-SXM" || a3.GPUCount != 8 {
 		t.Errorf("a3-highgpu-8g = %s × %g, want 8 × H100-SXM", a3.GPUModel, a3.GPUCount)
 	}
@@ -205,6 +212,7 @@ func TestReadSkyPilotGCPJoin(t *testing.T) {
 		f + `:6: Price "0.0": a price of 0 is a missing price (column 9): no on-demand price`,
 		f + `:6: SpotPrice "0.0": a price of 0 is a missing price (column 10): no spot price`,
 		f + `:11: GpuInfo "81920 MiB per GPU": contradicts the datasheet: H200 has 141 GB (NVIDIA H200 Tensor Core GPU datasheet); the datasheet figure is used`,
+		f + `:11: SpotPrice "37.4976": 8 × H200 GPU row in asia-south1-b: spot is not below the on-demand price 36.60258`,
 	}
 	var got []string
 	for _, is := range im.Issues {

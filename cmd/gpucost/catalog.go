@@ -130,7 +130,8 @@ func newCatalogIssuesCmd(e *env) *cobra.Command {
 		Long: `issues lists the wrong or missing facts found in the bundled SkyPilot price files, with file,
 line and column: prices of 0.0 or empty (taken as no price), empty spot prices, GPU memory
 that contradicts the datasheet (the datasheet figure is used), GCP machine types whose GPU
-price row is missing. None of them is copied into the catalog.`,
+price row is missing, spot prices not below on-demand, and GCP prices more than 5% from the
+bundled pricing.yml (whose price the catalog takes). None of them is copied into the catalog.`,
 		Example: `  gpucost catalog issues
   gpucost catalog issues --provider gcp --output csv`,
 		Args: cobra.NoArgs,
@@ -174,10 +175,7 @@ land in one transaction: either every offer is stored or none is.`,
 			if err := e.validOutput(); err != nil {
 				return err
 			}
-			if format != "skypilot" {
-				return gpucost.Errorf(gpucost.EInvalid, "--format %q: use skypilot", format)
-			}
-			imports, err := catalog.ReadImports(args, provider, e.now().UTC())
+			imports, err := catalog.ReadImportsAs(format, args, provider, e.now().UTC())
 			if err != nil {
 				return err
 			}
@@ -195,7 +193,7 @@ land in one transaction: either every offer is stored or none is.`,
 			return e.print(present.CatalogImport(imports, added, replaced))
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "", "file format: skypilot (required)")
+	cmd.Flags().StringVar(&format, "format", "", "file format: skypilot or gcp-pricing-yml (required)")
 	cmd.Flags().StringVar(&provider, "provider", "", "provider of every file (default: from each file's path)")
 	return cmd
 }

@@ -40,7 +40,7 @@ func TestCatalogRefreshAzureStoresOffers(t *testing.T) {
 			t.Errorf("catalog refresh output lacks %q:\n%s", want, out)
 		}
 	}
-	code, out, errOut = runCLI(t, dir, "catalog", "gpus", "--provider", "azure", "--gpu", "H100", "--output", "json")
+	code, out, errOut = runCLI(t, dir, "catalog", "gpus", "--provider", "azure", "--gpu", "H100-SXM", "--output", "json")
 	if code != exitOK {
 		t.Fatalf("catalog gpus after refresh: exit %d, stderr %s", code, errOut)
 	}

@@ -91,8 +91,8 @@ func TestCatalogGPUsJSONAndCSV(t *testing.T) {
 	if g.Spot.PerGPUHour == "" || g.Discount <= 0 || g.Offers != 11 {
 		t.Errorf("spot = %+v, discount %v, offers %d; want a spot price, a discount and 11 offers", g.Spot, g.Discount, g.Offers)
 	}
-	if len(doc.Sources) != 4 {
-		t.Errorf("json lists %d sources, want 4", len(doc.Sources))
+	if len(doc.Sources) != 6 {
+		t.Errorf("json lists %d sources, want 6", len(doc.Sources))
 	}
 
 	code, out, _ = runCLI(t, dir, "catalog", "gpus", "--gpu", "T4", "--provider", "aws", "--output", "csv")
@@ -117,7 +117,7 @@ func TestCatalogGPUsBadInput(t *testing.T) {
 		want string
 	}{
 		{"unknown GPU", []string{"catalog", "gpus", "--gpu", "Z9000"}, exitInvalid, "known GPUs are T4"},
-		{"unknown provider", []string{"catalog", "gpus", "--provider", "nowhere"}, exitInvalid, "aws, gcp, lambda, nebius"},
+		{"unknown provider", []string{"catalog", "gpus", "--provider", "nowhere"}, exitInvalid, "aws, azure, gcp, lambda, nebius"},
 		{"no match", []string{"catalog", "gpus", "--gpu", "B200", "--region", "us-east-1", "--spot", "--provider", "lambda"}, exitNotFound, "no priced offer"},
 		{"bad output", []string{"catalog", "gpus", "--output", "yaml"}, exitInvalid, "--output"},
 		{"stray argument", []string{"catalog", "gpus", "H100"}, exitInvalid, ""},

@@ -21,6 +21,7 @@ type commitFlags struct {
 	backtest          bool
 	lookback, horizon string
 	rule, layers      string
+	gcpCUD            string
 }
 
 func newPlanCommitCmd(e *env) *cobra.Command {
@@ -52,6 +53,7 @@ store's GPU telemetry, each GPU-hour priced at the catalog's on-demand list pric
 	f.BoolVar(&c.fromStore, "from-store", false, "use the store's GPU telemetry as usage, priced at catalog on-demand prices")
 	f.StringVar(&c.since, "since", "30d", "with --from-store: how far back")
 	f.Float64Var(&c.in.Discount, "discount", 0, "the commitment's discount off on-demand, such as 0.4")
+	f.StringVar(&c.gcpCUD, "gcp-cud", "", "take the discount from GCP's committed-use price of MACHINE_TYPE/REGION for --term (a3-highgpu-8g/us-central1)")
 	f.StringVar((*string)(&c.in.Term), "term", "1y", "1y or 3y")
 	f.StringVar((*string)(&c.in.Payment), "payment", "none", "upfront payment: all, partial or none")
 	f.BoolVar(&c.backtest, "backtest", false, "buy on a trailing lookback, score the following period")
@@ -69,6 +71,9 @@ func (e *env) planCommit(ctx context.Context, c *commitFlags) (result, error) {
 		return result{}, gpucost.Errorf(gpucost.EInvalid, "give the usage: --usage FILE.csv or --from-store")
 	}
 	in := c.in
+	if err := e.applyGCPCUD(ctx, c.gcpCUD, &in); err != nil {
+		return err
+	}
 	var err error
 	if in.OnDemand, err = flagValue("price", c.price, plan.ParseDollars); err != nil {
 		return result{}, err

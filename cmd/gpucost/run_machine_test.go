@@ -74,8 +74,8 @@ func TestRunDetectsMachineGCPAzure(t *testing.T) {
 	md := noticetest.NewGCP(t)
 	md.SetInstance("a2-highgpu-1g", "us-central1-a", "SPOT", "FALSE")
 	ev, _, _ := startEvent(t, map[string]string{"GCE_METADATA_HOST": md.Host}, "--cloud", "gcp")
-	if ev.InstanceType != "a2-highgpu-1g" || !ev.Spot || ev.Region != "us-central1" || ev.Price != "1.80385" || ev.OnDemand != "3.67339" {
-		t.Errorf("gcp start event = %+v; want a2-highgpu-1g spot in us-central1 at 1.80385/h", ev)
+	if ev.InstanceType != "a2-highgpu-1g" || !ev.Spot || ev.Region != "us-central1" || ev.Price != "1.92802" || ev.OnDemand != "3.673385" {
+		t.Errorf("gcp start event = %+v; want a2-highgpu-1g spot in us-central1 at 1.92802/h (the bundled pricing.yml price)", ev)
 	}
 	az := noticetest.NewAzure(t, "vm0")
 	az.SetCompute("Standard_NC24ads_A100_v4", "eastus", "1", "Regular")

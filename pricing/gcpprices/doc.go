@@ -34,4 +34,9 @@
 // the part it lacks and the bundled catalog keeps it. Money is exact: integer nanos × whole
 // vCPUs and GPUs; memory is taken as whole MiB and its price, nanos × MiB / 1024, rounded half
 // up to the nano. A3 Mega, Ultra and Edge have GPU SKUs of their own and are not priced here.
+//
+// The second offline source of GCP prices, the GCP pricing YAML (on-demand, spot and 1- and
+// 3-year committed prices of whole GPU machine types per region), is read by
+// catalog.ParseGCPPricingYAML: the bundled catalog checks its GCP prices against it, and the
+// catalog imports no pricing package.
 package gcpprices

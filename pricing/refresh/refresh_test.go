@@ -62,8 +62,8 @@ func TestFetchOffline(t *testing.T) {
 		t.Errorf("Fetch(gcp, offline) = %v, want EUnavailable naming the bundled catalog", err)
 	}
 	_, err = Fetch(context.Background(), c, []string{"azure"}, cfg)
-	if gpucost.ErrorCode(err) != gpucost.EUnavailable || !strings.HasSuffix(err.Error(), "; nothing was stored: gpucost bundles no azure prices, so none are in use") {
-		t.Errorf("Fetch(azure, offline) = %v, want EUnavailable saying none are bundled", err)
+	if gpucost.ErrorCode(err) != gpucost.EUnavailable || !strings.HasSuffix(err.Error(), "; nothing was stored: the bundled azure catalog of 2026-11-27 (5 days old) stays in use") {
+		t.Errorf("Fetch(azure, offline) = %v, want EUnavailable naming the bundled Azure prices", err)
 	}
 }
 
@@ -105,7 +105,8 @@ func TestBundled(t *testing.T) {
 	}{
 		{"aws", now, "2026-11-22 (10 days old)"},
 		{"lambda", time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC), "2026-11-22 (1 day old)"},
-		{"azure", now, "none"},
+		{"azure", now, "2026-11-27 (5 days old)"},
+		{"oci", now, "none"},
 	} {
 		if got := Bundled(c, tc.provider, tc.now); got != tc.want {
 			t.Errorf("Bundled(%s) = %q, want %q", tc.provider, got, tc.want)

@@ -72,7 +72,7 @@ func (e *env) planCommit(ctx context.Context, c *commitFlags) (result, error) {
 	}
 	in := c.in
 	if err := e.applyGCPCUD(ctx, c.gcpCUD, &in); err != nil {
-		return err
+		return result{}, err
 	}
 	var err error
 	if in.OnDemand, err = flagValue("price", c.price, plan.ParseDollars); err != nil {

@@ -285,7 +285,7 @@ func (c *pqColumn) fillStrings(bt *batch, i0, n int) {
 			continue
 		}
 		s := v.strAt(j)
-		if text && (s == "" || s == "NULL") {
+		if text && isNullText(s) {
 			*p = ""
 			continue
 		}
@@ -327,7 +327,7 @@ func (c *pqColumn) fillExtra(b *builder, bt *batch, i0, n int) {
 		if !ok {
 			continue
 		}
-		if s := v.str(j); s != "" && !(text && s == "NULL") {
+		if s := v.str(j); s != "" && !(text && isNullText(s)) {
 			bt.addExtra(i, name, s)
 		}
 	}

@@ -44,7 +44,11 @@ type Coercion struct {
 // String says what c did, as an import's summary prints it: "coerced 1,204 amounts in
 // BilledCost, EffectiveCost: currency symbol and thousands separators removed".
 func (c Coercion) String() string {
-	return "coerced " + thousands(c.Count) + " " + c.Kind + " in " + strings.Join(c.Columns, ", ") + ": " + c.How
+	kind := c.Kind
+	if c.Count == 1 {
+		kind = strings.TrimSuffix(kind, "s")
+	}
+	return "coerced " + thousands(c.Count) + " " + kind + " in " + strings.Join(c.Columns, ", ") + ": " + c.How
 }
 
 // thousands writes n with commas between groups of three digits.

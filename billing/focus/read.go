@@ -29,7 +29,7 @@ import (
 // tags and never change; do not modify them.
 //
 // An import lands whole or not at all, so Read stops at the first bad value with an error naming
-// file:line:column, the value and what to do; a truncated gzip stream is an error too. Lines
+// file:line: column N (name), the value and what to do; a truncated gzip stream is an error too. Lines
 // emitted before an error must be discarded by the caller. An error from emit stops the read and
 // is returned wrapped with the file and line.
 func Read(r io.Reader, name string, emit func(*gpucost.CostLine) error) (Stats, error) {

@@ -132,8 +132,8 @@ func TestPostBill(t *testing.T) {
 	}
 	f.srv.MaxBill = DefaultMaxBill
 
-	bills.err = gpucost.Errorf(gpucost.EInvalid, "read FOCUS bad.csv line 3, column BilledCost: \"x\" is not a decimal")
-	if status, out := f.do(t, "POST", "/api/v1/bills?name=bad.csv", ingest, csv); status != http.StatusBadRequest || !strings.Contains(string(out), "bad.csv line 3, column BilledCost") {
+	bills.err = gpucost.Errorf(gpucost.EInvalid, "bad.csv:3: column 1 (BilledCost): \"x\" is not a decimal number")
+	if status, out := f.do(t, "POST", "/api/v1/bills?name=bad.csv", ingest, csv); status != http.StatusBadRequest || !strings.Contains(string(out), "bad.csv:3: column 1 (BilledCost)") {
 		t.Errorf("POST a malformed bill = %d %s; want 400 with its line and column", status, out)
 	}
 	for _, p := range bills.paths {

@@ -62,7 +62,9 @@ var symbols = []struct {
 // before or after it ("$10,000.00", "-€1,234.5", "USD 12.00", "12.00 EUR") and with or without
 // thousands separators (commas between groups of three digits), appended to dst. sign is the
 // sign or code written, "" if none. It fails on anything else: a comma that does not separate
-// thousands ("1,5", "1.234,50") is ambiguous.
+// thousands ("1,5", "1.234,50") is ambiguous, and so is one comma without a decimal point
+// ("1,234", "€1,234": 1.234 where the comma is the decimal mark) unless a sign of a currency
+// written with a decimal point says otherwise ("$1,234").
 func Amount(dst, b []byte) (out []byte, sign string, err error) {
 	s := strings.TrimSpace(string(b))
 	neg := false
@@ -101,6 +103,9 @@ func Amount(dst, b []byte) (out []byte, sign string, err error) {
 	}
 	if sign == "" && len(groups) == 1 {
 		return dst, "", ErrNotAmount // nothing to coerce: the strict reader's answer stands
+	}
+	if len(groups) == 2 && !dot && (sign == "" || sign == "€" || sign == "EUR") {
+		return dst, "", ErrNotAmount // "1,234" is 1.234 where the comma is the decimal mark
 	}
 	return out, sign, nil
 }

@@ -32,6 +32,11 @@ func TestAmount(t *testing.T) {
 		{"lots", "", "", false},     // no number
 		{"$ 12 $", "", "", false},   // two signs
 		{"JPY 12,000", "12000", "JPY", true},
+		{"$1,234", "1234", "$", true},
+		{"1,234", "", "", false},  // 1.234 where the comma is the decimal mark
+		{"€1,234", "", "", false}, // likewise
+		{"€1,234.00", "1234.00", "€", true},
+		{"1,234,567", "1234567", "", true},
 	}
 	for _, tt := range tests {
 		got, sign, err := Amount(nil, []byte(tt.in))

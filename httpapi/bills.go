@@ -46,6 +46,7 @@ type BillOptions struct {
 	Name    string // a label: the base name of the export's file, never a path on the server
 	Format  string // auto, or a format of gpucost import billing --format
 	Replace bool   // replace an earlier import of the same bill (a restated bill); admin only
+	Lenient bool   // read amounts like $10,000.00 and non-ISO dates, as gpucost import billing --lenient
 }
 
 // BillImport is what importing one uploaded bill did.
@@ -60,9 +61,19 @@ type BillImport struct {
 	Unchanged bool                `json:"unchanged"` // the same content was imported before; nothing changed
 	ImportID  int64               `json:"import_id"`
 	Unknown   []string            `json:"unknown_columns,omitempty"`
+	Coerced   []BillCoercion      `json:"coerced,omitempty"` // what lenient=true rewrote
 
 	// Replaced are the imports this one replaced, for the audit log.
 	Replaced []gpucost.CostImport `json:"-"`
+}
+
+// BillCoercion counts the values of one kind a lenient import rewrote.
+type BillCoercion struct {
+	Kind    string   `json:"kind"`    // amounts, dates
+	How     string   `json:"how"`     // what was done to them
+	Columns []string `json:"columns"` // the columns they were in
+	Count   int      `json:"count"`
+	Summary string   `json:"summary"` // "coerced 1,204 amounts in BilledCost: currency symbol and thousands separators removed"
 }
 
 // postBill streams a billing export to a temporary file within MaxBill, checks that it
@@ -149,11 +160,11 @@ func (s *Server) deleteBill(w http.ResponseWriter, r *http.Request) {
 		Lines: imp.Lines, Totals: imp.Totals, Status: "removed", ImportID: imp.ID})
 }
 
-// billOptions reads name, format and replace. The name is a label: its base name is kept, and
+// billOptions reads name, format, replace and lenient. The name is a label: its base name is kept, and
 // it never names a file on the server.
 func billOptions(r *http.Request) (BillOptions, error) {
 	q := r.URL.Query()
-	if err := checkParams(q, "name", "format", "replace"); err != nil {
+	if err := checkParams(q, "name", "format", "replace", "lenient"); err != nil {
 		return BillOptions{}, err
 	}
 	var o BillOptions
@@ -184,6 +195,15 @@ func billOptions(r *http.Request) (BillOptions, error) {
 	if rep != "" {
 		if o.Replace, err = strconv.ParseBool(rep); err != nil {
 			return o, paramError("replace", rep, "use true or false")
+		}
+	}
+	lenient, err := single(q, "lenient")
+	if err != nil {
+		return o, err
+	}
+	if lenient != "" {
+		if o.Lenient, err = strconv.ParseBool(lenient); err != nil {
+			return o, paramError("lenient", lenient, "use true or false")
 		}
 	}
 	return o, nil

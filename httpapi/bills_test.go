@@ -62,6 +62,10 @@ func (b *fakeBills) ImportBill(ctx context.Context, path string, o BillOptions) 
 	if o.Replace {
 		imp.Status, imp.Replaced = "replaced import 7", []gpucost.CostImport{{ID: 7, Name: o.Name, Rows: 1248}}
 	}
+	if o.Lenient {
+		imp.Coerced = []BillCoercion{{Kind: "amounts", How: "currency symbol and thousands separators removed", Columns: []string{"BilledCost"}, Count: 2,
+			Summary: "coerced 2 amounts in BilledCost: currency symbol and thousands separators removed"}}
+	}
 	return imp, nil
 }
 
@@ -106,6 +110,7 @@ func TestPostBill(t *testing.T) {
 	}{
 		{"/api/v1/bills", csv, nil, 400, "parameter name is missing"},
 		{"/api/v1/bills?name=a.csv&replace=maybe", csv, nil, 400, "replace=\"maybe\": use true or false"},
+		{"/api/v1/bills?name=a.csv&lenient=sure", csv, nil, 400, "lenient=\"sure\": use true or false"},
 		{"/api/v1/bills?name=a.csv&grain=hour", csv, nil, 400, "unknown parameter grain"},
 		{"/api/v1/bills?name=a%0a.csv", csv, nil, 400, "without control characters"},
 		{"/api/v1/bills?name=a.csv", nil, nil, 400, "the body is empty"},
@@ -127,8 +132,8 @@ func TestPostBill(t *testing.T) {
 	}
 	f.srv.MaxBill = DefaultMaxBill
 
-	bills.err = gpucost.Errorf(gpucost.EInvalid, "read FOCUS bad.csv line 3, column BilledCost: \"x\" is not a decimal")
-	if status, out := f.do(t, "POST", "/api/v1/bills?name=bad.csv", ingest, csv); status != http.StatusBadRequest || !strings.Contains(string(out), "bad.csv line 3, column BilledCost") {
+	bills.err = gpucost.Errorf(gpucost.EInvalid, "bad.csv:3: column 1 (BilledCost): \"x\" is not a decimal number")
+	if status, out := f.do(t, "POST", "/api/v1/bills?name=bad.csv", ingest, csv); status != http.StatusBadRequest || !strings.Contains(string(out), "bad.csv:3: column 1 (BilledCost)") {
 		t.Errorf("POST a malformed bill = %d %s; want 400 with its line and column", status, out)
 	}
 	for _, p := range bills.paths {

@@ -71,27 +71,27 @@ func TestReadBadInput(t *testing.T) {
 		want  []string // substrings of the message
 	}{
 		{"bad decimal", replaceInRow(",32.7726,32.7726,444455556666", ",32.77x26,32.7726,444455556666"),
-			[]string{"cur.csv:2:18", "line_item_unblended_cost", `"32.77x26"`, "decimal amount", "re-export"}},
+			[]string{"cur.csv:2: column 18 (line_item_unblended_cost)", "line_item_unblended_cost", `"32.77x26"`, "decimal amount", "re-export"}},
 		{"bad date", replaceInRow("2025-06-03T14:00:00Z,USE1", "2025-06-31T14:00:00Z,USE1"),
-			[]string{"cur.csv:2:24", "line_item_usage_start_date", `"2025-06-31T14:00:00Z"`, "timestamp"}},
+			[]string{"cur.csv:2: column 24 (line_item_usage_start_date)", "line_item_usage_start_date", `"2025-06-31T14:00:00Z"`, "timestamp"}},
 		{"bad tag map", replaceInRow(`"{""user_team"":""ml-research""`, `"{""user_team"":ml-research""`),
-			[]string{"cur.csv:2:42", "resource_tags", "JSON object"}},
+			[]string{"cur.csv:2: column 42 (resource_tags)", "resource_tags", "JSON object"}},
 		{"bad usage amount", replaceInRow(",1.0,2025", ",one,2025"),
-			[]string{"cur.csv:2:22", "line_item_usage_amount", `"one"`}},
+			[]string{"cur.csv:2: column 22 (line_item_usage_amount)", "line_item_usage_amount", `"one"`}},
 		{"missing columns listed together", dropColumns("line_item_unblended_cost", "line_item_currency_code", "line_item_usage_end_date"),
 			[]string{"CUR 2.0", "line_item_usage_end_date", "line_item_unblended_cost", "line_item_currency_code"}},
 		{"not a CUR", []byte("BilledCost,EffectiveCost\n1,1\n"), []string{"not an AWS Cost and Usage Report", "BilledCost"}},
 		{"empty file", nil, []string{"empty"}},
 		{"short row", []byte(string(header) + "\na,b,c\n"), []string{"cur.csv:2", "3 fields", "47"}},
 		{"unterminated quote", []byte(string(header) + "\n" + row2[:200] + `,"abc` + "\n"), []string{"closing quote"}},
-		{"text after a quoted field", []byte(string(header) + "\n\"a\"b," + row2 + "\n"), []string{"line 2, column 1", "quoted field followed by more text"}},
-		{"quote not doubled", []byte(string(header) + "\n" + strings.Replace(row2, `""Team""`, `"Team""`, 1) + "\n"), []string{"line 2, column 8", "quoted field followed by more text"}},
-		{"quoted field then text", []byte(string(header) + "\n" + strings.Replace(row2, `Org,"{`, `Org,"x"y,"{`, 1) + "\n"), []string{"line 2, column 8", "quoted field followed by more text"}},
-		{"text after a closing quote", []byte(string(header) + "\n" + strings.Replace(row2, `,Acme AI Org,`, `,"Acme AI Org"x,`, 1) + "\n"), []string{"line 2, column 7", "quoted field followed by more text"}},
+		{"text after a quoted field", []byte(string(header) + "\n\"a\"b," + row2 + "\n"), []string{"cur.csv:2: column 1 (identity_line_item_id)", "quoted field followed by more text"}},
+		{"quote not doubled", []byte(string(header) + "\n" + strings.Replace(row2, `""Team""`, `"Team""`, 1) + "\n"), []string{"cur.csv:2: column 8 (cost_category)", "quoted field followed by more text"}},
+		{"quoted field then text", []byte(string(header) + "\n" + strings.Replace(row2, `Org,"{`, `Org,"x"y,"{`, 1) + "\n"), []string{"cur.csv:2: column 8 (cost_category)", "quoted field followed by more text"}},
+		{"text after a closing quote", []byte(string(header) + "\n" + strings.Replace(row2, `,Acme AI Org,`, `,"Acme AI Org"x,`, 1) + "\n"), []string{"cur.csv:2: column 7 (bill_payer_account_name)", "quoted field followed by more text"}},
 		{"truncated gzip", truncated, []string{"truncated"}},
 		{"Parquet given to Read", []byte("PAR1\x00\x00"), []string{"Parquet"}},
-		{"empty line item type", replaceInRow(",Usage,RunInstances", ",,RunInstances"), []string{"cur.csv:2:13", "line item type"}},
-		{"empty currency", replaceInRow(",USD,", ",,"), []string{"cur.csv:2:11", "currency"}},
+		{"empty line item type", replaceInRow(",Usage,RunInstances", ",,RunInstances"), []string{"cur.csv:2: column 13 (line_item_line_item_type)", "line item type"}},
+		{"empty currency", replaceInRow(",USD,", ",,"), []string{"cur.csv:2: column 11 (line_item_currency_code)", "currency"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,8 +109,8 @@ func TestReadStopsAtFirstBadValue(t *testing.T) {
 	plain := string(sampleCSV(t))
 	bad := strings.Replace(plain, ",-500.0,", ",-5OO.0,", 1) // line 15
 	lines, st, err := readBytes([]byte(bad), "cur.csv")
-	if err == nil || !strings.Contains(err.Error(), "cur.csv:15:18") {
-		t.Fatalf("Read error = %v, want one at cur.csv:15:18", err)
+	if err == nil || !strings.Contains(err.Error(), "cur.csv:15: column 18 (line_item_unblended_cost)") {
+		t.Fatalf("Read error = %v, want one at cur.csv:15 column 18", err)
 	}
 	if len(lines) != 13 || st.Rows != 13 {
 		t.Errorf("Read emitted %d lines (Stats.Rows %d) before the bad one, want 13", len(lines), st.Rows)

@@ -14,6 +14,7 @@ import (
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
 	"github.com/gpucost/gpucost/billing/internal/intern"
 	"github.com/gpucost/gpucost/billing/internal/jsontext"
+	"github.com/gpucost/gpucost/billing/internal/readerr"
 
 	"github.com/gpucost/gpucost"
 )
@@ -140,17 +141,15 @@ func (c *csvRow) cell(i int) []byte {
 	return c.sc.Field(i)
 }
 
-// where names a cell for messages: file:line:column, or file:line for a negative column.
-func (c *csvRow) where(col int) string {
-	if col < 0 {
-		return fmt.Sprintf("%s:%d", c.rd.name, c.line)
-	}
-	return fmt.Sprintf("%s:%d:%d", c.rd.name, c.line, col+1)
-}
+// where names the current row for messages: file:line.
+func (c *csvRow) where() string { return fmt.Sprintf("%s:%d", c.rd.name, c.line) }
+
+// column names column col (from 0) for messages, by number and header name.
+func (c *csvRow) column(col int) string { return readerr.Column(col+1, c.rd.plan.cols[col].name) }
 
 func (c *csvRow) bad(col int, k kind, cause error) error {
 	b := c.sc.Field(col)
-	return cellError(c.where(col), c.rd.plan.cols[col].name, string(b), wants[k], cause)
+	return cellError(c.where(), c.column(col), string(b), wants[k], cause)
 }
 
 // read parses the current record into the reader's row and finishes it.
@@ -189,11 +188,14 @@ func (c *csvRow) read(line int) error {
 			r.amt[f-aUnblended], r.has[f-aUnblended] = n, ok
 		}
 	}
-	return rd.finish(func(f field) string {
-		if f < 0 {
-			return c.where(-1)
+	return rd.finish(func(f field) (string, string) {
+		switch {
+		case f < 0:
+			return c.where(), ""
+		case p.index[f] < 0:
+			return c.where(), readerr.Column(0, fieldNames[f])
 		}
-		return c.where(p.index[f])
+		return c.where(), c.column(p.index[f])
 	})
 }
 

@@ -23,7 +23,7 @@ func TestReadLongField(t *testing.T) {
 		in, col := billtest.LongCSVField(t, "testdata/cur2_sample.csv", "line_item_resource_id", billtest.LongValue, quoted)
 		var err error
 		alloc := billtest.Allocated(func() { _, err = Read(in, "bomb.csv", discard) })
-		billtest.TooLong(t, err, alloc, "bomb.csv", fmt.Sprintf("line 2, column %d (line_item_resource_id)", col))
+		billtest.TooLong(t, err, alloc, "bomb.csv", fmt.Sprintf("bomb.csv:2: column %d (line_item_resource_id): ", col))
 	}
 }
 

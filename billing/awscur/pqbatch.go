@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/internal/limits"
+	"github.com/gpucost/gpucost/billing/internal/readerr"
 )
 
 // batchRows is the number of rows read column by column before they are put together.
@@ -100,7 +101,7 @@ func (pr *pqRow) damaged(l *pqLeaf, err error) error {
 	if errors.Is(err, io.EOF) {
 		err = errors.New("the column ends before the row group does")
 	}
-	return gpucost.Errorf(gpucost.EInvalid, "read AWS CUR %s: column %s: %v; the file is truncated or damaged, export or download it again", pr.where(-1), l.name, err)
+	return gpucost.Errorf(gpucost.EInvalid, "read AWS CUR %s: %s: %v; the file is truncated or damaged, export or download it again", pr.where(-1), readerr.Column(l.index+1, l.name), err)
 }
 
 // fillFlat fills column f of the batch. A bad value returns its row and an error; damaged pages
@@ -181,7 +182,7 @@ func (pr *pqRow) unixTime(slot field, n int64, unit time.Duration) time.Time {
 }
 
 func (pr *pqRow) bad(l *pqLeaf, r int, v parquet.Value, k kind, cause error) error {
-	return cellError(pr.where(r), l.name, v.String(), wants[k], cause)
+	return cellError(pr.where(r), readerr.Column(l.index+1, l.name), v.String(), wants[k], cause)
 }
 
 // value stores the current value of a flat column in row r of the batch, for the conversions
@@ -343,5 +344,10 @@ func (pr *pqRow) assemble(r int) error {
 	if err := pr.resolveMaps(r); err != nil {
 		return err
 	}
-	return rd.finish(func(field) string { return pr.where(-1) })
+	return rd.finish(func(f field) (string, string) {
+		if f < 0 {
+			return pr.where(-1), ""
+		}
+		return pr.where(-1), readerr.Column(0, fieldNames[f])
+	})
 }

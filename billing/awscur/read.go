@@ -47,24 +47,29 @@ func newReader(name string, emit func(*gpucost.CostLine) error) *reader {
 }
 
 // finish checks the row's required values, maps it, counts it and hands it to emit. where names
-// the cell of a field for messages, or the row for a negative field.
-func (rd *reader) finish(where func(f field) string) error {
+// the row for messages, and the column of a field (as readerr.Column does) when f is not negative.
+func (rd *reader) finish(where func(f field) (row, column string)) error {
 	r := &rd.rec
+	missing := func(f field, want string) error {
+		row, column := where(f)
+		return cellError(row, column, "", want, nil)
+	}
 	switch {
 	case r.str[fLineItemType] == "":
-		return cellError(where(fLineItemType), fieldNames[fLineItemType], "", "a line item type (Usage, Tax, …)", nil)
+		return missing(fLineItemType, "a line item type (Usage, Tax, …)")
 	case r.str[fCurrency] == "":
-		return cellError(where(fCurrency), fieldNames[fCurrency], "", "a currency code (USD, …)", nil)
+		return missing(fCurrency, "a currency code (USD, …)")
 	case r.times[tStart-tBillStart].IsZero():
-		return cellError(where(tStart), fieldNames[tStart], "", wants[kTime], nil)
+		return missing(tStart, wants[kTime])
 	}
+	row, _ := where(-1)
 	r.extra = rd.mc.extra(r.str[fUsageType], r.str[fOperation], r.str[fServiceCode])
 	r.fill(&rd.line)
 	if err := rd.tally.Add(&rd.line, r.nanos(aUnblended), r.str[fLineItemType]); err != nil {
-		return fmt.Errorf("%s: %w", where(-1), err)
+		return fmt.Errorf("%s: %w", row, err)
 	}
 	if err := rd.emit(&rd.line); err != nil {
-		return fmt.Errorf("%s: %w", where(-1), err)
+		return fmt.Errorf("%s: %w", row, err)
 	}
 	return nil
 }

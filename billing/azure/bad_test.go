@@ -64,23 +64,23 @@ func TestReadBadInput(t *testing.T) {
 		want  []string // substrings of the message
 	}{
 		{"bad cost", Options{}, replace(",83.76,CC-4100", ",83.7x6,CC-4100"),
-			[]string{"ea.csv:2:18", "CostInBillingCurrency", `"83.7x6"`, "decimal amount", "export the file again"}},
-		{"empty cost", Options{}, replace(",83.76,CC-4100", ",,CC-4100"), []string{"ea.csv:2:18", "CostInBillingCurrency", `""`}},
-		{"bad date", Options{}, replace(",09/14/2024,", ",09/31/2024,"), []string{"ea.csv:2:8", "Date", `"09/31/2024"`, "MM/DD/YYYY"}},
-		{"day first", Options{}, replace(",09/14/2024,", ",14/09/2024,"), []string{"ea.csv:2:8", `"14/09/2024"`}},
-		{"bad billing period", Options{}, replace(",09/01/2024,09/30/2024,", ",2024-9-1,09/30/2024,"), []string{"ea.csv:2:43", "BillingPeriodStartDate", `"2024-9-1"`}},
-		{"bad quantity", Options{}, replace(",24,3.49,", ",twenty,3.49,"), []string{"ea.csv:2:16", "Quantity", `"twenty"`, "a number"}},
+			[]string{"ea.csv:2: column 18 (CostInBillingCurrency)", "CostInBillingCurrency", `"83.7x6"`, "decimal amount", "export the file again"}},
+		{"empty cost", Options{}, replace(",83.76,CC-4100", ",,CC-4100"), []string{"ea.csv:2: column 18 (CostInBillingCurrency)", "CostInBillingCurrency", `""`}},
+		{"bad date", Options{}, replace(",09/14/2024,", ",09/31/2024,"), []string{"ea.csv:2: column 8 (Date)", "Date", `"09/31/2024"`, "MM/DD/YYYY"}},
+		{"day first", Options{}, replace(",09/14/2024,", ",14/09/2024,"), []string{"ea.csv:2: column 8 (Date)", `"14/09/2024"`}},
+		{"bad billing period", Options{}, replace(",09/01/2024,09/30/2024,", ",2024-9-1,09/30/2024,"), []string{"ea.csv:2: column 43 (BillingPeriodStartDate)", "BillingPeriodStartDate", `"2024-9-1"`}},
+		{"bad quantity", Options{}, replace(",24,3.49,", ",twenty,3.49,"), []string{"ea.csv:2: column 16 (Quantity)", "Quantity", `"twenty"`, "a number"}},
 		{"bad unit price", Options{}, replace(",gpu-a100-01,,,3.49,", ",gpu-a100-01,,,3.4.9,"), []string{"ea.csv:2", "UnitPrice", `"3.4.9"`, "decimal price"}},
-		{"bad tags", Options{}, replace(`"""team"": ""ml-research""`, `"""team"": ml-research`), []string{"ea.csv:2:22", "Tags", "JSON object"}},
-		{"nested tag value", Options{}, replace(`"""team"": ""ml-research""`, `"""team"": {""a"": ""b""}`), []string{"ea.csv:2:22", "Tags"}},
-		{"empty currency", Options{}, replace(",USD,", ",,"), []string{"ea.csv:2:42", "BillingCurrencyCode", "currency code"}},
+		{"bad tags", Options{}, replace(`"""team"": ""ml-research""`, `"""team"": ml-research`), []string{"ea.csv:2: column 22 (Tags)", "Tags", "JSON object"}},
+		{"nested tag value", Options{}, replace(`"""team"": ""ml-research""`, `"""team"": {""a"": ""b""}`), []string{"ea.csv:2: column 22 (Tags)", "Tags"}},
+		{"empty currency", Options{}, replace(",USD,", ",,"), []string{"ea.csv:2: column 42 (BillingCurrencyCode)", "BillingCurrencyCode", "currency code"}},
 		{"missing columns listed together", Options{}, drop("CostInBillingCurrency", "Date", "BillingCurrencyCode"),
 			[]string{"EA cost details file lacks required column(s) CostInBillingCurrency, Date, BillingCurrencyCode;"}},
 		{"not Azure", Options{}, []byte("BilledCost,EffectiveCost\n1,1\n"), []string{"not an Azure cost details file", "BilledCost"}},
 		{"empty file", Options{}, nil, []string{"empty"}},
 		{"short row", Options{}, []byte(header + "\na,b,c\n"), []string{"ea.csv:2", "3 fields", "57"}},
 		{"unterminated quote", Options{}, []byte(header + "\n" + row[:300] + `,"abc` + "\n"), []string{"closing quote"}},
-		{"text after a quoted field", Options{}, []byte(header + "\n\"a\"b," + row + "\n"), []string{"line 2, column 1", "quoted field followed by more text"}},
+		{"text after a quoted field", Options{}, []byte(header + "\n\"a\"b," + row + "\n"), []string{"ea.csv:2: column 1 (InvoiceSectionName)", "quoted field followed by more text"}},
 		{"truncated gzip", Options{}, truncated, []string{"truncated"}},
 		{"damaged gzip header", Options{}, []byte{0x1f, 0x8b, 0, 0}, []string{"gzip"}},
 	}
@@ -125,8 +125,8 @@ func TestReadStopsAtFirstBadValue(t *testing.T) {
 	plain := string(mustRead(t, "testdata/ea_actual.csv"))
 	bad := strings.Replace(plain, ",1250.00,-1250.00,", ",1250.00,-12S0.00,", 1) // line 16
 	lines, st, err := readBytes(Options{}, []byte(bad), "ea.csv")
-	if err == nil || !strings.Contains(err.Error(), "ea.csv:16:18") {
-		t.Fatalf("Read error = %v, want one at ea.csv:16:18", err)
+	if err == nil || !strings.Contains(err.Error(), "ea.csv:16: column 18 (CostInBillingCurrency)") {
+		t.Fatalf("Read error = %v, want one at ea.csv:16 column 18", err)
 	}
 	if len(lines) != 14 || st.Rows != 14 {
 		t.Errorf("Read emitted %d lines (Stats.Rows %d) before the bad one, want 14", len(lines), st.Rows)

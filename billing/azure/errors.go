@@ -22,12 +22,12 @@ func notAzure(names []string) error {
 		readerr.Shown(names))
 }
 
-// cellError describes a bad value at a place in a file.
+// cellError describes a bad value at where (file:line) in column, as readerr.Column names it.
 func cellError(where, column, value, want string, cause error) error {
 	if errors.Is(cause, jsontext.ErrSyntax) {
 		cause = nil // the wanted shape says enough
 	}
-	return readerr.Cell(where, "column "+column, value, want, cause, "correct the value or export the file again")
+	return readerr.Cell(where, column, value, want, cause, "correct the value or export the file again")
 }
 
 // what each kind of cell must be, for messages.

@@ -16,6 +16,6 @@ func TestReadLongField(t *testing.T) {
 		in, col := billtest.LongCSVField(t, "testdata/ea_actual.csv", "ResourceId", billtest.LongValue, quoted)
 		var err error
 		alloc := billtest.Allocated(func() { _, err = Read(in, "bomb.csv", discard) })
-		billtest.TooLong(t, err, alloc, "bomb.csv", fmt.Sprintf("line 2, column %d (ResourceId)", col))
+		billtest.TooLong(t, err, alloc, "bomb.csv", fmt.Sprintf("bomb.csv:2: column %d (ResourceId): ", col))
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
 	"github.com/gpucost/gpucost/billing/internal/intern"
+	"github.com/gpucost/gpucost/billing/internal/readerr"
 	"github.com/gpucost/gpucost/billing/internal/totals"
 
 	"github.com/gpucost/gpucost"
@@ -84,13 +85,9 @@ func (rd *reader) setPlan(p *plan, sc *csvscan.Scanner) {
 	}
 }
 
-// where names a cell for messages: file:line:column, or file:line for a negative column.
-func (rd *reader) where(col int) string {
-	if col < 0 {
-		return fmt.Sprintf("%s:%d", rd.name, rd.sc.Line())
-	}
-	return fmt.Sprintf("%s:%d:%d", rd.name, rd.sc.Line(), col+1)
-}
+// where names the current row for messages: file:line. Its columns are named by
+// readerr.Column.
+func (rd *reader) where() string { return fmt.Sprintf("%s:%d", rd.name, rd.sc.Line()) }
 
 // cell returns the cell of f in the current record, unescaped; nil when the file has no column.
 func (rd *reader) cell(f field) []byte {
@@ -105,10 +102,10 @@ func (rd *reader) cell(f field) []byte {
 func (rd *reader) bad(f field, want string, cause error) error {
 	i := rd.plan.index[f]
 	if i < 0 {
-		return cellError(rd.where(-1), requiredName(f, rd.plan.schema), "", want, cause)
+		return cellError(rd.where(), readerr.Column(0, requiredName(f, rd.plan.schema)), "", want, cause)
 	}
 	b := rd.sc.Field(i)
-	return cellError(rd.where(i), rd.plan.names[i], string(b), want, cause)
+	return cellError(rd.where(), readerr.Column(i+1, rd.plan.names[i]), string(b), want, cause)
 }
 
 // row reads the current record and emits its line.
@@ -153,10 +150,10 @@ func (rd *reader) row(line int) error {
 	}
 	l.Line = line
 	if err := rd.tally.Add(l, a.cost, d.chargeType); err != nil {
-		return fmt.Errorf("%s: %w", rd.where(-1), err)
+		return fmt.Errorf("%s: %w", rd.where(), err)
 	}
 	if err := rd.emit(l); err != nil {
-		return fmt.Errorf("%s: %w", rd.where(-1), err)
+		return fmt.Errorf("%s: %w", rd.where(), err)
 	}
 	return nil
 }
@@ -250,7 +247,7 @@ func (rd *reader) product(price field, quantity []byte) (n int64, ok bool, err e
 		}
 	}
 	if n, err = mulNanos(ds[:]...); err != nil {
-		return 0, false, fmt.Errorf("%s: %w", rd.where(-1), err)
+		return 0, false, fmt.Errorf("%s: %w", rd.where(), err)
 	}
 	return n, true, nil
 }
@@ -333,7 +330,7 @@ func (rd *reader) evidence(ds Dataset, line int, why string) {
 
 func (rd *reader) contradiction(what string, ds Dataset) error {
 	return gpucost.Errorf(gpucost.EInvalid, "%s: %s, but the file was read as %s cost; read it as %s cost, or let the rows tell",
-		rd.where(-1), what, rd.opt.Dataset, ds)
+		rd.where(), what, rd.opt.Dataset, ds)
 }
 
 // dimensions returns the row's dimensions, from the cache when its cells were seen before.

@@ -30,11 +30,11 @@ type Sums = totals.Sums
 type emitFunc = func(*gpucost.CostLine) error
 
 // format reads one bill format: from a stream (CSV, gzip CSV, JSON lines) and, where the format
-// has it, from Parquet. keep names the columns outside the format to keep as extras; only FOCUS
-// keeps any.
+// has it, from Parquet. o.Keep names the columns outside the format to keep as extras, and
+// o.Lenient asks for lenient values; only FOCUS does either.
 type format struct {
-	read    func(r io.Reader, name string, keep []string, emit emitFunc) (Stats, error)
-	parquet func(r io.ReaderAt, size int64, name string, keep []string, emit emitFunc) (Stats, error)
+	read    func(r io.Reader, name string, o Options, emit emitFunc) (Stats, error)
+	parquet func(r io.ReaderAt, size int64, name string, o Options, emit emitFunc) (Stats, error)
 	// header reports whether the start of a file (its first 64 KiB, through gzip) or its Parquet
 	// column names are this format's.
 	header func(first []byte, columns []string) bool
@@ -43,12 +43,12 @@ type format struct {
 // formats is the reader registry: every format gpucost imports, by the name --format takes.
 var formats = map[string]format{
 	"focus": {
-		read: func(r io.Reader, name string, keep []string, emit emitFunc) (Stats, error) {
-			st, err := focus.ReadWith(r, name, focus.Options{Extra: keeping(keep)}, emit)
+		read: func(r io.Reader, name string, o Options, emit emitFunc) (Stats, error) {
+			st, err := focus.ReadWith(r, name, focus.Options{Extra: keeping(o.Keep), Lenient: o.Lenient}, emit)
 			return st.Stats, err
 		},
-		parquet: func(r io.ReaderAt, size int64, name string, keep []string, emit emitFunc) (Stats, error) {
-			st, err := focus.ReadParquetWith(r, size, name, focus.Options{Extra: keeping(keep)}, emit)
+		parquet: func(r io.ReaderAt, size int64, name string, o Options, emit emitFunc) (Stats, error) {
+			st, err := focus.ReadParquetWith(r, size, name, focus.Options{Extra: keeping(o.Keep)}, emit)
 			return st.Stats, err
 		},
 		header: func(first []byte, columns []string) bool {
@@ -56,10 +56,10 @@ var formats = map[string]format{
 		},
 	},
 	"aws-cur": {
-		read: func(r io.Reader, name string, _ []string, emit emitFunc) (Stats, error) {
+		read: func(r io.Reader, name string, _ Options, emit emitFunc) (Stats, error) {
 			return awscur.Read(r, name, emit)
 		},
-		parquet: func(r io.ReaderAt, size int64, name string, _ []string, emit emitFunc) (Stats, error) {
+		parquet: func(r io.ReaderAt, size int64, name string, _ Options, emit emitFunc) (Stats, error) {
 			return awscur.ReadParquet(r, size, name, emit)
 		},
 		header: func(first []byte, columns []string) bool {
@@ -68,14 +68,14 @@ var formats = map[string]format{
 		},
 	},
 	"azure": {
-		read: func(r io.Reader, name string, _ []string, emit emitFunc) (Stats, error) {
+		read: func(r io.Reader, name string, _ Options, emit emitFunc) (Stats, error) {
 			st, err := azure.Read(r, name, emit)
 			return st.Stats, err
 		},
 		header: func(first []byte, _ []string) bool { return azure.Detect(first) },
 	},
 	"gcp": {
-		read: func(r io.Reader, name string, _ []string, emit emitFunc) (Stats, error) {
+		read: func(r io.Reader, name string, _ Options, emit emitFunc) (Stats, error) {
 			st, err := gcp.Read(r, name, emit)
 			return st.Stats, err
 		},

@@ -22,6 +22,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing"
+	"github.com/gpucost/gpucost/billing/internal/totals"
 )
 
 // Store is what importing needs of a store: the imports made so far, to skip a file imported
@@ -64,10 +65,18 @@ type Options struct {
 	Replace bool          // replace an earlier import of the same bill (a restated bill)
 	Keep    []string      // FOCUS columns outside the specification to keep and sum by
 
+	// Lenient reads amounts written with a currency symbol and thousands separators and dates
+	// in unambiguous forms other than ISO 8601, which are errors otherwise, and says in
+	// Result.Coerced how many it rewrote (billing/internal/lenient; FOCUS CSV files).
+	Lenient bool
+
 	// Manifests lets a source be an export's manifest, which imports the data files it names
 	// from beside it. Only for files a person named on this machine: never for uploads.
 	Manifests bool
 }
+
+// Coercion counts the values of one kind a lenient import rewrote (Options.Lenient).
+type Coercion = totals.Coercion
 
 // Source is a bill file to import.
 type Source struct {
@@ -89,6 +98,7 @@ type Result struct {
 	Identity string              `json:"identity,omitempty"`
 	Unknown  []string            `json:"unknown_columns,omitempty"`
 	Kept     bool                `json:"unknown_columns_kept,omitempty"` // the Unknown columns were kept as extras
+	Coerced  []Coercion          `json:"coerced,omitempty"`              // what Options.Lenient rewrote
 
 	Skipped  bool                 `json:"-"` // the same file was imported before; nothing changed
 	Stored   gpucost.CostImport   `json:"-"` // the import stored, if one was
@@ -169,7 +179,7 @@ func (im *Importer) importFile(ctx context.Context, src Source, o Options) (Resu
 	}
 	grain := cmp.Or(o.Grain, billing.Day)
 	agg := billing.Aggregator{Grain: grain}
-	st, err := im.read(src, format, o.Keep, &agg)
+	st, err := im.read(src, format, o, &agg)
 	if err != nil {
 		return res, err
 	}
@@ -217,7 +227,7 @@ func (im *Importer) store(ctx context.Context, imp gpucost.CostImport, agg *bill
 func stored(res Result, imp gpucost.CostImport, st Stats, prev []gpucost.CostImport) Result {
 	res.Format, res.Version, res.Rows, res.Lines, res.Totals, res.ImportID =
 		imp.Format, imp.Version, imp.Rows, imp.Lines, imp.Totals, imp.ID
-	res.Unknown = st.Unknown
+	res.Unknown, res.Coerced = st.Unknown, st.Coerced
 	if len(res.Unknown) == 0 && len(st.Kept) > 0 {
 		res.Unknown, res.Kept = st.Kept, true
 	}
@@ -229,7 +239,7 @@ func stored(res Result, imp gpucost.CostImport, st Stats, prev []gpucost.CostImp
 }
 
 // read streams the file through its format's reader into agg, with progress by bytes.
-func (im *Importer) read(src Source, format string, keep []string, agg *billing.Aggregator) (Stats, error) {
+func (im *Importer) read(src Source, format string, o Options, agg *billing.Aggregator) (Stats, error) {
 	rd := formats[format]
 	f, err := os.Open(src.Path)
 	if err != nil {
@@ -253,9 +263,9 @@ func (im *Importer) read(src Source, format string, keep []string, agg *billing.
 		if rd.parquet == nil {
 			return Stats{}, gpucost.Errorf(gpucost.EInvalid, "import %s: %s bills do not come as Parquet; is --format right?", src.Name, format)
 		}
-		return rd.parquet(progressReaderAt{f, bar}, info.Size(), src.Name, keep, emit)
+		return rd.parquet(progressReaderAt{f, bar}, info.Size(), src.Name, o, emit)
 	}
-	return rd.read(io.TeeReader(f, bar), src.Name, keep, emit)
+	return rd.read(io.TeeReader(f, bar), src.Name, o, emit)
 }
 
 // progressReaderAt counts the bytes a Parquet reader reads on a progress report.

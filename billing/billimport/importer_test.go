@@ -148,7 +148,7 @@ func TestImportReconciles(t *testing.T) {
 			t.Fatalf("Import(%s): %v", path, err)
 		}
 		format, _ := Detect(path, path)
-		st, err := formats[format].read(bytes.NewReader(readFile(t, path)), path, nil, func(*gpucost.CostLine) error { return nil })
+		st, err := formats[format].read(bytes.NewReader(readFile(t, path)), path, Options{}, func(*gpucost.CostLine) error { return nil })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -46,6 +46,11 @@ type builder struct {
 	shared extraSets         // what a line carries: one map per distinct set of values
 
 	tally totals.Tally
+
+	lenient bool             // Options.Lenient
+	coerced totals.Coercions // what a lenient read rewrote
+	signs   []signAt         // the currency signs taken off this row's amounts
+	scratch []byte           // a coerced amount's text
 }
 
 func newBuilder(file string, l *layout, format string) *builder {
@@ -121,6 +126,7 @@ func (c *extraSets) of(m map[string]string, names []string) map[string]string {
 func (b *builder) begin(n int) {
 	b.line.Line = n
 	b.set = 0
+	b.signs = b.signs[:0]
 	b.line.Tags = nil
 	if b.line.Extra != nil {
 		clear(b.extra)
@@ -234,5 +240,6 @@ func (b *builder) finishLine(l *gpucost.CostLine, set uint64) (missing field, er
 func (b *builder) result() Stats {
 	s := b.stats
 	b.tally.Fill(&s.Stats, false)
+	s.Coerced = b.coerced.List()
 	return s
 }

@@ -6,9 +6,12 @@
 // column a CostLine has a field for is read; columns outside the specification (x_ columns and
 // any other) are kept by name in CostLine.Extra. Amounts are exact: decimals are parsed into
 // nano-units, rounding past the ninth place half to even as gpucost.ParseMoney does, and
-// Stats carries exact totals per currency. A bad value stops the read with an error naming
-// file:line:column (file, row and column for Parquet), the value and what to do, since an
-// import lands whole or not at all.
+// Stats carries exact totals per currency. Nulls are empty values or the word NULL in any case
+// (FOCUS "Null Handling"); a null where every row needs a value is refused. A bad value stops
+// the read with an error naming "file:line: column 7 (BilledCost)" (file, row and column for
+// Parquet), the value and what to do, since an import lands whole or not at all.
+// Options.Lenient reads amounts such as "$10,000.00" and dates such as "2025/10/01" that are
+// errors otherwise, and counts them in Stats.Coerced.
 //
 // Writer writes FOCUS 1.2 CSV or Parquet with chosen extra columns (x_Team, x_Job, …), which
 // the readers take back line for line, with identical totals.

@@ -25,8 +25,9 @@ func sampleHead(t testing.TB, n int) string {
 	return strings.Join(lines[:n+1], "")
 }
 
-// FuzzRead reads arbitrary CSV. It must never panic; when it succeeds, the totals are the sums
-// of the lines emitted, and writing the lines and reading them again gives them back.
+// FuzzRead reads arbitrary CSV, strictly and leniently. It must never panic; when it succeeds,
+// the totals are the sums of the lines emitted, and writing the lines and reading them again
+// gives them back.
 func FuzzRead(f *testing.F) {
 	f.Add([]byte(sampleHead(f, 5)))
 	for _, name := range []string{"testdata/focus_1_1.csv", "testdata/focus_1_2.csv"} {
@@ -39,9 +40,21 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(goodHead + goodRow + row(0, "-1e-3") + row(17, `"{""a"":1,""b"":null}"`)))
 	f.Add([]byte(goodHead + row(6, `"multi
 line ""quoted"""`) + "\r\n" + row(8, "2024-09-01 00:00:00.5-07:00")))
+	f.Add([]byte(goodHead + row(0, `"$10,000.00"`) + row(8, "2024/09/01") + row(3, "Sun, 01 Sep 2024 00:00:00 GMT") + row(10, "null")))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		var lenientLines []gpucost.CostLine
+		st, err := ReadWith(bytes.NewReader(data), "fuzz.csv", Options{Lenient: true}, func(l *gpucost.CostLine) error {
+			lenientLines = append(lenientLines, Clone(l))
+			return nil
+		})
+		if err != nil && gpucost.ErrorCode(err) != gpucost.EInvalid {
+			t.Fatalf("ReadWith(lenient) error %v has code %s, want %s", err, gpucost.ErrorCode(err), gpucost.EInvalid)
+		}
+		if err == nil {
+			checkSums(t, lenientLines, st)
+		}
 		var lines []gpucost.CostLine
-		st, err := Read(bytes.NewReader(data), "fuzz.csv", func(l *gpucost.CostLine) error {
+		st, err = Read(bytes.NewReader(data), "fuzz.csv", func(l *gpucost.CostLine) error {
 			lines = append(lines, Clone(l))
 			return nil
 		})

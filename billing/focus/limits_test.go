@@ -38,7 +38,7 @@ func TestReadLongField(t *testing.T) {
 			}
 			var err error
 			alloc := billtest.Allocated(func() { _, err = Read(in, "bomb.csv", discard) })
-			billtest.TooLong(t, err, alloc, "bomb.csv", fmt.Sprintf("line 2, column %d (ResourceId)", col))
+			billtest.TooLong(t, err, alloc, "bomb.csv", fmt.Sprintf("bomb.csv:2: column %d (ResourceId): ", col))
 		})
 	}
 }
@@ -48,7 +48,7 @@ func TestReadLongLine(t *testing.T) {
 	b, _, _ := strings.Cut(sampleHeader(t), "\n")
 	in := io.MultiReader(strings.NewReader(b+",x_Big\n"), &billtest.Repeat{B: ',', N: 2 * limits.MaxLine})
 	_, err := Read(in, "wide.csv", discard)
-	billtest.Invalid(t, err, "wide.csv", "line 2", "1 MiB", "export it again")
+	billtest.Invalid(t, err, "wide.csv:2: column 1048577: ", "1 MiB", "export it again")
 }
 
 func sampleHeader(t *testing.T) string {

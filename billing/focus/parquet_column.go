@@ -254,7 +254,7 @@ func (c *cursor) str(k int) string {
 }
 
 // dictStrings returns every entry of the page's dictionary as text, converted once per
-// dictionary. NULL text becomes the empty string, which the readers take as null.
+// dictionary. NULL text (in any case) becomes the empty string, which the readers take as null.
 func (c *cursor) dictStrings() []string {
 	if c.strGen == c.Gen && c.dictStr != nil {
 		return c.dictStr
@@ -262,7 +262,7 @@ func (c *cursor) dictStrings() []string {
 	c.dictStr, c.strGen = make([]string, c.ChunkDict.Len()), c.Gen
 	for k := range c.dictStr {
 		s := c.strAt(k)
-		if c.conv == cBytes && s == "NULL" {
+		if c.conv == cBytes && isNullText(s) {
 			s = ""
 		}
 		c.dictStr[k] = s

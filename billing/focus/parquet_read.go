@@ -13,6 +13,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/internal/limits"
 	"github.com/gpucost/gpucost/billing/internal/pqcheck"
+	"github.com/gpucost/gpucost/billing/internal/readerr"
 )
 
 // ReadParquet reads a FOCUS 1.0, 1.1 or 1.2 Parquet file of the given size from r, as Read
@@ -158,7 +159,7 @@ func (b *builder) readRowGroup(rg parquet.RowGroup, cols []*pqColumn, row *int, 
 				return err
 			}
 			if missing != 0 {
-				return gpucost.Errorf(gpucost.EInvalid, "%s: row %d: column %s is null; FOCUS requires it in every row, so export the file again",
+				return gpucost.Errorf(gpucost.EInvalid, "%s: row %d: %s is null; FOCUS requires it in every row, so export the file again",
 					b.file, *row, columnOf(cols, missing))
 			}
 			if err := emit(l); err != nil {
@@ -177,20 +178,21 @@ func (b *builder) pqError(row int, c *pqColumn, err error) error {
 	}
 	var bad *badValue
 	if errors.As(err, &bad) {
-		return gpucost.Errorf(gpucost.EInvalid, "%s: row %d: column %s: %s is not %s; fix the value and export the file again",
-			b.file, row, c.name, bad.value, hint(c.kind))
+		return gpucost.Errorf(gpucost.EInvalid, "%s: row %d: %s: %s is not %s; fix the value and export the file again",
+			b.file, row, readerr.Column(c.index+1, c.name), bad.value, hint(c.kind))
 	}
-	return gpucost.Errorf(gpucost.EInvalid, "%s: row %d: column %s: %w; the file is truncated or corrupt, export it again",
-		b.file, row, c.name, err)
+	return gpucost.Errorf(gpucost.EInvalid, "%s: row %d: %s: %w; the file is truncated or corrupt, export it again",
+		b.file, row, readerr.Column(c.index+1, c.name), err)
 }
 
+// columnOf names the column of field f for messages, as readerr.Column does.
 func columnOf(cols []*pqColumn, f field) string {
 	for _, c := range cols {
 		if c.field == f {
-			return c.name
+			return readerr.Column(c.index+1, c.name)
 		}
 	}
-	return "?"
+	return "column ?"
 }
 
 // badValue is a value that is not what its column holds.
@@ -285,7 +287,7 @@ func (c *pqColumn) fillStrings(bt *batch, i0, n int) {
 			continue
 		}
 		s := v.strAt(j)
-		if text && (s == "" || s == "NULL") {
+		if text && isNullText(s) {
 			*p = ""
 			continue
 		}
@@ -327,7 +329,7 @@ func (c *pqColumn) fillExtra(b *builder, bt *batch, i0, n int) {
 		if !ok {
 			continue
 		}
-		if s := v.str(j); s != "" && !(text && s == "NULL") {
+		if s := v.str(j); s != "" && !(text && isNullText(s)) {
 			bt.addExtra(i, name, s)
 		}
 	}

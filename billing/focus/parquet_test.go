@@ -286,12 +286,13 @@ func TestParquetBadInput(t *testing.T) {
 		data []byte
 		want string
 	}{
-		"missing columns": {writeParquet(t, []missing{{}}), "lacks FOCUS mandatory columns BillingAccountId, BillingCurrency"},
-		"nested group":    {writeParquet(t, []nested{{}}), "column ServiceName: a nested group"},
-		"bad value":       {writeParquet(t, []textRow{goodText("1"), goodText("1"), goodText("n/a")}), `test.parquet: row 3: column BilledCost: "n/a" is not a decimal number`},
-		"bad date":        {writeParquet(t, []textRow{func() textRow { r := goodText("1"); r.ChargePeriodEnd = "soon"; return r }()}), `row 1: column ChargePeriodEnd: "soon" is not an ISO 8601`},
-		"null cost":       {writeParquet(t, []textRow{goodText("NULL")}), `row 1: column BilledCost is null; FOCUS requires it in every row`},
-		"not parquet":     {[]byte("PAR1 but nothing else"), "is not a readable Parquet file"},
+		"missing columns":    {writeParquet(t, []missing{{}}), "lacks FOCUS mandatory columns BillingAccountId, BillingCurrency"},
+		"nested group":       {writeParquet(t, []nested{{}}), "column ServiceName: a nested group"},
+		"bad value":          {writeParquet(t, []textRow{goodText("1"), goodText("1"), goodText("n/a")}), `test.parquet: row 3: column 1 (BilledCost): "n/a" is not a decimal number`},
+		"bad date":           {writeParquet(t, []textRow{func() textRow { r := goodText("1"); r.ChargePeriodEnd = "soon"; return r }()}), `row 1: column 8 (ChargePeriodEnd): "soon" is not an ISO 8601`},
+		"null cost":          {writeParquet(t, []textRow{goodText("NULL")}), `row 1: column 1 (BilledCost) is null; FOCUS requires it in every row`},
+		"null in lower case": {writeParquet(t, []textRow{goodText("null")}), `row 1: column 1 (BilledCost) is null; FOCUS requires it in every row`},
+		"not parquet":        {[]byte("PAR1 but nothing else"), "is not a readable Parquet file"},
 	} {
 		_, err := ReadParquet(bytes.NewReader(tc.data), int64(len(tc.data)), "test.parquet", func(*gpucost.CostLine) error { return nil })
 		if err == nil || !strings.Contains(err.Error(), tc.want) || gpucost.ErrorCode(err) != gpucost.EInvalid {

@@ -15,20 +15,21 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
 	"github.com/gpucost/gpucost/billing/internal/limits"
+	"github.com/gpucost/gpucost/billing/internal/readerr"
 )
 
 // Read reads a FOCUS 1.0, 1.1 or 1.2 CSV file from r, gzip-compressed or not (told by its first
 // bytes), and calls emit with each row as a CostLine, in file order. name names r in errors.
 //
 // The header maps columns by name, in any order; a byte order mark is ignored. Columns outside
-// the specification are kept by name in CostLine.Extra. Empty values and the word NULL are null.
+// the specification are kept by name in CostLine.Extra. Empty values and the word NULL, in any case (null, Null), are null.
 //
 // The emitted line and its Extra map are reused from one call to the next, so reading allocates
 // almost nothing per row: use Clone to keep a line. Tags maps are shared by lines with identical
 // tags and never change; do not modify them.
 //
 // An import lands whole or not at all, so Read stops at the first bad value with an error naming
-// file:line:column, the value and what to do; a truncated gzip stream is an error too. Lines
+// file:line: column N (name), the value and what to do; a truncated gzip stream is an error too. Lines
 // emitted before an error must be discarded by the caller. An error from emit stops the read and
 // is returned wrapped with the file and line.
 func Read(r io.Reader, name string, emit func(*gpucost.CostLine) error) (Stats, error) {
@@ -43,6 +44,13 @@ type Options struct {
 	// those asked for: a column unique per row (the Id of FOCUS exports) would stop lines
 	// merging.
 	Extra func(column string) bool
+
+	// Lenient reads amounts written with a currency symbol and thousands separators
+	// ("$10,000.00") and dates in unambiguous forms other than ISO 8601 ("2025/10/01", RFC 1123),
+	// which a strict read refuses, and counts them in Stats.Coerced (billing/internal/lenient).
+	// An amount whose symbol is not the row's BillingCurrency, and a date such as 01/02/2025,
+	// stay errors. CSV only: Parquet stores amounts and times typed.
+	Lenient bool
 }
 
 // ReadWith is Read with options.
@@ -123,6 +131,7 @@ func readCSV(r io.Reader, name, format string, opts Options, emit func(*gpucost.
 	lay.keepExtra(opts.Extra)
 	s.Names = names
 	b := newBuilder(name, lay, format)
+	b.lenient = opts.Lenient
 	plans := b.plan(lay)
 	for s.Next() {
 		if err := b.csvRow(s, lay, plans); err != nil {
@@ -151,7 +160,8 @@ func csvError(name string, err error) error {
 	}
 	var e *csvscan.SyntaxError
 	if errors.As(err, &e) {
-		return gpucost.Errorf(gpucost.EInvalid, "%s:%d:%d: %s; fix the file and import it again", name, e.Line, e.Offset, csvWords[e.Err])
+		return gpucost.Errorf(gpucost.EInvalid, "%s:%d: %s: %s; fix the file and import it again",
+			name, e.Line, readerr.Column(e.Column, e.Name), csvWords[e.Err])
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) {
 		return gpucost.Errorf(gpucost.EInvalid, "%s is truncated or corrupt (%w); copy it again and import it again", name, err)
@@ -225,19 +235,23 @@ func (b *builder) csvRow(s *csvscan.Scanner, lay *layout, plans []colPlan) error
 			ok = b.value(p, v)
 		}
 		if !ok {
-			line, col := s.Where(i)
-			return gpucost.Errorf(gpucost.EInvalid, "%s:%d:%d: %s %s is not %s; fix the value in the file and import it again",
-				b.file, line, col, lay.names[i], describe(s.Field(i)), hint(p.kind))
+			if err := b.coerce(s, lay, p, i); err != nil {
+				return err
+			}
 		}
+	}
+	if err := b.checkSigns(s, lay); err != nil {
+		return err
 	}
 	missing, err := b.finish()
 	if err != nil {
 		return err
 	}
 	if missing != 0 {
-		line, col := s.Where(fieldColumn(lay, missing))
-		return gpucost.Errorf(gpucost.EInvalid, "%s:%d:%d: %s is empty; FOCUS requires it in every row, so fix the file and import it again",
-			b.file, line, col, lay.names[fieldColumn(lay, missing)])
+		i := fieldColumn(lay, missing)
+		line, _ := s.Where(i)
+		return gpucost.Errorf(gpucost.EInvalid, "%s:%d: %s is null (empty or NULL); FOCUS requires it in every row, so fix the file and import it again",
+			b.file, line, readerr.Column(i+1, lay.names[i]))
 	}
 	return nil
 }

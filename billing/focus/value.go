@@ -13,11 +13,16 @@ import (
 // used for parsing and map look-ups and never kept.
 func transient(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// isNull reports whether a text value is null: empty, or the word NULL that exports from SQL
-// databases write (the FOCUS sample data does, unquoted).
+// isNull reports whether a text value is null: empty, or the word NULL in any case. FOCUS's
+// NullHandling attribute has nullable columns "use NULL for absent values"; CSV has no null of its
+// own, so exports write an empty field or the literal (the FOCUS sample data writes NULL
+// unquoted, SQL clients and notebooks null or Null).
 func isNull(b []byte) bool {
-	return len(b) == 0 || len(b) == 4 && b[0] == 'N' && b[1] == 'U' && b[2] == 'L' && b[3] == 'L'
+	return len(b) == 0 || len(b) == 4 && b[0]|0x20 == 'n' && b[1]|0x20 == 'u' && b[2]|0x20 == 'l' && b[3]|0x20 == 'l'
 }
+
+// isNullText is isNull for a string.
+func isNullText(s string) bool { return isNull(unsafe.Slice(unsafe.StringData(s), len(s))) }
 
 func trimSpace(b []byte) []byte {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {

@@ -56,7 +56,9 @@ func TestReadBadInput(t *testing.T) {
 	zw.Write([]byte(fixture(t, "detailed_export.jsonl")))
 	zw.Close()
 	truncated := gz.Bytes()[:gz.Len()/2]
-	at := func(line int, column string) string { return fmt.Sprintf("x:%d:%d", line, col(column)) }
+	at := func(line int, column string) string {
+		return fmt.Sprintf("x:%d: column %d (%s)", line, col(column), column)
+	}
 	tests := []struct {
 		name  string
 		input []byte
@@ -69,8 +71,8 @@ func TestReadBadInput(t *testing.T) {
 		{"csv bad labels JSON", csvRow(`""value"":""vision-eu""}]`, `""value"":""vision-eu""]`), []string{at(2, "project.labels"), "JSON array"}},
 		{"csv bad credits JSON", csvRow(",[],202506,", ",[{],202506,"), []string{at(2, "credits"), "credits"}},
 		{"csv credit amount not a number", csvRow(",[],202506,", `,"[{""amount"":""lots""}]",202506,`), []string{at(2, "credits"), "lots"}},
-		{"csv empty currency", csvRow(",EUR,", ",,"), []string{"x:2", "currency is empty"}},
-		{"csv empty cost", csvRow(",2.699197,EUR,", ",,EUR,"), []string{"x:2", "cost is empty"}},
+		{"csv empty currency", csvRow(",EUR,", ",,"), []string{at(2, "currency") + " is empty"}},
+		{"csv empty cost", csvRow(",2.699197,EUR,", ",,EUR,"), []string{at(2, "cost") + " is empty"}},
 		{"missing columns listed together", dropColumns("cost", "currency", "usage_end_time"),
 			[]string{"standard usage cost export", "usage_end_time", "cost", "currency", "SELECT *"}},
 		{"not an export", []byte("BilledCost,EffectiveCost\n1,1\n"), []string{"not a Cloud Billing export", "BilledCost"}},
@@ -78,7 +80,7 @@ func TestReadBadInput(t *testing.T) {
 		{"short row", []byte(header + "\na,b,c\n"), []string{"x:2", "3 fields", "41"}},
 		{"unterminated quote", []byte(header + "\n" + row[:100] + `,"abc` + "\n"), []string{"closing quote"}},
 		{"text after a closing quote", []byte(header + "\n" + strings.Replace(row, ",Compute Engine,", `,"Compute"Engine,`, 1) + "\n"),
-			[]string{"line 2, column 3", "quoted field followed by more text"}},
+			[]string{"x:2: column 3 (service.description)", "quoted field followed by more text"}},
 		{"json bad decimal", jsonRow(`"cost":0.379332`, `"cost":"0.3x"`), []string{"x:2:", "cost", `"0.3x"`, "decimal amount"}},
 		{"json bad date", jsonRow(`"usage_start_time":"2025-06-03 14:00:00 UTC"`, `"usage_start_time":"03/06/2025"`), []string{"x:2:", "usage_start_time", `"03/06/2025"`}},
 		{"json syntax", jsonRow(`"cost":0.379332,`, `"cost":0.379332,,`), []string{"x:2:", "JSON object key", "not valid JSON"}},
@@ -102,12 +104,12 @@ func TestReadBadInput(t *testing.T) {
 	}
 }
 
-// TestJSONErrorColumn checks that a bad JSON value is located by line and column.
+// TestJSONErrorColumn checks that a bad JSON value is located by line, field and byte of the line.
 func TestJSONErrorColumn(t *testing.T) {
 	rows := strings.SplitAfter(fixture(t, "detailed_export.jsonl"), "\n")
 	bad := strings.Replace(rows[2], `"cost":0.360145`, `"cost":"0.3x"`, 1)
 	_, _, err := readBytes([]byte(rows[0]+rows[1]+bad), "x.jsonl")
-	want := fmt.Sprintf("x.jsonl:3:%d:", strings.Index(bad, `"0.3x"`)+1)
+	want := fmt.Sprintf("x.jsonl:3: column cost at byte %d:", strings.Index(bad, `"0.3x"`)+1)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Read error = %v, want it at %s", err, want)
 	}
@@ -117,7 +119,7 @@ func TestJSONErrorColumn(t *testing.T) {
 	line := strings.Count(pretty[:i], "\n") + 1
 	col := i - strings.LastIndex(pretty[:i], "\n") + len(`"cost": `)
 	_, _, err = readBytes([]byte(pretty), "q.json")
-	if want := fmt.Sprintf("q.json:%d:%d:", line, col); err == nil || !strings.Contains(err.Error(), want) {
+	if want := fmt.Sprintf("q.json:%d: column cost at byte %d:", line, col); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Read(pretty JSON) error = %v, want it at %s", err, want)
 	}
 }

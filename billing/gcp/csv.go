@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
+	"github.com/gpucost/gpucost/billing/internal/readerr"
 
 	"github.com/gpucost/gpucost"
 )
@@ -195,7 +196,7 @@ func (rd *reader) recordCell(c colPlan, b []byte, e esc) error {
 		_, err = rd.fields(c.rec, v.raw, 0, 1, c.col)
 	}
 	if err != nil {
-		return cellError(fmt.Sprintf("%s:%d:%d", rd.name, rd.line, c.col+1), rd.src.(*csvSource).plan.names[c.col],
+		return cellError(fmt.Sprintf("%s:%d", rd.name, rd.line), readerr.Column(c.col+1, rd.src.(*csvSource).plan.names[c.col]),
 			string(b), "a JSON object of the record's fields", err)
 	}
 	return nil
@@ -217,17 +218,15 @@ func (s *csvSource) putDims() {
 	}
 }
 
-func (s *csvSource) where(c *cell) string {
-	return fmt.Sprintf("%s:%d:%d", s.rd.name, s.rd.line, c.pos+1)
-}
+func (s *csvSource) where(_ *cell, f field) (string, string) { return s.whereRow(), s.column(f) }
 
 func (s *csvSource) whereRow() string { return fmt.Sprintf("%s:%d", s.rd.name, s.rd.line) }
 
 func (s *csvSource) column(f field) string {
 	if i := s.plan.index[f]; i >= 0 {
-		return s.plan.names[i]
+		return readerr.Column(i+1, s.plan.names[i])
 	}
-	return fieldNames[f]
+	return readerr.Column(0, fieldNames[f])
 }
 
 // csvField returns field i of the current record as written and how it is escaped: escCSV when

@@ -73,7 +73,7 @@ func (s *jsonScanner) tooLong(off int, name string, limit int, record bool) *lim
 	if k := bytes.LastIndexByte(b, '\n'); k >= 0 {
 		col = off - k
 	}
-	return &limits.TooLong{Line: s.line + bytes.Count(b, []byte{'\n'}), Column: col, Name: name, Limit: limit, Record: record}
+	return &limits.TooLong{Line: s.line + bytes.Count(b, []byte{'\n'}), Column: col, Name: name, Byte: true, Limit: limit, Record: record}
 }
 
 // checkValues refuses the current row if one of its strings is longer than limits.MaxField.

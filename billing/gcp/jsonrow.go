@@ -11,6 +11,7 @@ import (
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
 	"github.com/gpucost/gpucost/billing/internal/intern"
 	"github.com/gpucost/gpucost/billing/internal/limits"
+	"github.com/gpucost/gpucost/billing/internal/readerr"
 )
 
 // jsonScanner splits JSON input into rows: newline-delimited JSON, one object per line as
@@ -362,25 +363,28 @@ type jsonSource struct {
 	sc *jsonScanner
 }
 
-func (s *jsonSource) where(c *cell) string {
-	return s.at(c.pos)
+// where names a JSON value's line and field; the byte of the line it starts at follows the
+// field, since JSON rows are long lines.
+func (s *jsonSource) where(c *cell, f field) (string, string) {
+	line, col := s.at(c.pos)
+	return fmt.Sprintf("%s:%d", s.rd.name, line), fmt.Sprintf("%s at byte %d", s.column(f), col)
 }
 
-// at names the line and column of an offset in the row.
-func (s *jsonSource) at(off int) string {
+// at returns the line of an offset in the row and the byte of that line it is, from 1.
+func (s *jsonSource) at(off int) (line, col int) {
 	rec := s.sc.rec
 	off = max(0, min(off, len(rec)))
-	line := s.sc.recLine + bytes.Count(rec[:off], []byte{'\n'})
-	col := s.sc.recCol + off + 1
+	line = s.sc.recLine + bytes.Count(rec[:off], []byte{'\n'})
+	col = s.sc.recCol + off + 1
 	if k := bytes.LastIndexByte(rec[:off], '\n'); k >= 0 {
 		col = off - k
 	}
-	return fmt.Sprintf("%s:%d:%d", s.rd.name, line, col)
+	return line, col
 }
 
 func (s *jsonSource) whereRow() string { return fmt.Sprintf("%s:%d", s.rd.name, s.rd.line) }
 
-func (s *jsonSource) column(f field) string { return fieldNames[f] }
+func (s *jsonSource) column(f field) string { return readerr.Column(0, fieldNames[f]) }
 
 func (s *jsonSource) putDims() {} // JSON rows put every cell
 
@@ -395,6 +399,7 @@ func (s *jsonSource) syntax(err error) error {
 	if errors.Is(err, errJSONEnd) {
 		msg = "the row ends before its JSON object does"
 	}
-	return gpucost.Errorf(gpucost.EInvalid, "read GCP billing export %s: %s; the file is not valid JSON, export it again",
-		s.at(off), strings.TrimSpace(msg))
+	line, col := s.at(off)
+	return gpucost.Errorf(gpucost.EInvalid, "read GCP billing export %s:%d: byte %d: %s; the file is not valid JSON, export it again",
+		s.rd.name, line, col, strings.TrimSpace(msg))
 }

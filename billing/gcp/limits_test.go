@@ -20,12 +20,12 @@ func TestReadLongValue(t *testing.T) {
 		in, col := billtest.LongCSVField(t, "testdata/detailed_export_underscore.csv", "resource_name", billtest.LongValue, quoted)
 		var err error
 		alloc := billtest.Allocated(func() { _, err = Read(in, "bomb.csv", discard) })
-		billtest.TooLong(t, err, alloc, "bomb.csv", fmt.Sprintf("line 2, column %d (resource_name)", col))
+		billtest.TooLong(t, err, alloc, "bomb.csv", fmt.Sprintf("bomb.csv:2: column %d (resource_name): ", col))
 	}
 	in, col := billtest.LongJSONValue(t, "testdata/detailed_export.jsonl", "global_name", billtest.LongValue)
 	var err error
 	alloc := billtest.Allocated(func() { _, err = Read(in, "bomb.jsonl", discard) })
-	billtest.TooLong(t, err, alloc, "bomb.jsonl", fmt.Sprintf("line 1, column %d (resource.global_name)", col))
+	billtest.TooLong(t, err, alloc, "bomb.jsonl", fmt.Sprintf("bomb.jsonl:1: column resource.global_name at byte %d: ", col))
 }
 
 // A JSON row over the line limit is refused, naming the member it had reached; one whose long
@@ -34,8 +34,8 @@ func TestReadLongJSON(t *testing.T) {
 	for _, tc := range []struct {
 		name, row, where string
 	}{
-		{"many labels", `{"labels":[` + strings.Repeat(`{"key":"k","value":"v"},`, limits.MaxLine/20) + "{}]}\n", "(labels): the row passes 1 MiB here"},
-		{"long string", `{"cost":1,"service":{"description":"` + strings.Repeat("x", limits.MaxField+1) + `"}}` + "\n", "line 1, column 36 (service.description)"},
+		{"many labels", `{"labels":[` + strings.Repeat(`{"key":"k","value":"v"},`, limits.MaxLine/20) + "{}]}\n", "column labels at byte"},
+		{"long string", `{"cost":1,"service":{"description":"` + strings.Repeat("x", limits.MaxField+1) + `"}}` + "\n", "big.jsonl:1: column service.description at byte 36: "},
 	} {
 		_, err := Read(io.MultiReader(strings.NewReader(tc.row)), "big.jsonl", discard)
 		billtest.Invalid(t, err, "big.jsonl", tc.where, "export it again")

@@ -35,9 +35,9 @@ type cell struct {
 // also puts the dimension cells of a row whose dimensions were not cached, for a source that
 // keys them without putting them.
 type source interface {
-	where(c *cell) string // file:line:column of a cell
-	whereRow() string     // file:line of the row
-	column(f field) string
+	where(c *cell, f field) (at, column string) // file:line of cell c of field f, and its column
+	whereRow() string                           // file:line of the row
+	column(f field) string                      // a field's column as readerr.Column names it
 	putDims()
 }
 
@@ -369,5 +369,6 @@ func (rd *reader) missing(f field) error {
 
 // bad reports a value that is not of its field's kind.
 func (rd *reader) bad(f field, v string, cause error) error {
-	return cellError(rd.src.where(&rd.cells[f]), rd.src.column(f), v, wantOf(f), cause)
+	at, column := rd.src.where(&rd.cells[f], f)
+	return cellError(at, column, v, wantOf(f), cause)
 }

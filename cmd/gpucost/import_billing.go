@@ -20,6 +20,7 @@ func newImportBillingCmd(e *env) *cobra.Command {
 		grain   string
 		replace bool
 		keep    []string
+		lenient bool
 	)
 	cmd := &cobra.Command{
 		Use:   "billing FILE|DIR...",
@@ -43,11 +44,19 @@ gpucost serve (POST /api/v1/bills) computes the same key, and the store refuses 
 import of a key or a checksum even when both run at once. gpucost bills lists the imports and
 removes one. For each file it prints the rows read and the BilledCost and EffectiveCost totals
 per currency, which it checks against the source rows' own sums to the cent before storing
-anything.`,
+anything.
+
+A FOCUS file's nulls are empty fields or the word NULL in any case (null, Null). A value that
+is not of its column's kind stops the import with file:line: column N (name). Amounts written
+with a currency symbol and thousands separators ($10,000.00) and dates in a form other than ISO
+8601 (2025/10/01, RFC 1123) are such errors; --lenient reads them (FOCUS CSV files) and says
+how many it coerced, per kind and column. An amount whose symbol is not the row's billing
+currency, and a date such as 01/02/2025 (day/month or month/day), stay errors.`,
 		Example: `  gpucost import billing focus-2026-10.csv
   gpucost import billing --format aws-cur exports/cur2/data/BILLING_PERIOD=2026-10/
   gpucost import billing exports/cur2/metadata/BILLING_PERIOD=2026-10/cur2-Manifest.json
-  gpucost import billing --replace --grain hour gcp_billing_export.jsonl`,
+  gpucost import billing --replace --grain hour gcp_billing_export.jsonl
+  gpucost import billing --lenient focus-from-a-spreadsheet.csv`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := e.validOutput(); err != nil {
@@ -73,7 +82,7 @@ anything.`,
 				return err
 			}
 			defer db.Close()
-			all, err := e.importBills(ctx, db, sources, billimport.Options{Format: format, Grain: g, Replace: replace, Keep: keep, Manifests: true})
+			all, err := e.importBills(ctx, db, sources, billimport.Options{Format: format, Grain: g, Replace: replace, Keep: keep, Lenient: lenient, Manifests: true})
 			if err != nil {
 				return err
 			}
@@ -83,6 +92,7 @@ anything.`,
 	cmd.Flags().StringVar(&format, "format", "auto", "bill format: auto, "+strings.Join(billimport.Formats(), ", "))
 	cmd.Flags().StringVar(&grain, "grain", "day", "aggregation grain: day or hour")
 	cmd.Flags().BoolVar(&replace, "replace", false, "replace an earlier import of the same bill (same content or same identity key); recorded in the audit log")
+	cmd.Flags().BoolVar(&lenient, "lenient", false, "read amounts with a currency symbol and thousands separators ($10,000.00) and unambiguous non-ISO dates (2025/10/01, RFC 1123), and say how many were coerced")
 	cmd.Flags().StringSliceVar(&keep, "keep-columns", nil, "FOCUS columns outside the specification (x_Team, …) to keep and sum by; the others are not read, so a column unique per row (Id) does not stop rows summing")
 	return cmd
 }
@@ -151,6 +161,9 @@ func billImportResult(all []billimport.Result) result {
 				what = "kept as extras"
 			}
 			r.Notes = append(r.Notes, fmt.Sprintf("  %s: columns outside the format, %s: %s", st.File, what, strings.Join(st.Unknown, ", ")))
+		}
+		for _, c := range st.Coerced {
+			r.Notes = append(r.Notes, fmt.Sprintf("  %s: %s", st.File, c))
 		}
 	}
 	if len(all) > 0 {

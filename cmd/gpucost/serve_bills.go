@@ -41,7 +41,7 @@ func (b *serverBills) ImportBill(ctx context.Context, path string, o httpapi.Bil
 	defer b.mu.Unlock()
 	im := b.e.billImporter(b.store)
 	im.Progress = nil
-	all, err := im.Import(ctx, []billimport.Source{{Path: path, Name: o.Name}}, billimport.Options{Format: o.Format, Replace: o.Replace})
+	all, err := im.Import(ctx, []billimport.Source{{Path: path, Name: o.Name}}, billimport.Options{Format: o.Format, Replace: o.Replace, Lenient: o.Lenient})
 	if err != nil {
 		return httpapi.BillImport{}, err
 	}
@@ -51,7 +51,16 @@ func (b *serverBills) ImportBill(ctx context.Context, path string, o httpapi.Bil
 	}
 	return httpapi.BillImport{Name: o.Name, Format: r.Format, Version: r.Version, Rows: r.Rows, Lines: r.Lines,
 		Totals: r.Totals, Status: r.Status, Unchanged: r.Skipped, ImportID: r.ImportID, Unknown: r.Unknown,
-		Replaced: r.Replaced}, nil
+		Coerced: billCoercions(r.Coerced), Replaced: r.Replaced}, nil
+}
+
+// billCoercions is what a lenient import rewrote, as the upload's answer says it.
+func billCoercions(cs []billimport.Coercion) []httpapi.BillCoercion {
+	var out []httpapi.BillCoercion
+	for _, c := range cs {
+		out = append(out, httpapi.BillCoercion{Kind: c.Kind, How: c.How, Columns: c.Columns, Count: c.Count, Summary: c.String()})
+	}
+	return out
 }
 
 // RemoveBill removes the import id and its lines.

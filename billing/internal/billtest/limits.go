@@ -119,7 +119,7 @@ func Allocated(f func()) uint64 {
 }
 
 // TooLong checks that a reader refused a LongValue field in time: err is EInvalid and names the
-// file, the place (what, such as "line 2, column 21 (ResourceId)"), the limit and what to do,
+// file, the place (where, such as "bill.csv:2: column 21 (ResourceId): "), the limit and what to do,
 // and the read allocated less than LongAlloc.
 func TooLong(t testing.TB, err error, alloc uint64, file, where string) {
 	t.Helper()

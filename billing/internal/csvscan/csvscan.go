@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/internal/limits"
+	"github.com/gpucost/gpucost/billing/internal/readerr"
 )
 
 // errNeedMore tells the scanner that a record continues past the data buffered.
@@ -64,17 +65,18 @@ var (
 )
 
 // SyntaxError is a malformed record: where it is, and ErrUnclosedQuote or ErrTextAfterQuote.
-// Readers that name a place by line and byte (FOCUS: file:line:column) use Offset; the others
-// the field number, as Error does.
+// Messages name the line and the field (its number and header name); Offset helps only on very
+// long lines.
 type SyntaxError struct {
-	Line   int // the line of the malformation, from 1
-	Column int // the field it is in, from 1
-	Offset int // the byte of the line it is at, from 1: the field's opening quote, or the text after its closing one
+	Line   int    // the line of the malformation, from 1
+	Column int    // the field it is in, from 1
+	Name   string // the field's header name, where Scanner.Names has it
+	Offset int    // the byte of the line it is at, from 1: the field's opening quote, or the text after its closing one
 	Err    error
 }
 
 func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("line %d, column %d: %v", e.Line, e.Column, e.Err)
+	return fmt.Sprintf("line %d, %s: %v", e.Line, readerr.Column(e.Column, e.Name), e.Err)
 }
 
 func (e *SyntaxError) Unwrap() error { return e.Err }
@@ -180,11 +182,16 @@ func (s *Scanner) Next() bool {
 
 // Invalid is the gpucost.EInvalid error of a read, called what in the message ("read AWS CUR
 // bill.csv"), that the scanner's Err stopped: a *limits.TooLong says the limit passed, a
-// malformed record where it is and what to do.
+// malformed record where it is (what:line: column n (name):) and what to do.
 func (s *Scanner) Invalid(what string) error {
 	var tl *limits.TooLong
 	if errors.As(s.err, &tl) {
 		return limits.Invalid(what, tl)
+	}
+	var se *SyntaxError
+	if errors.As(s.err, &se) {
+		return gpucost.Errorf(gpucost.EInvalid, "%s:%d: %s: %v; the file is truncated or not valid CSV, download or export it again",
+			what, se.Line, readerr.Column(se.Column, se.Name), se.Err)
 	}
 	return gpucost.Errorf(gpucost.EInvalid, "%s: %v; the file is truncated or not valid CSV, download or export it again", what, s.err)
 }
@@ -192,8 +199,12 @@ func (s *Scanner) Invalid(what string) error {
 // syntaxError is the error for the malformation err that parse found at s.badOff in s.rec.
 func (s *Scanner) syntaxError(err error) error {
 	before := s.rec[:min(s.badOff, len(s.rec))]
-	return &SyntaxError{Line: s.line + s.badLines, Column: s.badCol, Err: err,
+	e := &SyntaxError{Line: s.line + s.badLines, Column: s.badCol, Err: err,
 		Offset: len(before) - (bytes.LastIndexByte(before, '\n') + 1) + 1}
+	if s.badCol >= 1 && s.badCol <= len(s.Names) {
+		e.Name = s.Names[s.badCol-1]
+	}
+	return e
 }
 
 // Where returns the line (from 1) and the byte of that line (from 1) at which field i of the

@@ -277,10 +277,11 @@ func TestWhere(t *testing.T) {
 // Invalid is EInvalid, naming the read, the place and the limit or the malformation.
 func TestInvalid(t *testing.T) {
 	s := New(strings.NewReader("a,b\nx,\"q\"r\n"), 0)
+	s.Names = []string{"a", "b"}
 	for s.Next() {
 	}
 	err := s.Invalid("read X bill.csv")
-	if gpucost.ErrorCode(err) != gpucost.EInvalid || !strings.HasPrefix(err.Error(), "read X bill.csv: line 2, column 2: a quoted field followed by more text") {
+	if gpucost.ErrorCode(err) != gpucost.EInvalid || !strings.HasPrefix(err.Error(), "read X bill.csv:2: column 2 (b): a quoted field followed by more text") {
 		t.Errorf("Invalid = %v", err)
 	}
 	s = New(strings.NewReader("a\n"+strings.Repeat("x", limits.MaxField+1)+"\n"), 0)

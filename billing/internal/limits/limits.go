@@ -51,13 +51,18 @@ type TooLong struct {
 	Row    bool   // Line counts rows
 	Column int    // the column of the value, or the one a too long record reached, from 1; 0 if unknown
 	Name   string // the column's name, where known
+	Byte   bool   // Column is the byte of the line (a JSON row, whose fields are named, not numbered)
 	Record bool   // the record as a whole passed Limit (MaxLine), not one value (MaxField)
 	Page   bool   // a Parquet page passed Limit (MaxPage, MaxDictPage) uncompressed
 	Footer bool   // a Parquet footer passed Limit (MaxFooter)
 	Limit  int    // the limit passed, in bytes
 }
 
-func (e *TooLong) Error() string {
+func (e *TooLong) Error() string { return e.message(true) }
+
+// message is Error's text; without the line when line is false, for a message that names it
+// before (file:line:).
+func (e *TooLong) message(line bool) string {
 	where := fmt.Sprintf("line %d", e.Line)
 	switch {
 	case e.Footer:
@@ -69,10 +74,10 @@ func (e *TooLong) Error() string {
 		where = fmt.Sprintf("row %d", e.Line)
 	}
 	if e.Column > 0 {
-		where += fmt.Sprintf(", column %d", e.Column)
-		if e.Name != "" {
-			where += fmt.Sprintf(" (%s)", e.Name)
-		}
+		where += ", " + e.column()
+	}
+	if !line {
+		where = e.column()
 	}
 	what := fmt.Sprintf("a value longer than %s, the most gpucost reads in one field", size(e.Limit))
 	switch {
@@ -85,6 +90,20 @@ func (e *TooLong) Error() string {
 		"export it again, or shorten the value", where, what)
 }
 
+// column names the column of the value: "column 21 (ResourceId)", or for a JSON row "column
+// labels at byte 1048577".
+func (e *TooLong) column() string {
+	switch {
+	case e.Byte && e.Name != "":
+		return fmt.Sprintf("column %s at byte %d", e.Name, e.Column)
+	case e.Byte:
+		return fmt.Sprintf("byte %d", e.Column)
+	case e.Name != "":
+		return fmt.Sprintf("column %d (%s)", e.Column, e.Name)
+	}
+	return fmt.Sprintf("column %d", e.Column)
+}
+
 // size writes n bytes in KiB or MiB.
 func size(n int) string {
 	if n >= 1<<20 && n%(1<<20) == 0 {
@@ -94,7 +113,17 @@ func size(n int) string {
 }
 
 // Invalid returns err, a *TooLong, as a gpucost.EInvalid error after what the reader was doing
-// ("read AWS CUR file.csv").
+// ("read AWS CUR file.csv"). A value or record of a CSV or JSON line is placed as every reader
+// error is, "read AWS CUR file.csv:2: column 21 (ResourceId): …"; a Parquet one by its row.
 func Invalid(doing string, err *TooLong) error {
+	if err.Line > 0 && !err.Row && err.Column > 0 {
+		return gpucost.Errorf(gpucost.EInvalid, "%s:%d: %w", doing, err.Line, placed{err})
+	}
 	return gpucost.Errorf(gpucost.EInvalid, "%s: %w", doing, err)
 }
+
+// placed is a *TooLong whose line its message leaves to the text before it.
+type placed struct{ e *TooLong }
+
+func (p placed) Error() string { return p.e.message(false) }
+func (p placed) Unwrap() error { return p.e }

@@ -38,8 +38,8 @@ func Shown(names []string) []string {
 	return names
 }
 
-// Cell describes a bad value at where (file:line:column, or file: row n) in column (as the
-// reader names it, "column Cost"): value is quoted and clipped to 80 bytes, want says what it
+// Cell describes a bad value at where (file:line, or file: row n) in column (as Column names
+// it, "column 7 (Cost)"): value is quoted and clipped to 80 bytes, want says what it
 // must be, cause (when not nil) adds detail in brackets, and fix says what to do.
 func Cell(where, column, value, want string, cause error, fix string) error {
 	msg := fmt.Sprintf("%s: %s: %q is not %s", where, column, Clip(value), want)
@@ -55,4 +55,18 @@ func Clip(v string) string {
 		return v[:77] + "..."
 	}
 	return v
+}
+
+// Column names column n (from 1) of a file for messages, with its header name: "column 7
+// (BilledCost)". A value without a column number (a JSON field, n 0) is "column BilledCost", one
+// whose header is unknown "column 7". Every reader names a bad value's place as file:line: and
+// this, never a byte offset, so a person finds the column in a spreadsheet.
+func Column(n int, name string) string {
+	switch {
+	case n <= 0:
+		return "column " + name
+	case name == "":
+		return fmt.Sprintf("column %d", n)
+	}
+	return fmt.Sprintf("column %d (%s)", n, name)
 }

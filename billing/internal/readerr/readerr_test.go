@@ -16,12 +16,12 @@ func TestCell(t *testing.T) {
 		cause error
 		want  string
 	}{
-		{"plain", "n/a", nil, `bill.csv:3:7: column Cost: "n/a" is not a decimal amount; fix it`},
-		{"cause", "{", errors.New("ends early"), `bill.csv:3:7: column Cost: "{" is not a decimal amount (ends early); fix it`},
-		{"clipped", long, nil, `bill.csv:3:7: column Cost: "` + long[:77] + `..." is not a decimal amount; fix it`},
+		{"plain", "n/a", nil, `bill.csv:3: column 7 (Cost): "n/a" is not a decimal amount; fix it`},
+		{"cause", "{", errors.New("ends early"), `bill.csv:3: column 7 (Cost): "{" is not a decimal amount (ends early); fix it`},
+		{"clipped", long, nil, `bill.csv:3: column 7 (Cost): "` + long[:77] + `..." is not a decimal amount; fix it`},
 	}
 	for _, tt := range tests {
-		err := Cell("bill.csv:3:7", "column Cost", tt.value, "a decimal amount", tt.cause, "fix it")
+		err := Cell("bill.csv:3", Column(7, "Cost"), tt.value, "a decimal amount", tt.cause, "fix it")
 		if err.Error() != tt.want {
 			t.Errorf("%s: Cell(…) = %q, want %q", tt.name, err, tt.want)
 		}
@@ -53,5 +53,22 @@ func TestShown(t *testing.T) {
 	}
 	if got := Shown([]string{"a"}); len(got) != 1 {
 		t.Errorf("Shown(1 name) = %q, want 1", got)
+	}
+}
+
+func TestColumn(t *testing.T) {
+	tests := []struct {
+		n    int
+		name string
+		want string
+	}{
+		{7, "BilledCost", "column 7 (BilledCost)"},
+		{0, "service.description", "column service.description"},
+		{3, "", "column 3"},
+	}
+	for _, tt := range tests {
+		if got := Column(tt.n, tt.name); got != tt.want {
+			t.Errorf("Column(%d, %q) = %q, want %q", tt.n, tt.name, got, tt.want)
+		}
 	}
 }

@@ -3,6 +3,8 @@ package totals
 import (
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/gpucost/gpucost"
 )
@@ -25,6 +27,66 @@ type Stats struct {
 	// Unknown are the columns outside the format, sorted or in file order as the reader says,
 	// whose values were not read; Kept are those whose values were kept as CostLine.Extra.
 	Unknown, Kept []string
+
+	// Coerced counts the values a lenient read (billing/internal/lenient) rewrote, by kind;
+	// nil when it rewrote none.
+	Coerced []Coercion
+}
+
+// Coercion counts the values of one kind a lenient read rewrote, and says how.
+type Coercion struct {
+	Kind    string   `json:"kind"`    // what the values are: "amounts", "dates"
+	How     string   `json:"how"`     // what was done to them
+	Columns []string `json:"columns"` // the columns they were in, in the order first met
+	Count   int      `json:"count"`
+}
+
+// String says what c did, as an import's summary prints it: "coerced 1,204 amounts in
+// BilledCost, EffectiveCost: currency symbol and thousands separators removed".
+func (c Coercion) String() string {
+	kind := c.Kind
+	if c.Count == 1 {
+		kind = strings.TrimSuffix(kind, "s")
+	}
+	return "coerced " + thousands(c.Count) + " " + kind + " in " + strings.Join(c.Columns, ", ") + ": " + c.How
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// Coercions tallies the values a lenient read rewrote. The zero value is ready to use.
+type Coercions struct{ list []Coercion }
+
+// Add counts one value of kind, rewritten as how says, in column.
+func (t *Coercions) Add(kind, how, column string) {
+	i := slices.IndexFunc(t.list, func(c Coercion) bool { return c.Kind == kind })
+	if i < 0 {
+		t.list = append(t.list, Coercion{Kind: kind, How: how})
+		i = len(t.list) - 1
+	}
+	c := &t.list[i]
+	c.Count++
+	if !slices.Contains(c.Columns, column) {
+		c.Columns = append(c.Columns, column)
+	}
+}
+
+// List returns the tallies, by kind in the order first met; nil when nothing was rewritten.
+func (t *Coercions) List() []Coercion {
+	if len(t.list) == 0 {
+		return nil
+	}
+	out := slices.Clone(t.list)
+	for i := range out {
+		out[i].Columns = slices.Clone(out[i].Columns)
+	}
+	return out
 }
 
 // Sums are exact sums over one currency's lines.

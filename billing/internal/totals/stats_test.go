@@ -50,3 +50,33 @@ func TestTally(t *testing.T) {
 		t.Errorf("Add past the range of Money = %v, want EInvalid", err)
 	}
 }
+
+func TestCoercions(t *testing.T) {
+	var c Coercions
+	if c.List() != nil {
+		t.Errorf("List() of nothing = %v, want nil", c.List())
+	}
+	for range 1204 {
+		c.Add("amounts", "currency symbol and thousands separators removed", "BilledCost")
+	}
+	c.Add("dates", "read as ISO 8601", "ChargePeriodStart")
+	c.Add("amounts", "currency symbol and thousands separators removed", "EffectiveCost")
+	got := c.List()
+	if len(got) != 2 {
+		t.Fatalf("List() = %v, want 2 kinds", got)
+	}
+	if want := "coerced 1,205 amounts in BilledCost, EffectiveCost: currency symbol and thousands separators removed"; got[0].String() != want {
+		t.Errorf("List()[0] = %q, want %q", got[0], want)
+	}
+	if want := "coerced 1 date in ChargePeriodStart: read as ISO 8601"; got[1].String() != want {
+		t.Errorf("List()[1] = %q, want %q", got[1], want)
+	}
+	for _, tt := range []struct {
+		n    int
+		want string
+	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {1234567, "1,234,567"}, {-1234, "-1,234"}} {
+		if got := thousands(tt.n); got != tt.want {
+			t.Errorf("thousands(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}

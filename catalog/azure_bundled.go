@@ -117,7 +117,7 @@ func specMemory(model string) float64 {
 
 // addBundledAzure adds the bundled Azure N-series offers.
 func (c *Catalog) addBundledAzure() error {
-	body, err := bundledFS.ReadFile(azureFile)
+	body, err := readBundled(azureFile)
 	if err != nil {
 		return gpucost.Errorf(gpucost.EInternal, "read bundled catalog %s: %w", azureFile, err)
 	}

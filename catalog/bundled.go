@@ -2,8 +2,10 @@ package catalog
 
 import (
 	"bytes"
+	"compress/gzip"
 	"embed"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"time"
@@ -11,8 +13,27 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-//go:embed data/*.csv data/*.yml data/*.json
+// The bundled price files are embedded gzipped (data/NAME.gz beside data/NAME, the file people
+// read and review): 735 KB of CSV, YAML and JSON take 90 KB of the binary
+// (docs/architecture.md "Binary size"). TestBundledGzipMatches checks each .gz holds its file;
+// go test ./catalog -run TestBundledGzipMatches -update-bundled rewrites them.
+//
+//go:embed data/*.gz
 var bundledFS embed.FS
+
+// readBundled returns the bundled file name ("data/aws_vms_gpu.csv"), from its gzipped copy.
+func readBundled(name string) ([]byte, error) {
+	f, err := bundledFS.Open(name + ".gz")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s.gz: %w", name, err)
+	}
+	return io.ReadAll(z)
+}
 
 // Source describes one price file the catalog was built from.
 type Source struct {
@@ -50,7 +71,7 @@ var bundled = []Source{
 func Bundled() (*Catalog, error) {
 	c := &Catalog{}
 	for _, s := range bundled {
-		body, err := bundledFS.ReadFile(s.File)
+		body, err := readBundled(s.File)
 		if err != nil {
 			return nil, gpucost.Errorf(gpucost.EInternal, "read bundled catalog %s: %w", s.File, err)
 		}

@@ -43,7 +43,7 @@ var gcpTwins = map[string]struct{ twin, note string }{
 // YAML for committed-use prices (Committed). It returns the YAML's Source, whose Offers are
 // the offers that took its prices.
 func (c *Catalog) reconcileGCP(im *Import, origin string) (Source, error) {
-	body, err := bundledFS.ReadFile(gcpPricingFile)
+	body, err := readBundled(gcpPricingFile)
 	if err != nil {
 		return Source{}, gpucost.Errorf(gpucost.EInternal, "read bundled catalog %s: %w", gcpPricingFile, err)
 	}

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"encoding/csv"
 	"os"
 	"path/filepath"
@@ -77,12 +78,11 @@ func TestNormalizeRealNames(t *testing.T) {
 		}
 	}
 	for _, s := range bundled {
-		f, err := bundledFS.Open(s.File)
+		body, err := readBundled(s.File)
 		if err != nil {
 			t.Fatal(err)
 		}
-		recs, err := csv.NewReader(f).ReadAll()
-		f.Close()
+		recs, err := csv.NewReader(bytes.NewReader(body)).ReadAll()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -293,7 +293,7 @@ func TestIsDecimal(t *testing.T) {
 // or hang, and whatever it returns must keep the Offer contract.
 func FuzzReadSkyPilot(f *testing.F) {
 	for _, s := range bundled {
-		body, err := bundledFS.ReadFile(s.File)
+		body, err := readBundled(s.File)
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 )
 
 // The bundled price files are embedded gzipped (data/NAME.gz beside data/NAME, the file people
-// read and review): 735 KB of CSV, YAML and JSON take 90 KB of the binary
+// read and review): 735 KB of CSV, YAML and JSON take 66 KB of the binary
 // (docs/architecture.md "Binary size"). TestBundledGzipMatches checks each .gz holds its file;
 // go test ./catalog -run TestBundledGzipMatches -update-bundled rewrites them.
 //

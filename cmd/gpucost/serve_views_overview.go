@@ -15,9 +15,9 @@ import (
 	"github.com/gpucost/gpucost/spot"
 )
 
-// Overview is the dashboard's front page at now: the month's allocated spend by team, its daily
-// spend and forecast, the fleet's GPUs and idle share over the last 7 days, the savings the
-// recommendations offer and the budgets. Its parts are the cached views, computed side by side.
+// Overview is the dashboard's front page at now: the month's allocated spend by team with its
+// idle cost and idle share, its daily spend and forecast, the GPUs reporting over the last 7
+// days, the savings the recommendations offer and the budgets. Its parts are the cached views, computed side by side.
 func (v *storeViews) Overview(ctx context.Context, now time.Time) (httpapi.Overview, error) {
 	return cachedView(ctx, v, "overview", func(ctx context.Context) (httpapi.Overview, error) {
 		return v.overview(ctx, now)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/csvin"
 	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/telemetry/promql"
 	"github.com/spf13/cobra"
@@ -88,24 +89,24 @@ func readRequests(ctx context.Context, by, file, prom, query string, from, to ti
 }
 
 func readRequestsCSV(name, by string, from, to time.Time) (map[string]float64, error) {
-	c, err := openCSV("--requests", name, by, "requests")
+	c, err := csvin.Open("--requests", name, by, "requests")
 	if err != nil {
 		return nil, err
 	}
-	_, hasDate := c.col["date"]
+	hasDate := c.Has("date")
 	out := map[string]float64{}
-	err = c.each(func(rec []string) error {
+	err = c.Each(func(rec []string) error {
 		if hasDate {
-			d, err := time.Parse(time.DateOnly, c.get(rec, "date"))
+			d, err := time.Parse(time.DateOnly, c.Get(rec, "date"))
 			if err != nil {
-				return c.errorf("date", "date %q: use YYYY-MM-DD", c.get(rec, "date"))
+				return c.Errorf("date", "date %q: use YYYY-MM-DD", c.Get(rec, "date"))
 			}
 			if d.Before(from.Truncate(24*time.Hour)) || !d.Before(to) {
 				return nil
 			}
 		}
-		n, err := c.number(rec, "requests")
-		out[c.get(rec, by)] += n
+		n, err := c.Number(rec, "requests")
+		out[c.Get(rec, by)] += n
 		return err
 	})
 	return out, err

@@ -53,6 +53,12 @@ func Open(flag, name string, need ...string) (*File, error) {
 // Header returns the header's column names as written.
 func (c *File) Header() []string { return c.header }
 
+// Has reports whether the header holds the column name (lower case, as Get takes it).
+func (c *File) Has(name string) bool {
+	_, ok := c.col[name]
+	return ok
+}
+
 // Each calls fn with every record, then closes the file.
 func (c *File) Each(fn func(rec []string) error) error {
 	defer c.f.Close()

@@ -20,6 +20,9 @@ func TestFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !c.Has("gb") || c.Has("date") {
+		t.Errorf("Has(gb) = %v, Has(date) = %v; want true, false", c.Has("gb"), c.Has("date"))
+	}
 	var names []string
 	err = c.Each(func(rec []string) error {
 		names = append(names, c.Get(rec, "name"))

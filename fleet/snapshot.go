@@ -214,7 +214,7 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 	return st.ScanCosts(ctx, gpucost.CostFilter{From: from, To: b.o.Period.End}, func(l *gpucost.CostLine) error {
 		tags := l.Tags
 		if inv, ok := b.invTags[l.ResourceID]; ok {
-			tags = merge(inv, l.Tags)
+			tags = mergeLabels(inv, l.Tags)
 		}
 		gpu, isGPU := b.cat.LineGPU(l)
 		before := l.ChargePeriodStart.Before(b.o.Period.Start)
@@ -487,14 +487,11 @@ func seriesModel(s *gpucost.Series) string {
 	return model
 }
 
-func merge(base, over gpucost.Labels) gpucost.Labels {
+// mergeLabels returns base with over's labels on top.
+func mergeLabels(base, over gpucost.Labels) gpucost.Labels {
 	out := make(gpucost.Labels, len(base)+len(over))
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range over {
-		out[k] = v
-	}
+	maps.Copy(out, base)
+	maps.Copy(out, over)
 	return out
 }
 

@@ -269,29 +269,9 @@ func (s *Split) resource(l *gpucost.CostLine, gpu catalog.LineGPU) analyze.Resou
 		res.GPUs = 1 // a fraction of a GPU: one GPU's capacity, shared with others
 	}
 	for _, name := range []string{l.ResourceID, path.Base(l.ResourceID), l.ResourceName} {
-		if name != "" && s.hosts[name] && !containsString(res.Hosts, name) {
+		if name != "" && s.hosts[name] && !slices.ContainsFunc(res.Hosts, func(h string) bool { return strings.EqualFold(h, name) }) {
 			res.Hosts = append(res.Hosts, name)
 		}
 	}
 	return res
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
-}
-
-func mergeLabels(base, over gpucost.Labels) gpucost.Labels {
-	out := make(gpucost.Labels, len(base)+len(over))
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range over {
-		out[k] = v
-	}
-	return out
 }

@@ -11,17 +11,19 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing"
 	"github.com/gpucost/gpucost/billing/billimport"
+	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
 
+// importBillingFlags are gpucost import billing's flags.
+type importBillingFlags struct {
+	format, grain    string
+	replace, lenient bool
+	keep             []string
+}
+
 func newImportBillingCmd(e *env) *cobra.Command {
-	var (
-		format  string
-		grain   string
-		replace bool
-		keep    []string
-		lenient bool
-	)
+	var f importBillingFlags
 	cmd := &cobra.Command{
 		Use:   "billing FILE|DIR...",
 		Short: "Import cloud bills: FOCUS, AWS CUR 2.0, GCP and Azure cost exports",
@@ -58,43 +60,45 @@ currency, and a date such as 01/02/2025 (day/month or month/day), stay errors.`,
   gpucost import billing --replace --grain hour gcp_billing_export.jsonl
   gpucost import billing --lenient focus-from-a-spreadsheet.csv`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
-			g, err := parseGrain(grain)
-			if err != nil {
-				return err
-			}
-			if !billimport.IsFormat(format) {
-				return gpucost.Errorf(gpucost.EInvalid, "--format %q: use auto, %s", format, strings.Join(billimport.Formats(), ", "))
-			}
-			sources, err := billimport.Sources(args...)
-			if err != nil {
-				return err
-			}
-			// What an import holds is its aggregated lines; collecting garbage at 1.5× of them
-			// rather than the default 2× keeps a 10 M-row file under 200 MB at no cost in speed.
-			defer debug.SetGCPercent(debug.SetGCPercent(importGCPercent))
-			ctx := cmd.Context()
-			db, err := e.openDB(ctx)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			all, err := e.importBills(ctx, db, sources, billimport.Options{Format: format, Grain: g, Replace: replace, Keep: keep, Lenient: lenient, Manifests: true})
-			if err != nil {
-				return err
-			}
-			return e.print(billImportResult(all))
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return e.importBilling(cmd.Context(), f, args) },
 	}
-	cmd.Flags().StringVar(&format, "format", "auto", "bill format: auto, "+strings.Join(billimport.Formats(), ", "))
-	cmd.Flags().StringVar(&grain, "grain", "day", "aggregation grain: day or hour")
-	cmd.Flags().BoolVar(&replace, "replace", false, "replace an earlier import of the same bill (same content or same identity key); recorded in the audit log")
-	cmd.Flags().BoolVar(&lenient, "lenient", false, "read amounts with a currency symbol and thousands separators ($10,000.00) and unambiguous non-ISO dates (2025/10/01, RFC 1123), and say how many were coerced")
-	cmd.Flags().StringSliceVar(&keep, "keep-columns", nil, "FOCUS columns outside the specification (x_Team, …) to keep and sum by; the others are not read, so a column unique per row (Id) does not stop rows summing")
+	cmd.Flags().StringVar(&f.format, "format", "auto", "bill format: auto, "+strings.Join(billimport.Formats(), ", "))
+	cmd.Flags().StringVar(&f.grain, "grain", "day", "aggregation grain: day or hour")
+	cmd.Flags().BoolVar(&f.replace, "replace", false, "replace an earlier import of the same bill (same content or same identity key); recorded in the audit log")
+	cmd.Flags().BoolVar(&f.lenient, "lenient", false, "read amounts with a currency symbol and thousands separators ($10,000.00) and unambiguous non-ISO dates (2025/10/01, RFC 1123), and say how many were coerced")
+	cmd.Flags().StringSliceVar(&f.keep, "keep-columns", nil, "FOCUS columns outside the specification (x_Team, …) to keep and sum by; the others are not read, so a column unique per row (Id) does not stop rows summing")
 	return cmd
+}
+
+// importBilling imports the bills under paths into the store and prints what each file gave.
+func (e *env) importBilling(ctx context.Context, f importBillingFlags, paths []string) error {
+	if err := e.validOutput(); err != nil {
+		return err
+	}
+	g, err := parseGrain(f.grain)
+	if err != nil {
+		return err
+	}
+	if !billimport.IsFormat(f.format) {
+		return gpucost.Errorf(gpucost.EInvalid, "--format %q: use auto, %s", f.format, strings.Join(billimport.Formats(), ", "))
+	}
+	sources, err := billimport.Sources(paths...)
+	if err != nil {
+		return err
+	}
+	// What an import holds is its aggregated lines; collecting garbage at 1.5× of them
+	// rather than the default 2× keeps a 10 M-row file under 200 MB at no cost in speed.
+	defer debug.SetGCPercent(debug.SetGCPercent(importGCPercent))
+	db, err := e.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	all, err := e.importBills(ctx, db, sources, billimport.Options{Format: f.format, Grain: g, Replace: f.replace, Keep: f.keep, Lenient: f.lenient, Manifests: true})
+	if err != nil {
+		return err
+	}
+	return e.print(present.BillImports(all))
 }
 
 // importGCPercent is the garbage collector's target while importing bills (GOGC).
@@ -132,42 +136,4 @@ func (e *env) importBills(ctx context.Context, store billimport.Store, sources [
 		}
 	}
 	return all, err
-}
-
-func billImportResult(all []billimport.Result) result {
-	r := result{
-		Columns: []string{"File", "Format", "Rows", "Lines stored", "Currency", "BilledCost", "EffectiveCost", "Status"},
-		Right:   []int{2, 3, 5, 6},
-		JSON:    all,
-	}
-	for _, st := range all {
-		format := st.Format
-		if st.Version != "" {
-			format += " " + st.Version
-		}
-		for i, t := range st.Totals {
-			file, rows, lines := st.File, fmt.Sprint(st.Rows), fmt.Sprint(st.Lines)
-			if i > 0 {
-				file, format, rows, lines = "", "", "", ""
-			}
-			r.Rows = append(r.Rows, []string{file, format, rows, lines, t.Currency, t.BilledCost.Fixed(2), t.EffectiveCost.Fixed(2), st.Status})
-		}
-		if len(st.Totals) == 0 {
-			r.Rows = append(r.Rows, []string{st.File, format, fmt.Sprint(st.Rows), fmt.Sprint(st.Lines), "", "", "", st.Status})
-		}
-		if len(st.Unknown) > 0 {
-			what := "not read"
-			if st.Kept {
-				what = "kept as extras"
-			}
-			r.Notes = append(r.Notes, fmt.Sprintf("  %s: columns outside the format, %s: %s", st.File, what, strings.Join(st.Unknown, ", ")))
-		}
-		for _, c := range st.Coerced {
-			r.Notes = append(r.Notes, fmt.Sprintf("  %s: %s", st.File, c))
-		}
-	}
-	if len(all) > 0 {
-		r.Notes = append(r.Notes, "Totals are the source rows' sums, checked to the cent against what was stored; currencies are never added together.")
-	}
-	return r
 }

@@ -74,6 +74,23 @@ func (e *env) openDB(ctx context.Context) (storeDB, error) {
 	return db, nil
 }
 
+// printStored checks --output, opens the store, and prints what list makes of it.
+func (e *env) printStored(ctx context.Context, list func(db storeDB) (result, error)) error {
+	if err := e.validOutput(); err != nil {
+		return err
+	}
+	db, err := e.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	r, err := list(db)
+	if err != nil {
+		return err
+	}
+	return e.print(r)
+}
+
 // sharedStore is a store opened once and shared: its users' Close leaves it open.
 type sharedStore struct{ gpucost.Store }
 

@@ -75,19 +75,10 @@ func newTokenListCmd(e *env) *cobra.Command {
 		Short: "List tokens (never their secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
-			db, err := e.openDB(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			toks, err := db.Tokens(cmd.Context())
-			if err != nil {
-				return err
-			}
-			return e.print(present.Tokens(toks))
+			return e.printStored(cmd.Context(), func(db storeDB) (result, error) {
+				toks, err := db.Tokens(cmd.Context())
+				return present.Tokens(toks), err
+			})
 		},
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/postgres/pgtest"
+	"github.com/gpucost/gpucost/server"
 )
 
 var auditNow = time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
@@ -208,9 +209,9 @@ func checkServeEnforceAudit(t *testing.T, db string) {
 	if err := json.Unmarshal([]byte(out), &entries); code != exitOK || err != nil {
 		t.Fatalf("audit --action enforce: exit %d, %v\n%s%s", code, err, out, errOut)
 	}
-	if len(entries) != 1 || entries[0].Actor != serveActor() || entries[0].Source != "serve" ||
+	if len(entries) != 1 || entries[0].Actor != server.Actor() || entries[0].Source != "serve" ||
 		entries[0].Target != "ec2-instance i-exp1 (us-east-1)" || entries[0].Detail != "policy research-stop: stop done" {
-		t.Errorf("audit after serve --apply = %+v; want i-exp1's stop once, by %s", entries, serveActor())
+		t.Errorf("audit after serve --apply = %+v; want i-exp1's stop once, by %s", entries, server.Actor())
 	}
 }
 

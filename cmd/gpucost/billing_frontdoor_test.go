@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/server"
 	"github.com/gpucost/gpucost/sqlite"
 )
 
@@ -54,7 +55,7 @@ func TestBillFrontDoorIsShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := liveEnv(uploadDB, &lockedBuffer{}, func(string) string { return "" })
-	srv := &httpapi.Server{Tokens: store, Bills: &serverBills{e: e, store: store}, TempDir: t.TempDir()}
+	srv := &httpapi.Server{Tokens: store, Bills: &server.Bills{Store: store, Now: e.now}, TempDir: t.TempDir()}
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 	data, err := os.ReadFile(bill)

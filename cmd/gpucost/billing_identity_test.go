@@ -21,6 +21,7 @@ import (
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/postgres"
 	"github.com/gpucost/gpucost/postgres/pgtest"
+	"github.com/gpucost/gpucost/server"
 	"github.com/gpucost/gpucost/sqlite"
 	"github.com/parquet-go/parquet-go"
 	pqgzip "github.com/parquet-go/parquet-go/compress/gzip"
@@ -175,7 +176,7 @@ func TestUploadAndCLIImportMeet(t *testing.T) {
 	}
 	defer store.Close()
 	e := liveEnv(db, &lockedBuffer{}, func(string) string { return "" })
-	bills := &serverBills{e: e, store: store}
+	bills := &server.Bills{Store: store, Now: e.now}
 	spool := filepath.Join(t.TempDir(), "bill") // where the server spools an upload
 	copyFile(t, original, spool)
 	imp, err := bills.ImportBill(context.Background(), spool, httpapi.BillOptions{Name: "focus.csv", Format: "auto"})
@@ -299,7 +300,7 @@ func TestBillUploadReplicasRacePostgres(t *testing.T) {
 			}
 		}
 		e := liveEnv(url, &lockedBuffer{}, func(string) string { return "" })
-		srv := &httpapi.Server{Tokens: db, Bills: &serverBills{e: e, store: db}, TempDir: t.TempDir()}
+		srv := &httpapi.Server{Tokens: db, Bills: &server.Bills{Store: db, Now: e.now}, TempDir: t.TempDir()}
 		ts := httptest.NewServer(srv.Handler())
 		t.Cleanup(ts.Close)
 		servers = append(servers, ts)
@@ -365,7 +366,7 @@ func TestServeRefusesBillBombs(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := liveEnv(db, &lockedBuffer{}, func(string) string { return "" })
-	srv := &httpapi.Server{Tokens: store, Bills: &serverBills{e: e, store: store, dir: filepath.Dir(db)}, TempDir: t.TempDir()}
+	srv := &httpapi.Server{Tokens: store, Bills: &server.Bills{Store: store, Now: e.now, Dir: filepath.Dir(db)}, TempDir: t.TempDir()}
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
-	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/fleet"
+	"github.com/gpucost/gpucost/query"
 	"github.com/spf13/cobra"
 )
 
@@ -31,11 +31,10 @@ func (f *costFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.tagKeys, "tag-keys", "", `tag keys that name owners, tried in order: "team=team,Team,user:team;project=project,Project"`)
 }
 
-// costScan is the split of a period's bill over an open store.
+// costScan is the split of a period's bill (query.Bill) over the store it opened.
 type costScan struct {
-	*fleet.Split
-	db  storeDB
-	cat *catalog.Catalog
+	*query.Bill
+	db storeDB
 }
 
 func (s *costScan) Close() error { return s.db.Close() }
@@ -50,7 +49,7 @@ func (f *costFlags) billPeriod(e *env) (fleet.Period, map[string][]string, error
 	if err != nil {
 		return fleet.Period{}, nil, err
 	}
-	p, err := fleet.NewPeriod(from.Add(-f.lookback).Truncate(24*time.Hour), to)
+	p, err := query.BillPeriod(from.Add(-f.lookback), to)
 	if err != nil || f.tagKeys == "" {
 		return p, nil, err
 	}
@@ -71,7 +70,7 @@ func (f *costFlags) open(ctx context.Context, e *env) (*costScan, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := fleet.NewSplit(ctx, db, cat, fleet.SplitOptions{Period: p, GPUOnly: f.gpuOnly, Policy: f.policy, Weight: f.weight, TagKeys: keys})
+	b, err := query.OpenBill(ctx, db, cat, fleet.SplitOptions{Period: p, GPUOnly: f.gpuOnly, Policy: f.policy, Weight: f.weight, TagKeys: keys})
 	if err != nil {
 		db.Close()
 		if gpucost.ErrorCode(err) == gpucost.EInvalid {
@@ -79,32 +78,20 @@ func (f *costFlags) open(ctx context.Context, e *env) (*costScan, error) {
 		}
 		return nil, err
 	}
-	return &costScan{Split: sp, db: db, cat: cat}, nil
+	return &costScan{Bill: b, db: db}, nil
 }
 
-// snapshot builds the fleet snapshot of the flags' period. It returns an ENotFound error when
-// the store holds no bill line in the period.
+// snapshot builds the fleet snapshot of the flags' period (query.BillSnapshot). It returns an
+// ENotFound error when the store holds no bill line in the period.
 func (f *costFlags) snapshot(ctx context.Context, e *env) (*fleet.Snapshot, error) {
 	p, keys, err := f.billPeriod(e)
 	if err != nil {
 		return nil, err
 	}
-	rc, err := e.openReport(ctx, p, "aws")
+	db, cat, err := e.openCatalog(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer rc.close()
-	s, err := fleet.Build(ctx, rc.db, rc.cat, fleet.Options{Period: p, Provider: rc.provider, TagKeys: keys})
-	if err != nil {
-		return nil, err
-	}
-	if s.Stats.Lines == 0 {
-		return nil, gpucost.Errorf(gpucost.ENotFound, "no bill lines from %s to %s (%d imports in the store): import bills with gpucost import billing, or widen --since",
-			p.Start.Format(time.DateOnly), p.End.Format(time.DateOnly), s.Stats.Imports)
-	}
-	if _, _, ok := s.Reconcile(); !ok {
-		charged, bill, _ := s.Reconcile()
-		return nil, gpucost.Errorf(gpucost.EInternal, "pricing GPU-hours: the charges sum to %v, the bill lines to %v", charged, bill)
-	}
-	return s, nil
+	defer db.Close()
+	return query.BillSnapshot(ctx, db, cat, p, "aws", keys)
 }

@@ -158,7 +158,7 @@ func (e *env) printDemoHeadline(ctx context.Context, end time.Time, days int) er
 	}
 	defer rc.close()
 	by, _ := analyze.ParseGroupBy("namespace")
-	rep, snap, err := rc.utilization(ctx, by, nil)
+	rep, snap, err := rc.Utilization(ctx, by, nil)
 	if err != nil {
 		return err
 	}

@@ -121,9 +121,9 @@ func (e *env) storeUsage(ctx context.Context, since string) ([]float64, error) {
 		return nil, err
 	}
 	defer rc.close()
-	price := rc.pricer(f.provider)
-	u := plan.NewUsageByHour(rc.opts.From, rc.opts.To)
-	err = rc.scan(ctx, time.Hour, func(r *gpucost.Rollup) {
+	price := rc.Pricer()
+	u := plan.NewUsageByHour(rc.Period.Start, rc.Period.End)
+	err = rc.Scan(ctx, time.Hour, func(r *gpucost.Rollup) {
 		if p, ok := price(r.Series); ok {
 			u.Add(r, p)
 		}

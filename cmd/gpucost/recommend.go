@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"time"
 
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/recommend"
 	"github.com/spf13/cobra"
@@ -83,15 +81,11 @@ func (e *env) withFleet(ctx context.Context, rf *recommendFlags, fn func(recomme
 		return err
 	}
 	defer s.Close()
-	v, err := s.FleetView(ctx)
-	if err == nil && len(v.Resources) == 0 {
-		err = gpucost.Errorf(gpucost.ENotFound, "no GPU machines in the bill from %s to %s: import bills with gpucost import billing (try gpucost demo)",
-			s.Period.Start.Format(time.DateOnly), s.Period.End.Format(time.DateOnly))
-	}
+	v, prices, err := s.Recommendable(ctx)
 	if err != nil {
 		return err
 	}
-	return fn(v, recommend.FromCatalog(s.cat), opts)
+	return fn(v, prices, opts)
 }
 
 // savings applies the recommendations in sequence and reports the saving by lever.

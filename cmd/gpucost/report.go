@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"strings"
-	"time"
 
-	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/fleet"
+	"github.com/gpucost/gpucost/query"
 	"github.com/spf13/cobra"
 )
 
@@ -35,15 +32,11 @@ func (f *reportFlags) register(cmd *cobra.Command, since string) {
 	cmd.Flags().StringVar(&f.provider, "provider", "aws", "price GPU-hours at this provider's on-demand prices (others where it has none)")
 }
 
-// reportContext is what a report reads: the store, the catalog, the analysis options and the
-// fleet snapshot of the period, built on first use.
+// reportContext is a report's period of the store it opened (query.Report): the telemetry
+// scan and the fleet snapshot.
 type reportContext struct {
-	db       storeDB
-	cat      *catalog.Catalog
-	opts     analyze.Options
-	period   fleet.Period
-	provider string
-	snap     *fleet.Snapshot
+	*query.Report
+	db storeDB
 }
 
 // open opens the store and catalog and resolves the period.
@@ -69,14 +62,12 @@ func (e *env) openReport(ctx context.Context, p fleet.Period, provider string) (
 	if err != nil {
 		return nil, err
 	}
-	idle, err := idleBelow(ctx, db)
+	r, err := query.Open(ctx, db, cat, p, provider)
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	rc := &reportContext{db: db, cat: cat, period: p, provider: provider}
-	rc.opts = analyze.Options{From: p.Start, To: p.End, IdleThreshold: idle, Normalize: normalizeModel}
-	return rc, nil
+	return &reportContext{Report: r, db: db}, nil
 }
 
 // openCatalog opens the store and its catalog of prices.
@@ -94,57 +85,3 @@ func (e *env) openCatalog(ctx context.Context) (storeDB, *catalog.Catalog, error
 }
 
 func (rc *reportContext) close() { rc.db.Close() }
-
-// snapshot returns the fleet snapshot of the report's period, building it on the first call.
-func (rc *reportContext) snapshot(ctx context.Context) (*fleet.Snapshot, error) {
-	if rc.snap != nil {
-		return rc.snap, nil
-	}
-	s, err := fleet.Build(ctx, rc.db, rc.cat, fleet.Options{Period: rc.period, Provider: rc.provider})
-	if err != nil {
-		return nil, err
-	}
-	rc.snap = s
-	return s, nil
-}
-
-// normalizeModel maps a driver's model name to the catalog's, leaving unknown names as they are.
-func normalizeModel(name string) string {
-	if c, ok := catalog.Normalize(name); ok {
-		return c
-	}
-	return name
-}
-
-// scan streams the period's rollups of one width through add.
-func (rc *reportContext) scan(ctx context.Context, width time.Duration, add func(*gpucost.Rollup)) error {
-	f := gpucost.RollupFilter{From: rc.opts.From.Truncate(width), To: rc.opts.To}
-	return rc.db.ScanRollups(ctx, width, f, func(r *gpucost.Rollup) error {
-		add(r)
-		return nil
-	})
-}
-
-// pricer returns the catalog's on-demand price of an hour of a series' GPU (its model at
-// provider, median region): the on-demand equivalent that gpucost plan commit sizes
-// commitments against, not what the fleet paid (fleet.Figures prices that).
-func (rc *reportContext) pricer(provider string) func(*gpucost.Series) (gpucost.Money, bool) {
-	type price struct {
-		m  gpucost.Money
-		ok bool
-	}
-	cache := map[string]price{}
-	return func(s *gpucost.Series) (gpucost.Money, bool) {
-		model := s.GPU.Model
-		if s.GPU.Parent != "" || s.GPU.Profile != "" {
-			model, _, _ = strings.Cut(model, " MIG")
-		}
-		p, seen := cache[model]
-		if !seen {
-			m, _, ok := rc.cat.PricePerGPUHour(normalizeModel(model), provider)
-			p = price{m, ok}
-			cache[model] = p
-		}
-		return p.m, p.ok
-	}
-}

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"time"
 
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
-	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
@@ -38,7 +34,7 @@ rule's duration, and resolves at the first minute it does not hold or data is mi
 				return err
 			}
 			defer rc.close()
-			rep, err := rc.alerts(ctx, nil)
+			rep, err := rc.Alerts(ctx, nil)
 			if err != nil {
 				return err
 			}
@@ -48,23 +44,4 @@ rule's duration, and resolves at the first minute it does not hold or data is mi
 	f.register(cmd, "24h")
 	cmd.Flags().StringVar(&state, "state", "all", "show all, firing or resolved alerts")
 	return cmd
-}
-
-// alerts evaluates the monitoring rules over the period's minute rollups of the series keep
-// accepts (all where nil).
-func (rc *reportContext) alerts(ctx context.Context, keep func(*gpucost.Series) bool) (analyze.AlertReport, error) {
-	ev, err := analyze.EvaluateAlerts(analyze.DefaultRules(), rc.opts.To, tdp)
-	if err != nil {
-		return analyze.AlertReport{}, err
-	}
-	if err := rc.scan(ctx, time.Minute, onlySeries(keep, ev.Add)); err != nil {
-		return analyze.AlertReport{}, err
-	}
-	return ev.Result(), nil
-}
-
-// tdp returns a model's board power from the catalog's datasheets.
-func tdp(model string) (float64, bool) {
-	spec, ok := catalog.Spec(model)
-	return spec.TDPW, ok && spec.TDPW > 0
 }

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"cmp"
-	"context"
-	"slices"
 	"time"
 
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
@@ -37,10 +33,12 @@ the same hours every day ("idle daily 19:00–08:00"), which are the ones to put
 				return err
 			}
 			defer rc.close()
-			rep, err := rc.idle(ctx, minIdle, nil)
+			zero, snap, err := rc.Idle(ctx, minIdle, nil)
 			if err != nil {
 				return err
 			}
+			gpu := present.GPUTime(nil)
+			rep := present.IdleReport{Fleet: snap.Fleet(gpu), ZeroUtil: zero, Notes: present.PriceNotes(snap, gpu)}
 			return e.print(present.Idle(rep, limit))
 		},
 	}
@@ -48,24 +46,4 @@ the same hours every day ("idle daily 19:00–08:00"), which are the ones to put
 	cmd.Flags().DurationVar(&minIdle, "min", analyze.DefaultMinIdle, "shortest idle period to list")
 	cmd.Flags().IntVar(&limit, "limit", 20, "list at most this many periods (0: all)")
 	return cmd
-}
-
-// idle runs the zero-util analysis over the period's rollups that keep accepts (all where nil),
-// with the snapshot's idle figures and prices; the periods come longest first.
-func (rc *reportContext) idle(ctx context.Context, minIdle time.Duration, keep func(*gpucost.Series) bool) (present.IdleReport, error) {
-	snap, err := rc.snapshot(ctx)
-	if err != nil {
-		return present.IdleReport{}, err
-	}
-	opts := rc.opts
-	opts.MinIdle = minIdle
-	opts.Price = snap.PriceOf()
-	d := analyze.NewIdle(opts)
-	if err := rc.scan(ctx, time.Hour, onlySeries(keep, d.Add)); err != nil {
-		return present.IdleReport{}, err
-	}
-	gpu := present.GPUTime(seriesCharges(keep))
-	rep := present.IdleReport{Fleet: snap.Fleet(gpu), ZeroUtil: d.Result(), Notes: present.PriceNotes(snap, gpu)}
-	slices.SortStableFunc(rep.ZeroUtil.Periods, func(a, b analyze.IdlePeriod) int { return cmp.Compare(b.Duration, a.Duration) })
-	return rep, nil
 }

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
-	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
@@ -44,7 +42,7 @@ are sorted by idle cost.`,
 				return err
 			}
 			defer rc.close()
-			rep, snap, err := rc.utilization(ctx, g, nil)
+			rep, snap, err := rc.Utilization(ctx, g, nil)
 			if err != nil {
 				return err
 			}
@@ -58,41 +56,4 @@ are sorted by idle cost.`,
 	f.register(cmd, "7d")
 	cmd.Flags().StringVar(&by, "by", "gpu", "group by gpu, host, model, namespace, pod or label:KEY")
 	return cmd
-}
-
-// utilization runs the utilisation analysis over the period's hourly rollups that keep
-// accepts (all where nil), with the fleet snapshot's figures.
-func (rc *reportContext) utilization(ctx context.Context, by analyze.GroupBy, keep func(*gpucost.Series) bool) (analyze.Report, *fleet.Snapshot, error) {
-	snap, err := rc.snapshot(ctx)
-	if err != nil {
-		return analyze.Report{}, nil, err
-	}
-	opts := rc.opts
-	opts.By = by
-	opts.Price = snap.PriceOf() // prices the zero-util runs (SustainedIdleCost) as the snapshot does
-	u := analyze.NewUtilization(opts)
-	if err := rc.scan(ctx, time.Hour, onlySeries(keep, u.Add)); err != nil {
-		return analyze.Report{}, nil, err
-	}
-	return snap.Annotate(u.Result(), seriesCharges(keep)), snap, nil
-}
-
-// onlySeries passes on the rollups of the series keep accepts (all where nil).
-func onlySeries(keep func(*gpucost.Series) bool, add func(*gpucost.Rollup)) func(*gpucost.Rollup) {
-	if keep == nil {
-		return add
-	}
-	return func(r *gpucost.Rollup) {
-		if keep(r.Series) {
-			add(r)
-		}
-	}
-}
-
-// seriesCharges is the charges of the series keep accepts (all where nil).
-func seriesCharges(keep func(*gpucost.Series) bool) func(*fleet.Charge) bool {
-	if keep == nil {
-		return nil
-	}
-	return func(c *fleet.Charge) bool { return c.Series != nil && keep(c.Series) }
 }

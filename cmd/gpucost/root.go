@@ -24,10 +24,6 @@ type env struct {
 
 	dbPath string // --db
 	output string // --output
-
-	// store, when set, is the store every openDB returns, not to be closed by its users:
-	// gpucost serve's, so the views it computes share its connections.
-	store storeDB
 }
 
 // Exit codes that scripts can rely on.

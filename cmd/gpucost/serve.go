@@ -5,18 +5,21 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"sync"
-	"sync/atomic"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/agent"
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/notify"
+	"github.com/gpucost/gpucost/server"
 	"github.com/gpucost/gpucost/telemetry"
-	"github.com/gpucost/gpucost/web"
 	"github.com/spf13/cobra"
 )
+
+// defaultViewsEvery is how long a computed view is served before it is computed again.
+const defaultViewsEvery = server.DefaultViewsEvery
 
 // serveOptions are gpucost serve's settings.
 type serveOptions struct {
@@ -105,92 +108,35 @@ func newServeCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// serve serves the API on ln over db until ctx is done, then writes every sample held. Tests
-// call it with a listener on port 0.
+// serve serves the API on ln over db until ctx is done (server.Run), then writes every sample
+// held. Tests call it with a listener on port 0.
 func (e *env) serve(ctx context.Context, db storeDB, ln net.Listener, o serveOptions) error {
-	log := slog.New(slog.NewTextHandler(e.stderr, nil))
-	w, err := e.rollupWriter(ctx, db)
+	so, err := e.serverOptions(db, o)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	w.DropStored = true // agents resend batches whose answer they lost; the log replays
-	walLog, err := openWAL(ctx, e.walDir(o.wal, db), w, log)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	sink := &agent.PruningSink{Writer: w, Store: db, Retention: telemetry.Retention{Minutes: o.keepMinutes}, Now: e.now, Log: log}
-	queue := &httpapi.Queue{Next: w, WAL: walLog, Log: log}
-	defer closeWAL(walLog, queue, log)
-	var flushErrors atomic.Int64
-	srv := &httpapi.Server{Tokens: db, Ingest: queue, Ready: db.Ping, Log: log, Now: e.now,
-		QueueDepth: queue.Held, FlushErrors: flushErrors.Load, Fleet: e.fleetMetrics, Activity: activityLog(db), Audit: db}
-	e.addViews(srv, db, o, log)
-	key, err := sessionKey(ctx, db)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	dash := &web.Dashboard{Views: srv.Views, Activity: srv.Activity, Audit: db, Tokens: db, Key: key, Now: e.now, Log: log}
-	o.security.apply(srv, dash, db)
-	srv.UI = dash.Handler()
-	// The reports behind the views and /metrics open the store through the env: they share
-	// this one's connections.
-	e.store = db
-	defer func() { e.store = nil }()
-	enforcer, err := e.newServeEnforcer(ctx, db, o, log)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-
-	// Requests queue samples; one goroutine adds them to the writer, another flushes it. On
-	// shutdown: the server first finishes its requests, then the queue empties, then the
-	// writer writes everything.
-	background, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
-	var wg sync.WaitGroup
-	wg.Go(func() { queue.Run(background) })
-	wg.Go(func() { flushEvery(background, sink, max(o.flush, 100*time.Millisecond), log, &flushErrors) })
-	if o.targets != nil || enforcer != nil {
-		alerts := &budgetAlerts{e: e, db: db, file: o.budgets, targets: o.targets, log: log,
-			opts: budgetCheckOpts{attempts: 5, backoff: time.Second}, after: enforcer.run}
-		wg.Go(func() { alerts.run(background, max(o.checkEvery, time.Second)) })
-	}
-
-	log.Info("serving", "addr", ln.Addr().String(), "db", db.Name())
-	serveErr := srv.Serve(ctx, ln)
-	stopBackground()
-	wg.Wait()
-
-	final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	closeErr := w.Close(final)
-	st := w.Stats()
-	log.Info("server stopped", "rollups_written", st.Written, "rollups_merged", st.Merged, "samples_skipped", w.Skipped())
-	if serveErr != nil {
-		return serveErr
-	}
-	return closeErr
+	return server.Run(ctx, db, ln, so)
 }
 
-// flushEvery writes the held samples on each tick until ctx is done. A failing store is
-// counted in failed (for /metrics) and logged; the writer keeps the samples and tries again on
-// the next tick.
-func flushEvery(ctx context.Context, sink *agent.PruningSink, every time.Duration, log *slog.Logger, failed *atomic.Int64) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := sink.Flush(ctx); err != nil && ctx.Err() == nil {
-				failed.Add(1)
-				log.Error("write pushed samples to the store; retrying on the next flush", "err", err)
-			}
-		}
+// serverOptions turns the serve command's options into the server's: the write-ahead log's
+// folder and the SQLite file's, the enforcement the flags configure, the clock and the log.
+func (e *env) serverOptions(db storeDB, o serveOptions) (server.Options, error) {
+	enf, err := o.enforce.enforcement(e, db, o.targets)
+	if err != nil {
+		return server.Options{}, err
 	}
+	so := server.Options{Flush: o.flush, KeepMinutes: o.keepMinutes, ViewsEvery: o.viewsEvery, MaxBill: o.maxBill,
+		WALDir: e.walDir(o.wal, db), BudgetsFile: o.budgets, Targets: o.targets, TargetsFile: o.targetsFile,
+		CheckEvery: o.checkEvery, Enforce: enf, Security: o.security.security(), JobsStore: o.jobsStore, NATSURL: o.natsURL,
+		OpenObjectStore: func(ctx context.Context, url string) (gpucost.ObjectStore, error) {
+			return openObjectStore(ctx, e, url)
+		},
+		Now: e.now, Log: slog.New(slog.NewTextHandler(e.stderr, nil))}
+	if !isPostgresURL(e.dbPath) && e.dbPath != "" {
+		so.StoreDir = filepath.Dir(e.dbPath)
+	}
+	return so, nil
 }
 
 // serveHelp is the command's --help text.
@@ -246,3 +192,24 @@ address that fails --max-auth-failures logins or token checks is refused with 42
 makes the server believe its X-Forwarded-Proto (for Secure cookies) and X-Forwarded-For.
 
 SIGTERM or Ctrl-C finishes the requests in flight, writes what is held and exits 0.`
+
+// parseSize parses a size in bytes: 2GiB, 512MiB, 100MB, 4096.
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		n      int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(n), u.n
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v >= 1) || v*float64(mult) > 1<<50 {
+		return 0, fmt.Errorf("use a size such as 2GiB, 500MiB or 100MB")
+	}
+	return int64(v * float64(mult)), nil
+}

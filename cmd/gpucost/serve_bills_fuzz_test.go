@@ -22,6 +22,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/billimport"
 	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/server"
 )
 
 // maxFuzzBill is the largest bill FuzzBillUpload sends. The bills that find bugs are a header
@@ -72,7 +73,7 @@ func newBillServer(f *testing.F) *billServer {
 	s.db = store
 	e.stderr = io.Discard
 	srv := &httpapi.Server{Tokens: store, Log: slog.New(slog.DiscardHandler), Now: e.now, TempDir: f.TempDir(),
-		Bills: &serverBills{e: e, store: store}, MaxBill: maxFuzzBill + 1<<10}
+		Bills: &server.Bills{Store: store, Now: e.now}, MaxBill: maxFuzzBill + 1<<10}
 	s.h = srv.Handler()
 	s.stored, err = store.CostImports(context.Background())
 	if err != nil {

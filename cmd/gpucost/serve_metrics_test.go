@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/server"
 	"github.com/gpucost/gpucost/sqlite"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -28,9 +29,7 @@ var demoNow = time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
 // reports they come from: report cost --by team over the month so far and report utilization
 // --by namespace over the last hour (hourly rollups there, minute rollups here).
 func checkFleetMetrics(t *testing.T, dir string) {
-	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" },
-		now: func() time.Time { return demoNow }, dbPath: filepath.Join(dir, "gpucost.db"), output: "table"}
-	fm, err := e.fleetMetrics(context.Background(), demoNow)
+	fm, err := storeFleetMetrics(context.Background(), filepath.Join(dir, "gpucost.db"), demoNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,12 +208,24 @@ func BenchmarkFleetMetrics(b *testing.B) {
 	if code := run(context.Background(), []string{"--db", filepath.Join(dir, "gpucost.db"), "demo", "--days", "3", "--no-serve"}, e); code != exitOK {
 		b.Fatalf("demo: exit %d\n%s", code, errb.String())
 	}
-	e.stdout, e.stderr, e.output = io.Discard, io.Discard, "table"
 	ctx := context.Background()
 	for b.Loop() {
-		fm, err := e.fleetMetrics(ctx, demoNow)
+		fm, err := storeFleetMetrics(ctx, filepath.Join(dir, "gpucost.db"), demoNow)
 		if err != nil || len(fm.Teams) == 0 || len(fm.Namespaces) == 0 {
 			b.Fatalf("fleet metrics: %v, %d teams, %d namespaces", err, len(fm.Teams), len(fm.Namespaces))
 		}
 	}
 }
+
+// storeFleetMetrics opens the store at path and computes its /metrics fleet series at now.
+func storeFleetMetrics(ctx context.Context, path string, now time.Time) (httpapi.FleetMetrics, error) {
+	st, _, err := openStore(ctx, path)
+	if err != nil {
+		return httpapi.FleetMetrics{}, err
+	}
+	defer st.Close()
+	return server.FleetMetrics(ctx, st, now)
+}
+
+// dollars converts exact money to the float a Prometheus sample holds, as the server does.
+func dollars(m gpucost.Money) float64 { return float64(m.Nanos) / 1e9 }

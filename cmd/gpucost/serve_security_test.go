@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost/httpapi"
-	"github.com/gpucost/gpucost/web"
 )
 
 func TestServeSecurityFlagsRefused(t *testing.T) {
@@ -41,36 +40,30 @@ func TestServeSecurityFlagsRefused(t *testing.T) {
 	}
 }
 
-// TestServeSecurityApplied checks what the flags set on the server and the dashboard: the
-// limits, one throttle for both, the proxies, and the store's revoked sessions.
-func TestServeSecurityApplied(t *testing.T) {
-	e := liveEnv(filepath.Join(t.TempDir(), "g.db"), &lockedBuffer{}, func(string) string { return "" })
-	db, err := e.openDB(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+// TestServeSecurityOptions checks what the flags give the server: the limits, a second per
+// token, 0 turning one off, and the proxies; server's TestSecurityApplied checks how it sets them.
+func TestServeSecurityOptions(t *testing.T) {
 	o := serveSecurityOptions{ingestRate: 100, ingestBurst: httpapi.MaxSamplesPerRequest, billRate: 7200, billBurst: 3,
 		authFailures: 0, trustedProxy: "10.0.0.0/8"}
 	if err := o.load(); err != nil {
 		t.Fatal(err)
 	}
-	srv, d := &httpapi.Server{}, &web.Dashboard{}
-	o.apply(srv, d, db)
-	if srv.IngestLimit != (httpapi.Limit{Rate: 100, Burst: httpapi.MaxSamplesPerRequest}) || srv.BillLimit != (httpapi.Limit{Rate: 2, Burst: 3}) {
-		t.Errorf("limits = %+v, %+v; want 100/s burst %d, 2/s burst 3", srv.IngestLimit, srv.BillLimit, httpapi.MaxSamplesPerRequest)
+	sec := o.security()
+	if sec == nil {
+		t.Fatal("security() = nil after load; want the flags' settings")
 	}
-	if srv.AuthThrottle == nil || d.Throttle != srv.AuthThrottle || srv.AuthThrottle.Failures >= 0 {
-		t.Errorf("throttle = %+v, dashboard's %p; want one, shared, off (--max-auth-failures 0)", srv.AuthThrottle, d.Throttle)
+	if sec.IngestLimit != (httpapi.Limit{Rate: 100, Burst: httpapi.MaxSamplesPerRequest}) || sec.BillLimit != (httpapi.Limit{Rate: 2, Burst: 3}) {
+		t.Errorf("limits = %+v, %+v; want 100/s burst %d, 2/s burst 3", sec.IngestLimit, sec.BillLimit, httpapi.MaxSamplesPerRequest)
 	}
-	if len(srv.TrustedProxies) != 1 || d.Sessions == nil {
-		t.Errorf("proxies %v, sessions %v; want 10.0.0.0/8 and the store", srv.TrustedProxies, d.Sessions)
+	if sec.AuthFailures >= 0 {
+		t.Errorf("auth failures = %d; want the throttle off (--max-auth-failures 0)", sec.AuthFailures)
+	}
+	if len(sec.TrustedProxies) != 1 || sec.TLS != nil {
+		t.Errorf("proxies %v, TLS %v; want 10.0.0.0/8 and plain HTTP", sec.TrustedProxies, sec.TLS)
 	}
 	var zero serveSecurityOptions // not from flags, as tests and the demo build serveOptions
-	srv, d = &httpapi.Server{}, &web.Dashboard{}
-	zero.apply(srv, d, db)
-	if srv.IngestLimit != (httpapi.Limit{}) || srv.AuthThrottle == nil || srv.AuthThrottle.Failures != 0 || d.Sessions == nil {
-		t.Errorf("zero options: %+v; want the server's defaults, a default throttle and the store's sessions", srv)
+	if s := zero.security(); s != nil {
+		t.Errorf("zero options: security() = %+v; want nil, the server's defaults", s)
 	}
 }
 

@@ -1,18 +1,14 @@
 package main
 
 import (
-	"context"
 	"crypto/tls"
 	"fmt"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
-	"github.com/gpucost/gpucost/web"
+	"github.com/gpucost/gpucost/server"
 	"github.com/spf13/cobra"
 )
-
-// sessionKey is the dashboard's session signing key, kept in the store (web.SessionKey).
-func sessionKey(ctx context.Context, db settingStore) ([]byte, error) { return web.SessionKey(ctx, db) }
 
 // serveSecurityOptions are gpucost serve's per-token rate limits, its throttle of failed
 // logins and token checks, TLS and the proxies it trusts.
@@ -71,15 +67,11 @@ func (o *serveSecurityOptions) load() error {
 	return nil
 }
 
-// apply sets the options on the server and its dashboard, which share one throttle, and gives
-// the dashboard db's revoked sessions. Options not loaded from flags leave the server's
-// defaults.
-func (o *serveSecurityOptions) apply(srv *httpapi.Server, d *web.Dashboard, db storeDB) {
-	d.Sessions = db
-	srv.AuthThrottle = &httpapi.Throttle{}
-	d.Throttle = srv.AuthThrottle
+// security is the server's security settings from the loaded flags, 0 turning a limit off; nil
+// (httpapi's defaults) when they were not loaded.
+func (o *serveSecurityOptions) security() *server.Security {
 	if !o.loaded {
-		return
+		return nil
 	}
 	limit := func(rate float64, burst int) httpapi.Limit {
 		if rate == 0 {
@@ -87,12 +79,10 @@ func (o *serveSecurityOptions) apply(srv *httpapi.Server, d *web.Dashboard, db s
 		}
 		return httpapi.Limit{Rate: rate, Burst: burst}
 	}
-	srv.IngestLimit = limit(o.ingestRate, o.ingestBurst)
-	srv.BillLimit = limit(o.billRate/3600, o.billBurst)
 	failures := o.authFailures
 	if failures == 0 {
 		failures = -1
 	}
-	srv.AuthThrottle.Failures = failures
-	srv.TrustedProxies, srv.TLS = o.proxies, o.tls
+	return &server.Security{IngestLimit: limit(o.ingestRate, o.ingestBurst), BillLimit: limit(o.billRate/3600, o.billBurst),
+		AuthFailures: failures, TLS: o.tls, TrustedProxies: o.proxies}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpucost/gpucost/server"
 )
 
 // benchDemoStore returns the path of a store holding the 30-day demo fleet and its bill as
@@ -40,8 +42,8 @@ func BenchmarkOverview(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	log := slog.New(slog.DiscardHandler)
-	check := func(v *storeViews) {
+	o := server.Options{ViewsEvery: time.Minute, Now: func() time.Time { return demoNow }, Log: slog.New(slog.DiscardHandler)}
+	check := func(v *server.Views) {
 		ov, err := v.Overview(ctx, demoNow)
 		if err != nil {
 			b.Fatal(err)
@@ -52,11 +54,12 @@ func BenchmarkOverview(b *testing.B) {
 	}
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
-			check(e.newStoreViews(db, serveOptions{viewsEvery: time.Minute}, log))
+			check(server.NewViews(db, o))
 		}
 	})
 	b.Run("cached", func(b *testing.B) {
-		v := e.newStoreViews(db, serveOptions{viewsEvery: time.Hour}, log)
+		o.ViewsEvery = time.Hour
+		v := server.NewViews(db, o)
 		check(v)
 		for b.Loop() {
 			check(v)

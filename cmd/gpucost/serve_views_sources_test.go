@@ -14,6 +14,7 @@ import (
 	"github.com/gpucost/gpucost/file"
 	"github.com/gpucost/gpucost/queue"
 	"github.com/gpucost/gpucost/queue/natsserver"
+	"github.com/gpucost/gpucost/server"
 	"github.com/gpucost/gpucost/spot"
 )
 
@@ -60,7 +61,13 @@ func TestStoreViewsJobsAndQueues(t *testing.T) {
 	logs := &bytes.Buffer{}
 	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: logs, getenv: func(string) string { return "" },
 		now: func() time.Time { return demoNow }, output: "table"}
-	v := e.newStoreViews(nil, serveOptions{jobsStore: jobs, natsURL: srv.URL(), viewsEvery: time.Minute}, slog.New(slog.NewTextHandler(logs, nil)))
+	o := server.Options{ViewsEvery: time.Minute, Now: e.now, Log: slog.New(slog.NewTextHandler(logs, nil)),
+		OpenObjectStore: func(ctx context.Context, url string) (gpucost.ObjectStore, error) {
+			return openObjectStore(ctx, e, url)
+		}}
+	withSources := o
+	withSources.JobsStore, withSources.NATSURL = jobs, srv.URL()
+	v := server.NewViews(nil, withSources)
 	reps, err := v.Jobs(ctx)
 	if err != nil || len(reps) != 1 || reps[0].Job != "llama-ft" || reps[0].Status != "done" || reps[0].Billable != time.Hour || !reps[0].Priced {
 		t.Errorf("Jobs = %+v, %v; want llama-ft done after an hour, priced", reps, err)
@@ -70,7 +77,7 @@ func TestStoreViewsJobsAndQueues(t *testing.T) {
 		t.Errorf("Queues = %+v, %v; want embed with 3 pending and score with 1", qs, err)
 	}
 
-	none := e.newStoreViews(nil, serveOptions{viewsEvery: time.Minute}, slog.New(slog.DiscardHandler))
+	none := server.NewViews(nil, o)
 	if reps, err := none.Jobs(ctx); err != nil || reps == nil || len(reps) != 0 {
 		t.Errorf("Jobs without --jobs-store = %v, %v; want an empty list", reps, err)
 	}
@@ -78,7 +85,9 @@ func TestStoreViewsJobsAndQueues(t *testing.T) {
 		t.Errorf("Queues without --nats = %v, %v; want an empty list", qs, err)
 	}
 
-	down := e.newStoreViews(nil, serveOptions{natsURL: "nats://gpucost:s3cret-pw@127.0.0.1:1", viewsEvery: time.Minute}, slog.New(slog.NewTextHandler(logs, nil)))
+	unreachable := o
+	unreachable.NATSURL = "nats://gpucost:s3cret-pw@127.0.0.1:1"
+	down := server.NewViews(nil, unreachable)
 	_, err = down.Queues(ctx, demoNow)
 	if gpucost.ErrorCode(err) != gpucost.EUnavailable || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("Queues with an unreachable NATS = %v; want unavailable, without the password", err)

@@ -17,6 +17,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/postgres/pgtest"
+	"github.com/gpucost/gpucost/server"
 	"github.com/gpucost/gpucost/sqlite"
 )
 
@@ -351,17 +352,17 @@ func TestServeBudgets(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	bs, source, err := e.loadServerBudgets(context.Background(), db, "")
-	if err != nil || len(bs) != 1 || bs[0].Name != "research" || !strings.Contains(source, budgetsSetting) {
-		t.Errorf("loadServerBudgets = %+v, %q, %v; want the stored research budget", bs, source, err)
+	bs, source, err := server.LoadBudgets(context.Background(), db, "")
+	if err != nil || len(bs) != 1 || bs[0].Name != "research" || !strings.Contains(source, server.BudgetsSetting) {
+		t.Errorf("LoadBudgets = %+v, %q, %v; want the stored research budget", bs, source, err)
 	}
 	file := filepath.Join(t.TempDir(), "budgets.yaml")
 	os.WriteFile(file, []byte("budgets:\n  - {name: all, period: quarterly, amount: 9}\n"), 0o644)
-	bs, source, err = e.loadServerBudgets(context.Background(), db, file)
+	bs, source, err = server.LoadBudgets(context.Background(), db, file)
 	if err != nil || len(bs) != 1 || bs[0].Name != "all" || source != file {
-		t.Errorf("loadServerBudgets with a file = %+v, %q, %v; want the file's budget", bs, source, err)
+		t.Errorf("LoadBudgets with a file = %+v, %q, %v; want the file's budget", bs, source, err)
 	}
-	sb := &serverBudgets{db: db, file: file}
+	sb := server.NewBudgetStore(db, file)
 	if _, err := sb.PutBudgets(context.Background(), doc); gpucost.ErrorCode(err) != gpucost.EConflict {
 		t.Errorf("PutBudgets with serve --budgets = %v; want a conflict", err)
 	}

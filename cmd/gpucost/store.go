@@ -3,19 +3,15 @@ package main
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/postgres"
+	"github.com/gpucost/gpucost/query"
 	"github.com/gpucost/gpucost/sqlite"
 	"github.com/gpucost/gpucost/telemetry"
 	"github.com/jackc/pgx/v5/pgconn"
 )
-
-// defaultIdleBelow is the utilisation under which a minute counts as idle: an idle GPU reports
-// 0%, and a few percent covers monitoring and keep-alive kernels.
-const defaultIdleBelow = 5.0
 
 // storeDB is the store --db names, under the name the commands use: the whole gpucost.Store,
 // a SQLite file or a PostgreSQL database, which commands never tell apart.
@@ -60,12 +56,8 @@ func isPostgresURL(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 }
 
-// openDB opens the store named by --db (see openStore), or returns the store the server shares
-// with its views, which its users' Close leaves open.
+// openDB opens the store named by --db (see openStore).
 func (e *env) openDB(ctx context.Context) (storeDB, error) {
-	if e.store != nil {
-		return sharedStore{e.store}, nil
-	}
 	db, path, err := openStore(ctx, e.dbPath)
 	if err != nil {
 		return nil, err
@@ -91,34 +83,9 @@ func (e *env) printStored(ctx context.Context, list func(db storeDB) (result, er
 	return e.print(r)
 }
 
-// sharedStore is a store opened once and shared: its users' Close leaves it open.
-type sharedStore struct{ gpucost.Store }
-
-func (sharedStore) Close() error { return nil }
-
-// idleBelow returns the store's idle threshold, recording the default on first use: every
-// rollup in one store is made with the same threshold.
-func idleBelow(ctx context.Context, db storeDB) (float64, error) {
-	v, err := db.Setting(ctx, "idle_below", "")
-	if err != nil {
-		return 0, err
-	}
-	if v == "" {
-		v = strconv.FormatFloat(defaultIdleBelow, 'f', -1, 64)
-		if err := db.SetSetting(ctx, "idle_below", v); err != nil {
-			return 0, err
-		}
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil {
-		return 0, gpucost.Errorf(gpucost.EInvalid, "store %s: setting idle_below = %q is not a number", db.Name(), v)
-	}
-	return f, nil
-}
-
 // rollupWriter returns a writer that rolls samples up into db.
 func (e *env) rollupWriter(ctx context.Context, db storeDB) (*telemetry.Writer, error) {
-	idle, err := idleBelow(ctx, db)
+	idle, err := query.IdleBelow(ctx, db)
 	if err != nil {
 		return nil, err
 	}

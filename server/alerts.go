@@ -1,28 +1,34 @@
-package main
+package server
 
 import (
 	"context"
 	"log/slog"
 	"time"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/budget/alert"
 	"github.com/gpucost/gpucost/notify"
 )
 
-// budgetAlerts is gpucost serve's budget check: every --check-every it evaluates the budgets
-// the server uses (serve --budgets, or those stored through the API) as gpucost budget check
+// Alert delivery: each alert and target is tried this many times, the first retry after this long.
+const (
+	alertAttempts = 5
+	alertBackoff  = time.Second
+)
+
+// budgetAlerts is the server's budget check: every Options.CheckEvery it evaluates the budgets
+// the server uses (the budgets file, or those stored through the API) as gpucost budget check
 // does and sends each crossed threshold's alert through the store's delivery log, so an alert
 // goes out once per threshold and period across restarts and replicas. It runs beside the
 // requests: a target that times out delays the next check, never ingest.
 type budgetAlerts struct {
-	e       *env
-	db      settingStore
-	file    string // serve --budgets
+	store   gpucost.Store
+	file    string
 	targets map[string]notify.Target
-	opts    budgetCheckOpts
+	now     func() time.Time
 	log     *slog.Logger
-	after   func(ctx context.Context) // run after each check (serve --policies); nil: nothing
+	after   func(ctx context.Context) // run after each check (the enforcer); nil: nothing
 }
 
 // run checks at once and then every every until ctx is done.
@@ -43,23 +49,23 @@ func (a *budgetAlerts) run(ctx context.Context, every time.Duration) {
 }
 
 // check evaluates the budgets once and logs every alert sent or failed; without targets
-// (serve --policies alone) it sends none.
+// (policies alone) it sends none.
 func (a *budgetAlerts) check(ctx context.Context) {
-	noStore := false
-	c := alert.Checker{Targets: a.targets, Now: a.e.now, Log: a.log,
+	c := alert.Checker{Targets: a.targets, Now: a.now, Log: a.log,
 		Budgets: func(ctx context.Context) ([]budget.Budget, string, error) {
-			return a.e.loadServerBudgets(ctx, a.db, a.file)
+			return LoadBudgets(ctx, a.store, a.file)
 		},
 		Spend: func(ctx context.Context, budgets []budget.Budget) (*budget.Spend, error) {
-			sp, err := a.e.budgetSpend(ctx, budgets)
-			if err != nil {
-				return nil, err
-			}
-			noStore = sp.noStore
-			return sp.Spend, nil
+			sp, _, err := budget.ReadSpend(ctx, a.store, budgets, a.now().UTC())
+			return sp, err
 		},
 		Deliver: func(ctx context.Context, alerts []*alert.Outcome) error {
-			return a.e.deliverAlerts(ctx, a.opts, noStore, a.targets, alerts)
+			if alert.Count(alerts, "") == 0 {
+				alert.MarkPending(alerts, alert.WouldSend)
+				return nil
+			}
+			s := alert.Sender{Log: a.store, Targets: a.targets, MaxAttempts: alertAttempts, Backoff: alertBackoff}
+			return s.Deliver(ctx, alerts)
 		}}
 	c.Check(ctx)
 }

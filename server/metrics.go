@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -7,22 +7,23 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
+	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/query"
 )
 
-// fleetMetrics computes the gpucost_* series of /metrics with the reports' code: GPU use by
-// namespace over the hour before now (gpucost report utilization --by namespace --since 1h, from
-// the hourly rollups) and month-to-date spend by team (gpucost report cost --by team). The
+// FleetMetrics computes the gpucost_* series of /metrics over st with the reports' code: GPU use
+// by namespace over the hour before now (gpucost report utilization --by namespace --since 1h,
+// from the hourly rollups) and month-to-date spend by team (gpucost report cost --by team). The
 // server calls it at most once a minute, on a scrape.
-func (e *env) fleetMetrics(ctx context.Context, now time.Time) (httpapi.FleetMetrics, error) {
+func FleetMetrics(ctx context.Context, st gpucost.Store, now time.Time) (httpapi.FleetMetrics, error) {
 	var fm httpapi.FleetMetrics
-	ec := *e // the reports open their own store connection through a copy of the env
-	ns, err := ec.namespaceUsage(ctx, now)
+	ns, err := namespaceUsage(ctx, st, now)
 	if err != nil {
 		return fm, fmt.Errorf("utilisation by namespace over the last hour: %w", err)
 	}
-	teams, err := ec.teamCosts(ctx, now)
+	teams, err := teamCosts(ctx, st, now)
 	if err != nil {
 		return fm, fmt.Errorf("month-to-date cost by team: %w", err)
 	}
@@ -31,18 +32,21 @@ func (e *env) fleetMetrics(ctx context.Context, now time.Time) (httpapi.FleetMet
 
 // namespaceUsage is the utilisation report by namespace over the hour before now, with the
 // fleet snapshot's idle GPU-hours (report utilization's).
-func (e *env) namespaceUsage(ctx context.Context, now time.Time) ([]httpapi.NamespaceUsage, error) {
+func namespaceUsage(ctx context.Context, st gpucost.Store, now time.Time) ([]httpapi.NamespaceUsage, error) {
 	to := now.UTC().Truncate(time.Minute)
-	rc, err := e.openReport(ctx, fleet.Period{Start: to.Add(-time.Hour), End: to}, "aws")
+	cat, err := catalog.Load(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	defer rc.close()
+	r, err := query.Open(ctx, st, cat, fleet.Period{Start: to.Add(-time.Hour), End: to}, provider)
+	if err != nil {
+		return nil, err
+	}
 	g, err := analyze.ParseGroupBy("namespace")
 	if err != nil {
 		return nil, err
 	}
-	rep, _, err := rc.utilization(ctx, g, nil)
+	rep, _, err := r.Utilization(ctx, g, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +60,7 @@ func (e *env) namespaceUsage(ctx context.Context, now time.Time) ([]httpapi.Name
 
 // teamCosts is the cost report by team from the first of now's month (UTC) to now, in US
 // dollars; groups in other currencies are left out.
-func (e *env) teamCosts(ctx context.Context, now time.Time) ([]httpapi.TeamCost, error) {
+func teamCosts(ctx context.Context, st gpucost.Store, now time.Time) ([]httpapi.TeamCost, error) {
 	to := now.UTC().Truncate(time.Minute)
 	monthStart := time.Date(to.Year(), to.Month(), 1, 0, 0, 0, 0, time.UTC)
 	ago := to.Sub(monthStart)
@@ -64,7 +68,7 @@ func (e *env) teamCosts(ctx context.Context, now time.Time) ([]httpapi.TeamCost,
 		return nil, nil // the month has just begun
 	}
 	team, _ := fleet.ParseDimension("team")
-	rep, err := e.costView(ctx, fleet.Period{Start: monthStart, End: to}, team, nil)
+	rep, err := costView(ctx, st, fleet.Period{Start: monthStart, End: to}, team, nil)
 	if err != nil {
 		return nil, err
 	}

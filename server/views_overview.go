@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -18,13 +18,13 @@ import (
 // Overview is the dashboard's front page at now: the month's allocated spend by team with its
 // idle cost and idle share, its daily spend and forecast, the GPUs reporting over the last 7
 // days, the savings the recommendations offer and the budgets. Its parts are the cached views, computed side by side.
-func (v *storeViews) Overview(ctx context.Context, now time.Time) (httpapi.Overview, error) {
+func (v *Views) Overview(ctx context.Context, now time.Time) (httpapi.Overview, error) {
 	return cachedView(ctx, v, "overview", func(ctx context.Context) (httpapi.Overview, error) {
 		return v.overview(ctx, now)
 	})
 }
 
-func (v *storeViews) overview(ctx context.Context, now time.Time) (httpapi.Overview, error) {
+func (v *Views) overview(ctx context.Context, now time.Time) (httpapi.Overview, error) {
 	now = now.UTC().Truncate(time.Minute)
 	p, err := v.overviewParts(ctx, now)
 	if err != nil {
@@ -34,7 +34,7 @@ func (v *storeViews) overview(ctx context.Context, now time.Time) (httpapi.Overv
 }
 
 // overviewParts computes the overview's parts at now side by side, each through the cache.
-func (v *storeViews) overviewParts(ctx context.Context, now time.Time) (httpapi.OverviewParts, error) {
+func (v *Views) overviewParts(ctx context.Context, now time.Time) (httpapi.OverviewParts, error) {
 	monthStart := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
 	var (
 		p    httpapi.OverviewParts
@@ -72,24 +72,22 @@ func (v *storeViews) overviewParts(ctx context.Context, now time.Time) (httpapi.
 
 // monthSpend is the whole bill's daily spend in currency over the month holding now, with its
 // forecast: budget status's code on a budget that counts every line.
-func (v *storeViews) monthSpend(ctx context.Context, now time.Time, currency string) (budget.Status, error) {
+func (v *Views) monthSpend(ctx context.Context, now time.Time, currency string) (budget.Status, error) {
 	all := budget.Budget{Name: "all spend", Period: budget.Monthly, Amount: gpucost.Money{Currency: currency}, Cost: budget.Effective}
-	e := v.env()
-	e.now = func() time.Time { return now }
-	sp, err := e.budgetSpend(ctx, []budget.Budget{all})
+	sp, _, err := budget.ReadSpend(ctx, v.store, []budget.Budget{all}, now.UTC())
 	if err != nil {
 		return budget.Status{}, err
 	}
-	return sp.statuses(now)[0], nil
+	return sp.Statuses(now)[0], nil
 }
 
-// Jobs are gpucost report jobs over serve --jobs-store; none without one.
-func (v *storeViews) Jobs(ctx context.Context) ([]spot.JobReport, error) {
+// Jobs are gpucost report jobs over Options.JobsStore; none without one.
+func (v *Views) Jobs(ctx context.Context) ([]spot.JobReport, error) {
 	if v.jobsStore == "" {
 		return []spot.JobReport{}, nil
 	}
 	return cachedView(ctx, v, "jobs", func(ctx context.Context) ([]spot.JobReport, error) {
-		reps, _, err := jobReports(ctx, v.env(), v.jobsStore, "")
+		reps, err := v.jobs(ctx)
 		switch gpucost.ErrorCode(err) {
 		case "":
 			return reps, nil
@@ -100,9 +98,22 @@ func (v *storeViews) Jobs(ctx context.Context) ([]spot.JobReport, error) {
 	})
 }
 
-// Queues are gpucost queue status of every queue on the NATS server of serve --nats; none
+// jobs reads the events of every job in the jobs store and sums each job up.
+func (v *Views) jobs(ctx context.Context) ([]spot.JobReport, error) {
+	if v.openObjectStore == nil {
+		return nil, gpucost.Errorf(gpucost.EInternal, "the server was given a jobs store %s but no way to open it (Options.OpenObjectStore)", v.jobsStore)
+	}
+	store, err := v.openObjectStore(ctx, v.jobsStore)
+	if err != nil {
+		return nil, err
+	}
+	reps, _, err := spot.Reports(ctx, store, v.jobsStore, "", v.log)
+	return reps, err
+}
+
+// Queues are gpucost queue status of every queue on the NATS server of Options.NATSURL; none
 // without one. The URL may hold a password, so errors do not repeat it.
-func (v *storeViews) Queues(ctx context.Context, now time.Time) ([]queue.Status, error) {
+func (v *Views) Queues(ctx context.Context, now time.Time) ([]queue.Status, error) {
 	if v.natsURL == "" {
 		return []queue.Status{}, nil
 	}

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"github.com/gpucost/gpucost"
@@ -7,7 +7,7 @@ import (
 )
 
 // storeActivity is the store's enforcement action log and alert delivery log together: what
-// GET /api/v1/actions, /api/v1/deliveries and the dashboard's activity page read. gpucost serve,
+// GET /api/v1/actions, /api/v1/deliveries and the dashboard's activity page read. The server,
 // gpucost enforce and gpucost budget check all write them.
 type storeActivity struct {
 	enforce.Log
@@ -17,6 +17,6 @@ type storeActivity struct {
 var _ httpapi.ActivityLog = storeActivity{}
 
 // activityLog returns db's two logs as the server's activity log.
-func activityLog(db storeDB) httpapi.ActivityLog {
+func activityLog(db gpucost.Store) httpapi.ActivityLog {
 	return storeActivity{Log: enforce.Log{Store: db}, DeliveryLog: db}
 }

@@ -1,0 +1,97 @@
+package query
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/analyze"
+	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/fleet"
+)
+
+// Utilization runs the utilisation analysis by by over the period's hourly rollups of the series
+// keep accepts (all where nil), with the fleet snapshot's figures (report utilization).
+func (r *Report) Utilization(ctx context.Context, by analyze.GroupBy, keep func(*gpucost.Series) bool) (analyze.Report, *fleet.Snapshot, error) {
+	snap, err := r.Snapshot(ctx)
+	if err != nil {
+		return analyze.Report{}, nil, err
+	}
+	opts := r.Options
+	opts.By = by
+	opts.Price = snap.PriceOf() // prices the zero-util runs (SustainedIdleCost) as the snapshot does
+	u := analyze.NewUtilization(opts)
+	if err := r.Scan(ctx, time.Hour, OnlySeries(keep, u.Add)); err != nil {
+		return analyze.Report{}, nil, err
+	}
+	return snap.Annotate(u.Result(), SeriesCharges(keep)), snap, nil
+}
+
+// Idle runs the zero-util analysis over the period's hourly rollups of the series keep accepts
+// (all where nil), priced as the snapshot prices their GPUs; the periods come longest first
+// (report idle). The snapshot holds the fleet's idle figures.
+func (r *Report) Idle(ctx context.Context, minIdle time.Duration, keep func(*gpucost.Series) bool) (analyze.IdleReport, *fleet.Snapshot, error) {
+	snap, err := r.Snapshot(ctx)
+	if err != nil {
+		return analyze.IdleReport{}, nil, err
+	}
+	opts := r.Options
+	opts.MinIdle = minIdle
+	opts.Price = snap.PriceOf()
+	d := analyze.NewIdle(opts)
+	if err := r.Scan(ctx, time.Hour, OnlySeries(keep, d.Add)); err != nil {
+		return analyze.IdleReport{}, nil, err
+	}
+	rep := d.Result()
+	slices.SortStableFunc(rep.Periods, func(a, b analyze.IdlePeriod) int { return cmp.Compare(b.Duration, a.Duration) })
+	return rep, snap, nil
+}
+
+// Alerts evaluates the monitoring rules over the period's minute rollups of the series keep
+// accepts (all where nil) (report alerts).
+func (r *Report) Alerts(ctx context.Context, keep func(*gpucost.Series) bool) (analyze.AlertReport, error) {
+	ev, err := analyze.EvaluateAlerts(analyze.DefaultRules(), r.Period.End, tdp)
+	if err != nil {
+		return analyze.AlertReport{}, err
+	}
+	if err := r.Scan(ctx, time.Minute, OnlySeries(keep, ev.Add)); err != nil {
+		return analyze.AlertReport{}, err
+	}
+	return ev.Result(), nil
+}
+
+// Heatmap fills the hourly mean utilisation of each GPU or host (by) of the series keep accepts
+// (all where nil) over the period.
+func (r *Report) Heatmap(ctx context.Context, by string, keep func(*gpucost.Series) bool) (analyze.Heatmap, error) {
+	hm := analyze.NewHeatmap(by, r.Period.Start, r.Period.End, NormalizeModel)
+	err := r.Scan(ctx, time.Hour, OnlySeries(keep, hm.Add))
+	return hm.Result(), err
+}
+
+// tdp returns a model's board power from the catalog's datasheets.
+func tdp(model string) (float64, bool) {
+	spec, ok := catalog.Spec(model)
+	return spec.TDPW, ok && spec.TDPW > 0
+}
+
+// OnlySeries passes on the rollups of the series keep accepts (all where nil).
+func OnlySeries(keep func(*gpucost.Series) bool, add func(*gpucost.Rollup)) func(*gpucost.Rollup) {
+	if keep == nil {
+		return add
+	}
+	return func(r *gpucost.Rollup) {
+		if keep(r.Series) {
+			add(r)
+		}
+	}
+}
+
+// SeriesCharges is the charges of the series keep accepts (all where nil).
+func SeriesCharges(keep func(*gpucost.Series) bool) func(*fleet.Charge) bool {
+	if keep == nil {
+		return nil
+	}
+	return func(c *fleet.Charge) bool { return c.Series != nil && keep(c.Series) }
+}

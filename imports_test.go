@@ -25,6 +25,7 @@ var importRules = map[string][]string{
 	"analyze":  {"."},
 	"plan":     {"."},
 	"fleet":    {".", "analyze", "catalog", "recommend"},
+	"query":    {".", "analyze", "catalog", "fleet", "recommend"},
 	"catalog":  {"."},
 	"queue":    {"."},
 	"notify":   {"."},
@@ -33,6 +34,12 @@ var importRules = map[string][]string{
 
 	"internal/storeutil": {"."},
 	"queue/natsserver":   {"."},
+
+	// server assembles gpucost serve from the packages its views, bill upload, budgets,
+	// alerts, write-ahead log and enforcer need; never cmd, the stores or the NATS server.
+	"server": {".", "agent", "analyze", "billing", "billing/billimport", "budget", "budget/alert", "catalog",
+		"enforce", "fleet", "httpapi", "notify", "present", "query", "queue", "recommend", "spot", "telemetry",
+		"telemetry/wal", "web"},
 }
 
 // TestImportRules fails when a package imports what docs/architecture.md says it must not: the
@@ -118,12 +125,12 @@ func TestStoresImportNoFeature(t *testing.T) {
 	}
 }
 
-// TestAPIDoesNotLinkNATSServer fails when the API server or the dashboard reaches a package
-// that imports the NATS server: they read queues through package queue, and only cmd/gpucost
-// runs the embedded server (queue/natsserver).
+// TestAPIDoesNotLinkNATSServer fails when the API server, the dashboard or the server's
+// assembly reaches a package that imports the NATS server: they read queues through package
+// queue, and only cmd/gpucost runs the embedded server (queue/natsserver).
 func TestAPIDoesNotLinkNATSServer(t *testing.T) {
 	imports := packageImports(t)
-	for _, pkg := range []string{"httpapi", "web"} {
+	for _, pkg := range []string{"httpapi", "web", "server"} {
 		deps := ownDeps(imports, pkg)
 		deps[pkg] = pkg
 		for dep, via := range deps {
@@ -239,9 +246,9 @@ func TestNoSQLOutsideStores(t *testing.T) {
 }
 
 // pureIOFree are the packages that decide without touching the world: the analyses, the
-// planners, the recommender, the application core (fleet) and the presentation of results.
-// Time, files, stores and writers come in as arguments.
-var pureIOFree = []string{"analyze", "plan", "recommend", "fleet", "present"}
+// planners, the recommender, the application core (fleet), its queries of a period (query) and
+// the presentation of results. Time, files, stores and writers come in as arguments.
+var pureIOFree = []string{"analyze", "plan", "recommend", "fleet", "query", "present"}
 
 // ioImports are the standard packages that reach outside the process.
 var ioImports = []string{"os", "os/exec", "os/signal", "net", "net/http", "database/sql", "syscall", "io/ioutil", "path/filepath", "log", "log/slog", "runtime"}

@@ -1,10 +1,9 @@
-package main
+package server_test
 
 import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -18,10 +17,10 @@ import (
 	"github.com/gpucost/gpucost/spot"
 )
 
-// TestStoreViewsJobsAndQueues reads the jobs of a job store and the queues of a NATS server as
+// TestViewsJobsAndQueues reads the jobs of a job store and the queues of a NATS server as
 // gpucost report jobs and gpucost queue status do, and keeps a NATS password out of errors and
 // logs when the server cannot be reached.
-func TestStoreViewsJobsAndQueues(t *testing.T) {
+func TestViewsJobsAndQueues(t *testing.T) {
 	ctx := context.Background()
 	jobs := t.TempDir()
 	store, err := file.New(jobs)
@@ -59,12 +58,9 @@ func TestStoreViewsJobsAndQueues(t *testing.T) {
 	c.Close()
 
 	logs := &bytes.Buffer{}
-	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: logs, getenv: func(string) string { return "" },
-		now: func() time.Time { return demoNow }, output: "table"}
-	o := server.Options{ViewsEvery: time.Minute, Now: e.now, Log: slog.New(slog.NewTextHandler(logs, nil)),
-		OpenObjectStore: func(ctx context.Context, url string) (gpucost.ObjectStore, error) {
-			return openObjectStore(ctx, e, url)
-		}}
+	now := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	o := server.Options{ViewsEvery: time.Minute, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(logs, nil)),
+		OpenObjectStore: func(ctx context.Context, url string) (gpucost.ObjectStore, error) { return file.New(url) }}
 	withSources := o
 	withSources.JobsStore, withSources.NATSURL = jobs, srv.URL()
 	v := server.NewViews(nil, withSources)
@@ -72,23 +68,23 @@ func TestStoreViewsJobsAndQueues(t *testing.T) {
 	if err != nil || len(reps) != 1 || reps[0].Job != "llama-ft" || reps[0].Status != "done" || reps[0].Billable != time.Hour || !reps[0].Priced {
 		t.Errorf("Jobs = %+v, %v; want llama-ft done after an hour, priced", reps, err)
 	}
-	qs, err := v.Queues(ctx, demoNow)
+	qs, err := v.Queues(ctx, now)
 	if err != nil || len(qs) != 2 || qs[0].Queue != "embed" || qs[0].Pending != 3 || qs[1].Queue != "score" || qs[1].Pending != 1 {
 		t.Errorf("Queues = %+v, %v; want embed with 3 pending and score with 1", qs, err)
 	}
 
 	none := server.NewViews(nil, o)
 	if reps, err := none.Jobs(ctx); err != nil || reps == nil || len(reps) != 0 {
-		t.Errorf("Jobs without --jobs-store = %v, %v; want an empty list", reps, err)
+		t.Errorf("Jobs without a jobs store = %v, %v; want an empty list", reps, err)
 	}
-	if qs, err := none.Queues(ctx, demoNow); err != nil || qs == nil || len(qs) != 0 {
-		t.Errorf("Queues without --nats = %v, %v; want an empty list", qs, err)
+	if qs, err := none.Queues(ctx, now); err != nil || qs == nil || len(qs) != 0 {
+		t.Errorf("Queues without a NATS server = %v, %v; want an empty list", qs, err)
 	}
 
 	unreachable := o
 	unreachable.NATSURL = "nats://gpucost:s3cret-pw@127.0.0.1:1"
 	down := server.NewViews(nil, unreachable)
-	_, err = down.Queues(ctx, demoNow)
+	_, err = down.Queues(ctx, now)
 	if gpucost.ErrorCode(err) != gpucost.EUnavailable || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("Queues with an unreachable NATS = %v; want unavailable, without the password", err)
 	}

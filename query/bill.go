@@ -26,7 +26,7 @@ func BillSnapshot(ctx context.Context, st fleet.Store, cat *catalog.Catalog, p f
 		return nil, err
 	}
 	if s.Stats.Lines == 0 {
-		return nil, gpucost.Errorf(gpucost.ENotFound, "no bill lines from %s to %s (%d imports in the store): import bills with gpucost import billing, or widen --since",
+		return nil, gpucost.Errorf(gpucost.ENotFound, "no bill lines from %s to %s (%d imports in the store): import bills with gpucost import billing, or widen the period",
 			p.Start.Format(time.DateOnly), p.End.Format(time.DateOnly), s.Stats.Imports)
 	}
 	if charged, bill, ok := s.Reconcile(); !ok {

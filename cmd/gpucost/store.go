@@ -74,17 +74,33 @@ func (e *env) openDB(ctx context.Context) (storeDB, error) {
 	return db, nil
 }
 
-// printStored checks --output, opens the store, and prints what list makes of it.
-func (e *env) printStored(ctx context.Context, list func(db storeDB) (result, error)) error {
-	if err := e.validOutput(); err != nil {
-		return err
-	}
+// withStore opens the store --db names, calls fn with it and closes it.
+func (e *env) withStore(ctx context.Context, fn func(db storeDB) error) error {
 	db, err := e.openDB(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	r, err := list(db)
+	return fn(db)
+}
+
+// fromStore is withStore for a function that returns a value: open, call, close.
+func fromStore[T any](ctx context.Context, e *env, fn func(db storeDB) (T, error)) (T, error) {
+	var v T
+	err := e.withStore(ctx, func(db storeDB) error {
+		var err error
+		v, err = fn(db)
+		return err
+	})
+	return v, err
+}
+
+// printStored checks --output, opens the store, and prints what list makes of it.
+func (e *env) printStored(ctx context.Context, list func(db storeDB) (result, error)) error {
+	if err := e.validOutput(); err != nil {
+		return err
+	}
+	r, err := fromStore(ctx, e, list)
 	if err != nil {
 		return err
 	}

@@ -62,7 +62,9 @@ func TestImportFile(t *testing.T) {
 	}
 	var progressed int64
 	im := &Importer{
-		Writer:   func(context.Context) (*telemetry.Writer, error) { return &telemetry.Writer{Store: db, IdleBelow: 5}, nil },
+		Writer: func(context.Context) (*telemetry.Writer, error) {
+			return &telemetry.Writer{Store: db, IdleBelow: 5}, nil
+		},
 		Progress: func(name string, size int64) Progress { return &countBar{n: &progressed} },
 	}
 	all, err := im.ImportFiles(ctx, []string{smi}, Options{Format: NvidiaSMI})

@@ -54,23 +54,20 @@ A budgets file:
 		Example: `  gpucost budget status --file budgets.yaml
   gpucost budget status --file budgets.yaml --db /tmp/demo.db --output json`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
 			if file == "" {
-				return usageError{fmt.Errorf("--file is required: the budgets YAML file")}
+				return result{}, usageError{fmt.Errorf("--file is required: the budgets YAML file")}
 			}
 			budgets, err := readBudgets(file)
 			if err != nil {
-				return err
+				return result{}, err
 			}
 			sp, err := e.budgetSpend(cmd.Context(), budgets)
 			if err != nil {
-				return err
+				return result{}, err
 			}
-			return e.print(present.BudgetStatus(sp.Statuses(e.now()), sp.notes()))
-		},
+			return present.BudgetStatus(sp.Statuses(e.now()), sp.notes()), nil
+		}),
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "budgets YAML file")
 	return cmd
@@ -114,13 +111,10 @@ func (e *env) budgetSpend(ctx context.Context, budgets []budget.Budget) (*budget
 		cat, err := catalog.Bundled()
 		return &budgetSpend{Spend: budget.NewSpend(budgets, budget.CatalogMatcher(cat)), cat: cat, noStore: true}, err
 	}
-	db, err := e.openDB(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	sp, cat, err := budget.ReadSpend(ctx, db, budgets, now)
-	return &budgetSpend{Spend: sp, cat: cat}, err
+	return fromStore(ctx, e, func(db storeDB) (*budgetSpend, error) {
+		sp, cat, err := budget.ReadSpend(ctx, db, budgets, now)
+		return &budgetSpend{Spend: sp, cat: cat}, err
+	})
 }
 
 // storeFile returns the file a --db value names, without a sqlite: or file: prefix.

@@ -38,13 +38,7 @@ func openStore(ctx context.Context, db string) (gpucost.Store, string, error) {
 		}
 		return s, db, nil
 	}
-	path := db
-	for _, prefix := range []string{"sqlite://", "sqlite:", "file://", "file:"} {
-		if p, ok := strings.CutPrefix(path, prefix); ok {
-			path = p
-			break
-		}
-	}
+	path := storeFile(db)
 	if scheme, _, ok := strings.Cut(path, "://"); ok {
 		return nil, db, gpucost.Errorf(gpucost.EInvalid, "--db %s: %s stores are not supported; use a SQLite file path or a postgres:// URL", db, scheme)
 	}

@@ -45,32 +45,25 @@ file again stores nothing twice.`,
   gpucost import telemetry --format dcgm --at 2026-11-01T10:00:00Z one-scrape.prom
   gpucost import telemetry --format nvidia-smi --host gpu-node-7 smi.csv`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
 			o := teleimport.Options{Host: host}
 			var err error
 			if o.Format, err = teleimport.ParseFormat(format); err != nil {
-				return err
+				return result{}, err
 			}
 			if at != "" {
 				if o.At, err = time.Parse(time.RFC3339, at); err != nil {
-					return gpucost.Errorf(gpucost.EInvalid, "--at %q: use RFC 3339, such as 2026-11-01T10:00:00Z", at)
+					return result{}, gpucost.Errorf(gpucost.EInvalid, "--at %q: use RFC 3339, such as 2026-11-01T10:00:00Z", at)
 				}
 			}
-			return e.withStore(cmd.Context(), func(db storeDB) error {
+			return fromStore(cmd.Context(), e, func(db storeDB) (result, error) {
 				im := &teleimport.Importer{
 					Writer:   func(ctx context.Context) (*telemetry.Writer, error) { return e.rollupWriter(ctx, db) },
 					Progress: e.byteProgress,
 				}
-				all, err := im.ImportFiles(cmd.Context(), args, o)
-				if err != nil {
-					return err
-				}
-				return e.print(present.TelemetryImports(all))
+				return shown(present.TelemetryImports)(im.ImportFiles(cmd.Context(), args, o))
 			})
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&format, "format", "dcgm", "file format: dcgm or nvidia-smi")
 	cmd.Flags().StringVar(&at, "at", "", "time of samples without a timestamp (RFC 3339; default the file's modification time)")

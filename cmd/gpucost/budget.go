@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -115,28 +114,6 @@ func (e *env) budgetSpend(ctx context.Context, budgets []budget.Budget) (*budget
 		sp, cat, err := budget.ReadSpend(ctx, db, budgets, now)
 		return &budgetSpend{Spend: sp, cat: cat}, err
 	})
-}
-
-// storeFile returns the file a --db value names, without a sqlite: or file: prefix.
-func storeFile(db string) string {
-	for _, prefix := range []string{"sqlite://", "sqlite:", "file://", "file:"} {
-		if p, ok := strings.CutPrefix(db, prefix); ok {
-			return p
-		}
-	}
-	return db
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// noStoreYet reports whether --db names a SQLite file that does not exist yet: a command that
-// only reads has nothing to show then, and must not create the file.
-func (e *env) noStoreYet() bool {
-	fl := storeFile(e.dbPath)
-	return !strings.Contains(fl, "://") && !fileExists(fl)
 }
 
 // checkLimit refuses a negative --limit of a log listing.

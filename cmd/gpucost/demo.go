@@ -134,8 +134,7 @@ func (e *env) printDemoHeadline(ctx context.Context, end time.Time, days int) er
 	if err := e.print(present.DemoHeadline(rep, by, snap, days, e.dbPath)); err != nil {
 		return err
 	}
-	if _, _, ok := snap.Reconcile(); !ok {
-		charged, bill, _ := snap.Reconcile()
+	if charged, bill, ok := snap.Reconcile(); !ok {
 		return gpucost.Errorf(gpucost.EInternal, "pricing the demo's GPU-hours: the charges sum to %v, the bill lines to %v", charged, bill)
 	}
 	f := recommendFlags{costFlags: costFlags{period: period{at: snap.Period}, policy: gpucost.PolicyUsed, weight: 0.5}, minSaving: "100"}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 	"strconv"
 	"strings"
 
@@ -52,6 +53,28 @@ func openStore(ctx context.Context, db string) (gpucost.Store, string, error) {
 // isPostgresURL reports whether --db names a PostgreSQL database rather than a SQLite file.
 func isPostgresURL(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// storeFile returns the file a --db value names, without a sqlite: or file: prefix.
+func storeFile(db string) string {
+	for _, prefix := range []string{"sqlite://", "sqlite:", "file://", "file:"} {
+		if p, ok := strings.CutPrefix(db, prefix); ok {
+			return p
+		}
+	}
+	return db
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// noStoreYet reports whether --db names a SQLite file that does not exist yet: a command that
+// only reads has nothing to show then, and must not create the file.
+func (e *env) noStoreYet() bool {
+	fl := storeFile(e.dbPath)
+	return !strings.Contains(fl, "://") && !fileExists(fl)
 }
 
 // openDB opens the store named by --db (see openStore), or returns the store the server shares

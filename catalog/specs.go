@@ -181,3 +181,17 @@ func cloneModel(m gpucost.GPUModel) gpucost.GPUModel {
 	m.MIG = slices.Clone(m.MIG)
 	return m
 }
+
+// MIGProfiles returns the MIG profile names, smallest first, of the GPU model name denotes
+// under any of its spellings; none if the catalog knows no such model or it has no MIG.
+func MIGProfiles(name string) []string {
+	canon, ok := Normalize(name)
+	if !ok {
+		return nil
+	}
+	spec, ok := Spec(canon)
+	if !ok {
+		return nil
+	}
+	return spec.MIG
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -54,23 +53,20 @@ A budgets file:
 		Example: `  gpucost budget status --file budgets.yaml
   gpucost budget status --file budgets.yaml --db /tmp/demo.db --output json`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
 			if file == "" {
-				return usageError{fmt.Errorf("--file is required: the budgets YAML file")}
+				return result{}, usageError{fmt.Errorf("--file is required: the budgets YAML file")}
 			}
 			budgets, err := readBudgets(file)
 			if err != nil {
-				return err
+				return result{}, err
 			}
 			sp, err := e.budgetSpend(cmd.Context(), budgets)
 			if err != nil {
-				return err
+				return result{}, err
 			}
-			return e.print(present.BudgetStatus(sp.Statuses(e.now()), sp.notes()))
-		},
+			return present.BudgetStatus(sp.Statuses(e.now()), sp.notes()), nil
+		}),
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "budgets YAML file")
 	return cmd
@@ -114,35 +110,10 @@ func (e *env) budgetSpend(ctx context.Context, budgets []budget.Budget) (*budget
 		cat, err := catalog.Bundled()
 		return &budgetSpend{Spend: budget.NewSpend(budgets, budget.CatalogMatcher(cat)), cat: cat, noStore: true}, err
 	}
-	db, err := e.openDB(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	sp, cat, err := budget.ReadSpend(ctx, db, budgets, now)
-	return &budgetSpend{Spend: sp, cat: cat}, err
-}
-
-// storeFile returns the file a --db value names, without a sqlite: or file: prefix.
-func storeFile(db string) string {
-	for _, prefix := range []string{"sqlite://", "sqlite:", "file://", "file:"} {
-		if p, ok := strings.CutPrefix(db, prefix); ok {
-			return p
-		}
-	}
-	return db
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// noStoreYet reports whether --db names a SQLite file that does not exist yet: a command that
-// only reads has nothing to show then, and must not create the file.
-func (e *env) noStoreYet() bool {
-	fl := storeFile(e.dbPath)
-	return !strings.Contains(fl, "://") && !fileExists(fl)
+	return fromStore(ctx, e, func(db storeDB) (*budgetSpend, error) {
+		sp, cat, err := budget.ReadSpend(ctx, db, budgets, now)
+		return &budgetSpend{Spend: sp, cat: cat}, err
+	})
 }
 
 // checkLimit refuses a negative --limit of a log listing.

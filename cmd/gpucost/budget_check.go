@@ -133,13 +133,10 @@ func (e *env) deliverAlerts(ctx context.Context, o budgetCheckOpts, noStore bool
 		alert.MarkPending(alerts, alert.WouldSend)
 		return nil
 	}
-	db, err := e.openDB(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	s := alert.Sender{Log: db, Targets: targets, MaxAttempts: o.attempts, Backoff: o.backoff, DryRun: o.dryRun}
-	return s.Deliver(ctx, alerts)
+	return e.withStore(ctx, func(db storeDB) error {
+		s := alert.Sender{Log: db, Targets: targets, MaxAttempts: o.attempts, Backoff: o.backoff, DryRun: o.dryRun}
+		return s.Deliver(ctx, alerts)
+	})
 }
 
 func newBudgetDeliveriesCmd(e *env) *cobra.Command {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"strings"
 
 	"github.com/gpucost/gpucost"
@@ -31,15 +30,10 @@ imported into the store with "gpucost catalog import".`,
 // loadCatalog returns the bundled catalog overlaid with the store's imported offers. A store
 // file that does not exist yet is not created: the bundled catalog needs none.
 func (e *env) loadCatalog(ctx context.Context) (*catalog.Catalog, error) {
-	if _, err := os.Stat(e.dbPath); err != nil {
+	if e.noStoreYet() {
 		return catalog.Bundled()
 	}
-	db, err := e.openDB(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	return catalog.Load(ctx, db)
+	return fromStore(ctx, e, func(db storeDB) (*catalog.Catalog, error) { return catalog.Load(ctx, db) })
 }
 
 // putOffers stores offers in the store in one transaction, where they replace those with the
@@ -48,12 +42,11 @@ func (e *env) putOffers(ctx context.Context, offers []gpucost.Offer) (added, rep
 	if len(offers) == 0 {
 		return 0, 0, nil
 	}
-	db, err := e.openDB(ctx)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer db.Close()
-	return db.PutOffers(ctx, offers)
+	err = e.withStore(ctx, func(db storeDB) error {
+		added, replaced, err = db.PutOffers(ctx, offers)
+		return err
+	})
+	return added, replaced, err
 }
 
 func newCatalogGPUsCmd(e *env) *cobra.Command {
@@ -70,23 +63,20 @@ a family name such as H100 or A100 selects all its variants.`,
   gpucost catalog gpus --gpu H100 --spot
   gpucost catalog gpus --provider aws --region us-east-1 --output csv`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
 			c, err := e.loadCatalog(cmd.Context())
 			if err != nil {
-				return err
+				return result{}, err
 			}
 			rows, err := c.Cheapest(q)
 			if err != nil {
-				return err
+				return result{}, err
 			}
 			if len(rows) == 0 {
-				return gpucost.Errorf(gpucost.ENotFound, "no priced offer matches %s", present.CatalogQuery(q))
+				return result{}, gpucost.Errorf(gpucost.ENotFound, "no priced offer matches %s", present.CatalogQuery(q))
 			}
-			return e.print(present.CatalogGPUs(c, rows, e.output, e.now(), e.dbPath))
-		},
+			return present.CatalogGPUs(c, rows, e.output, e.now(), e.dbPath), nil
+		}),
 	}
 	cmd.Flags().StringVar(&q.GPU, "gpu", "", "GPU model or family, any spelling (H100, a100-80gb, \"Tesla T4\")")
 	cmd.Flags().StringVar(&q.Provider, "provider", "", "only this provider (aws, gcp, lambda, nebius, …)")
@@ -107,16 +97,9 @@ type. Every row names the vendor datasheet it comes from.`,
   gpucost catalog specs --gpu h100
   gpucost catalog specs --gpu "NVIDIA A100-SXM4-80GB" --output json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
-			models, err := catalog.FindSpecs(gpu)
-			if err != nil {
-				return err
-			}
-			return e.print(present.CatalogSpecs(models))
-		},
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
+			return shown(present.CatalogSpecs)(catalog.FindSpecs(gpu))
+		}),
 	}
 	cmd.Flags().StringVar(&gpu, "gpu", "", "GPU model or family, any spelling")
 	return cmd
@@ -135,20 +118,13 @@ bundled pricing.yml (whose price the catalog takes). None of them is copied into
 		Example: `  gpucost catalog issues
   gpucost catalog issues --provider gcp --output csv`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
 			c, err := catalog.Bundled()
 			if err != nil {
-				return err
+				return result{}, err
 			}
-			issues, err := c.IssuesOf(provider)
-			if err != nil {
-				return err
-			}
-			return e.print(present.CatalogIssues(issues))
-		},
+			return shown(present.CatalogIssues)(c.IssuesOf(provider))
+		}),
 	}
 	cmd.Flags().StringVar(&provider, "provider", "", "only this provider's file")
 	return cmd
@@ -171,27 +147,24 @@ land in one transaction: either every offer is stored or none is.`,
   gpucost catalog import --format skypilot --provider lambda vms.csv
   gpucost catalog import --format skypilot --output json gcp_vms.csv`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
 			imports, err := catalog.ReadImportsAs(format, args, provider, e.now().UTC())
 			if err != nil {
-				return err
+				return result{}, err
 			}
 			var offers []gpucost.Offer
 			for _, im := range imports {
 				offers = append(offers, im.Offers...)
 			}
 			if len(offers) == 0 {
-				return gpucost.Errorf(gpucost.EInvalid, "no NVIDIA GPU offers in %s: nothing imported", strings.Join(args, ", "))
+				return result{}, gpucost.Errorf(gpucost.EInvalid, "no NVIDIA GPU offers in %s: nothing imported", strings.Join(args, ", "))
 			}
 			added, replaced, err := e.putOffers(cmd.Context(), offers)
 			if err != nil {
-				return err
+				return result{}, err
 			}
-			return e.print(present.CatalogImport(imports, added, replaced))
-		},
+			return present.CatalogImport(imports, added, replaced), nil
+		}),
 	}
 	cmd.Flags().StringVar(&format, "format", "", "file format: skypilot or gcp-pricing-yml (required)")
 	cmd.Flags().StringVar(&provider, "provider", "", "provider of every file (default: from each file's path)")

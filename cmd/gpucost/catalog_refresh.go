@@ -40,12 +40,7 @@ date it names, stays in use. --base-url sends the requests to a mirror or a test
   GPUCOST_GCP_API_KEY=... gpucost catalog refresh --provider gcp --region us-central1
   gpucost catalog refresh --provider azure --base-url http://localhost:8080`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
-				return err
-			}
-			return e.refresh(cmd.Context(), f)
-		},
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) { return e.refresh(cmd.Context(), f) }),
 	}
 	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "aws, azure or gcp (repeat, or separate with commas)")
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region (repeatable; default: every region)")
@@ -54,21 +49,22 @@ date it names, stays in use. --base-url sends the requests to a mirror or a test
 	return cmd
 }
 
-// refresh fetches every provider, then stores all offers in one transaction.
-func (e *env) refresh(ctx context.Context, f refreshFlags) error {
+// refresh fetches every provider, then stores all offers in one transaction, and says what it
+// stored.
+func (e *env) refresh(ctx context.Context, f refreshFlags) (result, error) {
 	providers, err := refresh.ParseProviders(f.providers)
 	if err != nil {
-		return err
+		return result{}, err
 	}
 	c, err := e.loadCatalog(ctx)
 	if err != nil {
-		return err
+		return result{}, err
 	}
 	cfg := refresh.Config{Regions: f.regions, BaseURL: f.baseURL, GCPKey: e.getenv("GPUCOST_GCP_API_KEY"), Now: e.now,
 		AWSCredentials: func() (aws.CredentialsProvider, error) { return e.awsCredentials(f.baseURL != "") }}
 	results, err := refresh.Fetch(ctx, c, providers, cfg)
 	if err != nil {
-		return err
+		return result{}, err
 	}
 	var offers []gpucost.Offer
 	for _, res := range results {
@@ -76,9 +72,9 @@ func (e *env) refresh(ctx context.Context, f refreshFlags) error {
 	}
 	added, replaced, err := e.putOffers(ctx, offers)
 	if err != nil {
-		return err
+		return result{}, err
 	}
-	return e.print(present.CatalogRefresh(c, results, added, replaced, e.now(), e.dbPath))
+	return present.CatalogRefresh(c, results, added, replaced, e.now(), e.dbPath), nil
 }
 
 // awsCredentials reads the standard AWS environment variables; without them only a mirror

@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -14,12 +12,11 @@ import (
 	"github.com/gpucost/gpucost/demo"
 	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/present"
-	"github.com/gpucost/gpucost/telemetry/dcgm"
 	"github.com/spf13/cobra"
 )
 
-// demoVersion names the demo fleet's definition; a store holding another is rebuilt.
-const demoVersion = "2"
+// demoVersion names the demo fleet's definition (demo.Version).
+const demoVersion = demo.Version
 
 func newDemoCmd(e *env) *cobra.Command {
 	var (
@@ -79,8 +76,8 @@ A store that already holds the demo fleet is reused unless --fresh.`,
 	return cmd
 }
 
-// loadDemo writes the demo fleet's telemetry for the days before end into the store, unless
-// the store holds it already.
+// loadDemo writes the demo fleet's telemetry and bill for the days before end into the store,
+// unless the store holds them already.
 func (e *env) loadDemo(ctx context.Context, end time.Time, days int, fresh bool) error {
 	if fresh {
 		for _, suffix := range []string{"", "-wal", "-shm"} {
@@ -89,66 +86,38 @@ func (e *env) loadDemo(ctx context.Context, end time.Time, days int, fresh bool)
 			}
 		}
 	}
-	db, err := e.openDB(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	loaded := demoVersion + " " + end.Format(time.RFC3339) + " " + strconv.Itoa(days)
-	if have, err := db.Setting(ctx, "demo_fleet", ""); err != nil || have == loaded {
-		if err == nil {
-			fmt.Fprintf(e.stderr, "The demo fleet is already in %s (gpucost demo --fresh rebuilds it).\n", e.dbPath)
+	return e.withStore(ctx, func(db storeDB) error {
+		load := demo.Load{End: end, Days: days}
+		if done, err := load.Loaded(ctx, db); err != nil || done {
+			if done {
+				fmt.Fprintf(e.stderr, "The demo fleet is already in %s (gpucost demo --fresh rebuilds it).\n", e.dbPath)
+			}
+			return err
 		}
-		return err
-	}
-	w, err := e.rollupWriter(ctx, db)
-	if err != nil {
-		return err
-	}
-	from := end.Add(-time.Duration(days) * 24 * time.Hour)
-	fleet := demo.Fleet()
-	bar := e.progress(int64(days*24), "demo fleet → "+e.dbPath, false)
-
-	// The generator writes dcgm-exporter text into a pipe, one scrape a minute, and the
-	// importer reads it from the other end: the demo goes through the real import path.
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(demo.WriteScrapes(pw, fleet, from, end, func() { bar.Add(1) })) }()
-	var addErr error
-	stats, err := dcgm.Read(pr, "demo-fleet.prom", dcgm.ReadOptions{}, func(s gpucost.Sample) {
-		if addErr == nil {
-			addErr = w.Add(ctx, s)
-		}
-	})
-	pr.CloseWithError(io.ErrClosedPipe)
-	bar.Finish()
-	for _, err := range []error{err, addErr, w.Close(ctx)} {
+		w, err := e.rollupWriter(ctx, db)
 		if err != nil {
-			return fmt.Errorf("load the demo fleet: %w", err)
+			return err
 		}
-	}
-	if stats.Skipped > 0 {
-		return fmt.Errorf("load the demo fleet: %d lines skipped, first: %v", stats.Skipped, stats.Skips[0])
-	}
-	fmt.Fprintf(e.stderr, "Imported %d dcgm-exporter lines: %d samples of %d GPUs over %d days.\n",
-		stats.Lines, stats.Samples, countGPUs(fleet), days)
-	if err := e.loadDemoBill(ctx, db, fleet, from, end); err != nil {
-		return fmt.Errorf("load the demo bill: %w", err)
-	}
-	return db.SetSetting(ctx, "demo_fleet", loaded)
-}
-
-func countGPUs(fleet []demo.Instance) int {
-	n := 0
-	for _, in := range fleet {
-		n += in.GPUs
-	}
-	return n
+		fleet := demo.Fleet()
+		bar := e.progress(int64(days*24), "demo fleet → "+e.dbPath, false)
+		stats, err := load.ImportTelemetry(ctx, w, fleet, func() { bar.Add(1) })
+		bar.Finish()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "Imported %d dcgm-exporter lines: %d samples of %d GPUs over %d days.\n",
+			stats.Lines, stats.Samples, demo.GPUs(fleet), days)
+		if err := e.loadDemoBill(ctx, db, load, fleet); err != nil {
+			return fmt.Errorf("load the demo bill: %w", err)
+		}
+		return load.MarkLoaded(ctx, db)
+	})
 }
 
 // printDemoHeadline prints the demo fleet's headline and its spend by team, from one fleet
 // snapshot of the days before end, so both say the same.
 func (e *env) printDemoHeadline(ctx context.Context, end time.Time, days int) error {
-	from := end.Add(-time.Duration(days) * 24 * time.Hour)
+	from := demo.Load{End: end, Days: days}.From()
 	// Bills are stored by day: the snapshot starts at the midnight of the first day, before
 	// which the demo has no data, so it holds the first day's bill line whole.
 	p := fleet.Period{Start: from.Truncate(24 * time.Hour), End: end}
@@ -165,8 +134,7 @@ func (e *env) printDemoHeadline(ctx context.Context, end time.Time, days int) er
 	if err := e.print(present.DemoHeadline(rep, by, snap, days, e.dbPath)); err != nil {
 		return err
 	}
-	if _, _, ok := snap.Reconcile(); !ok {
-		charged, bill, _ := snap.Reconcile()
+	if charged, bill, ok := snap.Reconcile(); !ok {
 		return gpucost.Errorf(gpucost.EInternal, "pricing the demo's GPU-hours: the charges sum to %v, the bill lines to %v", charged, bill)
 	}
 	f := recommendFlags{costFlags: costFlags{period: period{at: snap.Period}, policy: gpucost.PolicyUsed, weight: 0.5}, minSaving: "100"}
@@ -174,5 +142,5 @@ func (e *env) printDemoHeadline(ctx context.Context, end time.Time, days int) er
 	if err != nil {
 		return err
 	}
-	return e.print(present.DemoSpend(snap, filepath.Base(e.demoBillPath()), present.SavingsSentence(saving), e.dbPath, servingFile(e)))
+	return e.print(present.DemoSpend(snap, filepath.Base(e.demoFiles().Bill), present.SavingsSentence(saving), e.dbPath, e.demoFiles().Serving))
 }

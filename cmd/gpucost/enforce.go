@@ -116,12 +116,7 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 		return err
 	}
 	plan := enforce.Evaluate(policies, snap, o.apply)
-	db, err := e.openDB(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	failed, err := sources.runner(e, db, targets).Run(ctx, &plan)
+	failed, err := fromStore(ctx, e, func(db storeDB) (int, error) { return sources.runner(e, db, targets).Run(ctx, &plan) })
 	if err != nil {
 		return err
 	}

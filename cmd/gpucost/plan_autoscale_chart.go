@@ -6,45 +6,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/internal/chart"
 	"github.com/gpucost/gpucost/plan"
+	"github.com/gpucost/gpucost/present"
 )
 
-// chartPoints is the most points a chart line gets: long traces are reduced to the largest
-// value of each run of intervals, so peaks stay visible.
-const chartPoints = 2000
-
-// writeAutoscaleChart draws the demand — the offered load in replicas' worth, λ·S per replica —
-// and each run's replicas against time, as PNG or SVG by the file's extension.
+// writeAutoscaleChart writes the chart of the runs (present.AutoscaleChart) to name, as PNG or
+// SVG by its extension, which autoscaleFlags.options checked.
 func writeAutoscaleChart(name string, o plan.AutoscaleOptions, runs []plan.AutoscaleResult) error {
-	ext := strings.ToLower(filepath.Ext(name))
-	if ext != ".png" && ext != ".svg" {
-		return gpucost.Errorf(gpucost.EInvalid, "--chart %q: give a .png or .svg file", name)
-	}
-	c := chart.Line{
-		Title:  fmt.Sprintf("Demand against replicas (%v per request, p%g ≤ %v)", o.ServiceTime, o.Quantile*100, o.SLO),
-		XLabel: "hours since " + o.Start.Format(time.DateTime) + " UTC",
-		YLabel: "replicas",
-	}
-	perReplica := o.ServiceTime.Seconds() / float64(max(1, o.Concurrency))
-	demand := make([]float64, len(o.Rates))
-	for i, r := range o.Rates {
-		demand[i] = r * perReplica
-	}
-	c.Series = append(c.Series, chartXY("demand (λ·S per replica)", demand, o.Step))
-	for _, r := range runs {
-		ys := make([]float64, len(r.Replicas))
-		for i, n := range r.Replicas {
-			ys[i] = float64(n)
-		}
-		c.Series = append(c.Series, chartXY(string(r.Policy), ys, o.Step))
-	}
+	c := present.AutoscaleChart(o, runs)
 	var b bytes.Buffer
 	write := c.SVG
-	if ext == ".png" {
+	if strings.ToLower(filepath.Ext(name)) == ".png" {
 		write = c.PNG
 	}
 	if err := write(&b); err != nil {
@@ -54,19 +28,4 @@ func writeAutoscaleChart(name string, o plan.AutoscaleOptions, runs []plan.Autos
 		return gpucost.Errorf(gpucost.EInvalid, "--chart %s: %w", name, err)
 	}
 	return nil
-}
-
-// chartXY reduces ys to at most chartPoints points, each run's largest value, at hours.
-func chartXY(label string, ys []float64, step time.Duration) chart.Series {
-	k := max(1, (len(ys)+chartPoints-1)/chartPoints)
-	out := chart.Series{Label: label, X: make([]float64, 0, len(ys)/k+1), Y: make([]float64, 0, len(ys)/k+1)}
-	for i := 0; i < len(ys); i += k {
-		peak := ys[i]
-		for _, y := range ys[i:min(i+k, len(ys))] {
-			peak = max(peak, y)
-		}
-		out.X = append(out.X, (time.Duration(i) * step).Hours())
-		out.Y = append(out.Y, peak)
-	}
-	return out
 }

@@ -33,13 +33,7 @@ FILE.csv has a header with name, memory_gb and compute_share (0–1) columns.`,
 			if err != nil {
 				return result{}, err
 			}
-			in := plan.MIGInput{GPU: gpu, Workloads: ws}
-			if canon, ok := catalog.Normalize(gpu); ok {
-				if spec, ok := catalog.Spec(canon); ok && len(spec.MIG) > 0 {
-					in.Profiles = spec.MIG
-				}
-			}
-			return shown(present.MIG)(plan.PlanMIG(in))
+			return shown(present.MIG)(plan.PlanMIG(plan.MIGInput{GPU: gpu, Workloads: ws, Profiles: catalog.MIGProfiles(gpu)}))
 		}),
 	}
 	cmd.Flags().StringVar(&gpu, "gpu", "A100-80GB", "the GPU: A100-40GB, A100-80GB, H100-80GB, H100-94GB, H200, or another MIG GPU of the catalog")

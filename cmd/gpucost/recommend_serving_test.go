@@ -292,7 +292,7 @@ func BenchmarkServingRequests(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := demo.ServingRates(f, demo.Fleet(), demoServingNS, demoServiceTime, from, end); err != nil {
+	if err := demo.ServingRates(f, demo.Fleet(), demo.ServingNamespace, demo.ServiceTime, from, end); err != nil {
 		b.Fatal(err)
 	}
 	if err := f.Close(); err != nil {

@@ -83,7 +83,7 @@ func (e *env) openSource(spec string, interval time.Duration, log *slog.Logger) 
 // demoSource reads the demo fleet's first n GPUs as they would be now.
 func demoSource(arg string, now func() time.Time) (source, error) {
 	fleet := demo.Fleet()
-	n := countGPUs(fleet)
+	n := demo.GPUs(fleet)
 	if arg != "" {
 		v, err := strconv.Atoi(strings.TrimPrefix(arg, ":"))
 		if err != nil || v <= 0 || !strings.HasPrefix(arg, ":") {

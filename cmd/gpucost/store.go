@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 
 	"github.com/gpucost/gpucost"
@@ -34,13 +35,7 @@ func openStore(ctx context.Context, db string) (gpucost.Store, string, error) {
 		}
 		return s, db, nil
 	}
-	path := db
-	for _, prefix := range []string{"sqlite://", "sqlite:", "file://", "file:"} {
-		if p, ok := strings.CutPrefix(path, prefix); ok {
-			path = p
-			break
-		}
-	}
+	path := storeFile(db)
 	if scheme, _, ok := strings.Cut(path, "://"); ok {
 		return nil, db, gpucost.Errorf(gpucost.EInvalid, "--db %s: %s stores are not supported; use a SQLite file path or a postgres:// URL", db, scheme)
 	}
@@ -56,6 +51,28 @@ func isPostgresURL(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 }
 
+// storeFile returns the file a --db value names, without a sqlite: or file: prefix.
+func storeFile(db string) string {
+	for _, prefix := range []string{"sqlite://", "sqlite:", "file://", "file:"} {
+		if p, ok := strings.CutPrefix(db, prefix); ok {
+			return p
+		}
+	}
+	return db
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// noStoreYet reports whether --db names a SQLite file that does not exist yet: a command that
+// only reads has nothing to show then, and must not create the file.
+func (e *env) noStoreYet() bool {
+	fl := storeFile(e.dbPath)
+	return !strings.Contains(fl, "://") && !fileExists(fl)
+}
+
 // openDB opens the store named by --db (see openStore).
 func (e *env) openDB(ctx context.Context) (storeDB, error) {
 	db, path, err := openStore(ctx, e.dbPath)
@@ -66,17 +83,33 @@ func (e *env) openDB(ctx context.Context) (storeDB, error) {
 	return db, nil
 }
 
-// printStored checks --output, opens the store, and prints what list makes of it.
-func (e *env) printStored(ctx context.Context, list func(db storeDB) (result, error)) error {
-	if err := e.validOutput(); err != nil {
-		return err
-	}
+// withStore opens the store --db names, calls fn with it and closes it.
+func (e *env) withStore(ctx context.Context, fn func(db storeDB) error) error {
 	db, err := e.openDB(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	r, err := list(db)
+	return fn(db)
+}
+
+// fromStore is withStore for a function that returns a value: open, call, close.
+func fromStore[T any](ctx context.Context, e *env, fn func(db storeDB) (T, error)) (T, error) {
+	var v T
+	err := e.withStore(ctx, func(db storeDB) error {
+		var err error
+		v, err = fn(db)
+		return err
+	})
+	return v, err
+}
+
+// printStored checks --output, opens the store, and prints what list makes of it.
+func (e *env) printStored(ctx context.Context, list func(db storeDB) (result, error)) error {
+	if err := e.validOutput(); err != nil {
+		return err
+	}
+	r, err := fromStore(ctx, e, list)
 	if err != nil {
 		return err
 	}

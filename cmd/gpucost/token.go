@@ -38,30 +38,27 @@ func newTokenCreateCmd(e *env) *cobra.Command {
 			if name == "" {
 				return usageError{fmt.Errorf("--name is required: say whom or what the token is for")}
 			}
-			db, err := e.openDB(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			secret, err := gpucost.NewTokenSecret()
-			if err != nil {
-				return err
-			}
-			tok, err := db.CreateToken(cmd.Context(), gpucost.Token{Name: name, Role: r, Created: e.now()}, gpucost.HashTokenSecret(secret))
-			if err != nil {
-				return err
-			}
-			// The secret is shown before the audit entry is written: it exists only now, and a
-			// token whose secret was never seen is of no use.
-			if e.output == "json" {
-				if err := writeJSONValue(e, map[string]any{"id": tok.ID, "name": tok.Name, "role": tok.Role, "created": tok.Created, "secret": secret}); err != nil {
+			return e.withStore(cmd.Context(), func(db storeDB) error {
+				secret, err := gpucost.NewTokenSecret()
+				if err != nil {
 					return err
 				}
-			} else {
-				fmt.Fprintln(e.stdout, secret)
-				fmt.Fprintf(e.stderr, "token %d (%s, %s) created. The secret above is shown only now: store it, e.g. as $GPUCOST_TOKEN.\n", tok.ID, tok.Name, tok.Role)
-			}
-			return e.audit(cmd.Context(), db, gpucost.AuditTokenCreate, tokenTarget(tok), "role "+string(tok.Role))
+				tok, err := db.CreateToken(cmd.Context(), gpucost.Token{Name: name, Role: r, Created: e.now()}, gpucost.HashTokenSecret(secret))
+				if err != nil {
+					return err
+				}
+				// The secret is shown before the audit entry is written: it exists only now, and a
+				// token whose secret was never seen is of no use.
+				if e.output == "json" {
+					if err := writeJSONValue(e, map[string]any{"id": tok.ID, "name": tok.Name, "role": tok.Role, "created": tok.Created, "secret": secret}); err != nil {
+						return err
+					}
+				} else {
+					fmt.Fprintln(e.stdout, secret)
+					fmt.Fprintf(e.stderr, "token %d (%s, %s) created. The secret above is shown only now: store it, e.g. as $GPUCOST_TOKEN.\n", tok.ID, tok.Name, tok.Role)
+				}
+				return e.audit(cmd.Context(), db, gpucost.AuditTokenCreate, tokenTarget(tok), "role "+string(tok.Role))
+			})
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "whom or what the token is for, such as a host or a team")
@@ -93,24 +90,21 @@ func newTokenRevokeCmd(e *env) *cobra.Command {
 			if err != nil {
 				return usageError{fmt.Errorf("token id %q: use the number gpucost token list shows", args[0])}
 			}
-			db, err := e.openDB(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			if err := db.RevokeToken(cmd.Context(), id, e.now()); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stderr, "token %d revoked\n", id)
-			target, detail := fmt.Sprintf("token %d", id), ""
-			if toks, err := db.Tokens(cmd.Context()); err == nil {
-				for _, t := range toks {
-					if t.ID == id {
-						target, detail = tokenTarget(t), "role "+string(t.Role)
+			return e.withStore(cmd.Context(), func(db storeDB) error {
+				if err := db.RevokeToken(cmd.Context(), id, e.now()); err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stderr, "token %d revoked\n", id)
+				target, detail := fmt.Sprintf("token %d", id), ""
+				if toks, err := db.Tokens(cmd.Context()); err == nil {
+					for _, t := range toks {
+						if t.ID == id {
+							target, detail = tokenTarget(t), "role "+string(t.Role)
+						}
 					}
 				}
-			}
-			return e.audit(cmd.Context(), db, gpucost.AuditTokenRevoke, target, detail)
+				return e.audit(cmd.Context(), db, gpucost.AuditTokenRevoke, target, detail)
+			})
 		},
 	}
 }

@@ -1,0 +1,168 @@
+// Package teleimport is the front door of recorded GPU telemetry: gpucost import telemetry
+// reads dcgm-exporter scrapes and nvidia-smi recordings through it into a telemetry.Writer,
+// which stores their minute and hourly rollups as the agent's are stored.
+package teleimport
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/telemetry"
+	"github.com/gpucost/gpucost/telemetry/dcgm"
+	"github.com/gpucost/gpucost/telemetry/nvidiasmi"
+)
+
+// Format names the format of a recording.
+type Format string
+
+// The formats a recording may come in.
+const (
+	DCGM      Format = "dcgm"       // dcgm-exporter /metrics scrapes
+	NvidiaSMI Format = "nvidia-smi" // nvidia-smi --query-gpu CSV output
+)
+
+// ParseFormat returns the format s names, or an EInvalid error that lists the formats.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case DCGM, NvidiaSMI:
+		return f, nil
+	}
+	return "", gpucost.Errorf(gpucost.EInvalid, "--format %q: use dcgm or nvidia-smi", s)
+}
+
+// Options say how to read a recording.
+type Options struct {
+	Format Format
+	// At is the time of samples without a timestamp; zero means the file's modification time.
+	At time.Time
+	// Host names the host of an nvidia-smi recording; empty means the file's name without its
+	// extension.
+	Host string
+}
+
+// Stats is what importing one file did.
+type Stats struct {
+	File     string         `json:"file"`
+	Lines    int            `json:"lines"`
+	Samples  int            `json:"samples"`
+	Skipped  int            `json:"skipped"`
+	Skips    []string       `json:"skips,omitempty"`
+	Unknown  map[string]int `json:"unknown_metrics,omitempty"`
+	Rollups  int            `json:"rollups_written"`
+	Repeated int            `json:"rollups_already_stored"`
+}
+
+// Progress is told the bytes an import reads, and when the file is done: a progress bar.
+type Progress interface {
+	io.Writer
+	Finish() error
+}
+
+// Importer reads recordings into the store its writers write to.
+type Importer struct {
+	// Writer returns a new writer for each file: Import closes it.
+	Writer func(ctx context.Context) (*telemetry.Writer, error)
+	// Progress, when set, makes the progress report of a file of size bytes called name.
+	Progress func(name string, size int64) Progress
+}
+
+// ImportFiles imports each file in turn and returns what each did; it stops at the first file
+// that fails.
+func (im *Importer) ImportFiles(ctx context.Context, paths []string, o Options) ([]Stats, error) {
+	var all []Stats
+	for _, path := range paths {
+		st, err := im.ImportFile(ctx, path, o)
+		if err != nil {
+			return all, err
+		}
+		all = append(all, st)
+	}
+	return all, nil
+}
+
+// ImportFile streams the file at path through its format's reader into a new writer, closes
+// the writer and returns what it did. A file that cannot be opened is an EInvalid error.
+func (im *Importer) ImportFile(ctx context.Context, path string, o Options) (Stats, error) {
+	w, err := im.Writer(ctx)
+	if err != nil {
+		return Stats{}, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return Stats{}, gpucost.Errorf(gpucost.EInvalid, "import %s: %w", path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return Stats{}, gpucost.Errorf(gpucost.EInvalid, "import %s: %w", path, err)
+	}
+	if o.At.IsZero() {
+		o.At = info.ModTime()
+	}
+	var r io.Reader = f
+	if im.Progress != nil {
+		bar := im.Progress(filepath.Base(path), info.Size())
+		r = io.TeeReader(f, bar)
+		defer bar.Finish()
+	}
+	return Import(ctx, w, r, path, o)
+}
+
+// Import reads the recording r, called name, into w, closes w and returns what it did: lines
+// read, samples, the lines and samples skipped (the reader's and the writer's, the first of
+// them as file:line strings), and the rollups written and those the store held already.
+func Import(ctx context.Context, w *telemetry.Writer, r io.Reader, name string, o Options) (Stats, error) {
+	var addErr error
+	emit := func(s gpucost.Sample) {
+		if addErr == nil {
+			addErr = w.Add(ctx, s)
+		}
+	}
+	st := Stats{File: name}
+	var err error
+	switch o.Format {
+	case DCGM:
+		var ds dcgm.Stats
+		ds, err = dcgm.Read(r, name, dcgm.ReadOptions{At: o.At}, emit)
+		st.Lines, st.Samples, st.Skipped, st.Unknown = ds.Lines, ds.Samples, ds.Skipped, ds.Unknown
+		st.Skips = skipStrings(ds.Skips)
+	case NvidiaSMI:
+		host := o.Host
+		if host == "" {
+			host = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+		}
+		var ns nvidiasmi.Stats
+		ns, err = nvidiasmi.Read(r, name, host, emit)
+		st.Lines, st.Samples, st.Skipped = ns.Lines, ns.Samples, ns.Skipped
+		st.Skips = skipStrings(ns.Skips)
+	default:
+		_, err = ParseFormat(string(o.Format))
+	}
+	if err == nil {
+		err = addErr
+	}
+	if err != nil {
+		return st, err
+	}
+	if err := w.Close(ctx); err != nil {
+		return st, err
+	}
+	ws := w.Stats()
+	st.Rollups, st.Repeated = ws.Written+ws.Merged+ws.Replaced, ws.Unchanged
+	st.Skipped += w.Skipped()
+	st.Skips = append(st.Skips, skipStrings(w.Skips())...)
+	return st, nil
+}
+
+func skipStrings(skips []gpucost.Skip) []string {
+	out := make([]string, len(skips))
+	for i, s := range skips {
+		out[i] = s.String()
+	}
+	return out
+}

@@ -29,7 +29,7 @@ type RowReader struct {
 	s      *csvscan.Scanner
 	zr     *gzip.Reader
 	header []string
-	start  int // the ChargePeriodStart column
+	start  int    // the ChargePeriodStart column
 	amount [3]int // the BilledCost, EffectiveCost and BillingCurrency columns
 	vals   [][]byte
 }

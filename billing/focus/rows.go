@@ -21,12 +21,14 @@ import (
 // exported as FOCUS imports as the same lines.
 const InstanceTypeColumn = "x_InstanceType"
 
-// RowReader reads the rows of a FOCUS CSV file (gzip-compressed or not) as they are written:
-// every column, specified or not, as text, so that an export gives back what the file held
-// (gpucost export focus --all). Read, by contrast, maps rows onto CostLine.
+// RowReader reads the rows of a FOCUS file as they are written: every column, specified or
+// not, as text, so that an export gives back what the file held (gpucost export focus --all).
+// Read, by contrast, maps rows onto CostLine. NewRowReader reads CSV, NewParquetRowReader
+// Parquet.
 type RowReader struct {
 	name   string
-	s      *csvscan.Scanner
+	s      *csvscan.Scanner // a CSV file's rows, or
+	pq     *pqRows          // a Parquet file's
 	zr     *gzip.Reader
 	header []string
 	start  int    // the ChargePeriodStart column
@@ -34,31 +36,46 @@ type RowReader struct {
 	vals   [][]byte
 }
 
-// NewRowReader reads the header of the FOCUS CSV file r; name names it in errors. Spec column
-// names are spelled as the spec spells them, whatever their case in the file.
+// NewRowReader reads the header of the FOCUS CSV file r, gzip-compressed or not; name names it
+// in errors.
 func NewRowReader(r io.Reader, name string) (*RowReader, error) {
 	br := bufio.NewReaderSize(r, 32<<10)
-	rr := &RowReader{name: name, start: -1, amount: [3]int{-1, -1, -1}}
+	var zr *gzip.Reader
 	var in io.Reader = br
 	if head, _ := br.Peek(4); bytes.HasPrefix(head, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
+		var err error
+		if zr, err = gzip.NewReader(br); err != nil {
 			return nil, gpucost.Errorf(gpucost.EInvalid, "%s: not a readable gzip file: %w", name, err)
 		}
-		rr.zr, in = zr, zr
+		in = zr
 	} else if bytes.Equal(head, parquetMagic) {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "%s: FOCUS Parquet files are not yet read row by row; keep FOCUS bills as CSV to export them with --all", name)
+		return nil, gpucost.Errorf(gpucost.EInvalid, "%s is a Parquet file; read it with NewParquetRowReader", name)
 	}
-	rr.s = csvscan.New(in, 64<<10)
-	if !rr.s.Next() {
-		return nil, cmpErr(rr.s.Err(), gpucost.Errorf(gpucost.EInvalid, "%s is empty: a FOCUS CSV file starts with a header", name))
+	s := csvscan.New(in, 64<<10)
+	if !s.Next() {
+		return nil, cmpErr(s.Err(), gpucost.Errorf(gpucost.EInvalid, "%s is empty: a FOCUS CSV file starts with a header", name))
 	}
-	for i := range rr.s.Count() {
-		f := bytes.TrimSpace(rr.s.Field(i))
+	var header []string
+	for i := range s.Count() {
+		f := bytes.TrimSpace(s.Field(i))
 		if i == 0 {
 			f = bytes.TrimPrefix(f, []byte("\xef\xbb\xbf"))
 		}
-		col := string(f)
+		header = append(header, string(f))
+	}
+	rr, err := newRowReader(name, header, nil)
+	if err != nil {
+		return nil, err
+	}
+	rr.s, rr.zr = s, zr
+	return rr, nil
+}
+
+// newRowReader is the reader of rows of pq (nil for CSV) under header; spec column names are
+// spelled as the spec spells them, whatever their case in the file.
+func newRowReader(name string, header []string, pq *pqRows) (*RowReader, error) {
+	rr := &RowReader{name: name, pq: pq, start: -1, amount: [3]int{-1, -1, -1}}
+	for i, col := range header {
 		if c := lookupSpec(col); c != nil {
 			col = c.name
 		}
@@ -93,6 +110,9 @@ func (r *RowReader) Header() []string { return r.header }
 
 // Next reads the next row; it returns false at the end of the file or on an error (Err).
 func (r *RowReader) Next() bool {
+	if r.pq != nil {
+		return r.pq.next(r.vals)
+	}
 	if !r.s.Next() {
 		return false
 	}
@@ -114,7 +134,7 @@ func (r *RowReader) ChargePeriodStart() (time.Time, error) {
 	v := trimSpace(r.vals[r.start])
 	t, ok := parseTime(v)
 	if !ok {
-		return time.Time{}, gpucost.Errorf(gpucost.EInvalid, "%s:%d: ChargePeriodStart %s is not a date and time", r.name, r.s.Line(), describe(v))
+		return time.Time{}, gpucost.Errorf(gpucost.EInvalid, "%s:%d: ChargePeriodStart %s is not a date and time", r.name, r.Line(), describe(v))
 	}
 	return t, nil
 }
@@ -126,18 +146,26 @@ func (r *RowReader) Costs() (billed, effective gpucost.Money, err error) {
 		v := trimSpace(r.vals[r.amount[i]])
 		n, err := parseNanos(v)
 		if err != nil {
-			return billed, effective, gpucost.Errorf(gpucost.EInvalid, "%s:%d: %s %s: %v", r.name, r.s.Line(), r.header[r.amount[i]], describe(v), err)
+			return billed, effective, gpucost.Errorf(gpucost.EInvalid, "%s:%d: %s %s: %v", r.name, r.Line(), r.header[r.amount[i]], describe(v), err)
 		}
 		*m = gpucost.Money{Nanos: n, Currency: cur}
 	}
 	return billed, effective, nil
 }
 
-// Line returns the line of the file the row read starts on.
-func (r *RowReader) Line() int { return r.s.Line() }
+// Line returns the line of the CSV file the row read starts on, or the Parquet row (from 1).
+func (r *RowReader) Line() int {
+	if r.pq != nil {
+		return r.pq.row
+	}
+	return r.s.Line()
+}
 
 // Err returns the error that stopped Next, or nil at the end of the file.
 func (r *RowReader) Err() error {
+	if r.pq != nil {
+		return r.pq.err
+	}
 	if err := r.s.Err(); err != nil {
 		return csvError(r.name, err)
 	}

@@ -63,8 +63,49 @@ func TestExportAllFOCUSVerbatim(t *testing.T) {
 				}
 				sameStoredLines(t, dir, path)
 			}
+			// The Parquet export is a FOCUS Parquet bill: imported and exported again, it
+			// gives back the file's rows.
+			again := t.TempDir()
+			mustRun(t, again, "import", "billing", filepath.Join(dir, "export.parquet"))
+			path := filepath.Join(again, "again.csv")
+			mustRun(t, again, "export", "focus", "--all", "--out", path)
+			gotHeader, gotRows := readRows(t, path)
+			gotHeader, gotRows = inOrder(header, gotHeader, gotRows)
+			if !slices.Equal(gotHeader, header) || !slices.EqualFunc(gotRows, rows, slices.Equal) {
+				t.Errorf("export of the Parquet export differs from the file: columns %v, %d rows", gotHeader, len(gotRows))
+			}
 		})
 	}
+}
+
+// TestExportAllTypedParquet exports a FOCUS Parquet bill whose amounts are DECIMAL and times
+// TIMESTAMP (as focus.Writer writes them): the export's rows import as the same lines.
+func TestExportAllTypedParquet(t *testing.T) {
+	dir := t.TempDir()
+	bill := filepath.Join(dir, "typed.parquet")
+	f, err := os.Create(bill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := focus.NewWriter(f, focus.WriterOptions{Format: focus.Parquet, Extra: []string{"x_Team"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := focus.ReadFile("../../billing/focus/testdata/focus_1_2.csv", w.Write); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	mustRun(t, dir, "import", "billing", "--keep-columns", "x_Team", bill)
+	path := filepath.Join(dir, "export.csv")
+	mustRun(t, dir, "export", "focus", "--all", "--out", path)
+	header, rows := readRows(t, path)
+	if !slices.Contains(header, "x_Team") || !slices.Contains(header, "InvoiceId") || len(rows) == 0 {
+		t.Errorf("export of a typed Parquet bill: columns %v, %d rows; want the bill's, x_Team and InvoiceId among them", header, len(rows))
+	}
+	sameStoredLines(t, dir, path)
 }
 
 // TestExportAllOtherFormats imports the CUR 2.0, legacy CUR, GCP and Azure samples the readers'

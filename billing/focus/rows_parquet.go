@@ -60,6 +60,7 @@ type pqText struct {
 	index         int // in the header
 	leaf, valLeaf int // the leaf column (a MAP's key), and a MAP's value
 	isMap         bool
+	entryLevel    int // the definition level of a MAP entry that is there (its key's maximum)
 	kind          parquet.Kind
 	scale         int   // DECIMAL digits after the point; -1 when not a decimal
 	unit          int64 // TIMESTAMP nanoseconds per unit; 0 when not a timestamp
@@ -74,6 +75,7 @@ func textOf(col *parquet.Column, i int) (pqText, error) {
 			return t, ErrNotRows
 		}
 		t.isMap, t.leaf, t.valLeaf = true, kv[0].Columns()[0].Index(), kv[0].Columns()[1].Index()
+		t.entryLevel = kv[0].Columns()[0].MaxDefinitionLevel()
 		return t, nil
 	}
 	if col.Repeated() {
@@ -159,30 +161,38 @@ func (p *pqRows) next(vals [][]byte) (ok bool) {
 	p.i++
 	p.row++
 	clear(vals)
-	var maps map[int]map[string]string
-	var key string
+	// A MAP's values come in column order: its keys, then its values, paired by position.
+	var keys, values map[int][]string
 	for _, v := range row {
 		c := p.leaf[v.Column()]
-		if c == nil || v.IsNull() {
+		if c == nil {
 			continue
 		}
-		if !c.isMap {
+		if v.IsNull() {
+			if c.isMap && values != nil && v.Column() == c.valLeaf && v.DefinitionLevel() >= c.entryLevel {
+				values[c.index] = append(values[c.index], "") // a key with a null value
+			}
+			continue
+		}
+		switch {
+		case !c.isMap:
 			vals[c.index] = c.text(nil, v)
-			continue
-		}
-		if maps == nil {
-			maps = map[int]map[string]string{}
-		}
-		if maps[c.index] == nil {
-			maps[c.index] = map[string]string{}
-		}
-		if v.Column() == c.leaf {
-			key = string(v.ByteArray())
-		} else {
-			maps[c.index][key] = string(v.ByteArray())
+		case v.Column() == c.leaf:
+			if keys == nil {
+				keys, values = map[int][]string{}, map[int][]string{}
+			}
+			keys[c.index] = append(keys[c.index], string(v.ByteArray()))
+		default:
+			values[c.index] = append(values[c.index], string(v.ByteArray()))
 		}
 	}
-	for i, m := range maps {
+	for i, ks := range keys {
+		m := make(map[string]string, len(ks))
+		for j, k := range ks {
+			if j < len(values[i]) {
+				m[k] = values[i][j]
+			}
+		}
 		vals[i], _ = json.Marshal(m) // maps of strings always marshal
 	}
 	return true

@@ -2,11 +2,13 @@ package focus
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/gpucost/gpucost"
 )
@@ -88,5 +90,55 @@ func TestRowWriterRoundTrip(t *testing.T) {
 		if l.BilledCost.Nanos != 1_500_000_000 || l.ChargeClass != "" || l.InstanceType != "p5.48xlarge" || l.Extra["x_Team"] != "research" || l.ChargeDescription != "GPU, hour" {
 			t.Errorf("format %d: read back %+v; want 1.5, no ChargeClass, InstanceType p5.48xlarge, x_Team research", format, l)
 		}
+	}
+}
+
+// TestParquetRowsAsText reads AWS-shaped Parquet rows (DOUBLE amounts, millisecond timestamps,
+// Tags as a MAP, optional columns, many row groups and small pages) as text, writes them as
+// CSV and reads that: the lines are those ReadParquet reads from the Parquet file.
+func TestParquetRowsAsText(t *testing.T) {
+	rows, want := awsRows(300)
+	data := writeParquet(t, rows, parquet.PageBufferSize(512), parquet.MaxRowsPerRowGroup(37))
+	rr, err := NewParquetRowReader(bytes.NewReader(data), int64(len(data)), "aws.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, err := NewRowWriter(&buf, CSV, rr.Header())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for rr.Next() {
+		if err := w.Write(rr.Values()); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if err := rr.Err(); err != nil || n != len(rows) {
+		t.Fatalf("read %d rows, %v; want %d", n, err, len(rows))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []gpucost.CostLine
+	if _, err := Read(&buf, "aws.csv", func(l *gpucost.CostLine) error { got = append(got, Clone(l)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		want[i].Line = i + 2 // the CSV file's line, after the header
+	}
+	compareLines(t, "Parquet rows as CSV", got, want)
+}
+
+// TestParquetRowsNested refuses a Parquet file with a nested column other than a MAP.
+func TestParquetRowsNested(t *testing.T) {
+	type nested struct {
+		BilledCost float64  `parquet:"BilledCost"`
+		List       []string `parquet:"x_List,list"`
+	}
+	data := writeParquet(t, []nested{{1, []string{"a"}}})
+	if _, err := NewParquetRowReader(bytes.NewReader(data), int64(len(data)), "nested.parquet"); !errors.Is(err, ErrNotRows) {
+		t.Errorf("NewParquetRowReader(a LIST column) = %v, want ErrNotRows", err)
 	}
 }

@@ -341,3 +341,33 @@ func storedLines(t *testing.T, dir string) ([]gpucost.CostLine, []gpucost.CostTo
 func lineKey(l *gpucost.CostLine) string {
 	return strings.Join([]string{l.ChargePeriodStart.String(), l.ResourceID, l.SkuPriceID, l.SkuID, l.ChargeDescription, l.ChargeCategory, l.PricingCategory, l.BilledCost.String(), l.EffectiveCost.String()}, "|")
 }
+
+// TestExportAllWithoutSource checks what export focus --all says of an import whose file the
+// store does not hold (imported before gpucost kept them), and that importing it again with
+// --replace keeps it.
+func TestExportAllWithoutSource(t *testing.T) {
+	dir := t.TempDir()
+	bill := "../../billing/focus/testdata/focus_1_1.csv"
+	mustRun(t, dir, "import", "billing", bill)
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "gpucost.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().Exec(`DELETE FROM bill_sources`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	path := filepath.Join(dir, "all.csv")
+	code, _, errOut := runCLI(t, dir, "export", "focus", "--all", "--out", path)
+	if code == exitOK || !strings.Contains(errOut, "import it again with --replace") {
+		t.Errorf("export focus --all of an import without its file: exit %d, %q; want it named, with the fix", code, errOut)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("export focus --all that failed left %s: %v", path, err)
+	}
+	mustRun(t, dir, "import", "billing", "--replace", bill)
+	mustRun(t, dir, "export", "focus", "--all", "--out", path)
+	if _, rows := readRows(t, path); len(rows) == 0 {
+		t.Error("export focus --all after the import again wrote no rows")
+	}
+}

@@ -37,13 +37,15 @@ func newExportFocusCmd(e *env) *cobra.Command {
 file's extension.
 
 With --all it writes every row of the imported bills instead, from the copy of each file the
-store keeps (import billing keeps it compressed): a FOCUS CSV bill's rows as they are, every
-column (BillingAccountName, ListUnitPrice, x_ columns …) with its periods as written; a bill of
-another format (AWS CUR, GCP, Azure, FOCUS Parquet) row by row as its reader maps each row, with
-the instance type in x_InstanceType. Importing the file stores the same lines and totals as
-the bills did. Rows are chosen by ChargePeriodStart when --since or --until is given, and all
-rows of every import otherwise. Parquet files hold every column as text, as the bill wrote it.
-An import stored without its file (before gpucost kept them) must be imported again first.
+store keeps (import billing keeps it compressed): a FOCUS bill's rows as they are, every
+column (BillingAccountName, ListUnitPrice, x_ columns …) with its periods as written (a Parquet
+bill's values as text); a bill of another format (AWS CUR, GCP, Azure) row by row as its reader
+maps each row, with the instance type in x_InstanceType and the reader's own x_ columns.
+Importing the file stores the same lines and totals as the bills did (name the x_ columns to
+sum by with --keep-columns, as for any FOCUS file). Rows are chosen by ChargePeriodStart when
+--since or --until is given, and all rows of every import otherwise. A Parquet export holds
+every column as text, as the bill wrote it. An import stored without its file (before gpucost
+kept them) must be imported again with --replace first.
 
 With --allocated each line becomes one row per user
 of its GPUs and one for its idle capacity, split as report cost splits it, with the owner in

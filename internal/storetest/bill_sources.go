@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -29,14 +30,15 @@ func RunBillSources(t *testing.T, open Open) {
 	}
 }
 
-// sourceBytes returns n bytes that compress about 2:1 (bill text does better), and their
-// checksum.
+// sourceBytes returns about n bytes of bill-like CSV (random resources and amounts), which
+// compresses about 3:1, and their checksum.
 func sourceBytes(seed uint64, n int) ([]byte, string) {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = "0123456789abcdef"[rng.IntN(16)]
+	b := make([]byte, 0, n+64)
+	for len(b) < n {
+		b = fmt.Appendf(b, "2024-09-%02d,i-%08x,%d.%09d,USD,Usage\n", 1+rng.IntN(28), rng.Uint32(), rng.IntN(100), rng.IntN(1e9))
 	}
+	b = b[:n]
 	sum := sha256.Sum256(b)
 	return b, hex.EncodeToString(sum[:])
 }
@@ -51,18 +53,18 @@ func readSource(t *testing.T, db gpucost.BillSourceStore, sum string) ([]byte, e
 	return io.ReadAll(rc)
 }
 
-// testBillSourceRoundTrip stores files of 0 bytes, one chunk and several chunks (the
-// random-hex bytes of 5 MiB compress to about 2.6 MiB: three chunks) and reads them back.
+// testBillSourceRoundTrip stores files of 0 bytes, one chunk and several chunks (8 MiB of bill
+// text compress to more than the 1 MiB of a chunk) and reads them back.
 func testBillSourceRoundTrip(t *testing.T, open Open) {
 	db := open(t)
-	for _, n := range []int{0, 1000, 5 << 20} {
+	for _, n := range []int{0, 1000, 8 << 20} {
 		b, sum := sourceBytes(uint64(n), n)
 		stored, err := db.PutBillSource(context.Background(), sum, bytes.NewReader(b))
 		if err != nil {
 			t.Fatalf("PutBillSource(%d bytes) = %v", n, err)
 		}
-		if stored <= 0 || n > 1000 && stored >= int64(n) {
-			t.Errorf("PutBillSource(%d bytes) stored %d bytes, want fewer than the file and more than 0", n, stored)
+		if stored <= 0 || n > 1000 && (stored >= int64(n)/2 || stored <= 1<<20) {
+			t.Errorf("PutBillSource(%d bytes) stored %d bytes, want more than 0, and for 8 MiB less than half and more than a chunk", n, stored)
 		}
 		got, err := readSource(t, db, sum)
 		if err != nil || !bytes.Equal(got, b) {

@@ -3,7 +3,7 @@
 -- focus --all gives back row by row, where cost_chunks hold aggregated lines. A source lives
 -- as long as an import of that checksum: deleting the last one (RemoveCosts, or PutCosts
 -- replacing it) deletes it in the same transaction. Measured: the 1,000-row FOCUS sample
--- (755 KB) keeps 81 KB; a generated 1 M-row FOCUS CSV (711 MB) 40 MB.
+-- (755 KB) keeps 85 KB; a generated 1 M-row FOCUS CSV (711 MB) 38 MB.
 CREATE TABLE bill_sources (
 	checksum TEXT NOT NULL,
 	seq      INTEGER NOT NULL,

@@ -3,6 +3,7 @@ package focus
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -141,4 +142,60 @@ func TestParquetRowsNested(t *testing.T) {
 	if _, err := NewParquetRowReader(bytes.NewReader(data), int64(len(data)), "nested.parquet"); !errors.Is(err, ErrNotRows) {
 		t.Errorf("NewParquetRowReader(a LIST column) = %v, want ErrNotRows", err)
 	}
+}
+
+// FuzzRowReader reads arbitrary CSV row by row. It must never panic; for a file Read accepts,
+// it gives as many rows, the same ChargePeriodStart and costs, and writing the rows and
+// reading them with Read gives the same totals.
+func FuzzRowReader(f *testing.F) {
+	f.Add([]byte(sampleHead(f, 5)))
+	f.Add([]byte(rowsCSV))
+	f.Add([]byte(goodHead + goodRow))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var lines []gpucost.CostLine
+		st, readErr := Read(bytes.NewReader(data), "fuzz.csv", func(l *gpucost.CostLine) error { lines = append(lines, Clone(l)); return nil })
+		rr, err := NewRowReader(bytes.NewReader(data), "fuzz.csv")
+		if err != nil {
+			if readErr == nil {
+				t.Fatalf("NewRowReader = %v for a file Read accepts", err)
+			}
+			return
+		}
+		var buf bytes.Buffer
+		w, err := NewRowWriter(&buf, CSV, rr.Header())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rr.Next() {
+			start, serr := rr.ChargePeriodStart()
+			billed, effective, cerr := rr.Costs()
+			if readErr == nil {
+				if n >= len(lines) {
+					t.Fatalf("row %d: more rows than Read's %d", n+1, len(lines))
+				}
+				l := lines[n]
+				if serr != nil || cerr != nil || !start.Equal(l.ChargePeriodStart) || billed != l.BilledCost || effective != l.EffectiveCost {
+					t.Fatalf("row %d: %v %v %v %v %v; Read has %v %v %v", n+1, start, billed, effective, serr, cerr, l.ChargePeriodStart, l.BilledCost, l.EffectiveCost)
+				}
+			}
+			if err := w.Write(rr.Values()); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		if readErr != nil {
+			return
+		}
+		if rr.Err() != nil || n != len(lines) {
+			t.Fatalf("NewRowReader read %d rows, %v; Read %d", n, rr.Err(), len(lines))
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		again, err := Read(&buf, "again.csv", func(*gpucost.CostLine) error { return nil })
+		if err != nil || !reflect.DeepEqual(again.Totals, st.Totals) {
+			t.Fatalf("the rows written read as totals %v, %v; the file's %v", again.Totals, err, st.Totals)
+		}
+	})
 }

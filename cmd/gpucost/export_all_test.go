@@ -129,6 +129,15 @@ func TestExportAllOtherFormats(t *testing.T) {
 			sameStoredLines(t, dir, path)
 		})
 	}
+	// Bills of several formats in one store export as one file, under the union of their
+	// columns.
+	t.Run("mixed", func(t *testing.T) {
+		dir := t.TempDir()
+		mustRun(t, dir, append([]string{"import", "billing", "../../billing/focus/testdata/focus_1_2.csv"}, samples[:4]...)...)
+		path := filepath.Join(dir, "export.csv")
+		mustRun(t, dir, "export", "focus", "--all", "--out", path)
+		sameStoredLines(t, dir, path)
+	})
 }
 
 // TestExportAllPeriod checks that --since and --until choose rows by ChargePeriodStart, and that

@@ -73,6 +73,8 @@ type Options struct {
 	// Manifests lets a source be an export's manifest, which imports the data files it names
 	// from beside it. Only for files a person named on this machine: never for uploads.
 	Manifests bool
+
+	NoSource bool // keep no copy of the file for export focus --all (source.go)
 }
 
 // Coercion counts the values of one kind a lenient import rewrote (Options.Lenient).
@@ -205,7 +207,7 @@ func (im *Importer) importFile(ctx context.Context, src Source, o Options) (Resu
 	if err != nil {
 		return res, fmt.Errorf("import %s: %w", src.Name, err)
 	}
-	return stored(res, imp, st, prev), nil
+	return stored(res, imp, st, prev), im.keepSource(ctx, src, imp, o)
 }
 
 // store writes the import and its aggregated lines in one transaction, replacing prev.

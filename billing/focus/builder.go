@@ -191,6 +191,8 @@ func stringOf(l *gpucost.CostLine, f field) *string {
 		return &l.ConsumedUnit
 	case fPricingUnit:
 		return &l.PricingUnit
+	case fInstanceType:
+		return &l.InstanceType
 	}
 	panic("focus: field is not a string")
 }

@@ -58,6 +58,7 @@ const (
 	fPricingUnit
 	fTags
 	fServiceProvider // 1.3 ServiceProviderName: the provider when ProviderName is absent
+	fInstanceType    // x_InstanceType (InstanceTypeColumn), which gpucost's exports write
 	numFields
 )
 
@@ -256,6 +257,10 @@ func newLayout(file string, names []string) (*layout, error) {
 			return nil, gpucost.Errorf(gpucost.EInvalid, "%s: column %q appears twice in the header; remove one of them", file, name)
 		}
 		seen[key] = true
+		if c == nil && name == InstanceTypeColumn {
+			l.fields[i] = fInstanceType
+			continue
+		}
 		if c == nil {
 			l.fields[i] = fExtra
 			l.extra = append(l.extra, name)

@@ -102,7 +102,7 @@ type Result struct {
 	Kept     bool                `json:"unknown_columns_kept,omitempty"` // the Unknown columns were kept as extras
 	Coerced  []Coercion          `json:"coerced,omitempty"`              // what Options.Lenient rewrote
 
-	Parts    []string            `json:"parts,omitempty"` // the files of the one export this file was imported with
+	Parts []string `json:"parts,omitempty"` // the files of the one export this file was imported with
 
 	Skipped  bool                 `json:"-"` // the file was passed over or imported before; nothing changed
 	Err      error                `json:"-"` // why the file was refused
@@ -183,4 +183,3 @@ func Reconcile(name string, source, stored []gpucost.CostTotal) error {
 	}
 	return gpucost.Errorf(gpucost.EInternal, "import %s: aggregated totals %v differ from the source rows' %v; nothing was stored", name, stored, source)
 }
-

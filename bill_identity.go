@@ -214,3 +214,47 @@ func (imp CostImport) Summary() string {
 	}
 	return "import " + strconv.FormatInt(imp.ID, 10) + " (" + imp.Name + ", " + strconv.Itoa(imp.Rows) + " rows, " + totals + ")"
 }
+
+// ImportListing is an import as gpucost import list --output json and GET /api/v1/imports give
+// it: what a FinOps lead checks before trusting a report, with what the import covers.
+type ImportListing struct {
+	ID         int64        `json:"id"`
+	Format     string       `json:"format"`
+	Version    string       `json:"version,omitempty"`
+	File       string       `json:"file"`
+	Parts      []ImportFile `json:"parts,omitempty"` // the files of a multi-part import
+	SHA256     string       `json:"sha256"`
+	Identity   string       `json:"identity,omitempty"`
+	Providers  []string     `json:"providers"`
+	Accounts   []string     `json:"billing_accounts"`
+	Periods    []string     `json:"billing_periods"` // 2026-10, as PeriodLabel writes them
+	ChargeFrom *time.Time   `json:"charge_period_start,omitempty"`
+	ChargeTo   *time.Time   `json:"charge_period_end,omitempty"`
+	Rows       int          `json:"rows"`
+	Lines      int          `json:"lines_stored"`
+	Totals     []CostTotal  `json:"totals"`
+	ImportedAt time.Time    `json:"imported_at"`
+}
+
+// Listing returns imp as gpucost import list and GET /api/v1/imports give it.
+func (imp CostImport) Listing() ImportListing {
+	l := ImportListing{ID: imp.ID, Format: imp.Format, Version: imp.Version, File: imp.Name, Parts: imp.Files, SHA256: imp.Checksum,
+		Identity: imp.Identity, Providers: imp.Providers, Accounts: imp.Accounts(), Rows: imp.Rows, Lines: imp.Lines,
+		Totals: imp.Totals, ImportedAt: imp.ImportedAt}
+	for _, p := range imp.Periods() {
+		l.Periods = append(l.Periods, PeriodLabel(p))
+	}
+	if !imp.ChargeFrom.IsZero() {
+		from, to := imp.ChargeFrom, imp.ChargeTo
+		l.ChargeFrom, l.ChargeTo = &from, &to
+	}
+	for _, s := range []*[]string{&l.Providers, &l.Accounts, &l.Periods} {
+		if *s == nil {
+			*s = []string{}
+		}
+	}
+	if l.Totals == nil {
+		l.Totals = []CostTotal{}
+	}
+	return l
+}

@@ -229,10 +229,8 @@ func (b *batch) group() {
 				parent[find(i)] = find(j)
 				continue
 			}
-			err := gpucost.Errorf(gpucost.EConflict, "import %s: it covers billing account %s's period %s, as %s in this batch does, and the two are not parts of one export; storing both would count the period twice: import them one at a time (the later with --replace if it restates the other), or import the export's manifest if they are its parts",
-				f.src.Name, c.Account, gpucost.PeriodLabel(c.Period), other.src.Name)
-			b.refuse(&b.results[f.res], err)
-			b.refuse(&b.results[other.res], fmt.Errorf("import %s: %s in this batch covers billing account %s's period %s too: %w", other.src.Name, f.src.Name, c.Account, gpucost.PeriodLabel(c.Period), err))
+			b.refuse(&b.results[f.res], ambiguous(f.src.Name, other.src.Name, c))
+			b.refuse(&b.results[other.res], ambiguous(other.src.Name, f.src.Name, c))
 		}
 	}
 	index := map[int]int{}
@@ -247,6 +245,13 @@ func (b *batch) group() {
 		f.group = g
 		b.groups[g] = append(b.groups[g], f)
 	}
+}
+
+// ambiguous is the EConflict of a file called name that covers c, as the file called other of
+// the same batch does, when the two are not parts of one export.
+func ambiguous(name, other string, c gpucost.BillCoverage) error {
+	return gpucost.Errorf(gpucost.EConflict, "import %s: it covers billing account %s's period %s, as %s in this batch does, and the two are not parts of one export; storing both would count the period twice: import them one at a time (the later with --replace if it restates the other), or import the export's manifest if they are its parts",
+		name, c.Account, gpucost.PeriodLabel(c.Period), other)
 }
 
 // groupImport is the import the files of one group make.
@@ -327,16 +332,12 @@ func (b *batch) checkStored() {
 // overlapConflict is the EConflict of importing name while the stored import p covers the
 // (account, period) pairs over too.
 func overlapConflict(name string, p gpucost.CostImport, over []gpucost.BillCoverage) error {
-	pairs := make([]string, 0, 3)
-	for i, c := range over {
-		if i == 3 {
-			pairs = append(pairs, fmt.Sprintf("and %d more", len(over)-3))
-			break
-		}
-		pairs = append(pairs, c.String())
+	more := ""
+	if len(over) > 1 {
+		more = fmt.Sprintf(" and %d more", len(over)-1)
 	}
-	return gpucost.Errorf(gpucost.EConflict, "import %s: import %d (%s, imported %s) already covers (billing account, period) %s; storing both would count them twice. If the provider restated the bill (or this is the full export of a partial one), replace it with --replace (gpucost import billing --replace, or replace=true with an admin token); otherwise remove import %d first (gpucost import remove %d)",
-		name, p.ID, p.Name, p.ImportedAt.UTC().Format("2006-01-02 15:04 MST"), strings.Join(pairs, ", "), p.ID, p.ID)
+	return gpucost.Errorf(gpucost.EConflict, "import %s: billing account %s's period %s%s was imported on %s as import %d (%s); storing both would count it twice. If the provider restated the bill, or this is the full export of a partial one, an admin may replace it with --replace (gpucost import billing --replace, or replace=true with an admin token); otherwise remove import %d first (gpucost import remove %d)",
+		name, over[0].Account, gpucost.PeriodLabel(over[0].Period), more, p.ImportedAt.UTC().Format("2006-01-02 15:04 MST"), p.ID, p.Name, p.ID, p.ID)
 }
 
 // refusal returns the error of a refused batch, after marking the files that would have been
@@ -352,8 +353,11 @@ func (b *batch) refusal() error {
 		return nil
 	}
 	for i := range b.results {
-		if r := &b.results[i]; r.Err == nil && !r.Skipped {
-			r.Status = "not stored: another file of the batch was refused"
+		if r := &b.results[i]; !r.Skipped {
+			r.Lines = 0
+			if r.Err == nil {
+				r.Status = "not stored: another file of the batch was refused"
+			}
 		}
 	}
 	if len(refused) == 1 {
@@ -388,6 +392,11 @@ func (b *batch) store(ctx context.Context) error {
 		puts[i] = gpucost.CostPut{Import: imp, Lines: lines(g), Replace: ids}
 	}
 	out, err := b.im.Store.PutCostBatch(ctx, puts)
+	if gpucost.ErrorCode(err) == gpucost.EConflict {
+		if done, rerr := b.lostRace(ctx); done {
+			return rerr
+		}
+	}
 	if err != nil {
 		if ge := (*gpucost.Error)(nil); !errors.As(err, &ge) {
 			err = fmt.Errorf("import %s: %w", puts[0].Import.Name, err)
@@ -418,6 +427,63 @@ func (b *batch) store(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// lostRace answers a conflict the store found within its transaction: another import landed
+// between the look-up and the store. It looks again: a group whose files are all stored now is
+// skipped, as if they had been there before, and one that overlaps a stored import is refused
+// with the usual advice. done is false when neither explains the conflict.
+func (b *batch) lostRace(ctx context.Context) (done bool, err error) {
+	stored, lerr := b.im.Store.CostImports(ctx)
+	if lerr != nil {
+		return false, nil
+	}
+	b.stored = stored
+	refused := false
+	for _, g := range b.groups {
+		var found []gpucost.CostImport
+		for _, f := range g {
+			for _, p := range slices.Backward(stored) {
+				if p.HasFile(b.results[f.res].Checksum) {
+					found = append(found, p)
+					break
+				}
+			}
+		}
+		if len(found) == len(g) && !b.o.Replace {
+			for i, f := range g {
+				skipped(&b.results[f.res], found[i])
+			}
+			continue
+		}
+		imp := b.groupImport(g)
+		for _, p := range stored {
+			if over := imp.Overlap(p); len(over) > 0 && !slices.ContainsFunc(b.replacing(g), func(r gpucost.CostImport) bool { return r.ID == p.ID }) {
+				for _, f := range g {
+					b.refuse(&b.results[f.res], overlapConflict(imp.Name, p, over))
+				}
+				refused = true
+				break
+			}
+		}
+	}
+	if refused {
+		return true, b.refusal()
+	}
+	for _, r := range b.results {
+		if !r.Skipped {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// replacing returns the stored imports group g replaces: none unless replacing.
+func (b *batch) replacing(g []*fileRead) []gpucost.CostImport {
+	if !b.o.Replace {
+		return nil
+	}
+	return replaced(b.stored, b.groupImport(g), g, b.results)
 }
 
 // replaced returns the stored imports the import imp of group g replaces, newest first: those

@@ -100,7 +100,7 @@ func (e *env) addViews(srv *httpapi.Server, db storeDB, o serveOptions, log *slo
 	if !isPostgresURL(e.dbPath) && e.dbPath != "" {
 		bills.dir = filepath.Dir(e.dbPath)
 	}
-	srv.Bills = bills
+	srv.Bills, srv.Imports = bills, db
 	srv.MaxBill = o.maxBill
 	srv.Budgets = &serverBudgets{db: db, file: o.budgets, views: views}
 }

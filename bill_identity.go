@@ -15,8 +15,8 @@ import (
 // providers, billing accounts and billing periods its lines cover, and the (account, period)
 // pairs. Two imports that share a pair would count that account's period twice, so a bill is
 // refused while a stored import covers one of its pairs, whatever either file is called or
-// wherever it lies, unless it replaces that import (a restated bill; docs/architecture.md
-// "Importing bills"). The zero value is ready to use.
+// wherever it lies, unless it replaces that import (a restated bill; docs/limits.md "Import
+// identity"). The zero value is ready to use.
 type BillIdentity struct {
 	providers, accounts, periods map[string]struct{}
 	pairs                        map[BillCoverage]struct{}

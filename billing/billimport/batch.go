@@ -63,6 +63,7 @@ type batch struct {
 	results []Result
 	files   []*fileRead
 	groups  [][]*fileRead
+	imps    []gpucost.CostImport // the import of each group (groupImport)
 }
 
 // fileRead is one file of a batch, read and checked, waiting to be stored.
@@ -245,6 +246,9 @@ func (b *batch) group() {
 		f.group = g
 		b.groups[g] = append(b.groups[g], f)
 	}
+	for _, g := range b.groups {
+		b.imps = append(b.imps, b.groupImport(g))
+	}
 }
 
 // ambiguous is the EConflict of a file called name that covers c, as the file called other of
@@ -304,8 +308,8 @@ func lines(g []*fileRead) iter.Seq[*gpucost.CostLine] {
 // checkStored refuses each group that covers a stored import's (account, period), unless
 // replacing; a group's files refused already refuse the whole group.
 func (b *batch) checkStored() {
-	for _, g := range b.groups {
-		imp := b.groupImport(g)
+	for i, g := range b.groups {
+		imp := b.imps[i]
 		var hit error
 		for _, f := range g {
 			if err := b.results[f.res].Err; err != nil {
@@ -380,11 +384,9 @@ func (b *batch) store(ctx context.Context) error {
 	puts := make([]gpucost.CostPut, len(b.groups))
 	prevs := make([][]gpucost.CostImport, len(b.groups))
 	for i, g := range b.groups {
-		imp := b.groupImport(g)
+		imp := b.imps[i]
 		imp.ImportedAt = at
-		if b.o.Replace {
-			prevs[i] = replaced(b.stored, imp, g, b.results)
-		}
+		prevs[i] = b.replacing(i)
 		ids := make([]int64, len(prevs[i]))
 		for j, p := range prevs[i] {
 			ids[j] = p.ID
@@ -440,7 +442,7 @@ func (b *batch) lostRace(ctx context.Context) (done bool, err error) {
 	}
 	b.stored = stored
 	refused := false
-	for _, g := range b.groups {
+	for i, g := range b.groups {
 		var found []gpucost.CostImport
 		for _, f := range g {
 			for _, p := range slices.Backward(stored) {
@@ -456,9 +458,9 @@ func (b *batch) lostRace(ctx context.Context) (done bool, err error) {
 			}
 			continue
 		}
-		imp := b.groupImport(g)
+		imp := b.imps[i]
 		for _, p := range stored {
-			if over := imp.Overlap(p); len(over) > 0 && !slices.ContainsFunc(b.replacing(g), func(r gpucost.CostImport) bool { return r.ID == p.ID }) {
+			if over := imp.Overlap(p); len(over) > 0 && !slices.ContainsFunc(b.replacing(i), func(r gpucost.CostImport) bool { return r.ID == p.ID }) {
 				for _, f := range g {
 					b.refuse(&b.results[f.res], overlapConflict(imp.Name, p, over))
 				}
@@ -478,12 +480,12 @@ func (b *batch) lostRace(ctx context.Context) (done bool, err error) {
 	return true, nil
 }
 
-// replacing returns the stored imports group g replaces: none unless replacing.
-func (b *batch) replacing(g []*fileRead) []gpucost.CostImport {
+// replacing returns the stored imports group i replaces: none unless replacing.
+func (b *batch) replacing(i int) []gpucost.CostImport {
 	if !b.o.Replace {
 		return nil
 	}
-	return replaced(b.stored, b.groupImport(g), g, b.results)
+	return replaced(b.stored, b.imps[i], b.groups[i], b.results)
 }
 
 // replaced returns the stored imports the import imp of group g replaces, newest first: those

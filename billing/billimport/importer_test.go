@@ -32,7 +32,7 @@ func newStore(t *testing.T) *sqlite.DB {
 }
 
 // writeFile writes data to name in a new temporary folder and returns its path.
-func writeFile(t *testing.T, name string, data []byte) string {
+func writeFile(t testing.TB, name string, data []byte) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -44,7 +44,7 @@ func writeFile(t *testing.T, name string, data []byte) string {
 	return p
 }
 
-func readFile(t *testing.T, path string) []byte {
+func readFile(t testing.TB, path string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -182,13 +182,47 @@ func exportOf(f *fileRead) string {
 	if f.src.Export != "" {
 		return "manifest\x00" + f.src.Export
 	}
-	base := strings.ToLower(filepath.Base(strings.ReplaceAll(f.src.Name, `\`, "/")))
+	stem := partStem(f.src.Name)
+	if stem == "" {
+		return ""
+	}
+	return "parts\x00" + filepath.Dir(f.src.Path) + "\x00" + f.format + "\x00" + stem
+}
+
+// partStem is the base name of a file without its extensions and its trailing part number, in
+// lower case (cur2 of exports/cur2-00001.csv.gz); "" for a name without a part number.
+func partStem(name string) string {
+	base := strings.ToLower(filepath.Base(strings.ReplaceAll(name, `\`, "/")))
 	stem, _, _ := strings.Cut(base, ".")
 	m := partNumber.FindStringSubmatch(stem)
 	if m == nil || m[1] == "" {
 		return ""
 	}
-	return "parts\x00" + filepath.Dir(f.src.Path) + "\x00" + f.format + "\x00" + m[1]
+	return m[1]
+}
+
+// partOf reports whether group g looks like other parts of the export the stored import p was
+// read from: one format, and names that differ from p's only in the part number. A file called
+// as one of p's is a restatement of that part, not another one.
+func partOf(g []*fileRead, p gpucost.CostImport) bool {
+	names := []string{p.Name}
+	for _, f := range p.Files {
+		names = append(names, f.Name)
+	}
+	other := false
+	for _, f := range g {
+		stem := partStem(f.src.Name)
+		if stem == "" || f.format != p.Format {
+			continue
+		}
+		for _, n := range names {
+			if gpucost.BillLabel(n) == gpucost.BillLabel(f.src.Name) {
+				return false
+			}
+			other = other || partStem(n) == stem
+		}
+	}
+	return other
 }
 
 // group makes the files read into imports: one each, but the parts of one export together. Two
@@ -321,6 +355,9 @@ func (b *batch) checkStored() {
 			for _, p := range b.stored {
 				if over := imp.Overlap(p); len(over) > 0 {
 					hit = overlapConflict(imp.Name, p, over)
+					if partOf(g, p) {
+						hit = partsConflict(imp.Name, p, over[0])
+					}
 					break
 				}
 			}
@@ -342,6 +379,13 @@ func overlapConflict(name string, p gpucost.CostImport, over []gpucost.BillCover
 	}
 	return gpucost.Errorf(gpucost.EConflict, "import %s: billing account %s's period %s%s was imported on %s as import %d (%s); storing both would count it twice. If the provider restated the bill, or this is the full export of a partial one, an admin may replace it with --replace (gpucost import billing --replace, or replace=true with an admin token); otherwise remove import %d first (gpucost import remove %d)",
 		name, over[0].Account, gpucost.PeriodLabel(over[0].Period), more, p.ImportedAt.UTC().Format("2006-01-02 15:04 MST"), p.ID, p.Name, p.ID, p.ID)
+}
+
+// partsConflict is the EConflict of importing name, which looks like another part of the
+// export import p holds, while p covers c too: replacing p with it alone would lose p's part.
+func partsConflict(name string, p gpucost.CostImport, c gpucost.BillCoverage) error {
+	return gpucost.Errorf(gpucost.EConflict, "import %s: billing account %s's period %s was imported on %s as import %d (%s), and this file looks like another part of the same export; import all of the export's parts together (its folder, or its manifest) with --replace, which replaces import %d with the whole export, rather than one part at a time",
+		name, c.Account, gpucost.PeriodLabel(c.Period), p.ImportedAt.UTC().Format("2006-01-02 15:04 MST"), p.ID, p.Name, p.ID)
 }
 
 // refusal returns the error of a refused batch, after marking the files that would have been

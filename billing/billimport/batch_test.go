@@ -172,6 +172,24 @@ func TestImportParts(t *testing.T) {
 		t.Errorf("Import(a part again) = %+v, %v; want skipped", again, err)
 	}
 
+	db = newStore(t)
+	if _, err := (&Importer{Store: db}).Import(ctx, []Source{{Path: p1}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = (&Importer{Store: db}).Import(ctx, []Source{{Path: p2}}, Options{})
+	if gpucost.ErrorCode(err) != gpucost.EConflict || !strings.Contains(err.Error(), "another part of the same export") {
+		t.Errorf("Import(the second part alone) = %v; want a conflict saying to import the parts together", err)
+	}
+	restated := writeFile(t, "restated/cur2-00001.csv", data)
+	_, err = (&Importer{Store: db}).Import(ctx, []Source{{Path: restated}}, Options{})
+	if gpucost.ErrorCode(err) != gpucost.EConflict || strings.Contains(err.Error(), "another part") || !strings.Contains(err.Error(), "--replace") {
+		t.Errorf("Import(a restated part of the same name) = %v; want the usual conflict", err)
+	}
+	got, err = (&Importer{Store: db}).Import(ctx, []Source{{Path: p1}, {Path: p2}}, Options{Replace: true})
+	if err != nil || got[0].Status != "replaced import 1" || got[1].ImportID != 2 {
+		t.Errorf("Import(both parts, Replace) = %+v, %v; want import 1 replaced by both", got, err)
+	}
+
 	a, b := filepath.Join(dir, "october.csv"), filepath.Join(dir, "restated.csv")
 	os.WriteFile(a, one, 0o644)
 	os.WriteFile(b, data, 0o644)

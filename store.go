@@ -98,11 +98,12 @@ type CostStore interface {
 	CostImportByChecksum(ctx context.Context, checksum string) (CostImport, bool, error)
 
 	// PutCosts stores an import and its lines in one transaction, first deleting the imports
-	// listed in replace and their lines. It returns the import with its ID set. The lines may
-	// reuse one *CostLine; each is valid only until the next is asked for. An import whose
-	// checksum, or whose Identity (when not empty), a stored import that is not replaced has
-	// is an EConflict, checked within the transaction, so of two imports of one bill made at
-	// once, by any number of processes, one lands.
+	// listed in replace and their lines: PutCostBatch of one. It returns the import with its
+	// ID set. The lines may reuse one *CostLine; each is valid only until the next is asked
+	// for. An import whose checksum, whose Identity (when not empty) or one of whose Coverage
+	// pairs a stored import that is not replaced has is an EConflict, checked within the
+	// transaction, so of two imports of one bill made at once, by any number of processes,
+	// one lands.
 	PutCosts(ctx context.Context, imp CostImport, lines iter.Seq[*CostLine], replace []int64) (CostImport, error)
 
 	// RemoveCosts deletes the import id and its lines in one transaction and returns the

@@ -105,6 +105,13 @@ func BillImports(all []billimport.Result) Table {
 			}
 			r.Notes = append(r.Notes, fmt.Sprintf("  %s: columns outside the format, %s: %s", st.File, what, strings.Join(st.Unknown, ", ")))
 		}
+		if len(st.Uncovered) > 0 {
+			pairs := make([]string, len(st.Uncovered))
+			for i, c := range st.Uncovered {
+				pairs[i] = c.String()
+			}
+			r.Notes = append(r.Notes, fmt.Sprintf("  %s: the imports it replaced also covered %s, which it does not: import those again if they are still billed", st.File, strings.Join(pairs, ", ")))
+		}
 		for _, c := range st.Coerced {
 			r.Notes = append(r.Notes, fmt.Sprintf("  %s: %s", st.File, c))
 		}

@@ -455,9 +455,10 @@ func (b *batch) store(ctx context.Context) error {
 		return err
 	}
 	for i, g := range b.groups {
+		uncovered := b.uncovered(prevs[i])
 		for _, f := range g {
 			r := &b.results[f.res]
-			r.ImportID, r.Stored, r.Replaced, r.Status = out[i].ID, out[i], prevs[i], "imported"
+			r.ImportID, r.Stored, r.Replaced, r.Status, r.Uncovered = out[i].ID, out[i], prevs[i], "imported", uncovered
 			if len(prevs[i]) > 0 {
 				ids := make([]string, len(prevs[i]))
 				for j, p := range prevs[i] {
@@ -473,6 +474,23 @@ func (b *batch) store(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// uncovered returns the (account, period) pairs the replaced imports covered that no import of
+// the batch covers: what replacing took out of the store.
+func (b *batch) uncovered(replaced []gpucost.CostImport) []gpucost.BillCoverage {
+	var out []gpucost.BillCoverage
+	for _, p := range replaced {
+		for _, c := range p.Coverage {
+			kept := slices.ContainsFunc(b.imps, func(imp gpucost.CostImport) bool {
+				return len(imp.Overlap(gpucost.CostImport{Coverage: []gpucost.BillCoverage{c}})) > 0
+			})
+			if !kept && !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // lostRace answers a conflict the store found within its transaction: another import landed

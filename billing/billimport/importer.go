@@ -104,6 +104,10 @@ type Result struct {
 
 	Parts []string `json:"parts,omitempty"` // the files of the one export this file was imported with
 
+	// Uncovered are the (account, period) pairs the imports it replaced covered and no file of
+	// the batch does: replacing took them out of the store.
+	Uncovered []gpucost.BillCoverage `json:"uncovered,omitempty"`
+
 	Skipped  bool                 `json:"-"` // the file was passed over or imported before; nothing changed
 	Err      error                `json:"-"` // why the file was refused
 	Stored   gpucost.CostImport   `json:"-"` // the import stored, if one was

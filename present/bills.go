@@ -2,6 +2,7 @@ package present
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -78,14 +79,8 @@ func BillImports(all []billimport.Result) Table {
 		if st.Version != "" {
 			format += " " + st.Version
 		}
-		status := st.Status
-		switch {
-		case len(st.Parts) > 1 && st.ImportID != 0 && !st.Skipped:
-			status = fmt.Sprintf("%s (import %d, one of %d parts of one export)", status, st.ImportID, len(st.Parts))
-		case st.Status == "imported":
-			status = fmt.Sprintf("imported (import %d)", st.ImportID)
-		case st.Err != nil:
-			status = "refused (why below)"
+		status := importStatus(st)
+		if st.Err != nil {
 			r.Notes = append(r.Notes, fmt.Sprintf("  %s: %s", st.File, st.Status))
 		}
 		for i, t := range st.Totals {
@@ -122,6 +117,20 @@ func BillImports(all []billimport.Result) Table {
 	return r
 }
 
+// importStatus is st's status as the table shows it: with the import's id, and a refusal's
+// reason left to the notes, where a long message reads.
+func importStatus(st billimport.Result) string {
+	switch {
+	case len(st.Parts) > 1 && st.ImportID != 0 && !st.Skipped:
+		return fmt.Sprintf("%s (import %d, one of %d parts of one export)", st.Status, st.ImportID, len(st.Parts))
+	case st.Status == "imported":
+		return fmt.Sprintf("imported (import %d)", st.ImportID)
+	case st.Err != nil:
+		return "refused (why below)"
+	}
+	return st.Status
+}
+
 // Imports is gpucost import list: one row per import and currency, with what it covers. The
 // table shows the SHA-256's first 12 hex digits; csv (full) the whole of it, as json does.
 func Imports(all []gpucost.CostImport, full bool) Table {
@@ -142,7 +151,11 @@ func Imports(all []gpucost.CostImport, full bool) Table {
 		if len(l.Parts) > 1 {
 			file = fmt.Sprintf("%s (%d files)", file, len(l.Parts))
 		}
-		row := []string{strconv.FormatInt(l.ID, 10), l.Format, file, sum, strings.Join(l.Providers, ", "), strings.Join(l.Accounts, ", "),
+		accounts := l.Accounts
+		if !full && len(accounts) > 3 {
+			accounts = append(slices.Clone(accounts[:3]), fmt.Sprintf("+%d more", len(l.Accounts)-3))
+		}
+		row := []string{strconv.FormatInt(l.ID, 10), l.Format, file, sum, strings.Join(l.Providers, ", "), strings.Join(accounts, ", "),
 			span(l.Periods), chargeSpan(imp), strconv.Itoa(l.Rows), strconv.Itoa(l.Lines), "", "", "", l.ImportedAt.Format("2006-01-02 15:04")}
 		if len(l.Totals) == 0 {
 			r.Rows = append(r.Rows, row)

@@ -229,24 +229,14 @@ func partOf(g []*fileRead, p gpucost.CostImport) bool {
 // files that share a (billing account, billing period) and are not parts of one export are both
 // refused.
 func (b *batch) group() {
-	parent := make([]int, len(b.files))
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	sets := newSets(len(b.files))
 	byExport := map[string]int{}
 	for i, f := range b.files {
 		if f.src.Export == "" {
 			continue
 		}
 		if j, ok := byExport[f.src.Export]; ok {
-			parent[find(i)] = find(j)
+			sets.join(i, j)
 		} else {
 			byExport[f.src.Export] = i
 		}
@@ -261,7 +251,7 @@ func (b *batch) group() {
 			}
 			other := b.files[j]
 			if e := exportOf(f); e != "" && e == exportOf(other) {
-				parent[find(i)] = find(j)
+				sets.join(i, j)
 				continue
 			}
 			b.refuse(&b.results[f.res], ambiguous(f.src.Name, other.src.Name, c))
@@ -270,7 +260,7 @@ func (b *batch) group() {
 	}
 	index := map[int]int{}
 	for i, f := range b.files {
-		r := find(i)
+		r := sets.find(i)
 		g, ok := index[r]
 		if !ok {
 			g = len(b.groups)
@@ -284,6 +274,29 @@ func (b *batch) group() {
 		b.imps = append(b.imps, b.groupImport(g))
 	}
 }
+
+// sets are disjoint sets of the files of a batch, by index: the imports they make.
+type sets []int
+
+func newSets(n int) sets {
+	s := make(sets, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+// find returns the set i is in.
+func (s sets) find(i int) int {
+	for s[i] != i {
+		s[i] = s[s[i]]
+		i = s[i]
+	}
+	return i
+}
+
+// join puts the sets of i and j together.
+func (s sets) join(i, j int) { s[s.find(i)] = s.find(j) }
 
 // ambiguous is the EConflict of a file called name that covers c, as the file called other of
 // the same batch does, when the two are not parts of one export.
@@ -454,6 +467,12 @@ func (b *batch) store(ctx context.Context) error {
 		}
 		return err
 	}
+	b.landed(out, prevs)
+	return nil
+}
+
+// landed sets the results of the imports out stored, each replacing prevs[i].
+func (b *batch) landed(out []gpucost.CostImport, prevs [][]gpucost.CostImport) {
 	for i, g := range b.groups {
 		uncovered := b.uncovered(prevs[i])
 		for _, f := range g {
@@ -473,7 +492,6 @@ func (b *batch) store(ctx context.Context) error {
 			}
 		}
 	}
-	return nil
 }
 
 // uncovered returns the (account, period) pairs the replaced imports covered that no import of

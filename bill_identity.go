@@ -12,20 +12,50 @@ import (
 )
 
 // BillIdentity gathers, line by line, what identifies a bill apart from its bytes: the
-// providers, billing accounts and billing periods its lines cover. With the format and the
-// export's base file name it makes the bill's identity key (Key), which a restated bill shares
-// with the bill it restates, which the parts of one multi-part export do not share, and which
-// does not depend on where the file was read from: an upload and a CLI import of one bill meet.
-// The zero value is ready to use.
+// providers, billing accounts and billing periods its lines cover, and the (account, period)
+// pairs. Two imports that share a pair would count that account's period twice, so a bill is
+// refused while a stored import covers one of its pairs, whatever either file is called or
+// wherever it lies, unless it replaces that import (a restated bill; docs/limits.md "Import
+// identity"). The zero value is ready to use.
 type BillIdentity struct {
 	providers, accounts, periods map[string]struct{}
+	pairs                        map[BillCoverage]struct{}
+	from, to                     time.Time
 }
 
-// Add counts the line's provider, billing account and billing period. A line without a billing
-// period counts the month its charge period starts in.
+// BillCoverage is one billing account's billing period that a bill covers.
+type BillCoverage struct {
+	Account string    `json:"account"`
+	Period  time.Time `json:"period"` // the billing period's start, UTC
+}
+
+// String is "ACCOUNT 2026-10" (the period's month; the full start when it is not a month's).
+func (c BillCoverage) String() string {
+	return c.Account + " " + PeriodLabel(c.Period)
+}
+
+// PeriodLabel is a billing period start as people read it: 2026-10 for a calendar month's,
+// the RFC 3339 time otherwise.
+func PeriodLabel(p time.Time) string {
+	p = p.UTC()
+	if p.Day() == 1 && p.Hour() == 0 && p.Minute() == 0 && p.Second() == 0 && p.Nanosecond() == 0 {
+		return p.Format("2006-01")
+	}
+	return p.Format(time.RFC3339)
+}
+
+// ImportFile is one file an import was read from.
+type ImportFile struct {
+	Name     string `json:"name"`
+	Checksum string `json:"checksum"` // SHA-256 of its bytes, hex
+}
+
+// Add counts the line's provider, billing account, billing period and charge period. A line
+// without a billing period counts the month its charge period starts in.
 func (b *BillIdentity) Add(l *CostLine) {
 	if b.providers == nil {
 		b.providers, b.accounts, b.periods = map[string]struct{}{}, map[string]struct{}{}, map[string]struct{}{}
+		b.pairs = map[BillCoverage]struct{}{}
 	}
 	b.providers[strings.ToLower(l.Provider)] = struct{}{}
 	b.accounts[l.BillingAccountID] = struct{}{}
@@ -34,32 +64,108 @@ func (b *BillIdentity) Add(l *CostLine) {
 		s := l.ChargePeriodStart.UTC()
 		p = time.Date(s.Year(), s.Month(), 1, 0, 0, 0, 0, time.UTC)
 	}
-	b.periods[p.UTC().Format(time.RFC3339)] = struct{}{}
+	p = p.UTC()
+	b.periods[p.Format(time.RFC3339)] = struct{}{}
+	b.pairs[BillCoverage{Account: l.BillingAccountID, Period: p}] = struct{}{}
+	if s := l.ChargePeriodStart; !s.IsZero() && (b.from.IsZero() || s.Before(b.from)) {
+		b.from = s.UTC()
+	}
+	end := l.ChargePeriodEnd
+	if end.IsZero() {
+		end = l.ChargePeriodStart
+	}
+	if end.After(b.to) {
+		b.to = end.UTC()
+	}
 }
 
-// Key returns the identity key of a bill of the given format whose export is called name: "b1-"
-// and the SHA-256, in hex, of the lines
+// Key returns the identity key of a bill of the given format: "b2-" and the SHA-256, in hex, of
+// the lines
 //
 //	format=FORMAT
 //	providers=P1,P2        (lower case, sorted)
 //	accounts=A1,A2         (billing account ids, sorted)
 //	periods=T1,T2          (billing period starts, RFC 3339 in UTC, sorted)
-//	file=BASE              (BillLabel(name): the base name without a .gz suffix)
 //
-// each ending in a newline.
-func (b *BillIdentity) Key(format, name string) string {
+// each ending in a newline; "" for a bill without lines, which covers nothing. The file's name
+// is no part of it (keys of imports stored before it was dropped start "b1-" and stay as they
+// were). Two imports with one key cover the same pairs, so the key is a second, unique-indexed
+// guard behind the coverage check.
+func (b *BillIdentity) Key(format string) string {
+	if len(b.pairs) == 0 {
+		return ""
+	}
 	var s strings.Builder
 	for _, kv := range [][2]string{
 		{"format", format},
 		{"providers", strings.Join(slices.Sorted(maps.Keys(b.providers)), ",")},
 		{"accounts", strings.Join(slices.Sorted(maps.Keys(b.accounts)), ",")},
 		{"periods", strings.Join(slices.Sorted(maps.Keys(b.periods)), ",")},
-		{"file", BillLabel(name)},
 	} {
 		s.WriteString(kv[0] + "=" + kv[1] + "\n")
 	}
 	sum := sha256.Sum256([]byte(s.String()))
-	return "b1-" + hex.EncodeToString(sum[:])
+	return "b2-" + hex.EncodeToString(sum[:])
+}
+
+// Describe sets what imp covers from the lines added: its providers, (account, period) pairs
+// and charge period span, and its identity key for format.
+func (b *BillIdentity) Describe(imp *CostImport, format string) {
+	imp.Identity = b.Key(format)
+	imp.Providers = slices.Sorted(maps.Keys(b.providers))
+	imp.Coverage = SortCoverage(slices.Collect(maps.Keys(b.pairs)))
+	imp.ChargeFrom, imp.ChargeTo = b.from, b.to
+}
+
+// SortCoverage sorts pairs by account, then period, and returns them.
+func SortCoverage(pairs []BillCoverage) []BillCoverage {
+	slices.SortFunc(pairs, func(a, b BillCoverage) int {
+		if c := strings.Compare(a.Account, b.Account); c != 0 {
+			return c
+		}
+		return a.Period.Compare(b.Period)
+	})
+	return pairs
+}
+
+// Accounts returns the billing accounts imp covers, sorted.
+func (imp CostImport) Accounts() []string {
+	var out []string
+	for _, c := range imp.Coverage {
+		if !slices.Contains(out, c.Account) {
+			out = append(out, c.Account)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Periods returns the billing period starts imp covers, oldest first.
+func (imp CostImport) Periods() []time.Time {
+	var out []time.Time
+	for _, c := range imp.Coverage {
+		if !slices.ContainsFunc(out, c.Period.Equal) {
+			out = append(out, c.Period)
+		}
+	}
+	slices.SortFunc(out, time.Time.Compare)
+	return out
+}
+
+// Overlap returns the (account, period) pairs both imp and other cover, sorted.
+func (imp CostImport) Overlap(other CostImport) []BillCoverage {
+	var out []BillCoverage
+	for _, c := range imp.Coverage {
+		if slices.ContainsFunc(other.Coverage, func(o BillCoverage) bool { return o.Account == c.Account && o.Period.Equal(c.Period) }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// HasFile reports whether imp was read from a file whose SHA-256 is sum.
+func (imp CostImport) HasFile(sum string) bool {
+	return imp.Checksum == sum || slices.ContainsFunc(imp.Files, func(f ImportFile) bool { return f.Checksum == sum })
 }
 
 // BillLabel returns the base name of a bill's file, / and \ both separating folders, without a
@@ -107,4 +213,48 @@ func (imp CostImport) Summary() string {
 		totals = strings.Join(parts, ", ")
 	}
 	return "import " + strconv.FormatInt(imp.ID, 10) + " (" + imp.Name + ", " + strconv.Itoa(imp.Rows) + " rows, " + totals + ")"
+}
+
+// ImportListing is an import as gpucost import list --output json and GET /api/v1/imports give
+// it: what a FinOps lead checks before trusting a report, with what the import covers.
+type ImportListing struct {
+	ID         int64        `json:"id"`
+	Format     string       `json:"format"`
+	Version    string       `json:"version,omitempty"`
+	File       string       `json:"file"`
+	Parts      []ImportFile `json:"parts,omitempty"` // the files of a multi-part import
+	SHA256     string       `json:"sha256"`
+	Identity   string       `json:"identity,omitempty"`
+	Providers  []string     `json:"providers"`
+	Accounts   []string     `json:"billing_accounts"`
+	Periods    []string     `json:"billing_periods"` // 2026-10, as PeriodLabel writes them
+	ChargeFrom *time.Time   `json:"charge_period_start,omitempty"`
+	ChargeTo   *time.Time   `json:"charge_period_end,omitempty"`
+	Rows       int          `json:"rows"`
+	Lines      int          `json:"lines_stored"`
+	Totals     []CostTotal  `json:"totals"`
+	ImportedAt time.Time    `json:"imported_at"`
+}
+
+// Listing returns imp as gpucost import list and GET /api/v1/imports give it.
+func (imp CostImport) Listing() ImportListing {
+	l := ImportListing{ID: imp.ID, Format: imp.Format, Version: imp.Version, File: imp.Name, Parts: imp.Files, SHA256: imp.Checksum,
+		Identity: imp.Identity, Providers: imp.Providers, Accounts: imp.Accounts(), Rows: imp.Rows, Lines: imp.Lines,
+		Totals: imp.Totals, ImportedAt: imp.ImportedAt}
+	for _, p := range imp.Periods() {
+		l.Periods = append(l.Periods, PeriodLabel(p))
+	}
+	if !imp.ChargeFrom.IsZero() {
+		from, to := imp.ChargeFrom, imp.ChargeTo
+		l.ChargeFrom, l.ChargeTo = &from, &to
+	}
+	for _, s := range []*[]string{&l.Providers, &l.Accounts, &l.Periods} {
+		if *s == nil {
+			*s = []string{}
+		}
+	}
+	if l.Totals == nil {
+		l.Totals = []CostTotal{}
+	}
+	return l
 }

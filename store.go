@@ -56,11 +56,11 @@ type OfferStore interface {
 	Offers(ctx context.Context, f OfferFilter) ([]Offer, error)
 }
 
-// CostImport is one bill file imported into a CostStore.
+// CostImport is one bill imported into a CostStore: one file, or the parts of one export.
 type CostImport struct {
 	ID         int64
 	Name       string // a label: the file's path as given to the CLI, or an upload's base name
-	Checksum   string // SHA-256 of the file's bytes, hex
+	Checksum   string // SHA-256 of the file's bytes, hex; of a multi-part import, of its parts' (ImportFile)
 	Identity   string // the bill's identity key (BillIdentity.Key); empty for imports that have none
 	Format     string // focus, aws-cur, gcp, azure
 	Version    string // the format's version or dialect, as the reader detected it
@@ -69,6 +69,13 @@ type CostImport struct {
 	Lines      int // aggregated lines stored
 	Totals     []CostTotal
 	ImportedAt time.Time
+
+	// What the bill covers (BillIdentity.Describe), which makes two imports the same bill.
+	Providers  []string       // lower case, sorted
+	Coverage   []BillCoverage // the (billing account, billing period) pairs, sorted
+	ChargeFrom time.Time      // the earliest charge period start; zero without lines
+	ChargeTo   time.Time      // the latest charge period end
+	Files      []ImportFile   // the parts of a multi-part import; empty for one file (Name, Checksum)
 }
 
 // CostTotal is the exact sum of one currency's amounts in an import.
@@ -91,11 +98,12 @@ type CostStore interface {
 	CostImportByChecksum(ctx context.Context, checksum string) (CostImport, bool, error)
 
 	// PutCosts stores an import and its lines in one transaction, first deleting the imports
-	// listed in replace and their lines. It returns the import with its ID set. The lines may
-	// reuse one *CostLine; each is valid only until the next is asked for. An import whose
-	// checksum, or whose Identity (when not empty), a stored import that is not replaced has
-	// is an EConflict, checked within the transaction, so of two imports of one bill made at
-	// once, by any number of processes, one lands.
+	// listed in replace and their lines: PutCostBatch of one. It returns the import with its
+	// ID set. The lines may reuse one *CostLine; each is valid only until the next is asked
+	// for. An import whose checksum, whose Identity (when not empty) or one of whose Coverage
+	// pairs a stored import that is not replaced has is an EConflict, checked within the
+	// transaction, so of two imports of one bill made at once, by any number of processes,
+	// one lands.
 	PutCosts(ctx context.Context, imp CostImport, lines iter.Seq[*CostLine], replace []int64) (CostImport, error)
 
 	// RemoveCosts deletes the import id and its lines in one transaction and returns the
@@ -104,6 +112,13 @@ type CostStore interface {
 
 	// CostImports lists the imports, oldest first.
 	CostImports(ctx context.Context) ([]CostImport, error)
+
+	// PutCostBatch stores the imports of puts in ONE transaction: all land or none does (see
+	// CostPut). Besides PutCosts' conflicts, an import whose Coverage shares an (account,
+	// period) pair with a stored import not replaced, or with an earlier import of the batch,
+	// is an EConflict naming that import, the account and the period. It returns the imports
+	// stored, in the order of puts.
+	PutCostBatch(ctx context.Context, puts []CostPut) ([]CostImport, error)
 
 	// ScanCosts calls fn for each stored line that matches f, in order of import and then line.
 	// The *CostLine and its maps are valid only during the call. Scanning stops at the first
@@ -156,4 +171,12 @@ func (t *CostTotals) Sorted() []CostTotal {
 	out := append(make([]CostTotal, 0, len(t.list)), t.list...)
 	slices.SortFunc(out, func(a, b CostTotal) int { return strings.Compare(a.Currency, b.Currency) })
 	return out
+}
+
+// CostPut is one import of a CostStore.PutCostBatch: the import, its lines (which may reuse one
+// *CostLine, as PutCosts' may) and the ids of the stored imports it replaces, deleted first.
+type CostPut struct {
+	Import  CostImport
+	Lines   iter.Seq[*CostLine]
+	Replace []int64
 }

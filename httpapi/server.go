@@ -74,6 +74,7 @@ type Server struct {
 	// and the budgets PUT /api/v1/budgets replaces.
 	Views   Views
 	Bills   BillImporter
+	Imports ImportLister // GET /api/v1/imports (503 without it)
 	MaxBill int64
 	TempDir string
 	Budgets BudgetStore
@@ -111,6 +112,7 @@ func (s *Server) routes() []route {
 		{"POST", "/api/v1/samples", []gpucost.Role{gpucost.RoleIngest}, s.postSamples},
 		{"POST", "/api/v1/bills", []gpucost.Role{gpucost.RoleIngest}, s.limitBills(s.postBill)},
 		{"DELETE", "/api/v1/bills/{id}", []gpucost.Role{}, s.deleteBill},
+		{"GET", "/api/v1/imports", []gpucost.Role{gpucost.RoleViewer}, s.getImports},
 		{"PUT", "/api/v1/budgets", []gpucost.Role{}, s.putBudgets},
 	}
 	rs = append(rs, s.readRoutes()...)

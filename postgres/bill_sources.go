@@ -66,10 +66,14 @@ func (db *DB) BillSource(ctx context.Context, checksum string) (io.ReadCloser, e
 	return storeutil.SourceReader(chunk)
 }
 
-// RemoveBillSource deletes the bytes stored under checksum unless an import has that checksum.
+// RemoveBillSource deletes the bytes stored under checksum unless an import has that checksum,
+// as its own or as one of its parts' (files).
 func (db *DB) RemoveBillSource(ctx context.Context, checksum string) (bool, error) {
 	tag, err := db.pool.Exec(ctx, `DELETE FROM bill_sources WHERE checksum = $1
-		AND NOT EXISTS (SELECT 1 FROM cost_imports WHERE checksum = $1)`, checksum)
+		AND NOT EXISTS (SELECT 1 FROM cost_imports WHERE checksum = $1)
+		AND NOT EXISTS (SELECT 1 FROM cost_imports i,
+			jsonb_array_elements(CASE WHEN i.files = '' THEN '[]'::jsonb ELSE i.files::jsonb END) AS q
+			WHERE q->>'checksum' = $1)`, checksum)
 	if err != nil {
 		return false, fmt.Errorf("remove bill source %s from %s: %w", checksum, db.name, err)
 	}

@@ -17,7 +17,8 @@ import (
 // (migrations/0001_store.sql).
 var _ gpucost.CostStore = (*DB)(nil)
 
-const importColumns = `id, name, checksum, coalesce(identity, ''), format, version, grain_ns, source_rows, lines, totals, imported_at, imported_ns`
+const importColumns = `id, name, checksum, coalesce(identity, ''), format, version, grain_ns, source_rows, lines, totals, imported_at, imported_ns,
+	coalesce(providers, ''), charge_from, charge_to, files`
 
 // copyLines is how many lines go to the server in one COPY: memory holds one batch.
 const copyLines = 8192
@@ -32,6 +33,11 @@ func (db *DB) CostImportByChecksum(ctx context.Context, checksum string) (gpucos
 	if err != nil {
 		return gpucost.CostImport{}, false, fmt.Errorf("look up cost import %s in %s: %w", checksum, db.name, err)
 	}
+	cov, err := coverageOf(ctx, db.pool, imp.ID)
+	if err != nil {
+		return gpucost.CostImport{}, false, fmt.Errorf("look up cost import %s in %s: %w", checksum, db.name, err)
+	}
+	imp.Coverage = cov[imp.ID]
 	return imp, true, nil
 }
 
@@ -53,6 +59,13 @@ func (db *DB) CostImports(ctx context.Context) ([]gpucost.CostImport, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list cost imports in %s: %w", db.name, err)
 	}
+	cov, err := coverageOf(ctx, db.pool, 0)
+	if err != nil {
+		return nil, fmt.Errorf("list cost imports in %s: %w", db.name, err)
+	}
+	for i := range out {
+		out[i].Coverage = cov[out[i].ID]
+	}
 	return out, nil
 }
 
@@ -61,9 +74,13 @@ func scanImport(row pgx.Row) (gpucost.CostImport, error) {
 	var grain, srcRows, lines int64
 	var totals string
 	var ns int16
+	var x storeutil.ImportExtras
 	err := row.Scan(&imp.ID, &imp.Name, &imp.Checksum, &imp.Identity, &imp.Format, &imp.Version, &grain, &srcRows, &lines,
-		&totals, &imp.ImportedAt, &ns)
+		&totals, &imp.ImportedAt, &ns, &x.Providers, &x.ChargeFrom, &x.ChargeTo, &x.Files)
 	if err != nil {
+		return imp, err
+	}
+	if err := storeutil.DecodeExtras(&imp, x); err != nil {
 		return imp, err
 	}
 	imp.Grain, imp.Rows, imp.Lines = time.Duration(grain), int(srcRows), int(lines)
@@ -89,50 +106,15 @@ func scanImport(row pgx.Row) (gpucost.CostImport, error) {
 // on both columns make an insert that races another transaction's wait for it and fail once it
 // commits, so of two imports of one bill made at once, by any number of servers, one lands.
 func (db *DB) PutCosts(ctx context.Context, imp gpucost.CostImport, lines iter.Seq[*gpucost.CostLine], replace []int64) (gpucost.CostImport, error) {
-	imp, err := storeutil.PrepareImport(imp, time.Now())
+	out, err := db.PutCostBatch(ctx, []gpucost.CostPut{{Import: imp, Lines: lines, Replace: replace}})
 	if err != nil {
 		return gpucost.CostImport{}, err
 	}
-	tx, err := db.pool.Begin(ctx)
-	if err != nil {
-		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.name, err)
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	if err := db.insertImport(ctx, tx, &imp, replace); err != nil {
-		return gpucost.CostImport{}, err
-	}
-	w := lineWriter{tx: tx, importID: imp.ID}
-	if err := w.writeAll(ctx, lines); err != nil {
-		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.name, err)
-	}
-	imp.Lines = w.lines
-	totals, err := storeutil.SettleTotals(&imp, w.sums.Sorted())
-	if err != nil {
-		return gpucost.CostImport{}, err
-	}
-	var minStart, maxStart *int64
-	if w.lines > 0 {
-		minStart, maxStart = &w.minStart, &w.maxStart
-	}
-	if _, err := tx.Exec(ctx, `UPDATE cost_imports SET lines = $1, totals = $2, min_start = $3, max_start = $4 WHERE id = $5`,
-		imp.Lines, totals, minStart, maxStart, imp.ID); err != nil {
-		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.name, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: commit: %w", imp.Name, db.name, err)
-	}
-	return imp, nil
+	return out[0], nil
 }
 
-// insertImport deletes the imports in replace and inserts imp, setting its ID.
-func (db *DB) insertImport(ctx context.Context, tx pgx.Tx, imp *gpucost.CostImport, replace []int64) error {
-	if len(replace) > 0 {
-		for _, q := range []string{`DELETE FROM cost_lines WHERE import_id = ANY($1)`, `DELETE FROM cost_imports WHERE id = ANY($1)`} {
-			if _, err := tx.Exec(ctx, q, replace); err != nil {
-				return fmt.Errorf("store cost import %s in %s: delete imports %v: %w", imp.Name, db.name, replace, err)
-			}
-		}
-	}
+// insertImport inserts imp, setting its ID.
+func (db *DB) insertImport(ctx context.Context, tx pgx.Tx, imp *gpucost.CostImport) error {
 	if err := db.checkUnique(ctx, tx, imp); err != nil {
 		return err
 	}
@@ -189,7 +171,13 @@ func (db *DB) RemoveCosts(ctx context.Context, id int64) (gpucost.CostImport, er
 	if err != nil {
 		return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: %w", id, db.name, err)
 	}
-	for _, q := range []string{`DELETE FROM cost_lines WHERE import_id = $1`, `DELETE FROM cost_imports WHERE id = $1`} {
+	cov, err := coverageOf(ctx, tx, id)
+	if err != nil {
+		return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: %w", id, db.name, err)
+	}
+	imp.Coverage = cov[id]
+	for _, q := range []string{`DELETE FROM cost_lines WHERE import_id = $1`, `DELETE FROM cost_import_coverage WHERE import_id = $1`,
+		`DELETE FROM cost_imports WHERE id = $1`} {
 		if _, err := tx.Exec(ctx, q, id); err != nil {
 			return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: %w", id, db.name, err)
 		}

@@ -16,7 +16,8 @@ import (
 // bill imported twice under different names before the key was kept) gets an empty identity,
 // which blocks nothing; both stay until someone removes one (gpucost bills remove). Each
 // import is settled by a statement of its own, so an interrupted backfill goes on at the next
-// Open, and servers opening the database at once settle each import alike.
+// Open, and servers opening the database at once settle each import alike. It then computes
+// the imports' coverage (backfillCoverage).
 func (db *DB) backfillIdentity(ctx context.Context) error {
 	rows, err := db.pool.Query(ctx, `SELECT id, name, format FROM cost_imports WHERE identity IS NULL ORDER BY id`)
 	if err != nil {
@@ -37,13 +38,13 @@ func (db *DB) backfillIdentity(ctx context.Context) error {
 		args[1] = p.ID
 		err := db.scanImport(ctx, q, args, gpucost.CostFilter{}, d, func(l *gpucost.CostLine) error { b.Add(l); return nil })
 		if err == nil {
-			err = db.setIdentity(ctx, p.ID, b.Key(p.Format, p.Name))
+			err = db.setIdentity(ctx, p.ID, b.Key(p.Format))
 		}
 		if err != nil {
 			return fmt.Errorf("compute the bill identity of import %d (%s) in %s: %w", p.ID, p.Name, db.name, err)
 		}
 	}
-	return nil
+	return db.backfillCoverage(ctx)
 }
 
 // setIdentity sets the identity of import id to key, or to none if another import has key.

@@ -129,7 +129,7 @@ func assemble(ctx context.Context, st gpucost.Store, o Options, queue *httpapi.Q
 		Fleet: func(ctx context.Context, now time.Time) (httpapi.FleetMetrics, error) {
 			return FleetMetrics(ctx, st, now)
 		},
-		Views: views, MaxBill: o.MaxBill,
+		Views: views, MaxBill: o.MaxBill, Imports: st,
 		Bills:   &Bills{Store: st, Now: o.Now, Dir: o.StoreDir, views: views},
 		Budgets: &budgetStore{store: st, file: o.BudgetsFile, views: views}}
 	key, err := web.SessionKey(ctx, st)

@@ -66,10 +66,13 @@ func (db *DB) BillSource(ctx context.Context, checksum string) (io.ReadCloser, e
 	return storeutil.SourceReader(chunk)
 }
 
-// RemoveBillSource deletes the bytes stored under checksum unless an import has that checksum.
+// RemoveBillSource deletes the bytes stored under checksum unless an import has that checksum,
+// as its own or as one of its parts' (files).
 func (db *DB) RemoveBillSource(ctx context.Context, checksum string) (bool, error) {
 	res, err := db.sql.ExecContext(ctx, `DELETE FROM bill_sources WHERE checksum = ?
-		AND NOT EXISTS (SELECT 1 FROM cost_imports WHERE checksum = ?)`, checksum, checksum)
+		AND NOT EXISTS (SELECT 1 FROM cost_imports WHERE checksum = ?)
+		AND NOT EXISTS (SELECT 1 FROM cost_imports i, json_each(CASE WHEN i.files = '' THEN '[]' ELSE i.files END) AS q
+			WHERE json_extract(q.value, '$.checksum') = ?)`, checksum, checksum, checksum)
 	if err != nil {
 		return false, fmt.Errorf("remove bill source %s from %s: %w", checksum, db.Path, err)
 	}

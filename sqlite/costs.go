@@ -17,7 +17,8 @@ import (
 // resources is scanned in well under a second.
 var _ gpucost.CostStore = (*DB)(nil)
 
-const importColumns = `id, name, checksum, coalesce(identity, ''), format, version, grain_ns, source_rows, lines, totals, imported_at`
+const importColumns = `id, name, checksum, coalesce(identity, ''), format, version, grain_ns, source_rows, lines, totals, imported_at,
+	coalesce(providers, ''), charge_from, charge_to, files`
 
 // CostImportByChecksum returns the import of a file with the given checksum, if any.
 func (db *DB) CostImportByChecksum(ctx context.Context, checksum string) (gpucost.CostImport, bool, error) {
@@ -29,6 +30,11 @@ func (db *DB) CostImportByChecksum(ctx context.Context, checksum string) (gpucos
 	if err != nil {
 		return gpucost.CostImport{}, false, fmt.Errorf("look up cost import %s in %s: %w", checksum, db.Path, err)
 	}
+	cov, err := coverageOf(ctx, db.sql, imp.ID)
+	if err != nil {
+		return gpucost.CostImport{}, false, fmt.Errorf("look up cost import %s in %s: %w", checksum, db.Path, err)
+	}
+	imp.Coverage = cov[imp.ID]
 	return imp, true, nil
 }
 
@@ -50,6 +56,13 @@ func (db *DB) CostImports(ctx context.Context) ([]gpucost.CostImport, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list cost imports in %s: %w", db.Path, err)
 	}
+	cov, err := coverageOf(ctx, db.sql, 0)
+	if err != nil {
+		return nil, fmt.Errorf("list cost imports in %s: %w", db.Path, err)
+	}
+	for i := range out {
+		out[i].Coverage = cov[out[i].ID]
+	}
 	return out, nil
 }
 
@@ -57,9 +70,13 @@ func scanImport(row interface{ Scan(...any) error }) (gpucost.CostImport, error)
 	var imp gpucost.CostImport
 	var grain int64
 	var totals, at string
+	var x storeutil.ImportExtras
 	err := row.Scan(&imp.ID, &imp.Name, &imp.Checksum, &imp.Identity, &imp.Format, &imp.Version, &grain, &imp.Rows, &imp.Lines,
-		&totals, &at)
+		&totals, &at, &x.Providers, &x.ChargeFrom, &x.ChargeTo, &x.Files)
 	if err != nil {
+		return imp, err
+	}
+	if err := storeutil.DecodeExtras(&imp, x); err != nil {
 		return imp, err
 	}
 	imp.Grain = time.Duration(grain)
@@ -89,51 +106,16 @@ func scanImport(row interface{ Scan(...any) error }) (gpucost.CostImport, error)
 // lock from its start (_txlock=immediate in Open), so that check and the insert are one step
 // for every process on the file, and the unique indexes on both columns back it.
 func (db *DB) PutCosts(ctx context.Context, imp gpucost.CostImport, lines iter.Seq[*gpucost.CostLine], replace []int64) (gpucost.CostImport, error) {
-	imp, err := storeutil.PrepareImport(imp, time.Now())
+	out, err := db.PutCostBatch(ctx, []gpucost.CostPut{{Import: imp, Lines: lines, Replace: replace}})
 	if err != nil {
 		return gpucost.CostImport{}, err
 	}
-	tx, err := db.sql.BeginTx(ctx, nil)
-	if err != nil {
-		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.Path, err)
-	}
-	defer tx.Rollback()
-	if err := db.insertImport(ctx, tx, &imp, replace); err != nil {
-		return gpucost.CostImport{}, err
-	}
-	w, err := newChunkWriter(ctx, tx, imp.ID)
-	if err != nil {
-		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.Path, err)
-	}
-	defer w.stmt.Close()
-	if err := w.writeAll(ctx, lines); err != nil {
-		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.Path, err)
-	}
-	imp.Lines = w.lines
-	totals, err := storeutil.SettleTotals(&imp, w.sums.Sorted())
-	if err != nil {
-		return gpucost.CostImport{}, err
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE cost_imports SET lines = ?, totals = ? WHERE id = ?`,
-		imp.Lines, totals, imp.ID); err != nil {
-		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: %w", imp.Name, db.Path, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return gpucost.CostImport{}, fmt.Errorf("store cost import %s in %s: commit: %w", imp.Name, db.Path, err)
-	}
-	return imp, nil
+	return out[0], nil
 }
 
-// insertImport deletes the imports in replace and inserts imp, setting its ID: one above every
-// id given before (cost_import_seq), so a removed import's id is never given again.
-func (db *DB) insertImport(ctx context.Context, tx *sql.Tx, imp *gpucost.CostImport, replace []int64) error {
-	for _, id := range replace {
-		for _, q := range []string{`DELETE FROM cost_chunks WHERE import_id = ?`, `DELETE FROM cost_imports WHERE id = ?`} {
-			if _, err := tx.ExecContext(ctx, q, id); err != nil {
-				return fmt.Errorf("store cost import %s in %s: delete import %d: %w", imp.Name, db.Path, id, err)
-			}
-		}
-	}
+// insertImport inserts imp, setting its ID: one above every id given before (cost_import_seq),
+// so a removed import's id is never given again.
+func (db *DB) insertImport(ctx context.Context, tx *sql.Tx, imp *gpucost.CostImport) error {
 	if err := db.checkUnique(ctx, tx, imp); err != nil {
 		return err
 	}
@@ -185,7 +167,13 @@ func (db *DB) RemoveCosts(ctx context.Context, id int64) (gpucost.CostImport, er
 	if err != nil {
 		return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: %w", id, db.Path, err)
 	}
-	for _, q := range []string{`DELETE FROM cost_chunks WHERE import_id = ?`, `DELETE FROM cost_imports WHERE id = ?`} {
+	cov, err := coverageOf(ctx, tx, id)
+	if err != nil {
+		return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: %w", id, db.Path, err)
+	}
+	imp.Coverage = cov[id]
+	for _, q := range []string{`DELETE FROM cost_chunks WHERE import_id = ?`, `DELETE FROM cost_import_coverage WHERE import_id = ?`,
+		`DELETE FROM cost_imports WHERE id = ?`} {
 		if _, err := tx.ExecContext(ctx, q, id); err != nil {
 			return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: %w", id, db.Path, err)
 		}

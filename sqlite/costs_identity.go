@@ -9,11 +9,11 @@ import (
 
 // backfillIdentity gives the imports stored before migrations/0010_bill_identity.sql, whose
 // identity is NULL, the key gpucost import billing computes (gpucost.BillIdentity) from their
-// stored lines, format and name. An import whose key another import has already (a restated
+// stored lines and format (the name is no part of it since migrations/0020_import_coverage.sql). An import whose key another import has already (a restated
 // bill imported twice under different names before the key was kept) gets an empty identity,
 // which blocks nothing; both stay until someone removes one (gpucost bills remove). Each
 // import is settled in a transaction of its own, so an interrupted backfill goes on at the
-// next Open.
+// next Open. It then computes the imports' coverage (backfillCoverage).
 func (db *DB) backfillIdentity(ctx context.Context) error {
 	type pending struct {
 		id           int64
@@ -40,13 +40,13 @@ func (db *DB) backfillIdentity(ctx context.Context) error {
 		var b gpucost.BillIdentity
 		err := db.scanCosts(ctx, gpucost.CostFilter{}, p.id, func(l *gpucost.CostLine) error { b.Add(l); return nil })
 		if err == nil {
-			err = db.setIdentity(ctx, p.id, b.Key(p.format, p.name))
+			err = db.setIdentity(ctx, p.id, b.Key(p.format))
 		}
 		if err != nil {
 			return fmt.Errorf("compute the bill identity of import %d (%s) in %s: %w", p.id, p.name, db.Path, err)
 		}
 	}
-	return nil
+	return db.backfillCoverage(ctx)
 }
 
 // setIdentity sets the identity of import id to key, or to none if another import has key.

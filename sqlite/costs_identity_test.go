@@ -19,7 +19,10 @@ func TestIdentityBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 	forget := func() {
-		if _, err := db.SQL().Exec(`UPDATE cost_imports SET identity = NULL`); err != nil {
+		if _, err := db.SQL().Exec(`UPDATE cost_imports SET identity = NULL, providers = NULL, charge_from = '', charge_to = ''`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.SQL().Exec(`DELETE FROM cost_import_coverage`); err != nil {
 			t.Fatal(err)
 		}
 		db.Close()

@@ -34,18 +34,35 @@ func (x *Export) Header(ctx context.Context, imps []gpucost.CostImport) ([]strin
 	var header []string
 	seen := map[string]bool{}
 	for _, imp := range imps {
-		cols, err := x.columns(ctx, imp)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range cols {
-			if !seen[c] {
-				seen[c] = true
-				header = append(header, c)
+		for _, part := range parts(imp) {
+			cols, err := x.columns(ctx, part)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range cols {
+				if !seen[c] {
+					seen[c] = true
+					header = append(header, c)
+				}
 			}
 		}
 	}
 	return header, nil
+}
+
+// parts returns the files an import was read from, each as an import of its own file: the
+// import itself, or the parts of a multi-part export (CostImport.Files), whose sources are kept
+// under each part's checksum.
+func parts(imp gpucost.CostImport) []gpucost.CostImport {
+	if len(imp.Files) == 0 {
+		return []gpucost.CostImport{imp}
+	}
+	out := make([]gpucost.CostImport, len(imp.Files))
+	for i, f := range imp.Files {
+		out[i] = imp
+		out[i].Name, out[i].Checksum, out[i].Files = f.Name, f.Checksum, nil
+	}
+	return out
 }
 
 // columns returns the columns an import's rows are written in.
@@ -152,6 +169,19 @@ func (s *source) lines(emit emitFunc) error {
 // Write writes the rows of imp's source in the period to w, whose columns are header, adds
 // their BilledCost and EffectiveCost to t and returns how many it wrote.
 func (x *Export) Write(ctx context.Context, imp gpucost.CostImport, header []string, w *focus.RowWriter, t *gpucost.CostTotals) (int, error) {
+	n := 0
+	for _, part := range parts(imp) {
+		m, err := x.write(ctx, part, header, w, t)
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// write writes the rows of one file's source.
+func (x *Export) write(ctx context.Context, imp gpucost.CostImport, header []string, w *focus.RowWriter, t *gpucost.CostTotals) (int, error) {
 	src, err := x.open(ctx, imp)
 	if err != nil {
 		return 0, err

@@ -3,7 +3,6 @@ package billimport
 import (
 	"bytes"
 	"context"
-	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +32,7 @@ func newStore(t *testing.T) *sqlite.DB {
 }
 
 // writeFile writes data to name in a new temporary folder and returns its path.
-func writeFile(t *testing.T, name string, data []byte) string {
+func writeFile(t testing.TB, name string, data []byte) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -45,7 +44,7 @@ func writeFile(t *testing.T, name string, data []byte) string {
 	return p
 }
 
-func readFile(t *testing.T, path string) []byte {
+func readFile(t testing.TB, path string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -123,7 +122,7 @@ func TestImportDedupe(t *testing.T) {
 		t.Errorf("Import(same file again) = %+v, %v; want skipped as import %d", again, err, first[0].ImportID)
 	}
 	_, err = im.Import(ctx, []Source{{Path: restated}}, Options{})
-	if gpucost.ErrorCode(err) != gpucost.EConflict || !strings.Contains(err.Error(), "as import 1") || !strings.Contains(err.Error(), "--replace") {
+	if gpucost.ErrorCode(err) != gpucost.EConflict || !strings.Contains(err.Error(), "import 1 (") || !strings.Contains(err.Error(), "--replace") {
 		t.Errorf("Import(restated bill) = %v; want a conflict naming import 1 and --replace", err)
 	}
 	rep, err := im.Import(ctx, []Source{{Path: restated}}, Options{Replace: true})
@@ -186,21 +185,24 @@ type failingStore struct {
 	after int
 }
 
-func (s failingStore) PutCosts(ctx context.Context, imp gpucost.CostImport, lines iter.Seq[*gpucost.CostLine], replace []int64) (gpucost.CostImport, error) {
+func (s failingStore) PutCostBatch(ctx context.Context, puts []gpucost.CostPut) ([]gpucost.CostImport, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	n := 0
-	cut := func(yield func(*gpucost.CostLine) bool) {
-		for l := range lines {
-			if n++; n == s.after {
-				cancel()
-			}
-			if !yield(l) {
-				return
+	for i, p := range puts {
+		lines := p.Lines
+		puts[i].Lines = func(yield func(*gpucost.CostLine) bool) {
+			for l := range lines {
+				if n++; n == s.after {
+					cancel()
+				}
+				if !yield(l) {
+					return
+				}
 			}
 		}
 	}
-	return s.DB.PutCosts(ctx, imp, cut, replace)
+	return s.DB.PutCostBatch(ctx, puts)
 }
 
 // A file lands whole or not at all: a bad row stores nothing, and a store write that fails
@@ -293,8 +295,20 @@ func TestSources(t *testing.T) {
 	other := filepath.Join(root, "a.csv")
 	os.WriteFile(other, []byte("x"), 0o644)
 	got, err := Sources(root)
-	if err != nil || len(got) != 2 || got[0].Path != other || got[1].Path != data {
+	var bills []string
+	skips := map[string]string{}
+	for _, s := range got {
+		if s.Skip == "" {
+			bills = append(bills, s.Path)
+		} else {
+			skips[filepath.Base(s.Path)] = s.Skip
+		}
+	}
+	if err != nil || len(bills) != 2 || bills[0] != other || bills[1] != data {
 		t.Errorf("Sources(%s) = %+v, %v; want %s and %s", root, got, err, other, data)
+	}
+	if skips["README.txt"] != "not a bill: .txt" || !strings.Contains(skips["gpu-cur-Manifest.json"], "manifest") || len(skips) != 2 {
+		t.Errorf("Sources(%s) skips %v; want README.txt (not a bill: .txt) and the manifest, with reasons", root, skips)
 	}
 	if _, err := Sources(filepath.Join(root, "gpu-cur", "metadata")); gpucost.ErrorCode(err) != gpucost.ENotFound {
 		t.Errorf("Sources(a folder of manifests) = %v; want ENotFound", err)

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/focus"
 )
 
 // TestImportKeepsSource checks that an import keeps its file under its checksum, that a replace
@@ -58,5 +61,59 @@ func TestImportKeepsSource(t *testing.T) {
 	}
 	if _, err := source(res3[0].Checksum); gpucost.ErrorCode(err) != gpucost.ENotFound {
 		t.Errorf("BillSource of a file imported with NoSource = %v, want not found", err)
+	}
+}
+
+// TestImportKeepsPartSources checks that the parts of one export keep their files under their
+// own checksums, that the export gives every row of both back, and that removing the import
+// drops both.
+func TestImportKeepsPartSources(t *testing.T) {
+	ctx := context.Background()
+	data := readFile(t, curSample)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	head, rows := lines[0], lines[1:]
+	dir := t.TempDir()
+	one, two := filepath.Join(dir, "cur2-00001.csv"), filepath.Join(dir, "cur2-00002.csv")
+	os.WriteFile(one, append(bytes.Clone(head), bytes.Join(rows[:len(rows)/2], nil)...), 0o644)
+	os.WriteFile(two, append(bytes.Clone(head), bytes.Join(rows[len(rows)/2:], nil)...), 0o644)
+	db := newStore(t)
+	res, err := (&Importer{Store: db}).Import(ctx, []Source{{Path: one}, {Path: two}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if _, err := db.BillSource(ctx, r.Checksum); err != nil {
+			t.Fatalf("BillSource of part %s = %v; want it kept", r.File, err)
+		}
+	}
+	imps, err := db.CostImports(ctx)
+	if err != nil || len(imps) != 1 {
+		t.Fatalf("CostImports = %v, %v; want one import of the parts", imps, err)
+	}
+	x := &Export{Sources: db}
+	header, err := x.Header(ctx, imps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	w, err := focus.NewRowWriter(&out, focus.CSV, header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var totals gpucost.CostTotals
+	n, err := x.Write(ctx, imps[0], header, w, &totals)
+	if err == nil {
+		err = w.Close()
+	}
+	if err != nil || n != imps[0].Rows || !equalTotals(totals.Sorted(), imps[0].Totals) {
+		t.Errorf("Export of the parts = %d rows, totals %v, %v; want %d rows, %v", n, totals.Sorted(), err, imps[0].Rows, imps[0].Totals)
+	}
+	if _, err := db.RemoveCosts(ctx, imps[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if _, err := db.BillSource(ctx, r.Checksum); gpucost.ErrorCode(err) != gpucost.ENotFound {
+			t.Errorf("BillSource of part %s after the import's removal = %v; want not found", r.File, err)
+		}
 	}
 }

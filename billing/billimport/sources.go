@@ -10,9 +10,11 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// Sources returns the bill files the paths name: a file as it is, a directory as the bill files
-// below it (.csv, .parquet, .json, .jsonl, .ndjson, each maybe .gz), in name order. Manifests in
-// a directory are passed over: the data files they name lie in the directory too.
+// Sources returns the files the paths name: a file as it is, a directory as the files below it,
+// in name order. Of a directory's files those that are no bill (.csv, .parquet, .json, .jsonl,
+// .ndjson, each maybe .gz) come with Skip saying why, so that an import lists every file; so do
+// manifests, whose data files lie in the directory too. A directory without a bill file is an
+// ENotFound.
 func Sources(paths ...string) ([]Source, error) {
 	var out []Source
 	for _, arg := range paths {
@@ -25,37 +27,45 @@ func Sources(paths ...string) ([]Source, error) {
 			continue
 		}
 		var found []string
+		bills := 0
 		err = filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && isBillFile(path) {
+			if err == nil && !d.IsDir() {
 				found = append(found, path)
+				if notBill(path) == "" {
+					bills++
+				}
 			}
 			return err
 		})
 		if err != nil {
 			return nil, gpucost.Errorf(gpucost.EInvalid, "import %s: %w", arg, err)
 		}
-		if len(found) == 0 {
+		if bills == 0 {
 			return nil, gpucost.Errorf(gpucost.ENotFound, "import %s: no bill files (.csv, .csv.gz, .parquet, .json, .jsonl, .ndjson) in the directory", arg)
 		}
 		slices.Sort(found)
 		for _, p := range found {
-			out = append(out, Source{Path: p, Name: p})
+			out = append(out, Source{Path: p, Name: p, Skip: notBill(p)})
 		}
 	}
 	return out, nil
 }
 
-// isBillFile reports whether a file in a directory looks like bill data: CUR and FOCUS exports
-// keep manifests (JSON) beside their data files, and those are not bills.
-func isBillFile(path string) bool {
+// notBill says why a file in a directory is no bill data, by its name: "" for a bill's data
+// file, "not a bill: .svg" for another extension, and a reason for the manifests CUR and FOCUS
+// exports keep beside their data files.
+func notBill(path string) string {
 	name := strings.TrimSuffix(strings.ToLower(filepath.Base(path)), ".gz")
 	if strings.Contains(name, "manifest") {
-		return false
+		return "an export's manifest: its data files are imported from the directory (import the manifest itself to take only its files)"
 	}
 	for _, ext := range []string{".csv", ".parquet", ".json", ".jsonl", ".ndjson"} {
 		if strings.HasSuffix(name, ext) {
-			return true
+			return ""
 		}
 	}
-	return false
+	if ext := filepath.Ext(name); ext != "" && ext != name {
+		return "not a bill: " + ext
+	}
+	return "not a bill: no bill extension (.csv, .parquet, .json, .jsonl, .ndjson, maybe .gz)"
 }

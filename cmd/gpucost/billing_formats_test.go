@@ -14,7 +14,8 @@ import (
 )
 
 // Every reader's test files import through --format auto, each detected as its format, with
-// the reader's own totals.
+// the reader's own totals. bq_query.json bills the billing account's month detailed_export.jsonl
+// bills, so it goes in with --replace, as a restatement would.
 func TestImportBillingDetectsEveryFormat(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ file, format string }{
@@ -26,7 +27,11 @@ func TestImportBillingDetectsEveryFormat(t *testing.T) {
 		{"../../billing/gcp/testdata/bq_query.json", "gcp"},
 		{"../../billing/gcp/testdata/standard_export_eur.csv", "gcp"},
 	} {
-		files, code, errOut := importJSON(t, dir, tc.file)
+		args := []string{tc.file}
+		if strings.HasSuffix(tc.file, "bq_query.json") {
+			args = append(args, "--replace")
+		}
+		files, code, errOut := importJSON(t, dir, args...)
 		if code != exitOK || len(files) != 1 || files[0].Rows == 0 {
 			t.Errorf("%s: exit %d, %+v\n%s", tc.file, code, files, errOut)
 			continue

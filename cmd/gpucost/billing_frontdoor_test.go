@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gpucost/gpucost"
@@ -137,7 +138,8 @@ func TestImportBillingManifest(t *testing.T) {
 		t.Fatalf("import billing %s: exit %d, %+v, %s; want %s imported", manifest, code, files, errOut, data)
 	}
 	files, code, errOut = importJSON(t, t.TempDir(), filepath.Join(root, "cur2"))
-	if code != exitOK || len(files) != 1 || files[0].File != data {
-		t.Errorf("import billing of the export folder: exit %d, %+v, %s; want the data file alone", code, files, errOut)
+	if code != exitOK || len(files) != 2 || files[0].File != data || files[0].Status != "imported" || files[1].File != manifest ||
+		!strings.HasPrefix(files[1].Status, "skipped: an export's manifest") {
+		t.Errorf("import billing of the export folder: exit %d, %+v, %s; want the data file imported and the manifest listed as skipped", code, files, errOut)
 	}
 }

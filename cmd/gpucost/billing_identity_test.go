@@ -188,7 +188,7 @@ func TestUploadAndCLIImportMeet(t *testing.T) {
 		t.Errorf("CLI import of the uploaded file: exit %d, %+v, %s; want skipped naming import %d", code, files, errOut, imp.ImportID)
 	}
 	_, code, errOut = importJSON(t, dir, restated)
-	if code != exitConflict || !strings.Contains(errOut, "same identity") || !strings.Contains(errOut, fmt.Sprintf("import %d", imp.ImportID)) {
+	if code != exitConflict || !strings.Contains(errOut, "count it twice") || !strings.Contains(errOut, fmt.Sprintf("import %d", imp.ImportID)) {
 		t.Errorf("CLI import of the restated bill: exit %d, %s; want a conflict naming import %d", code, errOut, imp.ImportID)
 	}
 	gz := filepath.Join(t.TempDir(), "bill")
@@ -234,7 +234,7 @@ func TestBillsListReplaceRemove(t *testing.T) {
 	code, out, errOut := runCLI(t, dir, "bills", "--output", "json")
 	var list []billViewJSON
 	if err := json.Unmarshal([]byte(out), &list); code != exitOK || err != nil || len(list) != 1 || list[0].ID != 2 || list[0].Rows != 1001 ||
-		!strings.HasPrefix(list[0].Identity, "b1-") {
+		!strings.HasPrefix(list[0].Identity, "b2-") {
 		t.Fatalf("bills: exit %d, %s %s; want import 2 of 1001 rows with its identity", code, out, errOut)
 	}
 	if code, out, errOut = runCLI(t, dir, "bills", "remove", "2"); code != exitOK || !strings.Contains(out, "removed import 2 (") {

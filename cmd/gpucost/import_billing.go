@@ -19,6 +19,7 @@ import (
 type importBillingFlags struct {
 	format, grain    string
 	replace, lenient bool
+	noSource         bool
 	keep             []string
 }
 
@@ -35,18 +36,28 @@ Azure cost details exports (actual or amortised CSV). A directory is read recurs
 Data Exports or CUR manifest (…-Manifest.json) imports the data files it names, found beside it
 in a copy of the export's folder.
 
-Each file lands whole or not at all. A file imported before (same SHA-256) is skipped. Other
-content of the same bill — a bill the provider restated — is refused, so nothing is counted
-twice: --replace replaces the earlier import with it (recorded in the audit log). A bill is
-identified by a key computed from what the file holds, never from where it lies: the format,
-the providers, the billing accounts and the billing periods its lines cover, and the export's
-base file name without .gz (so the parts of one multi-part CUR export stay distinct, while a
-restated bill, which providers deliver under the same name, is the same bill). An upload to
-gpucost serve (POST /api/v1/bills) computes the same key, and the store refuses a second
-import of a key or a checksum even when both run at once. gpucost bills lists the imports and
-removes one. For each file it prints the rows read and the BilledCost and EffectiveCost totals
-per currency, which it checks against the source rows' own sums to the cent before storing
-anything.
+All the files given, or found in a directory, are read and checked first and then stored in
+ONE transaction: they land whole or not at all. Every file gets a status line: imported (import
+N), replaced import N, skipped (imported before, the same bytes as another file of the batch,
+or not a bill: .svg, .txt, a manifest in a directory), refused (why, with file:line: column N
+(name) for bad values) or not stored (another file was refused; then nothing is stored and the
+exit status is non-zero). --output json gives the same list.
+
+A bill is identified by what it bills, never by its file's name or path: each import records
+its providers, billing accounts, billing periods and the (billing account, billing period)
+pairs its lines cover. A file imported before (same SHA-256) is skipped. A bill covering a pair
+that a stored import covers — a restated bill, the full export after a partial one, the same
+bill under another name — is refused, naming the earlier import, so nothing is counted twice:
+--replace replaces every import it overlaps (recorded in the audit log), or gpucost import
+remove ID takes the earlier one out. The parts of one export given together are one import:
+the data files a manifest names, and files of one folder and format whose names differ only in
+a trailing part number (cur2-00001.csv.gz, cur2-00002.csv.gz) when they cover a common pair;
+any other two files of one batch covering a common pair are refused as ambiguous. An upload to
+gpucost serve (POST /api/v1/bills) is checked the same way, and the store refuses a second
+import of a pair or a checksum even when both run at once. gpucost import list lists the
+imports and what they cover. For each file it prints the rows read and the BilledCost and
+EffectiveCost totals per currency, which it checks against the source rows' own sums to the
+cent before storing anything.
 
 A FOCUS file's nulls are empty fields or the word NULL in any case (null, Null). A value that
 is not of its column's kind stops the import with file:line: column N (name). Amounts written
@@ -58,14 +69,17 @@ currency, and a date such as 01/02/2025 (day/month or month/day), stay errors.`,
   gpucost import billing --format aws-cur exports/cur2/data/BILLING_PERIOD=2026-10/
   gpucost import billing exports/cur2/metadata/BILLING_PERIOD=2026-10/cur2-Manifest.json
   gpucost import billing --replace --grain hour gcp_billing_export.jsonl
-  gpucost import billing --lenient focus-from-a-spreadsheet.csv`,
+  gpucost import billing --lenient focus-from-a-spreadsheet.csv
+  gpucost import billing jan.csv feb.csv mar.csv
+  gpucost import list`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error { return e.importBilling(cmd.Context(), f, args) },
 	}
 	cmd.Flags().StringVar(&f.format, "format", "auto", "bill format: auto, "+strings.Join(billimport.Formats(), ", "))
 	cmd.Flags().StringVar(&f.grain, "grain", "day", "aggregation grain: day or hour")
-	cmd.Flags().BoolVar(&f.replace, "replace", false, "replace an earlier import of the same bill (same content or same identity key); recorded in the audit log")
+	cmd.Flags().BoolVar(&f.replace, "replace", false, "replace every earlier import covering one of the bill's (billing account, billing period) pairs, or holding the same file; recorded in the audit log")
 	cmd.Flags().BoolVar(&f.lenient, "lenient", false, "read amounts with a currency symbol and thousands separators ($10,000.00) and unambiguous non-ISO dates (2025/10/01, RFC 1123), and say how many were coerced")
+	cmd.Flags().BoolVar(&f.noSource, "no-source", false, "keep no compressed copy of the file in the store (export focus --all then cannot give its rows back)")
 	cmd.Flags().StringSliceVar(&f.keep, "keep-columns", nil, "FOCUS columns outside the specification (x_Team, …) to keep and sum by; the others are not read, so a column unique per row (Id) does not stop rows summing")
 	return cmd
 }
@@ -94,11 +108,14 @@ func (e *env) importBilling(ctx context.Context, f importBillingFlags, paths []s
 		return err
 	}
 	defer db.Close()
-	all, err := e.importBills(ctx, db, sources, billimport.Options{Format: f.format, Grain: g, Replace: f.replace, Keep: f.keep, Lenient: f.lenient, Manifests: true})
-	if err != nil {
-		return err
+	all, err := e.importBills(ctx, db, sources, billimport.Options{Format: f.format, Grain: g, Replace: f.replace, Keep: f.keep, Lenient: f.lenient, Manifests: true, NoSource: f.noSource})
+	if len(all) > 0 {
+		// Every file's status, refused ones included; the error then sets the exit status.
+		if perr := e.print(present.BillImports(all)); err == nil {
+			err = perr
+		}
 	}
-	return e.print(present.BillImports(all))
+	return err
 }
 
 // importGCPercent is the garbage collector's target while importing bills (GOGC).
@@ -124,11 +141,14 @@ func (e *env) billImporter(store billimport.Store) *billimport.Importer {
 		}}
 }
 
-// importBills imports the sources into store and records each replacement in the audit log.
+// importBills imports the sources into store and records each replacement in the audit log,
+// once per import (the parts of one export share theirs).
 func (e *env) importBills(ctx context.Context, store billimport.Store, sources []billimport.Source, o billimport.Options) ([]billimport.Result, error) {
 	all, err := e.billImporter(store).Import(ctx, sources, o)
+	audited := map[int64]bool{}
 	for _, r := range all {
-		if detail := r.ReplaceDetail(); detail != "" {
+		if detail := r.ReplaceDetail(); detail != "" && !audited[r.ImportID] {
+			audited[r.ImportID] = true
 			target := fmt.Sprintf("import %d (%s)", r.ImportID, r.File)
 			if aerr := e.audit(ctx, store, gpucost.AuditBillReplace, target, detail); aerr != nil {
 				return all, aerr

@@ -25,6 +25,7 @@ func RunBillSources(t *testing.T, open Open) {
 		{"StoredOnce", testBillSourceStoredOnce},
 		{"WrongChecksum", testBillSourceWrongChecksum},
 		{"LivesWithItsImport", testBillSourceLivesWithItsImport},
+		{"PartsLiveWithTheirImport", testBillSourcePartsLiveWithTheirImport},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open) })
 	}
@@ -157,6 +158,41 @@ func testBillSourceLivesWithItsImport(t *testing.T, open Open) {
 	}
 	if has(b) {
 		t.Error("RemoveCosts kept the source of the import removed")
+	}
+}
+
+// testBillSourcePartsLiveWithTheirImport checks that the sources of a multi-part import's parts
+// (CostImport.Files) are kept while it is stored and go with it.
+func testBillSourcePartsLiveWithTheirImport(t *testing.T, open Open) {
+	ctx := context.Background()
+	db := open(t)
+	var files []gpucost.ImportFile
+	for i, seed := range []uint64{20, 21} {
+		b, sum := sourceBytes(seed, 2000)
+		if _, err := db.PutBillSource(ctx, sum, bytes.NewReader(b)); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, gpucost.ImportFile{Name: fmt.Sprintf("export-%05d.csv", i+1), Checksum: sum})
+	}
+	imp, err := db.PutCosts(ctx, gpucost.CostImport{Name: "export", Checksum: "parts-1", Files: files}, SeqOf(BillLines(2, 2)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if ok, err := db.RemoveBillSource(ctx, f.Checksum); ok || err != nil {
+			t.Errorf("RemoveBillSource(a part of a stored import) = %v, %v; want it kept", ok, err)
+		}
+		if _, err := readSource(t, db, f.Checksum); err != nil {
+			t.Errorf("BillSource(%s) while its import is stored = %v", f.Name, err)
+		}
+	}
+	if _, err := db.RemoveCosts(ctx, imp.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if _, err := readSource(t, db, f.Checksum); gpucost.ErrorCode(err) != gpucost.ENotFound {
+			t.Errorf("BillSource(%s) after its import's removal = %v, want not found", f.Name, err)
+		}
 	}
 }
 

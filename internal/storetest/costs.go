@@ -410,10 +410,12 @@ func testPutCostsRace(t *testing.T, open Open) {
 // IdentityBackfill checks that a store computes the identity keys of imports stored before it
 // kept them when it is opened again: put stores imports in db, forget clears their identities
 // (as the migration leaves them) and reopen opens the store again. Of two imports of one bill,
-// the older gets the key and the other none, so neither blocks.
+// the older gets the key and the other none, so neither blocks. forget also clears their
+// coverage, as migration 0020 leaves it, and the store computes that too: both imports of the
+// one bill keep their pairs, and a third import of the bill is refused.
 func IdentityBackfill(t *testing.T, db gpucost.CostStore, forget func(), reopen func() gpucost.CostStore) {
 	ctx := context.Background()
-	bill, other := BillLines(3, 4), BillLines(2, 5)
+	bill, other := BillLines(3, 4), accountLines("222", time.Time{}, 2, 5)
 	for _, in := range []struct {
 		name, sum string
 		lines     []gpucost.CostLine
@@ -424,12 +426,12 @@ func IdentityBackfill(t *testing.T, db gpucost.CostStore, forget func(), reopen 
 	}
 	forget()
 	db = reopen()
-	key := func(lines []gpucost.CostLine, name string) string {
+	key := func(lines []gpucost.CostLine, _ string) string {
 		var b gpucost.BillIdentity
 		for i := range lines {
 			b.Add(&lines[i])
 		}
-		return b.Key("focus", name)
+		return b.Key("focus")
 	}
 	imps, err := db.CostImports(ctx)
 	if err != nil || len(imps) != 3 {
@@ -439,6 +441,19 @@ func IdentityBackfill(t *testing.T, db gpucost.CostStore, forget func(), reopen 
 		if imps[i].Identity != want {
 			t.Errorf("import %d (%s) identity after reopening = %q, want %q", imps[i].ID, imps[i].Name, imps[i].Identity, want)
 		}
+	}
+	want := describe(bill)
+	for _, imp := range imps[:2] {
+		if !reflect.DeepEqual(imp.Coverage, want.Coverage) || !reflect.DeepEqual(imp.Providers, want.Providers) ||
+			!imp.ChargeFrom.Equal(want.ChargeFrom) || !imp.ChargeTo.Equal(want.ChargeTo) {
+			t.Errorf("import %d (%s) after reopening covers %v %v %s–%s, want %v %v %s–%s", imp.ID, imp.Name, imp.Providers, imp.Coverage,
+				imp.ChargeFrom, imp.ChargeTo, want.Providers, want.Coverage, want.ChargeFrom, want.ChargeTo)
+		}
+	}
+	restated := want
+	restated.Name, restated.Checksum = "restated.csv", "e"
+	if _, err := db.PutCosts(ctx, restated, SeqOf(bill[:1]), nil); gpucost.ErrorCode(err) != gpucost.EConflict {
+		t.Errorf("PutCosts of a bill whose period a backfilled import covers = %v, want a conflict", err)
 	}
 	_, err = db.PutCosts(ctx, gpucost.CostImport{Name: "focus.csv", Checksum: "d", Identity: key(bill, "focus.csv")}, SeqOf(bill[:1]), nil)
 	if gpucost.ErrorCode(err) != gpucost.EConflict {

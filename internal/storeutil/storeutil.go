@@ -38,7 +38,7 @@ func ImportConflict(name string, id int64, other string, sameFile bool) error {
 		return gpucost.Errorf(gpucost.EConflict, "store cost import %s: the same file was imported already as %s (import %d); replace it to import it again",
 			name, other, id)
 	}
-	return gpucost.Errorf(gpucost.EConflict, "store cost import %s: a bill with the same identity (format, provider, billing accounts, billing periods and file name) was imported as %s (import %d); replace it to import this one",
+	return gpucost.Errorf(gpucost.EConflict, "store cost import %s: a bill with the same identity (format, providers, billing accounts and billing periods) was imported as %s (import %d); replace it to import this one",
 		name, other, id)
 }
 

@@ -15,6 +15,7 @@ type Store interface {
 	MinutePruner
 	OfferStore
 	CostStore
+	PeriodStore
 	InventoryStore
 	TokenStore
 	SessionStore

@@ -23,8 +23,7 @@ type costFlags struct {
 }
 
 func (f *costFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.since, "since", "30d", "how far back: 30d, 90d, 365d")
-	cmd.Flags().StringVar(&f.until, "until", "", "end of the period (RFC 3339; default now)")
+	f.period.register(cmd, "30d")
 	cmd.Flags().BoolVar(&f.gpuOnly, "gpu-only", false, "only GPU spend: GPU instances and GPU SKUs, and the other lines of the same resources")
 	cmd.Flags().StringVar(&f.policy, "policy", gpucost.PolicyUsed, "how a GPU's cost is split between its users: used (held time × utilisation), requested (held time) or weighted")
 	cmd.Flags().Float64Var(&f.weight, "weight", 0.5, "with --policy weighted: the share split by held time; the rest goes by used time")
@@ -46,11 +45,12 @@ func (f *costFlags) billPeriod(e *env) (fleet.Period, map[string][]string, error
 	if err := e.validOutput(); err != nil {
 		return fleet.Period{}, nil, err
 	}
-	from, to, err := f.resolve(e.now())
+	w, err := f.window(e.now())
 	if err != nil {
 		return fleet.Period{}, nil, err
 	}
-	p, err := fleet.NewPeriod(from.Add(-f.lookback).Truncate(24*time.Hour), to)
+	p, err := fleet.NewPeriod(w.Start.Add(-f.lookback).Truncate(24*time.Hour), w.End)
+	p.Billed = w.Billed && f.lookback == 0
 	if err != nil || f.tagKeys == "" {
 		return p, nil, err
 	}
@@ -99,8 +99,7 @@ func (f *costFlags) snapshot(ctx context.Context, e *env) (*fleet.Snapshot, erro
 		return nil, err
 	}
 	if s.Stats.Lines == 0 {
-		return nil, gpucost.Errorf(gpucost.ENotFound, "no bill lines from %s to %s (%d imports in the store): import bills with gpucost import billing, or widen --since",
-			p.Start.Format(time.DateOnly), p.End.Format(time.DateOnly), s.Stats.Imports)
+		return nil, fleet.NoLines(ctx, rc.db, p, s.Stats.Imports)
 	}
 	if _, _, ok := s.Reconcile(); !ok {
 		charged, bill, _ := s.Reconcile()

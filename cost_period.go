@@ -1,0 +1,97 @@
+package gpucost
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+)
+
+// CostPeriod is what a store holds of one provider's bills for one billing period: the answer
+// to "which months can I report on?".
+type CostPeriod struct {
+	BillingPeriodStart time.Time   `json:"billing_period_start"`
+	Provider           string      `json:"provider"`
+	Accounts           []string    `json:"accounts"`     // the billing accounts, sorted
+	FirstCharge        time.Time   `json:"first_charge"` // the earliest charge period start
+	LastCharge         time.Time   `json:"last_charge"`  // the latest charge period end
+	Lines              int         `json:"lines"`
+	Totals             []CostTotal `json:"totals"`
+}
+
+// Span is the time the stored telemetry covers: from the start of the earliest rollup to the
+// end of the latest. Both are zero when no telemetry is stored.
+type Span struct {
+	Start, End time.Time
+}
+
+// PeriodStore tells what periods a store holds, so a report over a period with nothing in it
+// can say which periods have something.
+type PeriodStore interface {
+	// CostPeriods returns the stored bill lines summed per billing period and provider (the
+	// provider compared without regard to case), by billing period and then provider.
+	CostPeriods(ctx context.Context) ([]CostPeriod, error)
+
+	// TelemetrySpan returns the span of the stored rollups.
+	TelemetrySpan(ctx context.Context) (Span, error)
+}
+
+// CostPeriodTally sums bill lines into CostPeriods, for stores that compute CostPeriods by
+// scanning their lines. The zero value is empty and ready.
+type CostPeriodTally struct {
+	byKey    map[costPeriodKey]*CostPeriod
+	totals   map[costPeriodKey]*CostTotals
+	accounts map[costPeriodKey]map[string]bool
+}
+
+type costPeriodKey struct {
+	start    int64
+	provider string
+}
+
+// Add counts one line.
+func (t *CostPeriodTally) Add(l *CostLine) {
+	if t.byKey == nil {
+		t.byKey, t.totals, t.accounts = map[costPeriodKey]*CostPeriod{}, map[costPeriodKey]*CostTotals{}, map[costPeriodKey]map[string]bool{}
+	}
+	k := costPeriodKey{l.BillingPeriodStart.UnixNano(), strings.ToLower(l.Provider)}
+	p := t.byKey[k]
+	if p == nil {
+		p = &CostPeriod{BillingPeriodStart: l.BillingPeriodStart.UTC(), Provider: l.Provider,
+			FirstCharge: l.ChargePeriodStart.UTC(), LastCharge: l.ChargePeriodEnd.UTC()}
+		t.byKey[k], t.totals[k], t.accounts[k] = p, &CostTotals{}, map[string]bool{}
+	}
+	p.Lines++
+	if l.ChargePeriodStart.Before(p.FirstCharge) {
+		p.FirstCharge = l.ChargePeriodStart.UTC()
+	}
+	if l.ChargePeriodEnd.After(p.LastCharge) {
+		p.LastCharge = l.ChargePeriodEnd.UTC()
+	}
+	t.totals[k].Add(l.BilledCost, l.EffectiveCost)
+	if l.BillingAccountID != "" {
+		t.accounts[k][l.BillingAccountID] = true
+	}
+}
+
+// Periods returns the sums, by billing period and then provider.
+func (t *CostPeriodTally) Periods() []CostPeriod {
+	out := make([]CostPeriod, 0, len(t.byKey))
+	for k, p := range t.byKey {
+		c := *p
+		c.Totals = t.totals[k].Sorted()
+		c.Accounts = make([]string, 0, len(t.accounts[k]))
+		for a := range t.accounts[k] {
+			c.Accounts = append(c.Accounts, a)
+		}
+		slices.Sort(c.Accounts)
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b CostPeriod) int {
+		if c := a.BillingPeriodStart.Compare(b.BillingPeriodStart); c != 0 {
+			return c
+		}
+		return strings.Compare(strings.ToLower(a.Provider), strings.ToLower(b.Provider))
+	})
+	return out
+}

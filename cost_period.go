@@ -39,9 +39,13 @@ type PeriodStore interface {
 // CostPeriodTally sums bill lines into CostPeriods, for stores that compute CostPeriods by
 // scanning their lines. The zero value is empty and ready.
 type CostPeriodTally struct {
-	byKey    map[costPeriodKey]*CostPeriod
-	totals   map[costPeriodKey]*CostTotals
-	accounts map[costPeriodKey]map[string]bool
+	byKey map[costPeriodKey]*costPeriodSum
+
+	// The previous line's billing period start and provider as written, and their sum: a
+	// bill's lines come in runs of one period and provider.
+	lastStart    time.Time
+	lastProvider string
+	last         *costPeriodSum
 }
 
 type costPeriodKey struct {
@@ -49,18 +53,20 @@ type costPeriodKey struct {
 	provider string
 }
 
+type costPeriodSum struct {
+	CostPeriod
+	totals      CostTotals
+	accounts    map[string]bool
+	lastAccount string
+}
+
 // Add counts one line.
 func (t *CostPeriodTally) Add(l *CostLine) {
-	if t.byKey == nil {
-		t.byKey, t.totals, t.accounts = map[costPeriodKey]*CostPeriod{}, map[costPeriodKey]*CostTotals{}, map[costPeriodKey]map[string]bool{}
+	s := t.last
+	if s == nil || t.lastProvider != l.Provider || !t.lastStart.Equal(l.BillingPeriodStart) {
+		s = t.sumOf(l)
 	}
-	k := costPeriodKey{l.BillingPeriodStart.UnixNano(), strings.ToLower(l.Provider)}
-	p := t.byKey[k]
-	if p == nil {
-		p = &CostPeriod{BillingPeriodStart: l.BillingPeriodStart.UTC(), Provider: l.Provider,
-			FirstCharge: l.ChargePeriodStart.UTC(), LastCharge: l.ChargePeriodEnd.UTC()}
-		t.byKey[k], t.totals[k], t.accounts[k] = p, &CostTotals{}, map[string]bool{}
-	}
+	p := &s.CostPeriod
 	p.Lines++
 	if l.ChargePeriodStart.Before(p.FirstCharge) {
 		p.FirstCharge = l.ChargePeriodStart.UTC()
@@ -68,20 +74,36 @@ func (t *CostPeriodTally) Add(l *CostLine) {
 	if l.ChargePeriodEnd.After(p.LastCharge) {
 		p.LastCharge = l.ChargePeriodEnd.UTC()
 	}
-	t.totals[k].Add(l.BilledCost, l.EffectiveCost)
-	if l.BillingAccountID != "" {
-		t.accounts[k][l.BillingAccountID] = true
+	s.totals.Add(l.BilledCost, l.EffectiveCost)
+	if a := l.BillingAccountID; a != "" && a != s.lastAccount {
+		s.accounts[a], s.lastAccount = true, a
 	}
+}
+
+// sumOf returns the sum of l's billing period and provider, adding it if it is new.
+func (t *CostPeriodTally) sumOf(l *CostLine) *costPeriodSum {
+	if t.byKey == nil {
+		t.byKey = map[costPeriodKey]*costPeriodSum{}
+	}
+	k := costPeriodKey{l.BillingPeriodStart.UnixNano(), strings.ToLower(l.Provider)}
+	s := t.byKey[k]
+	if s == nil {
+		s = &costPeriodSum{CostPeriod: CostPeriod{BillingPeriodStart: l.BillingPeriodStart.UTC(), Provider: l.Provider,
+			FirstCharge: l.ChargePeriodStart.UTC(), LastCharge: l.ChargePeriodEnd.UTC()}, accounts: map[string]bool{}}
+		t.byKey[k] = s
+	}
+	t.lastStart, t.lastProvider, t.last = l.BillingPeriodStart, l.Provider, s
+	return s
 }
 
 // Periods returns the sums, by billing period and then provider.
 func (t *CostPeriodTally) Periods() []CostPeriod {
 	out := make([]CostPeriod, 0, len(t.byKey))
-	for k, p := range t.byKey {
-		c := *p
-		c.Totals = t.totals[k].Sorted()
-		c.Accounts = make([]string, 0, len(t.accounts[k]))
-		for a := range t.accounts[k] {
+	for _, s := range t.byKey {
+		c := s.CostPeriod
+		c.Totals = s.totals.Sorted()
+		c.Accounts = make([]string, 0, len(s.accounts))
+		for a := range s.accounts {
 			c.Accounts = append(c.Accounts, a)
 		}
 		slices.Sort(c.Accounts)

@@ -12,9 +12,9 @@ import (
 type CostPeriod struct {
 	BillingPeriodStart time.Time   `json:"billing_period_start"`
 	Provider           string      `json:"provider"`
-	Accounts           []string    `json:"accounts"`     // the billing accounts, sorted
-	FirstCharge        time.Time   `json:"first_charge"` // the earliest charge period start
-	LastCharge         time.Time   `json:"last_charge"`  // the latest charge period end
+	Accounts           []string    `json:"accounts"`           // the billing accounts, sorted
+	FirstCharge        time.Time   `json:"first_charge_start"` // the earliest charge period start
+	LastCharge         time.Time   `json:"last_charge_end"`    // the latest charge period end
 	Lines              int         `json:"lines"`
 	Totals             []CostTotal `json:"totals"`
 }

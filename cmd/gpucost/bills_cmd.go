@@ -28,7 +28,7 @@ are recorded in the audit log with the import's totals.`,
 			})
 		},
 	}
-	cmd.AddCommand(newBillsRemoveCmd(e))
+	cmd.AddCommand(newBillsRemoveCmd(e), newBillsPeriodsCmd(e))
 	return cmd
 }
 

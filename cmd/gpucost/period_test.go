@@ -331,3 +331,75 @@ func TestPeriodFlagsEverywhere(t *testing.T) {
 		t.Errorf("found %d commands with --since and %d examples of them; want at least 14 and 30", commands, examples)
 	}
 }
+
+// gpucost bills periods lists each billing period and provider the store holds.
+func TestBillsPeriods(t *testing.T) {
+	needSample(t)
+	header, rows := sampleRows(t)
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, dir, "bills", "periods")
+	if code != exitOK || !strings.Contains(out, "No bills imported") || !strings.Contains(out, "No GPU telemetry stored") {
+		t.Errorf("bills periods on an empty store: exit %d\n%s%s", code, out, errOut)
+	}
+	importBill(t, dir, "focus", header, rows)
+	code, out, errOut = runCLI(t, dir, "bills", "periods", "--output", "csv")
+	if code != exitOK {
+		t.Fatalf("bills periods: exit %d\n%s", code, errOut)
+	}
+	sepB, sepE := billedSums(t, header, rows, func(get func(string) string) bool {
+		return strings.HasPrefix(get("BillingPeriodStart"), "2024-09") && get("ProviderName") == "AWS"
+	})
+	want := "Billing period,Provider,Accounts,First charge,Last charge,Lines,Currency,BilledCost,EffectiveCost\n" +
+		"2024-09,AWS,1234567890123,2024-09-01,2024-09-30,942,USD," + sepB.Fixed(2) + "," + sepE.Fixed(2) + "\n" +
+		"2024-09,Microsoft,/providers/Microsoft.Billing/billingAccounts/8611537,2024-09-01,2024-09-19,51,USD,1.98,1.98\n" +
+		"2024-09,Oracle,20209880,2024-09-03,2024-09-22,6,USD,0.30,0.00\n" +
+		"2024-10,Oracle,20209880,2024-09-30,2024-09-30,1,USD,0.24,0.00\n"
+	if out != want {
+		t.Errorf("bills periods --output csv =\n%s\nwant\n%s", out, want)
+	}
+	if !strings.Contains(errOut, "--month 2024-10") {
+		t.Errorf("bills periods notes %q do not say --month", errOut)
+	}
+}
+
+// On the demo fleet (three days to 2026-12-02), --month covers the calendar month by time for
+// telemetry, the month so far while it runs, and an empty month names the telemetry's span.
+func TestPeriodMonthOverTelemetry(t *testing.T) {
+	dir := loadDemo(t)
+	fleetOf := func(args ...string) (hours float64, cost string) {
+		t.Helper()
+		rep := cli(t, dir, append([]string{"report", "utilization", "--by", "model"}, args...)...)
+		var sum gpucost.Money
+		for _, g := range items(field(rep, "Groups")) {
+			h, _ := field(g, "GPUHours").(float64)
+			hours += h
+			c, _ := field(g, "Cost").(string)
+			sum = sum.Add(mustMoney(t, c))
+		}
+		return hours, sum.Decimal()
+	}
+	for _, tt := range []struct{ month, dates []string }{
+		{[]string{"--month", "2026-11"}, []string{"--since", "2026-11-01", "--until", "2026-11-30"}},
+		{[]string{"--quarter", "2026Q4"}, []string{"--since", "2026-10-01", "--until", "2026-12-01"}},
+		{[]string{"--month", "2026-12"}, []string{"--since", "1d"}},
+	} {
+		h1, c1 := fleetOf(tt.month...)
+		h2, c2 := fleetOf(tt.dates...)
+		if h1 == 0 || h1 != h2 || c1 != c2 {
+			t.Errorf("report utilization %s = %.1f GPU-h, %s; %s = %.1f GPU-h, %s; want the same, not 0",
+				strings.Join(tt.month, " "), h1, c1, strings.Join(tt.dates, " "), h2, c2)
+		}
+	}
+	// November and December so far hold the demo's three days, 5,952 GPU-hours (loadDemo).
+	nov, _ := fleetOf("--month", "2026-11")
+	dec, _ := fleetOf("--month", "2026-12")
+	if nov+dec != 5952 || dec == 0 {
+		t.Errorf("report utilization --month 2026-11 = %.1f GPU-h, --month 2026-12 %.1f; want the demo's 5952.0 between them", nov, dec)
+	}
+	code, _, errOut := runCLI(t, dir, "report", "utilization", "--month", "2026-10")
+	want := "no GPU telemetry in " + filepath.Join(dir, "gpucost.db") + " between 2026-10-01T00:00:00Z and 2026-11-01T00:00:00Z; " +
+		"the store holds telemetry from 2026-11-29T00:00:00Z to 2026-12-02T00:00:00Z: try --since 2026-11-29 --until 2026-12-01"
+	if code != exitNotFound || !strings.Contains(errOut, want) {
+		t.Errorf("report utilization --month 2026-10: exit %d, %q\nwant %q", code, errOut, want)
+	}
+}

@@ -50,15 +50,14 @@ func (f *reportFlags) open(ctx context.Context, e *env) (*reportContext, error) 
 	if err := e.validOutput(); err != nil {
 		return nil, err
 	}
-	w, err := f.window(e.now())
+	from, to, err := f.resolve(e.now())
 	if err != nil {
 		return nil, err
 	}
-	p, err := fleet.NewPeriod(w.Start, w.End)
+	p, err := fleet.NewPeriod(from, to) // by time: a month's telemetry, priced by the lines charged in it
 	if err != nil {
 		return nil, err
 	}
-	p.Billed = w.Billed
 	return e.openReport(ctx, p, f.provider)
 }
 

@@ -86,7 +86,7 @@ func (w Window) Resolve(now time.Time) (Period, error) {
 		}
 		return Period{End: end}, nil
 	}
-	start, err := parseSince(since, end)
+	start, err := ParseSince(since, end)
 	if err != nil {
 		return Period{}, err
 	}
@@ -101,9 +101,9 @@ func (w Window) Resolve(now time.Time) (Period, error) {
 // are selected by billing period.
 func (w Window) Billed() bool { return w.Month != "" || w.Quarter != "" }
 
-// parseSince parses --since: a duration back from end, a date's midnight in UTC, or an RFC 3339
+// ParseSince parses --since: a duration back from end, a date's midnight in UTC, or an RFC 3339
 // time.
-func parseSince(s string, end time.Time) (time.Time, error) {
+func ParseSince(s string, end time.Time) (time.Time, error) {
 	if d, err := ParseAgo(s); err == nil {
 		return end.Add(-d), nil
 	}

@@ -67,9 +67,5 @@ func (e *env) lookBack(since string) (time.Time, error) {
 	if since == "" {
 		return time.Time{}, nil
 	}
-	if d, err := fleet.ParseAgo(since); err == nil {
-		return e.now().Add(-d), nil
-	}
-	p, err := fleet.Window{Since: since}.Resolve(e.now())
-	return p.Start, err
+	return fleet.ParseSince(since, e.now())
 }

@@ -40,7 +40,8 @@ type costScan struct {
 func (s *costScan) Close() error { return s.db.Close() }
 
 // billPeriod resolves the flags' period, from the midnight (UTC) of its first day (bills are stored
-// by day) and lookback before it, and the owner tag keys.
+// by day) and lookback before it, and the owner tag keys. A --month or --quarter is Billed, its
+// lines read by billing period, unless a lookback reads the days before it.
 func (f *costFlags) billPeriod(e *env) (fleet.Period, map[string][]string, error) {
 	if err := e.validOutput(); err != nil {
 		return fleet.Period{}, nil, err

@@ -90,6 +90,10 @@ type CostFilter struct {
 	From, To    time.Time // lines whose charge period starts in [From, To)
 	Providers   []string
 	ResourceIDs []string
+
+	// BilledFrom and BilledTo select the lines whose billing period starts in
+	// [BilledFrom, BilledTo): a month's invoice, with lines charged outside the month.
+	BilledFrom, BilledTo time.Time
 }
 
 // CostStore keeps aggregated bill lines, grouped by the import that brought them.

@@ -16,6 +16,7 @@ type Store interface {
 	OfferStore
 	CostStore
 	BillSourceStore
+	PeriodStore
 	InventoryStore
 	TokenStore
 	SessionStore

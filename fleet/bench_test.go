@@ -19,7 +19,7 @@ func BenchmarkBuild(b *testing.B) {
 		}
 		f.hours(host, gpucost.Labels{"namespace": fmt.Sprint("ns", h%10)}, day1, 7*24, float64(h%100))
 	}
-	p := Period{day1, day1.AddDate(0, 0, 7)}
+	p := Period{Start: day1, End: day1.AddDate(0, 0, 7)}
 	ns, _ := ParseDimension("namespace")
 	b.ResetTimer()
 	for b.Loop() {

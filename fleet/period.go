@@ -9,6 +9,28 @@ import (
 // Period is the half-open interval [Start, End) a query covers, in UTC.
 type Period struct {
 	Start, End time.Time
+
+	// Billed selects bill lines by the start of their billing period in [Start, End) instead
+	// of their charge period (--month, --quarter), so that a month's figures equal its
+	// invoice: a line charged on the next month's first but billed in the month counts in it.
+	Billed bool
+}
+
+// Lines returns the filter of the bill lines to read for the part [from, to) of the period:
+// those whose charge period starts in it or, for a Billed period, those billed in the period
+// whose charge period starts in it, where the part at either end of the period is open there.
+func (p Period) Lines(from, to time.Time) gpucost.CostFilter {
+	if !p.Billed {
+		return gpucost.CostFilter{From: from, To: to}
+	}
+	f := gpucost.CostFilter{From: from, To: to, BilledFrom: p.Start, BilledTo: p.End}
+	if !from.After(p.Start) {
+		f.From = time.Time{}
+	}
+	if !to.Before(p.End) {
+		f.To = time.Time{}
+	}
+	return f
 }
 
 // NewPeriod returns [start, end) in UTC. It returns an EInvalid error when the period is shorter

@@ -211,13 +211,13 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 	// Bills are stored by day: the line of the day the period starts in prices that day's
 	// GPU-hours in the period, though it is not the period's to count.
 	from := b.o.Period.Start.Truncate(24 * time.Hour)
-	return st.ScanCosts(ctx, gpucost.CostFilter{From: from, To: b.o.Period.End}, func(l *gpucost.CostLine) error {
+	return st.ScanCosts(ctx, b.o.Period.Lines(from, b.o.Period.End), func(l *gpucost.CostLine) error {
 		tags := l.Tags
 		if inv, ok := b.invTags[l.ResourceID]; ok {
 			tags = mergeLabels(inv, l.Tags)
 		}
 		gpu, isGPU := b.cat.LineGPU(l)
-		before := l.ChargePeriodStart.Before(b.o.Period.Start)
+		before := l.ChargePeriodStart.Before(b.o.Period.Start) && !b.o.Period.Billed
 		if before && (!isGPU || l.ChargeCategory != "Usage") {
 			return nil
 		}

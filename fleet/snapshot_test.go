@@ -115,7 +115,7 @@ func byGroup(t *testing.T, s *Snapshot, by string, keep func(*Charge) bool) map[
 }
 
 func TestFigures(t *testing.T) {
-	s := build(t, fleetOf(), Period{day1, day1.Add(24 * time.Hour)})
+	s := build(t, fleetOf(), Period{Start: day1, End: day1.Add(24 * time.Hour)})
 	ns := byGroup(t, s, "namespace", GPUOnly)
 	for _, c := range []struct {
 		group                string
@@ -179,7 +179,7 @@ func TestFiguresSplitExactly(t *testing.T) {
 	f.line("a", day1, 24, 100000000001, nil)
 	f.hours("a", gpucost.Labels{"namespace": "x"}, day1, 7, 33)
 	f.hours("a", gpucost.Labels{"namespace": "y"}, day1.Add(7*time.Hour), 17, 71)
-	s := build(t, f, Period{day1, day1.Add(24 * time.Hour)})
+	s := build(t, f, Period{Start: day1, End: day1.Add(24 * time.Hour)})
 	var sum int64
 	for _, g := range byGroup(t, s, "namespace", nil) {
 		sum += g.GPUCost().Nanos
@@ -198,7 +198,7 @@ func TestLineBeforePeriodPrices(t *testing.T) {
 	f := &fakeStore{}
 	f.line("a", day1, 24, 240e9, nil)
 	f.hours("a", nil, day1, 24, 0)
-	s := build(t, f, Period{day1.Add(12 * time.Hour), day1.Add(24 * time.Hour)})
+	s := build(t, f, Period{Start: day1.Add(12 * time.Hour), End: day1.Add(24 * time.Hour)})
 	fl := s.Fleet(nil)
 	if len(fl) != 1 || fl[0].GPUCost().Nanos != 120e9 || fl[0].Source != SourceBill || fl[0].GPUHours() != 12 {
 		t.Errorf("Fleet = %+v; want 12 GPU-hours at the line's $10, priced by the bill", fl)
@@ -261,7 +261,7 @@ func TestDimensionKey(t *testing.T) {
 // Untagged lists the resources no owner claims: b's GPU time (its series names team res, but
 // not project) and every line when asked for project.
 func TestUntagged(t *testing.T) {
-	s := build(t, fleetOf(), Period{day1, day1.Add(24 * time.Hour)})
+	s := build(t, fleetOf(), Period{Start: day1, End: day1.Add(24 * time.Hour)})
 	list, all, none := s.Untagged("team", nil)
 	if len(list) != 0 || all.Nanos != 465e9 || none.Nanos != 0 {
 		t.Errorf("Untagged(team) = %d resources, %v of %v; want none of $465", len(list), none, all)
@@ -277,7 +277,7 @@ func TestHostCase(t *testing.T) {
 	f := &fakeStore{}
 	f.line("GPU-Node-1", day1, 24, 240e9, nil)
 	f.hours("gpu-node-1", nil, day1, 24, 50)
-	fl := build(t, f, Period{day1, day1.Add(24 * time.Hour)}).Fleet(nil)
+	fl := build(t, f, Period{Start: day1, End: day1.Add(24 * time.Hour)}).Fleet(nil)
 	if len(fl) != 1 || fl[0].Source != SourceBill || fl[0].GPUCost().Nanos != 240e9 || fl[0].NoTelemetryGPUHours() != 0 {
 		t.Errorf("Fleet = %+v; want the line's $240 on the telemetry's 24 hours", fl)
 	}

@@ -143,7 +143,7 @@ var errStop = errors.New("stop")
 func (s *Split) filter() gpucost.CostFilter {
 	// Lines are stored by charge period start; a monthly line that started before the period
 	// is left out, as every report says.
-	return gpucost.CostFilter{From: s.Period.Start, To: s.Period.End}
+	return s.Period.Lines(s.Period.Start, s.Period.End)
 }
 
 // telemetryWindow is how much telemetry the allocator holds at once: a week of a 10,000-GPU
@@ -171,8 +171,7 @@ func (s *Split) Each(ctx context.Context, fn func(a *gpucost.Allocation, gpu cat
 		return err
 	}
 	if s.Stats.Lines == 0 {
-		return gpucost.Errorf(gpucost.ENotFound, "no bill lines from %s to %s (%d imports in the store): import bills with gpucost import billing, or widen --since",
-			s.Period.Start.Format(time.DateOnly), s.Period.End.Format(time.DateOnly), s.Stats.Imports)
+		return NoLines(ctx, s.store, s.Period, s.Stats.Imports)
 	}
 	if !slices.Equal(s.Stats.Totals.Sorted(), s.Stats.Allocated.Sorted()) {
 		return gpucost.Errorf(gpucost.EInternal, "allocating: allocations sum to %v, the lines to %v", s.Stats.Allocated.Sorted(), s.Stats.Totals.Sorted())
@@ -194,7 +193,7 @@ func (s *Split) scan(ctx context.Context, fn func(a *gpucost.Allocation, gpu cat
 		if err := s.loadTelemetry(ctx, from, to); err != nil {
 			return err
 		}
-		if err := s.scanLines(ctx, gpucost.CostFilter{From: from, To: to}, fn); err != nil {
+		if err := s.scanLines(ctx, s.Period.Lines(from, to), fn); err != nil {
 			return err
 		}
 	}

@@ -13,7 +13,7 @@ import (
 // first write error stops the writing and comes back.
 func TestSplitLines(t *testing.T) {
 	ctx := context.Background()
-	p := Period{day1, day1.Add(24 * time.Hour)}
+	p := Period{Start: day1, End: day1.Add(24 * time.Hour)}
 	split := func() *Split {
 		s, err := NewSplit(ctx, fleetOf(), fakeCatalog{}, SplitOptions{Period: p, Policy: gpucost.PolicyUsed})
 		if err != nil {

@@ -68,6 +68,7 @@ func linesQuery(f gpucost.CostFilter) (string, []any) {
 	if !f.To.IsZero() {
 		q += fmt.Sprintf(" AND (charge_start_s, charge_start_ns) < (%s, %s)", arg(f.To.Unix()), arg(int32(f.To.Nanosecond())))
 	}
+	q += billedWhere(f, arg)
 	// Providers are compared by strings.EqualFold as the rows come; the server narrows the rows
 	// first when every provider asked for is ASCII, where lower() and EqualFold agree.
 	if len(f.Providers) > 0 && allASCII(f.Providers) {

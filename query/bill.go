@@ -18,7 +18,8 @@ func BillPeriod(from, to time.Time) (fleet.Period, error) {
 
 // BillSnapshot builds the fleet snapshot of p's bill and telemetry, the GPU-hours no bill line
 // covers priced at provider's on-demand prices, the owners named by tagKeys (nil:
-// analyze.DefaultTagKeys). It returns an ENotFound error when the store holds no bill line in p,
+// analyze.DefaultTagKeys). It returns an ENotFound error when the store holds no bill line in p
+// (fleet.NoLines: it names the periods the store holds),
 // and an EInternal one when the charges do not add up to the bill.
 func BillSnapshot(ctx context.Context, st fleet.Store, cat *catalog.Catalog, p fleet.Period, provider string, tagKeys map[string][]string) (*fleet.Snapshot, error) {
 	s, err := fleet.Build(ctx, st, cat, fleet.Options{Period: p, Provider: provider, TagKeys: tagKeys})
@@ -26,8 +27,7 @@ func BillSnapshot(ctx context.Context, st fleet.Store, cat *catalog.Catalog, p f
 		return nil, err
 	}
 	if s.Stats.Lines == 0 {
-		return nil, gpucost.Errorf(gpucost.ENotFound, "no bill lines from %s to %s (%d imports in the store): import bills with gpucost import billing, or widen the period",
-			p.Start.Format(time.DateOnly), p.End.Format(time.DateOnly), s.Stats.Imports)
+		return nil, fleet.NoLines(ctx, st, p, s.Stats.Imports)
 	}
 	if charged, bill, ok := s.Reconcile(); !ok {
 		return nil, gpucost.Errorf(gpucost.EInternal, "pricing GPU-hours: the charges sum to %v, the bill lines to %v", charged, bill)

@@ -154,6 +154,8 @@ type costFilter struct {
 	fromNano, toNano int64
 	providers        dictMatch
 	resources        dictMatch
+	billed           *billedRange // nil: any billing period
+	cols             []int        // the value columns that select lines (filterColumns)
 }
 
 func newCostFilter(f gpucost.CostFilter) *costFilter {
@@ -176,6 +178,8 @@ func newCostFilter(f gpucost.CostFilter) *costFilter {
 		}
 		cf.resources.keep = func(s string) bool { return ids[s] }
 	}
+	cf.billed = newBilledRange(f)
+	cf.cols = cf.filterColumns()
 	return cf
 }
 
@@ -188,7 +192,7 @@ func (cf *costFilter) decode(d *chunkDecoder, dict *scanDict, blob []byte, minSt
 		return err
 	}
 	defer func() { d.blob = nil }()
-	for _, c := range []int{colProvider, colResourceID, numStrCols + intStartSec, numStrCols + intStartNano} {
+	for _, c := range cf.cols {
 		if err := d.decodeValues(c); err != nil {
 			return err
 		}
@@ -200,7 +204,7 @@ func (cf *costFilter) decode(d *chunkDecoder, dict *scanDict, blob []byte, minSt
 	providers, resources := d.vals[colProvider], d.vals[colResourceID]
 	for i := range d.n {
 		if !inRange && !cf.inRange(secs[i], nanos[i]) ||
-			!cf.providers.ok(providers[i]) || !cf.resources.ok(resources[i]) {
+			!cf.providers.ok(providers[i]) || !cf.resources.ok(resources[i]) || !cf.billed.ok(d, i) {
 			continue
 		}
 		d.sel = append(d.sel, int32(i))
@@ -209,8 +213,7 @@ func (cf *costFilter) decode(d *chunkDecoder, dict *scanDict, blob []byte, minSt
 		return nil
 	}
 	for c := range numValueCols {
-		switch c {
-		case colProvider, colResourceID, numStrCols + intStartSec, numStrCols + intStartNano:
+		if slices.Contains(cf.cols, c) {
 			continue
 		}
 		if err := d.decodeValues(c); err != nil {

@@ -52,7 +52,7 @@ and the dashboard's Activity page.`,
 			})
 		},
 	}
-	cmd.Flags().StringVar(&since, "since", "", "entries in this look-back only, such as 7d or 24h (default: all)")
+	registerSince(cmd, &since, "entries")
 	cmd.Flags().StringVar(&f.Action, "action", "", "entries of this action only, or of a prefix such as bill. ("+strings.Join(gpucost.AuditActions, ", ")+")")
 	cmd.Flags().StringVar(&f.Actor, "actor", "", `entries by this actor only: the whole actor or its leading words, such as "token 3" or cli`)
 	cmd.Flags().IntVar(&f.Limit, "limit", defaultAuditLimit, "the latest N entries (0: all)")

@@ -29,7 +29,7 @@ each import covers too: billing accounts, billing periods and charge period span
 			})
 		},
 	}
-	cmd.AddCommand(newBillsRemoveCmd(e))
+	cmd.AddCommand(newBillsRemoveCmd(e), newBillsPeriodsCmd(e))
 	return cmd
 }
 

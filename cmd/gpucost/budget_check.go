@@ -172,7 +172,7 @@ redacted). An alert whose key was delivered to a target is not sent to it again.
 			})
 		},
 	}
-	cmd.Flags().StringVar(&since, "since", "", "attempts in this look-back only, such as 7d or 24h")
+	registerSince(cmd, &since, "attempts")
 	cmd.Flags().StringVar(&budgetName, "budget", "", "attempts for this budget's alerts only")
 	cmd.Flags().StringVar(&target, "target", "", "attempts to this target only")
 	cmd.Flags().IntVar(&limit, "limit", 200, "the latest N attempts (0: all)")

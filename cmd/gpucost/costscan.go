@@ -23,8 +23,7 @@ type costFlags struct {
 }
 
 func (f *costFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.since, "since", "30d", "how far back: 30d, 90d, 365d")
-	cmd.Flags().StringVar(&f.until, "until", "", "end of the period (RFC 3339; default now)")
+	f.period.register(cmd, "30d")
 	cmd.Flags().BoolVar(&f.gpuOnly, "gpu-only", false, "only GPU spend: GPU instances and GPU SKUs, and the other lines of the same resources")
 	cmd.Flags().StringVar(&f.policy, "policy", gpucost.PolicyUsed, "how a GPU's cost is split between its users: used (held time × utilisation), requested (held time) or weighted")
 	cmd.Flags().Float64Var(&f.weight, "weight", 0.5, "with --policy weighted: the share split by held time; the rest goes by used time")
@@ -40,16 +39,18 @@ type costScan struct {
 func (s *costScan) Close() error { return s.db.Close() }
 
 // billPeriod resolves the flags' period, from the midnight (UTC) of its first day (bills are stored
-// by day) and lookback before it, and the owner tag keys.
+// by day) and lookback before it, and the owner tag keys. A --month or --quarter is Billed, its
+// lines read by billing period, unless a lookback reads the days before it.
 func (f *costFlags) billPeriod(e *env) (fleet.Period, map[string][]string, error) {
 	if err := e.validOutput(); err != nil {
 		return fleet.Period{}, nil, err
 	}
-	from, to, err := f.resolve(e.now())
+	w, err := f.window(e.now())
 	if err != nil {
 		return fleet.Period{}, nil, err
 	}
-	p, err := query.BillPeriod(from.Add(-f.lookback), to)
+	p, err := query.BillPeriod(w.Start.Add(-f.lookback), w.End)
+	p.Billed = w.Billed && f.lookback == 0
 	if err != nil || f.tagKeys == "" {
 		return p, nil, err
 	}

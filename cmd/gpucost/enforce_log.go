@@ -37,7 +37,7 @@ the tags that put the resource in scope. --output json prints each entry whole.`
 			})
 		},
 	}
-	cmd.Flags().StringVar(&since, "since", "", "entries in this look-back only, such as 7d or 24h")
+	registerSince(cmd, &since, "entries")
 	cmd.Flags().StringVar(&f.Policy, "policy", "", "this policy's actions only")
 	cmd.Flags().StringVar(&f.Resource, "resource", "", "actions on this resource id only")
 	cmd.Flags().IntVar(&f.Limit, "limit", 200, "the latest N entries (0: all)")

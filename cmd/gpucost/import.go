@@ -16,7 +16,7 @@ func newImportCmd(e *env) *cobra.Command {
 		Use:   "import",
 		Short: "Load recorded data into the store",
 	}
-	cmd.AddCommand(newImportTelemetryCmd(e), newImportBillingCmd(e), newImportInventoryCmd(e), newImportListCmd(e), newBillsRemoveCmd(e))
+	cmd.AddCommand(newImportTelemetryCmd(e), newImportBillingCmd(e), newImportInventoryCmd(e), newImportListCmd(e), newBillsRemoveCmd(e), newBillsPeriodsCmd(e))
 	return cmd
 }
 

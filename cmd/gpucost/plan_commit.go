@@ -17,7 +17,7 @@ type commitFlags struct {
 	in                plan.CommitInput
 	usage, price      string
 	fromStore         bool
-	since             string
+	window            period // with --from-store
 	backtest          bool
 	lookback, horizon string
 	rule, layers      string
@@ -51,7 +51,7 @@ store's GPU telemetry, each GPU-hour priced at the catalog's on-demand list pric
 	f.StringVar(&c.usage, "usage", "", "CSV of hourly usage: a usage column, one row per hour")
 	f.StringVar(&c.price, "price", "1", "on-demand $ per unit-hour of --usage")
 	f.BoolVar(&c.fromStore, "from-store", false, "use the store's GPU telemetry as usage, priced at catalog on-demand prices")
-	f.StringVar(&c.since, "since", "30d", "with --from-store: how far back")
+	c.window.register(cmd, "30d")
 	f.Float64Var(&c.in.Discount, "discount", 0, "the commitment's discount off on-demand, such as 0.4")
 	f.StringVar(&c.gcpCUD, "gcp-cud", "", "take the discount from GCP's committed-use price of MACHINE_TYPE/REGION for --term (a3-highgpu-8g/us-central1)")
 	f.StringVar((*string)(&c.in.Term), "term", "1y", "1y or 3y")
@@ -81,7 +81,7 @@ func (e *env) planCommit(ctx context.Context, c *commitFlags) (result, error) {
 	if c.usage != "" {
 		in.Usage, err = planfile.ReadUsage(c.usage)
 	} else {
-		in.Usage, err = e.storeUsage(ctx, c.since)
+		in.Usage, err = e.storeUsage(ctx, c.window)
 		in.OnDemand = gpucost.USD(1e9)
 	}
 	switch {
@@ -114,8 +114,8 @@ func (e *env) planCommit(ctx context.Context, c *commitFlags) (result, error) {
 
 // storeUsage returns the on-demand dollars of GPU time per hour over the period: every GPU-hour
 // of telemetry at its model's catalog price.
-func (e *env) storeUsage(ctx context.Context, since string) ([]float64, error) {
-	f := reportFlags{period: period{since: since}, provider: "aws"}
+func (e *env) storeUsage(ctx context.Context, window period) ([]float64, error) {
+	f := reportFlags{period: window, provider: "aws"}
 	rc, err := f.open(ctx, e)
 	if err != nil {
 		return nil, err

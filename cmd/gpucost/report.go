@@ -27,8 +27,7 @@ type reportFlags struct {
 }
 
 func (f *reportFlags) register(cmd *cobra.Command, since string) {
-	cmd.Flags().StringVar(&f.since, "since", since, "how far back: 30d, 7d, 24h, 90m")
-	cmd.Flags().StringVar(&f.until, "until", "", "end of the period (RFC 3339; default now)")
+	f.period.register(cmd, since)
 	cmd.Flags().StringVar(&f.provider, "provider", "aws", "price GPU-hours at this provider's on-demand prices (others where it has none)")
 }
 
@@ -48,7 +47,7 @@ func (f *reportFlags) open(ctx context.Context, e *env) (*reportContext, error) 
 	if err != nil {
 		return nil, err
 	}
-	p, err := fleet.NewPeriod(from, to)
+	p, err := fleet.NewPeriod(from, to) // by time: a month's telemetry, priced by the lines charged in it
 	if err != nil {
 		return nil, err
 	}

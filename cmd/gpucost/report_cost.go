@@ -27,6 +27,7 @@ name (--tag-keys; team, Team, user:team, … by default). Cost and Idle are Effe
 (invoice) totals too, and --output json each group's billed amounts.
 The totals reconcile with the stored bill to the cent, and the report says so.`,
 		Example: `  gpucost report cost --by team --since 30d
+  gpucost report cost --by team --month 2025-10
   gpucost report cost --by namespace --gpu-only --policy requested
   gpucost report cost --by gpu-model --since 90d --output csv
   gpucost report cost --by tag:cost-center`,

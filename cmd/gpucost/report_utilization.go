@@ -1,10 +1,8 @@
 package main
 
 import (
-	"time"
-
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
@@ -29,6 +27,7 @@ different measure. Billed GPU time without telemetry is its own "(no telemetry)"
 are sorted by idle cost.`,
 		Example: `  gpucost report utilization --since 7d --by namespace
   gpucost report utilization --since 30d --by model --provider gcp
+  gpucost report utilization --month 2025-10 --by namespace
   gpucost report utilization --by label:team --output csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -47,8 +46,7 @@ are sorted by idle cost.`,
 				return err
 			}
 			if rep.Rollups == 0 {
-				return gpucost.Errorf(gpucost.ENotFound, "no GPU telemetry in %s between %s and %s: run gpucost agent, gpucost import telemetry or gpucost demo",
-					e.dbPath, rep.From.Format(time.RFC3339), rep.To.Format(time.RFC3339))
+				return fleet.NoRollups(ctx, rc.db, e.dbPath, fleet.Period{Start: rep.From, End: rep.To})
 			}
 			return e.print(present.Utilization(rep, g, present.PriceNotes(snap, nil)))
 		},

@@ -27,6 +27,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Rollups", func(t *testing.T) { RunRollups(t, open) })
 	t.Run("Offers", func(t *testing.T) { RunOffers(t, open) })
 	t.Run("Costs", func(t *testing.T) { RunCosts(t, open) })
+	t.Run("Periods", func(t *testing.T) { RunPeriods(t, open) })
 	t.Run("Inventory", func(t *testing.T) { RunInventory(t, open) })
 	t.Run("Tokens", func(t *testing.T) { RunTokens(t, open) })
 	t.Run("Deliveries", func(t *testing.T) { RunDeliveries(t, open) })

@@ -1,0 +1,142 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+)
+
+// NoLines returns the ENotFound error of a period with no bill lines. Where st can tell
+// (gpucost.PeriodStore), it names the billing periods the store holds and the flags that select
+// them; imports is how many imports the store holds.
+func NoLines(ctx context.Context, st any, p Period, imports int) error {
+	what := "no bill lines " + p.describe()
+	ps, ok := st.(gpucost.PeriodStore)
+	if !ok {
+		return gpucost.Errorf(gpucost.ENotFound, "%s (%d imports in the store): import bills with gpucost import billing, or widen --since", what, imports)
+	}
+	periods, err := ps.CostPeriods(ctx)
+	if err != nil {
+		return gpucost.Errorf(gpucost.ENotFound, "%s (%d imports in the store; listing their periods failed: %v): import bills with gpucost import billing, or widen --since", what, imports, err)
+	}
+	if len(periods) == 0 {
+		return gpucost.Errorf(gpucost.ENotFound, "%s: the store holds no bill lines (%d imports): import bills with gpucost import billing", what, imports)
+	}
+	months := storedMonths(periods)
+	try := "--month " + months[len(months)-1].label
+	if !p.Billed {
+		first, last := months[0].first, months[0].last
+		for _, m := range months {
+			if m.first.Before(first) {
+				first = m.first
+			}
+			if m.last.After(last) {
+				last = m.last
+			}
+		}
+		try += fmt.Sprintf(", or --since %s --until %s", first.Format(time.DateOnly), lastDay(last).Format(time.DateOnly))
+	}
+	return gpucost.Errorf(gpucost.ENotFound, "%s; the store holds bills for %s: try %s", what, listMonths(months), try)
+}
+
+// NoRollups returns the ENotFound error of a period with no GPU telemetry in the store named
+// name. Where st can tell (gpucost.PeriodStore), it says when the stored telemetry starts and
+// ends.
+func NoRollups(ctx context.Context, st any, name string, p Period) error {
+	what := fmt.Sprintf("no GPU telemetry in %s between %s and %s", name, p.Start.Format(time.RFC3339), p.End.Format(time.RFC3339))
+	fix := "run gpucost agent, gpucost import telemetry or gpucost demo"
+	ps, ok := st.(gpucost.PeriodStore)
+	if !ok {
+		return gpucost.Errorf(gpucost.ENotFound, "%s: %s", what, fix)
+	}
+	span, err := ps.TelemetrySpan(ctx)
+	switch {
+	case err != nil:
+		return gpucost.Errorf(gpucost.ENotFound, "%s (reading the span of the stored telemetry failed: %v): %s", what, err, fix)
+	case span.End.IsZero():
+		return gpucost.Errorf(gpucost.ENotFound, "%s: the store holds none; %s", what, fix)
+	}
+	return gpucost.Errorf(gpucost.ENotFound, "%s; the store holds telemetry from %s to %s: try --since %s --until %s",
+		what, span.Start.Format(time.RFC3339), span.End.Format(time.RFC3339),
+		span.Start.Format(time.DateOnly), lastDay(span.End).Format(time.DateOnly))
+}
+
+// describe says which lines the period selects, for messages.
+func (p Period) describe() string {
+	l := p.Label()
+	switch {
+	case p.Billed:
+		return "billed in " + l
+	case strings.Contains(l, " to "):
+		return "charged from " + l
+	}
+	return "charged on " + l
+}
+
+// lastDay returns the day an end (exclusive) falls in, the day before when it is a midnight.
+func lastDay(end time.Time) time.Time {
+	if end.Equal(end.Truncate(24 * time.Hour)) {
+		return end.Add(-time.Nanosecond)
+	}
+	return end
+}
+
+// storedMonth is what the store holds of the billing periods starting in one month.
+type storedMonth struct {
+	label       string // YYYY-MM of the billing period start
+	first, last time.Time
+	accounts    []string // "AWS 123456789012", by provider
+}
+
+// storedMonths sums periods, which are in order of billing period, by month of billing period.
+func storedMonths(periods []gpucost.CostPeriod) []storedMonth {
+	var out []storedMonth
+	for _, p := range periods {
+		label := p.BillingPeriodStart.UTC().Format("2006-01")
+		if len(out) == 0 || out[len(out)-1].label != label {
+			out = append(out, storedMonth{label: label, first: p.FirstCharge, last: p.LastCharge})
+		}
+		m := &out[len(out)-1]
+		if p.FirstCharge.Before(m.first) {
+			m.first = p.FirstCharge
+		}
+		if p.LastCharge.After(m.last) {
+			m.last = p.LastCharge
+		}
+		who := p.Provider
+		if n := len(p.Accounts); n > 0 && n <= 2 {
+			who += " " + strings.Join(p.Accounts, " ")
+		} else if n > 2 {
+			who += fmt.Sprintf(" %s and %d more accounts", p.Accounts[0], n-1)
+		}
+		m.accounts = append(m.accounts, who)
+	}
+	return out
+}
+
+// listMonths names the months for a message: each with the dates charged and the providers'
+// accounts, the latest four where there are more.
+func listMonths(months []storedMonth) string {
+	shown := months
+	var head string
+	if len(months) > 4 {
+		shown = months[len(months)-4:]
+		head = fmt.Sprintf("%d billing periods from %s to %s, the latest ", len(months), months[0].label, months[len(months)-1].label)
+	}
+	parts := make([]string, len(shown))
+	for i, m := range shown {
+		days := m.first.Format(time.DateOnly)
+		if last := lastDay(m.last).Format(time.DateOnly); last != days {
+			days += " to " + last
+		}
+		parts[i] = fmt.Sprintf("%s (charged %s, %s)", m.label, days, strings.Join(slices.Compact(m.accounts), "; "))
+	}
+	if len(parts) == 1 {
+		return head + parts[0]
+	}
+	return head + strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}

@@ -1,0 +1,40 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gpucost/gpucost"
+)
+
+var _ gpucost.PeriodStore = (*DB)(nil)
+
+// CostPeriods returns the stored bill lines summed per billing period and provider, by billing
+// period and then provider. It reads every line: a year of daily lines of 10,000 resources in
+// about a second.
+func (db *DB) CostPeriods(ctx context.Context) ([]gpucost.CostPeriod, error) {
+	var t gpucost.CostPeriodTally
+	err := db.ScanCosts(ctx, gpucost.CostFilter{}, func(l *gpucost.CostLine) error {
+		t.Add(l)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list cost periods: %w", err)
+	}
+	return t.Periods(), nil
+}
+
+// TelemetrySpan returns the span of the stored rollups, from the series' first and last seen
+// times.
+func (db *DB) TelemetrySpan(ctx context.Context) (gpucost.Span, error) {
+	var first, last *int64
+	err := db.sql.QueryRowContext(ctx, `SELECT min(first_seen), max(last_seen) FROM series`).Scan(&first, &last)
+	if err != nil {
+		return gpucost.Span{}, fmt.Errorf("read the telemetry span in %s: %w", db.Path, err)
+	}
+	if first == nil || last == nil {
+		return gpucost.Span{}, nil
+	}
+	return gpucost.Span{Start: time.Unix(*first, 0).UTC(), End: time.Unix(*last, 0).UTC()}, nil
+}

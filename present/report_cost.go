@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/fleet"
@@ -18,7 +17,7 @@ import (
 func Costs(d fleet.Dimension, p fleet.Period, groups []fleet.Figures, scan any, totals []gpucost.CostTotal) Table {
 	by := d.String()
 	t := Table{
-		Title:     fmt.Sprintf("Spend by %s, %s – %s", by, p.Start.Format(time.DateOnly), p.End.Format(time.DateOnly)),
+		Title:     fmt.Sprintf("Spend by %s, %s", by, p.Label()),
 		Columns:   []string{titleCase(by), "Currency", "Cost", "Idle", "Total", "Idle %", "GPU-h", "Used GPU-h", "$/used GPU-h", "Price", "Share", "Daily"},
 		Right:     []int{2, 3, 4, 5, 6, 7, 8, 10},
 		TableOnly: []int{11},

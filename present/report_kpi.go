@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/fleet"
@@ -50,7 +49,7 @@ func KPIs(d fleet.Dimension, s *fleet.Snapshot, requests map[string]float64, sou
 		list = append(list, k)
 	}
 	t := Table{
-		Title: fmt.Sprintf("GPU unit economics by %s, %s – %s", d, s.Period.Start.Format(time.DateOnly), s.Period.End.Format(time.DateOnly)),
+		Title: fmt.Sprintf("GPU unit economics by %s, %s", d, s.Period.Label()),
 		Columns: []string{titleCase(d.String()), "Currency", "GPU cost", "Idle", "Idle %", "GPU-h", "$/GPU-h", "Used GPU-h",
 			"$/used GPU-h", "Jobs", "$/job", "Requests", "$/1k requests", "Price"},
 		Right: []int{2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},

@@ -72,7 +72,7 @@ func TestCosts(t *testing.T) {
 	}
 	p := fleet.Period{Start: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC)}
 	got := Costs(d, p, groups, nil, nil)
-	if got.Title != "Spend by team, 2026-03-01 – 2026-03-31" || got.Columns[0] != "Team" {
+	if got.Title != "Spend by team, 2026-03-01 to 2026-03-30" || got.Columns[0] != "Team" {
 		t.Errorf("Costs title %q, first column %q; want the period and \"Team\"", got.Title, got.Columns[0])
 	}
 	want := [][]string{

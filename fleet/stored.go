@@ -14,17 +14,33 @@ import (
 // (gpucost.PeriodStore), it names the billing periods the store holds and the flags that select
 // them; imports is how many imports the store holds.
 func NoLines(ctx context.Context, st any, p Period, imports int) error {
-	what := "no bill lines " + p.describe()
+	return noneStored(ctx, st, "no bill lines "+p.describe(), p, imports)
+}
+
+// NoGPUMachines returns the ENotFound error of a period whose bill lines name no GPU machine,
+// naming the billing periods the store holds as NoLines does.
+func (s *Split) NoGPUMachines(ctx context.Context) error {
+	return noneStored(ctx, s.store, "no GPU machines in the bill lines "+s.Period.describe(), s.Period, -1)
+}
+
+// noneStored returns the ENotFound error what, naming the billing periods the store holds and
+// the flags that select them where st can tell; imports, when not negative, is how many imports
+// the store holds.
+func noneStored(ctx context.Context, st any, what string, p Period, imports int) error {
+	held := what
+	if imports >= 0 {
+		held += fmt.Sprintf(" (%d imports in the store)", imports)
+	}
 	ps, ok := st.(gpucost.PeriodStore)
 	if !ok {
-		return gpucost.Errorf(gpucost.ENotFound, "%s (%d imports in the store): import bills with gpucost import billing, or widen --since", what, imports)
+		return gpucost.Errorf(gpucost.ENotFound, "%s: import bills with gpucost import billing, or widen --since", held)
 	}
 	periods, err := ps.CostPeriods(ctx)
 	if err != nil {
-		return gpucost.Errorf(gpucost.ENotFound, "%s (%d imports in the store; listing their periods failed: %v): import bills with gpucost import billing, or widen --since", what, imports, err)
+		return gpucost.Errorf(gpucost.ENotFound, "%s; listing the stored periods failed: %v; import bills with gpucost import billing, or widen --since", held, err)
 	}
 	if len(periods) == 0 {
-		return gpucost.Errorf(gpucost.ENotFound, "%s: the store holds no bill lines (%d imports): import bills with gpucost import billing", what, imports)
+		return gpucost.Errorf(gpucost.ENotFound, "%s: the store holds no bill lines: import bills with gpucost import billing (try gpucost demo)", held)
 	}
 	months := storedMonths(periods)
 	try := "--month " + months[len(months)-1].label

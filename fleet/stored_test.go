@@ -51,9 +51,9 @@ func TestNoLines(t *testing.T) {
 		{"many months, many accounts", periodStore{periods: year}, month,
 			"no bill lines billed in 2026-10; the store holds bills for 6 billing periods from 2025-01 to 2025-06, the latest 2025-03 (charged 2025-03-01 to 2025-03-31, AWS 111 and 2 more accounts), 2025-04"},
 		{"nothing stored", periodStore{}, month,
-			"no bill lines billed in 2026-10: the store holds no bill lines (2 imports): import bills with gpucost import billing"},
+			"no bill lines billed in 2026-10 (2 imports in the store): the store holds no bill lines: import bills with gpucost import billing"},
 		{"listing fails", periodStore{err: errors.New("disk on fire")}, month,
-			"no bill lines billed in 2026-10 (2 imports in the store; listing their periods failed: disk on fire): import bills"},
+			"no bill lines billed in 2026-10 (2 imports in the store); listing the stored periods failed: disk on fire; import bills"},
 		{"a store that cannot tell", struct{}{}, month, "no bill lines billed in 2026-10 (2 imports in the store): import bills with gpucost import billing, or widen --since"},
 	} {
 		err := NoLines(context.Background(), tt.st, tt.p, 2)

@@ -57,8 +57,7 @@ func OpenBill(ctx context.Context, st fleet.Store, cat *catalog.Catalog, o fleet
 func (b *Bill) Recommendable(ctx context.Context) (recommend.FleetView, recommend.Prices, error) {
 	v, err := b.FleetView(ctx)
 	if err == nil && len(v.Resources) == 0 {
-		err = gpucost.Errorf(gpucost.ENotFound, "no GPU machines in the bill from %s to %s: import bills with gpucost import billing (try gpucost demo)",
-			b.Period.Start.Format(time.DateOnly), b.Period.End.Format(time.DateOnly))
+		err = b.NoGPUMachines(ctx)
 	}
 	if err != nil {
 		return recommend.FleetView{}, nil, err

@@ -148,7 +148,7 @@ func TestPeriodEmptyWindowNamesStoredPeriods(t *testing.T) {
 	header, rows := sampleRows(t)
 	dir := t.TempDir()
 	code, _, errOut := runCLI(t, dir, "report", "cost", "--month", "2024-09")
-	if code != exitNotFound || !strings.Contains(errOut, "no bill lines billed in 2024-09: the store holds no bill lines (0 imports): import bills with gpucost import billing") {
+	if code != exitNotFound || !strings.Contains(errOut, "no bill lines billed in 2024-09 (0 imports in the store): the store holds no bill lines: import bills with gpucost import billing") {
 		t.Errorf("report cost --month 2024-09 on an empty store: exit %d, %q", code, errOut)
 	}
 	importBill(t, dir, "focus", header, rows)

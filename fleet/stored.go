@@ -43,7 +43,12 @@ func noneStored(ctx context.Context, st any, what string, p Period, imports int)
 		return gpucost.Errorf(gpucost.ENotFound, "%s: the store holds no bill lines: import bills with gpucost import billing (try gpucost demo)", held)
 	}
 	months := storedMonths(periods)
-	try := "--month " + months[len(months)-1].label
+	var try string
+	for i := len(months) - 1; i >= 0 && try == ""; i-- {
+		if !p.Billed || months[i].label != p.Label() {
+			try = "--month " + months[i].label // the latest month but the one asked for
+		}
+	}
 	if !p.Billed {
 		first, last := months[0].first, months[0].last
 		for _, m := range months {
@@ -55,6 +60,9 @@ func noneStored(ctx context.Context, st any, what string, p Period, imports int)
 			}
 		}
 		try += fmt.Sprintf(", or --since %s --until %s", first.Format(time.DateOnly), lastDay(last).Format(time.DateOnly))
+	}
+	if try == "" {
+		return gpucost.Errorf(gpucost.ENotFound, "%s; the store holds bills for %s only", what, listMonths(months))
 	}
 	return gpucost.Errorf(gpucost.ENotFound, "%s; the store holds bills for %s: try %s", what, listMonths(months), try)
 }

@@ -63,6 +63,34 @@ func TestNoLines(t *testing.T) {
 	}
 }
 
+// TestNoGPUMachines checks that a period with bill lines but no GPU machine names the other
+// stored months, and never suggests the month asked for.
+func TestNoGPUMachines(t *testing.T) {
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+	billed := func(m time.Month) gpucost.CostPeriod {
+		return gpucost.CostPeriod{BillingPeriodStart: day(2025, m, 1), Provider: "AWS", FirstCharge: day(2025, m, 1), LastCharge: day(2025, m+1, 1), Lines: 3}
+	}
+	october := Period{Start: day(2025, 10, 1), End: day(2025, 11, 1), Billed: true}
+	for _, tt := range []struct {
+		name    string
+		periods []gpucost.CostPeriod
+		want    string
+	}{
+		{"another month", []gpucost.CostPeriod{billed(9), billed(10)},
+			"no GPU machines in the bill lines billed in 2025-10; the store holds bills for 2025-09 (charged 2025-09-01 to 2025-09-30, AWS) and 2025-10 (charged 2025-10-01 to 2025-10-31, AWS): try --month 2025-09"},
+		{"only the month asked", []gpucost.CostPeriod{billed(10)},
+			"no GPU machines in the bill lines billed in 2025-10; the store holds bills for 2025-10 (charged 2025-10-01 to 2025-10-31, AWS) only"},
+	} {
+		s := &Split{Period: october, store: struct {
+			Store
+			periodStore
+		}{periodStore: periodStore{periods: tt.periods}}}
+		if err := s.NoGPUMachines(context.Background()); gpucost.ErrorCode(err) != gpucost.ENotFound || err.Error() != tt.want {
+			t.Errorf("%s: NoGPUMachines = %q\nwant %q", tt.name, err, tt.want)
+		}
+	}
+}
+
 func TestNoRollups(t *testing.T) {
 	p := Period{Start: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC), End: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)}
 	span := gpucost.Span{Start: time.Date(2025, 9, 3, 14, 0, 0, 0, time.UTC), End: time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC)}

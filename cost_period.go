@@ -2,6 +2,7 @@ package gpucost
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -116,4 +117,18 @@ func (t *CostPeriodTally) Periods() []CostPeriod {
 		return strings.Compare(strings.ToLower(a.Provider), strings.ToLower(b.Provider))
 	})
 	return out
+}
+
+// TallyCostPeriods sums every line scan reads per billing period and provider: how the stores
+// answer PeriodStore.CostPeriods, one code for both.
+func TallyCostPeriods(ctx context.Context, scan func(context.Context, CostFilter, func(*CostLine) error) error) ([]CostPeriod, error) {
+	var t CostPeriodTally
+	err := scan(ctx, CostFilter{}, func(l *CostLine) error {
+		t.Add(l)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list cost periods: %w", err)
+	}
+	return t.Periods(), nil
 }

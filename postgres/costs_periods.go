@@ -14,15 +14,7 @@ var _ gpucost.PeriodStore = (*DB)(nil)
 // period and then provider. It reads every line, as the SQLite store does, so that both sum
 // them by the same code (gpucost.CostPeriodTally).
 func (db *DB) CostPeriods(ctx context.Context) ([]gpucost.CostPeriod, error) {
-	var t gpucost.CostPeriodTally
-	err := db.ScanCosts(ctx, gpucost.CostFilter{}, func(l *gpucost.CostLine) error {
-		t.Add(l)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list cost periods: %w", err)
-	}
-	return t.Periods(), nil
+	return gpucost.TallyCostPeriods(ctx, db.ScanCosts)
 }
 
 // billedWhere returns the conditions of linesQuery that select f's billing periods, adding

@@ -14,15 +14,7 @@ var _ gpucost.PeriodStore = (*DB)(nil)
 // period and then provider. It reads every line: a year of daily lines of 10,000 resources in
 // about a second.
 func (db *DB) CostPeriods(ctx context.Context) ([]gpucost.CostPeriod, error) {
-	var t gpucost.CostPeriodTally
-	err := db.ScanCosts(ctx, gpucost.CostFilter{}, func(l *gpucost.CostLine) error {
-		t.Add(l)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list cost periods: %w", err)
-	}
-	return t.Periods(), nil
+	return gpucost.TallyCostPeriods(ctx, db.ScanCosts)
 }
 
 // TelemetrySpan returns the span of the stored rollups, from the series' first and last seen

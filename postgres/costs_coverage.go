@@ -181,32 +181,9 @@ func coverageOf(ctx context.Context, q interface {
 // refused until one is removed or replaced. Each import is settled in a transaction of its own,
 // so an interrupted backfill goes on at the next Open.
 func (db *DB) backfillCoverage(ctx context.Context) error {
-	rows, err := db.pool.Query(ctx, `SELECT id, name, format FROM cost_imports WHERE providers IS NULL ORDER BY id`)
-	if err != nil {
-		return fmt.Errorf("compute bill coverage in %s: %w", db.name, err)
-	}
-	type pending struct {
-		ID           int64
-		Name, Format string
-	}
-	todo, err := pgx.CollectRows(rows, pgx.RowToStructByPos[pending])
-	if err != nil {
-		return fmt.Errorf("compute bill coverage in %s: %w", db.name, err)
-	}
-	q, args := linesQuery(gpucost.CostFilter{})
-	d := newLineDecoder()
-	for _, p := range todo {
-		var b gpucost.BillIdentity
-		args[1] = p.ID
-		err := db.scanImport(ctx, q, args, gpucost.CostFilter{}, d, func(l *gpucost.CostLine) error { b.Add(l); return nil })
-		if err == nil {
-			err = db.setCoverage(ctx, gpucost.CostImport{ID: p.ID, Name: p.Name, Format: p.Format}, &b)
-		}
-		if err != nil {
-			return fmt.Errorf("compute the bill coverage of import %d (%s) in %s: %w", p.ID, p.Name, db.name, err)
-		}
-	}
-	return nil
+	return db.backfill(ctx, "providers IS NULL", "coverage", func(imp gpucost.CostImport, b *gpucost.BillIdentity) error {
+		return db.setCoverage(ctx, imp, b)
+	})
 }
 
 // setCoverage stores what b says import imp covers, unless another server did first.

@@ -19,32 +19,45 @@ import (
 // Open, and servers opening the database at once settle each import alike. It then computes
 // the imports' coverage (backfillCoverage).
 func (db *DB) backfillIdentity(ctx context.Context) error {
-	rows, err := db.pool.Query(ctx, `SELECT id, name, format FROM cost_imports WHERE identity IS NULL ORDER BY id`)
+	err := db.backfill(ctx, "identity IS NULL", "identity", func(imp gpucost.CostImport, b *gpucost.BillIdentity) error {
+		return db.setIdentity(ctx, imp.ID, b.Key(imp.Format))
+	})
 	if err != nil {
-		return fmt.Errorf("compute bill identities in %s: %w", db.name, err)
+		return err
 	}
-	type pending struct {
-		ID           int64
-		Name, Format string
-	}
-	todo, err := pgx.CollectRows(rows, pgx.RowToStructByPos[pending])
+	return db.backfillCoverage(ctx)
+}
+
+// backfill gives each import where holds (a condition on cost_imports) what set stores of the
+// gpucost.BillIdentity of its stored lines; what names it in errors. Each import is settled by
+// a statement of its own, so an interrupted backfill goes on at the next Open.
+func (db *DB) backfill(ctx context.Context, where, what string, set func(gpucost.CostImport, *gpucost.BillIdentity) error) error {
+	rows, err := db.pool.Query(ctx, `SELECT id, name, format FROM cost_imports WHERE `+where+` ORDER BY id`)
 	if err != nil {
-		return fmt.Errorf("compute bill identities in %s: %w", db.name, err)
+		return fmt.Errorf("compute the bill %s of the stored imports in %s: %w", what, db.name, err)
+	}
+	todo, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (gpucost.CostImport, error) {
+		var imp gpucost.CostImport
+		err := row.Scan(&imp.ID, &imp.Name, &imp.Format)
+		return imp, err
+	})
+	if err != nil {
+		return fmt.Errorf("compute the bill %s of the stored imports in %s: %w", what, db.name, err)
 	}
 	q, args := linesQuery(gpucost.CostFilter{})
 	d := newLineDecoder()
-	for _, p := range todo {
+	for _, imp := range todo {
 		var b gpucost.BillIdentity
-		args[1] = p.ID
+		args[1] = imp.ID
 		err := db.scanImport(ctx, q, args, gpucost.CostFilter{}, d, func(l *gpucost.CostLine) error { b.Add(l); return nil })
 		if err == nil {
-			err = db.setIdentity(ctx, p.ID, b.Key(p.Format))
+			err = set(imp, &b)
 		}
 		if err != nil {
-			return fmt.Errorf("compute the bill identity of import %d (%s) in %s: %w", p.ID, p.Name, db.name, err)
+			return fmt.Errorf("compute the bill %s of import %d (%s) in %s: %w", what, imp.ID, imp.Name, db.name, err)
 		}
 	}
-	return db.backfillCoverage(ctx)
+	return nil
 }
 
 // setIdentity sets the identity of import id to key, or to none if another import has key.

@@ -176,34 +176,9 @@ func coverageOf(ctx context.Context, q interface {
 // is refused until one is removed or replaced. Each import is settled in a transaction of its
 // own, so an interrupted backfill goes on at the next Open.
 func (db *DB) backfillCoverage(ctx context.Context) error {
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, name, format FROM cost_imports WHERE providers IS NULL ORDER BY id`)
-	if err != nil {
-		return fmt.Errorf("compute bill coverage in %s: %w", db.Path, err)
-	}
-	var todo []gpucost.CostImport
-	for rows.Next() {
-		var imp gpucost.CostImport
-		if err := rows.Scan(&imp.ID, &imp.Name, &imp.Format); err != nil {
-			rows.Close()
-			return fmt.Errorf("compute bill coverage in %s: %w", db.Path, err)
-		}
-		todo = append(todo, imp)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("compute bill coverage in %s: %w", db.Path, err)
-	}
-	for _, imp := range todo {
-		var b gpucost.BillIdentity
-		err := db.scanCosts(ctx, gpucost.CostFilter{}, imp.ID, func(l *gpucost.CostLine) error { b.Add(l); return nil })
-		if err == nil {
-			err = db.setCoverage(ctx, imp, &b)
-		}
-		if err != nil {
-			return fmt.Errorf("compute the bill coverage of import %d (%s) in %s: %w", imp.ID, imp.Name, db.Path, err)
-		}
-	}
-	return nil
+	return db.backfill(ctx, "providers IS NULL", "coverage", func(imp gpucost.CostImport, b *gpucost.BillIdentity) error {
+		return db.setCoverage(ctx, imp, b)
+	})
 }
 
 // setCoverage stores what b says import imp covers, unless another process did first.

@@ -15,38 +15,47 @@ import (
 // import is settled in a transaction of its own, so an interrupted backfill goes on at the
 // next Open. It then computes the imports' coverage (backfillCoverage).
 func (db *DB) backfillIdentity(ctx context.Context) error {
-	type pending struct {
-		id           int64
-		name, format string
-	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, name, format FROM cost_imports WHERE identity IS NULL ORDER BY id`)
+	err := db.backfill(ctx, "identity IS NULL", "identity", func(imp gpucost.CostImport, b *gpucost.BillIdentity) error {
+		return db.setIdentity(ctx, imp.ID, b.Key(imp.Format))
+	})
 	if err != nil {
-		return fmt.Errorf("compute bill identities in %s: %w", db.Path, err)
+		return err
 	}
-	var todo []pending
+	return db.backfillCoverage(ctx)
+}
+
+// backfill gives each import where holds (a condition on cost_imports) what set stores of the
+// gpucost.BillIdentity of its stored lines; what names it in errors. Each import is settled by
+// a statement of its own, so an interrupted backfill goes on at the next Open.
+func (db *DB) backfill(ctx context.Context, where, what string, set func(gpucost.CostImport, *gpucost.BillIdentity) error) error {
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, name, format FROM cost_imports WHERE `+where+` ORDER BY id`)
+	if err != nil {
+		return fmt.Errorf("compute the bill %s of the stored imports in %s: %w", what, db.Path, err)
+	}
+	var todo []gpucost.CostImport
 	for rows.Next() {
-		var p pending
-		if err := rows.Scan(&p.id, &p.name, &p.format); err != nil {
+		var imp gpucost.CostImport
+		if err := rows.Scan(&imp.ID, &imp.Name, &imp.Format); err != nil {
 			rows.Close()
-			return fmt.Errorf("compute bill identities in %s: %w", db.Path, err)
+			return fmt.Errorf("compute the bill %s of the stored imports in %s: %w", what, db.Path, err)
 		}
-		todo = append(todo, p)
+		todo = append(todo, imp)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("compute bill identities in %s: %w", db.Path, err)
+		return fmt.Errorf("compute the bill %s of the stored imports in %s: %w", what, db.Path, err)
 	}
-	for _, p := range todo {
+	for _, imp := range todo {
 		var b gpucost.BillIdentity
-		err := db.scanCosts(ctx, gpucost.CostFilter{}, p.id, func(l *gpucost.CostLine) error { b.Add(l); return nil })
+		err := db.scanCosts(ctx, gpucost.CostFilter{}, imp.ID, func(l *gpucost.CostLine) error { b.Add(l); return nil })
 		if err == nil {
-			err = db.setIdentity(ctx, p.id, b.Key(p.format))
+			err = set(imp, &b)
 		}
 		if err != nil {
-			return fmt.Errorf("compute the bill identity of import %d (%s) in %s: %w", p.id, p.name, db.Path, err)
+			return fmt.Errorf("compute the bill %s of import %d (%s) in %s: %w", what, imp.ID, imp.Name, db.Path, err)
 		}
 	}
-	return db.backfillCoverage(ctx)
+	return nil
 }
 
 // setIdentity sets the identity of import id to key, or to none if another import has key.

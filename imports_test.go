@@ -35,6 +35,11 @@ var importRules = map[string][]string{
 	"internal/storeutil": {"."},
 	"queue/natsserver":   {"."},
 
+	// storeopen is the one place that knows the kinds of store a --db value names.
+	"internal/storeopen": {".", "postgres", "sqlite"},
+	// telemetry/source opens the collector a --source value names: the demo fleet among them.
+	"telemetry/source": {".", "demo", "telemetry/dcgm", "telemetry/nvidiasmi", "telemetry/nvml", "telemetry/promql"},
+
 	// server assembles gpucost serve from the packages its views, bill upload, budgets,
 	// alerts, write-ahead log and enforcer need; never cmd, the stores or the NATS server.
 	"server": {".", "agent", "analyze", "billing", "billing/billimport", "budget", "budget/alert", "catalog",

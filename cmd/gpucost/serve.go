@@ -6,12 +6,11 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/internal/storeopen"
 	"github.com/gpucost/gpucost/notify"
 	"github.com/gpucost/gpucost/server"
 	"github.com/gpucost/gpucost/telemetry"
@@ -60,7 +59,7 @@ func newServeCmd(e *env) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			ctx := cmd.Context()
-			if o.maxBill, err = parseSize(maxBill); err != nil {
+			if o.maxBill, err = server.ParseSize(maxBill); err != nil {
 				return gpucost.Errorf(gpucost.EInvalid, "--max-bill-size %q: %w", maxBill, err)
 			}
 			if err := o.security.load(); err != nil {
@@ -133,7 +132,7 @@ func (e *env) serverOptions(db storeDB, o serveOptions) (server.Options, error) 
 			return openObjectStore(ctx, e, url)
 		},
 		Now: e.now, Log: slog.New(slog.NewTextHandler(e.stderr, nil))}
-	if !isPostgresURL(e.dbPath) && e.dbPath != "" {
+	if !storeopen.IsPostgres(e.dbPath) && e.dbPath != "" {
 		so.StoreDir = filepath.Dir(e.dbPath)
 	}
 	return so, nil
@@ -192,24 +191,3 @@ address that fails --max-auth-failures logins or token checks is refused with 42
 makes the server believe its X-Forwarded-Proto (for Secure cookies) and X-Forwarded-For.
 
 SIGTERM or Ctrl-C finishes the requests in flight, writes what is held and exits 0.`
-
-// parseSize parses a size in bytes: 2GiB, 512MiB, 100MB, 4096.
-func parseSize(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		n      int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	for _, u := range units {
-		if n, ok := strings.CutSuffix(t, u.suffix); ok {
-			t, mult = strings.TrimSpace(n), u.n
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || !(v >= 1) || v*float64(mult) > 1<<50 {
-		return 0, fmt.Errorf("use a size such as 2GiB, 500MiB or 100MB")
-	}
-	return int64(v * float64(mult)), nil
-}

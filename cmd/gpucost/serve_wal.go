@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gpucost/gpucost/internal/storeopen"
 	"github.com/gpucost/gpucost/telemetry/wal"
 )
 
@@ -22,7 +23,7 @@ func (e *env) walDir(flag string, db storeDB) string {
 		return ""
 	case flag != "":
 		return flag
-	case !isPostgresURL(e.dbPath):
+	case !storeopen.IsPostgres(e.dbPath):
 		return ""
 	}
 	dataHome := e.getenv("XDG_DATA_HOME")

@@ -35,8 +35,8 @@ var importRules = map[string][]string{
 	"internal/storeutil": {"."},
 	"queue/natsserver":   {"."},
 
-	// storeopen is the one place that knows the kinds of store a --db value names.
-	"internal/storeopen": {".", "postgres", "sqlite"},
+	// storeopen is the one place that knows the kinds of store a --db, --store or --results value names.
+	"internal/storeopen": {".", "file", "postgres", "s3", "sqlite"},
 	// telemetry/source opens the collector a --source value names: the demo fleet among them.
 	"telemetry/source": {".", "demo", "telemetry/dcgm", "telemetry/nvidiasmi", "telemetry/nvml", "telemetry/promql"},
 

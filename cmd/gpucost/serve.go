@@ -14,6 +14,7 @@ import (
 	"github.com/gpucost/gpucost/notify"
 	"github.com/gpucost/gpucost/server"
 	"github.com/gpucost/gpucost/telemetry"
+	"github.com/gpucost/gpucost/telemetry/wal"
 	"github.com/spf13/cobra"
 )
 
@@ -191,3 +192,54 @@ address that fails --max-auth-failures logins or token checks is refused with 42
 makes the server believe its X-Forwarded-Proto (for Secure cookies) and X-Forwarded-For.
 
 SIGTERM or Ctrl-C finishes the requests in flight, writes what is held and exits 0.`
+
+// walOff is the --wal value that turns the write-ahead log off.
+const walOff = "off"
+
+// walDir returns the directory of the write-ahead log of pushed samples to db: --wal if given,
+// else beside the SQLite file (FILE.ingest-wal), or for PostgreSQL in the data directory, one
+// per database. It is "" with --wal off, and for a store that is neither.
+func (e *env) walDir(flag string, db storeDB) string {
+	if f := db.File(); f != "" && flag == "" {
+		return f + ".ingest-wal"
+	}
+	switch {
+	case flag == walOff:
+		return ""
+	case flag != "":
+		return flag
+	case !storeopen.IsPostgres(e.dbPath):
+		return ""
+	}
+	return wal.PostgresDir(e.dbPath, dataHome(e.getenv))
+}
+
+// serveSecurityOptions are gpucost serve's per-token rate limits, its throttle of failed
+// logins and token checks, TLS and the proxies it trusts: the flags, and what server makes of
+// them once load has checked them.
+type serveSecurityOptions struct {
+	flags server.SecuritySettings
+	sec   *server.Security // by load; nil (a serveSecurityOptions not from flags) keeps the server's defaults
+}
+
+func (o *serveSecurityOptions) add(cmd *cobra.Command) {
+	f, s := cmd.Flags(), &o.flags
+	f.Float64Var(&s.IngestRate, "ingest-rate", httpapi.DefaultIngestRate, "samples a second each token may push, sustained (0: no limit); past it POST /api/v1/samples answers 429")
+	f.IntVar(&s.IngestBurst, "ingest-burst", httpapi.DefaultIngestBurst, "samples each token may push at once above --ingest-rate")
+	f.Float64Var(&s.BillRate, "bill-rate", httpapi.DefaultBillRate, "bill uploads an hour each token may make, sustained (0: no limit)")
+	f.IntVar(&s.BillBurst, "bill-burst", httpapi.DefaultBillBurst, "bill uploads each token may make at once above --bill-rate")
+	f.IntVar(&s.AuthFailures, "max-auth-failures", httpapi.DefaultAuthFailures, fmt.Sprintf(
+		"failed logins and token checks a source address may make before it must wait, one more every %v (0: no throttle)", httpapi.DefaultAuthFailureRefill))
+	f.StringVar(&s.TLSCert, "tls-cert", "", "serve HTTPS with this PEM certificate chain (with --tls-key)")
+	f.StringVar(&s.TLSKey, "tls-key", "", "the PEM private key of --tls-cert")
+	f.StringVar(&s.TrustedProxies, "trusted-proxy", "", "CIDR[,CIDR] of proxies whose X-Forwarded-Proto and X-Forwarded-For are believed (a TLS-terminating load balancer)")
+}
+
+// load checks the flags and reads the TLS files (server.SecuritySettings.Security).
+func (o *serveSecurityOptions) load() (err error) {
+	o.sec, err = o.flags.Security()
+	return err
+}
+
+// security is what the server gets: nil before load, the server's defaults.
+func (o *serveSecurityOptions) security() *server.Security { return o.sec }

@@ -72,3 +72,9 @@ func (e *env) rollupWriter(ctx context.Context, db storeDB) (*telemetry.Writer, 
 	}
 	return &telemetry.Writer{Store: db, IdleBelow: idle, Now: e.now}, nil
 }
+
+// openObjectStore opens the object store a --store or --results flag names, with the AWS
+// settings of the command's environment (storeopen.Objects).
+func openObjectStore(ctx context.Context, e *env, url string) (gpucost.ObjectStore, error) {
+	return storeopen.Objects(ctx, url, e.getenv)
+}

@@ -25,7 +25,7 @@ var importRules = map[string][]string{
 	"analyze":  {"."},
 	"plan":     {"."},
 	"fleet":    {".", "analyze", "catalog", "recommend"},
-	"query":    {".", "analyze", "catalog", "fleet", "recommend"},
+	"query":    {".", "analyze", "catalog", "fleet", "plan", "recommend"},
 	"catalog":  {"."},
 	"queue":    {"."},
 	"notify":   {"."},

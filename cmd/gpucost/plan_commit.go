@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/catalog"
@@ -114,8 +113,8 @@ func (e *env) planCommit(ctx context.Context, c *commitFlags) (result, error) {
 	return shown(present.Commit)(plan.Commit(in))
 }
 
-// storeUsage returns the on-demand dollars of GPU time per hour over the period: every GPU-hour
-// of telemetry at its model's catalog price.
+// storeUsage returns the on-demand dollars of GPU time per hour over the period since
+// (query.Report.UsageByHour).
 func (e *env) storeUsage(ctx context.Context, since string) ([]float64, error) {
 	f := reportFlags{period: period{since: since}, provider: "aws"}
 	rc, err := f.open(ctx, e)
@@ -123,13 +122,7 @@ func (e *env) storeUsage(ctx context.Context, since string) ([]float64, error) {
 		return nil, err
 	}
 	defer rc.close()
-	price := rc.Pricer()
-	u := plan.NewUsageByHour(rc.Period.Start, rc.Period.End)
-	err = rc.Scan(ctx, time.Hour, func(r *gpucost.Rollup) {
-		if p, ok := price(r.Series); ok {
-			u.Add(r, p)
-		}
-	})
+	u, err := rc.UsageByHour(ctx)
 	return u.Dollars, err
 }
 

@@ -71,14 +71,8 @@ func newServeCmd(e *env) *cobra.Command {
 					return err
 				}
 			}
-			if o.targetsFile != "" {
-				var warnings []string
-				if o.targets, warnings, err = readTargets(o.targetsFile, e.getenv); err != nil {
-					return err
-				}
-				for _, w := range warnings {
-					fmt.Fprintln(e.stderr, "gpucost: warning:", w)
-				}
+			if o.targets, err = e.loadTargets(o.targetsFile); err != nil {
+				return err
 			}
 			db, err := e.openDB(ctx)
 			if err != nil {

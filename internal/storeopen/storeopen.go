@@ -76,3 +76,13 @@ func Missing(name string) bool {
 	_, err := os.Stat(f)
 	return err != nil
 }
+
+// Remove deletes the store name gives so that the next Open starts empty: the SQLite file
+// with its -wal and -shm (sqlite.Remove). A PostgreSQL database is left alone: dropping one
+// is for its administrator.
+func Remove(name string) error {
+	if IsPostgres(name) {
+		return nil
+	}
+	return sqlite.Remove(File(name))
+}

@@ -86,3 +86,24 @@ func TestOpenRefuses(t *testing.T) {
 		t.Errorf("Missing(postgres URL) = true; only a SQLite file can be missing")
 	}
 }
+
+// TestRemove checks that Remove deletes the SQLite file a sqlite: name gives, so the next
+// Open starts empty, and leaves a PostgreSQL URL alone.
+func TestRemove(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "g.db")
+	db, err := Open(ctx, "sqlite:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if err := Remove("sqlite:" + path); err != nil {
+		t.Fatalf("Remove(sqlite:%s) = %v", path, err)
+	}
+	if !Missing(path) {
+		t.Errorf("after Remove(sqlite:%s) the file is still there", path)
+	}
+	if err := Remove("postgres://u@127.0.0.1:1/db"); err != nil {
+		t.Errorf("Remove(postgres URL) = %v; want nothing done", err)
+	}
+}

@@ -187,25 +187,13 @@ makes the server believe its X-Forwarded-Proto (for Secure cookies) and X-Forwar
 
 SIGTERM or Ctrl-C finishes the requests in flight, writes what is held and exits 0.`
 
-// walOff is the --wal value that turns the write-ahead log off.
-const walOff = "off"
-
-// walDir returns the directory of the write-ahead log of pushed samples to db: --wal if given,
-// else beside the SQLite file (FILE.ingest-wal), or for PostgreSQL in the data directory, one
-// per database. It is "" with --wal off, and for a store that is neither.
+// walDir returns the folder of the write-ahead log of samples pushed to db (wal.Dir).
 func (e *env) walDir(flag string, db storeDB) string {
-	if f := db.File(); f != "" && flag == "" {
-		return f + ".ingest-wal"
+	var postgresURL string
+	if storeopen.IsPostgres(e.dbPath) {
+		postgresURL = e.dbPath
 	}
-	switch {
-	case flag == walOff:
-		return ""
-	case flag != "":
-		return flag
-	case !storeopen.IsPostgres(e.dbPath):
-		return ""
-	}
-	return wal.PostgresDir(e.dbPath, dataHome(e.getenv))
+	return wal.Dir(flag, db.File(), postgresURL, dataHome(e.getenv))
 }
 
 // serveSecurityOptions are gpucost serve's per-token rate limits, its throttle of failed

@@ -25,7 +25,7 @@ var importRules = map[string][]string{
 	"analyze":  {"."},
 	"plan":     {"."},
 	"fleet":    {".", "analyze", "catalog", "recommend"},
-	"query":    {".", "analyze", "catalog", "fleet", "recommend"},
+	"query":    {".", "analyze", "catalog", "fleet", "plan", "recommend"},
 	"catalog":  {"."},
 	"queue":    {"."},
 	"notify":   {"."},
@@ -34,6 +34,11 @@ var importRules = map[string][]string{
 
 	"internal/storeutil": {"."},
 	"queue/natsserver":   {"."},
+
+	// storeopen is the one place that knows the kinds of store a --db, --store or --results value names.
+	"internal/storeopen": {".", "file", "postgres", "s3", "sqlite"},
+	// telemetry/source opens the collector a --source value names: the demo fleet among them.
+	"telemetry/source": {".", "demo", "telemetry/dcgm", "telemetry/nvidiasmi", "telemetry/nvml", "telemetry/promql"},
 
 	// server assembles gpucost serve from the packages its views, bill upload, budgets,
 	// alerts, write-ahead log and enforcer need; never cmd, the stores or the NATS server.

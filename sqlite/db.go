@@ -59,6 +59,18 @@ var _ gpucost.Store = (*DB)(nil)
 // Close closes the database.
 func (db *DB) Close() error { return db.sql.Close() }
 
+// Remove deletes the database file at path with its write-ahead log and shared-memory index
+// (path-wal, path-shm), so the next Open starts empty. Files that are not there are no error;
+// the database must not be open.
+func Remove(path string) error {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(path + suffix); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	return nil
+}
+
 // Name returns the database file's path, for messages.
 func (db *DB) Name() string { return db.Path }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpucost/gpucost/agent"
 	"github.com/gpucost/gpucost/telemetry"
+	"github.com/gpucost/gpucost/telemetry/source"
 	"github.com/spf13/cobra"
 )
 
@@ -39,7 +40,7 @@ and sent when it is back.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			log := slog.New(slog.NewTextHandler(e.stderr, nil))
-			s, err := e.openSource(src, interval, log)
+			s, err := source.Open(src, source.Options{Interval: interval, Now: e.now, Log: log})
 			if err != nil {
 				return err
 			}
@@ -50,13 +51,13 @@ and sent when it is back.`,
 			}
 			defer closeSink()
 			a := &agent.Agent{Source: s, Sink: sink, Interval: interval, FlushEvery: flush, Log: log}
-			log.Info("agent started", "source", s.name, "interval", interval.String(), "to", where)
+			log.Info("agent started", "source", s.Name, "interval", interval.String(), "to", where)
 			err = a.Run(ctx)
 			log.Info("agent stopped", "polls", a.Stats.Polls, "samples", a.Stats.Samples, "source_failures", a.Stats.Failures)
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&src, "source", "auto", sourceHelp)
+	cmd.Flags().StringVar(&src, "source", "auto", source.Help)
 	cmd.Flags().DurationVar(&interval, "interval", 10*time.Second, "time between samples")
 	cmd.Flags().DurationVar(&flush, "flush", time.Minute, "time between writes to the store")
 	cmd.Flags().StringVar(&server, "server", "", "push samples to this gpucost server (URL) instead of writing --db")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
@@ -123,9 +122,6 @@ func checkLimit(n int) error {
 	}
 	return nil
 }
-
-// statuses evaluates every budget at now, for the dashboard's views.
-func (sp *budgetSpend) statuses(now time.Time) []budget.Status { return sp.Statuses(now) }
 
 // notes says what the reader should know about the spend (present.BudgetSpendNotes).
 func (sp *budgetSpend) notes() []string { return present.BudgetSpendNotes(sp.Spend, sp.noStore) }

@@ -126,6 +126,22 @@ func readTargets(path string, getenv func(string) string) (map[string]notify.Tar
 	return targets, warnings, nil
 }
 
+// loadTargets reads a notification targets file (none without a path) and prints its
+// warnings, such as a secret's variable that is not set.
+func (e *env) loadTargets(path string) (map[string]notify.Target, error) {
+	if path == "" {
+		return nil, nil
+	}
+	targets, warnings, err := readTargets(path, e.getenv)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(e.stderr, "gpucost: warning:", w)
+	}
+	return targets, nil
+}
+
 // deliverAlerts settles each alert: already delivered per the store's log, would send (dry
 // run), or sent and recorded in the log. A dry run without a store opens none.
 func (e *env) deliverAlerts(ctx context.Context, o budgetCheckOpts, noStore bool, targets map[string]notify.Target, alerts []*alert.Outcome) error {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/demo"
 	"github.com/gpucost/gpucost/fleet"
+	"github.com/gpucost/gpucost/internal/storeopen"
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
@@ -80,10 +80,8 @@ A store that already holds the demo fleet is reused unless --fresh.`,
 // unless the store holds them already.
 func (e *env) loadDemo(ctx context.Context, end time.Time, days int, fresh bool) error {
 	if fresh {
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			if err := os.Remove(e.dbPath + suffix); err != nil && !os.IsNotExist(err) {
-				return err
-			}
+		if err := storeopen.Remove(e.dbPath); err != nil {
+			return err
 		}
 	}
 	return e.withStore(ctx, func(db storeDB) error {

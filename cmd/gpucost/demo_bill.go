@@ -9,13 +9,14 @@ import (
 
 	"github.com/gpucost/gpucost/billing/billimport"
 	"github.com/gpucost/gpucost/demo"
+	"github.com/gpucost/gpucost/internal/storeopen"
 )
 
 // demoFiles are where the demo writes the files people open: beside a SQLite store, and in the
 // temporary folder for a PostgreSQL one.
 func (e *env) demoFiles() demo.Files {
 	base := strings.TrimSuffix(e.dbPath, filepath.Ext(e.dbPath))
-	if isPostgresURL(e.dbPath) {
+	if storeopen.IsPostgres(e.dbPath) {
 		base = filepath.Join(os.TempDir(), "gpucost-demo")
 	}
 	return demo.FilesAt(base)

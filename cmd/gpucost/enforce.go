@@ -6,7 +6,6 @@ import (
 
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/enforce"
-	"github.com/gpucost/gpucost/notify"
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
@@ -94,15 +93,9 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 	if err != nil {
 		return err
 	}
-	var targets map[string]notify.Target
-	if o.targets != "" {
-		var warnings []string
-		if targets, warnings, err = readTargets(o.targets, e.getenv); err != nil {
-			return err
-		}
-		for _, w := range warnings {
-			fmt.Fprintln(e.stderr, "gpucost: warning:", w)
-		}
+	targets, err := e.loadTargets(o.targets)
+	if err != nil {
+		return err
 	}
 	if err := enforce.CheckTargets(policies, targets, o.targets, o.apply); err != nil {
 		return err

@@ -43,6 +43,3 @@ func (e *env) progress(max int64, desc string, bytes bool) *progressbar.Progress
 		progressbar.OptionSetVisibility(visible), progressbar.OptionThrottle(200*time.Millisecond),
 		progressbar.OptionClearOnFinish())
 }
-
-// sparkline draws percentages as block characters (present.Sparkline).
-func sparkline(values []float64, width int) string { return present.Sparkline(values, width) }

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -208,3 +211,21 @@ log is refused unless --sort.
 --spot-share runs that share of replicas on spot, interrupted at --interruption-rate per replica
 with the provider's notice, replaced on demand (--spot-fallback); the table adds the same policy
 all on-demand for comparison.`
+
+// writeAutoscaleChart writes the chart of the runs (present.AutoscaleChart) to name, as PNG or
+// SVG by its extension, which autoscaleFlags.options checked.
+func writeAutoscaleChart(name string, o plan.AutoscaleOptions, runs []plan.AutoscaleResult) error {
+	c := present.AutoscaleChart(o, runs)
+	var b bytes.Buffer
+	write := c.SVG
+	if strings.ToLower(filepath.Ext(name)) == ".png" {
+		write = c.PNG
+	}
+	if err := write(&b); err != nil {
+		return fmt.Errorf("draw chart %s: %w", name, err)
+	}
+	if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+		return gpucost.Errorf(gpucost.EInvalid, "--chart %s: %w", name, err)
+	}
+	return nil
+}

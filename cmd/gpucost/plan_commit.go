@@ -3,9 +3,10 @@ package main
 import (
 	"cmp"
 	"context"
-	"time"
+	"fmt"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/plan/planfile"
 	"github.com/gpucost/gpucost/present"
@@ -112,8 +113,8 @@ func (e *env) planCommit(ctx context.Context, c *commitFlags) (result, error) {
 	return shown(present.Commit)(plan.Commit(in))
 }
 
-// storeUsage returns the on-demand dollars of GPU time per hour over the period: every GPU-hour
-// of telemetry at its model's catalog price.
+// storeUsage returns the on-demand dollars of GPU time per hour over the period
+// (query.Report.UsageByHour).
 func (e *env) storeUsage(ctx context.Context, window period) ([]float64, error) {
 	f := reportFlags{period: window, provider: "aws"}
 	rc, err := f.open(ctx, e)
@@ -121,13 +122,7 @@ func (e *env) storeUsage(ctx context.Context, window period) ([]float64, error) 
 		return nil, err
 	}
 	defer rc.close()
-	price := rc.Pricer()
-	u := plan.NewUsageByHour(rc.Period.Start, rc.Period.End)
-	err = rc.Scan(ctx, time.Hour, func(r *gpucost.Rollup) {
-		if p, ok := price(r.Series); ok {
-			u.Add(r, p)
-		}
-	})
+	u, err := rc.UsageByHour(ctx)
 	return u.Dollars, err
 }
 
@@ -156,3 +151,34 @@ func newPlanROICmd(e *env) *cobra.Command {
 	cmd.Flags().IntVar(&in.HoursPerMonth, "hours", plan.HoursPerMonth, "hours a month")
 	return cmd
 }
+
+// applyGCPCUD sets in.Discount from the catalog's GCP committed-use price of spec, a machine
+// type and region ("a3-highgpu-8g/us-central1"), for in.Term (catalog.Commitment). It says on
+// stderr which prices it used. An empty spec changes nothing; with --discount too it is an error.
+func (e *env) applyGCPCUD(ctx context.Context, spec string, in *plan.CommitInput) error {
+	if spec == "" {
+		return nil
+	}
+	if in.Discount != 0 {
+		return gpucost.Errorf(gpucost.EInvalid, "--gcp-cud and --discount both give the discount: keep one")
+	}
+	machine, region, err := catalog.ParseMachineRegion(spec)
+	if err != nil {
+		return gpucost.Errorf(gpucost.EInvalid, "--gcp-cud %w", err)
+	}
+	c, err := e.loadCatalog(ctx)
+	if err != nil {
+		return err
+	}
+	commit, err := c.Commitment(machine, region, cmp.Or(string(in.Term), string(plan.Term1Year)))
+	if err != nil {
+		return err
+	}
+	in.Discount = commit.Discount()
+	fmt.Fprintf(e.stderr, "gpucost: GCP %s committed-use price of %s in %s: %s/h against %s/h on-demand (%s): discount %.1f%%\n",
+		commit.Term, machine, region, commit.Price.Fixed(4), commit.OnDemand.Fixed(4), gcpPricingSource, 100*in.Discount)
+	return nil
+}
+
+// gcpPricingSource names where GCP committed-use prices come from, for messages.
+const gcpPricingSource = "bundled pricing.yml, gpucost catalog issues --provider gcp"

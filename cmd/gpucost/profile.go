@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/profile"
+	"github.com/gpucost/gpucost/telemetry/source"
 	"github.com/spf13/cobra"
 )
 
@@ -32,14 +33,14 @@ It exits with CMD's exit code.`,
 			}
 			ctx := cmd.Context()
 			log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-			s, err := e.openSource(src, interval, log)
+			s, err := source.Open(src, source.Options{Interval: interval, Now: e.now, Log: log})
 			if err != nil {
 				return err
 			}
 			defer s.Close()
 			child := exec.Command(args[0], args[1:]...)
 			child.Stdin, child.Stdout, child.Stderr = e.stdin, e.stdout, e.stderr
-			p := &profile.Profiler{Source: s, Interval: interval, Processes: s.processes}
+			p := &profile.Profiler{Source: s, Interval: interval, Processes: s.Processes}
 			res, err := p.Run(ctx, child)
 			if err != nil {
 				return err
@@ -53,7 +54,7 @@ It exits with CMD's exit code.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&src, "source", "auto", sourceHelp)
+	cmd.Flags().StringVar(&src, "source", "auto", source.Help)
 	cmd.Flags().DurationVar(&interval, "interval", time.Second, "time between samples")
 	return cmd
 }

@@ -176,15 +176,19 @@ func defaultDBPath(getenv func(string) string) string {
 	if p := getenv("GPUCOST_DB"); p != "" {
 		return p
 	}
-	dir := getenv("XDG_DATA_HOME")
-	if dir == "" {
-		home := getenv("HOME")
-		if home == "" {
-			home, _ = os.UserHomeDir()
-		}
-		dir = filepath.Join(home, ".local", "share")
+	return filepath.Join(dataHome(getenv), "gpucost", "gpucost.db")
+}
+
+// dataHome returns $XDG_DATA_HOME, else ~/.local/share.
+func dataHome(getenv func(string) string) string {
+	if dir := getenv("XDG_DATA_HOME"); dir != "" {
+		return dir
 	}
-	return filepath.Join(dir, "gpucost", "gpucost.db")
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, ".local", "share")
 }
 
 // version is set by the linker: -ldflags "-X main.version=v0.1.0".

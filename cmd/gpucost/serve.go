@@ -6,15 +6,15 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/internal/storeopen"
 	"github.com/gpucost/gpucost/notify"
 	"github.com/gpucost/gpucost/server"
 	"github.com/gpucost/gpucost/telemetry"
+	"github.com/gpucost/gpucost/telemetry/wal"
 	"github.com/spf13/cobra"
 )
 
@@ -60,7 +60,7 @@ func newServeCmd(e *env) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			ctx := cmd.Context()
-			if o.maxBill, err = parseSize(maxBill); err != nil {
+			if o.maxBill, err = server.ParseSize(maxBill); err != nil {
 				return gpucost.Errorf(gpucost.EInvalid, "--max-bill-size %q: %w", maxBill, err)
 			}
 			if err := o.security.load(); err != nil {
@@ -71,14 +71,8 @@ func newServeCmd(e *env) *cobra.Command {
 					return err
 				}
 			}
-			if o.targetsFile != "" {
-				var warnings []string
-				if o.targets, warnings, err = readTargets(o.targetsFile, e.getenv); err != nil {
-					return err
-				}
-				for _, w := range warnings {
-					fmt.Fprintln(e.stderr, "gpucost: warning:", w)
-				}
+			if o.targets, err = e.loadTargets(o.targetsFile); err != nil {
+				return err
 			}
 			db, err := e.openDB(ctx)
 			if err != nil {
@@ -133,7 +127,7 @@ func (e *env) serverOptions(db storeDB, o serveOptions) (server.Options, error) 
 			return openObjectStore(ctx, e, url)
 		},
 		Now: e.now, Log: slog.New(slog.NewTextHandler(e.stderr, nil))}
-	if !isPostgresURL(e.dbPath) && e.dbPath != "" {
+	if !storeopen.IsPostgres(e.dbPath) && e.dbPath != "" {
 		so.StoreDir = filepath.Dir(e.dbPath)
 	}
 	return so, nil
@@ -193,23 +187,41 @@ makes the server believe its X-Forwarded-Proto (for Secure cookies) and X-Forwar
 
 SIGTERM or Ctrl-C finishes the requests in flight, writes what is held and exits 0.`
 
-// parseSize parses a size in bytes: 2GiB, 512MiB, 100MB, 4096.
-func parseSize(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		n      int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	for _, u := range units {
-		if n, ok := strings.CutSuffix(t, u.suffix); ok {
-			t, mult = strings.TrimSpace(n), u.n
-			break
-		}
+// walDir returns the folder of the write-ahead log of samples pushed to db (wal.Dir).
+func (e *env) walDir(flag string, db storeDB) string {
+	var postgresURL string
+	if storeopen.IsPostgres(e.dbPath) {
+		postgresURL = e.dbPath
 	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || !(v >= 1) || v*float64(mult) > 1<<50 {
-		return 0, fmt.Errorf("use a size such as 2GiB, 500MiB or 100MB")
-	}
-	return int64(v * float64(mult)), nil
+	return wal.Dir(flag, db.File(), postgresURL, dataHome(e.getenv))
 }
+
+// serveSecurityOptions are gpucost serve's per-token rate limits, its throttle of failed
+// logins and token checks, TLS and the proxies it trusts: the flags, and what server makes of
+// them once load has checked them.
+type serveSecurityOptions struct {
+	flags server.SecuritySettings
+	sec   *server.Security // by load; nil (a serveSecurityOptions not from flags) keeps the server's defaults
+}
+
+func (o *serveSecurityOptions) add(cmd *cobra.Command) {
+	f, s := cmd.Flags(), &o.flags
+	f.Float64Var(&s.IngestRate, "ingest-rate", httpapi.DefaultIngestRate, "samples a second each token may push, sustained (0: no limit); past it POST /api/v1/samples answers 429")
+	f.IntVar(&s.IngestBurst, "ingest-burst", httpapi.DefaultIngestBurst, "samples each token may push at once above --ingest-rate")
+	f.Float64Var(&s.BillRate, "bill-rate", httpapi.DefaultBillRate, "bill uploads an hour each token may make, sustained (0: no limit)")
+	f.IntVar(&s.BillBurst, "bill-burst", httpapi.DefaultBillBurst, "bill uploads each token may make at once above --bill-rate")
+	f.IntVar(&s.AuthFailures, "max-auth-failures", httpapi.DefaultAuthFailures, fmt.Sprintf(
+		"failed logins and token checks a source address may make before it must wait, one more every %v (0: no throttle)", httpapi.DefaultAuthFailureRefill))
+	f.StringVar(&s.TLSCert, "tls-cert", "", "serve HTTPS with this PEM certificate chain (with --tls-key)")
+	f.StringVar(&s.TLSKey, "tls-key", "", "the PEM private key of --tls-cert")
+	f.StringVar(&s.TrustedProxies, "trusted-proxy", "", "CIDR[,CIDR] of proxies whose X-Forwarded-Proto and X-Forwarded-For are believed (a TLS-terminating load balancer)")
+}
+
+// load checks the flags and reads the TLS files (server.SecuritySettings.Security).
+func (o *serveSecurityOptions) load() (err error) {
+	o.sec, err = o.flags.Security()
+	return err
+}
+
+// security is what the server gets: nil before load, the server's defaults.
+func (o *serveSecurityOptions) security() *server.Security { return o.sec }

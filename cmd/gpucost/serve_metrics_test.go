@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/internal/storeopen"
 	"github.com/gpucost/gpucost/server"
 	"github.com/gpucost/gpucost/sqlite"
 	dto "github.com/prometheus/client_model/go"
@@ -219,7 +220,7 @@ func BenchmarkFleetMetrics(b *testing.B) {
 
 // storeFleetMetrics opens the store at path and computes its /metrics fleet series at now.
 func storeFleetMetrics(ctx context.Context, path string, now time.Time) (httpapi.FleetMetrics, error) {
-	st, _, err := openStore(ctx, path)
+	st, err := storeopen.Open(ctx, path)
 	if err != nil {
 		return httpapi.FleetMetrics{}, err
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/server"
 )
 
 func TestServeSecurityFlagsRefused(t *testing.T) {
@@ -40,41 +41,14 @@ func TestServeSecurityFlagsRefused(t *testing.T) {
 	}
 }
 
-// TestServeSecurityOptions checks what the flags give the server: the limits, a second per
-// token, 0 turning one off, and the proxies; server's TestSecurityApplied checks how it sets them.
-func TestServeSecurityOptions(t *testing.T) {
-	o := serveSecurityOptions{ingestRate: 100, ingestBurst: httpapi.MaxSamplesPerRequest, billRate: 7200, billBurst: 3,
-		authFailures: 0, trustedProxy: "10.0.0.0/8"}
-	if err := o.load(); err != nil {
-		t.Fatal(err)
-	}
-	sec := o.security()
-	if sec == nil {
-		t.Fatal("security() = nil after load; want the flags' settings")
-	}
-	if sec.IngestLimit != (httpapi.Limit{Rate: 100, Burst: httpapi.MaxSamplesPerRequest}) || sec.BillLimit != (httpapi.Limit{Rate: 2, Burst: 3}) {
-		t.Errorf("limits = %+v, %+v; want 100/s burst %d, 2/s burst 3", sec.IngestLimit, sec.BillLimit, httpapi.MaxSamplesPerRequest)
-	}
-	if sec.AuthFailures >= 0 {
-		t.Errorf("auth failures = %d; want the throttle off (--max-auth-failures 0)", sec.AuthFailures)
-	}
-	if len(sec.TrustedProxies) != 1 || sec.TLS != nil {
-		t.Errorf("proxies %v, TLS %v; want 10.0.0.0/8 and plain HTTP", sec.TrustedProxies, sec.TLS)
-	}
-	var zero serveSecurityOptions // not from flags, as tests and the demo build serveOptions
-	if s := zero.security(); s != nil {
-		t.Errorf("zero options: security() = %+v; want nil, the server's defaults", s)
-	}
-}
-
 // TestServeTLSEndToEnd runs gpucost serve with --tls-cert and --tls-key of a certificate made
 // here and fetches the login page over HTTPS: its cookie is Secure.
 func TestServeTLSEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile, roots := testCertificate(t, dir)
 	o := serveOptions{flush: time.Second, viewsEvery: defaultViewsEvery}
-	o.security = serveSecurityOptions{tlsCert: certFile, tlsKey: keyFile, ingestRate: httpapi.DefaultIngestRate,
-		ingestBurst: httpapi.DefaultIngestBurst, authFailures: httpapi.DefaultAuthFailures}
+	o.security.flags = server.SecuritySettings{TLSCert: certFile, TLSKey: keyFile, IngestRate: httpapi.DefaultIngestRate,
+		IngestBurst: httpapi.DefaultIngestBurst, AuthFailures: httpapi.DefaultAuthFailures}
 	if err := o.security.load(); err != nil {
 		t.Fatal(err)
 	}

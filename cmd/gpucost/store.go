@@ -2,16 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
-	"os"
-	"strings"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/postgres"
+	"github.com/gpucost/gpucost/internal/storeopen"
 	"github.com/gpucost/gpucost/query"
-	"github.com/gpucost/gpucost/sqlite"
 	"github.com/gpucost/gpucost/telemetry"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // storeDB is the store --db names, under the name the commands use: the whole gpucost.Store,
@@ -21,65 +16,18 @@ type storeDB = gpucost.Store
 // settingStore is the store's settings, under the name the commands use.
 type settingStore = gpucost.SettingStore
 
-// openStore opens the store db names: a postgres:// or postgresql:// URL opens the PostgreSQL
-// store; a file path, or a file: or sqlite:// URL, the SQLite store. It is the one place that
-// knows the kinds of store; it returns the SQLite file's path without its scheme, or the URL.
-func openStore(ctx context.Context, db string) (gpucost.Store, string, error) {
-	if isPostgresURL(db) {
-		s, err := postgres.Open(ctx, db)
-		if ce := (*pgconn.ConnectError)(nil); errors.As(err, &ce) {
-			return nil, db, gpucost.Errorf(gpucost.EUnavailable, "%w; check that PostgreSQL runs there and the --db URL's host, port, user, password and database", err)
-		}
-		if err != nil {
-			return nil, db, err
-		}
-		return s, db, nil
-	}
-	path := storeFile(db)
-	if scheme, _, ok := strings.Cut(path, "://"); ok {
-		return nil, db, gpucost.Errorf(gpucost.EInvalid, "--db %s: %s stores are not supported; use a SQLite file path or a postgres:// URL", db, scheme)
-	}
-	s, err := sqlite.Open(ctx, path)
-	if err != nil {
-		return nil, path, err
-	}
-	return s, path, nil
-}
-
-// isPostgresURL reports whether --db names a PostgreSQL database rather than a SQLite file.
-func isPostgresURL(db string) bool {
-	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
-}
-
-// storeFile returns the file a --db value names, without a sqlite: or file: prefix.
-func storeFile(db string) string {
-	for _, prefix := range []string{"sqlite://", "sqlite:", "file://", "file:"} {
-		if p, ok := strings.CutPrefix(db, prefix); ok {
-			return p
-		}
-	}
-	return db
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
 // noStoreYet reports whether --db names a SQLite file that does not exist yet: a command that
 // only reads has nothing to show then, and must not create the file.
-func (e *env) noStoreYet() bool {
-	fl := storeFile(e.dbPath)
-	return !strings.Contains(fl, "://") && !fileExists(fl)
-}
+func (e *env) noStoreYet() bool { return storeopen.Missing(e.dbPath) }
 
-// openDB opens the store named by --db (see openStore).
+// openDB opens the store named by --db (package storeopen knows the kinds), and keeps in
+// e.dbPath where it lives: the SQLite file without its scheme, or the PostgreSQL URL.
 func (e *env) openDB(ctx context.Context) (storeDB, error) {
-	db, path, err := openStore(ctx, e.dbPath)
+	db, err := storeopen.Open(ctx, e.dbPath)
 	if err != nil {
 		return nil, err
 	}
-	e.dbPath = path
+	e.dbPath = storeopen.Path(e.dbPath)
 	return db, nil
 }
 
@@ -123,4 +71,10 @@ func (e *env) rollupWriter(ctx context.Context, db storeDB) (*telemetry.Writer, 
 		return nil, err
 	}
 	return &telemetry.Writer{Store: db, IdleBelow: idle, Now: e.now}, nil
+}
+
+// openObjectStore opens the object store a --store or --results flag names, with the AWS
+// settings of the command's environment (storeopen.Objects).
+func openObjectStore(ctx context.Context, e *env, url string) (gpucost.ObjectStore, error) {
+	return storeopen.Objects(ctx, url, e.getenv)
 }

@@ -27,3 +27,22 @@ func TestPostgresDir(t *testing.T) {
 		}
 	}
 }
+
+func TestDir(t *testing.T) {
+	pg := "postgres://gpucost@db:5432/gpucost"
+	for _, c := range []struct {
+		name, flag, file, postgres, want string
+	}{
+		{"beside the SQLite file", "", "/var/lib/g.db", "", "/var/lib/g.db.ingest-wal"},
+		{"given for SQLite", "/wal", "/var/lib/g.db", "", "/wal"},
+		{"off for SQLite", Off, "/var/lib/g.db", "", ""},
+		{"PostgreSQL by default", "", "", pg, PostgresDir(pg, "/data")},
+		{"given for PostgreSQL", "/wal", "", pg, "/wal"},
+		{"off for PostgreSQL", Off, "", pg, ""},
+		{"a store that is neither", "", "", "", ""},
+	} {
+		if got := Dir(c.flag, c.file, c.postgres, "/data"); got != c.want {
+			t.Errorf("%s: Dir(%q, %q, %q, /data) = %q, want %q", c.name, c.flag, c.file, c.postgres, got, c.want)
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package main
+package storeopen
 
 import (
 	"context"
@@ -9,16 +9,16 @@ import (
 	"github.com/gpucost/gpucost/s3"
 )
 
-// openObjectStore opens the object store a --store or --results flag names: s3://BUCKET/PREFIX,
+// Objects opens the object store url names (a --store or --results value): s3://BUCKET/PREFIX,
 // file://PATH or a bare directory path. For S3 the endpoint, region and credentials come from
-// the AWS environment variables (s3.ConfigFromEnv). An S3 store is checked at once, so an
-// unreachable one fails here with EUnavailable.
-func openObjectStore(ctx context.Context, e *env, url string) (gpucost.ObjectStore, error) {
+// the AWS environment variables getenv reads (s3.ConfigFromEnv). An S3 store is checked at
+// once, so an unreachable one fails here with gpucost.EUnavailable.
+func Objects(ctx context.Context, url string, getenv func(string) string) (gpucost.ObjectStore, error) {
 	switch {
 	case url == "":
 		return nil, gpucost.Errorf(gpucost.EInvalid, "no object store given; use s3://BUCKET/PREFIX, file://PATH or a directory")
 	case strings.HasPrefix(url, "s3://"):
-		cfg, err := s3.ConfigFromEnv(url, e.getenv)
+		cfg, err := s3.ConfigFromEnv(url, getenv)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package main
+package storeopen
 
 import (
 	"bytes"
@@ -13,37 +13,38 @@ import (
 	"github.com/gpucost/gpucost/s3/s3test"
 )
 
-func storeEnv(vars map[string]string) *env {
-	return &env{getenv: func(k string) string { return vars[k] }}
+// getenv reads vars as the environment.
+func getenv(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
 }
 
-func TestOpenObjectStoreFile(t *testing.T) {
+func TestObjectsFile(t *testing.T) {
 	ctx := context.Background()
 	for _, url := range []string{"file://" + t.TempDir(), filepath.Join(t.TempDir(), "bare")} {
-		s, err := openObjectStore(ctx, storeEnv(nil), url)
+		s, err := Objects(ctx, url, getenv(nil))
 		if err != nil {
-			t.Fatalf("openObjectStore(%q) = %v", url, err)
+			t.Fatalf("Objects(%q) = %v", url, err)
 		}
 		roundTrip(t, s)
 	}
 }
 
-func TestOpenObjectStoreS3(t *testing.T) {
+func TestObjectsS3(t *testing.T) {
 	endpoint, bucket := s3test.StartFake(t)
 	vars := map[string]string{"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": s3test.AccessKey, "AWS_SECRET_ACCESS_KEY": s3test.SecretKey}
-	s, err := openObjectStore(context.Background(), storeEnv(vars), "s3://"+bucket+"/jobs/a")
+	s, err := Objects(context.Background(), "s3://"+bucket+"/jobs/a", getenv(vars))
 	if err != nil {
-		t.Fatalf("openObjectStore(s3://%s/jobs/a) = %v", bucket, err)
+		t.Fatalf("Objects(s3://%s/jobs/a) = %v", bucket, err)
 	}
 	roundTrip(t, s)
 	vars["AWS_ENDPOINT_URL_S3"] = endpoint // the S3-specific variable wins over a bad general one
 	vars["AWS_ENDPOINT_URL"] = "http://127.0.0.1:1"
-	if _, err := openObjectStore(context.Background(), storeEnv(vars), "s3://"+bucket); err != nil {
+	if _, err := Objects(context.Background(), "s3://"+bucket, getenv(vars)); err != nil {
 		t.Errorf("AWS_ENDPOINT_URL_S3 not used: %v", err)
 	}
 }
 
-func TestOpenObjectStoreBad(t *testing.T) {
+func TestObjectsBad(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -63,9 +64,9 @@ func TestOpenObjectStoreBad(t *testing.T) {
 		{"s3://b/p", map[string]string{"AWS_ENDPOINT_URL": "localhost:9000"}, gpucost.EInvalid, "needs a scheme"},
 		{"s3://b/p", map[string]string{"AWS_ENDPOINT_URL": dead}, gpucost.EUnavailable, "s3://b/p"},
 	} {
-		_, err := openObjectStore(context.Background(), storeEnv(c.vars), c.url)
+		_, err := Objects(context.Background(), c.url, getenv(c.vars))
 		if gpucost.ErrorCode(err) != c.code || !strings.Contains(err.Error(), c.says) {
-			t.Errorf("openObjectStore(%q, %v) = %v, want %s saying %q", c.url, c.vars, err, c.code, c.says)
+			t.Errorf("Objects(%q, %v) = %v, want %s saying %q", c.url, c.vars, err, c.code, c.says)
 		}
 	}
 }

@@ -31,11 +31,13 @@ type Catalog struct {
 	imported int
 	gpus     gpuIndex // built on first use by LineGPU
 	// gcpPricing is the bundled GCP pricing YAML: the second source of GCP prices and the
-	// source of GCP committed-use prices.
+	// source of GCP committed-use prices, unless the store keeps those of a file imported since
+	// (SettingGCPCommitted).
 	gcpPricing *GCPPricing
 }
 
-// Load returns the bundled catalog overlaid with the offers in store; a nil store gives the
+// Load returns the bundled catalog overlaid with the offers in store and, where store keeps
+// them (SettingGCPCommitted), the GCP committed-use prices imported last; a nil store gives the
 // bundled catalog alone.
 func Load(ctx context.Context, store gpucost.OfferStore) (*Catalog, error) {
 	c, err := Bundled()
@@ -46,7 +48,7 @@ func Load(ctx context.Context, store gpucost.OfferStore) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.With(stored), nil
+	return c.With(stored).withStoredCommitted(ctx, store)
 }
 
 // With returns a catalog in which offers replace the ones with the same provider, region, zone

@@ -286,6 +286,7 @@ func ReadImportsAs(format string, paths []string, provider string, asOf time.Tim
 		for i := range g.Offers {
 			g.Offers[i].AsOf = when
 		}
+		g.Import.Pricing = g
 		out = append(out, &g.Import)
 	}
 	return out, nil

@@ -24,6 +24,8 @@ type Import struct {
 	Rows     int            // data rows read
 	Skipped  map[string]int // rows left out by design, by reason
 	Lines    []int          // the line each offer was read from, parallel to Offers
+
+	Pricing *GCPPricing // a GCP pricing YAML's prices, committed-use included; nil for other formats
 }
 
 // SkippedRows returns the number of rows left out by design.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/gpucost/gpucost"
@@ -47,6 +48,26 @@ func (e *env) putOffers(ctx context.Context, offers []gpucost.Offer) (added, rep
 		return err
 	})
 	return added, replaced, err
+}
+
+// putCommitted keeps the committed-use prices of the newest GCP pricing YAML among imports in
+// the store (catalog.SettingGCPCommitted), for plan commit --gcp-cud, and says so.
+func (e *env) putCommitted(ctx context.Context, imports []*catalog.Import) (string, error) {
+	var newest *catalog.GCPPricing
+	for _, im := range imports {
+		if p := im.Pricing; p != nil && (newest == nil || !p.Generated.Before(newest.Generated)) {
+			newest = p
+		}
+	}
+	if newest == nil {
+		return "", nil
+	}
+	doc, n, err := newest.EncodeCommitted()
+	if err != nil || n == 0 {
+		return "", err
+	}
+	err = e.withStore(ctx, func(db storeDB) error { return db.SetSetting(ctx, catalog.SettingGCPCommitted, doc) })
+	return fmt.Sprintf("Committed-use prices of %d GCP machine types and regions from %s kept for plan commit --gcp-cud.", n, newest.Name), err
 }
 
 func newCatalogGPUsCmd(e *env) *cobra.Command {
@@ -134,7 +155,7 @@ func newCatalogImportCmd(e *env) *cobra.Command {
 	var format, provider string
 	cmd := &cobra.Command{
 		Use:   "import --format skypilot FILE.csv...",
-		Short: "Add or replace offers from SkyPilot vms.csv files",
+		Short: "Add or replace offers from SkyPilot vms.csv files or a GCP pricing YAML",
 		Long: `import reads SkyPilot v8 vms.csv files (any cloud; the columns are found from the header) and
 stores their NVIDIA GPU offers in the store, where they replace bundled or earlier imported
 offers with the same provider, region, zone and instance type. The provider is taken from
@@ -142,10 +163,16 @@ offers with the same provider, region, zone and instance type. The provider is t
 
 Problems in a file (a price of 0.0, an unparseable number, GPU memory that contradicts the
 datasheet) are reported with line and column, and the rest of the file is imported. All files
-land in one transaction: either every offer is stored or none is.`,
+land in one transaction: either every offer is stored or none is.
+
+--format gcp-pricing-yml reads a GCP pricing YAML of GPU machine types (the format of
+google-cloud-pricing-cost-calculator's pricing.yml): its on-demand and spot prices become
+offers, and the store keeps its committed-use prices (1- and 3-year), those of the newest file
+imported, which plan commit --gcp-cud then uses in place of the bundled file's.`,
 		Example: `  gpucost catalog import --format skypilot ~/skypilot-catalog/catalogs/v8/aws/vms.csv
   gpucost catalog import --format skypilot --provider lambda vms.csv
-  gpucost catalog import --format skypilot --output json gcp_vms.csv`,
+  gpucost catalog import --format skypilot --output json gcp_vms.csv
+  gpucost catalog import --format gcp-pricing-yml pricing.yml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
 			imports, err := catalog.ReadImportsAs(format, args, provider, e.now().UTC())
@@ -163,7 +190,12 @@ land in one transaction: either every offer is stored or none is.`,
 			if err != nil {
 				return result{}, err
 			}
-			return present.CatalogImport(imports, added, replaced), nil
+			out := present.CatalogImport(imports, added, replaced)
+			if note, err := e.putCommitted(cmd.Context(), imports); err != nil || note != "" {
+				out.Notes = append(out.Notes, note)
+				return out, err
+			}
+			return out, nil
 		}),
 	}
 	cmd.Flags().StringVar(&format, "format", "", "file format: skypilot or gcp-pricing-yml (required)")

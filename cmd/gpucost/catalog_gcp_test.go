@@ -58,3 +58,32 @@ func TestPlanCommitGCPCUD(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanCommitImportedGCPCUD checks that plan commit --gcp-cud takes the committed-use price
+// of the GCP pricing YAML imported last, not the bundled one's, and says which it took.
+func TestPlanCommitImportedGCPCUD(t *testing.T) {
+	const older = "../../../shared/datasets/gcp_price_history/pricing_gpu_2025-07-03.yml"
+	if _, err := os.Stat(older); err != nil {
+		t.Skipf("%s is absent: the checkout has no shared datasets beside it", older)
+	}
+	dir := t.TempDir()
+	usage := filepath.Join(dir, "usage.csv")
+	if err := os.WriteFile(usage, []byte("usage\n10\n10\n10\n10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cud := []string{"plan", "commit", "--usage", usage, "--gcp-cud", "a3-highgpu-1g/africa-south1", "--term", "1y"}
+	// The bundled 2026-07-02 file: month_1y 7,314.80635634 / 730 h = 10.0203/h, hour 14.4428.
+	code, _, errOut := runCLI(t, dir, cud...)
+	if code != exitOK || !strings.Contains(errOut, "10.0203/h against 14.4428/h on-demand (bundled pricing.yml generated 2026-07-02)") {
+		t.Errorf("plan commit --gcp-cud on the bundled prices: exit %d, stderr %q", code, errOut)
+	}
+	code, out, errOut := runCLI(t, dir, "catalog", "import", "--format", "gcp-pricing-yml", older)
+	if code != exitOK || !strings.Contains(out, "Committed-use prices of 684 GCP machine types and regions") {
+		t.Fatalf("catalog import of %s: exit %d, stderr %s, out:\n%s", older, code, errOut, out)
+	}
+	// The imported 2025-07-03 file: month_1y 7,326.44875634 / 730 h = 10.0362/h, hour 14.4681.
+	code, _, errOut = runCLI(t, dir, cud...)
+	if code != exitOK || !strings.Contains(errOut, "10.0362/h against 14.4681/h on-demand (") || !strings.Contains(errOut, "pricing_gpu_2025-07-03.yml, imported, generated 2025-07-03)") {
+		t.Errorf("plan commit --gcp-cud after the import: exit %d, stderr %q; want the imported file's prices", code, errOut)
+	}
+}

@@ -176,9 +176,7 @@ func (e *env) applyGCPCUD(ctx context.Context, spec string, in *plan.CommitInput
 	}
 	in.Discount = commit.Discount()
 	fmt.Fprintf(e.stderr, "gpucost: GCP %s committed-use price of %s in %s: %s/h against %s/h on-demand (%s): discount %.1f%%\n",
-		commit.Term, machine, region, commit.Price.Fixed(4), commit.OnDemand.Fixed(4), gcpPricingSource, 100*in.Discount)
+		commit.Term, machine, region, commit.Price.Fixed(4), commit.OnDemand.Fixed(4), c.CommittedSource(), 100*in.Discount)
 	return nil
 }
 
-// gcpPricingSource names where GCP committed-use prices come from, for messages.
-const gcpPricingSource = "bundled pricing.yml, gpucost catalog issues --provider gcp"

@@ -85,7 +85,7 @@ func SplitCosts(d fleet.Dimension, s *fleet.Split, groups []fleet.Figures, polic
 func CostNotes(s *fleet.Snapshot, keep func(*fleet.Charge) bool) []string {
 	st := s.Stats
 	notes := totalNotes(st.Totals.Sorted())
-	notes = append(notes, fmt.Sprintf("%d stored lines from %d imports; the bill-priced costs reconcile with them to the cent in every currency.", st.Lines, st.Imports))
+	notes = append(notes, fmt.Sprintf("%d stored lines from %s; the bill-priced costs reconcile with them to the cent in every currency.", st.Lines, count(st.Imports, "import")))
 	for _, m := range s.CatalogCost() {
 		notes = append(notes, fmt.Sprintf("GPU time no bill line covers is priced at catalog on-demand prices: %s %s, not in the bill.", m.Currency, m.Fixed(2)))
 	}
@@ -104,7 +104,7 @@ func CostNotes(s *fleet.Snapshot, keep func(*fleet.Charge) bool) []string {
 func SplitNotes(s *fleet.Split) []string {
 	st := s.Stats
 	notes := totalNotes(st.Totals.Sorted())
-	notes = append(notes, fmt.Sprintf("%d stored lines from %d imports; Cost + Idle reconcile with them to the cent in every currency.", st.Lines, st.Imports))
+	notes = append(notes, fmt.Sprintf("%d stored lines from %s; Cost + Idle reconcile with them to the cent in every currency.", st.Lines, count(st.Imports, "import")))
 	if st.GPULines > 0 && !s.Telemetry {
 		notes = append(notes, fmt.Sprintf("GPU usage lines: %d; the store has no GPU telemetry for the period, so each is charged whole to the owner its tags name (run gpucost agent, or import telemetry, to split GPUs by use).", st.GPULines))
 	} else if st.GPULines > 0 {
@@ -239,4 +239,12 @@ func titleCase(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// count says n of a thing: "1 import", "2 imports".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

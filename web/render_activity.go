@@ -7,7 +7,8 @@ func writeActivity(h *htmlPage, l layout) {
 	h.s(`
 `)
 	if d.Enabled {
-		writeAlertsAndActions(h, d)
+		writeAlerts(h, d)
+		writeActions(h, d)
 	} else {
 		h.s(`
 <section class="card"><p class="empty">This server keeps no activity log. Budget alerts and enforcement actions show here when the dashboard runs in <code>gpucost serve</code>: give it <code>--budgets budgets.yaml --targets targets.yaml</code> for alerts and <code>--policies policies.yaml</code> for enforcement (dry run unless <code>--apply</code>).</p></section>
@@ -27,7 +28,9 @@ func writeActivity(h *htmlPage, l layout) {
 `)
 }
 
-func writeAlertsAndActions(h *htmlPage, d activityPage) {
+// writeAlerts writes the budget alerts section: one row per alert and target, or how to get
+// alerts.
+func writeAlerts(h *htmlPage, d activityPage) {
 	h.s(`
 <section class="card" id="alerts">
   <h2>Budget alerts</h2>
@@ -39,33 +42,7 @@ func writeAlertsAndActions(h *htmlPage, d activityPage) {
     <tbody>
     `)
 		for _, a := range d.Alerts {
-			h.f(`<tr><td>%v</td>
-      <td>`, datetime(a.At))
-			switch {
-			case a.Budget != "":
-				h.f(`%v <span class="sub">%v</span>`, a.Budget, a.Period)
-			case a.Policy != "":
-				h.f(`policy %v <span class="sub">%v</span>`, a.Policy, a.Period)
-			default:
-				h.f(`<code>%v</code>`, a.Key)
-			}
-			h.s(`</td>
-      <td>`)
-			if a.Threshold != "" {
-				h.f(`%v`, a.Threshold)
-			} else {
-				h.s(`—`)
-			}
-			h.f(`</td><td>%v</td>
-      <td><span class="tag status-%v">%v</span></td><td class="num">%v</td>
-      <td>`, a.Target, a.Result, a.Result, a.Attempts)
-			if a.Status != 0 {
-				h.f(`%v`, a.Status)
-			}
-			if a.Error != "" {
-				h.f(` <span class="sub">%v</span>`, a.Error)
-			}
-			h.s(`</td></tr>`)
+			writeAlertRow(h, a)
 		}
 		h.s(`
     </tbody>
@@ -83,7 +60,45 @@ func writeAlertsAndActions(h *htmlPage, d activityPage) {
 	}
 	h.s(`
 </section>
-<section class="card" id="actions">
+`)
+}
+
+// writeAlertRow writes one alert's row: what crossed, where it went and how the last attempt
+// ended.
+func writeAlertRow(h *htmlPage, a alertRow) {
+	h.f(`<tr><td>%v</td>
+      <td>`, datetime(a.At))
+	switch {
+	case a.Budget != "":
+		h.f(`%v <span class="sub">%v</span>`, a.Budget, a.Period)
+	case a.Policy != "":
+		h.f(`policy %v <span class="sub">%v</span>`, a.Policy, a.Period)
+	default:
+		h.f(`<code>%v</code>`, a.Key)
+	}
+	h.s(`</td>
+      <td>`)
+	if a.Threshold != "" {
+		h.f(`%v`, a.Threshold)
+	} else {
+		h.s(`—`)
+	}
+	h.f(`</td><td>%v</td>
+      <td><span class="tag status-%v">%v</span></td><td class="num">%v</td>
+      <td>`, a.Target, a.Result, a.Result, a.Attempts)
+	if a.Status != 0 {
+		h.f(`%v`, a.Status)
+	}
+	if a.Error != "" {
+		h.f(` <span class="sub">%v</span>`, a.Error)
+	}
+	h.s(`</td></tr>`)
+}
+
+// writeActions writes the enforcement actions section: one row per action with its evidence,
+// or how to get actions.
+func writeActions(h *htmlPage, d activityPage) {
+	h.s(`<section class="card" id="actions">
   <h2>Enforcement actions</h2>
   `)
 	if len(d.Actions) > 0 {
@@ -93,32 +108,7 @@ func writeAlertsAndActions(h *htmlPage, d activityPage) {
     <tbody>
     `)
 		for _, a := range d.Actions {
-			h.f(`<tr><td>%v</td><td>%v</td><td>%v</td>
-      <td><code>%v</code> <span class="sub">%v`, datetime(a.At), a.Action.Policy, a.Action.Action, a.Resource, a.Kind)
-			if a.Region != "" {
-				h.f(`, %v`, a.Region)
-			}
-			h.s(`</span></td>
-      <td>`)
-			if a.Action.DryRun {
-				h.s(`dry run`)
-			} else {
-				h.s(`applied`)
-			}
-			h.f(`</td>
-      <td><span class="tag status-%v">%v</span></td>
-      <td class="evidence"><details><summary>`, a.Action.Result, a.Action.Result)
-			if a.Action.Evidence.Rule != "" {
-				h.f(`%v`, a.Action.Evidence.Rule)
-			} else {
-				h.s(`evidence`)
-			}
-			h.s(`</summary>
-        <ul>`)
-			for _, e := range a.Evidence {
-				h.f(`<li>%v</li>`, e)
-			}
-			h.s(`</ul></details></td></tr>`)
+			writeActionRow(h, a)
 		}
 		h.s(`
     </tbody>
@@ -139,6 +129,39 @@ func writeAlertsAndActions(h *htmlPage, d activityPage) {
 `)
 }
 
+// writeActionRow writes one action's row: the policy, the resource, whether it was applied,
+// its result and its evidence folded under the rule.
+func writeActionRow(h *htmlPage, a actionRow) {
+	h.f(`<tr><td>%v</td><td>%v</td><td>%v</td>
+      <td><code>%v</code> <span class="sub">%v`, datetime(a.At), a.Action.Policy, a.Action.Action, a.Resource, a.Kind)
+	if a.Region != "" {
+		h.f(`, %v`, a.Region)
+	}
+	h.s(`</span></td>
+      <td>`)
+	if a.Action.DryRun {
+		h.s(`dry run`)
+	} else {
+		h.s(`applied`)
+	}
+	h.f(`</td>
+      <td><span class="tag status-%v">%v</span></td>
+      <td class="evidence"><details><summary>`, a.Action.Result, a.Action.Result)
+	if a.Action.Evidence.Rule != "" {
+		h.f(`%v`, a.Action.Evidence.Rule)
+	} else {
+		h.s(`evidence`)
+	}
+	h.s(`</summary>
+        <ul>`)
+	for _, e := range a.Evidence {
+		h.f(`<li>%v</li>`, e)
+	}
+	h.s(`</ul></details></td></tr>`)
+}
+
+// writeAudit writes the audit trail section for an admin: the period's audited actions, or
+// what is audited.
 func writeAudit(h *htmlPage, d activityPage) {
 	h.s(`
 <section class="card" id="audit">

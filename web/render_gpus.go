@@ -6,6 +6,14 @@ import "github.com/gpucost/gpucost/analyze"
 // the alerts.
 func writeGPUs(h *htmlPage, l layout) {
 	d := l.Data.(gpusPage)
+	writeUtilisationHeatmap(h, d)
+	writeUtilisationByGroup(h, d)
+	writeGPUAlerts(h, d)
+}
+
+// writeUtilisationHeatmap writes the section of each hour's mean utilisation per GPU or host,
+// or how to send telemetry.
+func writeUtilisationHeatmap(h *htmlPage, d gpusPage) {
 	h.s(`
 <section class="card">
   <h2>Utilisation per hour</h2>
@@ -23,10 +31,16 @@ func writeGPUs(h *htmlPage, l layout) {
   <p class="empty">No telemetry in this period. Run <code>gpucost agent --server URL</code> on each GPU host, or load samples with <code>gpucost import telemetry FILE</code>.</p>
   `)
 	}
-	h.f(`
+	h.s(`
 </section>
 
-<section class="card">
+`)
+}
+
+// writeUtilisationByGroup writes the utilisation table, one row per group and the fleet's
+// totals, or why it is empty.
+func writeUtilisationByGroup(h *htmlPage, d gpusPage) {
+	h.f(`<section class="card">
   <h2>Utilisation by %v</h2>
   `, d.Report.By)
 	if len(d.Report.Groups) > 0 {
@@ -65,7 +79,13 @@ func writeGPUs(h *htmlPage, l layout) {
 	h.s(`
 </section>
 
-<section class="card">
+`)
+}
+
+// writeGPUAlerts writes the alerts section: the alert rules that held in the period, firing or
+// resolved, with their evidence.
+func writeGPUAlerts(h *htmlPage, d gpusPage) {
+	h.s(`<section class="card">
   <h2>Alerts`)
 	if d.Firing != 0 {
 		h.f(` <span class="tag level-over">%v firing</span>`, d.Firing)

@@ -1,11 +1,29 @@
 package web
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpucost/gpucost/analyze"
+)
 
 // writeIdle writes the idle totals, the weekly idle heatmap, idle and waste by group, the GPUs
 // idle at the same hours every day and the longest idle periods.
 func writeIdle(h *htmlPage, l layout) {
 	d := l.Data.(idlePage)
+	writeIdleCards(h, d)
+	if d.HasIdle {
+		writeIdleWeek(h, d)
+	}
+	writeIdleByGroup(h, d)
+	if len(d.Habits) > 0 {
+		writeIdleHabits(h, d)
+	}
+	writeLongestIdle(h, d)
+}
+
+// writeIdleCards writes the cards of idle GPU-hours, their cost and the over-provisioned
+// groups.
+func writeIdleCards(h *htmlPage, d idlePage) {
 	h.f(`
 <section class="cards">
   <div class="card stat"><h2>Idle GPU-hours</h2><p class="big">%v</p><p class="sub">in %v idle period%v of at least %v</p></div>
@@ -21,18 +39,25 @@ func writeIdle(h *htmlPage, l layout) {
 </section>
 
 `, d.Wasted, len(d.Groups.Groups), d.Groups.By)
-	if d.HasIdle {
-		h.f(`
+}
+
+// writeIdleWeek writes the heatmap of the share of idle minutes by weekday and hour.
+func writeIdleWeek(h *htmlPage, d idlePage) {
+	h.f(`
 <section class="card">
   <h2>When GPUs sit idle</h2>
   <div class="chart" data-chart="heatmap" data-src="chart-week" data-points="%v" role="img" aria-label="Share of idle minutes by weekday and hour"></div>
   <script type="application/json" id="chart-week">`, d.Week.Points())
-		h.json(d.Week)
-		h.s(`</script>
+	h.json(d.Week)
+	h.s(`</script>
   <p class="sub">Share of the minutes with samples that were idle, all GPUs together, by weekday and hour of the day.</p>
 </section>
 `)
-	}
+}
+
+// writeIdleByGroup writes the table of idle time, its cost and the verdict per group, or how
+// to get telemetry.
+func writeIdleByGroup(h *htmlPage, d idlePage) {
 	h.f(`
 
 <section class="card">
@@ -62,23 +87,31 @@ func writeIdle(h *htmlPage, l layout) {
 </section>
 
 `)
-	if len(d.Habits) > 0 {
-		h.s(`
+}
+
+// writeIdleHabits writes the GPUs idle at the same hours every day, candidates for a stop
+// schedule.
+func writeIdleHabits(h *htmlPage, d idlePage) {
+	h.s(`
 <section class="card">
   <h2>Idle every day</h2>
   <p class="sub">GPUs idle in at least 80% of the minutes of the same hours each day: candidates for a stop schedule.</p>
   <div class="scroll"><table>
     <thead><tr><th>GPU</th><th>Host</th><th>Model</th><th>Idle daily</th><th class="num">Idle hours</th></tr></thead>
     <tbody>`)
-		for _, x := range d.Habits {
-			h.f(`<tr><td class="key">%v</td><td>%v</td><td>%v</td><td>%v–%v</td><td class="num">%v</td></tr>`,
-				x.GPU, x.Host, x.Model, fmt.Sprintf("%02d:00", x.From), fmt.Sprintf("%02d:00", x.To), formatHours(x.IdleHours))
-		}
-		h.s(`</tbody>
+	for _, x := range d.Habits {
+		h.f(`<tr><td class="key">%v</td><td>%v</td><td>%v</td><td>%v–%v</td><td class="num">%v</td></tr>`,
+			x.GPU, x.Host, x.Model, fmt.Sprintf("%02d:00", x.From), fmt.Sprintf("%02d:00", x.To), formatHours(x.IdleHours))
+	}
+	h.s(`</tbody>
   </table></div>
 </section>
 `)
-	}
+}
+
+// writeLongestIdle writes the longest idle periods, or the minimum length none reached. It
+// fails, and stops writing, at a period without a series.
+func writeLongestIdle(h *htmlPage, d idlePage) {
 	h.s(`
 
 <section class="card">
@@ -94,19 +127,7 @@ func writeIdle(h *htmlPage, l layout) {
 				h.fail(fmt.Errorf("idle period from %v has no series", datetime(p.Start)))
 				return
 			}
-			h.f(`<tr><td class="key">%v</td><td>%v</td><td>%v</td><td>%v</td><td>`, p.Series.GPU.UUID, p.Series.GPU.Host, p.Series.GPU.Model, datetime(p.Start))
-			if p.Open {
-				h.s(`still idle`)
-			} else {
-				h.f(`%v`, datetime(p.End))
-			}
-			h.f(`</td><td class="num">%v</td><td class="num">%v</td><td class="num">`, formatDuration(p.Duration), formatHours(p.GPUHours))
-			if p.Priced {
-				h.f(`%v`, money(p.Cost))
-			} else {
-				h.s(`no price`)
-			}
-			h.s(`</td></tr>`)
+			writeIdlePeriodRow(h, p)
 		}
 		h.s(`</tbody>
   </table></div>
@@ -124,4 +145,22 @@ func writeIdle(h *htmlPage, l layout) {
 	h.s(`
 </section>
 `)
+}
+
+// writeIdlePeriodRow writes one idle period's row: the GPU, when, how long and what it cost.
+// p.Series must not be nil.
+func writeIdlePeriodRow(h *htmlPage, p analyze.IdlePeriod) {
+	h.f(`<tr><td class="key">%v</td><td>%v</td><td>%v</td><td>%v</td><td>`, p.Series.GPU.UUID, p.Series.GPU.Host, p.Series.GPU.Model, datetime(p.Start))
+	if p.Open {
+		h.s(`still idle`)
+	} else {
+		h.f(`%v`, datetime(p.End))
+	}
+	h.f(`</td><td class="num">%v</td><td class="num">%v</td><td class="num">`, formatDuration(p.Duration), formatHours(p.GPUHours))
+	if p.Priced {
+		h.f(`%v`, money(p.Cost))
+	} else {
+		h.s(`no price`)
+	}
+	h.s(`</td></tr>`)
 }

@@ -4,6 +4,22 @@ package web
 // daily spend chart, budgets and top teams.
 func writeOverview(h *htmlPage, l layout) {
 	d := l.Data.(overviewPage)
+	writeOverviewCards(h, d)
+	for _, n := range d.Notes {
+		h.f(`<p class="note">%v</p>`, n)
+	}
+	writeDailySpend(h, d)
+	h.s(`<div class="columns">
+`)
+	writeOverviewBudgets(h, d)
+	writeTopTeams(h, d)
+	h.s(`</div>
+`)
+}
+
+// writeOverviewCards writes the cards of the month's spend, its forecast, the idle share and
+// the savings on offer.
+func writeOverviewCards(h *htmlPage, d overviewPage) {
 	h.f(`
 <section class="cards">
   <div class="card stat">
@@ -35,9 +51,11 @@ func writeOverview(h *htmlPage, l layout) {
 </section>
 
 `, formatPct(d.IdlePercent), money(d.IdleCost), d.GPUs, money(d.Savings), d.Recommended, plural(d.Recommended))
-	for _, n := range d.Notes {
-		h.f(`<p class="note">%v</p>`, n)
-	}
+}
+
+// writeDailySpend writes the chart of the month's spend per day and the forecast of the days
+// left, or how to import a bill, and says when no GPU reports.
+func writeDailySpend(h *htmlPage, d overviewPage) {
 	h.f(`
 
 <section class="card">
@@ -63,8 +81,13 @@ func writeOverview(h *htmlPage, l layout) {
 	h.s(`
 </section>
 
-<div class="columns">
-<section class="card">
+`)
+}
+
+// writeOverviewBudgets writes each budget's spend, share used and forecast, or how to
+// configure budgets.
+func writeOverviewBudgets(h *htmlPage, d overviewPage) {
+	h.s(`<section class="card">
   <h2>Budgets</h2>
   `)
 	if len(d.Budgets) > 0 {
@@ -94,7 +117,12 @@ func writeOverview(h *htmlPage, l layout) {
 	h.s(`
 </section>
 
-<section class="card">
+`)
+}
+
+// writeTopTeams writes the teams that cost most this month, or how to allocate cost to teams.
+func writeTopTeams(h *htmlPage, d overviewPage) {
+	h.s(`<section class="card">
   <h2>Top teams this month</h2>
   `)
 	if len(d.TopTeams) > 0 {
@@ -119,6 +147,5 @@ func writeOverview(h *htmlPage, l layout) {
 	}
 	h.s(`
 </section>
-</div>
 `)
 }

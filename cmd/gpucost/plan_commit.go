@@ -179,4 +179,3 @@ func (e *env) applyGCPCUD(ctx context.Context, spec string, in *plan.CommitInput
 		commit.Term, machine, region, commit.Price.Fixed(4), commit.OnDemand.Fixed(4), c.CommittedSource(), 100*in.Discount)
 	return nil
 }
-

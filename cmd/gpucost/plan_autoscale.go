@@ -162,15 +162,8 @@ func (af *autoscaleFlags) spot(cmd *cobra.Command, e *env, sf *servingFlags, o *
 		if err != nil {
 			return err
 		}
-		d, ok, err := cat.SpotDiscount(sf.gpu, sf.provider)
-		if err != nil {
+		if s.PricePerGPU, err = cat.SpotServingPrice(sf.gpu, sf.provider, o.PricePerGPU); err != nil {
 			return err
-		}
-		if ok {
-			s.PricePerGPU = o.PricePerGPU.MulFloat(1 - d/100)
-		}
-		if s.PricePerGPU.IsZero() {
-			return gpucost.Errorf(gpucost.EInvalid, "--gpu %s has no spot price in the catalog: give --spot-price", sf.gpu)
 		}
 	default:
 		return gpucost.Errorf(gpucost.EInvalid, "--spot-share needs a spot price: give --spot-price, or --gpu for the catalog's spot discount")

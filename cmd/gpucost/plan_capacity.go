@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -65,12 +64,8 @@ func (s *servingFlags) resolve(ctx context.Context, e *env) error {
 		if err != nil {
 			return err
 		}
-		p, offer, ok := cat.PricePerGPUHour(s.gpu, s.provider)
-		if !ok {
-			return gpucost.Errorf(gpucost.EInvalid, "--gpu %q: the catalog prices no such GPU; see gpucost catalog gpus, or give --price", s.gpu)
-		}
-		s.perGPUHour = p
-		s.priceFrom = fmt.Sprintf("median on-demand $/GPU-h over regions: %s %s in %s", offer.Provider, offer.InstanceType, offer.Region)
+		s.perGPUHour, s.priceFrom, err = cat.ServingPrice(s.gpu, s.provider)
+		return err
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"strings"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/catalog"
@@ -152,12 +151,9 @@ land in one transaction: either every offer is stored or none is.`,
 			if err != nil {
 				return result{}, err
 			}
-			var offers []gpucost.Offer
-			for _, im := range imports {
-				offers = append(offers, im.Offers...)
-			}
-			if len(offers) == 0 {
-				return result{}, gpucost.Errorf(gpucost.EInvalid, "no NVIDIA GPU offers in %s: nothing imported", strings.Join(args, ", "))
+			offers, err := catalog.ImportedOffers(imports, args)
+			if err != nil {
+				return result{}, err
 			}
 			added, replaced, err := e.putOffers(cmd.Context(), offers)
 			if err != nil {

@@ -85,11 +85,11 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 	if o.policies == "" {
 		return usageError{fmt.Errorf("--policies is required: the policies YAML file")}
 	}
-	budgets, err := readBudgets(o.budgets)
+	budgets, err := budget.ReadFile(o.budgets)
 	if err != nil {
 		return err
 	}
-	policies, err := readPolicies(o.policies, budgets)
+	policies, err := enforce.ReadFile(o.policies, budgets)
 	if err != nil {
 		return err
 	}
@@ -124,15 +124,6 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 		return exitError{exitPolicy}
 	}
 	return nil
-}
-
-// readPolicies reads a policies file that names budgets.
-func readPolicies(path string, budgets []budget.Budget) ([]enforce.Policy, error) {
-	data, err := readInput("policies", path)
-	if err != nil {
-		return nil, err
-	}
-	return enforce.Load(path, data, budgets)
 }
 
 // enforceSnapshot evaluates the budgets and lists the inventory.

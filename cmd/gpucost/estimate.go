@@ -80,15 +80,11 @@ func (e *env) estimate(ctx context.Context, path, budgetsFile, against string, p
 	if against != "forecast" && against != "actual" {
 		return gpucost.Errorf(gpucost.EInvalid, "--against %q: use forecast or actual", against)
 	}
-	data, err := readInput("the job spec", path)
+	job, err := budget.ReadJobFile(path)
 	if err != nil {
 		return err
 	}
-	job, err := budget.LoadJob(path, data)
-	if err != nil {
-		return err
-	}
-	budgets, err := readBudgets(budgetsFile)
+	budgets, err := budget.ReadFile(budgetsFile)
 	if err != nil {
 		return err
 	}

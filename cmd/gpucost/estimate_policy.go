@@ -28,7 +28,7 @@ func (e *env) policyBlocks(ctx context.Context, f estimatePolicyFlags, budgets [
 	if f.file == "" {
 		return nil, nil, nil
 	}
-	policies, err := readPolicies(f.file, budgets)
+	policies, err := enforce.ReadFile(f.file, budgets)
 	if err != nil {
 		return nil, nil, err
 	}

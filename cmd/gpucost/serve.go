@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/internal/storeopen"
 	"github.com/gpucost/gpucost/notify"
@@ -67,7 +68,7 @@ func newServeCmd(e *env) *cobra.Command {
 				return err
 			}
 			if o.budgets != "" {
-				if _, err := readBudgets(o.budgets); err != nil {
+				if _, err := budget.ReadFile(o.budgets); err != nil {
 					return err
 				}
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -148,11 +147,6 @@ func (u usageError) Unwrap() error { return u.error }
 
 // UsageError makes it an exitcode.Usage.
 func (usageError) UsageError() {}
-
-func isUsageError(err error) bool {
-	var u usageError
-	return errors.As(err, &u)
-}
 
 // defaultDBPath returns $GPUCOST_DB, else gpucost.db in $XDG_DATA_HOME/gpucost or
 // ~/.local/share/gpucost.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/billimport"
@@ -126,15 +124,5 @@ func (e *env) exportSources(ctx context.Context, f costFlags, periodGiven bool, 
 	if err != nil {
 		return err
 	}
-	t := present.Export(out, w.Rows, w.Rows, w.Totals)
-	t.Notes = []string{fmt.Sprintf("Every row of %d imported bills%s; read back with the FOCUS reader: %d rows, the totals of the rows written.", len(imps), periodNote(x.From, x.To), w.Rows)}
-	return e.print(t)
-}
-
-// periodNote says which rows an export holds.
-func periodNote(from, to time.Time) string {
-	if from.IsZero() && to.IsZero() {
-		return ""
-	}
-	return fmt.Sprintf(" charged from %s to %s", from.Format(time.RFC3339), to.Format(time.RFC3339))
+	return e.print(present.ExportAll(out, w.Rows, w.Totals, len(imps), x.From, x.To))
 }

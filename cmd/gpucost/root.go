@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/gpucost/gpucost/internal/exitcode"
+	"github.com/gpucost/gpucost/internal/storeopen"
 	"github.com/spf13/cobra"
 )
 
@@ -82,7 +81,7 @@ job (gpucost estimate --policies).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().StringVar(&e.dbPath, "db", defaultDBPath(e.getenv),
+	root.PersistentFlags().StringVar(&e.dbPath, "db", storeopen.DefaultPath(e.getenv),
 		"the store: a SQLite file, or a postgres:// URL shared by server replicas (default from $GPUCOST_DB, else a file in the user data directory)")
 	root.PersistentFlags().StringVarP(&e.output, "output", "o", "table", "output format: table, json or csv")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
@@ -147,27 +146,6 @@ func (u usageError) Unwrap() error { return u.error }
 
 // UsageError makes it an exitcode.Usage.
 func (usageError) UsageError() {}
-
-// defaultDBPath returns $GPUCOST_DB, else gpucost.db in $XDG_DATA_HOME/gpucost or
-// ~/.local/share/gpucost.
-func defaultDBPath(getenv func(string) string) string {
-	if p := getenv("GPUCOST_DB"); p != "" {
-		return p
-	}
-	return filepath.Join(dataHome(getenv), "gpucost", "gpucost.db")
-}
-
-// dataHome returns $XDG_DATA_HOME, else ~/.local/share.
-func dataHome(getenv func(string) string) string {
-	if dir := getenv("XDG_DATA_HOME"); dir != "" {
-		return dir
-	}
-	home := getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return filepath.Join(home, ".local", "share")
-}
 
 // version is set by the linker: -ldflags "-X main.version=v0.1.0".
 var version = "dev"

@@ -194,7 +194,7 @@ func (e *env) walDir(flag string, db storeDB) string {
 	if storeopen.IsPostgres(e.dbPath) {
 		postgresURL = e.dbPath
 	}
-	return wal.Dir(flag, db.File(), postgresURL, dataHome(e.getenv))
+	return wal.Dir(flag, db.File(), postgresURL, storeopen.DataHome(e.getenv))
 }
 
 // serveSecurityOptions are gpucost serve's per-token rate limits, its throttle of failed

@@ -33,6 +33,7 @@ var importRules = map[string][]string{
 	"postgres": {".", "internal/storeutil"},
 
 	"internal/storeutil": {"."},
+	"internal/exitcode":  {"."},
 	"queue/natsserver":   {"."},
 
 	// storeopen is the one place that knows the kinds of store a --db, --store or --results value names.

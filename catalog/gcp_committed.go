@@ -55,6 +55,23 @@ func (g *GCPPricing) EncodeCommitted() (string, int, error) {
 	return string(b), len(doc.Prices), err
 }
 
+// Committed returns the committed-use prices of the newest GCP pricing YAML among imports (by
+// its about.generated; the later file on a tie) as SettingGCPCommitted keeps them, how many
+// there are and the file's name; none when no import is a pricing YAML with such prices.
+func Committed(imports []*Import) (doc string, n int, name string, err error) {
+	var newest *GCPPricing
+	for _, im := range imports {
+		if p := im.Pricing; p != nil && (newest == nil || !p.Generated.Before(newest.Generated)) {
+			newest = p
+		}
+	}
+	if newest == nil {
+		return "", 0, "", nil
+	}
+	doc, n, err = newest.EncodeCommitted()
+	return doc, n, newest.Name, err
+}
+
 // decodeCommitted reads what EncodeCommitted wrote into a GCPPricing of committed-use prices.
 func decodeCommitted(s string) (*GCPPricing, error) {
 	var doc committedDoc

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/gpucost/gpucost"
 )
@@ -62,5 +63,24 @@ func TestStoredCommitted(t *testing.T) {
 	}
 	if _, err := Load(ctx, settingStore{SettingGCPCommitted: "{"}); err == nil {
 		t.Error("Load with a broken setting: no error")
+	}
+}
+
+// TestCommittedTakesTheNewest checks that of several pricing YAMLs imported together the
+// newest by about.generated gives the committed-use prices, whatever the order.
+func TestCommittedTakesTheNewest(t *testing.T) {
+	const dir = "../../shared/datasets/gcp_price_history/"
+	imports, err := ReadImportsAs(FormatGCPPricingYML, []string{dir + "pricing_gpu_2026-07-02.yml", dir + "pricing_gpu_2025-07-03.yml"}, "", time.Now())
+	if err != nil {
+		t.Skipf("the shared datasets are absent: %v", err)
+	}
+	skypilot := &Import{Name: "vms.csv"}
+	for _, order := range [][]*Import{{imports[0], imports[1], skypilot}, {skypilot, imports[1], imports[0]}} {
+		if _, n, name, err := Committed(order); err != nil || n == 0 || name != dir+"pricing_gpu_2026-07-02.yml" {
+			t.Errorf("Committed = %d prices of %s, %v; want the 2026-07-02 file's", n, name, err)
+		}
+	}
+	if doc, n, _, err := Committed([]*Import{skypilot}); doc != "" || n != 0 || err != nil {
+		t.Errorf("Committed(no pricing YAML) = %q, %d, %v; want none", doc, n, err)
 	}
 }

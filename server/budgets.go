@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
@@ -19,11 +18,7 @@ const BudgetsSetting = "budgets.yaml"
 // empty source).
 func LoadBudgets(ctx context.Context, st gpucost.SettingStore, file string) ([]budget.Budget, string, error) {
 	if file != "" {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return nil, file, gpucost.Errorf(gpucost.EInvalid, "read budgets: %w", err)
-		}
-		bs, err := budget.Load(file, data)
+		bs, err := budget.ReadFile(file)
 		return bs, file, err
 	}
 	doc, err := st.Setting(ctx, BudgetsSetting, "")

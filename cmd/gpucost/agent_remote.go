@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -38,25 +36,17 @@ func (e *env) agentSink(cmd *cobra.Command, server, tokenFile string, keepMinute
 		sink := &agent.PruningSink{Writer: w, Store: db, Retention: telemetry.Retention{Minutes: keepMinutes}, Now: e.now, Log: log}
 		return sink, func() { db.Close() }, e.dbPath, nil
 	}
-	u, err := url.Parse(server)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, nil, "", usageError{fmt.Errorf("--server %q: use a URL such as http://gpucost:8080", server)}
-	}
-	token, err := e.agentToken(tokenFile)
+	sink, shown, err := httpapi.NewAgentSink(server, log, e.now)
 	if err != nil {
+		return nil, nil, "", err
+	}
+	if sink.Client.Token, err = e.agentToken(tokenFile); err != nil {
 		return nil, nil, "", err
 	}
 	if !cmd.Flags().Changed("flush") {
 		*flush = interval
 	}
-	client := &httpapi.Client{URL: server, Token: token, HTTP: &http.Client{Timeout: 30 * time.Second}}
-	sink := &httpapi.RemoteSink{Client: client, Log: log, Now: e.now}
-	logStats := func() {
-		st := sink.Stats()
-		log.Info("pushed to server", "sent", st.Sent, "skipped_by_server", st.Skipped, "dropped_buffer_full", st.Dropped,
-			"rejected", st.Rejected, "failed_posts", st.Failures, "undelivered", sink.Held())
-	}
-	return sink, logStats, u.Redacted(), nil
+	return sink, sink.LogStats, shown, nil
 }
 
 // agentToken reads the ingest token from tokenFile, else $GPUCOST_TOKEN.

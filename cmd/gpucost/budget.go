@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/present"
@@ -56,7 +54,7 @@ A budgets file:
 			if file == "" {
 				return result{}, usageError{fmt.Errorf("--file is required: the budgets YAML file")}
 			}
-			budgets, err := readBudgets(file)
+			budgets, err := budget.ReadFile(file)
 			if err != nil {
 				return result{}, err
 			}
@@ -69,28 +67,6 @@ A budgets file:
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "budgets YAML file")
 	return cmd
-}
-
-// readBudgets reads and checks a budgets file; no file (an empty path) has no budgets.
-func readBudgets(path string) ([]budget.Budget, error) {
-	if path == "" {
-		return nil, nil
-	}
-	data, err := readInput("budgets", path)
-	if err != nil {
-		return nil, err
-	}
-	return budget.Load(path, data)
-}
-
-// readInput reads a file the command was given, what it holds (budgets, policies …) naming it
-// in the error.
-func readInput(what, path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "read %s: %w", what, err)
-	}
-	return data, nil
 }
 
 // budgetSpend is the daily spend of each budget's scope, read from the store, with the catalog

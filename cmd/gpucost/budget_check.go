@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/budget/alert"
 	"github.com/gpucost/gpucost/notify"
 	"github.com/gpucost/gpucost/present"
@@ -76,14 +77,14 @@ func (e *env) budgetCheck(ctx context.Context, o budgetCheckOpts) error {
 	case o.attempts < 1:
 		return usageError{fmt.Errorf("--attempts %d: give 1 or more", o.attempts)}
 	}
-	budgets, err := readBudgets(o.file)
+	budgets, err := budget.ReadFile(o.file)
 	if err != nil {
 		return err
 	}
 	var targets map[string]notify.Target
 	var warnings []string
 	if o.targets != "" {
-		if targets, warnings, err = readTargets(o.targets, e.getenv); err != nil {
+		if targets, warnings, err = notify.ReadTargetsFile(o.targets, e.getenv); err != nil {
 			return err
 		}
 		if err := alert.CheckTargets(budgets, targets, o.targets); err != nil {
@@ -113,26 +114,13 @@ func (e *env) budgetCheck(ctx context.Context, o budgetCheckOpts) error {
 	return nil
 }
 
-// readTargets reads and checks a notification targets file.
-func readTargets(path string, getenv func(string) string) (map[string]notify.Target, []string, error) {
-	data, err := readInput("notification targets", path)
-	if err != nil {
-		return nil, nil, err
-	}
-	targets, warnings, err := notify.ParseTargets(path, data, getenv)
-	if err != nil {
-		return nil, warnings, gpucost.Errorf(gpucost.EInvalid, "%w", err)
-	}
-	return targets, warnings, nil
-}
-
 // loadTargets reads a notification targets file (none without a path) and prints its
 // warnings, such as a secret's variable that is not set.
 func (e *env) loadTargets(path string) (map[string]notify.Target, error) {
 	if path == "" {
 		return nil, nil
 	}
-	targets, warnings, err := readTargets(path, e.getenv)
+	targets, warnings, err := notify.ReadTargetsFile(path, e.getenv)
 	if err != nil {
 		return nil, err
 	}

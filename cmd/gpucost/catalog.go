@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/catalog"
@@ -53,21 +52,12 @@ func (e *env) putOffers(ctx context.Context, offers []gpucost.Offer) (added, rep
 // putCommitted keeps the committed-use prices of the newest GCP pricing YAML among imports in
 // the store (catalog.SettingGCPCommitted), for plan commit --gcp-cud, and says so.
 func (e *env) putCommitted(ctx context.Context, imports []*catalog.Import) (string, error) {
-	var newest *catalog.GCPPricing
-	for _, im := range imports {
-		if p := im.Pricing; p != nil && (newest == nil || !p.Generated.Before(newest.Generated)) {
-			newest = p
-		}
-	}
-	if newest == nil {
-		return "", nil
-	}
-	doc, n, err := newest.EncodeCommitted()
+	doc, n, name, err := catalog.Committed(imports)
 	if err != nil || n == 0 {
 		return "", err
 	}
 	err = e.withStore(ctx, func(db storeDB) error { return db.SetSetting(ctx, catalog.SettingGCPCommitted, doc) })
-	return fmt.Sprintf("Committed-use prices of %d GCP machine types and regions from %s kept for plan commit --gcp-cud.", n, newest.Name), err
+	return fmt.Sprintf("Committed-use prices of %d GCP machine types and regions from %s kept for plan commit --gcp-cud.", n, name), err
 }
 
 func newCatalogGPUsCmd(e *env) *cobra.Command {
@@ -179,12 +169,9 @@ imported, which plan commit --gcp-cud then uses in place of the bundled file's.`
 			if err != nil {
 				return result{}, err
 			}
-			var offers []gpucost.Offer
-			for _, im := range imports {
-				offers = append(offers, im.Offers...)
-			}
-			if len(offers) == 0 {
-				return result{}, gpucost.Errorf(gpucost.EInvalid, "no NVIDIA GPU offers in %s: nothing imported", strings.Join(args, ", "))
+			offers, err := catalog.ImportedOffers(imports, args)
+			if err != nil {
+				return result{}, err
 			}
 			added, replaced, err := e.putOffers(cmd.Context(), offers)
 			if err != nil {

@@ -66,11 +66,7 @@ func (e *env) refresh(ctx context.Context, f refreshFlags) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	var offers []gpucost.Offer
-	for _, res := range results {
-		offers = append(offers, res.Offers...)
-	}
-	added, replaced, err := e.putOffers(ctx, offers)
+	added, replaced, err := e.putOffers(ctx, refresh.Offers(results))
 	if err != nil {
 		return result{}, err
 	}

@@ -38,9 +38,8 @@ type costScan struct {
 
 func (s *costScan) Close() error { return s.db.Close() }
 
-// billPeriod resolves the flags' period, from the midnight (UTC) of its first day (bills are stored
-// by day) and lookback before it, and the owner tag keys. A --month or --quarter is Billed, its
-// lines read by billing period, unless a lookback reads the days before it.
+// billPeriod resolves the flags' period (query.BillWindow: from the midnight of its first day,
+// lookback before it) and the owner tag keys.
 func (f *costFlags) billPeriod(e *env) (fleet.Period, map[string][]string, error) {
 	if err := e.validOutput(); err != nil {
 		return fleet.Period{}, nil, err
@@ -49,8 +48,7 @@ func (f *costFlags) billPeriod(e *env) (fleet.Period, map[string][]string, error
 	if err != nil {
 		return fleet.Period{}, nil, err
 	}
-	p, err := query.BillPeriod(w.Start.Add(-f.lookback), w.End)
-	p.Billed = w.Billed && f.lookback == 0
+	p, err := query.BillWindow(w, f.lookback)
 	if err != nil || f.tagKeys == "" {
 		return p, nil, err
 	}

@@ -231,7 +231,7 @@ func FuzzReadRequestsCSV(f *testing.F) {
 	file := newCSVFuzzFile(f, "requests.csv")
 	f.Fuzz(func(t *testing.T, data string) {
 		file.write(t, data)
-		counts, err := readRequestsCSV(file.path, "team", from, to)
+		counts, err := serving.ReadGroupRequestsCSV(file.path, "team", from, to)
 		if err != nil {
 			file.checkCSVError(t, "--requests", data, err)
 			return

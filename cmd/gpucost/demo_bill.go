@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/gpucost/gpucost/billing/billimport"
 	"github.com/gpucost/gpucost/demo"
@@ -15,11 +12,7 @@ import (
 // demoFiles are where the demo writes the files people open: beside a SQLite store, and in the
 // temporary folder for a PostgreSQL one.
 func (e *env) demoFiles() demo.Files {
-	base := strings.TrimSuffix(e.dbPath, filepath.Ext(e.dbPath))
-	if storeopen.IsPostgres(e.dbPath) {
-		base = filepath.Join(os.TempDir(), "gpucost-demo")
-	}
-	return demo.FilesAt(base)
+	return demo.FilesFor(e.dbPath, storeopen.IsPostgres(e.dbPath))
 }
 
 // loadDemoBill writes the demo fleet's AWS bill of load as a FOCUS 1.2 file, ties the

@@ -85,11 +85,11 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 	if o.policies == "" {
 		return usageError{fmt.Errorf("--policies is required: the policies YAML file")}
 	}
-	budgets, err := readBudgets(o.budgets)
+	budgets, err := budget.ReadFile(o.budgets)
 	if err != nil {
 		return err
 	}
-	policies, err := readPolicies(o.policies, budgets)
+	policies, err := enforce.ReadFile(o.policies, budgets)
 	if err != nil {
 		return err
 	}
@@ -126,42 +126,19 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 	return nil
 }
 
-// readPolicies reads a policies file that names budgets.
-func readPolicies(path string, budgets []budget.Budget) ([]enforce.Policy, error) {
-	data, err := readInput("policies", path)
-	if err != nil {
-		return nil, err
-	}
-	return enforce.Load(path, data, budgets)
-}
-
-// enforceSnapshot evaluates the budgets and lists the inventory.
+// enforceSnapshot evaluates the budgets now and lists the inventory (enforce.Snapshot.List),
+// with the notes about the spend and the inventory.
 func (e *env) enforceSnapshot(ctx context.Context, budgets []budget.Budget, src *enforceSources) (enforce.Snapshot, []string, error) {
-	snap, notes, err := e.budgetSnapshot(ctx, budgets)
-	if err != nil {
-		return snap, nil, err
-	}
-	if snap.Resources, err = enforce.ListResources(ctx, src.inventories, nil); err != nil {
-		return snap, nil, err
-	}
-	if len(src.inventories) == 0 {
-		notes = append(notes, "No inventory: give --aws-region or --kube-server for policies to act on resources.")
-	}
-	return snap, notes, nil
-}
-
-// budgetSnapshot is a snapshot of the budgets' statuses now, without resources, and the notes
-// about the spend they were computed from.
-func (e *env) budgetSnapshot(ctx context.Context, budgets []budget.Budget) (enforce.Snapshot, []string, error) {
 	now := e.now()
 	snap := enforce.Snapshot{Now: now, Budgets: budgets}
-	if len(budgets) == 0 {
-		return snap, nil, nil
+	var notes []string
+	if len(budgets) > 0 {
+		sp, err := e.budgetSpend(ctx, budgets)
+		if err != nil {
+			return snap, nil, err
+		}
+		snap.Statuses, notes = sp.Statuses(now), sp.notes()
 	}
-	sp, err := e.budgetSpend(ctx, budgets)
-	if err != nil {
-		return snap, nil, err
-	}
-	snap.Statuses = sp.Statuses(now)
-	return snap, sp.notes(), nil
+	more, err := snap.List(ctx, src.inventories)
+	return snap, append(notes, more...), err
 }

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"fmt"
 	"net/http"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -64,7 +61,8 @@ func (f *inventoryFlags) sources(e *env) (*enforceSources, error) {
 		s.actuators[enforce.KindEC2], s.actuators[enforce.KindSageMaker] = s.aws, s.aws
 	}
 	if f.kubeServer != "" {
-		k, err := f.kube(e)
+		k, err := kube.Config{Server: f.kubeServer, TokenFile: f.kubeTokenFile, Token: e.getenv("GPUCOST_KUBE_TOKEN"), CAFile: f.kubeCAFile,
+			Namespaces: f.kubeNamespaces, Selector: f.kubeSelector}.Open()
 		if err != nil {
 			return nil, err
 		}
@@ -91,30 +89,4 @@ func (s *enforceSources) runner(e *env, db storeDB, targets map[string]notify.Ta
 func (f *inventoryFlags) given() bool {
 	return len(f.regions) > 0 || f.awsEndpoint != "" || f.noSageMaker || f.kubeServer != "" || f.kubeTokenFile != "" ||
 		f.kubeCAFile != "" || len(f.kubeNamespaces) > 0 || f.kubeSelector != ""
-}
-
-func (f *inventoryFlags) kube(e *env) (*kube.Client, error) {
-	token := e.getenv("GPUCOST_KUBE_TOKEN")
-	if f.kubeTokenFile != "" {
-		b, err := os.ReadFile(f.kubeTokenFile)
-		if err != nil {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "--kube-token-file: %w", err)
-		}
-		token = strings.TrimSpace(string(b))
-	}
-	if token == "" {
-		return nil, usageError{fmt.Errorf("--kube-server needs a bearer token: give --kube-token-file or set GPUCOST_KUBE_TOKEN")}
-	}
-	var pem []byte
-	if f.kubeCAFile != "" {
-		var err error
-		if pem, err = os.ReadFile(f.kubeCAFile); err != nil {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "--kube-ca-file: %w", err)
-		}
-	}
-	hc, err := kube.HTTPClient(pem)
-	if err != nil {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--kube-ca-file %s: %w", f.kubeCAFile, err)
-	}
-	return &kube.Client{Server: f.kubeServer, Token: token, Namespaces: f.kubeNamespaces, Selector: f.kubeSelector, HTTP: hc}, nil
 }

@@ -80,15 +80,11 @@ func (e *env) estimate(ctx context.Context, path, budgetsFile, against string, p
 	if against != "forecast" && against != "actual" {
 		return gpucost.Errorf(gpucost.EInvalid, "--against %q: use forecast or actual", against)
 	}
-	data, err := readInput("the job spec", path)
+	job, err := budget.ReadJobFile(path)
 	if err != nil {
 		return err
 	}
-	job, err := budget.LoadJob(path, data)
-	if err != nil {
-		return err
-	}
-	budgets, err := readBudgets(budgetsFile)
+	budgets, err := budget.ReadFile(budgetsFile)
 	if err != nil {
 		return err
 	}
@@ -112,15 +108,9 @@ func (e *env) estimate(ctx context.Context, path, budgetsFile, against string, p
 	if err := e.print(r); err != nil {
 		return err
 	}
-	for _, b := range blocks {
-		fmt.Fprintf(e.stderr, "gpucost: %s\n", b.Reason)
-	}
-	broken := false
-	for _, c := range checks {
-		if c.Breaks {
-			fmt.Fprintf(e.stderr, "gpucost: the job would break budget %s in %s: %s left after it\n", c.Budget, c.Period, c.LeftAfter.Dollars())
-			broken = true
-		}
+	lines, broken := present.EstimateRefusals(blocks, checks)
+	for _, l := range lines {
+		fmt.Fprintln(e.stderr, "gpucost:", l)
 	}
 	if len(blocks) > 0 {
 		return exitError{exitPolicy}

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"slices"
-	"time"
 
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/enforce"
@@ -24,32 +21,26 @@ func (f *estimatePolicyFlags) add(cmd *cobra.Command) {
 }
 
 // policyBlocks returns the policies that would stop the job or scale it to zero once it runs
-// (enforce.CheckEstimate), counting the spot instances running in the --aws-region regions
+// (enforce.CheckEstimateSpot), counting the spot instances running in the --aws-region regions
 // toward the spot caps, and notes on what was counted.
 func (e *env) policyBlocks(ctx context.Context, f estimatePolicyFlags, budgets []budget.Budget, sp *budgetSpend,
 	est budget.Estimate, checks []budget.JobCheck) ([]enforce.Block, []string, error) {
 	if f.file == "" {
 		return nil, nil, nil
 	}
-	policies, err := readPolicies(f.file, budgets)
+	policies, err := enforce.ReadFile(f.file, budgets)
 	if err != nil {
 		return nil, nil, err
 	}
 	now := e.now()
 	snap := enforce.Snapshot{Now: now, Budgets: budgets, Statuses: sp.Statuses(now)}
-	var notes []string
-	spot := est.Job.Pricing == budget.PricingSpot
-	if spot && len(f.inv.regions) > 0 {
+	var spot enforce.SpotLister
+	if est.Job.Pricing == budget.PricingSpot && len(f.inv.regions) > 0 {
 		src, err := f.inv.sources(e)
 		if err != nil {
 			return nil, nil, err
 		}
-		if snap.Resources, err = src.aws.SpotInstances(ctx, nil); err != nil {
-			return nil, nil, fmt.Errorf("count running spot instances: %w", err)
-		}
-		notes = append(notes, fmt.Sprintf("Spot caps: %d spot instances running in %v at %s.", len(snap.Resources), f.inv.regions, now.UTC().Format(time.RFC3339)))
-	} else if spot && slices.ContainsFunc(policies, enforce.Policy.IsSpotCap) {
-		notes = append(notes, "Spot caps: no --aws-region given, so no running spot instance is counted; the job's own instances are checked against each cap.")
+		spot = src.aws
 	}
-	return enforce.CheckEstimate(policies, snap, est, checks), notes, nil
+	return enforce.CheckEstimateSpot(ctx, policies, snap, est, checks, spot, f.inv.regions)
 }

@@ -1,18 +1,15 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
+	"context"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/billimport"
 	"github.com/gpucost/gpucost/billing/focus"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
-
-// allocationColumns are the extra columns of an allocated FOCUS export.
-var allocationColumns = []string{"x_Team", "x_Project", "x_Namespace", "x_Pod", "x_Job", "x_AllocationPolicy", "x_Idle", "x_GPUHours", "x_UsedGPUHours"}
 
 func newExportCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
@@ -73,40 +70,18 @@ that the totals read are the stored ones.`,
 				return err
 			}
 			defer s.Close()
-			tmp, err := os.CreateTemp(filepath.Dir(out), ".gpucost-export-*")
-			if err != nil {
-				return gpucost.Errorf(gpucost.EInvalid, "export to %s: %w", out, err)
-			}
-			defer os.Remove(tmp.Name())
 			opts := focus.WriterOptions{Format: focus.FormatOf(out)}
 			if allocated {
-				opts.Extra = allocationColumns
+				opts.Extra = fleet.AllocationColumns
 			}
-			w, err := focus.NewWriter(tmp, opts)
+			w, err := focus.WriteLinesFile(out, opts, func(write func(*gpucost.CostLine) error) (focus.Written, error) {
+				n, err := s.ExportLines(ctx, allocated, write)
+				return focus.Written{Rows: n, Totals: s.Stats.Totals.Sorted()}, err
+			})
 			if err != nil {
 				return err
 			}
-			rows, err := s.Lines(ctx, allocated, w.Write)
-			if gpucost.ErrorCode(err) == gpucost.ENotFound && f.gpuOnly {
-				err = noGPULines(ctx, s, err)
-			}
-			if err == nil {
-				err = w.Close()
-			}
-			if err == nil {
-				err = tmp.Close()
-			}
-			if err != nil {
-				tmp.Close()
-				return fmt.Errorf("export to %s: %w", out, err)
-			}
-			if err := checkExport(tmp.Name(), out, rows, s.Stats.Totals.Sorted()); err != nil {
-				return err
-			}
-			if err := os.Rename(tmp.Name(), out); err != nil {
-				return gpucost.Errorf(gpucost.EInvalid, "export to %s: %w", out, err)
-			}
-			return e.print(present.Export(out, rows, s.Stats.Lines, s.Stats.Totals.Sorted()))
+			return e.print(present.Export(out, w.Rows, s.Stats.Lines, w.Totals))
 		},
 	}
 	f.register(cmd)
@@ -116,20 +91,38 @@ that the totals read are the stored ones.`,
 	return cmd
 }
 
-// checkExport reads the written file back and compares its totals with the stored lines'.
-func checkExport(tmp, out string, rows int, want []gpucost.CostTotal) error {
-	st, err := focus.ReadFile(tmp, func(*gpucost.CostLine) error { return nil })
-	if err != nil {
-		return gpucost.Errorf(gpucost.EInternal, "export to %s: reading the file back: %w", out, err)
+// exportSources is export focus --all: every row of the imports' kept files
+// (billimport.Export), of the flags' period when periodGiven, of every import otherwise. The
+// file is read back and its rows and totals checked before it replaces out; with every import
+// exported, its totals are checked against the stored imports' too.
+func (e *env) exportSources(ctx context.Context, f costFlags, periodGiven bool, out string) error {
+	if err := e.validOutput(); err != nil {
+		return err
 	}
-	if st.Rows != rows {
-		return gpucost.Errorf(gpucost.EInternal, "export to %s: wrote %d rows, read back %d", out, rows, st.Rows)
-	}
-	for _, t := range want {
-		got, cur := st.Totals[t.Currency], t.Currency
-		if got.BilledCost != t.BilledCost || got.EffectiveCost != t.EffectiveCost {
-			return gpucost.Errorf(gpucost.EInternal, "export to %s: %s totals read back %v/%v, stored %v/%v", out, cur, got.BilledCost, got.EffectiveCost, t.BilledCost, t.EffectiveCost)
+	x := billimport.Export{}
+	if periodGiven {
+		from, to, err := f.resolve(e.now())
+		if err != nil {
+			return err
 		}
+		x.From, x.To = from, to
 	}
-	return nil
+	db, err := e.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	x.Sources = db
+	imps, err := db.CostImports(ctx)
+	if err != nil {
+		return err
+	}
+	if len(imps) == 0 {
+		return gpucost.Errorf(gpucost.ENotFound, "no bills are stored in %s: import bills with gpucost import billing", db.Name())
+	}
+	w, err := x.WriteFile(ctx, imps, out)
+	if err != nil {
+		return err
+	}
+	return e.print(present.ExportAll(out, w.Rows, w.Totals, len(imps), x.From, x.To))
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -145,14 +144,9 @@ func (e *env) billImporter(store billimport.Store) *billimport.Importer {
 // once per import (the parts of one export share theirs).
 func (e *env) importBills(ctx context.Context, store billimport.Store, sources []billimport.Source, o billimport.Options) ([]billimport.Result, error) {
 	all, err := e.billImporter(store).Import(ctx, sources, o)
-	audited := map[int64]bool{}
-	for _, r := range all {
-		if detail := r.ReplaceDetail(); detail != "" && !audited[r.ImportID] {
-			audited[r.ImportID] = true
-			target := fmt.Sprintf("import %d (%s)", r.ImportID, r.File)
-			if aerr := e.audit(ctx, store, gpucost.AuditBillReplace, target, detail); aerr != nil {
-				return all, aerr
-			}
+	for _, a := range billimport.Replacements(all) {
+		if aerr := e.audit(ctx, store, a.Action, a.Target, a.Detail); aerr != nil {
+			return all, aerr
 		}
 	}
 	return all, err

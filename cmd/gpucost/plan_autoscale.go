@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/chart"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/plan/planfile"
 	"github.com/gpucost/gpucost/present"
@@ -76,7 +72,7 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 			out.Notes = append(out.Notes, tr.Summary()...)
 			out.Notes = append(out.Notes, sf.priceNotes(" on demand")...)
 			if af.chart != "" {
-				if err := writeAutoscaleChart(af.chart, o, runs); err != nil {
+				if err := present.AutoscaleChart(o, runs).WriteFile(af.chart); err != nil {
 					return result{}, err
 				}
 				out.Notes = append(out.Notes, "Chart: "+af.chart+".")
@@ -128,7 +124,7 @@ func (af *autoscaleFlags) options(cmd *cobra.Command, e *env, sf *servingFlags, 
 	if o.Policy, err = plan.ParsePolicy(af.policy); err != nil {
 		return err
 	}
-	if ext := strings.ToLower(filepath.Ext(af.chart)); af.chart != "" && ext != ".png" && ext != ".svg" {
+	if af.chart != "" && !chart.Writable(af.chart) {
 		return gpucost.Errorf(gpucost.EInvalid, "--chart %q: give a .png or .svg file", af.chart)
 	}
 	if af.compare != "" && af.compare != "all" {
@@ -162,15 +158,8 @@ func (af *autoscaleFlags) spot(cmd *cobra.Command, e *env, sf *servingFlags, o *
 		if err != nil {
 			return err
 		}
-		d, ok, err := cat.SpotDiscount(sf.gpu, sf.provider)
-		if err != nil {
+		if s.PricePerGPU, err = cat.SpotServingPrice(sf.gpu, sf.provider, o.PricePerGPU); err != nil {
 			return err
-		}
-		if ok {
-			s.PricePerGPU = o.PricePerGPU.MulFloat(1 - d/100)
-		}
-		if s.PricePerGPU.IsZero() {
-			return gpucost.Errorf(gpucost.EInvalid, "--gpu %s has no spot price in the catalog: give --spot-price", sf.gpu)
 		}
 	default:
 		return gpucost.Errorf(gpucost.EInvalid, "--spot-share needs a spot price: give --spot-price, or --gpu for the catalog's spot discount")
@@ -211,21 +200,3 @@ log is refused unless --sort.
 --spot-share runs that share of replicas on spot, interrupted at --interruption-rate per replica
 with the provider's notice, replaced on demand (--spot-fallback); the table adds the same policy
 all on-demand for comparison.`
-
-// writeAutoscaleChart writes the chart of the runs (present.AutoscaleChart) to name, as PNG or
-// SVG by its extension, which autoscaleFlags.options checked.
-func writeAutoscaleChart(name string, o plan.AutoscaleOptions, runs []plan.AutoscaleResult) error {
-	c := present.AutoscaleChart(o, runs)
-	var b bytes.Buffer
-	write := c.SVG
-	if strings.ToLower(filepath.Ext(name)) == ".png" {
-		write = c.PNG
-	}
-	if err := write(&b); err != nil {
-		return fmt.Errorf("draw chart %s: %w", name, err)
-	}
-	if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
-		return gpucost.Errorf(gpucost.EInvalid, "--chart %s: %w", name, err)
-	}
-	return nil
-}

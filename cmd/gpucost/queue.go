@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storeopen"
 	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/queue"
 	"github.com/gpucost/gpucost/queue/natsserver"
@@ -58,13 +59,7 @@ func newQueueServeCmd(e *env) *cobra.Command {
 			return natsserver.Serve(cmd.Context(), o)
 		},
 	}
-	noDB := func(k string) string {
-		if k == "GPUCOST_DB" {
-			return ""
-		}
-		return e.getenv(k)
-	}
-	cmd.Flags().StringVar(&o.DataDir, "data", filepath.Join(filepath.Dir(defaultDBPath(noDB)), "queue"),
+	cmd.Flags().StringVar(&o.DataDir, "data", filepath.Join(storeopen.DataDir(e.getenv), "queue"),
 		"directory for JetStream's files; queues survive a restart that reuses it")
 	cmd.Flags().StringVar(&o.Listen, "listen", "127.0.0.1:4222", "host:port to listen on")
 	return cmd

@@ -41,14 +41,8 @@ its price, idle on the row of the group that held the GPU; currencies are judged
 			if err != nil {
 				return err
 			}
-			opts.From, opts.To = s.Period.Start.Add(f.lookback).Truncate(24*time.Hour), s.Period.End
-			det := analyze.NewDetector(opts)
-			for i := range s.Charges {
-				c := &s.Charges[i]
-				det.Add(analyze.CostPoint{Day: c.Start.UTC().Truncate(24 * time.Hour), Scope: d.Key(c), ResourceID: c.Resource(),
-					SkuID: c.SKU(), Cost: c.Cost})
-			}
-			return e.print(present.Anomalies(by, det.Result(), opts))
+			rep, judged := s.Anomalies(d, opts)
+			return e.print(present.Anomalies(by, rep, judged))
 		},
 	}
 	f.register(cmd)

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"context"
-	"time"
-
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/internal/csvin"
 	"github.com/gpucost/gpucost/present"
-	"github.com/gpucost/gpucost/telemetry/promql"
+	"github.com/gpucost/gpucost/serving"
 	"github.com/spf13/cobra"
 )
 
@@ -51,7 +47,7 @@ evaluated at the end of the period).`,
 			if err != nil {
 				return err
 			}
-			requests, source, err := readRequests(ctx, by, reqFile, reqProm, reqQuery, s.Period.Start, s.Period.End)
+			requests, source, err := serving.GroupRequests{File: reqFile, Prometheus: reqProm, Query: reqQuery}.Read(ctx, by, s.Period.Start, s.Period.End)
 			if err != nil {
 				return err
 			}
@@ -64,50 +60,4 @@ evaluated at the end of the period).`,
 	cmd.Flags().StringVar(&reqProm, "requests-prometheus", "", "Prometheus server to read request counts from")
 	cmd.Flags().StringVar(&reqQuery, "requests-query", "", "PromQL instant vector of request counts by the --by label")
 	return cmd
-}
-
-// readRequests reads request counts per group from a CSV or a Prometheus query; it returns
-// nil when neither is given, and says where the counts came from.
-func readRequests(ctx context.Context, by, file, prom, query string, from, to time.Time) (map[string]float64, string, error) {
-	switch {
-	case file != "":
-		m, err := readRequestsCSV(file, by, from, to)
-		return m, file, err
-	case prom != "":
-		c := &promql.Collector{URL: prom}
-		vs, err := c.Vector(ctx, query, to)
-		if err != nil {
-			return nil, "", err
-		}
-		m := map[string]float64{}
-		for _, v := range vs {
-			m[v.Labels[by]] += v.Value
-		}
-		return m, prom, nil
-	}
-	return nil, "", nil
-}
-
-func readRequestsCSV(name, by string, from, to time.Time) (map[string]float64, error) {
-	c, err := csvin.Open("--requests", name, by, "requests")
-	if err != nil {
-		return nil, err
-	}
-	hasDate := c.Has("date")
-	out := map[string]float64{}
-	err = c.Each(func(rec []string) error {
-		if hasDate {
-			d, err := time.Parse(time.DateOnly, c.Get(rec, "date"))
-			if err != nil {
-				return c.Errorf("date", "date %q: use YYYY-MM-DD", c.Get(rec, "date"))
-			}
-			if d.Before(from.Truncate(24*time.Hour)) || !d.Before(to) {
-				return nil
-			}
-		}
-		n, err := c.Number(rec, "requests")
-		out[c.Get(rec, by)] += n
-		return err
-	})
-	return out, err
 }

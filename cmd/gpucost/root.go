@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/exitcode"
+	"github.com/gpucost/gpucost/internal/storeopen"
 	"github.com/spf13/cobra"
 )
 
@@ -26,31 +23,24 @@ type env struct {
 	output string // --output
 }
 
-// Exit codes that scripts can rely on.
+// Exit codes that scripts can rely on (internal/exitcode).
 const (
-	exitOK          = 0
-	exitFailure     = 1 // an internal error or a failure without a more specific code
-	exitInvalid     = 2 // bad flags, arguments or input files
-	exitNotFound    = 3 // nothing matched
-	exitUnavailable = 4 // a source or server could not be reached
-	exitConflict    = 5 // the request contradicts what is stored
-	exitBudget      = 6 // gpucost estimate: the job would break a budget
-	exitPolicy      = 7 // gpucost enforce: a policy triggered; gpucost estimate --policies: one would stop the job
+	exitOK          = exitcode.OK
+	exitFailure     = exitcode.Failure
+	exitInvalid     = exitcode.Invalid
+	exitNotFound    = exitcode.NotFound
+	exitUnavailable = exitcode.Unavailable
+	exitConflict    = exitcode.Conflict
+	exitBudget      = exitcode.Budget
+	exitPolicy      = exitcode.Policy
 )
 
-// exitCodes maps error codes to exit codes, once.
-var exitCodes = map[string]int{
-	gpucost.EInvalid:     exitInvalid,
-	gpucost.ENotFound:    exitNotFound,
-	gpucost.EUnavailable: exitUnavailable,
-	gpucost.EConflict:    exitConflict,
-	gpucost.EInternal:    exitFailure,
-}
-
-// exitError carries an exit code chosen by a command itself, such as the profiled command's.
+// exitError carries an exit code chosen by a command itself, such as the profiled command's
+// (exitcode.Chosen).
 type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+func (e exitError) ExitCode() int { return e.code }
 
 // run executes the command line args and returns the process exit code.
 func run(ctx context.Context, args []string, e *env) int {
@@ -63,21 +53,10 @@ func run(ctx context.Context, args []string, e *env) int {
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return exitOK
+	if !exitcode.Quiet(err) {
+		fmt.Fprintln(e.stderr, "gpucost:", err)
 	}
-	var ee exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	fmt.Fprintln(e.stderr, "gpucost:", err)
-	if code, ok := exitCodes[gpucost.ErrorCode(err)]; ok && gpucost.ErrorCode(err) != gpucost.EInternal {
-		return code
-	}
-	if isUsageError(err) || strings.HasPrefix(err.Error(), "unknown command") {
-		return exitInvalid
-	}
-	return exitFailure
+	return exitcode.For(err)
 }
 
 func newRootCmd(e *env) *cobra.Command {
@@ -102,7 +81,7 @@ job (gpucost estimate --policies).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().StringVar(&e.dbPath, "db", defaultDBPath(e.getenv),
+	root.PersistentFlags().StringVar(&e.dbPath, "db", storeopen.DefaultPath(e.getenv),
 		"the store: a SQLite file, or a postgres:// URL shared by server replicas (default from $GPUCOST_DB, else a file in the user data directory)")
 	root.PersistentFlags().StringVarP(&e.output, "output", "o", "table", "output format: table, json or csv")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
@@ -165,31 +144,8 @@ type usageError struct{ error }
 
 func (u usageError) Unwrap() error { return u.error }
 
-func isUsageError(err error) bool {
-	var u usageError
-	return errors.As(err, &u)
-}
-
-// defaultDBPath returns $GPUCOST_DB, else gpucost.db in $XDG_DATA_HOME/gpucost or
-// ~/.local/share/gpucost.
-func defaultDBPath(getenv func(string) string) string {
-	if p := getenv("GPUCOST_DB"); p != "" {
-		return p
-	}
-	return filepath.Join(dataHome(getenv), "gpucost", "gpucost.db")
-}
-
-// dataHome returns $XDG_DATA_HOME, else ~/.local/share.
-func dataHome(getenv func(string) string) string {
-	if dir := getenv("XDG_DATA_HOME"); dir != "" {
-		return dir
-	}
-	home := getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return filepath.Join(home, ".local", "share")
-}
+// UsageError makes it an exitcode.Usage.
+func (usageError) UsageError() {}
 
 // version is set by the linker: -ldflags "-X main.version=v0.1.0".
 var version = "dev"

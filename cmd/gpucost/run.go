@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/exitcode"
 	"github.com/gpucost/gpucost/spot"
 	"github.com/gpucost/gpucost/spot/checkpoint"
 	"github.com/gpucost/gpucost/spot/notice"
@@ -164,11 +164,7 @@ func runJob(ctx context.Context, e *env, f runFlags, args []string) error {
 // (2) and an unreachable store (4) keep theirs; every other failure, such as a catalog that
 // cannot be read, is 1.
 func runError(e *env, err error) error {
-	var ee exitError
-	switch {
-	case err == nil || errors.As(err, &ee) || isUsageError(err):
-		return err
-	case gpucost.ErrorCode(err) == gpucost.EInvalid || gpucost.ErrorCode(err) == gpucost.EUnavailable:
+	if code := exitcode.For(err); exitcode.Quiet(err) || code == exitInvalid || code == exitUnavailable {
 		return err
 	}
 	fmt.Fprintln(e.stderr, "gpucost:", err)

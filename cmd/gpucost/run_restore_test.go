@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/file"
+	"github.com/gpucost/gpucost/internal/exitcode"
 	"github.com/gpucost/gpucost/spot"
 	"github.com/gpucost/gpucost/spot/checkpoint"
 )
@@ -130,14 +130,7 @@ func TestRunErrorCodes(t *testing.T) {
 		{"unavailable", gpucost.Errorf(gpucost.EUnavailable, "x"), exitUnavailable},
 		{"runner's", exitError{spot.ExitInterrupted}, spot.ExitInterrupted},
 	} {
-		err := runError(e, tc.err)
-		got := exitFailure
-		var ee exitError
-		if errors.As(err, &ee) {
-			got = ee.code
-		} else if c, ok := exitCodes[gpucost.ErrorCode(err)]; ok {
-			got = c
-		}
+		got := exitcode.For(runError(e, tc.err))
 		if got != tc.want {
 			t.Errorf("%s: runError(%v) exits %d, want %d", tc.name, tc.err, got, tc.want)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/internal/storeopen"
 	"github.com/gpucost/gpucost/notify"
@@ -67,7 +68,7 @@ func newServeCmd(e *env) *cobra.Command {
 				return err
 			}
 			if o.budgets != "" {
-				if _, err := readBudgets(o.budgets); err != nil {
+				if _, err := budget.ReadFile(o.budgets); err != nil {
 					return err
 				}
 			}
@@ -193,7 +194,7 @@ func (e *env) walDir(flag string, db storeDB) string {
 	if storeopen.IsPostgres(e.dbPath) {
 		postgresURL = e.dbPath
 	}
-	return wal.Dir(flag, db.File(), postgresURL, dataHome(e.getenv))
+	return wal.Dir(flag, db.File(), postgresURL, storeopen.DataHome(e.getenv))
 }
 
 // serveSecurityOptions are gpucost serve's per-token rate limits, its throttle of failed

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/notify"
 )
 
 // hook is a webhook target that records the alerts it is sent; hold, while open, keeps every
@@ -75,7 +76,7 @@ func TestServeBudgetAlerts(t *testing.T) {
 		}
 		return ""
 	}
-	tmap, _, err := readTargets(targets, getenv)
+	tmap, _, err := notify.ReadTargetsFile(targets, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

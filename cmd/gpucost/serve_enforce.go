@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
+
+	"github.com/gpucost/gpucost"
 
 	"github.com/gpucost/gpucost/notify"
 	"github.com/gpucost/gpucost/server"
@@ -31,9 +34,9 @@ func (o *serveEnforceOptions) enforcement(e *env, db storeDB, targets map[string
 		}
 		return nil, nil
 	}
-	data, err := readInput("policies", o.policies)
+	data, err := os.ReadFile(o.policies)
 	if err != nil {
-		return nil, err
+		return nil, gpucost.Errorf(gpucost.EInvalid, "read policies: %w", err)
 	}
 	src, err := o.inv.sources(e)
 	if err != nil {

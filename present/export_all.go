@@ -15,6 +15,6 @@ func ExportAll(file string, rows int, totals []gpucost.CostTotal, imports int, f
 	if !from.IsZero() || !to.IsZero() {
 		period = fmt.Sprintf(" charged from %s to %s", from.Format(time.RFC3339), to.Format(time.RFC3339))
 	}
-	t.Notes = []string{fmt.Sprintf("Every row of %d imported bills%s; read back with the FOCUS reader: %d rows, the totals of the rows written.", imports, period, rows)}
+	t.Notes = []string{fmt.Sprintf("Every row of %s%s; read back with the FOCUS reader: %d rows, the totals of the rows written.", count(imports, "imported bill"), period, rows)}
 	return t
 }

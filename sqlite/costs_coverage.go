@@ -153,20 +153,7 @@ func coverageOf(ctx context.Context, q interface {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[int64][]gpucost.BillCoverage{}
-	for rows.Next() {
-		var imp int64
-		var account, period string
-		if err := rows.Scan(&imp, &account, &period); err != nil {
-			return nil, err
-		}
-		c, err := storeutil.ParseCoverage(account, period)
-		if err != nil {
-			return nil, fmt.Errorf("import %d: coverage period %q: %w", imp, period, err)
-		}
-		out[imp] = append(out[imp], c)
-	}
-	return out, rows.Err()
+	return storeutil.ReadCoverage(rows)
 }
 
 // backfillCoverage gives the imports stored before migrations/0020_import_coverage.sql, whose

@@ -97,3 +97,29 @@ func ParseCoverage(account, period string) (gpucost.BillCoverage, error) {
 	p, err := ParseTimeText(period)
 	return gpucost.BillCoverage{Account: account, Period: p}, err
 }
+
+// Rows is what the stores' row iterators (database/sql's and pgx's) both have.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// ReadCoverage reads rows of (import id, account, period) into each import's (account,
+// period) pairs, by import id.
+func ReadCoverage(rows Rows) (map[int64][]gpucost.BillCoverage, error) {
+	out := map[int64][]gpucost.BillCoverage{}
+	for rows.Next() {
+		var imp int64
+		var account, period string
+		if err := rows.Scan(&imp, &account, &period); err != nil {
+			return nil, err
+		}
+		c, err := ParseCoverage(account, period)
+		if err != nil {
+			return nil, fmt.Errorf("import %d: coverage period %q: %w", imp, period, err)
+		}
+		out[imp] = append(out[imp], c)
+	}
+	return out, rows.Err()
+}

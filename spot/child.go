@@ -164,3 +164,14 @@ func writeNoticeFile(dir string, deadline time.Time) error {
 	}
 	return os.Rename(tmp, noticePath(dir))
 }
+
+// exitStatus returns the command's exit status once it has exited, else running (the status
+// known before).
+func (c *child) exitStatus(running int) int {
+	select {
+	case <-c.done:
+		return c.code
+	default:
+		return running
+	}
+}

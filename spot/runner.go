@@ -206,6 +206,7 @@ func (r *Runner) supervise(ctx context.Context, res Result) (Result, error) {
 		case out.notice != nil:
 			res.Notice = out.notice
 			code, err := r.interrupted(ctx, c, *out.notice)
+			res.Status = c.exitStatus(res.Status) // the status it saved and exited with, not the one before the notice
 			return r.finish(ctx, res, code, err)
 		case out.status == 0:
 			return r.finished(ctx, res)

@@ -494,3 +494,25 @@ func noticeToSignal(b *testing.B) time.Duration {
 	fmt.Sscan(string(b2), &ns)
 	return time.Unix(0, ns).Sub(start)
 }
+
+// TestNoticeKeepsTheSavedStatus checks that the result and the exit event carry the status the
+// command exited with after saving on the notice (75 here), not the one known before it.
+func TestNoticeKeepsTheSavedStatus(t *testing.T) {
+	fake := noticetest.NewGCP(t)
+	g := newRig(t)
+	r := g.runner("-steps", "1000", "-every", "20", "-step-time", "200us", "-signal-exit", "75")
+	r.Watchers = []notice.Watcher{&notice.GCP{Host: fake.Host, Poll: 50 * time.Millisecond}}
+	done := make(chan struct{})
+	var res spot.Result
+	go func() { res, _ = r.Run(context.Background()); close(done) }()
+	waitFor(t, "a stored checkpoint", g.stored)
+	fake.Preempt()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not return after the notice")
+	}
+	if res.ExitCode != spot.ExitInterrupted || res.Status != 75 {
+		t.Errorf("Run = exit %d, status %d; want exit %d and the command's status 75", res.ExitCode, res.Status, spot.ExitInterrupted)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/telemetry"
+	"github.com/gpucost/gpucost/telemetry/nvidiasmi"
 	"github.com/gpucost/gpucost/telemetry/teleimport"
 	"github.com/spf13/cobra"
 )
@@ -36,8 +37,10 @@ func newImportTelemetryCmd(e *env) *cobra.Command {
 the agent does. dcgm files hold one or more /metrics scrapes; sample lines carry the
 exposition format's millisecond timestamps, and lines without one take --at (default: the
 file's modification time). nvidia-smi files hold the output of
-  nvidia-smi --query-gpu=timestamp,index,uuid,name,utilization.gpu,memory.used,memory.total,power.draw,temperature.gpu --format=csv,noheader,nounits
-with or without the header line.
+  ` + nvidiasmi.RecordCommand + `
+with or without the header line (--format=csv) and units; ",mig.mode.current" may follow the
+fields. With a header line the columns may be any --query-gpu fields that include timestamp
+and uuid or index.
 
 Bad lines are reported with file and line and skipped; the rest is stored. Importing the same
 file again stores nothing twice.`,

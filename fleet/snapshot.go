@@ -97,6 +97,9 @@ type Stats struct {
 	Rollups    int                `json:"rollups"`
 	Unmatched  []string           `json:"gpu_resources_without_telemetry,omitempty"`
 	Unpriced   float64            `json:"unpriced_gpu_hours,omitempty"` // GPU time neither the bill nor the catalog prices
+	// UnpricedBy is Unpriced by model: the series' model name as reported where the catalog
+	// does not know it.
+	UnpricedBy map[string]float64 `json:"unpriced_gpu_hours_by_model,omitempty"`
 	Totals     gpucost.CostTotals `json:"-"`                            // of the bill lines read
 	Telemetry  bool               `json:"telemetry"`                    // the period has rollups
 	CatalogFor map[string]string  `json:"-"`                            // canonical model → the catalog price used
@@ -396,6 +399,10 @@ func (b *builder) catalogPrice(ch *Charge) {
 	}
 	if !p.ok {
 		b.snap.Stats.Unpriced += unitHours(ch.held)
+		if b.snap.Stats.UnpricedBy == nil {
+			b.snap.Stats.UnpricedBy = map[string]float64{}
+		}
+		b.snap.Stats.UnpricedBy[ch.Model] += unitHours(ch.held)
 		zero := gpucost.Money{Currency: "USD"}
 		ch.Cost, ch.IdleCost, ch.Billed, ch.IdleBilled = zero, zero, zero, zero
 		return

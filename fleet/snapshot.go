@@ -90,19 +90,20 @@ type Options struct {
 
 // Stats say what a snapshot covered, for the reports' reconciliation notes.
 type Stats struct {
-	Lines     int      `json:"lines"`
-	GPULines  int      `json:"gpu_lines"`
-	Matched   int      `json:"gpu_lines_with_telemetry"`
-	Imports   int      `json:"imports"`
-	Rollups   int      `json:"rollups"`
-	Unmatched []string `json:"gpu_resources_without_telemetry,omitempty"`
-	Unpriced  float64  `json:"unpriced_gpu_hours,omitempty"` // GPU time neither the bill nor the catalog prices
-	// UnpricedBy is Unpriced by model: the series' model name as reported where the catalog
-	// does not know it.
+	Lines      int                `json:"lines"`
+	GPULines   int                `json:"gpu_lines"`
+	Matched    int                `json:"gpu_lines_with_telemetry"`
+	Imports    int                `json:"imports"`
+	Rollups    int                `json:"rollups"`
+	Unmatched  []string           `json:"gpu_resources_without_telemetry,omitempty"`
+	Unpriced   float64            `json:"unpriced_gpu_hours,omitempty"` // GPU time neither the bill nor the catalog prices
+	Totals     gpucost.CostTotals `json:"-"`                            // of the bill lines read
+	Telemetry  bool               `json:"telemetry"`                    // the period has rollups
+	CatalogFor map[string]string  `json:"-"`                            // canonical model → the catalog price used
+
+	// UnpricedBy is Unpriced by model: the series' canonical model, or its name as reported
+	// where the catalog does not know it.
 	UnpricedBy map[string]float64 `json:"unpriced_gpu_hours_by_model,omitempty"`
-	Totals     gpucost.CostTotals `json:"-"`         // of the bill lines read
-	Telemetry  bool               `json:"telemetry"` // the period has rollups
-	CatalogFor map[string]string  `json:"-"`         // canonical model → the catalog price used
 }
 
 // Snapshot is a period's GPU time and spend, charge by charge, built once per query: the

@@ -92,11 +92,12 @@ func parseHeader(fields []string) layout {
 	return l
 }
 
-// isHeader reports whether a line's fields name columns rather than hold values.
+// isHeader reports whether a line's fields name columns rather than hold values: one of them
+// is uuid, index or timestamp.
 func isHeader(fields []string) bool {
 	for _, f := range fields {
 		name, _, _ := strings.Cut(strings.TrimSpace(f), " [")
-		if c := columns[strings.ToLower(name)]; c == colUUID || c == colIndex {
+		if c := columns[strings.ToLower(name)]; c == colUUID || c == colIndex || c == colTimestamp {
 			return true
 		}
 	}

@@ -107,6 +107,9 @@ func (rd Reader) header(fields []string, name string, num int, st *Stats) layout
 			st.Unknown[strings.TrimSpace(fields[i])]++
 		}
 	}
+	if !l.has(colUUID) && !l.has(colIndex) {
+		st.skip(name, num, "uuid", "the header has no uuid or index column: its lines name no GPU; record with --query-gpu="+RecordQuery)
+	}
 	if !l.has(colTimestamp) {
 		st.skip(name, num, "timestamp", "the header has no timestamp column: its lines cannot be placed in time")
 	}

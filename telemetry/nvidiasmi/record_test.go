@@ -61,3 +61,16 @@ func TestReadHeaderlessWidths(t *testing.T) {
 		}
 	}
 }
+
+// TestReadNoGPUColumn reads the real H200 recording whose query had no uuid or index: it fails
+// with what to record instead.
+func TestReadNoGPUColumn(t *testing.T) {
+	data, err := os.ReadFile("../../../shared/datasets/nvidia/h200-phases/nvidia-smi-1s.csv")
+	if err != nil {
+		t.Skipf("the shared H200 recording is not here: %v", err)
+	}
+	_, st, err := readAll(t, string(data))
+	if err == nil || !strings.Contains(err.Error(), "--query-gpu="+RecordQuery) || st.Lines != 48 {
+		t.Errorf("Read(h200-phases) = %d lines, %v; want 48 lines and an error naming --query-gpu=%s", st.Lines, err, RecordQuery)
+	}
+}

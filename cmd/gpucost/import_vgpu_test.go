@@ -48,6 +48,7 @@ func TestVGPUIsPricedAndUnpricedModelsNamed(t *testing.T) {
 	}
 	for _, want := range []string{
 		"GRID A100-10C without a bill line priced at $",
+		"median region), a vGPU of 10 of the A100-40GB's 40 GB",
 		"1.0 GPU-hours of models neither the bill nor the catalog prices are not in the costs: NVIDIA RTX 4000 Ada Generation 1.0 GPU-h.",
 	} {
 		if !strings.Contains(out, want) {

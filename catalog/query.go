@@ -137,8 +137,13 @@ func (c *Catalog) selector(q Query) (func(gpucost.Offer) bool, error) {
 // runs where it runs, not in the cheapest region; per region the cheapest, because an idle GPU
 // is waste at the price its cheapest instance type would charge. If provider has no priced
 // offer of the model, the same median is taken over every provider's regions. It returns false
-// if no offer prices the model at all.
+// if no offer prices the model at all. A vGPU profile (ParseVGPU) costs its fraction of its
+// physical GPU's price, with that GPU's offer.
 func (c *Catalog) PricePerGPUHour(model, provider string) (gpucost.Money, gpucost.Offer, bool) {
+	if v, ok := ParseVGPU(model); ok { // a vGPU profile: its share of the physical GPU's price
+		m, o, ok := c.PricePerGPUHour(v.Model, provider)
+		return v.Price(m), o, ok
+	}
 	if canon, ok := Normalize(model); ok {
 		model = canon
 	}

@@ -100,6 +100,10 @@ type Stats struct {
 	Totals     gpucost.CostTotals `json:"-"`                            // of the bill lines read
 	Telemetry  bool               `json:"telemetry"`                    // the period has rollups
 	CatalogFor map[string]string  `json:"-"`                            // canonical model → the catalog price used
+
+	// UnpricedBy is Unpriced by model: the series' canonical model, or its name as reported
+	// where the catalog does not know it.
+	UnpricedBy map[string]float64 `json:"unpriced_gpu_hours_by_model,omitempty"`
 }
 
 // Snapshot is a period's GPU time and spend, charge by charge, built once per query: the
@@ -392,10 +396,17 @@ func (b *builder) catalogPrice(ch *Charge) {
 		if ok {
 			b.snap.Stats.CatalogFor[ch.Model] = fmt.Sprintf("%s/GPU-h (%s %s %s, median region)",
 				m.Dollars(), offer.Provider, offer.InstanceType, offer.Region)
+			if v, ok := catalog.ParseVGPU(ch.Model); ok {
+				b.snap.Stats.CatalogFor[ch.Model] += fmt.Sprintf(", a vGPU of %d of the %s's %d GB", v.MemoryGB, v.Model, v.OfGB)
+			}
 		}
 	}
 	if !p.ok {
 		b.snap.Stats.Unpriced += unitHours(ch.held)
+		if b.snap.Stats.UnpricedBy == nil {
+			b.snap.Stats.UnpricedBy = map[string]float64{}
+		}
+		b.snap.Stats.UnpricedBy[ch.Model] += unitHours(ch.held)
 		zero := gpucost.Money{Currency: "USD"}
 		ch.Cost, ch.IdleCost, ch.Billed, ch.IdleBilled = zero, zero, zero, zero
 		return

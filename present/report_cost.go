@@ -147,9 +147,31 @@ func PriceNotes(s *fleet.Snapshot, keep func(*fleet.Charge) bool) []string {
 		notes = append(notes, fmt.Sprintf("  %s without a bill line priced at %s", m, s.Stats.CatalogFor[m]))
 	}
 	if s.Stats.Unpriced > 0 {
-		notes = append(notes, fmt.Sprintf("%.1f GPU-hours of models neither the bill nor the catalog prices are not in the costs.", s.Stats.Unpriced))
+		notes = append(notes, fmt.Sprintf("%.1f GPU-hours of models neither the bill nor the catalog prices are not in the costs: %s.",
+			s.Stats.Unpriced, UnpricedModels(s.Stats.UnpricedBy)))
 	}
 	return notes
+}
+
+// UnpricedModels names each model of GPU-hours by model, most hours first, with its hours:
+// "GRID A100-10C 12.0 GPU-h, NVIDIA RTX 4000 Ada Generation 3.5 GPU-h". A model without a
+// name is "unknown model".
+func UnpricedModels(hours map[string]float64) string {
+	models := slices.SortedFunc(maps.Keys(hours), func(a, b string) int {
+		if c := cmp.Compare(hours[b], hours[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(models))
+	for i, m := range models {
+		name := m
+		if name == "" {
+			name = "unknown model"
+		}
+		parts[i] = fmt.Sprintf("%s %.1f GPU-h", name, hours[m])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // priceSource is the price source of the GPU time keep accepts (all where nil): mixed when its

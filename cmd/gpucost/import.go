@@ -7,6 +7,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/telemetry"
+	"github.com/gpucost/gpucost/telemetry/nvidiasmi"
 	"github.com/gpucost/gpucost/telemetry/teleimport"
 	"github.com/spf13/cobra"
 )
@@ -28,6 +29,7 @@ func newImportTelemetryCmd(e *env) *cobra.Command {
 		format string
 		at     string
 		host   string
+		model  string
 	)
 	cmd := &cobra.Command{
 		Use:   "telemetry FILE...",
@@ -36,17 +38,20 @@ func newImportTelemetryCmd(e *env) *cobra.Command {
 the agent does. dcgm files hold one or more /metrics scrapes; sample lines carry the
 exposition format's millisecond timestamps, and lines without one take --at (default: the
 file's modification time). nvidia-smi files hold the output of
-  nvidia-smi --query-gpu=timestamp,index,uuid,name,utilization.gpu,memory.used,memory.total,power.draw,temperature.gpu --format=csv,noheader,nounits
-with or without the header line.
+  ` + nvidiasmi.RecordCommand + `
+with or without the header line (--format=csv) and units; ",mig.mode.current" may follow the
+fields. With a header line the columns may be any --query-gpu fields that include timestamp
+and uuid or index.
 
 Bad lines are reported with file and line and skipped; the rest is stored. Importing the same
 file again stores nothing twice.`,
 		Example: `  gpucost import telemetry --format dcgm scrapes/*.prom
   gpucost import telemetry --format dcgm --at 2026-11-01T10:00:00Z one-scrape.prom
-  gpucost import telemetry --format nvidia-smi --host gpu-node-7 smi.csv`,
+  gpucost import telemetry --format nvidia-smi --host gpu-node-7 smi.csv
+  gpucost import telemetry --format dcgm --model "NVIDIA L40S" scrapes/*.prom`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
-			o := teleimport.Options{Host: host}
+			o := teleimport.Options{Host: host, Model: model}
 			var err error
 			if o.Format, err = teleimport.ParseFormat(format); err != nil {
 				return result{}, err
@@ -67,6 +72,7 @@ file again stores nothing twice.`,
 	}
 	cmd.Flags().StringVar(&format, "format", "dcgm", "file format: dcgm or nvidia-smi")
 	cmd.Flags().StringVar(&at, "at", "", "time of samples without a timestamp (RFC 3339; default the file's modification time)")
+	cmd.Flags().StringVar(&model, "model", "", `GPU model of every sample, for recordings without a name column or with a name the catalog does not know (such as "NVIDIA A100-SXM4-40GB")`)
 	cmd.Flags().StringVar(&host, "host", "", "host name for nvidia-smi files (default: the file name)")
 	return cmd
 }

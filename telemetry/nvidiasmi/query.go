@@ -12,9 +12,17 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// QueryGPU is the --query-gpu field list the Collector asks for, and the column order Read
-// assumes for a file without a header line.
-const QueryGPU = "timestamp,index,uuid,name,utilization.gpu,memory.used,memory.total,power.draw,temperature.gpu,mig.mode.current"
+// RecordQuery is the --query-gpu field list gpucost import telemetry documents for recording
+// nvidia-smi output: Read takes a file without a header line to hold these columns, or those of
+// QueryGPU when its lines have one field more.
+const RecordQuery = "timestamp,index,uuid,name,utilization.gpu,memory.used,memory.total,power.draw,temperature.gpu"
+
+// RecordCommand is the nvidia-smi command line whose output gpucost import telemetry reads.
+const RecordCommand = "nvidia-smi --query-gpu=" + RecordQuery + " --format=csv,noheader,nounits"
+
+// QueryGPU is the --query-gpu field list the Collector asks for: RecordQuery and
+// mig.mode.current, which says why a GPU reports no utilisation.
+const QueryGPU = RecordQuery + ",mig.mode.current"
 
 // QueryApps is the --query-compute-apps field list the Collector asks for.
 const QueryApps = "gpu_uuid,pid,process_name,used_memory"
@@ -57,8 +65,21 @@ var columns = map[string]column{
 // layout is the column of each CSV field.
 type layout []column
 
-// defaultLayout is the layout of QueryGPU.
-var defaultLayout = parseHeader(strings.Split(QueryGPU, ","))
+// defaultLayout is the layout of QueryGPU; recordLayout that of RecordQuery.
+var (
+	defaultLayout = parseHeader(strings.Split(QueryGPU, ","))
+	recordLayout  = parseHeader(strings.Split(RecordQuery, ","))
+)
+
+// headerless returns the layout of a line without a header before it: that of RecordQuery or
+// QueryGPU, whichever has as many fields as the line, and QueryGPU's otherwise, so that the
+// line is reported as having the wrong number of fields.
+func headerless(fields []string) layout {
+	if len(fields) == len(recordLayout) {
+		return recordLayout
+	}
+	return defaultLayout
+}
 
 // parseHeader returns the layout a header line gives, such as
 // "timestamp, index, uuid, utilization.gpu [%]", and the fields it does not know.
@@ -71,11 +92,12 @@ func parseHeader(fields []string) layout {
 	return l
 }
 
-// isHeader reports whether a line's fields name columns rather than hold values.
+// isHeader reports whether a line's fields name columns rather than hold values: one of them
+// is uuid, index or timestamp.
 func isHeader(fields []string) bool {
 	for _, f := range fields {
 		name, _, _ := strings.Cut(strings.TrimSpace(f), " [")
-		if c := columns[strings.ToLower(name)]; c == colUUID || c == colIndex {
+		if c := columns[strings.ToLower(name)]; c == colUUID || c == colIndex || c == colTimestamp {
 			return true
 		}
 	}

@@ -44,7 +44,8 @@ func Read(r io.Reader, name string, host string, emit func(gpucost.Sample)) (Sta
 }
 
 // Read parses a recording: with a header line its columns may be any --query-gpu fields that
-// include timestamp and uuid or index; without one they are those of QueryGPU. Bad lines and
+// include timestamp and uuid or index; without one they are those of RecordQuery or, when the
+// first line has one field more, QueryGPU. Bad lines and
 // readings are skipped and counted; Read fails only if r cannot be read or holds no sample.
 func (rd Reader) Read(r io.Reader, name string, emit func(gpucost.Sample)) (Stats, error) {
 	loc := rd.Location
@@ -52,7 +53,7 @@ func (rd Reader) Read(r io.Reader, name string, emit func(gpucost.Sample)) (Stat
 		loc = time.UTC
 	}
 	var st Stats
-	l := defaultLayout
+	var l layout // nil until a header line gives one
 	seenData := false
 	br := bufio.NewReaderSize(r, 64<<10)
 	for num := 1; ; num++ {
@@ -78,6 +79,9 @@ func (rd Reader) Read(r io.Reader, name string, emit func(gpucost.Sample)) (Stat
 		}
 		seenData = true
 		st.Lines++
+		if l == nil {
+			l = headerless(fields)
+		}
 		if s, ok := rd.line(l, fields, text, name, num, loc, &st); ok {
 			emit(s)
 			st.Samples++
@@ -102,6 +106,9 @@ func (rd Reader) header(fields []string, name string, num int, st *Stats) layout
 			}
 			st.Unknown[strings.TrimSpace(fields[i])]++
 		}
+	}
+	if !l.has(colUUID) && !l.has(colIndex) {
+		st.skip(name, num, "uuid", "the header has no uuid or index column: its lines name no GPU; record with --query-gpu="+RecordQuery)
 	}
 	if !l.has(colTimestamp) {
 		st.skip(name, num, "timestamp", "the header has no timestamp column: its lines cannot be placed in time")

@@ -43,6 +43,9 @@ type Options struct {
 	// Host names the host of an nvidia-smi recording; empty means the file's name without its
 	// extension.
 	Host string
+	// Model, when set, is the GPU model of every sample, for a recording whose name column is
+	// missing or names a GPU the catalog does not know ("GRID A100-10C" is known: a vGPU profile).
+	Model string
 }
 
 // Stats is what importing one file did.
@@ -119,6 +122,9 @@ func (im *Importer) ImportFile(ctx context.Context, path string, o Options) (Sta
 func Import(ctx context.Context, w *telemetry.Writer, r io.Reader, name string, o Options) (Stats, error) {
 	var addErr error
 	emit := func(s gpucost.Sample) {
+		if o.Model != "" {
+			s.GPU.Model = o.Model
+		}
 		if addErr == nil {
 			addErr = w.Add(ctx, s)
 		}

@@ -107,3 +107,26 @@ type countBar struct{ n *int64 }
 
 func (c *countBar) Write(p []byte) (int, error) { *c.n += int64(len(p)); return len(p), nil }
 func (c *countBar) Finish() error               { return nil }
+
+// TestImportModel: Options.Model replaces the model every sample reports.
+func TestImportModel(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	body := "2026/11/20 10:00:00.000, 0, GPU-aaa, Graphics Device, 40, 1000, 40960, 200.5, 50\n"
+	w := &telemetry.Writer{Store: db, IdleBelow: 5}
+	st, err := Import(ctx, w, strings.NewReader(body), "n.csv", Options{Format: NvidiaSMI, Model: "NVIDIA A100-SXM4-40GB"})
+	if err != nil || st.Samples != 1 {
+		t.Fatalf("Import = %+v, %v; want 1 sample", st, err)
+	}
+	var models []string
+	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	err = db.ScanRollups(ctx, time.Minute, gpucost.RollupFilter{From: t0, To: t0.Add(3 * time.Hour)},
+		func(r *gpucost.Rollup) error { models = append(models, r.Series.GPU.Model); return nil })
+	if err != nil || len(models) == 0 || models[0] != "NVIDIA A100-SXM4-40GB" {
+		t.Errorf("stored models %q, %v; want NVIDIA A100-SXM4-40GB (--model)", models, err)
+	}
+}

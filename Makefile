@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/gpucost
 DEMO_DB ?= demo.db
 
-.PHONY: demo test build vet fmt-check bench fuzz size clean
+.PHONY: demo test build vet fmt-check bench fuzz size gpu-check clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/gpucost
@@ -43,6 +43,10 @@ fuzz:
 MAXMB ?= 40
 size:
 	GO="$(GO)" TOP='$(TOP)' MAXMB='$(MAXMB)' ./scripts/size.sh
+
+# On an NVIDIA machine: collectors, profile, and the example under gpucost run (docs/gpu-check.md).
+gpu-check:
+	./scripts/gpu-check.sh
 
 clean:
 	rm -rf bin $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm $(DEMO_DB).ingest-wal $(basename $(DEMO_DB))-bill.focus.csv

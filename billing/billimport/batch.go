@@ -365,6 +365,9 @@ func (b *batch) checkStored() {
 				break
 			}
 		}
+		if hit == nil && b.o.Replace && !b.o.Partial {
+			hit = b.partialReplace(i)
+		}
 		if hit == nil && !b.o.Replace {
 			for _, p := range b.stored {
 				if over := imp.Overlap(p); len(over) > 0 {

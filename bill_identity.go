@@ -230,6 +230,7 @@ type ImportListing struct {
 	Periods    []string     `json:"billing_periods"` // 2026-10, as PeriodLabel writes them
 	ChargeFrom *time.Time   `json:"charge_period_start,omitempty"`
 	ChargeTo   *time.Time   `json:"charge_period_end,omitempty"`
+	Lenient    bool         `json:"lenient,omitempty"` // read with --lenient (CostImport.Lenient)
 	Rows       int          `json:"rows"`
 	Lines      int          `json:"lines_stored"`
 	Totals     []CostTotal  `json:"totals"`
@@ -239,7 +240,7 @@ type ImportListing struct {
 // Listing returns imp as gpucost import list and GET /api/v1/imports give it.
 func (imp CostImport) Listing() ImportListing {
 	l := ImportListing{ID: imp.ID, Format: imp.Format, Version: imp.Version, File: imp.Name, Parts: imp.Files, SHA256: imp.Checksum,
-		Identity: imp.Identity, Providers: imp.Providers, Accounts: imp.Accounts(), Rows: imp.Rows, Lines: imp.Lines,
+		Identity: imp.Identity, Providers: imp.Providers, Accounts: imp.Accounts(), Lenient: imp.Lenient, Rows: imp.Rows, Lines: imp.Lines,
 		Totals: imp.Totals, ImportedAt: imp.ImportedAt}
 	for _, p := range imp.Periods() {
 		l.Periods = append(l.Periods, PeriodLabel(p))

@@ -76,6 +76,11 @@ type CostImport struct {
 	ChargeFrom time.Time      // the earliest charge period start; zero without lines
 	ChargeTo   time.Time      // the latest charge period end
 	Files      []ImportFile   // the parts of a multi-part import; empty for one file (Name, Checksum)
+
+	// Lenient says the bill was read with gpucost import billing --lenient, which coerced
+	// amounts such as "$10,000.00" and dates such as "2025/10/01" a strict read refuses; its
+	// kept source is read the same way by export focus --all, which writes the coerced values.
+	Lenient bool
 }
 
 // CostTotal is the exact sum of one currency's amounts in an import.

@@ -18,7 +18,7 @@ import (
 var _ gpucost.CostStore = (*DB)(nil)
 
 const importColumns = `id, name, checksum, coalesce(identity, ''), format, version, grain_ns, source_rows, lines, totals, imported_at, imported_ns,
-	coalesce(providers, ''), charge_from, charge_to, files`
+	coalesce(providers, ''), charge_from, charge_to, files, lenient`
 
 // copyLines is how many lines go to the server in one COPY: memory holds one batch.
 const copyLines = 8192
@@ -76,7 +76,7 @@ func scanImport(row pgx.Row) (gpucost.CostImport, error) {
 	var ns int16
 	var x storeutil.ImportExtras
 	err := row.Scan(&imp.ID, &imp.Name, &imp.Checksum, &imp.Identity, &imp.Format, &imp.Version, &grain, &srcRows, &lines,
-		&totals, &imp.ImportedAt, &ns, &x.Providers, &x.ChargeFrom, &x.ChargeTo, &x.Files)
+		&totals, &imp.ImportedAt, &ns, &x.Providers, &x.ChargeFrom, &x.ChargeTo, &x.Files, &imp.Lenient)
 	if err != nil {
 		return imp, err
 	}
@@ -119,8 +119,8 @@ func (db *DB) insertImport(ctx context.Context, tx pgx.Tx, imp *gpucost.CostImpo
 		return err
 	}
 	err := tx.QueryRow(ctx, `INSERT INTO cost_imports (name, checksum, identity, format, version, grain_ns,
-		source_rows, lines, totals, imported_at, imported_ns) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, '[]', $8, $9) RETURNING id`,
-		imp.Name, imp.Checksum, imp.Identity, imp.Format, imp.Version, int64(imp.Grain), int64(imp.Rows), imp.ImportedAt, subMicro(imp.ImportedAt)).Scan(&imp.ID)
+		source_rows, lines, totals, imported_at, imported_ns, lenient) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, '[]', $8, $9, $10) RETURNING id`,
+		imp.Name, imp.Checksum, imp.Identity, imp.Format, imp.Version, int64(imp.Grain), int64(imp.Rows), imp.ImportedAt, subMicro(imp.ImportedAt), imp.Lenient).Scan(&imp.ID)
 	if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) && pe.Code == uniqueViolation {
 		// Another transaction stored the same file or bill between the check and the insert,
 		// and has committed: this transaction is spoilt, so name the winner from outside it.

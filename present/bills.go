@@ -155,7 +155,11 @@ func Imports(all []gpucost.CostImport, full bool) Table {
 		if !full && len(accounts) > 3 {
 			accounts = append(slices.Clone(accounts[:3]), fmt.Sprintf("+%d more", len(l.Accounts)-3))
 		}
-		row := []string{strconv.FormatInt(l.ID, 10), l.Format, file, sum, strings.Join(l.Providers, ", "), strings.Join(accounts, ", "),
+		format := l.Format
+		if l.Lenient {
+			format += " (lenient)"
+		}
+		row := []string{strconv.FormatInt(l.ID, 10), format, file, sum, strings.Join(l.Providers, ", "), strings.Join(accounts, ", "),
 			span(l.Periods), chargeSpan(imp), strconv.Itoa(l.Rows), strconv.Itoa(l.Lines), "", "", "", l.ImportedAt.Format("2006-01-02 15:04")}
 		if len(l.Totals) == 0 {
 			r.Rows = append(r.Rows, row)

@@ -18,7 +18,7 @@ import (
 var _ gpucost.CostStore = (*DB)(nil)
 
 const importColumns = `id, name, checksum, coalesce(identity, ''), format, version, grain_ns, source_rows, lines, totals, imported_at,
-	coalesce(providers, ''), charge_from, charge_to, files`
+	coalesce(providers, ''), charge_from, charge_to, files, lenient`
 
 // CostImportByChecksum returns the import of a file with the given checksum, if any.
 func (db *DB) CostImportByChecksum(ctx context.Context, checksum string) (gpucost.CostImport, bool, error) {
@@ -72,7 +72,7 @@ func scanImport(row interface{ Scan(...any) error }) (gpucost.CostImport, error)
 	var totals, at string
 	var x storeutil.ImportExtras
 	err := row.Scan(&imp.ID, &imp.Name, &imp.Checksum, &imp.Identity, &imp.Format, &imp.Version, &grain, &imp.Rows, &imp.Lines,
-		&totals, &at, &x.Providers, &x.ChargeFrom, &x.ChargeTo, &x.Files)
+		&totals, &at, &x.Providers, &x.ChargeFrom, &x.ChargeTo, &x.Files, &imp.Lenient)
 	if err != nil {
 		return imp, err
 	}
@@ -123,9 +123,9 @@ func (db *DB) insertImport(ctx context.Context, tx *sql.Tx, imp *gpucost.CostImp
 		(SELECT coalesce(max(last), 0) FROM cost_import_seq)) + 1`).Scan(&imp.ID)
 	if err == nil {
 		_, err = tx.ExecContext(ctx, `INSERT INTO cost_imports (id, name, checksum, identity, format, version, grain_ns,
-		source_rows, lines, totals, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, '[]', ?)`,
+		source_rows, lines, totals, imported_at, lenient) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, '[]', ?, ?)`,
 			imp.ID, imp.Name, imp.Checksum, imp.Identity, imp.Format, imp.Version, int64(imp.Grain), imp.Rows,
-			imp.ImportedAt.Format(time.RFC3339Nano))
+			imp.ImportedAt.Format(time.RFC3339Nano), imp.Lenient)
 	}
 	if err == nil {
 		_, err = tx.ExecContext(ctx, `UPDATE cost_import_seq SET last = ?`, imp.ID)

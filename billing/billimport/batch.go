@@ -311,6 +311,7 @@ func (b *batch) groupImport(g []*fileRead) gpucost.CostImport {
 	imp := f0.imp
 	imp.Name, imp.Checksum, imp.Format, imp.Version, imp.Grain = f0.src.Name, b.results[f0.res].Checksum, f0.format, f0.st.Version, f0.agg.Grain
 	imp.Rows, imp.Totals = f0.agg.Rows(), f0.agg.Totals()
+	imp.Lenient = b.o.Lenient && formats[f0.format].lenient
 	if len(g) == 1 {
 		return imp
 	}
@@ -363,6 +364,9 @@ func (b *batch) checkStored() {
 				hit = gpucost.Errorf(gpucost.ErrorCode(err), "%s, a part of the same export, was refused: %w", f.src.Name, err)
 				break
 			}
+		}
+		if hit == nil && b.o.Replace && !b.o.Partial {
+			hit = b.partialReplace(i)
 		}
 		if hit == nil && !b.o.Replace {
 			for _, p := range b.stored {

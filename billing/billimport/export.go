@@ -22,8 +22,10 @@ import (
 // written; a Parquet file's values as text, focus.NewParquetRowReader); a bill of another
 // format is read by its format's reader, which maps each row onto a CostLine, and each line is
 // written as the FOCUS columns a focus.Writer writes, focus.InstanceTypeColumn and the
-// reader's extras (x_UsageType, x_ResourceGroupName …). Importing the export stores the same lines
-// and totals as the sources did.
+// reader's extras (x_UsageType, x_ResourceGroupName …). A source imported with --lenient
+// (CostImport.Lenient) is read leniently too, and the amounts and dates the import coerced are
+// written in canonical form (focus.RowReader.SetLenient). Importing the export, strictly,
+// stores the same lines and totals as the sources did.
 type Export struct {
 	Sources  gpucost.BillSourceStore
 	From, To time.Time // rows whose ChargePeriodStart is in [From, To); zero times: every row
@@ -142,27 +144,33 @@ func (s *source) rows() (*focus.RowReader, error) {
 	if s.imp.Format != "focus" {
 		return nil, nil
 	}
+	var rr *focus.RowReader
+	var err error
 	if s.file == nil {
-		return focus.NewRowReader(s.r, s.imp.Name)
-	}
-	rr, err := focus.NewParquetRowReader(s.file, s.size, s.imp.Name)
-	if errors.Is(err, focus.ErrNotRows) {
+		rr, err = focus.NewRowReader(s.r, s.imp.Name)
+	} else if rr, err = focus.NewParquetRowReader(s.file, s.size, s.imp.Name); errors.Is(err, focus.ErrNotRows) {
 		return nil, nil
 	}
-	return rr, err
+	if err != nil {
+		return nil, err
+	}
+	rr.SetLenient(s.imp.Lenient)
+	return rr, nil
 }
 
-// lines reads the source with its format's reader, keeping every extra.
+// lines reads the source with its format's reader, keeping every extra, as leniently as the
+// import read it.
 func (s *source) lines(emit emitFunc) error {
 	rd := formats[s.imp.Format]
+	o := Options{Lenient: s.imp.Lenient}
 	if s.file == nil {
-		_, err := rd.read(s.r, s.imp.Name, Options{}, emit)
+		_, err := rd.read(s.r, s.imp.Name, o, emit)
 		return err
 	}
 	if rd.parquet == nil {
 		return gpucost.Errorf(gpucost.EInternal, "export import %d (%s): a Parquet file of format %s", s.imp.ID, s.imp.Name, s.imp.Format)
 	}
-	_, err := rd.parquet(s.file, s.size, s.imp.Name, Options{}, emit)
+	_, err := rd.parquet(s.file, s.size, s.imp.Name, o, emit)
 	return err
 }
 

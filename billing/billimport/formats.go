@@ -38,6 +38,9 @@ type format struct {
 	// header reports whether the start of a file (its first 64 KiB, through gzip) or its Parquet
 	// column names are this format's.
 	header func(first []byte, columns []string) bool
+	// lenient says o.Lenient changes what read reads: the import is then recorded as lenient
+	// (CostImport.Lenient), and export focus --all reads its source the same way.
+	lenient bool
 }
 
 // formats is the reader registry: every format gpucost imports, by the name --format takes.
@@ -54,6 +57,7 @@ var formats = map[string]format{
 		header: func(first []byte, columns []string) bool {
 			return bytes.Contains(first, []byte("BilledCost")) || slices.Contains(columns, "BilledCost")
 		},
+		lenient: true,
 	},
 	"aws-cur": {
 		read: func(r io.Reader, name string, _ Options, emit emitFunc) (Stats, error) {

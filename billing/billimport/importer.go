@@ -62,6 +62,12 @@ type Options struct {
 	Replace bool          // replace an earlier import of the same bill (a restated bill)
 	Keep    []string      // FOCUS columns outside the specification to keep and sum by
 
+	// Partial lets Replace replace a stored multi-part import with less than the whole of it:
+	// fewer files than its parts, or files that leave one of its (billing account, billing
+	// period) pairs uncovered. Without it that replace is refused (replace_parts.go), since it
+	// would drop the other parts' lines.
+	Partial bool
+
 	// Lenient reads amounts written with a currency symbol and thousands separators and dates
 	// in unambiguous forms other than ISO 8601, which are errors otherwise, and says in
 	// Result.Coerced how many it rewrote (billing/internal/lenient; FOCUS CSV files).

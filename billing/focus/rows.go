@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
+	"github.com/gpucost/gpucost/billing/internal/readerr"
 )
 
 // InstanceTypeColumn is the column gpucost writes CostLine.InstanceType in, which FOCUS has no
@@ -34,6 +35,10 @@ type RowReader struct {
 	start  int    // the ChargePeriodStart column
 	amount [3]int // the BilledCost, EffectiveCost and BillingCurrency columns
 	vals   [][]byte
+
+	lenient bool       // SetLenient
+	typed   []typedCol // the amount and date columns Read reads, which SetLenient rewrites
+	scratch [][]byte   // a coerced value of each column, valid until the next row
 }
 
 // NewRowReader reads the header of the FOCUS CSV file r, gzip-compressed or not; name names it
@@ -89,12 +94,16 @@ func newRowReader(name string, header []string, pq *pqRows) (*RowReader, error) 
 		case "BillingCurrency":
 			rr.amount[2] = i
 		}
+		if c := lookupSpec(col); c != nil && (kindOf(c.field) == kMoney || kindOf(c.field) == kTime) {
+			rr.typed = append(rr.typed, typedCol{i, kindOf(c.field)})
+		}
 		rr.header = append(rr.header, col)
 	}
 	if rr.start < 0 || min(rr.amount[0], rr.amount[1], rr.amount[2]) < 0 {
 		return nil, gpucost.Errorf(gpucost.EInvalid, "%s: the header lacks ChargePeriodStart, BilledCost, EffectiveCost or BillingCurrency; is it a FOCUS file?", name)
 	}
 	rr.vals = make([][]byte, len(rr.header))
+	rr.scratch = make([][]byte, len(rr.header))
 	return rr, nil
 }
 
@@ -111,7 +120,11 @@ func (r *RowReader) Header() []string { return r.header }
 // Next reads the next row; it returns false at the end of the file or on an error (Err).
 func (r *RowReader) Next() bool {
 	if r.pq != nil {
-		return r.pq.next(r.vals)
+		if !r.pq.next(r.vals) {
+			return false
+		}
+		r.coerce()
+		return true
 	}
 	if !r.s.Next() {
 		return false
@@ -122,11 +135,13 @@ func (r *RowReader) Next() bool {
 			r.vals[i] = r.s.Field(i)
 		}
 	}
+	r.coerce()
 	return true
 }
 
-// Values returns the values of the row read, one per column of Header, unescaped; they are
-// valid until the next call to Next.
+// Values returns the values of the row read, one per column of Header, unescaped (and, read
+// leniently, the amounts and dates coerced: SetLenient); they are valid until the next call to
+// Next.
 func (r *RowReader) Values() [][]byte { return r.vals }
 
 // ChargePeriodStart returns the row's ChargePeriodStart.
@@ -134,7 +149,7 @@ func (r *RowReader) ChargePeriodStart() (time.Time, error) {
 	v := trimSpace(r.vals[r.start])
 	t, ok := parseTime(v)
 	if !ok {
-		return time.Time{}, gpucost.Errorf(gpucost.EInvalid, "%s:%d: ChargePeriodStart %s is not a date and time", r.name, r.Line(), describe(v))
+		return time.Time{}, r.cellError(r.start, v, hint(kTime), nil)
 	}
 	return t, nil
 }
@@ -146,11 +161,23 @@ func (r *RowReader) Costs() (billed, effective gpucost.Money, err error) {
 		v := trimSpace(r.vals[r.amount[i]])
 		n, err := parseNanos(v)
 		if err != nil {
-			return billed, effective, gpucost.Errorf(gpucost.EInvalid, "%s:%d: %s %s: %v", r.name, r.Line(), r.header[r.amount[i]], describe(v), err)
+			return billed, effective, r.cellError(r.amount[i], v, hint(kMoney), err)
 		}
 		*m = gpucost.Money{Nanos: n, Currency: cur}
 	}
 	return billed, effective, nil
+}
+
+// cellError is the EInvalid of the value v of column i of the row read, which is not want:
+// it names the file, line (or Parquet row), column number and name, and what to do.
+func (r *RowReader) cellError(i int, v []byte, want string, cause error) error {
+	fix := "fix the value in the file and import it again with --replace"
+	if !r.lenient {
+		if _, err := lenientValue(nil, v, kindOfColumn(r.header[i])); err == nil {
+			fix += ", or with --lenient, which reads it"
+		}
+	}
+	return readerr.Cell(fmt.Sprintf("%s:%d", r.name, r.Line()), readerr.Column(i+1, r.header[i]), string(v), want, cause, fix)
 }
 
 // Line returns the line of the CSV file the row read starts on, or the Parquet row (from 1).

@@ -37,8 +37,10 @@ With --all it writes every row of the imported bills instead, from the copy of e
 store keeps (import billing keeps it compressed): a FOCUS bill's rows as they are, every
 column (BillingAccountName, ListUnitPrice, x_ columns …) with its periods as written (a Parquet
 bill's values as text); a bill of another format (AWS CUR, GCP, Azure) row by row as its reader
-maps each row, with the instance type in x_InstanceType and the reader's own x_ columns.
-Importing the file stores the same lines and totals as the bills did (name the x_ columns to
+maps each row, with the instance type in x_InstanceType and the reader's own x_ columns. A
+bill imported with --lenient is read the same way: the amounts and dates the import coerced
+($10,000.00, 2025/10/01) are written as plain decimals and RFC 3339 times in UTC, every other
+cell as written. Importing the file stores the same lines and totals as the bills did (name the x_ columns to
 sum by with --keep-columns, as for any FOCUS file). Rows are chosen by ChargePeriodStart when
 --since or --until is given, and all rows of every import otherwise. A Parquet export holds
 every column as text, as the bill wrote it. An import stored without its file (before gpucost

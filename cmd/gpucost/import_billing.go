@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -18,6 +19,7 @@ import (
 type importBillingFlags struct {
 	format, grain    string
 	replace, lenient bool
+	partial          bool
 	noSource         bool
 	keep             []string
 }
@@ -51,7 +53,12 @@ bill under another name — is refused, naming the earlier import, so nothing is
 remove ID takes the earlier one out. The parts of one export given together are one import:
 the data files a manifest names, and files of one folder and format whose names differ only in
 a trailing part number (cur2-00001.csv.gz, cur2-00002.csv.gz) when they cover a common pair;
-any other two files of one batch covering a common pair are refused as ambiguous. An upload to
+any other two files of one batch covering a common pair are refused as ambiguous. --replace
+of an export stored in several parts takes all of them out, so it is refused, naming the
+import and its parts, when the new files are fewer than the parts (and not an export's
+manifest, which names a whole delivery) or leave one of its (billing account, billing period)
+pairs uncovered: import every part together (gpucost import billing --replace DIR), or add
+--partial when the smaller bill is the whole restatement. An upload to
 gpucost serve (POST /api/v1/bills) is checked the same way, and the store refuses a second
 import of a pair or a checksum even when both run at once. gpucost import list lists the
 imports and what they cover. For each file it prints the rows read and the BilledCost and
@@ -77,6 +84,7 @@ currency, and a date such as 01/02/2025 (day/month or month/day), stay errors.`,
 	cmd.Flags().StringVar(&f.format, "format", "auto", "bill format: auto, "+strings.Join(billimport.Formats(), ", "))
 	cmd.Flags().StringVar(&f.grain, "grain", "day", "aggregation grain: day or hour")
 	cmd.Flags().BoolVar(&f.replace, "replace", false, "replace every earlier import covering one of the bill's (billing account, billing period) pairs, or holding the same file; recorded in the audit log")
+	cmd.Flags().BoolVar(&f.partial, "partial", false, "with --replace: replace an export stored in several parts with fewer files, or with files that cover fewer of its (billing account, billing period) pairs; refused without it")
 	cmd.Flags().BoolVar(&f.lenient, "lenient", false, "read amounts with a currency symbol and thousands separators ($10,000.00) and unambiguous non-ISO dates (2025/10/01, RFC 1123), and say how many were coerced")
 	cmd.Flags().BoolVar(&f.noSource, "no-source", false, "keep no compressed copy of the file in the store (export focus --all then cannot give its rows back)")
 	cmd.Flags().StringSliceVar(&f.keep, "keep-columns", nil, "FOCUS columns outside the specification (x_Team, …) to keep and sum by; the others are not read, so a column unique per row (Id) does not stop rows summing")
@@ -91,6 +99,9 @@ func (e *env) importBilling(ctx context.Context, f importBillingFlags, paths []s
 	g, err := parseGrain(f.grain)
 	if err != nil {
 		return err
+	}
+	if f.partial && !f.replace {
+		return usageError{errors.New("--partial needs --replace: it lets a replace cover less than the export it replaces; add --replace, or drop --partial")}
 	}
 	if !billimport.IsFormat(f.format) {
 		return gpucost.Errorf(gpucost.EInvalid, "--format %q: use auto, %s", f.format, strings.Join(billimport.Formats(), ", "))
@@ -107,7 +118,7 @@ func (e *env) importBilling(ctx context.Context, f importBillingFlags, paths []s
 		return err
 	}
 	defer db.Close()
-	all, err := e.importBills(ctx, db, sources, billimport.Options{Format: f.format, Grain: g, Replace: f.replace, Keep: f.keep, Lenient: f.lenient, Manifests: true, NoSource: f.noSource})
+	all, err := e.importBills(ctx, db, sources, billimport.Options{Format: f.format, Grain: g, Replace: f.replace, Partial: f.partial, Keep: f.keep, Lenient: f.lenient, Manifests: true, NoSource: f.noSource})
 	if len(all) > 0 {
 		// Every file's status, refused ones included; the error then sets the exit status.
 		if perr := e.print(present.BillImports(all)); err == nil {

@@ -15,7 +15,8 @@ per import and currency: its id, format, file (a multi-part export's first part 
 with the count of files), SHA-256 (the first 12 hex digits in the table, the whole of it with
 --output csv or json), providers, billing accounts, billing periods (first – last), the days its
 charge periods span, source rows read, lines stored, BilledCost and EffectiveCost per currency
-and when it was imported. GET /api/v1/imports serves the same list as JSON.
+and when it was imported. A bill imported with --lenient shows as "focus (lenient)" ("lenient":
+true in JSON): export focus --all reads its file leniently too. GET /api/v1/imports serves the same list as JSON.
 
 An import covers each of its billing accounts' billing periods: gpucost import billing refuses
 another bill of one of them, whatever its file is called, unless --replace (a restated bill, or

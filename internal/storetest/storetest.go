@@ -81,6 +81,7 @@ func RunCosts(t *testing.T, open Open) {
 		{"Identity", testPutCostsIdentity},
 		{"Remove", testRemoveCosts},
 		{"Race", testPutCostsRace},
+		{"Lenient", testPutCostsLenient},
 		{"Coverage", func(t *testing.T, open Open) { RunCostBatches(t, open) }},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open) })

@@ -1,6 +1,6 @@
 // Package teleimport is the front door of recorded GPU telemetry: gpucost import telemetry
-// reads dcgm-exporter scrapes and nvidia-smi recordings through it into a telemetry.Writer,
-// which stores their minute and hourly rollups as the agent's are stored.
+// reads dcgm-exporter scrapes, nvidia-smi recordings and plain CSV files through it into a
+// telemetry.Writer, which stores their minute and hourly rollups as the agent's are stored.
 package teleimport
 
 import (
@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/telemetry"
+	"github.com/gpucost/gpucost/telemetry/csvtelemetry"
 	"github.com/gpucost/gpucost/telemetry/dcgm"
 	"github.com/gpucost/gpucost/telemetry/nvidiasmi"
 )
@@ -24,15 +25,19 @@ type Format string
 const (
 	DCGM      Format = "dcgm"       // dcgm-exporter /metrics scrapes
 	NvidiaSMI Format = "nvidia-smi" // nvidia-smi --query-gpu CSV output
+	CSV       Format = "csv"        // a CSV file with the header csvtelemetry.Doc documents
 )
+
+// formats lists the formats for messages.
+const formats = "dcgm, nvidia-smi or csv"
 
 // ParseFormat returns the format s names, or an EInvalid error that lists the formats.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(s); f {
-	case DCGM, NvidiaSMI:
+	case DCGM, NvidiaSMI, CSV:
 		return f, nil
 	}
-	return "", gpucost.Errorf(gpucost.EInvalid, "--format %q: use dcgm or nvidia-smi", s)
+	return "", gpucost.Errorf(gpucost.EInvalid, "--format %q: use "+formats, s)
 }
 
 // Options say how to read a recording.
@@ -40,8 +45,8 @@ type Options struct {
 	Format Format
 	// At is the time of samples without a timestamp; zero means the file's modification time.
 	At time.Time
-	// Host names the host of an nvidia-smi recording; empty means the file's name without its
-	// extension.
+	// Host names the host of an nvidia-smi recording, and of CSV rows without a host; empty
+	// means the file's name without its extension.
 	Host string
 	// Model, when set, is the GPU model of every sample, for a recording whose name column is
 	// missing or names a GPU the catalog does not know ("GRID A100-10C" is known: a vGPU profile).
@@ -138,14 +143,14 @@ func Import(ctx context.Context, w *telemetry.Writer, r io.Reader, name string, 
 		st.Lines, st.Samples, st.Skipped, st.Unknown = ds.Lines, ds.Samples, ds.Skipped, ds.Unknown
 		st.Skips = skipStrings(ds.Skips)
 	case NvidiaSMI:
-		host := o.Host
-		if host == "" {
-			host = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
-		}
 		var ns nvidiasmi.Stats
-		ns, err = nvidiasmi.Read(r, name, host, emit)
+		ns, err = nvidiasmi.Read(r, name, o.host(name), emit)
 		st.Lines, st.Samples, st.Skipped = ns.Lines, ns.Samples, ns.Skipped
 		st.Skips = skipStrings(ns.Skips)
+	case CSV:
+		var cs csvtelemetry.Stats
+		cs, err = csvtelemetry.Read(r, name, csvtelemetry.Options{Host: o.host(name)}, emit)
+		st.Lines, st.Samples = cs.Lines, cs.Samples
 	default:
 		_, err = ParseFormat(string(o.Format))
 	}
@@ -163,6 +168,15 @@ func Import(ctx context.Context, w *telemetry.Writer, r io.Reader, name string, 
 	st.Skipped += w.Skipped()
 	st.Skips = append(st.Skips, skipStrings(w.Skips())...)
 	return st, nil
+}
+
+// host is the host of a recording called name without a host of its own: o.Host, else the
+// file's name without its extension.
+func (o Options) host(name string) string {
+	if o.Host != "" {
+		return o.Host
+	}
+	return strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 }
 
 func skipStrings(skips []gpucost.Skip) []string {

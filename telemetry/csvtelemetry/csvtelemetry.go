@@ -64,7 +64,7 @@ var required = []column{colTimestamp, colGPU, colUtil, colMemUsed, colMemTotal}
 // aliases maps normalised header names (see normalise) to columns.
 var aliases = map[string]column{
 	"timestamp": colTimestamp, "time": colTimestamp,
-	"gpu": colGPU,
+	"gpu":  colGPU,
 	"util": colUtil, "utilization": colUtil, "utilisation": colUtil,
 	"memory_used_mib": colMemUsed, "memory_used": colMemUsed,
 	"memory_total_mib": colMemTotal, "memory_total": colMemTotal,

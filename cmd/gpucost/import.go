@@ -39,6 +39,9 @@ func newImportTelemetryCmd(e *env) *cobra.Command {
 		at     string
 		host   string
 		model  string
+		gpu    string
+		start  string
+		step   time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "telemetry FILE...",
@@ -50,7 +53,20 @@ file's modification time). nvidia-smi files hold the output of
   ` + nvidiasmi.RecordCommand + `
 with or without the header line (--format=csv) and units; ",mig.mode.current" may follow the
 fields. With a header line the columns may be any --query-gpu fields that include timestamp
-and uuid or index.
+and uuid or index; a recording of one GPU whose query had neither (such as
+--query-gpu=timestamp,utilization.gpu,memory.used,power.draw,temperature.gpu) needs --gpu,
+the GPU's UUID or index.
+
+nvidia-smi-xml files hold one report of nvidia-smi -q -x: a sample per GPU at the report's
+<timestamp> (utilisation, memory, power draw, temperature), and one per MIG instance, which
+reports memory only. nvidia-smi-pmon files hold nvidia-smi pmon output: each interval is a
+sample per GPU whose utilisation is its processes' SM % summed, capped at 100 (a "-" adds
+nothing; an interval where every process shows "-" has no utilisation and is skipped). pmon
+names GPUs by index only: they are stored as gpu0, gpu1 … of --host. Record it with -o DT,
+so that every line has its date and time; output without them needs --start, the time of its
+first interval, and --interval, pmon's -d (default 1s); -o T output needs --start for its
+date. nvidia-smi writes the host's local time: record on hosts whose clock is in UTC, as
+gpucost reads nvidia-smi's times as UTC.
 
 Bad lines of dcgm and nvidia-smi files are reported with file and line and skipped; the rest
 is stored. Importing the same file again stores nothing twice.
@@ -64,14 +80,25 @@ is imported with
 		Example: `  gpucost import telemetry --format dcgm scrapes/*.prom
   gpucost import telemetry --format dcgm --at 2026-11-01T10:00:00Z one-scrape.prom
   gpucost import telemetry --format nvidia-smi --host gpu-node-7 smi.csv
+  gpucost import telemetry --format nvidia-smi --gpu GPU-394b5914-a0f6-bd86-685c-15226d72588b one-gpu.csv
+  gpucost import telemetry --format nvidia-smi-xml --host gpu-node-7 smi-q.xml
+  gpucost import telemetry --format nvidia-smi-pmon --host gpu-node-7 --start 2026-11-27T04:11:00Z pmon.txt
   gpucost import telemetry --format csv --host trace-cluster trace.csv
   gpucost import telemetry --format dcgm --model "NVIDIA L40S" scrapes/*.prom`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
-			o := teleimport.Options{Host: host, Model: model}
+			o := teleimport.Options{Host: host, Model: model, GPU: gpu, Interval: step}
 			var err error
 			if o.Format, err = teleimport.ParseFormat(format); err != nil {
 				return result{}, err
+			}
+			if err := formatFlags(cmd, o.Format); err != nil {
+				return result{}, err
+			}
+			if start != "" {
+				if o.Start, err = time.Parse(time.RFC3339, start); err != nil {
+					return result{}, gpucost.Errorf(gpucost.EInvalid, "--start %q: use RFC 3339, such as 2026-11-01T10:00:00Z", start)
+				}
 			}
 			if at != "" {
 				if o.At, err = time.Parse(time.RFC3339, at); err != nil {
@@ -87,11 +114,27 @@ is imported with
 			})
 		}),
 	}
-	cmd.Flags().StringVar(&format, "format", "dcgm", "file format: dcgm, nvidia-smi or csv")
+	cmd.Flags().StringVar(&format, "format", "dcgm", "file format: dcgm, nvidia-smi, nvidia-smi-xml, nvidia-smi-pmon or csv")
 	cmd.Flags().StringVar(&at, "at", "", "time of samples without a timestamp (RFC 3339; default the file's modification time)")
 	cmd.Flags().StringVar(&model, "model", "", `GPU model of every sample, for recordings without a name column or with a name the catalog does not know (such as "NVIDIA A100-SXM4-40GB")`)
 	cmd.Flags().StringVar(&host, "host", "", "host name for nvidia-smi files and CSV rows without a host (default: the file name)")
+	cmd.Flags().StringVar(&gpu, "gpu", "", "nvidia-smi: the GPU (UUID or index) of a recording whose query has no uuid or index column")
+	cmd.Flags().StringVar(&start, "start", "", "nvidia-smi-pmon: the time of the first interval of output without -o DT (RFC 3339)")
+	cmd.Flags().DurationVar(&step, "interval", 0, "nvidia-smi-pmon: the time between intervals of output without a time column, pmon's -d (default 1s)")
 	return cmd
+}
+
+// formatFlags refuses the flags of import telemetry that the format f does not read.
+func formatFlags(cmd *cobra.Command, f teleimport.Format) error {
+	for _, fl := range []struct {
+		name   string
+		format teleimport.Format
+	}{{"gpu", teleimport.NvidiaSMI}, {"start", teleimport.SMIPmon}, {"interval", teleimport.SMIPmon}} {
+		if cmd.Flags().Changed(fl.name) && f != fl.format {
+			return gpucost.Errorf(gpucost.EInvalid, "--%s is for --format %s, not %s", fl.name, fl.format, f)
+		}
+	}
+	return nil
 }
 
 // byteProgress is a progress bar over the size bytes of the file called name, on stderr.

@@ -33,7 +33,8 @@ Names are matched without regard to case, and spaces or hyphens count as undersc
 "memory used" and "Memory-Used" are memory_used_mib; "utilization" and "utilisation" are util;
 "memory_used", "memory_total" and "power" are accepted too. A unit in brackets is checked
 rather than dropped: "util [%]", "memory used [MiB]", "power [W]". Columns starting with x_
-are ignored; any other column is refused. An empty cell, N/A or [N/A] is a reading not taken.
+are ignored; any other column is refused. An empty cell, N/A or [N/A] is a reading not taken,
+except in timestamp, gpu and util, which every line needs.
 A file with any bad line stores nothing: the error names the file, line, column and what to do.`
 
 // column is a field of a telemetry CSV file.
@@ -253,6 +254,9 @@ func set(s *gpucost.Sample, c column, f string) string {
 		}
 		switch c {
 		case colUtil:
+			if gpucost.IsAbsent(v) {
+				return "empty: every line needs its utilisation (leave out a line whose GPU reported none)"
+			}
 			if v > 100 {
 				return fmt.Sprintf("%v is above 100: util is a percentage (multiply a 0-1 fraction by 100)", v)
 			}

@@ -77,6 +77,8 @@ func TestReadRefuses(t *testing.T) {
 			"util.csv line 2 column 3 (util): 101 is above 100: util is a percentage (multiply a 0-1 fraction by 100)"},
 		{"unit in cell", head + "2026-11-01T10:00:00Z,GPU-a,5,2 MiB,3\n",
 			`util.csv line 2 column 4 (memory_used_mib): "2 MiB" is not a number: write a plain decimal such as 42.5, without its unit`},
+		{"no util", head + "2026-11-01T10:00:00Z,GPU-a,N/A,2,3\n",
+			"util.csv line 2 column 3 (util): empty: every line needs its utilisation (leave out a line whose GPU reported none)"},
 		{"no gpu", head + "2026-11-01T10:00:00Z,,5,2,3\n",
 			"util.csv line 2 column 2 (gpu): empty: name the GPU by its UUID or device index"},
 		{"short line", head + "2026-11-01T10:00:00Z,GPU-a,5,2\n",
@@ -96,10 +98,10 @@ func TestReadRefuses(t *testing.T) {
 // FuzzRead checks that no input panics and that every sample read is one the store takes.
 func FuzzRead(f *testing.F) {
 	f.Add("timestamp,gpu,util,memory_used_mib,memory_total_mib,labels\n2026-11-01T10:00:00Z,GPU-a,5,2,3,a=b\n")
-	f.Add("time,gpu,utilisation [%],memory used,memory total\n2026-11-01 10:00:00,0,100,,\n")
+	f.Add("time,gpu,utilisation [%],memory used,memory total\n2026-11-01 10:00:00,0,100,,\n2026-11-01 10:00:00,0,,1,\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		_, _ = Read(strings.NewReader(text), "fuzz.csv", Options{}, func(s gpucost.Sample) {
-			if s.Time.IsZero() || s.GPU.UUID == "" || s.Util > 100 || s.Util < 0 || s.MemUsedMiB < 0 {
+			if s.Time.IsZero() || s.GPU.UUID == "" || gpucost.IsAbsent(s.Util) || s.Util > 100 || s.Util < 0 || s.MemUsedMiB < 0 {
 				panic(fmt.Sprintf("bad sample %+v", s))
 			}
 		})

@@ -23,18 +23,20 @@ type Format string
 
 // The formats a recording may come in.
 const (
-	DCGM      Format = "dcgm"       // dcgm-exporter /metrics scrapes
-	NvidiaSMI Format = "nvidia-smi" // nvidia-smi --query-gpu CSV output
-	CSV       Format = "csv"        // a CSV file with the header csvtelemetry.Doc documents
+	DCGM      Format = "dcgm"            // dcgm-exporter /metrics scrapes
+	NvidiaSMI Format = "nvidia-smi"      // nvidia-smi --query-gpu CSV output
+	CSV       Format = "csv"             // a CSV file with the header csvtelemetry.Doc documents
+	SMIXML    Format = "nvidia-smi-xml"  // nvidia-smi -q -x reports
+	SMIPmon   Format = "nvidia-smi-pmon" // nvidia-smi pmon output
 )
 
 // formats lists the formats for messages.
-const formats = "dcgm, nvidia-smi or csv"
+const formats = "dcgm, nvidia-smi, nvidia-smi-xml, nvidia-smi-pmon or csv"
 
 // ParseFormat returns the format s names, or an EInvalid error that lists the formats.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(s); f {
-	case DCGM, NvidiaSMI, CSV:
+	case DCGM, NvidiaSMI, CSV, SMIXML, SMIPmon:
 		return f, nil
 	}
 	return "", gpucost.Errorf(gpucost.EInvalid, "--format %q: use "+formats, s)
@@ -51,6 +53,14 @@ type Options struct {
 	// Model, when set, is the GPU model of every sample, for a recording whose name column is
 	// missing or names a GPU the catalog does not know ("GRID A100-10C" is known: a vGPU profile).
 	Model string
+	// GPU names the GPU of an nvidia-smi recording whose query had no uuid or index: a UUID or a
+	// device index.
+	GPU string
+	// Start is the time of the first interval of nvidia-smi pmon output without a date and time
+	// column, and gives the date of output with a time but no date; Interval is the time between
+	// intervals (pmon's -d; 1 s if zero).
+	Start    time.Time
+	Interval time.Duration
 }
 
 // Stats is what importing one file did.
@@ -144,7 +154,27 @@ func Import(ctx context.Context, w *telemetry.Writer, r io.Reader, name string, 
 		st.Skips = skipStrings(ds.Skips)
 	case NvidiaSMI:
 		var ns nvidiasmi.Stats
-		ns, err = nvidiasmi.Read(r, name, o.host(name), emit)
+		ns, err = nvidiasmi.Reader{Host: o.host(name), GPU: o.GPU}.Read(r, name, emit)
+		st.Lines, st.Samples, st.Skipped = ns.Lines, ns.Samples, ns.Skipped
+		st.Skips = skipStrings(ns.Skips)
+	case SMIXML:
+		var log nvidiasmi.XMLLog
+		var ns nvidiasmi.Stats
+		log, ns, err = nvidiasmi.Reader{Host: o.host(name)}.ReadXML(r, name)
+		if err == nil {
+			for _, s := range log.Samples {
+				emit(s)
+			}
+		}
+		st.Lines, st.Samples, st.Skipped = ns.Lines, ns.Samples, ns.Skipped
+		st.Skips = skipStrings(ns.Skips)
+	case SMIPmon:
+		var samples []gpucost.Sample
+		var ns nvidiasmi.Stats
+		samples, ns, err = nvidiasmi.PmonReader{Start: o.Start, Interval: o.Interval}.ReadPmon(r, name, o.host(name))
+		for _, s := range samples {
+			emit(s)
+		}
 		st.Lines, st.Samples, st.Skipped = ns.Lines, ns.Samples, ns.Skipped
 		st.Skips = skipStrings(ns.Skips)
 	case CSV:

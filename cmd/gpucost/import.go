@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/telemetry"
 	"github.com/gpucost/gpucost/telemetry/csvtelemetry"
@@ -42,6 +45,7 @@ func newImportTelemetryCmd(e *env) *cobra.Command {
 		gpu    string
 		start  string
 		step   time.Duration
+		price  string
 	)
 	cmd := &cobra.Command{
 		Use:   "telemetry FILE...",
@@ -71,6 +75,12 @@ gpucost reads nvidia-smi's times as UTC.
 Bad lines of dcgm and nvidia-smi files are reported with file and line and skipped; the rest
 is stored. Importing the same file again stores nothing twice.
 
+--price sets the on-demand price of a GPU-hour of the samples' model, in USD: the model of
+--model, or the one model the files name (files of several models, or of none, need --model).
+It is kept in the store as a user price, which every report uses in place of the catalog's
+price of that model (a bill line still prices the hours it covers), and gpucost catalog gpus
+lists it with its source; importing with another --price replaces it.
+
 ` + csvtelemetry.Doc + `
 
 A CSV file util.csv such as
@@ -84,7 +94,8 @@ is imported with
   gpucost import telemetry --format nvidia-smi-xml --host gpu-node-7 smi-q.xml
   gpucost import telemetry --format nvidia-smi-pmon --host gpu-node-7 --start 2026-11-27T04:11:00Z pmon.txt
   gpucost import telemetry --format csv --host trace-cluster trace.csv
-  gpucost import telemetry --format dcgm --model "NVIDIA L40S" scrapes/*.prom`,
+  gpucost import telemetry --format dcgm --model "NVIDIA L40S" scrapes/*.prom
+  gpucost import telemetry --format dcgm --price 0.76 workstation-ada.prom`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
 			o := teleimport.Options{Host: host, Model: model, GPU: gpu, Interval: step}
@@ -105,12 +116,29 @@ is imported with
 					return result{}, gpucost.Errorf(gpucost.EInvalid, "--at %q: use RFC 3339, such as 2026-11-01T10:00:00Z", at)
 				}
 			}
+			var userPrice *gpucost.Offer
+			if cmd.Flags().Changed("price") {
+				p, err := importPrice(price, model, args, o, e.now())
+				if err != nil {
+					return result{}, err
+				}
+				userPrice = &p
+			}
 			return fromStore(cmd.Context(), e, func(db storeDB) (result, error) {
 				im := &teleimport.Importer{
 					Writer:   func(ctx context.Context) (*telemetry.Writer, error) { return e.rollupWriter(ctx, db) },
 					Progress: e.byteProgress,
 				}
-				return shown(present.TelemetryImports)(im.ImportFiles(cmd.Context(), args, o))
+				res, err := shown(present.TelemetryImports)(im.ImportFiles(cmd.Context(), args, o))
+				if err != nil || userPrice == nil {
+					return res, err
+				}
+				if _, _, err := db.PutOffers(cmd.Context(), []gpucost.Offer{*userPrice}); err != nil {
+					return res, err
+				}
+				res.Notes = append(res.Notes, fmt.Sprintf("A GPU-hour of %s is priced at %s in reports from now on (a user price; gpucost catalog gpus lists it).",
+					userPrice.GPUModel, userPrice.OnDemand.Dollars()))
+				return res, nil
 			})
 		}),
 	}
@@ -118,10 +146,35 @@ is imported with
 	cmd.Flags().StringVar(&at, "at", "", "time of samples without a timestamp (RFC 3339; default the file's modification time)")
 	cmd.Flags().StringVar(&model, "model", "", `GPU model of every sample, for recordings without a name column or with a name the catalog does not know (such as "NVIDIA A100-SXM4-40GB")`)
 	cmd.Flags().StringVar(&host, "host", "", "host name for nvidia-smi files and CSV rows without a host (default: the file name)")
+	cmd.Flags().StringVar(&price, "price", "", "USD per GPU-hour of the samples' model, used by every report in place of the catalog's price (see above)")
 	cmd.Flags().StringVar(&gpu, "gpu", "", "nvidia-smi: the GPU (UUID or index) of a recording whose query has no uuid or index column")
 	cmd.Flags().StringVar(&start, "start", "", "nvidia-smi-pmon: the time of the first interval of output without -o DT (RFC 3339)")
 	cmd.Flags().DurationVar(&step, "interval", 0, "nvidia-smi-pmon: the time between intervals of output without a time column, pmon's -d (default 1s)")
 	return cmd
+}
+
+// importPrice is the user price --price sets for the model of the files at paths: model, or
+// the one model their samples name.
+func importPrice(price, model string, paths []string, o teleimport.Options, now time.Time) (gpucost.Offer, error) {
+	m, err := gpucost.ParseMoney(strings.TrimSpace(price), "USD")
+	if err != nil || m.Nanos < 0 {
+		return gpucost.Offer{}, gpucost.Errorf(gpucost.EInvalid, "--price %q: give USD per GPU-hour as a plain decimal, such as 0.76", price)
+	}
+	if model == "" {
+		models, err := teleimport.Models(paths, o)
+		if err != nil {
+			return gpucost.Offer{}, err
+		}
+		if len(models) != 1 || models[0] == "" {
+			named := strings.Join(slices.DeleteFunc(models, func(s string) bool { return s == "" }), ", ")
+			if named == "" {
+				named = "no model"
+			}
+			return gpucost.Offer{}, gpucost.Errorf(gpucost.EInvalid, "--price prices one GPU model, and the samples name %s: give --model, or import each model's files with its own --price", named)
+		}
+		model = models[0]
+	}
+	return catalog.UserPrice(model, m, now, "gpucost import telemetry --price "+strings.TrimSpace(price)), nil
 }
 
 // formatFlags refuses the flags of import telemetry that the format f does not read.

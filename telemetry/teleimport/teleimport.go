@@ -6,8 +6,10 @@ package teleimport
 import (
 	"context"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -136,12 +138,35 @@ func (im *Importer) ImportFile(ctx context.Context, path string, o Options) (Sta
 // them as file:line strings), and the rollups written and those the store held already.
 func Import(ctx context.Context, w *telemetry.Writer, r io.Reader, name string, o Options) (Stats, error) {
 	var addErr error
-	emit := func(s gpucost.Sample) {
-		if o.Model != "" {
-			s.GPU.Model = o.Model
-		}
+	st, err := read(r, name, o, func(s gpucost.Sample) {
 		if addErr == nil {
 			addErr = w.Add(ctx, s)
+		}
+	})
+	if err == nil {
+		err = addErr
+	}
+	if err != nil {
+		return st, err
+	}
+	if err := w.Close(ctx); err != nil {
+		return st, err
+	}
+	ws := w.Stats()
+	st.Rollups, st.Repeated = ws.Written+ws.Merged+ws.Replaced, ws.Unchanged
+	st.Skipped += w.Skipped()
+	st.Skips = append(st.Skips, skipStrings(w.Skips())...)
+	return st, nil
+}
+
+// read parses the recording r, called name, in its format and calls emit with each sample,
+// its model replaced by o.Model where that is set.
+func read(r io.Reader, name string, o Options, emit func(gpucost.Sample)) (Stats, error) {
+	if o.Model != "" {
+		next := emit
+		emit = func(s gpucost.Sample) {
+			s.GPU.Model = o.Model
+			next(s)
 		}
 	}
 	st := Stats{File: name}
@@ -161,10 +186,8 @@ func Import(ctx context.Context, w *telemetry.Writer, r io.Reader, name string, 
 		var log nvidiasmi.XMLLog
 		var ns nvidiasmi.Stats
 		log, ns, err = nvidiasmi.Reader{Host: o.host(name)}.ReadXML(r, name)
-		if err == nil {
-			for _, s := range log.Samples {
-				emit(s)
-			}
+		for _, s := range log.Samples {
+			emit(s)
 		}
 		st.Lines, st.Samples, st.Skipped = ns.Lines, ns.Samples, ns.Skipped
 		st.Skips = skipStrings(ns.Skips)
@@ -184,20 +207,32 @@ func Import(ctx context.Context, w *telemetry.Writer, r io.Reader, name string, 
 	default:
 		_, err = ParseFormat(string(o.Format))
 	}
-	if err == nil {
-		err = addErr
+	return st, err
+}
+
+// Models returns the GPU models the samples of the files at paths name, sorted, reading them
+// without storing anything; "" stands for samples that name none. It fails where importing
+// the files would.
+func Models(paths []string, o Options) ([]string, error) {
+	seen := map[string]bool{}
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, gpucost.Errorf(gpucost.EInvalid, "import %s: %w", path, err)
+		}
+		fo := o
+		if fo.At.IsZero() {
+			if info, err := f.Stat(); err == nil {
+				fo.At = info.ModTime()
+			}
+		}
+		_, err = read(f, path, fo, func(s gpucost.Sample) { seen[s.GPU.Model] = true })
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
 	}
-	if err != nil {
-		return st, err
-	}
-	if err := w.Close(ctx); err != nil {
-		return st, err
-	}
-	ws := w.Stats()
-	st.Rollups, st.Repeated = ws.Written+ws.Merged+ws.Replaced, ws.Unchanged
-	st.Skipped += w.Skipped()
-	st.Skips = append(st.Skips, skipStrings(w.Skips())...)
-	return st, nil
+	return slices.Sorted(maps.Keys(seen)), nil
 }
 
 // host is the host of a recording called name without a host of its own: o.Host, else the

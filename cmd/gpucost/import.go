@@ -145,7 +145,7 @@ is imported with
 	cmd.Flags().StringVar(&format, "format", "dcgm", "file format: dcgm, nvidia-smi, nvidia-smi-xml, nvidia-smi-pmon or csv")
 	cmd.Flags().StringVar(&at, "at", "", "time of samples without a timestamp (RFC 3339; default the file's modification time)")
 	cmd.Flags().StringVar(&model, "model", "", `GPU model of every sample, for recordings without a name column or with a name the catalog does not know (such as "NVIDIA A100-SXM4-40GB")`)
-	cmd.Flags().StringVar(&host, "host", "", "host name for nvidia-smi files and CSV rows without a host (default: the file name)")
+	cmd.Flags().StringVar(&host, "host", "", "host of nvidia-smi, -q -x and pmon recordings and of CSV rows without a host (default: the file name)")
 	cmd.Flags().StringVar(&price, "price", "", "USD per GPU-hour of the samples' model, used by every report in place of the catalog's price (see above)")
 	cmd.Flags().StringVar(&gpu, "gpu", "", "nvidia-smi: the GPU (UUID or index) of a recording whose query has no uuid or index column")
 	cmd.Flags().StringVar(&start, "start", "", "nvidia-smi-pmon: the time of the first interval of output without -o DT (RFC 3339)")

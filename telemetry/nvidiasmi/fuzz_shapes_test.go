@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // FuzzReadPmon checks that no pmon input panics and that every row and sample is in range.

@@ -61,9 +61,9 @@ and uuid or index; a recording of one GPU whose query had neither (such as
 --query-gpu=timestamp,utilization.gpu,memory.used,power.draw,temperature.gpu) needs --gpu,
 the GPU's UUID or index.
 
-nvidia-smi-xml files hold one report of nvidia-smi -q -x: a sample per GPU at the report's
-<timestamp> (utilisation, memory, power draw, temperature), and one per MIG instance, which
-reports memory only. nvidia-smi-pmon files hold nvidia-smi pmon output: each interval is a
+nvidia-smi-xml files hold nvidia-smi -q -x output, one report or those of -q -x -l N: a
+sample per GPU at each report's <timestamp> (utilisation, memory, power draw, temperature),
+and one per MIG instance, which reports memory only. nvidia-smi-pmon files hold nvidia-smi pmon output: each interval is a
 sample per GPU whose utilisation is its processes' SM % summed, capped at 100 (a "-" adds
 nothing; an interval where every process shows "-" has no utilisation and is skipped). pmon
 names GPUs by index only: they are stored as gpu0, gpu1 … of --host. Record it with -o DT,

@@ -39,13 +39,15 @@ func FuzzReadXML(f *testing.F) {
 	f.Add(migXML)
 	f.Add("<nvidia_smi_log><timestamp>Mon Nov  2 10:00:00 2026</timestamp><gpu><uuid>GPU-1</uuid><utilization><gpu_util>5 %</gpu_util></utilization></gpu></nvidia_smi_log>")
 	f.Fuzz(func(t *testing.T, text string) {
-		log, _, err := Reader{Host: "h"}.ReadXML(strings.NewReader(text), "fuzz.xml")
+		logs, _, err := Reader{Host: "h"}.ReadXML(strings.NewReader(text), "fuzz.xml")
 		if err != nil {
 			return
 		}
-		for _, s := range log.Samples {
-			if s.Time.IsZero() || s.GPU.UUID == "" || s.Util > 100 || s.Util < 0 || s.MemUsedMiB < 0 || s.MemTotalMiB < 0 || s.PowerW < 0 {
-				panic(fmt.Sprintf("bad sample %+v", s))
+		for _, l := range logs {
+			for _, s := range l.Samples {
+				if s.Time.IsZero() || s.GPU.UUID == "" || s.Util > 100 || s.Util < 0 || s.MemUsedMiB < 0 || s.MemTotalMiB < 0 || s.PowerW < 0 {
+					panic(fmt.Sprintf("bad sample %+v", s))
+				}
 			}
 		}
 	})

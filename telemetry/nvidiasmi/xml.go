@@ -2,6 +2,7 @@ package nvidiasmi
 
 import (
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -86,24 +87,47 @@ type xmlProcess struct {
 	Used string `xml:"used_memory"`
 }
 
-// ReadXML parses one nvidia-smi -q -x report: a sample per GPU and per MIG instance at the
-// report's timestamp (read in rd.Location, UTC if nil), and the processes on each. A MIG
-// instance takes the UUID the report gives it, else its GPU instance's (see
-// dcgmfields.MIGUUID), and reports memory only; the report names no MIG profile. A reading
-// the report lacks is Absent; one it cannot give is skipped and counted.
-func (rd Reader) ReadXML(r io.Reader, name string) (XMLLog, Stats, error) {
+// ReadXML parses nvidia-smi -q -x output: one report, or the reports nvidia-smi -q -x -l N
+// writes one after another. Each report gives a sample per GPU and per MIG instance at its
+// timestamp (read in rd.Location, UTC if nil), and the processes on each. A MIG instance takes
+// the UUID the report gives it, else its GPU instance's (see dcgmfields.MIGUUID), and reports
+// memory only; the report names no MIG profile. A reading a report lacks is Absent; one it
+// cannot give is skipped and counted, and so is a last report cut short (nvidia-smi -l
+// stopped while writing it). ReadXML fails on anything else that is not such a report.
+func (rd Reader) ReadXML(r io.Reader, name string) ([]XMLLog, Stats, error) {
 	var st Stats
-	var doc xmlLog
-	if err := xml.NewDecoder(r).Decode(&doc); err != nil {
-		return XMLLog{}, st, gpucost.Errorf(gpucost.EInvalid, "%s is not nvidia-smi -q -x output: %v; record it with nvidia-smi -q -x > FILE", name, err)
+	var logs []XMLLog
+	dec := xml.NewDecoder(r)
+	for n := 1; ; n++ {
+		var doc xmlLog
+		err := dec.Decode(&doc)
+		var syntax *xml.SyntaxError
+		switch {
+		case errors.Is(err, io.EOF) && n > 1:
+			return logs, st, nil
+		case errors.As(err, &syntax) && syntax.Msg == "unexpected EOF" && n > 1:
+			st.skip(name, syntax.Line, "", fmt.Sprintf("report %d is cut short (was nvidia-smi -l stopped while writing it?); left out", n))
+			return logs, st, nil
+		case err != nil:
+			return nil, st, gpucost.Errorf(gpucost.EInvalid, "%s is not nvidia-smi -q -x output: report %d: %v; record it with nvidia-smi -q -x > FILE", name, n, err)
+		}
+		log, err := rd.report(doc, name, n, &st)
+		if err != nil {
+			return nil, st, err
+		}
+		logs = append(logs, log)
 	}
+}
+
+// report reads the n-th report of a file.
+func (rd Reader) report(doc xmlLog, name string, n int, st *Stats) (XMLLog, error) {
 	loc := rd.Location
 	if loc == nil {
 		loc = time.UTC
 	}
 	t, err := time.ParseInLocation(XMLTimeLayout, strings.TrimSpace(doc.Timestamp), loc)
 	if err != nil || t.Before(minTime) || !t.Before(maxTime) {
-		return XMLLog{}, st, gpucost.Errorf(gpucost.EInvalid, "%s: <timestamp> %q is not a time like %q; was the report cut or edited?", name, doc.Timestamp, XMLTimeLayout)
+		return XMLLog{}, gpucost.Errorf(gpucost.EInvalid, "%s: report %d: <timestamp> %q is not a time like %q; was the report cut or edited?", name, n, doc.Timestamp, XMLTimeLayout)
 	}
 	log := XMLLog{Time: t.UTC(), Driver: strings.TrimSpace(doc.Driver)}
 	for i, g := range doc.GPUs {
@@ -115,11 +139,11 @@ func (rd Reader) ReadXML(r io.Reader, name string) (XMLLog, Stats, error) {
 		}
 		gpu := gpucost.GPU{UUID: uuid, Host: rd.Host, Model: strings.TrimSpace(g.Product), Index: i}
 		s := gpucost.NewSample(log.Time, gpu)
-		rd.put(&s, colUtil, g.Util, name, &st)
-		rd.put(&s, colMemUsed, g.FB.Used, name, &st)
-		rd.put(&s, colMemTotal, g.FB.Total, name, &st)
-		rd.put(&s, colPower, g.power(), name, &st)
-		rd.put(&s, colTemp, g.Temp, name, &st)
+		rd.put(&s, colUtil, g.Util, name, st)
+		rd.put(&s, colMemUsed, g.FB.Used, name, st)
+		rd.put(&s, colMemTotal, g.FB.Total, name, st)
+		rd.put(&s, colPower, g.power(), name, st)
+		rd.put(&s, colTemp, g.Temp, name, st)
 		log.Samples = append(log.Samples, s)
 		migs := map[string]string{} // "gi/ci" → the instance's UUID
 		for _, m := range g.MIGDevices {
@@ -130,8 +154,8 @@ func (rd Reader) ReadXML(r io.Reader, name string) (XMLLog, Stats, error) {
 			}
 			migs[gi+"/"+ci] = mu
 			ms := gpucost.NewSample(log.Time, gpucost.GPU{UUID: mu, Host: rd.Host, Model: gpu.Model, Index: i, Parent: uuid})
-			rd.put(&ms, colMemUsed, m.FB.Used, name, &st)
-			rd.put(&ms, colMemTotal, m.FB.Total, name, &st)
+			rd.put(&ms, colMemUsed, m.FB.Used, name, st)
+			rd.put(&ms, colMemTotal, m.FB.Total, name, st)
 			log.Samples = append(log.Samples, ms)
 		}
 		for _, p := range g.Processes {
@@ -143,11 +167,11 @@ func (rd Reader) ReadXML(r io.Reader, name string) (XMLLog, Stats, error) {
 			log.Processes = append(log.Processes, pr)
 		}
 	}
-	st.Samples = len(log.Samples)
-	if st.Samples == 0 {
-		return log, st, gpucost.Errorf(gpucost.EInvalid, "%s holds no GPU (no <gpu> with a <uuid>): was nvidia-smi -q -x run where it found GPUs?", name)
+	st.Samples += len(log.Samples)
+	if len(log.Samples) == 0 {
+		return log, gpucost.Errorf(gpucost.EInvalid, "%s: report %d holds no GPU (no <gpu> with a <uuid>): was nvidia-smi -q -x run where it found GPUs?", name, n)
 	}
-	return log, st, nil
+	return log, nil
 }
 
 // power is the board's power draw the report gives, as --query-gpu's power.draw would.

@@ -18,10 +18,11 @@ func TestReadXMLH200(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	log, st, err := Reader{Host: "h200"}.ReadXML(f, "nvidia-smi-q.xml")
-	if err != nil || st.Skipped != 0 || st.Samples != 1 {
-		t.Fatalf("ReadXML = %+v, %v; want 1 sample, none skipped", st, err)
+	logs, st, err := Reader{Host: "h200"}.ReadXML(f, "nvidia-smi-q.xml")
+	if err != nil || st.Skipped != 0 || st.Samples != 1 || len(logs) != 1 {
+		t.Fatalf("ReadXML = %d reports, %+v, %v; want 1 report of 1 sample, none skipped", len(logs), st, err)
 	}
+	log := logs[0]
 	at := time.Date(2026, 11, 27, 4, 11, 2, 0, time.UTC)
 	if !log.Time.Equal(at) || log.Driver != "580.159.04" || len(log.Samples) != 1 {
 		t.Fatalf("ReadXML = %v, driver %q, %d samples; want %v, 580.159.04, 1", log.Time, log.Driver, len(log.Samples), at)
@@ -82,8 +83,12 @@ const migXML = `<?xml version="1.0" ?>
 // TestReadXMLMIG reads a sample for the GPU and one for each MIG instance, and places each
 // process on its instance.
 func TestReadXMLMIG(t *testing.T) {
-	log, st, err := Reader{Host: "n"}.ReadXML(strings.NewReader(migXML), "mig.xml")
-	if err != nil || len(log.Samples) != 3 || st.Skipped != 1 || len(log.Processes) != 2 {
+	logs, st, err := Reader{Host: "n"}.ReadXML(strings.NewReader(migXML), "mig.xml")
+	if err != nil || len(logs) != 1 {
+		t.Fatalf("ReadXML = %d reports, %v; want 1", len(logs), err)
+	}
+	log := logs[0]
+	if len(log.Samples) != 3 || st.Skipped != 1 || len(log.Processes) != 2 {
 		t.Fatalf("ReadXML = %d samples, %d processes, %+v, %v; want 3, 2, the bad pid skipped", len(log.Samples), len(log.Processes), st, err)
 	}
 	g, m1, m5 := log.Samples[0], log.Samples[1], log.Samples[2]
@@ -111,12 +116,30 @@ func TestReadXMLMIG(t *testing.T) {
 func TestReadXMLRefuses(t *testing.T) {
 	for _, tc := range []struct{ name, text, want string }{
 		{"not xml", "timestamp, index\n", "bad.xml is not nvidia-smi -q -x output"},
-		{"no time", "<nvidia_smi_log><gpu><uuid>GPU-1</uuid></gpu></nvidia_smi_log>", `bad.xml: <timestamp> "" is not a time like`},
-		{"no gpu", "<nvidia_smi_log><timestamp>Mon Nov  2 10:00:00 2026</timestamp></nvidia_smi_log>", "bad.xml holds no GPU"},
+		{"no time", "<nvidia_smi_log><gpu><uuid>GPU-1</uuid></gpu></nvidia_smi_log>", `bad.xml: report 1: <timestamp> "" is not a time like`},
+		{"no gpu", "<nvidia_smi_log><timestamp>Mon Nov  2 10:00:00 2026</timestamp></nvidia_smi_log>", "bad.xml: report 1 holds no GPU"},
 	} {
 		_, _, err := Reader{}.ReadXML(strings.NewReader(tc.text), "bad.xml")
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || gpucost.ErrorCode(err) != gpucost.EInvalid {
 			t.Errorf("ReadXML(%s) = %v; want an %s error starting %q", tc.name, err, gpucost.EInvalid, tc.want)
 		}
+	}
+}
+
+// TestReadXMLReports reads the reports nvidia-smi -q -x -l writes one after another, and skips
+// a last one cut short.
+func TestReadXMLReports(t *testing.T) {
+	data, err := os.ReadFile("testdata/h200-shared/nvidia-smi-q.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := strings.Replace(string(data), "04:11:02", "04:11:07", 1)
+	cut := second[:len(second)/2]
+	logs, st, err := Reader{}.ReadXML(strings.NewReader(string(data)+second+cut), "l5.xml")
+	if err != nil || len(logs) != 2 || st.Samples != 2 || st.Skipped != 1 || !strings.Contains(st.Skips[0].Reason, "report 3 is cut short") {
+		t.Fatalf("ReadXML(2½ reports) = %d reports, %+v, %v; want 2, the cut third skipped", len(logs), st, err)
+	}
+	if d := logs[1].Time.Sub(logs[0].Time); d != 5*time.Second || logs[1].Samples[0].Util != 99 {
+		t.Errorf("second report %v after the first, %+v; want 5s, 99%%", d, logs[1].Samples[0])
 	}
 }

@@ -183,11 +183,13 @@ func read(r io.Reader, name string, o Options, emit func(gpucost.Sample)) (Stats
 		st.Lines, st.Samples, st.Skipped = ns.Lines, ns.Samples, ns.Skipped
 		st.Skips = skipStrings(ns.Skips)
 	case SMIXML:
-		var log nvidiasmi.XMLLog
+		var logs []nvidiasmi.XMLLog
 		var ns nvidiasmi.Stats
-		log, ns, err = nvidiasmi.Reader{Host: o.host(name)}.ReadXML(r, name)
-		for _, s := range log.Samples {
-			emit(s)
+		logs, ns, err = nvidiasmi.Reader{Host: o.host(name)}.ReadXML(r, name)
+		for _, log := range logs {
+			for _, s := range log.Samples {
+				emit(s)
+			}
 		}
 		st.Lines, st.Samples, st.Skipped = ns.Lines, ns.Samples, ns.Skipped
 		st.Skips = skipStrings(ns.Skips)

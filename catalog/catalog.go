@@ -26,6 +26,7 @@ import (
 // issues found in the bundled files. It is immutable; With returns a new one.
 type Catalog struct {
 	offers   []gpucost.Offer
+	user     []gpucost.Offer // prices users set for a model (user_price.go)
 	issues   []gpucost.CatalogIssue
 	sources  []Source
 	imported int
@@ -62,13 +63,15 @@ func (c *Catalog) With(offers []gpucost.Offer) *Catalog {
 	for _, o := range offers {
 		replaced[k(o)] = true
 	}
-	out := &Catalog{issues: c.issues, sources: c.sources, imported: c.imported + len(offers), gcpPricing: c.gcpPricing}
+	out := &Catalog{issues: c.issues, sources: c.sources, imported: c.imported + len(offers), gcpPricing: c.gcpPricing,
+		user: slices.Clone(c.user)}
 	for _, o := range c.offers {
 		if !replaced[k(o)] {
 			out.offers = append(out.offers, o)
 		}
 	}
 	out.offers = append(out.offers, offers...)
+	out.splitUserPrices()
 	return out
 }
 

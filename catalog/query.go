@@ -138,8 +138,12 @@ func (c *Catalog) selector(q Query) (func(gpucost.Offer) bool, error) {
 // is waste at the price its cheapest instance type would charge. If provider has no priced
 // offer of the model, the same median is taken over every provider's regions. It returns false
 // if no offer prices the model at all. A vGPU profile (ParseVGPU) costs its fraction of its
-// physical GPU's price, with that GPU's offer.
+// physical GPU's price, with that GPU's offer. A price a user set for the model (UserPrice)
+// comes before all of these.
 func (c *Catalog) PricePerGPUHour(model, provider string) (gpucost.Money, gpucost.Offer, bool) {
+	if o, ok := c.userPrice(model); ok {
+		return o.OnDemand, o, true
+	}
 	if v, ok := ParseVGPU(model); ok { // a vGPU profile: its share of the physical GPU's price
 		m, o, ok := c.PricePerGPUHour(v.Model, provider)
 		return v.Price(m), o, ok

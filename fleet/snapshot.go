@@ -396,6 +396,9 @@ func (b *builder) catalogPrice(ch *Charge) {
 		if ok {
 			b.snap.Stats.CatalogFor[ch.Model] = fmt.Sprintf("%s/GPU-h (%s %s %s, median region)",
 				m.Dollars(), offer.Provider, offer.InstanceType, offer.Region)
+			if offer.Provider == catalog.UserProvider {
+				b.snap.Stats.CatalogFor[ch.Model] = fmt.Sprintf("%s/GPU-h (a user price: %s)", m.Dollars(), offer.Source)
+			}
 			if v, ok := catalog.ParseVGPU(ch.Model); ok {
 				b.snap.Stats.CatalogFor[ch.Model] += fmt.Sprintf(", a vGPU of %d of the %s's %d GB", v.MemoryGB, v.Model, v.OfGB)
 			}

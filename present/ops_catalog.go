@@ -165,6 +165,10 @@ func CatalogSources(c *catalog.Catalog, now time.Time, store string) []string {
 	if n := c.Imported(); n > 0 {
 		notes = append(notes, fmt.Sprintf("  %d offers imported into %s replace or add to the bundled ones.", n, store))
 	}
+	for _, u := range c.UserPrices() { // catalog/user_price.go
+		notes = append(notes, fmt.Sprintf("  %-7s %s at %s/GPU-h, in place of the catalog's price (set %s: %s)",
+			u.Provider, u.GPUModel, u.OnDemand.Dollars(), u.AsOf.Format("2006-01-02"), u.Source))
+	}
 	if n := len(c.Issues()); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d problems in the bundled sources were reported, not copied: gpucost catalog issues", n))
 	}

@@ -95,7 +95,7 @@ func (c *Collector) parseGPUs(out []byte, at time.Time, st *Stats) []gpucost.Sam
 			st.skip(Source, num, "", "nvidia-smi: "+msg)
 			continue
 		}
-		r, why := defaultLayout.parse(strings.Split(text, ","), c.Host, time.UTC)
+		r, why := defaultLayout.parse(strings.Split(text, ","), gpucost.GPU{Host: c.Host, Index: -1}, time.UTC)
 		if why != "" {
 			st.skip(Source, num, "", "line "+why+"; left out")
 			continue

@@ -136,12 +136,16 @@ func (r *row) problem(c column) (problem, bool) {
 	return problem{}, false
 }
 
-// parse makes a row of fields. It returns a reason if the line cannot give a sample at all.
-func (l layout) parse(fields []string, host string, loc *time.Location) (row, string) {
+// parse makes a row of fields, of the GPU g unless they name another. It returns a reason if
+// the line cannot give a sample at all.
+func (l layout) parse(fields []string, g gpucost.GPU, loc *time.Location) (row, string) {
 	if len(fields) != len(l) {
 		return row{}, "has " + strconv.Itoa(len(fields)) + " fields, want " + strconv.Itoa(len(l))
 	}
-	r := row{s: gpucost.NewSample(time.Time{}, gpucost.GPU{Host: host, Index: -1})}
+	if l.has(colUUID) || l.has(colIndex) {
+		g.UUID, g.Index = "", -1
+	}
+	r := row{s: gpucost.NewSample(time.Time{}, g)}
 	for i, c := range l {
 		f := strings.TrimSpace(fields[i])
 		if why := r.set(c, f, loc); why != "" {
@@ -201,21 +205,24 @@ func (r *row) set(c column, f string, loc *time.Location) string {
 }
 
 // put stores a valid reading, or says why it is not one.
-func (r *row) put(c column, v float64) string {
+func (r *row) put(c column, v float64) string { return putReading(&r.s, c, v) }
+
+// putReading stores a valid reading of column c in s, or says why it is not one.
+func putReading(s *gpucost.Sample, c column, v float64) string {
 	switch c {
 	case colUtil:
 		if v > 100 {
 			return "utilisation " + strconv.FormatFloat(v, 'g', -1, 64) + " is above 100"
 		}
-		r.s.Util = v
+		s.Util = v
 	case colMemUsed:
-		r.s.MemUsedMiB = v
+		s.MemUsedMiB = v
 	case colMemTotal:
-		r.s.MemTotalMiB = v
+		s.MemTotalMiB = v
 	case colPower:
-		r.s.PowerW = v
+		s.PowerW = v
 	case colTemp:
-		r.s.TempC = v
+		s.TempC = v
 	}
 	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +36,10 @@ func (s *Stats) skip(file string, line int, field, reason string) {
 type Reader struct {
 	Host     string         // the host the GPUs are on
 	Location *time.Location // the time zone of the timestamp column; nil means UTC
+	// GPU names the GPU of a recording whose query had neither uuid nor index (such as
+	// --query-gpu=timestamp,utilization.gpu,…): a UUID, or a device index ("0"). Lines that
+	// name their GPU keep it.
+	GPU string
 }
 
 // Read parses a recording of `nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits]`
@@ -107,8 +112,8 @@ func (rd Reader) header(fields []string, name string, num int, st *Stats) layout
 			st.Unknown[strings.TrimSpace(fields[i])]++
 		}
 	}
-	if !l.has(colUUID) && !l.has(colIndex) {
-		st.skip(name, num, "uuid", "the header has no uuid or index column: its lines name no GPU; record with --query-gpu="+RecordQuery)
+	if !l.has(colUUID) && !l.has(colIndex) && rd.GPU == "" {
+		st.skip(name, num, "uuid", "the header has no uuid or index column: its lines name no GPU; give the GPU's UUID or index with --gpu, or record with --query-gpu="+RecordQuery)
 	}
 	if !l.has(colTimestamp) {
 		st.skip(name, num, "timestamp", "the header has no timestamp column: its lines cannot be placed in time")
@@ -122,7 +127,7 @@ func (rd Reader) line(l layout, fields []string, text, name string, num int, loc
 		st.skip(name, num, "", "nvidia-smi: "+msg)
 		return gpucost.Sample{}, false
 	}
-	r, why := l.parse(fields, rd.Host, loc)
+	r, why := l.parse(fields, rd.gpu(), loc)
 	if why != "" {
 		st.skip(name, num, "", "line "+why+"; left out")
 		return gpucost.Sample{}, false
@@ -139,6 +144,15 @@ func (rd Reader) line(l layout, fields []string, text, name string, num int, loc
 		st.skip(name, num, p.field, p.reason+"; reading left out")
 	}
 	return r.s, true
+}
+
+// gpu is the GPU of lines that name none: rd.GPU as a UUID or a device index.
+func (rd Reader) gpu() gpucost.GPU {
+	g := gpucost.GPU{Host: rd.Host, Index: -1, UUID: rd.GPU}
+	if n, err := strconv.Atoi(rd.GPU); err == nil && n >= 0 {
+		g.Index, g.UUID = n, "gpu"+rd.GPU // as a recording with an index column but no uuid
+	}
+	return g
 }
 
 // driverMessage recognises the lines nvidia-smi prints instead of a GPU's row, and returns the

@@ -62,15 +62,46 @@ func TestReadHeaderlessWidths(t *testing.T) {
 	}
 }
 
-// TestReadNoGPUColumn reads the real H200 recording whose query had no uuid or index: it fails
-// with what to record instead.
+// TestReadNoGPUColumn reads the real H200 recording whose query had no uuid or index: without
+// Reader.GPU it fails with the flag to give and what to record instead; with it, every line is
+// that GPU's.
 func TestReadNoGPUColumn(t *testing.T) {
-	data, err := os.ReadFile("../../../shared/datasets/nvidia/h200-phases/nvidia-smi-1s.csv")
+	data, err := os.ReadFile("testdata/h200-phases/nvidia-smi-1s.csv")
 	if err != nil {
-		t.Skipf("the shared H200 recording is not here: %v", err)
+		t.Fatal(err)
 	}
 	_, st, err := readAll(t, string(data))
-	if err == nil || !strings.Contains(err.Error(), "--query-gpu="+RecordQuery) || st.Lines != 48 {
-		t.Errorf("Read(h200-phases) = %d lines, %v; want 48 lines and an error naming --query-gpu=%s", st.Lines, err, RecordQuery)
+	if err == nil || !strings.Contains(err.Error(), "--query-gpu="+RecordQuery) || !strings.Contains(err.Error(), "--gpu") || st.Lines != 48 {
+		t.Errorf("Read(h200-phases) = %d lines, %v; want 48 lines and an error naming --gpu and --query-gpu=%s", st.Lines, err, RecordQuery)
 	}
+	for _, gpu := range []string{"GPU-394b5914-a0f6-bd86-685c-15226d72588b", "0"} {
+		var samples []gpucost.Sample
+		st, err := Reader{Host: "h200", GPU: gpu}.Read(strings.NewReader(string(data)), "1s.csv", func(s gpucost.Sample) { samples = append(samples, s) })
+		if err != nil || len(samples) != 48 || st.Skipped != 0 {
+			t.Fatalf("Read(GPU %s) = %d samples, %+v, %v; want 48, none skipped", gpu, len(samples), st, err)
+		}
+		var sum float64
+		for _, s := range samples {
+			sum += s.Util
+		}
+		want := gpucost.GPU{UUID: gpu, Host: "h200", Index: -1}
+		if gpu == "0" {
+			want = gpucost.GPU{UUID: "gpu0", Host: "h200", Index: 0}
+		}
+		if mean := sum / 48; samples[0].GPU != want || mean != 1490.0/48 || !gpucost.IsAbsent(samples[0].MemTotalMiB) || samples[0].PowerW != 81.2 {
+			t.Errorf("Read(GPU %s): %+v, mean utilisation %v; want %+v, 1490/48 = 31.04%%, 81.2 W", gpu, samples[0].GPU, mean, want)
+		}
+	}
+	// A recording that names its GPUs keeps them.
+	samples, _, err := readAllGPU(t, "timestamp, index, utilization.gpu\n2026/11/01 10:00:00.000, 3, 50\n", "GPU-other")
+	if err != nil || len(samples) != 1 || samples[0].GPU.UUID != "gpu3" || samples[0].GPU.Index != 3 {
+		t.Errorf("Read(index column, GPU set) = %+v, %v; want gpu3", samples, err)
+	}
+}
+
+func readAllGPU(t *testing.T, text, gpu string) ([]gpucost.Sample, Stats, error) {
+	t.Helper()
+	var out []gpucost.Sample
+	st, err := Reader{Host: "n", GPU: gpu}.Read(strings.NewReader(text), "x.csv", func(s gpucost.Sample) { out = append(out, s) })
+	return out, st, err
 }

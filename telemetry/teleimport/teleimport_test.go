@@ -21,6 +21,7 @@ func TestParseFormat(t *testing.T) {
 	}{
 		{"dcgm", DCGM, true},
 		{"nvidia-smi", NvidiaSMI, true},
+		{"csv", CSV, true},
 		{"prometheus", "", false},
 		{"", "", false},
 	} {

@@ -37,8 +37,11 @@ func findServingRightSizes(e *engine) []step {
 		}
 		why := fmt.Sprintf("p95 load %.1f GPUs over %d GPUs; %d GPUs carry it at %.0f%% (serving target 60–80%%)",
 			demand, gpus, need, 100*e.opt.ServingTarget)
-		steps = append(steps, e.shrinkPool(g, keep, gpucost.RecRightSize,
-			fmt.Sprintf("run %s's %d replicas as %d on %d × %s", Names(g.ids), gpus, need, keep, g.rs[0].InstanceType), why))
+		s := e.shrinkPool(g, keep, gpucost.RecRightSize,
+			fmt.Sprintf("run %s's %d replicas as %d on %d × %s", Names(g.ids), gpus, need, keep, g.rs[0].InstanceType), why)
+		s.target = fmt.Sprintf("%d replicas", need)
+		s.needs = []string{fmt.Sprintf("the serving owners run %d replicas instead of %d, with autoscaling able to add machines back", need, gpus)}
+		steps = append(steps, s)
 	}
 	return steps
 }
@@ -69,8 +72,11 @@ func findMIGShares(e *engine) []step {
 		}
 		why := fmt.Sprintf("MIG plan (%s, %s): %d replicas on %d GPUs instead of %d, %d stranded compute slices",
 			spec.Name, res.Method, res.Workloads, res.GPUsNeeded, res.WholeGPUs, res.StrandedComputeSlices)
-		steps = append(steps, e.shrinkPool(g, keep, gpucost.RecShareMIG,
-			fmt.Sprintf("share %s's GPUs with MIG: %d replicas on %d GPUs, %d × %s", Names(g.ids), res.Workloads, res.GPUsNeeded, keep, g.rs[0].InstanceType), why))
+		s := e.shrinkPool(g, keep, gpucost.RecShareMIG,
+			fmt.Sprintf("share %s's GPUs with MIG: %d replicas on %d GPUs, %d × %s", Names(g.ids), res.Workloads, res.GPUsNeeded, keep, g.rs[0].InstanceType), why)
+		s.target = "mig"
+		s.needs = []string{fmt.Sprintf("a MIG layout change on the GPUs of %s (plan.PlanMIG's slices), and the replicas' pods request MIG slices", Names(g.ids[:keep]))}
+		steps = append(steps, s)
 	}
 	return steps
 }
@@ -154,12 +160,14 @@ func findSpot(e *engine) []step {
 		}
 		e.confidence(&rec, "the workload is marked interruptible")
 		lower(&rec, gpucost.ConfidenceMedium, "the interruption rate is assumed, not measured")
-		steps = append(steps, step{rec: rec, apply: func(fl []Resource) {
-			for _, r := range byIDs(fl, g.ids) {
-				r.Monthly = scale(r.Monthly, f)
-				r.Pricing = gpucost.Spot
-			}
-		}})
+		steps = append(steps, step{rec: rec, target: "spot " + o.InstanceType,
+			needs: []string{fmt.Sprintf("the jobs on %s checkpoint every %s and resume from the last checkpoint (gpucost run --checkpoint-dir)", Names(g.ids), tau.Round(time.Minute))},
+			apply: func(fl []Resource) {
+				for _, r := range byIDs(fl, g.ids) {
+					r.Monthly = scale(r.Monthly, f)
+					r.Pricing = gpucost.Spot
+				}
+			}})
 	}
 	return steps
 }
@@ -201,12 +209,14 @@ func findCommitments(e *engine) []step {
 			Risk: "a 1-year term: if the baseline shrinks, committed hours are paid unused",
 		}
 		e.confidence(&rec, "the baseline held every hour of the period")
-		steps = append(steps, step{rec: rec, apply: func(fl []Resource) {
-			for _, r := range byIDs(fl, g.ids) {
-				r.Monthly = scale(r.Monthly, f)
-				r.Pricing = Committed
-			}
-		}})
+		steps = append(steps, step{rec: rec, target: "commit " + r0.InstanceType,
+			needs: []string{fmt.Sprintf("approval of a 1-year commitment of %s (%.0f × %s, %s a month)", res.TermCost.Dollars(), res.Commitment, r0.InstanceType, res.MonthlyFee.Dollars())},
+			apply: func(fl []Resource) {
+				for _, r := range byIDs(fl, g.ids) {
+					r.Monthly = scale(r.Monthly, f)
+					r.Pricing = Committed
+				}
+			}})
 	}
 	return steps
 }

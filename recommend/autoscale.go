@@ -57,9 +57,10 @@ func (e *engine) scalePlan(g *group) (scalePlan, bool) {
 	}
 	var idle week
 	per := g.rs[0].GPUs
+	covered := e.coveredHours()
 	for d := range 7 {
 		for h := range 24 {
-			idle[d][h] = !busy[d][h]
+			idle[d][h] = covered[d][h] && !busy[d][h] // an hour the period does not reach is not idle, only unknown
 			p.held += held[d][h]
 			if held[d][h] == 0 {
 				continue // not held now: stays off

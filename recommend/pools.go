@@ -174,7 +174,8 @@ func findSpot(e *engine) []step {
 
 // findCommitments buys, per provider, region and instance type, the hindsight-optimal 1-year
 // commitment for the on-demand machines that remain (plan.Commit: the d-quantile of the hourly
-// count of machines held, over the hours of the week).
+// count of machines held, over the hours of the week the period covers: a period shorter than a
+// week says nothing of the hours it does not reach).
 func findCommitments(e *engine) []step {
 	var steps []step
 	for _, g := range groupBy(e.fleet, func(r *Resource) (string, bool) {
@@ -182,8 +183,12 @@ func findCommitments(e *engine) []step {
 	}) {
 		usage := make([]float64, 0, 168)
 		var unitHours float64
+		covered := e.coveredHours()
 		for d := range 7 {
 			for h := range 24 {
+				if !covered[d][h] {
+					continue // an hour of the week the period does not reach: its use is unknown, not nil
+				}
 				var u float64
 				for _, r := range g.rs {
 					u += r.Running[d][h]
@@ -193,7 +198,7 @@ func findCommitments(e *engine) []step {
 		}
 		monthly := sumMonthly(g.rs)
 		res, err := plan.Commit(plan.CommitInput{Usage: usage, Discount: e.opt.CommitDiscount, Step: 1,
-			OnDemand: monthly.MulFloat(168 / (unitHours * HoursPerMonth)), HoursPerMonth: HoursPerMonth})
+			OnDemand: monthly.MulFloat(float64(len(usage)) / (unitHours * HoursPerMonth)), HoursPerMonth: HoursPerMonth})
 		if err != nil || res.Commitment <= 0 || res.MonthlySaving.Nanos <= 0 || !res.MonthlySaving.Less(monthly) {
 			continue
 		}
@@ -219,4 +224,23 @@ func findCommitments(e *engine) []step {
 			}})
 	}
 	return steps
+}
+
+// coveredHours returns the hours of the week ([time.Weekday][hour], UTC) that the view's period
+// reaches: all of them for a week or more, or for a period not given.
+func (e *engine) coveredHours() week {
+	var w week
+	from, to := e.view.From.UTC().Truncate(time.Hour), e.view.To.UTC()
+	if !to.After(from) || to.Sub(from) >= 7*24*time.Hour {
+		for d := range 7 {
+			for h := range 24 {
+				w[d][h] = true
+			}
+		}
+		return w
+	}
+	for t := from; t.Before(to); t = t.Add(time.Hour) {
+		w[t.Weekday()][t.Hour()] = true
+	}
+	return w
 }

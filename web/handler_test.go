@@ -350,7 +350,7 @@ var pageChecks = []struct {
 	{"/costs?by=namespace&filter=team=ml", []string{"Cost per day by namespace", `value="team=ml"`}},
 	{"/idle", []string{"Idle GPU-hours", "39.0", "19:00–08:00", "still idle", `data-chart="heatmap"`}},
 	{"/recommendations", []string{"$1,234.57/month", "<details>", "idle 55 of 60 minutes", "Night jobs would wait",
-		"research: 2 × aws us-east-1 p4d.24xlarge", "research-p4d.24xlarge/spot/spot-p4d.24xlarge", "Instead of 1 alternative",
+		"research: 2 × aws us-east-1 p4d.24xlarge", "research-p4d.24xlarge/spot/spot-p4d.24xlarge", "1 alternative not chosen",
 		"Commit to 1 × p4d.24xlarge for 1 year", "$300.00/month alone", "the jobs checkpoint every 10 min", "$3,000.00 → $1,308.65"}},
 	{"/budgets", []string{"research-gpus", "all-aws", "2026-Q4", "Burn rate", `data-chart="line"`}},
 	{"/jobs", []string{"llama-ft", "$188.00", "records", "1,250,000", "2314.5/s"}},

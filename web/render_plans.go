@@ -57,7 +57,7 @@ func writeRecommendations(h *htmlPage, l layout) {
 		h.s(`
   </ol>
 `)
-		writeAlternatives(h, "Left out", g.NotChosen)
+		writeAlternatives(h, "left out", g.NotChosen)
 		h.s(`
 </section>
 `)
@@ -116,7 +116,7 @@ func writePlanStep(h *htmlPage, s recommend.PlanStep) {
 	h.s(`
   </details>
   `)
-	writeAlternatives(h, "Instead of", s.Alternatives)
+	writeAlternatives(h, "not chosen", s.Alternatives)
 	h.s(`
 </li>
 `)
@@ -129,8 +129,8 @@ func writeAlternatives(h *htmlPage, label string, alts []recommend.Alternative) 
 		return
 	}
 	h.f(`<details class="alternatives">
-    <summary>%v %v alternative%v</summary>
-    <ul>`, label, len(alts), plural(len(alts)))
+    <summary>%v alternative%v %v</summary>
+    <ul>`, len(alts), plural(len(alts)), label)
 	for _, a := range alts {
 		h.f(`<li><span class="tag kind">%v</span> %v <span class="saving">%v/month alone</span>: %v</li>`, a.Lever, a.Action, money(a.MonthlySaving), a.Why)
 	}

@@ -20,27 +20,28 @@ func recommendationRow(n string, rec gpucost.Recommendation) []string {
 	return []string{n, string(rec.Kind), rec.Action, rec.MonthlySaving.Dollars(), string(rec.Confidence), rec.Risk}
 }
 
-// Savings is report savings' table: the monthly cost before and after the recommendations,
-// applied in turn, by lever.
+// Savings is report savings' table: the monthly cost before and after gpucost recommend's plan,
+// by lever, with each lever's share.
 func Savings(rep recommend.SavingsReport) Table {
 	t := Table{
 		Title: fmt.Sprintf("Monthly GPU cost %s → %s: %s saved (%.1f%%)", rep.Before.Dollars(), rep.After.Dollars(),
 			rep.Saving.Dollars(), rep.SavingPercent),
-		Columns: []string{"Lever", "Lever saving", "Change", "Saving"},
-		Right:   []int{1, 3},
+		Columns: []string{"Lever", "Lever saving", "Share", "Change", "Saving"},
+		Right:   []int{1, 2, 4},
 		JSON:    rep,
 	}
 	for _, l := range rep.Levers {
-		lever, total := l.Lever, l.MonthlySaving.Dollars()
+		lever, total, share := l.Lever, l.MonthlySaving.Dollars(), fmt.Sprintf("%.1f%%", l.Percent)
 		for _, rec := range l.Recommendations {
-			t.Rows = append(t.Rows, []string{lever, total, rec.Action, rec.MonthlySaving.Dollars()})
-			lever, total = "", ""
+			t.Rows = append(t.Rows, []string{lever, total, share, rec.Action, rec.MonthlySaving.Dollars()})
+			lever, total, share = "", "", ""
 		}
 		if len(l.Recommendations) == 0 {
-			t.Rows = append(t.Rows, []string{lever, total, "—", ""})
+			t.Rows = append(t.Rows, []string{lever, total, share, "—", ""})
 		}
 	}
-	t.Notes = append(t.Notes, "Each change is priced on the fleet as the changes above it left it, so the savings add up to the total.")
+	t.Notes = append(t.Notes, "Each change is gpucost recommend's plan step, priced on its group as the steps before it left it, so the savings add up to the total; "+
+		"share is the lever's saving as a part of the monthly cost before.")
 	if !rep.OneTimeCost.IsZero() {
 		t.Notes = append(t.Notes, fmt.Sprintf("One-time cost of the changes: %s of data egress for the moves, not in the monthly figures.", rep.OneTimeCost.Dollars()))
 	}

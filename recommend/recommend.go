@@ -1,8 +1,9 @@
-// Package recommend turns a fleet's telemetry statistics, bill and prices into ranked
-// recommendations — stop idle machines on a schedule, right-size, move interruptible work to
-// spot, share GPUs with MIG, commit for the steady baseline — and into one plan whose levers are
-// applied in sequence, each saving computed on the fleet as the ones before it left it, so the
-// total never counts a dollar twice.
+// Package recommend turns a fleet's telemetry statistics, bill and prices into one plan of
+// changes (NewPlan): per resource group, one path of compatible steps — right-size, a cheaper
+// GPU type or region, MIG sharing, an idle schedule or autoscaling, spot, and a commitment for
+// what stays on-demand — each priced on the group as the steps before it left it, with the
+// options it excludes listed as alternatives, so the total never counts a dollar twice
+// (docs/architecture.md "Recommendations and savings"). Recommend gives every option alone.
 //
 // It is pure: no I/O and no clock. The caller builds a FleetView from the store (usage statistics
 // per GPU, monthly cost per resource from the bill) and passes a Prices lookup.

@@ -326,6 +326,19 @@ type rival struct {
 	used  bool
 }
 
+// rivals finds the options st's steps exclude on the fleet as it stands.
+func (e *engine) rivals(st stage) []*rival {
+	var out []*rival
+	for _, rl := range st.rivals {
+		for _, s := range rl.find(e) {
+			if e.worth(s.rec) {
+				out = append(out, &rival{step: s, lever: rl.name})
+			}
+		}
+	}
+	return out
+}
+
 // path chooses and prices the steps of one group.
 func (e *engine) path(w workload) (PlanGroup, error) {
 	g := PlanGroup{ID: w.id, Name: w.name, Before: total(e.fleet), Steps: []PlanStep{}}
@@ -337,14 +350,7 @@ func (e *engine) path(w workload) (PlanGroup, error) {
 	ids := map[string]bool{}
 	for k, sl := range sequence {
 		if sl.first {
-			rivals = nil
-			for _, rl := range stages[sl.stage].rivals {
-				for _, s := range rl.find(e) {
-					if e.worth(s.rec) {
-						rivals = append(rivals, &rival{step: s, lever: rl.name})
-					}
-				}
-			}
+			rivals = e.rivals(stages[sl.stage])
 		}
 		for _, s := range sl.find(e) {
 			if !e.worth(s.rec) {

@@ -37,7 +37,7 @@ func NewOverview(now time.Time, p OverviewParts) Overview {
 		ov.Budgets = p.Budgets
 	}
 	ov.Forecast, ov.Daily = p.Spend.Forecast, p.Spend.Daily
-	ov.Savings, ov.Recommended = p.Recommendations.MonthlySaving, len(p.Recommendations.Recommendations)
+	ov.Savings, ov.Recommended = p.Recommendations.MonthlySaving, len(p.Recommendations.Plan.Steps())
 	ov.MonthToDate, ov.IdleCost = gpucost.Money{Currency: p.Currency}, gpucost.Money{Currency: p.Currency}
 	gpuCost := gpucost.Money{Currency: p.Currency}
 	for _, g := range p.Costs.Groups {

@@ -98,12 +98,11 @@ type AlertsResponse struct {
 	Page   Page `json:"page"`
 }
 
-// RecommendationsResponse is GET /api/v1/recommendations: one page of the recommendations,
-// largest saving first; the totals are of the whole list.
+// RecommendationsResponse is GET /api/v1/recommendations: the plan with one page of its groups
+// (plan.groups); the totals and the levers' shares are of the whole plan.
 type RecommendationsResponse struct {
 	RecommendationReport
-	Recommendations []gpucost.Recommendation `json:"recommendations"`
-	Page            Page                     `json:"page"`
+	Page Page `json:"page"`
 }
 
 // BudgetsResponse is GET and PUT /api/v1/budgets: one page of the budgets' statuses.
@@ -270,8 +269,9 @@ func (s *Server) getRecommendations(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		recs, page := pageOf(rep.Recommendations, p, r.URL)
-		return RecommendationsResponse{RecommendationReport: rep, Recommendations: recs, Page: page}, nil
+		groups, page := pageOf(rep.Plan.Groups, p, r.URL)
+		rep.Plan.Groups = groups
+		return RecommendationsResponse{RecommendationReport: rep, Page: page}, nil
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/queue"
+	"github.com/gpucost/gpucost/recommend"
 	"github.com/gpucost/gpucost/spot"
 )
 
@@ -80,7 +81,8 @@ func (v *fakeViews) Alerts(ctx context.Context, q Query) (analyze.AlertReport, e
 }
 
 func (v *fakeViews) Recommendations(ctx context.Context, q Query) (RecommendationReport, error) {
-	return RecommendationReport{MonthlySaving: usd("5"), Recommendations: []gpucost.Recommendation{{Kind: "idle", Action: "stop it", MonthlySaving: usd("5")}}}, v.saw(q)
+	step := recommend.PlanStep{ID: "g/idle/schedule", Lever: "idle", Recommendation: gpucost.Recommendation{Kind: "idle", Action: "stop it", MonthlySaving: usd("5")}}
+	return RecommendationReport{MonthlySaving: usd("5"), Plan: recommend.Plan{Saving: usd("5"), Groups: []recommend.PlanGroup{{ID: "g", Steps: []recommend.PlanStep{step}}}}}, v.saw(q)
 }
 
 func (v *fakeViews) Budgets(ctx context.Context, now time.Time) ([]budget.Status, error) {

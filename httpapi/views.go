@@ -9,6 +9,7 @@ import (
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/queue"
+	"github.com/gpucost/gpucost/recommend"
 	"github.com/gpucost/gpucost/spot"
 )
 
@@ -148,10 +149,12 @@ type Heatmap = analyze.Heatmap
 // HeatmapRow is one GPU's or host's hours.
 type HeatmapRow = analyze.HeatmapRow
 
-// RecommendationReport is gpucost recommend's list with its total.
+// RecommendationReport is gpucost recommend's plan: per group of machines, the steps in the
+// order they apply with the alternatives they were chosen over; MonthlySaving is the plan's
+// saving, the total of gpucost report savings.
 type RecommendationReport struct {
-	Recommendations []gpucost.Recommendation `json:"recommendations"`
-	MonthlySaving   gpucost.Money            `json:"monthly_saving"`
-	OneTimeCost     gpucost.Money            `json:"one_time_cost,omitzero"`
-	Notes           []string                 `json:"notes,omitempty"`
+	Plan          recommend.Plan `json:"plan"`
+	MonthlySaving gpucost.Money  `json:"monthly_saving"`
+	OneTimeCost   gpucost.Money  `json:"one_time_cost,omitzero"`
+	Notes         []string       `json:"notes,omitempty"`
 }

@@ -16,63 +16,48 @@ import (
 // recommendColumns are the columns of a list of recommendations.
 var recommendColumns = []string{"#", "Kind", "Action", "Monthly saving", "Confidence", "Risk"}
 
-// Recommendations is recommend's table: the changes, largest saving first as recs holds them,
-// with their evidence under it.
-func Recommendations(recs []gpucost.Recommendation) Table {
-	t := Table{Columns: recommendColumns, Right: []int{0, 3}, JSON: recs}
-	var total gpucost.Money
-	for i, rec := range recs {
-		t.Rows = append(t.Rows, recommendationRow(strconv.Itoa(i+1), rec))
-		total = total.Add(rec.MonthlySaving)
-	}
-	for i, rec := range recs {
-		t.Notes = append(t.Notes, fmt.Sprintf("%d. evidence: %s", i+1, strings.Join(rec.Evidence, "; ")))
-	}
-	t.Notes = append(t.Notes, fmt.Sprintf("Savings stand alone (%s if added, which double counts); gpucost report savings applies them in turn.", total.Dollars()))
-	return t
-}
-
 func recommendationRow(n string, rec gpucost.Recommendation) []string {
 	return []string{n, string(rec.Kind), rec.Action, rec.MonthlySaving.Dollars(), string(rec.Confidence), rec.Risk}
 }
 
-// Savings is report savings' table: the monthly cost before and after the recommendations,
-// applied in turn, by lever.
+// Savings is report savings' table: the monthly cost before and after gpucost recommend's plan,
+// by lever, with each lever's share.
 func Savings(rep recommend.SavingsReport) Table {
 	t := Table{
 		Title: fmt.Sprintf("Monthly GPU cost %s → %s: %s saved (%.1f%%)", rep.Before.Dollars(), rep.After.Dollars(),
 			rep.Saving.Dollars(), rep.SavingPercent),
-		Columns: []string{"Lever", "Lever saving", "Change", "Saving"},
-		Right:   []int{1, 3},
+		Columns: []string{"Lever", "Lever saving", "Share", "Change", "Saving"},
+		Right:   []int{1, 2, 4},
 		JSON:    rep,
 	}
 	for _, l := range rep.Levers {
-		lever, total := l.Lever, l.MonthlySaving.Dollars()
+		lever, total, share := l.Lever, l.MonthlySaving.Dollars(), fmt.Sprintf("%.1f%%", l.Percent)
 		for _, rec := range l.Recommendations {
-			t.Rows = append(t.Rows, []string{lever, total, rec.Action, rec.MonthlySaving.Dollars()})
-			lever, total = "", ""
+			t.Rows = append(t.Rows, []string{lever, total, share, rec.Action, rec.MonthlySaving.Dollars()})
+			lever, total, share = "", "", ""
 		}
 		if len(l.Recommendations) == 0 {
-			t.Rows = append(t.Rows, []string{lever, total, "—", ""})
+			t.Rows = append(t.Rows, []string{lever, total, share, "—", ""})
 		}
 	}
-	t.Notes = append(t.Notes, "Each change is priced on the fleet as the changes above it left it, so the savings add up to the total.")
+	t.Notes = append(t.Notes, "Each change is gpucost recommend's plan step, priced on its group as the steps before it left it, so the savings add up to the total; "+
+		"share is the lever's saving as a part of the monthly cost before.")
 	if !rep.OneTimeCost.IsZero() {
 		t.Notes = append(t.Notes, fmt.Sprintf("One-time cost of the changes: %s of data egress for the moves, not in the monthly figures.", rep.OneTimeCost.Dollars()))
 	}
 	return t
 }
 
-// SavingsSentence says in one sentence what the recommendations would save, with each lever
-// that saves something.
+// SavingsSentence says in one sentence what the plan would save, with each lever's share of
+// the monthly bill.
 func SavingsSentence(rep recommend.SavingsReport) string {
 	var levers []string
 	for _, l := range rep.Levers {
 		if l.MonthlySaving.Nanos > 0 {
-			levers = append(levers, fmt.Sprintf("%s %s", l.Lever, l.MonthlySaving.Dollars()))
+			levers = append(levers, fmt.Sprintf("%s %s (%.1f%%)", l.Lever, l.MonthlySaving.Dollars(), l.Percent))
 		}
 	}
-	return fmt.Sprintf("Recommendations would take the GPU bill from %s to %s a month (−%.1f%%): %s.",
+	return fmt.Sprintf("The recommended plan would take the GPU bill from %s to %s a month (−%.1f%%): %s.",
 		rep.Before.Dollars(), rep.After.Dollars(), rep.SavingPercent, strings.Join(levers, ", "))
 }
 
@@ -105,10 +90,11 @@ func Serving(sec serving.Section) Table {
 }
 
 // WriteRecommendServing writes recommend's answer with its serving section in format: both
-// tables, one after the other; with json {"recommendations": [...], "serving": {...}}; with
-// csv one table with a Section column and the evidence. With json and csv the notes go to notes.
-func WriteRecommendServing(out, notes io.Writer, format string, recs []gpucost.Recommendation, sec serving.Section) error {
-	fleet, pools := Recommendations(recs), Serving(sec)
+// tables, one after the other; with json {"plan": {...}, "serving": {...}}; with csv one table
+// with a Section column: the plan's rows (as RecommendPlan gives them), then the serving
+// changes with their evidence. With json and csv the notes go to notes.
+func WriteRecommendServing(out, notes io.Writer, format string, p recommend.Plan, sec serving.Section) error {
+	fleet, pools := RecommendPlan(p), Serving(sec)
 	if format == "table" {
 		if err := Write(out, notes, format, fleet); err != nil {
 			return err
@@ -120,18 +106,16 @@ func WriteRecommendServing(out, notes io.Writer, format string, recs []gpucost.R
 		fmt.Fprintln(notes, n)
 	}
 	if format == "json" {
-		return WriteJSON(out, Table{JSON: map[string]any{"recommendations": recs, "serving": sec}})
+		return WriteJSON(out, Table{JSON: map[string]any{"plan": p, "serving": sec}})
 	}
 	w := csv.NewWriter(out)
-	w.Write([]string{"Section", "#", "Kind", "Action", "Monthly saving", "Confidence", "Risk", "Evidence"})
-	for _, part := range []struct {
-		name, prefix string
-		recs         []gpucost.Recommendation
-	}{{"fleet", "", recs}, {"serving", "S", sec.Recommendations}} {
-		for i, rec := range part.recs {
-			row := append([]string{part.name}, recommendationRow(part.prefix+strconv.Itoa(i+1), rec)...)
-			w.Write(append(row, strings.Join(rec.Evidence, "; ")))
-		}
+	w.Write(append([]string{"Section"}, append(planColumns, "Risk", "Evidence")...))
+	for _, row := range fleet.Rows {
+		w.Write(append(append([]string{"plan"}, row...), "", ""))
+	}
+	for i, rec := range sec.Recommendations {
+		w.Write([]string{"serving", "S" + strconv.Itoa(i+1), "", string(rec.Kind), rec.Action, "", "", rec.MonthlySaving.Dollars(),
+			string(rec.Confidence), rec.Risk, strings.Join(rec.Evidence, "; ")})
 	}
 	w.Flush()
 	return w.Error()

@@ -11,6 +11,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/fleet"
+	"github.com/gpucost/gpucost/recommend"
 	"github.com/gpucost/gpucost/serving"
 	"github.com/gpucost/gpucost/spot"
 )
@@ -181,22 +182,30 @@ func TestIdle(t *testing.T) {
 // TestWriteRecommendServing: with csv both sections are one table with a Section column and
 // the notes go to stderr; with json, one object.
 func TestWriteRecommendServing(t *testing.T) {
-	recs := []gpucost.Recommendation{{Kind: "idle", Action: "stop gpu-1", MonthlySaving: usd(t, "100"), Evidence: []string{"a", "b"}}}
+	rec := gpucost.Recommendation{Kind: "idle", Action: "stop gpu-1", MonthlySaving: usd(t, "100"), Confidence: "high", Evidence: []string{"a", "b"}}
+	p := recommend.Plan{Before: usd(t, "300"), After: usd(t, "200"), Saving: usd(t, "100"), Groups: []recommend.PlanGroup{{
+		ID: "nb-g5", Name: "nb: 1 × aws us-east-1 g5", Before: usd(t, "300"), After: usd(t, "200"),
+		Steps: []recommend.PlanStep{{ID: "nb-g5/idle/schedule", Lever: "idle", Recommendation: rec, Before: usd(t, "300"), After: usd(t, "200"),
+			Needs: []string{"the users agree"}}}}}}
 	sec := serving.Section{Recommendations: []gpucost.Recommendation{{Kind: "serving", Action: "3 replicas", MonthlySaving: usd(t, "50")}}}
 	var out, notes bytes.Buffer
-	if err := WriteRecommendServing(&out, &notes, "csv", recs, sec); err != nil {
+	if err := WriteRecommendServing(&out, &notes, "csv", p, sec); err != nil {
 		t.Fatal(err)
 	}
-	want := "Section,#,Kind,Action,Monthly saving,Confidence,Risk,Evidence\nfleet,1,idle,stop gpu-1,$100.00,,,a; b\nserving,S1,serving,3 replicas,$50.00,,,\n"
-	if out.String() != want || !strings.Contains(notes.String(), "1. evidence: a; b") || !strings.Contains(notes.String(), "S1. evidence: ") {
+	want := "Section,#,ID,Lever,Action,Before,After,Saving,Confidence,Risk,Evidence\n" +
+		"plan,1,nb-g5,,nb: 1 × aws us-east-1 g5,$300.00,$200.00,,,,\n" +
+		"plan,1.1,nb-g5/idle/schedule,idle,stop gpu-1,$300.00,$200.00,$100.00,high,,\n" +
+		"serving,S1,,serving,3 replicas,,,$50.00,,,\n"
+	if out.String() != want || !strings.Contains(notes.String(), "1.1 nb-g5/idle/schedule: needs the users agree;") ||
+		!strings.Contains(notes.String(), "evidence: a; b") || !strings.Contains(notes.String(), "S1. evidence: ") {
 		t.Errorf("WriteRecommendServing(csv) = %q, notes %q; want %q and both sections' evidence in the notes", out.String(), notes.String(), want)
 	}
 	out.Reset()
-	if err := WriteRecommendServing(&out, &notes, "json", recs, sec); err != nil {
+	if err := WriteRecommendServing(&out, &notes, "json", p, sec); err != nil {
 		t.Fatal(err)
 	}
 	var v map[string]json.RawMessage
-	if err := json.Unmarshal(out.Bytes(), &v); err != nil || v["recommendations"] == nil || v["serving"] == nil {
-		t.Errorf("WriteRecommendServing(json) = %s (%v); want recommendations and serving", out.String(), err)
+	if err := json.Unmarshal(out.Bytes(), &v); err != nil || v["plan"] == nil || v["serving"] == nil {
+		t.Errorf("WriteRecommendServing(json) = %s (%v); want plan and serving", out.String(), err)
 	}
 }

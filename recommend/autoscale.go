@@ -57,9 +57,10 @@ func (e *engine) scalePlan(g *group) (scalePlan, bool) {
 	}
 	var idle week
 	per := g.rs[0].GPUs
+	covered := e.coveredHours()
 	for d := range 7 {
 		for h := range 24 {
-			idle[d][h] = !busy[d][h]
+			idle[d][h] = covered[d][h] && !busy[d][h] // an hour the period does not reach is not idle, only unknown
 			p.held += held[d][h]
 			if held[d][h] == 0 {
 				continue // not held now: stays off
@@ -120,26 +121,28 @@ func (e *engine) autoscale(g *group, p scalePlan) step {
 		Risk: risk,
 	}
 	e.confidence(&rec, "the weekly demand pattern repeats through the period")
-	return step{rec: rec, apply: func(fl []Resource) {
-		n := float64(len(g.ids))
-		for _, r := range byIDs(fl, g.ids) {
-			r.Monthly = scale(r.Monthly, f)
-			for d := range 7 {
-				for h := range 24 {
-					// The pool's machines held this hour, spread over its entries (above 1 where
-					// it scales past its present size).
-					m := float64(p.machines[d][h])
-					r.Running[d][h] = m / n
-					for j := range r.Usage {
-						r.Usage[j].Util[d][h] = 0
-						if m > 0 {
-							r.Usage[j].Util[d][h] = min(100, 100*p.demand[d][h]/(m*float64(r.GPUs)))
+	return step{rec: rec, target: "autoscale",
+		needs: []string{fmt.Sprintf("an autoscaler on %s between %d and %d machines, scaling on queue length as well as utilisation", Names(g.ids), lo, hi)},
+		apply: func(fl []Resource) {
+			n := float64(len(g.ids))
+			for _, r := range byIDs(fl, g.ids) {
+				r.Monthly = scale(r.Monthly, f)
+				for d := range 7 {
+					for h := range 24 {
+						// The pool's machines held this hour, spread over its entries (above 1 where
+						// it scales past its present size).
+						m := float64(p.machines[d][h])
+						r.Running[d][h] = m / n
+						for j := range r.Usage {
+							r.Usage[j].Util[d][h] = 0
+							if m > 0 {
+								r.Usage[j].Util[d][h] = min(100, 100*p.demand[d][h]/(m*float64(r.GPUs)))
+							}
 						}
 					}
 				}
 			}
-		}
-	}}
+		}}
 }
 
 // longRuns returns the hours of w that lie in runs of at least n consecutive hours, the week

@@ -58,8 +58,8 @@ func r5Offers() []gpucost.Offer {
 		GPUMemoryGB: 24, OnDemand: usd("0.986301369"), SpotPrice: usd("0.47"), HasOnDemand: true, HasSpot: true, Source: "test catalog"}}
 }
 
-func stepOf(p PlanResult, lever string) (gpucost.Recommendation, bool) {
-	for _, s := range p.Steps {
+func stepOf(p Plan, lever string) (gpucost.Recommendation, bool) {
+	for _, s := range p.Steps() {
 		if s.Lever == lever {
 			return s.Recommendation, true
 		}
@@ -67,10 +67,13 @@ func stepOf(p PlanResult, lever string) (gpucost.Recommendation, bool) {
 	return gpucost.Recommendation{}, false
 }
 
-func logPlan(t *testing.T, p PlanResult) {
+func logPlan(t *testing.T, p Plan) {
 	t.Helper()
-	for _, s := range p.Steps {
+	for _, s := range p.Steps() {
 		t.Logf("%-12s %12s  %s", s.Lever, s.Recommendation.MonthlySaving.Fixed(2), s.Recommendation.Action)
+		for _, a := range s.Alternatives {
+			t.Logf("  instead of %s (%s): %s", a.Action, a.MonthlySaving.Fixed(2), a.Why)
+		}
 	}
 	t.Logf("before %s after %s", p.Before.Fixed(2), p.After.Fixed(2))
 }
@@ -78,17 +81,17 @@ func logPlan(t *testing.T, p PlanResult) {
 func TestAutoscaleR5(t *testing.T) {
 	prices := NewTable(r5Offers(), nil)
 	// Autoscaling alone (no run of idle hours long enough to scale to zero): −50%.
-	static, err := Plan(r5View(false), prices, Options{ServingTarget: 0.5, ScaleToZeroHours: 1000})
+	static, err := NewPlan(r5View(false), prices, Options{ServingTarget: 0.5, ScaleToZeroHours: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	logPlan(t, static)
 	as, ok := stepOf(static, LeverAutoscaling)
 	if !ok {
-		t.Fatalf("Plan(R5) has no autoscaling step")
+		t.Fatalf("NewPlan(R5) has no autoscaling step")
 	}
 	if static.Before != usd("2880") || as.MonthlySaving != usd("1440") {
-		t.Errorf("Plan(R5) before %s, autoscale saves %s; want 2880 and 1440 (−50%%, R5)", static.Before, as.MonthlySaving)
+		t.Errorf("NewPlan(R5) before %s, autoscale saves %s; want 2880 and 1440 (−50%%, R5)", static.Before, as.MonthlySaving)
 	}
 	if !strings.Contains(as.Action, "between 1 and 8 machines") || strings.Contains(as.Action, "zero") {
 		t.Errorf("autoscale action %q, want between 1 and 8 machines, no scale to zero", as.Action)
@@ -97,10 +100,10 @@ func TestAutoscaleR5(t *testing.T) {
 	if c, ok := stepOf(static, LeverCommitments); !ok || !strings.HasPrefix(c.Action, "commit to 1 × g5.xlarge") {
 		t.Errorf("commitment after autoscaling = %q (found %v), want commit to 1 × g5.xlarge", c.Action, ok)
 	}
-	checkRecs(t, stepsRecs(static.Steps))
+	checkRecs(t, stepsRecs(static.Steps()))
 
 	// Scale to zero through the 10 idle hours each night, then spot (the work is retried).
-	full, err := Plan(r5View(true), prices, Options{ServingTarget: 0.5})
+	full, err := NewPlan(r5View(true), prices, Options{ServingTarget: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +111,7 @@ func TestAutoscaleR5(t *testing.T) {
 	zero, _ := stepOf(full, LeverAutoscaling)
 	spot, ok := stepOf(full, LeverSpot)
 	if !ok || !strings.Contains(zero.Action, "to zero from 00:00 to 10:00 UTC daily") {
-		t.Fatalf("Plan(R5, interruptible) = autoscale %q, spot found %v; want scale to zero 00:00–10:00 and a spot step", zero.Action, ok)
+		t.Fatalf("NewPlan(R5, interruptible) = autoscale %q, spot found %v; want scale to zero 00:00–10:00 and a spot step", zero.Action, ok)
 	}
 	autoscaled := full.Before.Sub(zero.MonthlySaving)
 	if extra := 1 - float64(autoscaled.Nanos)/1440e9; extra < 0.2 {
@@ -119,9 +122,9 @@ func TestAutoscaleR5(t *testing.T) {
 		t.Errorf("spot saves %s, more than the autoscaled pool's %s: counted twice", spot.MonthlySaving, autoscaled)
 	}
 	if pct := 100 * float64(full.Before.Sub(full.After).Nanos) / float64(full.Before.Nanos); pct < 75 {
-		t.Errorf("Plan(R5) saves %.1f%%, want ≥ 75%% (R5: autoscale + spot −75%%, scale to zero −80%%)", pct)
+		t.Errorf("NewPlan(R5) saves %.1f%%, want ≥ 75%% (R5: autoscale + spot −75%%, scale to zero −80%%)", pct)
 	}
-	checkRecs(t, stepsRecs(full.Steps))
+	checkRecs(t, stepsRecs(full.Steps()))
 
 	// Without hourly utilisation the demand is unknown: no autoscaling.
 	v := r5View(false)
@@ -187,18 +190,18 @@ func BenchmarkRecommend10k(b *testing.B) {
 		}
 	}
 	prices := NewTable(append(append(r1Offers(), r5Offers()...), moveOffers()...), nil)
-	p, err := Plan(v, prices, Options{})
-	if err != nil || len(p.Steps) == 0 {
-		b.Fatalf("Plan(10k GPUs) = %d steps, %v", len(p.Steps), err)
+	p, err := NewPlan(v, prices, Options{})
+	if err != nil || len(p.Steps()) == 0 {
+		b.Fatalf("NewPlan(10k GPUs) = %d steps, %v", len(p.Steps()), err)
 	}
 	levers := map[string]int{}
-	for _, s := range p.Steps {
+	for _, s := range p.Steps() {
 		levers[s.Lever]++
 	}
-	b.Logf("%d GPUs, %d resources: %d steps %v, −%.1f%%", gpus, len(v.Resources), len(p.Steps), levers, Savings(p).SavingPercent)
+	b.Logf("%d GPUs, %d resources: %d steps %v, −%.1f%%", gpus, len(v.Resources), len(p.Steps()), levers, Savings(p).SavingPercent)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Plan(v, prices, Options{}); err != nil {
+		if _, err := NewPlan(v, prices, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -218,14 +221,14 @@ func TestNewLeversDeterministicAndClean(t *testing.T) {
 			return v
 		},
 	} {
-		a, err1 := Plan(view(), prices, Options{ServingTarget: 0.5})
-		b, err2 := Plan(view(), prices, Options{ServingTarget: 0.5})
+		a, err1 := NewPlan(view(), prices, Options{ServingTarget: 0.5})
+		b, err2 := NewPlan(view(), prices, Options{ServingTarget: 0.5})
 		if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
-			t.Errorf("Plan(%s) differs between runs (errors %v, %v)", name, err1, err2)
+			t.Errorf("NewPlan(%s) differs between runs (errors %v, %v)", name, err1, err2)
 		}
 		if a.After.Nanos < 0 || a.Before.Less(a.After) {
-			t.Errorf("Plan(%s): before %s after %s", name, a.Before, a.After)
+			t.Errorf("NewPlan(%s): before %s after %s", name, a.Before, a.After)
 		}
-		checkRecs(t, stepsRecs(a.Steps))
+		checkRecs(t, stepsRecs(a.Steps()))
 	}
 }

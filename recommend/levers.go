@@ -117,19 +117,21 @@ func findIdleSchedules(e *engine) []step {
 			Risk: "someone working off-hours finds the machine stopped; keep home directories on a persistent volume and let users start it on demand",
 		}
 		e.confidence(&rec, "the same weekly idle hours recur through the period")
-		steps = append(steps, step{rec: rec, apply: func(f []Resource) {
-			for _, r := range byIDs(f, g.ids) {
-				o, run := offShare(r, off)
-				r.Monthly = scale(r.Monthly, 1-o/run)
-				for d := range 7 {
-					for h := range 24 {
-						if off[d][h] {
-							r.Running[d][h] = 0
+		steps = append(steps, step{rec: rec, target: "schedule",
+			needs: []string{fmt.Sprintf("the users of %s agree to the schedule and keep their work on persistent volumes", Names(g.ids))},
+			apply: func(f []Resource) {
+				for _, r := range byIDs(f, g.ids) {
+					o, run := offShare(r, off)
+					r.Monthly = scale(r.Monthly, 1-o/run)
+					for d := range 7 {
+						for h := range 24 {
+							if off[d][h] {
+								r.Running[d][h] = 0
+							}
 						}
 					}
 				}
-			}
-		}})
+			}})
 	}
 	return steps
 }
@@ -239,13 +241,15 @@ func (e *engine) fewerGPUs(g *group) step {
 		Risk: "a job that sometimes needs every GPU must ask for a larger machine then",
 	}
 	e.confidence(&rec, "the unused GPUs stayed unused all period")
-	return step{rec: rec, apply: func(f []Resource) {
-		for _, r := range byIDs(f, g.ids) {
-			r.Monthly = scale(r.Monthly, float64(o.OnDemand.Nanos)/float64(r.Hourly.Nanos))
-			r.Usage = keepUsed(r.Usage, int(o.GPUCount), e.opt.UsedVRAMGB)
-			r.InstanceType, r.GPUs, r.Hourly = o.InstanceType, int(o.GPUCount), o.OnDemand
-		}
-	}}
+	return step{rec: rec, target: o.InstanceType,
+		needs: []string{fmt.Sprintf("the owners of %s relaunch them as %s; jobs that need more GPUs ask for a larger machine", Names(g.ids), o.InstanceType)},
+		apply: func(f []Resource) {
+			for _, r := range byIDs(f, g.ids) {
+				r.Monthly = scale(r.Monthly, float64(o.OnDemand.Nanos)/float64(r.Hourly.Nanos))
+				r.Usage = keepUsed(r.Usage, int(o.GPUCount), e.opt.UsedVRAMGB)
+				r.InstanceType, r.GPUs, r.Hourly = o.InstanceType, int(o.GPUCount), o.OnDemand
+			}
+		}}
 }
 
 // keepUsed keeps the used GPUs' statistics first, n in all.
@@ -294,23 +298,25 @@ func (e *engine) shorterHolds(g *group) step {
 		Risk: "a run that takes longer than usual must still finish: end the machine on the job's exit, not on a clock",
 	}
 	e.confidence(&rec, "the job's working hours repeat every week of the period")
-	return step{rec: rec, apply: func(f []Resource) {
-		for _, r := range byIDs(f, g.ids) {
-			b, run := busyHours(r, e.opt.IdleShare)
-			idle := idleHours(r, e.opt.IdleShare)
-			r.Monthly = scale(r.Monthly, b/run)
-			for d := range 7 {
-				for h := range 24 {
-					if idle[d][h] {
-						r.Running[d][h] = 0
+	return step{rec: rec, target: "release-on-exit",
+		needs: []string{fmt.Sprintf("the job's launcher ends %s when the job exits", Names(g.ids))},
+		apply: func(f []Resource) {
+			for _, r := range byIDs(f, g.ids) {
+				b, run := busyHours(r, e.opt.IdleShare)
+				idle := idleHours(r, e.opt.IdleShare)
+				r.Monthly = scale(r.Monthly, b/run)
+				for d := range 7 {
+					for h := range 24 {
+						if idle[d][h] {
+							r.Running[d][h] = 0
+						}
 					}
 				}
+				for i := range r.Usage {
+					r.Usage[i].Idle = [7][24]float64{}
+				}
 			}
-			for i := range r.Usage {
-				r.Usage[i].Idle = [7][24]float64{}
-			}
-		}
-	}}
+		}}
 }
 
 func busyWeek(r *Resource, share float64) [7][24]bool {

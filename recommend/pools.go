@@ -37,8 +37,11 @@ func findServingRightSizes(e *engine) []step {
 		}
 		why := fmt.Sprintf("p95 load %.1f GPUs over %d GPUs; %d GPUs carry it at %.0f%% (serving target 60–80%%)",
 			demand, gpus, need, 100*e.opt.ServingTarget)
-		steps = append(steps, e.shrinkPool(g, keep, gpucost.RecRightSize,
-			fmt.Sprintf("run %s's %d replicas as %d on %d × %s", Names(g.ids), gpus, need, keep, g.rs[0].InstanceType), why))
+		s := e.shrinkPool(g, keep, gpucost.RecRightSize,
+			fmt.Sprintf("run %s's %d replicas as %d on %d × %s", Names(g.ids), gpus, need, keep, g.rs[0].InstanceType), why)
+		s.target = fmt.Sprintf("%d replicas", need)
+		s.needs = []string{fmt.Sprintf("the serving owners run %d replicas instead of %d, with autoscaling able to add machines back", need, gpus)}
+		steps = append(steps, s)
 	}
 	return steps
 }
@@ -69,8 +72,11 @@ func findMIGShares(e *engine) []step {
 		}
 		why := fmt.Sprintf("MIG plan (%s, %s): %d replicas on %d GPUs instead of %d, %d stranded compute slices",
 			spec.Name, res.Method, res.Workloads, res.GPUsNeeded, res.WholeGPUs, res.StrandedComputeSlices)
-		steps = append(steps, e.shrinkPool(g, keep, gpucost.RecShareMIG,
-			fmt.Sprintf("share %s's GPUs with MIG: %d replicas on %d GPUs, %d × %s", Names(g.ids), res.Workloads, res.GPUsNeeded, keep, g.rs[0].InstanceType), why))
+		s := e.shrinkPool(g, keep, gpucost.RecShareMIG,
+			fmt.Sprintf("share %s's GPUs with MIG: %d replicas on %d GPUs, %d × %s", Names(g.ids), res.Workloads, res.GPUsNeeded, keep, g.rs[0].InstanceType), why)
+		s.target = "mig"
+		s.needs = []string{fmt.Sprintf("a MIG layout change on the GPUs of %s (plan.PlanMIG's slices), and the replicas' pods request MIG slices", Names(g.ids[:keep]))}
+		steps = append(steps, s)
 	}
 	return steps
 }
@@ -154,19 +160,22 @@ func findSpot(e *engine) []step {
 		}
 		e.confidence(&rec, "the workload is marked interruptible")
 		lower(&rec, gpucost.ConfidenceMedium, "the interruption rate is assumed, not measured")
-		steps = append(steps, step{rec: rec, apply: func(fl []Resource) {
-			for _, r := range byIDs(fl, g.ids) {
-				r.Monthly = scale(r.Monthly, f)
-				r.Pricing = gpucost.Spot
-			}
-		}})
+		steps = append(steps, step{rec: rec, target: "spot " + o.InstanceType,
+			needs: []string{fmt.Sprintf("the jobs on %s checkpoint every %s and resume from the last checkpoint (gpucost run --checkpoint-dir)", Names(g.ids), tau.Round(time.Minute))},
+			apply: func(fl []Resource) {
+				for _, r := range byIDs(fl, g.ids) {
+					r.Monthly = scale(r.Monthly, f)
+					r.Pricing = gpucost.Spot
+				}
+			}})
 	}
 	return steps
 }
 
 // findCommitments buys, per provider, region and instance type, the hindsight-optimal 1-year
 // commitment for the on-demand machines that remain (plan.Commit: the d-quantile of the hourly
-// count of machines held, over the hours of the week).
+// count of machines held, over the hours of the week the period covers: a period shorter than a
+// week says nothing of the hours it does not reach).
 func findCommitments(e *engine) []step {
 	var steps []step
 	for _, g := range groupBy(e.fleet, func(r *Resource) (string, bool) {
@@ -174,8 +183,12 @@ func findCommitments(e *engine) []step {
 	}) {
 		usage := make([]float64, 0, 168)
 		var unitHours float64
+		covered := e.coveredHours()
 		for d := range 7 {
 			for h := range 24 {
+				if !covered[d][h] {
+					continue // an hour of the week the period does not reach: its use is unknown, not nil
+				}
 				var u float64
 				for _, r := range g.rs {
 					u += r.Running[d][h]
@@ -185,7 +198,7 @@ func findCommitments(e *engine) []step {
 		}
 		monthly := sumMonthly(g.rs)
 		res, err := plan.Commit(plan.CommitInput{Usage: usage, Discount: e.opt.CommitDiscount, Step: 1,
-			OnDemand: monthly.MulFloat(168 / (unitHours * HoursPerMonth)), HoursPerMonth: HoursPerMonth})
+			OnDemand: monthly.MulFloat(float64(len(usage)) / (unitHours * HoursPerMonth)), HoursPerMonth: HoursPerMonth})
 		if err != nil || res.Commitment <= 0 || res.MonthlySaving.Nanos <= 0 || !res.MonthlySaving.Less(monthly) {
 			continue
 		}
@@ -201,12 +214,33 @@ func findCommitments(e *engine) []step {
 			Risk: "a 1-year term: if the baseline shrinks, committed hours are paid unused",
 		}
 		e.confidence(&rec, "the baseline held every hour of the period")
-		steps = append(steps, step{rec: rec, apply: func(fl []Resource) {
-			for _, r := range byIDs(fl, g.ids) {
-				r.Monthly = scale(r.Monthly, f)
-				r.Pricing = Committed
-			}
-		}})
+		steps = append(steps, step{rec: rec, target: "commit " + r0.InstanceType,
+			needs: []string{fmt.Sprintf("approval of a 1-year commitment of %s (%.0f × %s, %s a month)", res.TermCost.Dollars(), res.Commitment, r0.InstanceType, res.MonthlyFee.Dollars())},
+			apply: func(fl []Resource) {
+				for _, r := range byIDs(fl, g.ids) {
+					r.Monthly = scale(r.Monthly, f)
+					r.Pricing = Committed
+				}
+			}})
 	}
 	return steps
+}
+
+// coveredHours returns the hours of the week ([time.Weekday][hour], UTC) that the view's period
+// reaches: all of them for a week or more, or for a period not given.
+func (e *engine) coveredHours() week {
+	var w week
+	from, to := e.view.From.UTC().Truncate(time.Hour), e.view.To.UTC()
+	if !to.After(from) || to.Sub(from) >= 7*24*time.Hour {
+		for d := range 7 {
+			for h := range 24 {
+				w[d][h] = true
+			}
+		}
+		return w
+	}
+	for t := from; t.Before(to); t = t.Add(time.Hour) {
+		w[t.Weekday()][t.Hour()] = true
+	}
+	return w
 }

@@ -1,8 +1,9 @@
-// Package recommend turns a fleet's telemetry statistics, bill and prices into ranked
-// recommendations — stop idle machines on a schedule, right-size, move interruptible work to
-// spot, share GPUs with MIG, commit for the steady baseline — and into one plan whose levers are
-// applied in sequence, each saving computed on the fleet as the ones before it left it, so the
-// total never counts a dollar twice.
+// Package recommend turns a fleet's telemetry statistics, bill and prices into one plan of
+// changes (NewPlan): per resource group, one path of compatible steps — right-size, a cheaper
+// GPU type or region, MIG sharing, an idle schedule or autoscaling, spot, and a commitment for
+// what stays on-demand — each priced on the group as the steps before it left it, with the
+// options it excludes listed as alternatives, so the total never counts a dollar twice
+// (docs/architecture.md "Recommendations and savings"). Recommend gives every option alone.
 //
 // It is pure: no I/O and no clock. The caller builds a FleetView from the store (usage statistics
 // per GPU, monthly cost per resource from the bill) and passes a Prices lookup.
@@ -10,7 +11,6 @@ package recommend
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -164,16 +164,18 @@ type lever struct {
 	find func(e *engine) []step
 }
 
-// step is one recommendation with the change it makes.
+// step is one recommendation with the change it makes, what it changes to (target: the
+// instance type, schedule or pool size that names the step in a plan's step ID) and what it
+// needs from people before it is made.
 type step struct {
-	rec   gpucost.Recommendation
-	apply func(f []Resource)
+	rec    gpucost.Recommendation
+	apply  func(f []Resource)
+	target string
+	needs  []string
 }
 
-// levers run in this order when they form one plan: stopping and shrinking first, then sharing,
-// then autoscaling what serving remains, then cheaper capacity (another region, then spot there),
-// and commitments last, on the autoscaled baseline that remains (a commitment bought before a
-// right-size or autoscale would be paid for idle).
+// levers are every lever Recommend runs, each on the fleet as it is; NewPlan runs them in
+// stages (plan.go).
 var levers = []lever{
 	{LeverIdle, findIdleSchedules},
 	{LeverRightSizing, findRightSizes},
@@ -250,7 +252,8 @@ func validate(v FleetView) error {
 
 // Recommend returns every recommendation the engine finds on the fleet as it is, each saving
 // computed against the unchanged fleet, largest saving first. Savings of different
-// recommendations may overlap; Plan gives the total without double counting.
+// recommendations may overlap and exclude each other; NewPlan chooses one path of compatible
+// steps per resource group, and its total never counts a dollar twice.
 func Recommend(v FleetView, p Prices, o Options) ([]gpucost.Recommendation, error) {
 	e, err := newEngine(v, p, o)
 	if err != nil {
@@ -287,57 +290,6 @@ func rank(recs []gpucost.Recommendation) {
 		}
 		return slices.Compare(a.Resources, b.Resources)
 	})
-}
-
-// PlanStep is one recommendation of a plan and the lever it belongs to.
-type PlanStep struct {
-	Lever          string                 `json:"lever"`
-	Recommendation gpucost.Recommendation `json:"recommendation"`
-}
-
-// PlanResult is the recommendations applied in sequence: the fleet's monthly cost before and
-// after, and each step's saving on the fleet as the steps before it changed it.
-type PlanResult struct {
-	Before gpucost.Money `json:"before"`
-	After  gpucost.Money `json:"after"`
-	Steps  []PlanStep    `json:"steps"`
-	Fleet  []Resource    `json:"-"` // the fleet once every step is made
-}
-
-// Plan applies the levers in sequence — idle schedules, right-sizing (fewer GPUs, shorter holds,
-// smaller serving pools, then a cheaper GPU type for what remains), sharing, autoscaling,
-// another region, spot, then commitments — so that each saving is computed on the fleet as the levers before it left it
-// (spot after right-sizing prices the smaller fleet; a commitment covers only what remains).
-// Before − After equals the sum of the steps' savings.
-func Plan(v FleetView, p Prices, o Options) (PlanResult, error) {
-	e, err := newEngine(v, p, o)
-	if err != nil {
-		return PlanResult{}, err
-	}
-	res := PlanResult{Before: total(e.fleet)}
-	for _, l := range levers {
-		for _, s := range l.find(e) {
-			if s.rec.MonthlySaving.Nanos <= 0 || s.rec.MonthlySaving.Less(e.opt.MinSaving) {
-				continue
-			}
-			before := total(e.fleet)
-			s.apply(e.fleet)
-			// The saving is what the change took off the fleet's bill, exactly.
-			s.rec.MonthlySaving = before.Sub(total(e.fleet))
-			if s.rec.MonthlySaving.Nanos < 0 {
-				return PlanResult{}, fmt.Errorf("recommend: step %q raised the fleet's cost", s.rec.Action)
-			}
-			if l.name == LeverRightSizing || l.name == LeverSharing {
-				for _, id := range s.rec.Resources {
-					e.resized[id] = true
-				}
-			}
-			res.Steps = append(res.Steps, PlanStep{Lever: l.name, Recommendation: s.rec})
-		}
-	}
-	res.After = total(e.fleet)
-	res.Fleet = e.fleet
-	return res, nil
 }
 
 func total(f []Resource) gpucost.Money {

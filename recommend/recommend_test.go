@@ -115,17 +115,17 @@ func r1View() FleetView {
 }
 
 func TestPlanR1(t *testing.T) {
-	p, err := Plan(r1View(), NewTable(r1Offers(), nil), Options{})
+	p, err := NewPlan(r1View(), NewTable(r1Offers(), nil), Options{})
 	if err != nil {
-		t.Fatalf("Plan(R1) error: %v", err)
+		t.Fatalf("NewPlan(R1) error: %v", err)
 	}
 	rep := Savings(p)
-	for _, s := range p.Steps {
+	for _, s := range p.Steps() {
 		t.Logf("%-12s %-13s %12s  %s", s.Lever, s.Recommendation.Kind, s.Recommendation.MonthlySaving.Fixed(2), s.Recommendation.Action)
 	}
 	t.Logf("before %s after %s: −%.1f%%", rep.Before.Fixed(2), rep.After.Fixed(2), rep.SavingPercent)
 	if rep.SavingPercent < 58 {
-		t.Errorf("Plan(R1) saves %.1f%%, want ≥ 58%% (reference case R1)", rep.SavingPercent)
+		t.Errorf("NewPlan(R1) saves %.1f%%, want ≥ 58%% (reference case R1)", rep.SavingPercent)
 	}
 	sum := gpucost.USD(0)
 	for _, l := range rep.Levers {
@@ -146,14 +146,14 @@ func TestPlanR1(t *testing.T) {
 	}
 	for action, lever := range want {
 		found := false
-		for _, s := range p.Steps {
+		for _, s := range p.Steps() {
 			found = found || strings.HasPrefix(s.Recommendation.Action, action) && s.Lever == lever
 		}
 		if !found {
-			t.Errorf("Plan(R1) has no %s step %q", lever, action)
+			t.Errorf("NewPlan(R1) has no %s step %q", lever, action)
 		}
 	}
-	checkRecs(t, stepsRecs(p.Steps))
+	checkRecs(t, stepsRecs(p.Steps()))
 }
 
 func stepsRecs(steps []PlanStep) []gpucost.Recommendation {
@@ -211,10 +211,10 @@ func TestRecommendRanked(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	a, err1 := Plan(r1View(), NewTable(r1Offers(), nil), Options{})
-	b, err2 := Plan(r1View(), NewTable(r1Offers(), nil), Options{})
+	a, err1 := NewPlan(r1View(), NewTable(r1Offers(), nil), Options{})
+	b, err2 := NewPlan(r1View(), NewTable(r1Offers(), nil), Options{})
 	if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
-		t.Errorf("Plan(R1) differs between runs (errors %v, %v)", err1, err2)
+		t.Errorf("NewPlan(R1) differs between runs (errors %v, %v)", err1, err2)
 	}
 	ra, _ := Recommend(r1View(), NewTable(r1Offers(), nil), Options{})
 	rb, _ := Recommend(r1View(), NewTable(r1Offers(), nil), Options{})
@@ -260,7 +260,7 @@ func TestDegenerateInputs(t *testing.T) {
 	v.Resources[13].Running = [7][24]float64{}
 	v.Resources[14].Usage[0].P95Util = math.NaN()
 	v.To = v.From
-	p, err := Plan(v, NewTable(r1Offers(), nil), Options{})
+	p, err := NewPlan(v, NewTable(r1Offers(), nil), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,15 +268,15 @@ func TestDegenerateInputs(t *testing.T) {
 	if rep.After.Nanos < 0 || rep.Saving.Nanos < 0 || math.IsNaN(rep.SavingPercent) {
 		t.Errorf("Savings = %+v: negative or NaN", rep)
 	}
-	checkRecs(t, stepsRecs(p.Steps))
+	checkRecs(t, stepsRecs(p.Steps()))
 	for _, bad := range []Options{{CommitDiscount: 1}, {InterruptionRate: 2}, {ServingTarget: 1.5}} {
-		if _, err := Plan(v, NewTable(r1Offers(), nil), bad); err == nil {
-			t.Errorf("Plan(options %+v) = nil error, want one", bad)
+		if _, err := NewPlan(v, NewTable(r1Offers(), nil), bad); err == nil {
+			t.Errorf("NewPlan(options %+v) = nil error, want one", bad)
 		}
 	}
 	v.Resources = append(v.Resources, v.Resources[1])
-	if _, err := Plan(v, NewTable(r1Offers(), nil), Options{}); err == nil {
-		t.Errorf("Plan(duplicate resource) = nil error, want one")
+	if _, err := NewPlan(v, NewTable(r1Offers(), nil), Options{}); err == nil {
+		t.Errorf("NewPlan(duplicate resource) = nil error, want one")
 	}
 }
 
@@ -316,7 +316,7 @@ func BenchmarkPlan10kGPUs(b *testing.B) {
 	prices := NewTable(r1Offers(), nil)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Plan(v, prices, Options{}); err != nil {
+		if _, err := NewPlan(v, prices, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -117,17 +117,19 @@ func (e *engine) moveStep(g *group, m move) (step, bool) {
 	}
 	e.confidence(&rec, "list prices from the catalog")
 	lower(&rec, gpucost.ConfidenceMedium, fmt.Sprintf("the data moved is assumed to be %.0f GB; quotas and capacity there are not checked", e.opt.MoveDataGB))
-	return step{rec: rec, apply: func(fl []Resource) {
-		for _, r := range byIDs(fl, g.ids) {
-			r.Monthly = scale(r.Monthly, f)
-			if o.HasOnDemand && o.OnDemand.Nanos > 0 {
-				r.Hourly = o.OnDemand
-			} else {
-				r.Hourly = scale(r.Hourly, f)
+	return step{rec: rec, target: o.Provider + " " + o.Region + " " + o.InstanceType,
+		needs: []string{fmt.Sprintf("a %s quota in %s %s and the work's data copied there (about %.0f GB, %s once)", o.InstanceType, o.Provider, o.Region, e.opt.MoveDataGB, eg.cost.Dollars())},
+		apply: func(fl []Resource) {
+			for _, r := range byIDs(fl, g.ids) {
+				r.Monthly = scale(r.Monthly, f)
+				if o.HasOnDemand && o.OnDemand.Nanos > 0 {
+					r.Hourly = o.OnDemand
+				} else {
+					r.Hourly = scale(r.Hourly, f)
+				}
+				r.Provider, r.Region, r.InstanceType = o.Provider, o.Region, o.InstanceType
 			}
-			r.Provider, r.Region, r.InstanceType = o.Provider, o.Region, o.InstanceType
-		}
-	}}, true
+		}}, true
 }
 
 func moveRisk(r *Resource, o gpucost.Offer) string {

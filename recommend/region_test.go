@@ -125,22 +125,22 @@ func TestMoveRegion(t *testing.T) {
 	}
 
 	// In a plan the commitment follows the machines to their new region.
-	p, err := Plan(moveView(), prices, Options{OtherProviders: true})
+	p, err := NewPlan(moveView(), prices, Options{OtherProviders: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	logPlan(t, p)
 	found := false
-	for _, s := range p.Steps {
+	for _, s := range p.Steps() {
 		found = found || s.Lever == LeverCommitments && strings.Contains(s.Recommendation.Action, "× n1-standard-8-v100 in gcp us-central1")
 	}
 	if !found {
-		t.Errorf("Plan(moves) has no commitment in gcp us-central1, where the experiments moved")
+		t.Errorf("NewPlan(moves) has no commitment in gcp us-central1, where the experiments moved")
 	}
 	if r := byID(p.Fleet, "exp-v100-02"); r.Provider != "gcp" || r.Hourly != usd("2.48") {
 		t.Errorf("exp-v100-02 after the plan: %s %s %s/h, want gcp at 2.48/h", r.Provider, r.Region, r.Hourly)
 	}
-	checkRecs(t, stepsRecs(p.Steps))
+	checkRecs(t, stepsRecs(p.Steps()))
 }
 
 func TestMoveEgress(t *testing.T) {

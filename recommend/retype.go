@@ -152,13 +152,15 @@ func (e *engine) retypeStep(g *group, t retype) step {
 	}
 	e.confidence(&rec, "the VRAM peak and p95 load held through the period")
 	lower(&rec, gpucost.ConfidenceMedium, "compute fit from datasheet TFLOPS, not a benchmark of this work")
-	return step{rec: rec, apply: func(fl []Resource) {
-		for _, r := range byIDs(fl, g.ids) {
-			r.Monthly = scale(r.Monthly, float64(o.OnDemand.Nanos)/float64(r.Hourly.Nanos))
-			r.Usage = retypedUsage(r.Usage, int(o.GPUCount), e.opt.UsedVRAMGB, t.fromTF/t.toTF)
-			r.Region, r.InstanceType, r.GPUModel, r.GPUs, r.Hourly = o.Region, o.InstanceType, o.GPUModel, int(o.GPUCount), o.OnDemand
-		}
-	}}
+	return step{rec: rec, target: strings.TrimSpace(o.InstanceType + " " + strings.TrimSpace(where)),
+		needs: []string{fmt.Sprintf("a benchmark of the work on one %s (%s) before the rest of %s moves", o.InstanceType, o.GPUModel, Names(g.ids))},
+		apply: func(fl []Resource) {
+			for _, r := range byIDs(fl, g.ids) {
+				r.Monthly = scale(r.Monthly, float64(o.OnDemand.Nanos)/float64(r.Hourly.Nanos))
+				r.Usage = retypedUsage(r.Usage, int(o.GPUCount), e.opt.UsedVRAMGB, t.fromTF/t.toTF)
+				r.Region, r.InstanceType, r.GPUModel, r.GPUs, r.Hourly = o.Region, o.InstanceType, o.GPUModel, int(o.GPUCount), o.OnDemand
+			}
+		}}
 }
 
 func offerMemory(o gpucost.Offer, e *engine) float64 {

@@ -26,15 +26,15 @@ func oneGPU(n int, host, it, model, hourly, kind string, vramGB, p95 float64) []
 	return out
 }
 
-func retypeSteps(t *testing.T, v FleetView, offers []gpucost.Offer) (PlanResult, []PlanStep) {
+func retypeSteps(t *testing.T, v FleetView, offers []gpucost.Offer) (Plan, []PlanStep) {
 	t.Helper()
-	p, err := Plan(v, NewTable(offers, nil), Options{})
+	p, err := NewPlan(v, NewTable(offers, nil), Options{})
 	if err != nil {
 		t.Fatalf("Plan: %v", err)
 	}
-	checkRecs(t, stepsRecs(p.Steps))
+	checkRecs(t, stepsRecs(p.Steps()))
 	var out []PlanStep
-	for _, s := range p.Steps {
+	for _, s := range p.Steps() {
 		if strings.Contains(s.Recommendation.Action, "cheaper GPU") {
 			out = append(out, s)
 		}
@@ -76,7 +76,7 @@ func TestCheaperType(t *testing.T) {
 				return
 			}
 			if len(steps) != 1 || !strings.HasPrefix(steps[0].Recommendation.Action, c.want) || steps[0].Lever != LeverRightSizing {
-				t.Fatalf("Plan steps %v, want one right-sizing %q", stepsRecs(p.Steps), c.want)
+				t.Fatalf("Plan steps %v, want one right-sizing %q", stepsRecs(p.Steps()), c.want)
 			}
 			got := steps[0].Recommendation.MonthlySaving
 			if got.Fixed(2) != c.saving {
@@ -94,15 +94,15 @@ func TestCheaperTypeAfterFewerGPUs(t *testing.T) {
 	r.GPUs, r.Usage = 4, append(r.Usage, GPUUsage{}, GPUUsage{}, GPUUsage{})
 	r.Monthly = r.Hourly.MulFloat(HoursPerMonth)
 	p, steps := retypeSteps(t, FleetView{From: from, To: from.AddDate(0, 0, 30), Resources: []Resource{r}}, r1Offers())
-	if len(p.Steps) < 2 || len(steps) != 1 || !strings.HasPrefix(p.Steps[0].Recommendation.Action, "move exp-01 from p3.8xlarge (4 GPUs) to p3.2xlarge") {
-		t.Fatalf("Plan steps %v, want fewer GPUs then a cheaper type", stepsRecs(p.Steps))
+	if len(p.Steps()) < 2 || len(steps) != 1 || !strings.HasPrefix(p.Steps()[0].Recommendation.Action, "move exp-01 from p3.8xlarge (4 GPUs) to p3.2xlarge") {
+		t.Fatalf("Plan steps %v, want fewer GPUs then a cheaper type", stepsRecs(p.Steps()))
 	}
 	// (12.24 − 3.06) × 730 = 6701.40, then (3.06 − 1.3232) × 730 = 1267.86.
-	if a, b := p.Steps[0].Recommendation.MonthlySaving.Fixed(2), steps[0].Recommendation.MonthlySaving.Fixed(2); a != "6701.40" || b != "1267.86" {
+	if a, b := p.Steps()[0].Recommendation.MonthlySaving.Fixed(2), steps[0].Recommendation.MonthlySaving.Fixed(2); a != "6701.40" || b != "1267.86" {
 		t.Errorf("savings %s then %s, want 6701.40 then 1267.86", a, b)
 	}
 	// Together: (12.24 − 1.3232) × 730 = 7969.26, and the machine is a g6.4xlarge at 1.3232/h.
-	if got := Savings(p).Levers[1]; got.Lever != LeverRightSizing || got.MonthlySaving.Fixed(2) != "7969.26" ||
+	if got := Savings(p).Levers[0]; got.Lever != LeverRightSizing || got.MonthlySaving.Fixed(2) != "7969.26" ||
 		p.Fleet[0].InstanceType != "g6.4xlarge" || p.Fleet[0].Hourly != usd("1.3232") {
 		t.Errorf("right-sizing %s %s, fleet %s at %s/h; want right-sizing 7969.26 to g6.4xlarge at 1.3232/h",
 			got.Lever, got.MonthlySaving.Fixed(2), p.Fleet[0].InstanceType, p.Fleet[0].Hourly)
@@ -138,15 +138,15 @@ func TestCheaperTypeWhere(t *testing.T) {
 	p, steps := retypeSteps(t, r1View(), r1Offers())
 	for _, s := range steps {
 		if strings.Contains(s.Recommendation.Action, "serving") {
-			t.Errorf("Plan(R1) retypes a serving pool it reduced: %q", s.Recommendation.Action)
+			t.Errorf("NewPlan(R1) retypes a serving pool it reduced: %q", s.Recommendation.Action)
 		}
 	}
-	// R1's notebooks, idle-scheduled to 45 h a week, move to the L4 with g5.2xlarge's host:
-	// 8 × (1.212 − 0.9776) × 45 × 730 / 168 = 366.67.
-	if len(steps) != 1 || steps[0].Recommendation.MonthlySaving.Fixed(2) != "366.67" {
-		t.Errorf("Plan(R1) cheaper-type steps %v, want the notebooks' saving 366.67", stepsRecs(steps))
+	// R1's notebooks move to the L4 with g5.2xlarge's host before their idle schedule (a GPU
+	// type comes before schedules in a plan): 8 × (1.212 − 0.9776) × 730 = 1368.90.
+	if len(steps) != 1 || steps[0].Recommendation.MonthlySaving.Fixed(2) != "1368.90" {
+		t.Errorf("NewPlan(R1) cheaper-type steps %v, want the notebooks' saving 1368.90", stepsRecs(steps))
 	}
 	if got := Savings(p).SavingPercent; got < 58 {
-		t.Errorf("Plan(R1) saves %.1f%%, want ≥ 58%%", got)
+		t.Errorf("NewPlan(R1) saves %.1f%%, want ≥ 58%%", got)
 	}
 }

@@ -54,12 +54,11 @@ func costView(ctx context.Context, st gpucost.Store, p fleet.Period, d fleet.Dim
 	return present.CostReport(d, s, filter), nil
 }
 
-// Recommendations is gpucost recommend over q (the last 30 days by default), largest saving
-// first, with the total of gpucost report savings, which applies them in turn so no dollar is
-// counted twice.
+// Recommendations is gpucost recommend's plan over q (the last 30 days by default), whose total
+// is gpucost report savings'.
 func (v *Views) Recommendations(ctx context.Context, q httpapi.Query) (httpapi.RecommendationReport, error) {
 	return cachedView(ctx, v, queryKey("recommendations", q), func(ctx context.Context) (httpapi.RecommendationReport, error) {
-		out := httpapi.RecommendationReport{Recommendations: []gpucost.Recommendation{}}
+		out := httpapi.RecommendationReport{Plan: recommend.Plan{Groups: []recommend.PlanGroup{}}}
 		p, err := q.Period(v.now(), viewCostPeriod)
 		if err != nil {
 			return out, err
@@ -69,17 +68,13 @@ func (v *Views) Recommendations(ctx context.Context, q httpapi.Query) (httpapi.R
 			out.Notes = append(out.Notes, err.Error())
 			return out, nil
 		}
-		if out.Recommendations == nil {
-			out.Recommendations = []gpucost.Recommendation{}
-		}
-		out.Notes = append(out.Notes, "Each recommendation's saving stands alone; monthly_saving applies them in turn (gpucost report savings), so no dollar is counted twice.")
+		out.Notes = append(out.Notes, "Each step is priced on its group as the steps before it left it; alternatives are not added, so the steps' savings add up to monthly_saving (gpucost report savings).")
 		return out, err
 	})
 }
 
-// recommend fills out with the recommendations over p's bill (split under the default policy)
-// for the resources filter keeps, and the saving of applying them in turn, as gpucost recommend
-// does with its default options.
+// recommend fills out with the plan over p's bill (split under the default policy) for the
+// resources filter keeps, as gpucost recommend makes it with its default options.
 func (v *Views) recommend(ctx context.Context, p fleet.Period, filter map[string]string, out *httpapi.RecommendationReport) error {
 	opts, err := recommend.NewOptions("100", false, 1000)
 	if err != nil {
@@ -104,14 +99,9 @@ func (v *Views) recommend(ctx context.Context, p fleet.Period, filter map[string
 	if fv.Resources, err = fleet.FilterResources(filter, fv.Resources); err != nil {
 		return err
 	}
-	if out.Recommendations, err = recommend.Recommend(fv, prices, opts); err != nil {
+	if out.Plan, err = recommend.NewPlan(fv, prices, opts); err != nil {
 		return err
 	}
-	plan, err := recommend.Plan(fv, prices, opts)
-	if err != nil {
-		return err
-	}
-	sv := recommend.Savings(plan)
-	out.MonthlySaving, out.OneTimeCost = sv.Saving, sv.OneTimeCost
+	out.MonthlySaving, out.OneTimeCost = out.Plan.Saving, out.Plan.OneTimeCost
 	return nil
 }

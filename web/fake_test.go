@@ -19,6 +19,7 @@ import (
 	"github.com/gpucost/gpucost/enforce"
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/queue"
+	"github.com/gpucost/gpucost/recommend"
 	"github.com/gpucost/gpucost/spot"
 )
 
@@ -114,7 +115,7 @@ func (f *fakeViews) Overview(ctx context.Context, now time.Time) (httpapi.Overvi
 	o.Forecast = budget.Forecast(spend(monthStart.AddDate(0, -2, 0), now), monthStart, monthStart.AddDate(0, 1, 0), now)
 	o.GPUs, o.IdlePercent, o.IdleCost = len(fakeGPUs), 37.26, gpucost.USD(4_321_987_654_321)
 	rec, _ := f.Recommendations(ctx, httpapi.Query{})
-	o.Savings, o.Recommended = rec.MonthlySaving, len(rec.Recommendations)
+	o.Savings, o.Recommended = rec.MonthlySaving, len(rec.Plan.Steps())
 	o.Budgets, _ = f.Budgets(ctx, now)
 	costs, _ := f.Costs(ctx, httpapi.Query{From: monthStart, To: now})
 	o.TopTeams = costs.Groups
@@ -262,17 +263,28 @@ func (f *fakeViews) Recommendations(ctx context.Context, q httpapi.Query) (httpa
 	if err := f.seen(q); err != nil || f.empty {
 		return rep, err
 	}
-	rep.Recommendations = []gpucost.Recommendation{
-		{Kind: gpucost.RecIdleSchedule, Resources: []string{fakeGPUs[0].GPU.UUID}, Action: "Stop host-a every day 19:00–08:00 UTC",
-			MonthlySaving: gpucost.USD(1_234_567_890_123), Evidence: []string{"idle 55 of 60 minutes 19:00–08:00 on 7 of 7 days", "price $3.21/GPU-hour (catalog)"},
-			Confidence: gpucost.ConfidenceHigh, ConfidenceWhy: "4 weeks of samples", Risk: "Night jobs would wait for the morning."},
-		{Kind: gpucost.RecSpot, Resources: []string{"job/eval"}, Action: "Run the weekly evaluation on spot capacity with checkpoints",
-			MonthlySaving: gpucost.USD(456_780_000_000), Evidence: []string{"restartable: checkpoints every 10 min"},
-			Confidence: gpucost.ConfidenceMedium, ConfidenceWhy: "interruption rate estimated", Risk: "Interruptions lengthen the job."},
-	}
-	for _, r := range rep.Recommendations {
-		rep.MonthlySaving = rep.MonthlySaving.Add(r.MonthlySaving)
-	}
+	idle := gpucost.Recommendation{Kind: gpucost.RecIdleSchedule, Resources: []string{fakeGPUs[0].GPU.UUID}, Action: "Stop host-a every day 19:00–08:00 UTC",
+		MonthlySaving: gpucost.USD(1_234_567_890_123), Evidence: []string{"idle 55 of 60 minutes 19:00–08:00 on 7 of 7 days", "price $3.21/GPU-hour (catalog)"},
+		Confidence: gpucost.ConfidenceHigh, ConfidenceWhy: "4 weeks of samples", Risk: "Night jobs would wait for the morning."}
+	spot := gpucost.Recommendation{Kind: gpucost.RecSpot, Resources: []string{"job/eval"}, Action: "Run the weekly evaluation on spot capacity with checkpoints",
+		MonthlySaving: gpucost.USD(456_780_000_000), Evidence: []string{"restartable: checkpoints every 10 min"},
+		Confidence: gpucost.ConfidenceMedium, ConfidenceWhy: "interruption rate estimated", Risk: "Interruptions lengthen the job."}
+	before := gpucost.USD(3_000_000_000_000)
+	afterIdle := before.Sub(idle.MonthlySaving)
+	after := afterIdle.Sub(spot.MonthlySaving)
+	rep.Plan = recommend.Plan{Before: before, After: after, Saving: before.Sub(after), SavingPercent: 56.4,
+		Levers: []recommend.LeverShare{{Lever: "idle", MonthlySaving: idle.MonthlySaving, Percent: 41.2}, {Lever: "spot", MonthlySaving: spot.MonthlySaving, Percent: 15.2}},
+		Groups: []recommend.PlanGroup{{ID: "research-p4d.24xlarge", Name: "research: 2 × aws us-east-1 p4d.24xlarge", Before: before, After: after,
+			Steps: []recommend.PlanStep{
+				{ID: "research-p4d.24xlarge/idle/schedule", Lever: "idle", Recommendation: idle, Before: before, After: afterIdle,
+					Needs: []string{"the users agree to the schedule"}},
+				{ID: "research-p4d.24xlarge/spot/spot-p4d.24xlarge", Lever: "spot", Recommendation: spot, Before: afterIdle, After: after,
+					Needs: []string{"the jobs checkpoint every 10 min"},
+					Alternatives: []recommend.Alternative{{Lever: "commitments", Kind: gpucost.RecCommit, Action: "Commit to 1 × p4d.24xlarge for 1 year",
+						MonthlySaving: gpucost.USD(300_000_000_000), Confidence: gpucost.ConfidenceHigh,
+						Why: "saves less ($300.00 against $456.78); conflicts with spot: a machine on spot is not covered by a commitment"}}},
+			}}}}
+	rep.MonthlySaving = rep.Plan.Saving
 	return rep, nil
 }
 

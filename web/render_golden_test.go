@@ -52,7 +52,7 @@ func loadPage(t *testing.T, d *Dashboard, template string, role gpucost.Role) an
 	return nil
 }
 
-// goldenPages are the overview, GPUs, idle and activity pages' data: the fake fleet's, a new
+// goldenPages are the overview, GPUs, idle, activity and recommendations pages' data: the fake fleet's, a new
 // server's, and the fleet's changed to take every branch the writers have.
 func goldenPages(t *testing.T) map[string]layout {
 	views := newFakeViews(t)
@@ -68,7 +68,7 @@ func goldenPages(t *testing.T) map[string]layout {
 	admin, viewer := gpucost.RoleAdmin, gpucost.RoleViewer
 	with := func(d any) layout { return layout{Data: d} }
 	pages := map[string]layout{}
-	for _, name := range []string{"overview", "gpus", "idle", "activity"} {
+	for _, name := range []string{"overview", "gpus", "idle", "activity", "recommendations"} {
 		tmpl := name + ".html"
 		pages[name+"-full"] = with(loadPage(t, full, tmpl, admin))
 		pages[name+"-empty"] = with(loadPage(t, empty, tmpl, admin))
@@ -76,7 +76,7 @@ func goldenPages(t *testing.T) map[string]layout {
 	pages["activity-viewer"] = with(loadPage(t, full, "activity.html", viewer))
 	pages["activity-nolog"] = with(loadPage(t, noLog, "activity.html", admin))
 	for name, l := range hostileLayouts() {
-		if name == "overview.html" || name == "activity.html" {
+		if name == "overview.html" || name == "activity.html" || name == "recommendations.html" {
 			pages[strings.TrimSuffix(name, ".html")+"-hostile"] = l
 		}
 	}
@@ -109,7 +109,7 @@ func goldenPages(t *testing.T) map[string]layout {
 	return pages
 }
 
-// TestPagesGolden writes the content of the overview, GPUs, idle and activity pages from fixed
+// TestPagesGolden writes the content of the overview, GPUs, idle, activity and recommendations pages from fixed
 // data and compares it with testdata/golden; a page whose writer fails has the error first.
 // go test ./web -run TestPagesGolden -update rewrites the files.
 func TestPagesGolden(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/enforce"
 	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/recommend"
 )
 
 // hostile is a value that would break out of text, an attribute, a URL or a script block if a
@@ -27,8 +28,14 @@ func hostileLayouts() map[string]layout {
 	return map[string]layout{
 		"overview.html": with(overviewPage{Overview: httpapi.Overview{Budgets: []budget.Status{st}, Notes: []string{hostile},
 			TopTeams: []httpapi.CostGroup{{Group: hostile}}}, Month: hostile}),
-		"budgets.html":         with(budgetsPage{Budgets: []budgetView{{Status: st, Chart: lineChart{X: []int64{1}, Series: []lineSeries{{Label: hostile, Labels: []string{hostile}}}}}}}),
-		"recommendations.html": with(recommendationsPage{httpapi.RecommendationReport{Notes: []string{hostile}, Recommendations: []gpucost.Recommendation{{Kind: gpucost.RecommendationKind(hostile), Action: hostile, Evidence: []string{hostile}, Resources: []string{hostile}, ConfidenceWhy: hostile, Risk: hostile, OneTimeCost: gpucost.USD(1)}}}}),
+		"budgets.html": with(budgetsPage{Budgets: []budgetView{{Status: st, Chart: lineChart{X: []int64{1}, Series: []lineSeries{{Label: hostile, Labels: []string{hostile}}}}}}}),
+		"recommendations.html": with(recommendationsPage{httpapi.RecommendationReport{Notes: []string{hostile}, Plan: recommend.Plan{
+			Levers: []recommend.LeverShare{{Lever: hostile, MonthlySaving: gpucost.USD(1)}},
+			Groups: []recommend.PlanGroup{{ID: hostile, Name: hostile,
+				Steps: []recommend.PlanStep{{ID: hostile, Lever: hostile, Needs: []string{hostile},
+					Recommendation: gpucost.Recommendation{Kind: gpucost.RecommendationKind(hostile), Action: hostile, Evidence: []string{hostile}, Resources: []string{hostile}, ConfidenceWhy: hostile, Risk: hostile, OneTimeCost: gpucost.USD(1)},
+					Alternatives:   []recommend.Alternative{{Lever: hostile, Action: hostile, Why: hostile}}}},
+				NotChosen: []recommend.Alternative{{Lever: hostile, Action: hostile, Why: hostile}}}}}}}),
 		"activity.html": with(activityPage{Enabled: true, AuditShown: true,
 			Alerts:  []alertRow{{Delivery: httpapi.Delivery{At: testNow, Key: hostile, Target: hostile, Error: hostile, Status: 500}, Result: hostile, Attempts: 2}},
 			Actions: []actionRow{{LogEntry: enforce.LogEntry{At: testNow, Action: enforce.Action{Policy: hostile, Action: hostile, Result: hostile}}, Resource: hostile, Kind: hostile, Region: hostile, Evidence: []string{hostile}}},

@@ -1,7 +1,11 @@
 package web
 
-// writeRecommendations writes the savings available and each recommendation with its
-// evidence, confidence and risk.
+import "github.com/gpucost/gpucost/recommend"
+
+// writeRecommendations writes the plan: the monthly cost before and after with each lever's
+// share, then each group of machines with its steps in the order they apply, each with its
+// saving, what it needs from people, its evidence, confidence and risk, and the alternatives it
+// was chosen over folded under it.
 func writeRecommendations(h *htmlPage, l layout) {
 	d := l.Data.(recommendationsPage)
 	h.s(`
@@ -11,7 +15,8 @@ func writeRecommendations(h *htmlPage, l layout) {
 	}
 	h.s(`
 `)
-	if len(d.Recommendations) == 0 {
+	steps := len(d.Plan.Steps())
+	if steps == 0 {
 		h.s(`
 <section class="card"><p class="empty">No recommendations for this period. They need GPU telemetry and prices: run <code>gpucost agent --server URL</code> on the GPU hosts and <code>gpucost import billing FILE</code>, then look again.</p></section>
 `)
@@ -19,62 +24,118 @@ func writeRecommendations(h *htmlPage, l layout) {
 `)
 		return
 	}
-	n := len(d.Recommendations)
 	h.f(`
 <section class="cards">
-  <div class="card stat"><h2>Savings available</h2><p class="big">%v<small>/month</small></p><p class="sub">%v recommendation%v, largest first</p></div>
-  `, money(d.MonthlySaving), n, plural(n))
+  <div class="card stat"><h2>Savings available</h2><p class="big">%v<small>/month</small></p><p class="sub">%v → %v, −%v, in %v step%v</p></div>
+  `, money(d.MonthlySaving), money(d.Plan.Before), money(d.Plan.After), formatPct(d.Plan.SavingPercent), steps, plural(steps))
 	if !d.OneTimeCost.IsZero() {
 		h.f(`<div class="card stat"><h2>One-time cost</h2><p class="big">%v</p><p class="sub">to make every change</p></div>`, money(d.OneTimeCost))
 	}
 	h.s(`
 </section>
-<ol class="recs">
+<section class="card"><h2>By lever</h2><ul class="levers">`)
+	for _, lv := range d.Plan.Levers {
+		if lv.MonthlySaving.Nanos > 0 {
+			h.f(`<li><span class="tag kind">%v</span> %v/month, %v of the bill</li>`, lv.Lever, money(lv.MonthlySaving), formatPct(lv.Percent))
+		}
+	}
+	h.s(`</ul></section>
 `)
-	for _, r := range d.Recommendations {
+	for _, g := range d.Plan.Groups {
+		if len(g.Steps) == 0 && len(g.NotChosen) == 0 {
+			continue
+		}
 		h.f(`
-<li class="card rec">
+<section class="card plan-group" id="%v">
+  <h2>%v</h2>
+  <p class="sub">%v → %v a month</p>
+  <ol class="recs">
+`, g.ID, g.Name, money(g.Before), money(g.After))
+		for _, s := range g.Steps {
+			writePlanStep(h, s)
+		}
+		h.s(`
+  </ol>
+`)
+		writeAlternatives(h, "left out", g.NotChosen)
+		h.s(`
+</section>
+`)
+	}
+	h.s(`
+`)
+}
+
+// writePlanStep writes one step of a plan with its details and alternatives folded.
+func writePlanStep(h *htmlPage, s recommend.PlanStep) {
+	r := s.Recommendation
+	h.f(`
+<li class="card rec" id="%v">
   <div class="rec-head">
     <span class="tag kind">%v</span>
     <span class="saving">%v/month</span>
     <span class="tag confidence-%v" title="%v">%v confidence</span>
   </div>
   <p class="action">%v</p>
-  `, r.Kind, money(r.MonthlySaving), r.Confidence, r.ConfidenceWhy, r.Confidence, r.Action)
-		if !r.OneTimeCost.IsZero() {
-			h.f(`<p class="sub">One-time cost %v.</p>`, money(r.OneTimeCost))
+  <p class="sub">%v → %v a month · step <code>%v</code></p>
+  `, s.ID, s.Lever, money(r.MonthlySaving), r.Confidence, r.ConfidenceWhy, r.Confidence, r.Action, money(s.Before), money(s.After), s.ID)
+	if !r.OneTimeCost.IsZero() {
+		h.f(`<p class="sub">One-time cost %v.</p>`, money(r.OneTimeCost))
+	}
+	if len(s.Needs) > 0 {
+		h.s(`<p><strong>Needs:</strong> `)
+		for i, n := range s.Needs {
+			if i > 0 {
+				h.s(`; `)
+			}
+			h.f(`%v`, n)
 		}
-		h.s(`
+		h.s(`</p>`)
+	}
+	h.s(`
   <details>
     <summary>Evidence, confidence and risk</summary>
     <ul>`)
-		for _, e := range r.Evidence {
-			h.f(`<li>%v</li>`, e)
-		}
-		h.f(`</ul>
+	for _, e := range r.Evidence {
+		h.f(`<li>%v</li>`, e)
+	}
+	h.f(`</ul>
     <p><strong>Confidence:</strong> %v</p>
     <p><strong>Risk:</strong> %v</p>
     `, r.ConfidenceWhy, r.Risk)
-		if len(r.Resources) > 0 {
-			h.s(`<p><strong>Resources:</strong> `)
-			for i, res := range r.Resources {
-				if i > 0 {
-					h.s(`, `)
-				}
-				h.f(`<code>%v</code>`, res)
+	if len(r.Resources) > 0 {
+		h.s(`<p><strong>Resources:</strong> `)
+		for i, res := range r.Resources {
+			if i > 0 {
+				h.s(`, `)
 			}
-			h.s(`</p>`)
+			h.f(`<code>%v</code>`, res)
 		}
-		h.s(`
-  </details>
-</li>
-`)
+		h.s(`</p>`)
 	}
 	h.s(`
-</ol>
-`)
+  </details>
+  `)
+	writeAlternatives(h, "not chosen", s.Alternatives)
 	h.s(`
+</li>
 `)
+}
+
+// writeAlternatives writes options a plan did not choose, folded, each with its own saving and
+// why it was not chosen.
+func writeAlternatives(h *htmlPage, label string, alts []recommend.Alternative) {
+	if len(alts) == 0 {
+		return
+	}
+	h.f(`<details class="alternatives">
+    <summary>%v alternative%v %v</summary>
+    <ul>`, len(alts), plural(len(alts)), label)
+	for _, a := range alts {
+		h.f(`<li><span class="tag kind">%v</span> %v <span class="saving">%v/month alone</span>: %v</li>`, a.Lever, a.Action, money(a.MonthlySaving), a.Why)
+	}
+	h.s(`</ul>
+  </details>`)
 }
 
 // writeJobs writes the spot jobs and the work queues.

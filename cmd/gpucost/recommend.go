@@ -15,14 +15,19 @@ func newRecommendCmd(e *env) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "recommend",
-		Short: "Ranked changes with their monthly saving, evidence, confidence and risk",
-		Long: `recommend reads the period's bill and GPU telemetry and proposes changes, largest monthly
-saving first: stop or schedule idle GPUs, right-size (fewer GPUs, fewer serving replicas, release
-machines held after their job), share GPUs on MIG slices, move interruptible work to spot net of
-checkpoint overhead and interruptions, and commit to the steady baseline. Each comes with the
-exact action, the evidence (metrics, period, resources), a confidence and the risk. Each saving
-here stands alone; gpucost report savings applies them in sequence, so the plan's total never
-counts a dollar twice.
+		Short: "One plan of changes per group of machines, with saving, evidence, confidence, risk and what each needs",
+		Long: `recommend reads the period's bill and GPU telemetry and returns one plan: for each group of
+machines (one workload: provider, region, instance type, owner, namespace and kind), one path
+of compatible steps in the order they apply — right-size (fewer GPUs, fewer serving replicas,
+release machines held after their job), then a cheaper GPU type or region, MIG sharing, an
+idle schedule or autoscaling, spot with its checkpoint interval, and last a 1-year commitment
+sized on what stays on-demand. Each step is priced on the group as the steps before it left it,
+and carries the exact action, the evidence (metrics, period, resources), a confidence, the risk,
+what it needs from people, and a stable ID (group/lever/target). Options that exclude a step
+(a cheaper GPU type instead of fewer GPUs, a commitment instead of spot) are folded under it as
+"instead of" lines with their own saving and why they were not chosen; they are never added.
+The headline gives the monthly cost before and after and each lever's share; its total is
+gpucost report savings'.
 
 ` + servingHelp,
 		Example: `  gpucost recommend --since 30d
@@ -35,18 +40,18 @@ counts a dollar twice.
 				return err
 			}
 			return e.withFleet(cmd.Context(), &f, func(v recommend.FleetView, p recommend.Prices, o recommend.Options) error {
-				recs, err := recommend.Recommend(v, p, o)
+				plan, err := recommend.NewPlan(v, p, o)
 				if err != nil {
 					return err
 				}
 				if sv == nil {
-					return e.print(present.Recommendations(recs))
+					return e.print(present.RecommendPlan(plan))
 				}
 				sec, err := sv.Section(v, p, o)
 				if err != nil {
 					return err
 				}
-				return present.WriteRecommendServing(e.stdout, e.stderr, e.output, recs, sec)
+				return present.WriteRecommendServing(e.stdout, e.stderr, e.output, plan, sec)
 			})
 		},
 	}
@@ -88,10 +93,10 @@ func (e *env) withFleet(ctx context.Context, rf *recommendFlags, fn func(recomme
 	return fn(v, prices, opts)
 }
 
-// savings applies the recommendations in sequence and reports the saving by lever.
+// savings is the plan recommend prints, by lever: one computation, so the totals agree.
 func (e *env) savings(ctx context.Context, rf *recommendFlags) (rep recommend.SavingsReport, err error) {
 	err = e.withFleet(ctx, rf, func(v recommend.FleetView, p recommend.Prices, o recommend.Options) error {
-		plan, err := recommend.Plan(v, p, o)
+		plan, err := recommend.NewPlan(v, p, o)
 		rep = recommend.Savings(plan)
 		return err
 	})
@@ -102,10 +107,11 @@ func newReportSavingsCmd(e *env) *cobra.Command {
 	var f recommendFlags
 	cmd := &cobra.Command{
 		Use:   "savings",
-		Short: "Monthly cost before and after the recommendations, by lever",
-		Long: `savings applies the recommendations in sequence — idle schedules, right-sizing, sharing,
-spot, commitments — each computed on the fleet as the ones before changed it, and reports the
-monthly cost before and after by lever with the recommendations behind each.`,
+		Short: "Monthly cost before and after the recommended plan, by lever",
+		Long: `savings gives gpucost recommend's plan by lever — right-sizing, region, sharing, idle
+schedules, autoscaling, spot, commitments — each step priced on its group as the steps before
+it left it, and reports the monthly cost before and after, each lever's share, and the steps
+behind each. Its total is the plan's, to the cent.`,
 		Example: `  gpucost report savings --since 30d`,
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {

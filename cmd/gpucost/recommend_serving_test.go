@@ -91,7 +91,7 @@ func checkServingBatching(t *testing.T, db, dir string) {
 	}
 }
 
-// checkServingJSON: --output json is {"recommendations": [...], "serving": {...}}.
+// checkServingJSON: --output json is {"plan": {...}, "serving": {...}}.
 func checkServingJSON(t *testing.T, db, pools string) {
 	t.Helper()
 	code, out, errOut := runAt(t, db, servingNow, "recommend", "--since", "3d", "--serving", pools, "--output", "json")
@@ -103,8 +103,12 @@ func checkServingJSON(t *testing.T, db, pools string) {
 		MonthlySaving string `json:"monthly_saving"`
 	}
 	var got struct {
-		Recommendations []rec `json:"recommendations"`
-		Serving         struct {
+		Plan struct {
+			Groups []struct {
+				Steps []struct{ Recommendation rec } `json:"steps"`
+			} `json:"groups"`
+		} `json:"plan"`
+		Serving struct {
 			Note            string                `json:"note"`
 			Pools           []serving.PoolSummary `json:"pools"`
 			Recommendations []rec                 `json:"recommendations"`
@@ -114,14 +118,14 @@ func checkServingJSON(t *testing.T, db, pools string) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	s := got.Serving
-	if len(got.Recommendations) == 0 || len(s.Recommendations) != 2 || len(s.Pools) != 1 || s.Pools[0].Machines != 5 ||
+	if len(got.Plan.Groups) == 0 || len(got.Plan.Groups[0].Steps) == 0 || len(s.Recommendations) != 2 || len(s.Pools) != 1 || s.Pools[0].Machines != 5 ||
 		s.Recommendations[0].MonthlySaving != "46942.30179" || s.Recommendations[1].Kind != "right-size" || math.Round(s.Pools[0].PeakHour) != 1261485 ||
 		s.Pools[0].ServiceTimeS != 0.04 || !strings.Contains(s.Note, "not added to the total") {
 		t.Errorf("recommend --serving --output json = %+v", s)
 	}
 }
 
-// checkServingCSV: --output csv is one table, its Section column fleet or serving.
+// checkServingCSV: --output csv is one table, its Section column plan or serving.
 func checkServingCSV(t *testing.T, db, pools string) {
 	t.Helper()
 	code, out, errOut := runAt(t, db, servingNow, "recommend", "--since", "3d", "--serving", pools, "--output", "csv")
@@ -133,8 +137,8 @@ func checkServingCSV(t *testing.T, db, pools string) {
 		t.Fatal(err)
 	}
 	last := rows[len(rows)-1]
-	if strings.Join(rows[0], ",") != "Section,#,Kind,Action,Monthly saving,Confidence,Risk,Evidence" || rows[1][0] != "fleet" ||
-		last[0] != "serving" || last[1] != "S2" || last[4] != "$27,478.42" || !strings.Contains(last[7], "Erlang C at the busiest hour") {
+	if strings.Join(rows[0], ",") != "Section,#,ID,Lever,Action,Before,After,Saving,Confidence,Risk,Evidence" || rows[1][0] != "plan" ||
+		last[0] != "serving" || last[1] != "S2" || last[7] != "$27,478.42" || !strings.Contains(last[10], "Erlang C at the busiest hour") {
 		t.Errorf("recommend --serving --output csv:\n%s", out)
 	}
 }

@@ -184,13 +184,22 @@ func checkReadAPI(t *testing.T, s *viewServer) {
 	}
 	status, out := s.do(t, "GET", "/api/v1/recommendations?since=3d&team=data-science", gpucost.RoleViewer, nil)
 	var recs struct {
-		Recommendations []struct{ Resources []string } `json:"recommendations"`
+		Plan struct {
+			Groups []struct {
+				Resources []string
+				Steps     []struct{ Recommendation struct{ Resources []string } }
+			}
+		}
 	}
-	if err := json.Unmarshal(out, &recs); status != http.StatusOK || err != nil || len(recs.Recommendations) == 0 {
+	if err := json.Unmarshal(out, &recs); status != http.StatusOK || err != nil || len(recs.Plan.Groups) == 0 || len(recs.Plan.Groups[0].Steps) == 0 {
 		t.Errorf("GET recommendations?team=data-science = %d %s", status, out)
 	}
-	for _, r := range recs.Recommendations {
-		for _, id := range r.Resources {
+	for _, g := range recs.Plan.Groups {
+		ids := g.Resources
+		for _, s := range g.Steps {
+			ids = append(ids, s.Recommendation.Resources...)
+		}
+		for _, id := range ids {
 			if !strings.HasPrefix(id, "notebook-") {
 				t.Errorf("recommendations for team data-science change %s", id)
 			}

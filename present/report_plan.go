@@ -1,0 +1,80 @@
+package present
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gpucost/gpucost/recommend"
+)
+
+// planColumns are the columns of a plan. Only step rows fill Saving, so the column adds up to
+// the plan's total; a group's row gives its cost before and after, an alternative's row its
+// own saving in words.
+var planColumns = []string{"#", "ID", "Lever", "Action", "Before", "After", "Saving", "Confidence"}
+
+// PlanHeadline says what a plan does to the monthly bill and each lever's share of it:
+// "Monthly GPU cost $179,853.76 → $53,904.77, −70.0%: right-sizing 42.4%, spot 3.2%, …".
+func PlanHeadline(p recommend.Plan) string {
+	var shares []string
+	for _, l := range p.Levers {
+		if l.MonthlySaving.Nanos > 0 {
+			shares = append(shares, fmt.Sprintf("%s %.1f%%", l.Lever, l.Percent))
+		}
+	}
+	s := fmt.Sprintf("Monthly GPU cost %s → %s, −%.1f%% (%s saved)", p.Before.Dollars(), p.After.Dollars(), p.SavingPercent, p.Saving.Dollars())
+	if len(shares) > 0 {
+		s += ": " + strings.Join(shares, ", ")
+	}
+	return s
+}
+
+// RecommendPlan is recommend's table: each resource group with its steps in the order they apply, and
+// under each step the alternatives it was chosen over, folded into "instead of" lines. Each
+// step's evidence, risk and what it needs from people are in the notes.
+func RecommendPlan(p recommend.Plan) Table {
+	t := Table{Title: PlanHeadline(p), Columns: planColumns, Right: []int{0, 4, 5, 6}, JSON: p}
+	n := 0
+	for _, g := range p.Groups {
+		if len(g.Steps) == 0 && len(g.NotChosen) == 0 {
+			continue
+		}
+		n++
+		t.Rows = append(t.Rows, []string{strconv.Itoa(n), g.ID, "", g.Name, g.Before.Dollars(), g.After.Dollars(), "", ""})
+		for i, s := range g.Steps {
+			num := fmt.Sprintf("%d.%d", n, i+1)
+			rec := s.Recommendation
+			t.Rows = append(t.Rows, []string{num, s.ID, s.Lever, rec.Action, s.Before.Dollars(), s.After.Dollars(),
+				rec.MonthlySaving.Dollars(), string(rec.Confidence)})
+			for _, a := range s.Alternatives {
+				t.Rows = append(t.Rows, alternativeRow("instead of", a))
+			}
+			t.Notes = append(t.Notes, stepNote(num, s))
+		}
+		for _, a := range g.NotChosen {
+			t.Rows = append(t.Rows, alternativeRow("left out", a))
+		}
+	}
+	if n == 0 {
+		t.Rows = append(t.Rows, []string{"", "", "", "no change saves at least --min-saving", "", "", "", ""})
+	}
+	t.Notes = append(t.Notes, "Each step is priced on its group as the steps above it left it, and alternatives are not added: the steps' savings add up to the total, as gpucost report savings gives it.")
+	if !p.OneTimeCost.IsZero() {
+		t.Notes = append(t.Notes, fmt.Sprintf("One-time cost of the changes: %s of data egress for the moves, not in the monthly figures.", p.OneTimeCost.Dollars()))
+	}
+	return t
+}
+
+func alternativeRow(label string, a recommend.Alternative) []string {
+	return []string{"", "", a.Lever, fmt.Sprintf("  %s: %s (%s a month alone): %s", label, a.Action, a.MonthlySaving.Dollars(), a.Why), "", "", "", string(a.Confidence)}
+}
+
+func stepNote(num string, s recommend.PlanStep) string {
+	rec := s.Recommendation
+	note := fmt.Sprintf("%s %s: needs %s; risk: %s; confidence %s: %s; evidence: %s", num, s.ID,
+		strings.Join(s.Needs, "; "), rec.Risk, rec.Confidence, rec.ConfidenceWhy, strings.Join(rec.Evidence, "; "))
+	if !rec.OneTimeCost.IsZero() {
+		note += fmt.Sprintf("; one-time cost %s", rec.OneTimeCost.Dollars())
+	}
+	return note
+}

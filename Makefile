@@ -5,8 +5,10 @@ DEMO_DB ?= demo.db
 
 .PHONY: demo test build vet fmt-check bench fuzz size gpu-check clean
 
+# build builds gpucost and, beside it, the queue server that gpucost queue serve starts.
 build:
 	$(GO) build -o $(BIN) ./cmd/gpucost
+	$(GO) build -o bin/gpucost-queue-server ./cmd/gpucost-queue-server
 
 # demo builds gpucost, loads the 30-day demo fleet and its bill into $(DEMO_DB), prints the headlines
 # and serves the dashboard on http://127.0.0.1:8080/ until Ctrl-C (gpucost demo --no-serve only prints).

@@ -36,6 +36,8 @@ var importRules = map[string][]string{
 	"internal/exitcode":  {"."},
 	"queue/natsserver":   {"."},
 
+	"cmd/gpucost-queue-server": {"queue", "queue/natsserver"},
+
 	// storeopen is the one place that knows the kinds of store a --db, --store or --results value names.
 	"internal/storeopen": {".", "file", "postgres", "s3", "sqlite"},
 	// telemetry/source opens the collector a --source value names: the demo fleet among them.
@@ -131,12 +133,13 @@ func TestStoresImportNoFeature(t *testing.T) {
 	}
 }
 
-// TestAPIDoesNotLinkNATSServer fails when the API server, the dashboard or the server's
-// assembly reaches a package that imports the NATS server: they read queues through package
-// queue, and only cmd/gpucost runs the embedded server (queue/natsserver).
+// TestAPIDoesNotLinkNATSServer fails when the gpucost binary, the API server, the dashboard or
+// the server's assembly reaches a package that imports the NATS server: they read queues
+// through package queue, and only cmd/gpucost-queue-server runs the server (queue/natsserver),
+// which gpucost queue serve starts (docs/architecture.md "Binary size").
 func TestAPIDoesNotLinkNATSServer(t *testing.T) {
 	imports := packageImports(t)
-	for _, pkg := range []string{"httpapi", "web", "server"} {
+	for _, pkg := range []string{"cmd/gpucost", "httpapi", "web", "server"} {
 		deps := ownDeps(imports, pkg)
 		deps[pkg] = pkg
 		for dep, via := range deps {

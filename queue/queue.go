@@ -33,6 +33,11 @@ import (
 // DefaultURL is where the queue commands look for NATS when told nothing else.
 const DefaultURL = "nats://127.0.0.1:4222"
 
+// ServerCommand is the binary that runs the queue server (cmd/gpucost-queue-server, package
+// natsserver): gpucost queue serve starts it, so that the NATS server stays out of the gpucost
+// binary every GPU node runs (docs/architecture.md "Binary size").
+const ServerCommand = "gpucost-queue-server"
+
 // DuplicateWindow is how long JetStream remembers an item id, so that pushing the same item
 // again within it adds nothing. Past it, a re-pushed item runs again but its stored result is
 // found and kept, so it still has one result. Ids are held in server memory for this long.

@@ -2,17 +2,18 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/internal/storeopen"
 	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/queue"
-	"github.com/gpucost/gpucost/queue/natsserver"
 	"github.com/spf13/cobra"
 )
 
@@ -24,7 +25,7 @@ func newQueueCmd(e *env) *cobra.Command {
 command over batches of them, and every item ends with exactly one result or in the dead-letter
 stream with its error, however often workers are killed.
 
-"queue serve" runs an embedded NATS server; every other command connects to --nats (default
+"queue serve" runs the NATS server (` + queue.ServerCommand + `); every other command connects to --nats (default
 $GPUCOST_NATS, else ` + queue.DefaultURL + `), so the same commands work against a NATS cluster.`,
 		Example: `  gpucost queue serve --data /var/lib/gpucost/queue &
   gpucost queue push --queue captions images.jsonl
@@ -47,22 +48,60 @@ func queueFlags(e *env, cmd *cobra.Command, url, q *string, usage string) {
 }
 
 func newQueueServeCmd(e *env) *cobra.Command {
-	o := natsserver.Options{}
+	var data, listen string
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the embedded NATS JetStream server that holds the queues, until interrupted",
-		Args:  usageArgs(cobra.NoArgs),
+		Short: "Run the NATS JetStream server that holds the queues, until interrupted",
+		Long: `serve runs the NATS JetStream server that holds the queues until Ctrl-C or SIGTERM. The
+server is the binary ` + queue.ServerCommand + `, built beside gpucost by make build (bin/): serve runs the one named by
+$GPUCOST_QUEUE_SERVER, else the one in gpucost's own directory, else the one on $PATH. It is a
+binary of its own so that the NATS server stays out of the gpucost every GPU node runs.`,
+		Example: `  gpucost queue serve --data /var/lib/gpucost/queue --listen 0.0.0.0:4222`,
+		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Ready = func(url string) {
-				fmt.Fprintf(e.stdout, "queue server listening at %s (data in %s); stop it with Ctrl-C or SIGTERM\n", url, o.DataDir)
+			bin, err := queueServer(e.getenv)
+			if err != nil {
+				return err
 			}
-			return natsserver.Serve(cmd.Context(), o)
+			c := exec.CommandContext(cmd.Context(), bin, "--data", data, "--listen", listen)
+			c.Stdout, c.Stderr = e.stdout, e.stderr
+			c.Cancel = func() error { return c.Process.Signal(syscall.SIGTERM) }
+			err = c.Run()
+			if cmd.Context().Err() != nil {
+				return nil // stopped by Ctrl-C or SIGTERM, as asked
+			}
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				return gpucost.Errorf(gpucost.EUnavailable, "queue server %s exited with status %d", bin, exit.ExitCode())
+			}
+			return err
 		},
 	}
-	cmd.Flags().StringVar(&o.DataDir, "data", filepath.Join(storeopen.DataDir(e.getenv), "queue"),
+	cmd.Flags().StringVar(&data, "data", filepath.Join(storeopen.DataDir(e.getenv), "queue"),
 		"directory for JetStream's files; queues survive a restart that reuses it")
-	cmd.Flags().StringVar(&o.Listen, "listen", "127.0.0.1:4222", "host:port to listen on")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:4222", "host:port to listen on")
 	return cmd
+}
+
+// queueServer finds the queue server binary: $GPUCOST_QUEUE_SERVER, else the one beside the
+// running gpucost, else the one on $PATH.
+func queueServer(getenv func(string) string) (string, error) {
+	if p := getenv("GPUCOST_QUEUE_SERVER"); p != "" {
+		return p, nil
+	}
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), queue.ServerCommand)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(queue.ServerCommand); err == nil {
+		return p, nil
+	}
+	return "", gpucost.Errorf(gpucost.EUnavailable, "the queue server %s is neither beside gpucost nor on $PATH: build it with make build "+
+		"(bin/%s) or go build ./cmd/%s in a gpucost checkout, or set $GPUCOST_QUEUE_SERVER to its path; "+
+		"any NATS server with JetStream works too (nats-server -js -sd DIR), given to the other commands by --nats",
+		queue.ServerCommand, queue.ServerCommand, queue.ServerCommand)
 }
 
 func newQueuePushCmd(e *env) *cobra.Command {

@@ -19,6 +19,8 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/file"
 	"github.com/gpucost/gpucost/postgres/pgtest"
+	"github.com/gpucost/gpucost/queue"
+	"github.com/gpucost/gpucost/queue/natsserver"
 	"github.com/gpucost/gpucost/spot/checkpoint"
 	"github.com/gpucost/gpucost/spot/faketrainer"
 )
@@ -30,6 +32,8 @@ func TestMain(m *testing.M) {
 		switch os.Args[1] {
 		case "faketrainer":
 			os.Exit(faketrainer.Main(os.Args[2:]))
+		case "queue-server":
+			os.Exit(natsserver.Main(queue.ServerCommand, os.Args[2:], os.Stdout, os.Stderr))
 		case "gpucost":
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			code := run(ctx, os.Args[2:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})

@@ -6,9 +6,14 @@ package natsserver
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"io"
 	"net"
+	"os"
+	"os/signal"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -92,3 +97,38 @@ func Serve(ctx context.Context, o Options) error {
 
 // String describes the server for logs.
 func (s *Server) String() string { return fmt.Sprintf("NATS JetStream at %s", s.URL()) }
+
+// Main runs the queue server, the binary name (name), with command-line args until SIGINT or SIGTERM, printing the line
+// "queue server listening at URL (data in DIR)" to stdout once it accepts connections, and
+// returns the exit status: 0 after a signal, 2 for bad flags, 4 when the server cannot start.
+func Main(name string, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o Options
+	fs.StringVar(&o.DataDir, "data", "", "directory for JetStream's files; queues survive a restart that reuses it (required)")
+	fs.StringVar(&o.Listen, "listen", "127.0.0.1:4222", "host:port to listen on")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s --data DIR [--listen HOST:PORT]\n\nRuns the NATS JetStream server that holds gpucost's work queues; gpucost queue serve starts it.\n\n", name)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if o.DataDir == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return 2
+	}
+	o.Ready = func(url string) {
+		fmt.Fprintf(stdout, "queue server listening at %s (data in %s); stop it with Ctrl-C or SIGTERM\n", url, o.DataDir)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := Serve(ctx, o); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		if gpucost.ErrorCode(err) == gpucost.EInvalid {
+			return 2
+		}
+		return 4
+	}
+	return 0
+}

@@ -80,7 +80,11 @@ func BudgetAlerts(statuses []budget.Status, alerts []*alert.Outcome, dryRun bool
 		if a.Attempts > 0 {
 			attempts = fmt.Sprint(a.Attempts)
 		}
-		t.Rows = append(t.Rows, []string{a.Budget, a.Period, a.Threshold, fmt.Sprintf("%.0f%%", a.Percent), a.Target,
+		threshold := a.Threshold
+		if len(a.Also) > 0 {
+			threshold += " (also " + strings.Join(a.Also, ", ") + ")"
+		}
+		t.Rows = append(t.Rows, []string{a.Budget, a.Period, threshold, fmt.Sprintf("%.0f%%", a.Percent), a.Target,
 			a.Result, attempts, a.Error})
 	}
 	for _, s := range statuses {

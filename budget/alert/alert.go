@@ -266,7 +266,7 @@ func Message(b budget.Budget, s budget.Status, head budget.Crossing, also []budg
 		{Name: "Forecast", Value: fmt.Sprintf("%s (%.1f%%)", s.Forecast.Projected.Dollars(), s.ForecastPercent)},
 		{Name: "Left", Value: s.Remaining.Dollars()},
 		{Name: "Days left", Value: fmt.Sprint(s.DaysLeft)},
-		{Name: "Burn/day", Value: s.BurnRate.Dollars()},
+		{Name: "Burn/day", Value: fmt.Sprintf("%s (%d days with data)", s.BurnRate.Dollars(), s.DataDays)},
 		{Name: "Allowed/day", Value: s.AllowedRate.Dollars()},
 		{Name: "Alert key", Value: head.Key},
 	}
@@ -286,14 +286,19 @@ func text(b budget.Budget, s budget.Status, head budget.Crossing, also []budget.
 		}
 		fmt.Fprintf(&w, "Also crossed: %s.\n", strings.Join(names, ", "))
 	}
-	fmt.Fprintf(&w, "The forecast for the period is %s (%.0f%% of the budget; p10–p90 %s–%s).\n",
-		s.Forecast.Projected.Dollars(), s.ForecastPercent, s.Forecast.Low.Dollars(), s.Forecast.High.Dollars())
+	band := "p10–p90 not enough data"
+	if s.Forecast.Banded() {
+		band = fmt.Sprintf("p10–p90 %s–%s", s.Forecast.Low.Dollars(), s.Forecast.High.Dollars())
+	}
+	fmt.Fprintf(&w, "The forecast for the period is %s (%.0f%% of the budget; %s).\n",
+		s.Forecast.Projected.Dollars(), s.ForecastPercent, band)
+	burn := fmt.Sprintf("%s a day over %d days with data", s.BurnRate.Dollars(), s.DataDays)
 	if s.Remaining.Nanos >= 0 {
-		fmt.Fprintf(&w, "%s is left for %d days: %s a day keeps it within budget; the burn rate is %s a day.\n",
-			s.Remaining.Dollars(), s.DaysLeft, s.AllowedRate.Dollars(), s.BurnRate.Dollars())
+		fmt.Fprintf(&w, "%s is left for %d days: %s a day keeps it within budget; the burn rate is %s.\n",
+			s.Remaining.Dollars(), s.DaysLeft, s.AllowedRate.Dollars(), burn)
 	} else {
-		fmt.Fprintf(&w, "The budget is over by %s with %d days left; the burn rate is %s a day.\n",
-			s.Remaining.MulFloat(-1).Dollars(), s.DaysLeft, s.BurnRate.Dollars())
+		fmt.Fprintf(&w, "The budget is over by %s with %d days left; the burn rate is %s.\n",
+			s.Remaining.MulFloat(-1).Dollars(), s.DaysLeft, burn)
 	}
 	fmt.Fprintf(&w, "Alert key: %s", head.Key)
 	return w.String()

@@ -59,8 +59,8 @@ type AlertReport struct {
 // condition gone. The alert keeps firing through silence shorter than the rule's NoDataAfter
 // and goes "no data" once the silence reaches it, whether the data comes back later or is
 // still missing at now; a rule with AlertOnNoData also raises a "no data" alert for any series
-// whose data stops that long. It keeps state for the current series only. Not safe for
-// concurrent use.
+// whose data stops that long (docs/architecture.md "Alert states"). It keeps state for the
+// current series only. Not safe for concurrent use.
 type AlertEvaluator struct {
 	rules  []Rule
 	kinds  []metricKind // rules[i].Metric, resolved once

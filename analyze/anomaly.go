@@ -102,7 +102,7 @@ type AnomalyOptions struct {
 	// weekday that has not seen it is flagged as before. A spike that comes back the next week
 	// on the same weekday counts as weekly from then on. The check only drops days: it never
 	// flags one the trailing rules pass. Negative turns it off; SameWeekday, whose baseline is
-	// the weekdays already, skips it.
+	// the weekdays already, skips it. See docs/architecture.md "Cost anomalies".
 	Weekly int
 
 	// From and To are the days judged, [From, To), as UTC days (a time of day is dropped).

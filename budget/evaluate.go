@@ -38,7 +38,7 @@ type Crossing struct {
 // back before the period: the forecast reads up to eight weeks). A forecast threshold counts as
 // crossed when the projected total reaches it; an actual threshold when the spend does. The
 // burn rate divides the spend by the days with cost; Spend.Statuses divides by the days the
-// bill covers.
+// bill covers (docs/architecture.md "Burn rate").
 func Evaluate(b Budget, spentDaily []DayCost, now time.Time) Status {
 	return evaluate(b, spentDaily, nil, now)
 }

@@ -113,7 +113,7 @@ func Forecast(daily []DayCost, periodStart, periodEnd, today time.Time) Projecti
 // at the start of a bill drags the mean below every whole day. It needs MinBandDays of hist;
 // with n = 0 the band is zero wide. The spread counts the weekday pattern that the seasonal
 // forecast already predicts, so the band is conservative: wide where a week swings, a single
-// value only when the middle 80% of days cost the same.
+// value only when the middle 80% of days cost the same. See docs/architecture.md "Forecast band".
 func Band(hist []float64, n int) (lo, hi int64, ok bool) {
 	if n == 0 {
 		return 0, 0, len(hist) > 0

@@ -93,7 +93,7 @@ func CheckTargets(budgets []budget.Budget, targets map[string]notify.Target, tar
 // target's first mention: the alert of the thresholds crossed that notify the target, named by
 // the highest (see Rank). The thresholds crossed that notify nobody are one outcome per
 // budget, NoTarget. statuses[i] is budgets[i]'s at now. Which thresholds were already notified
-// is the Sender's to decide, from its delivery log.
+// is the Sender's to decide, from its delivery log (docs/architecture.md "Budget alerts").
 func Plan(budgets []budget.Budget, statuses []budget.Status, now time.Time) []*Outcome {
 	var out []*Outcome
 	for i, s := range statuses {

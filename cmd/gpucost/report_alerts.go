@@ -10,8 +10,9 @@ import (
 
 func newReportAlertsCmd(e *env) *cobra.Command {
 	var (
-		f     reportFlags
-		state string
+		f      reportFlags
+		state  string
+		noData bool
 	)
 	cmd := &cobra.Command{
 		Use:   "alerts",
@@ -21,6 +22,8 @@ Prometheus-like "for" durations: a condition fires once it has held every minute
 rule's duration, and resolves at the first minute it does not hold. Missing data never
 resolves an alert: a firing alert whose GPU stops reporting keeps firing for the rule's
 duration (at least 5 minutes), then goes "no data", so a dead agent does not read as all clear.
+With --alert-on-no-data, gpu_underutilized (whose utilisation every collector reports) also
+raises a "no data" alert on any GPU silent for longer than 30 minutes, firing or not.
 
 ` + present.AlertRules(analyze.DefaultRules()),
 		Example: `  gpucost report alerts --since 24h
@@ -39,6 +42,10 @@ duration (at least 5 minutes), then goes "no data", so a dead agent does not rea
 				return err
 			}
 			defer rc.close()
+			if noData {
+				rc.AlertRules = analyze.DefaultRules()
+				analyze.RuleByName(rc.AlertRules, analyze.RuleUnderutilized).AlertOnNoData = true
+			}
 			rep, err := rc.Alerts(ctx, nil)
 			if err != nil {
 				return err
@@ -48,5 +55,6 @@ duration (at least 5 minutes), then goes "no data", so a dead agent does not rea
 	}
 	f.register(cmd, "24h")
 	cmd.Flags().StringVar(&state, "state", "all", "show all, firing, no-data or resolved alerts")
+	cmd.Flags().BoolVar(&noData, "alert-on-no-data", false, "a GPU silent for over 30 minutes raises a no data alert, firing or not")
 	return cmd
 }

@@ -251,6 +251,17 @@ func TestAnomalyWeeklySeasonality(t *testing.T) {
 			t.Errorf("Tuesday: driver %s, excess %v; want i-runaway, 1985", a.Drivers[0].ResourceID, a.Excess)
 		}
 	}
+	// A week the job skips is not an anomaly, nor is its return: the Mondays of the last 8
+	// weeks mostly ran it.
+	var skipped []CostPoint
+	for _, p := range pts {
+		if p.ResourceID != "i-eval" || !p.Day.Equal(aday(mondays[4])) {
+			skipped = append(skipped, p)
+		}
+	}
+	if got := daysOf(detect(AnomalyOptions{}, skipped), "research"); !slices.Equal(got, want) {
+		t.Errorf("the job skips day %d: anomalies on days %v, want %v", mondays[4], got, want)
+	}
 	// Without it, every Monday of the job flags against the trailing days.
 	if got := daysOf(detect(AnomalyOptions{Weekly: -1}, pts), "research"); len(got) != len(mondays)+1 {
 		t.Errorf("no weekly check: anomalies on days %v, want every Monday %v and the Tuesday", got, mondays)

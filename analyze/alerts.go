@@ -9,17 +9,19 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// AlertState is whether an alert's condition still held at the end of the data.
+// AlertState is whether an alert's condition still held at the end of the data, stopped
+// holding, or could no longer be seen.
 type AlertState string
 
 // Alert states. Pending conditions, not yet true for the rule's duration, are not reported.
 const (
-	Firing   AlertState = "firing"
-	Resolved AlertState = "resolved"
+	Firing      AlertState = "firing"
+	Resolved    AlertState = "resolved" // the condition stopped holding while data came in
+	AlertNoData AlertState = "no data"  // the data stopped for the rule's NoDataAfter: a dead agent is not all clear
 )
 
 // Staleness is how long after a series' last minute its alerts still count as firing at now:
-// Prometheus' default lookback delta. A series silent for longer has its alerts resolved.
+// Prometheus' default lookback delta. A rule goes "no data" after the longer of it and its For.
 const Staleness = 5 * time.Minute
 
 // Alert is one episode of a rule's condition holding on one series for at least the rule's For.
@@ -51,9 +53,14 @@ type AlertReport struct {
 // semantics. A rule's condition is checked on every minute; it becomes pending on the first
 // minute it holds and fires once it has held for For, counted over whole minutes: a 30m rule
 // fires after 30 consecutive minutes (Prometheus, which measures from the first to the latest
-// evaluation, would need a 31st 1-minute evaluation). A minute where it fails, where the metric
-// is absent, or a gap in the minutes ends the episode: a pending condition is forgotten and a
-// firing alert is resolved. It keeps state for the current series only. Not safe for concurrent use.
+// evaluation, would need a 31st 1-minute evaluation). A minute where it fails resolves a firing
+// alert and forgets a pending one. A minute without the rule's metric, or a gap in the minutes,
+// forgets a pending condition but never resolves a firing alert: missing data is not the
+// condition gone. The alert keeps firing through silence shorter than the rule's NoDataAfter
+// and goes "no data" once the silence reaches it, whether the data comes back later or is
+// still missing at now; a rule with AlertOnNoData also raises a "no data" alert for any series
+// whose data stops that long (docs/architecture.md "Alert states"). It keeps state for the
+// current series only. Not safe for concurrent use.
 type AlertEvaluator struct {
 	rules  []Rule
 	kinds  []metricKind // rules[i].Metric, resolved once
@@ -72,6 +79,7 @@ type alertSeries struct {
 	series     gpucost.Series
 	tdpW       float64 // 0 when unknown
 	next       int64   // the Unix minute after the last one seen
+	seen       []int64 // per rule: the Unix minute after the last one with its metric; noMinute before
 }
 
 // ruleState is one rule's episode on the current series; times are Unix minutes.
@@ -118,20 +126,23 @@ func (e *AlertEvaluator) Add(r *gpucost.Rollup) {
 		e.startSeries(s)
 	}
 	at := unixMinute(r.Start)
-	if at != e.cur.next {
-		e.closeAll(func() string { return "a gap in the data at " + clock(minuteTime(e.cur.next)) })
-	}
 	e.cur.next = at + 1
 	e.rep.Minutes++
 	util := r.UtilMean()
 	for i := range e.rules {
 		rule, st := &e.rules[i], &e.states[i]
 		v, ok := e.value(e.kinds[i], r)
+		if !ok {
+			e.forgetPending(i) // silence: a firing alert waits for data or NoDataAfter
+			continue
+		}
+		if from := e.cur.seen[i]; from != noMinute && at != from {
+			e.silence(i, minuteTime(from), minuteTime(at))
+		}
+		e.cur.seen[i] = at + 1
 		switch {
-		case !ok:
-			e.close(i, func() string { return "no " + metricInfo[rule.Metric].label + " at " + clock(r.Start) })
 		case !rule.holds(v, util):
-			e.close(i, nil)
+			e.close(i)
 		default:
 			st.observe(rule, at, v)
 			if !st.fired && time.Duration(st.end-st.start)*time.Minute >= rule.For {
@@ -143,7 +154,10 @@ func (e *AlertEvaluator) Add(r *gpucost.Rollup) {
 
 func (e *AlertEvaluator) startSeries(s *gpucost.Series) {
 	e.rep.Series++
-	e.cur = alertSeries{ptr: s, uuid: s.GPU.UUID, host: s.GPU.Host, series: *s, next: noMinute}
+	e.cur = alertSeries{ptr: s, uuid: s.GPU.UUID, host: s.GPU.Host, series: *s, next: noMinute, seen: e.cur.seen[:0]}
+	for range e.rules {
+		e.cur.seen = append(e.cur.seen, noMinute)
+	}
 	if e.tdp != nil {
 		if w, ok := e.tdp(s.GPU.Model); ok && w > 0 {
 			e.cur.tdpW = w
@@ -215,49 +229,73 @@ func (st *ruleState) observe(rule *Rule, at int64, v float64) {
 	}
 }
 
-// close ends rule i's episode; a fired one becomes a resolved alert, why saying what ended it
-// when not the condition itself (it is called only then, so the message costs nothing otherwise).
-func (e *AlertEvaluator) close(i int, why func() string) {
+// close ends rule i's episode because its condition failed: a fired one becomes a resolved
+// alert.
+func (e *AlertEvaluator) close(i int) {
 	st := &e.states[i]
-	if !st.active {
-		return
-	}
 	if st.fired {
-		reason := ""
-		if why != nil {
-			reason = why()
-		}
-		e.emit(i, Resolved, reason)
+		e.emit(i, Resolved, "")
 	}
 	*st = ruleState{}
 }
 
-func (e *AlertEvaluator) closeAll(why func() string) {
-	for i := range e.states {
-		e.close(i, why)
+// forgetPending forgets rule i's episode unless it fired: a pending condition needs unbroken
+// minutes.
+func (e *AlertEvaluator) forgetPending(i int) {
+	if st := &e.states[i]; !st.fired {
+		*st = ruleState{}
 	}
 }
 
-// endSeries reports the current series' alerts that still hold: firing if its data reaches
-// within Staleness of now, else resolved where the data stopped.
+// silence handles rule i's data missing from from to to (the next minute with its metric, or
+// now): a pending condition is forgotten; silence of NoDataAfter or more turns a firing alert
+// "no data", or raises a "no data" alert where the rule has AlertOnNoData. It reports whether
+// the silence reached NoDataAfter.
+func (e *AlertEvaluator) silence(i int, from, to time.Time) bool {
+	rule, st := &e.rules[i], &e.states[i]
+	e.forgetPending(i)
+	if to.Sub(from) <= rule.NoDataAfter() {
+		return false
+	}
+	why := "no data since " + clock(from)
+	if to.Before(e.now) {
+		why = fmt.Sprintf("no data from %s to %s (%s)", clock(from), clock(to), formatDuration(to.Sub(from).Truncate(time.Minute)))
+	}
+	switch {
+	case st.fired:
+		e.emit(i, AlertNoData, why)
+	case rule.AlertOnNoData:
+		a := Alert{Rule: *rule, Series: e.cur.series, State: AlertNoData, Start: from, FiredAt: from.Add(rule.NoDataAfter()),
+			End: to, Duration: to.Sub(from)}
+		a.Evidence = fmt.Sprintf("%s: %s, longer than the rule's %s", metricInfo[rule.Metric].label, why,
+			formatDuration(rule.NoDataAfter()))
+		e.rep.Alerts = append(e.rep.Alerts, a)
+	}
+	*st = ruleState{}
+	return true
+}
+
+// endSeries reports the current series' alerts at now: a fired one still firing unless its
+// data has been missing for NoDataAfter, then "no data"; and the "no data" alerts of rules
+// with AlertOnNoData whose data stopped that long before now.
 func (e *AlertEvaluator) endSeries() {
 	if e.cur.ptr == nil {
 		return
 	}
 	for i := range e.states {
-		st := &e.states[i]
-		if !st.fired {
-			*st = ruleState{}
+		if from := e.cur.seen[i]; from != noMinute && e.silence(i, minuteTime(from), e.now) {
 			continue
 		}
-		if end := minuteTime(e.cur.next); e.now.Sub(end) <= Staleness {
-			e.emit(i, Firing, "")
-		} else {
-			e.emit(i, Resolved, "the data stopped at "+clock(end))
+		if st := &e.states[i]; st.fired {
+			why := ""
+			if end := minuteTime(e.cur.seen[i]); e.now.Sub(end) > Staleness {
+				why = "no data since " + clock(end)
+			}
+			e.emit(i, Firing, why)
 		}
-		*st = ruleState{}
+		e.states[i] = ruleState{}
 	}
-	e.cur = alertSeries{}
+	e.cur = alertSeries{seen: e.cur.seen}
 }
 
 func (e *AlertEvaluator) emit(i int, state AlertState, why string) {
@@ -287,10 +325,12 @@ func evidence(a Alert, tdpW float64, why string) string {
 	s += fmt.Sprintf(" for %s, from %s to %s: mean %.1f%s, worst %.1f%s", formatDuration(a.Duration),
 		clock(a.Start), clock(a.End), a.Mean, info.unit, a.Worst, info.unit)
 	switch {
+	case a.State == Firing && why != "":
+		return s + "; still true at the last minute of data, " + why
 	case a.State == Firing:
 		return s + "; still true at the last minute of data"
 	case why != "":
-		return s + "; ended by " + why
+		return s + "; then " + why
 	}
 	return s
 }
@@ -301,8 +341,19 @@ func minuteTime(m int64) time.Time { return time.Unix(m*60, 0).UTC() }
 // clock formats t in UTC to the minute.
 func clock(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
 
-// Result ends the stream and returns the alerts found: firing first, then the most severe, then
-// the earliest.
+// rank orders states in a report: firing, no data, resolved.
+func (s AlertState) rank() int {
+	switch s {
+	case Firing:
+		return 0
+	case AlertNoData:
+		return 1
+	}
+	return 2
+}
+
+// Result ends the stream and returns the alerts found: firing first, then no data, then
+// resolved; within each the most severe, then the earliest.
 func (e *AlertEvaluator) Result() AlertReport {
 	e.endSeries()
 	rep := e.rep
@@ -314,10 +365,7 @@ func (e *AlertEvaluator) Result() AlertReport {
 	slices.Sort(rep.NoTDP)
 	slices.SortStableFunc(rep.Alerts, func(a, b Alert) int {
 		if a.State != b.State {
-			if a.State == Firing {
-				return -1
-			}
-			return 1
+			return cmp.Compare(a.State.rank(), b.State.rank())
 		}
 		if c := cmp.Compare(b.Rule.Severity.rank(), a.Rule.Severity.rank()); c != 0 {
 			return c

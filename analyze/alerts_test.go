@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -92,8 +93,12 @@ func TestAlertRules(t *testing.T) {
 		{"low SM occupancy while idle is not", busy(60, func(m *minute) { m.smOcc, m.util = 0.1, 39.9 }),
 			[]episode{{RuleUnderutilized, Firing, 0, 60}}},
 		{"no profiling metrics", busy(60, func(m *minute) { m.smOcc = math.NaN() }), nil},
-		{"missing temperature ends a hot episode", join3(busy(6, func(m *minute) { m.temp = 90 }),
-			busy(1, func(m *minute) { m.temp = math.NaN() })), []episode{{RuleHot, Resolved, 0, 6}}},
+		{"a missing temperature does not resolve a hot episode", join3(busy(6, func(m *minute) { m.temp = 90 }),
+			busy(1, func(m *minute) { m.temp = math.NaN() })), []episode{{RuleHot, Firing, 0, 6}}},
+		{"nor does a gap shorter than the rule's for", join3(busy(6, func(m *minute) { m.temp = 90 }), busy(3, func(m *minute) { m.temp = math.NaN() }),
+			busy(4, func(m *minute) { m.temp = 90 }), busy(1, nil)), []episode{{RuleHot, Resolved, 0, 13}}},
+		{"a gap longer than the rule's for turns it no data", join3(busy(6, func(m *minute) { m.temp = 90 }), busy(6, func(m *minute) { m.temp = math.NaN() }),
+			busy(1, nil)), []episode{{RuleHot, AlertNoData, 0, 6}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,7 +149,7 @@ func TestAlertStaleness(t *testing.T) {
 	}{
 		{"data up to now", 0, Firing},
 		{"data within staleness", Staleness, Firing},
-		{"data stopped", Staleness + time.Minute, Resolved},
+		{"data stopped", Staleness + time.Minute, AlertNoData},
 	}
 	for _, tt := range tests {
 		rep := evaluate(t, hot, tt.after)
@@ -152,7 +157,7 @@ func TestAlertStaleness(t *testing.T) {
 			t.Errorf("EvaluateAlerts(hot, now = end + %v) = %+v, want one %s alert", tt.after, episodes(rep), tt.want)
 			continue
 		}
-		if tt.want == Resolved && !strings.Contains(rep.Alerts[0].Evidence, "the data stopped at 2025-01-06 00:10 UTC") {
+		if tt.want == AlertNoData && !strings.HasSuffix(rep.Alerts[0].Evidence, "; then no data since 2025-01-06 00:10 UTC") {
 			t.Errorf("EvaluateAlerts(%s).Evidence = %q, want it to say where the data stopped", tt.name, rep.Alerts[0].Evidence)
 		}
 	}
@@ -263,5 +268,89 @@ func TestAlertThresholdOverride(t *testing.T) {
 	}
 	if got := episodes(e.Result()); !slices.Equal(got, []episode{{RuleHot, Firing, 0, 10}}) {
 		t.Errorf("EvaluateAlerts(gpu_hot > 80, 81 °C for 10m) = %+v, want one firing gpu_hot", got)
+	}
+}
+
+// TestAlertNoData: alerts whose data stops are never resolved by the silence: they keep firing
+// for the rule's For, then go "no data"; a rule with AlertOnNoData raises "no data" on a series
+// that stops whether it was firing or not.
+func TestAlertNoData(t *testing.T) {
+	low := busy(40, func(m *minute) { m.util = 5 }) // gpu_underutilized (30m) fires at minute 30
+	for _, tc := range []struct {
+		after    time.Duration
+		want     AlertState
+		evidence string
+	}{
+		{0, Firing, "; still true at the last minute of data"},
+		{10 * time.Minute, Firing, "; still true at the last minute of data, no data since 2025-01-06 00:40 UTC"},
+		{30 * time.Minute, Firing, "no data since 2025-01-06 00:40 UTC"},
+		{31 * time.Minute, AlertNoData, "; then no data since 2025-01-06 00:40 UTC"},
+		{72 * time.Hour, AlertNoData, "; then no data since 2025-01-06 00:40 UTC"},
+	} {
+		rep := evaluate(t, low, tc.after)
+		if len(rep.Alerts) != 1 || rep.Alerts[0].State != tc.want || !strings.HasSuffix(rep.Alerts[0].Evidence, tc.evidence) {
+			t.Errorf("EvaluateAlerts(30m rule firing, data stopped %v before now) = %+v; want one %s alert ending %q",
+				tc.after, rep.Alerts, tc.want, tc.evidence)
+			continue
+		}
+		if a := rep.Alerts[0]; a.End != t0.Add(40*time.Minute) || a.Duration != 40*time.Minute || a.Worst != 5 {
+			t.Errorf("EvaluateAlerts(data stopped %v before now): end %v, %v long, worst %v; want the episode as seen", tc.after, a.End, a.Duration, a.Worst)
+		}
+	}
+
+	// Many GPUs, all firing, whose agent dies: every alert goes no data, none resolved.
+	now := t0.Add(3 * time.Hour)
+	e, err := EvaluateAlerts(DefaultRules(), now, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g := range 8 {
+		for _, r := range minuteRollups(series(fmt.Sprintf("GPU-%d", g), "node-a", "NVIDIA A100-SXM4-80GB", nil), t0, utilMinutes(repeat(3, 60))) {
+			e.Add(r)
+		}
+	}
+	counts := map[AlertState]int{}
+	for _, a := range e.Result().Alerts {
+		counts[a.State]++
+	}
+	if counts[AlertNoData] != 8 || len(counts) != 1 {
+		t.Errorf("8 firing GPUs silent for 2h: states %v; want 8 no data", counts)
+	}
+}
+
+func TestAlertOnNoData(t *testing.T) {
+	rule := Rule{Name: "agent_alive", Severity: SeverityCritical, Metric: MetricUtil, Threshold: 0, For: 10 * time.Minute, AlertOnNoData: true}
+	s := series("GPU-1", "node-a", "NVIDIA A100-SXM4-80GB", nil)
+	run := func(now time.Time, ms []minute) []Alert {
+		t.Helper()
+		e, err := EvaluateAlerts([]Rule{rule}, now, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range minuteRollups(s, t0, ms) {
+			e.Add(r)
+		}
+		return e.Result().Alerts
+	}
+	busy60 := utilMinutes(repeat(70, 60))
+	if got := run(t0.Add(70*time.Minute), busy60); len(got) != 0 {
+		t.Errorf("silent 10m, the rule's for: %+v; want no alert yet", got)
+	}
+	got := run(t0.Add(71*time.Minute), busy60)
+	want := "GPU util (1-min mean): no data since 2025-01-06 01:00 UTC, longer than the rule's 10m"
+	if len(got) != 1 || got[0].State != AlertNoData || got[0].Evidence != want || !got[0].Start.Equal(t0.Add(time.Hour)) ||
+		!got[0].FiredAt.Equal(t0.Add(70*time.Minute)) || got[0].Duration != 11*time.Minute {
+		t.Errorf("silent 11m: %+v; want one no data alert %q from 01:00, fired 01:10, 11m long", got, want)
+	}
+	// A 20-minute gap in the middle of the data is a past no data episode.
+	gapped := join3(utilMinutes(repeat(70, 30)), utilMinutes(repeat(math.NaN(), 20)), utilMinutes(repeat(70, 10)))
+	got = run(t0.Add(60*time.Minute), gapped)
+	want = "GPU util (1-min mean): no data from 2025-01-06 00:30 UTC to 2025-01-06 00:50 UTC (20m), longer than the rule's 10m"
+	if len(got) != 1 || got[0].State != AlertNoData || got[0].Evidence != want || got[0].Duration != 20*time.Minute {
+		t.Errorf("a 20m gap: %+v; want one no data alert %q", got, want)
+	}
+	rule.AlertOnNoData = false
+	if got := run(t0.Add(5*time.Hour), gapped); len(got) != 0 {
+		t.Errorf("without AlertOnNoData: %+v; want none (the rule never fired)", got)
 	}
 }

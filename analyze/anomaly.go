@@ -21,6 +21,9 @@ const (
 	// With SameWeekday the window and minimum count same-weekday days, that is weeks.
 	DefaultAnomalyWeeks    = 8
 	DefaultAnomalyMinWeeks = 4
+
+	// The weekly check reads the same weekday of up to 8 trailing weeks, once there is one.
+	DefaultAnomalyWeekly = 8
 )
 
 // DefaultAnomalyMinDelta is the smallest excess reported when AnomalyOptions.MinDelta is zero:
@@ -89,6 +92,19 @@ type AnomalyOptions struct {
 	// and its window's highest exceeds MinDelta keeps firing the quantile rule.
 	SameWeekday bool
 
+	// Weekly sets the weekly check, which learns weekly seasonality on top of the trailing
+	// days: a day the rules flag against its trailing Window days is reported only if they
+	// also flag it against the latest same weekday before it with data (t−7, or t−14 …) and
+	// against the same weekday of the trailing Weekly weeks (those in the scope's span holding
+	// data), once there is one. So a weekly job (every Monday's evaluation run) is flagged the
+	// first week it runs and not after, even while most Mondays of the weeks read are from
+	// before it, and a job that skips a week is not flagged when it comes back; a spike on a
+	// weekday that has not seen it is flagged as before. A spike that comes back the next week
+	// on the same weekday counts as weekly from then on. The check only drops days: it never
+	// flags one the trailing rules pass. Negative turns it off; SameWeekday, whose baseline is
+	// the weekdays already, skips it. See docs/architecture.md "Cost anomalies".
+	Weekly int
+
 	// From and To are the days judged, [From, To), as UTC days (a time of day is dropped).
 	// Earlier points only feed baselines; points before From's baseline or from To on only
 	// mark that the scope exists. A zero From or To is open: the data's first or last day.
@@ -109,6 +125,10 @@ func (o AnomalyOptions) withDefaults() AnomalyOptions {
 		o.MinDays = positiveOr(o.MinDays, DefaultAnomalyMinDays)
 	}
 	o.Window = min(o.Window, maxAnomalyWindow)
+	if o.Weekly == 0 {
+		o.Weekly = DefaultAnomalyWeekly
+	}
+	o.Weekly = min(o.Weekly, maxAnomalyWindow/7)
 	o.MinDays = min(o.MinDays, o.Window)
 	o.K = floatOr(o.K, DefaultAnomalyK)
 	o.Quantile = min(floatOr(o.Quantile, DefaultAnomalyQuantile), 1)
@@ -174,7 +194,7 @@ func NewDetector(o AnomalyOptions) *Detector {
 		series: make(map[anomalyKey]*anomalySeries)}
 	if !o.From.IsZero() {
 		d.from = dayOf(o.From.Unix())
-		d.keepFrom = d.from - int64(o.Window*o.step())
+		d.keepFrom = d.from - int64(max(o.Window*o.step(), 7*o.Weekly))
 	}
 	if !o.To.IsZero() {
 		d.to = dayOf(o.To.Unix())

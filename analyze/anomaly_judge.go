@@ -52,6 +52,7 @@ type AnomalyReport struct {
 	Days   int // days in [From, To) with at least one point in any scope
 
 	Judged   int // scope-days judged
+	Weekly   int // scope-days the trailing rules flagged but usual for their weekday (AnomalyOptions.Weekly): not reported
 	Unjudged int // scope-days with data in [From, To) left unjudged: fewer than MinDays baseline days
 	Gaps     int // days in [From, To) with no point in any scope: neither judged nor in a baseline
 	Points   int // points added
@@ -143,9 +144,10 @@ func dayTime(day int64) time.Time { return time.Unix(day*86400, 0).UTC() }
 
 // anomalyBuf holds scratch slices reused across the days judged.
 type anomalyBuf struct {
-	days []int64
-	vals []int64
-	devs []uint64
+	days  []int64
+	weeks []int64 // the same weekday of the trailing weeks, for the weekly check
+	vals  []int64
+	devs  []uint64
 }
 
 // judgeSeries judges the series' days in [from, to) that hold data.
@@ -170,16 +172,50 @@ func (d *Detector) judgeSeries(s *anomalySeries, present *daily[bool], from, to 
 			continue
 		}
 		rep.Judged++
-		if a, ok := d.judge(s, t, buf); ok {
+		a, ok := d.judge(s, t, buf.days, buf)
+		if ok && d.usualForWeekday(s, present, t, buf) {
+			rep.Weekly++
+			continue
+		}
+		if ok {
+			a.Drivers = d.drivers(s, t, buf)
 			rep.Anomalies = append(rep.Anomalies, a)
 		}
 	}
 }
 
-// judge applies the rules to day t of s against the baseline days in buf.days.
-func (d *Detector) judge(s *anomalySeries, t int64, buf *anomalyBuf) (Anomaly, bool) {
+// usualForWeekday is the weekly check (AnomalyOptions.Weekly): whether the rules pass day t
+// of s against the latest same weekday before it, or against the same weekday of the trailing
+// weeks, given at least one such day.
+func (d *Detector) usualForWeekday(s *anomalySeries, present *daily[bool], t int64, buf *anomalyBuf) bool {
+	if d.o.Weekly <= 0 || d.o.SameWeekday {
+		return false
+	}
+	buf.weeks = buf.weeks[:0]
+	for k := int64(1); k <= int64(d.o.Weekly); k++ {
+		day := t - 7*k
+		if day < s.first {
+			break
+		}
+		if present.get(day) {
+			buf.weeks = append(buf.weeks, day)
+		}
+	}
+	if len(buf.weeks) == 0 {
+		return false
+	}
+	if _, flagged := d.judge(s, t, buf.weeks[:1], buf); !flagged {
+		return true
+	}
+	_, flagged := d.judge(s, t, buf.weeks, buf)
+	return !flagged
+}
+
+// judge applies the rules to day t of s against the baseline days; the anomaly has no
+// drivers yet.
+func (d *Detector) judge(s *anomalySeries, t int64, days []int64, buf *anomalyBuf) (Anomaly, bool) {
 	buf.vals = buf.vals[:0]
-	for _, day := range buf.days {
+	for _, day := range days {
 		buf.vals = append(buf.vals, s.total.get(day))
 	}
 	slices.Sort(buf.vals)
@@ -212,8 +248,7 @@ func (d *Detector) judge(s *anomalySeries, t int64, buf *anomalyBuf) (Anomaly, b
 		Cost: money(cost), Baseline: money(median), MAD: money(int64(min(mad, math.MaxInt64))),
 		MADBar: money(madBar), QuantileBar: money(qBar),
 		Threshold: money(threshold), Excess: money(subSat(cost, threshold)),
-		Score: (float64(cost) - float64(median)) / sigma, Rules: rules, BaselineDays: len(buf.days),
-		Drivers: d.drivers(s, t, buf),
+		Score: (float64(cost) - float64(median)) / sigma, Rules: rules, BaselineDays: len(days),
 	}, true
 }
 

@@ -171,7 +171,8 @@ func TestAnomalySteadyNotFlagged(t *testing.T) {
 }
 
 // TestAnomalyWeeklyJob shows how weekly patterns behave: a job one day a week is a spike against
-// the trailing days every week, and nothing against the same weekday.
+// the trailing days every week, and nothing against the same weekday; the weekly check (the
+// default) keeps the trailing days' baseline and drops what the same weekday saw before.
 func TestAnomalyWeeklyJob(t *testing.T) {
 	pts := steady("eval", 2, func(day, line int) string {
 		switch {
@@ -185,10 +186,22 @@ func TestAnomalyWeeklyJob(t *testing.T) {
 		return "768"
 	})
 	pts = append(pts, cp(44, "eval", "eval-r0", "sku0", "200")) // a Wednesday with another $200
-	rep := detect(AnomalyOptions{}, pts)
+	rep := detect(AnomalyOptions{Weekly: -1}, pts)
 	// Every Saturday from the second (day 12) on, and the Wednesday.
 	if got, want := daysOf(rep, "eval"), []int{12, 19, 26, 33, 40, 44, 47, 54, 61, 68}; !slices.Equal(got, want) {
-		t.Errorf("trailing days: anomalies on days %v, want %v", got, want)
+		t.Errorf("trailing days, no weekly check: anomalies on days %v, want %v", got, want)
+	}
+	// With the weekly check each Saturday is usual against the Saturdays before it; the
+	// Wednesday and the Saturday the job ran twice still flag, against the trailing days.
+	rep = detect(AnomalyOptions{}, pts)
+	if got, want := daysOf(rep, "eval"), []int{44, 61}; !slices.Equal(got, want) || rep.Weekly != 8 {
+		t.Errorf("trailing days, weekly check: anomalies on days %v, %d usual for their weekday; want %v, 8", got, rep.Weekly, want)
+	}
+	for _, a := range rep.Anomalies {
+		if a.Day.Equal(aday(44)) && (a.BaselineDays != 14 || a.Baseline != usd("100") || len(a.Drivers) != 1) {
+			t.Errorf("weekly check, day 44: baseline %v over %d days, drivers %v; want the trailing days' 100 over 14, one driver",
+				a.Baseline, a.BaselineDays, a.Drivers)
+		}
 	}
 	rep = detect(AnomalyOptions{SameWeekday: true}, pts)
 	if got, want := daysOf(rep, "eval"), []int{44, 61}; !slices.Equal(got, want) {
@@ -203,6 +216,55 @@ func TestAnomalyWeeklyJob(t *testing.T) {
 	// 4 weeks of the same weekday are needed: days 0–27 are not judged.
 	if rep.Unjudged != 28 {
 		t.Errorf("same weekday: Unjudged = %d, want 28", rep.Unjudged)
+	}
+}
+
+// TestAnomalyWeeklySeasonality: a synthetic series of $500 a day with an evaluation job that
+// adds $2,000 every Monday from day 21 on. The weekly check flags the job's first Monday (no
+// Monday before it saw the job) and no Monday after; a $2,000 spike on a Tuesday still flags.
+func TestAnomalyWeeklySeasonality(t *testing.T) {
+	var pts []CostPoint
+	var mondays []int
+	tuesday := -1
+	for day := range 70 {
+		pts = append(pts, cp(day, "research", "i-steady", "box", "500"))
+		switch wd := aday(day).Weekday(); {
+		case wd == time.Monday && day >= 21:
+			pts = append(pts, cp(day, "research", "i-eval", "box", "2000"))
+			mondays = append(mondays, day)
+		case wd == time.Tuesday && day >= 50 && tuesday < 0:
+			pts = append(pts, cp(day, "research", "i-runaway", "box", "2000"))
+			tuesday = day
+		}
+	}
+	want := []int{mondays[0], tuesday}
+	slices.Sort(want)
+	rep := detect(AnomalyOptions{}, pts)
+	if got := daysOf(rep, "research"); !slices.Equal(got, want) || rep.Weekly != len(mondays)-1 {
+		t.Errorf("weekly check: anomalies on days %v (%d usual for their weekday), want %v (%d): the first Monday and the Tuesday",
+			got, rep.Weekly, want, len(mondays)-1)
+	}
+	for _, a := range rep.Anomalies {
+		if a.Day.Equal(aday(tuesday)) && (a.Drivers[0].ResourceID != "i-runaway" || a.Excess != usd("1985")) {
+			// The trailing 14 days hold two job Mondays, so their p95 is $2,500 and only the
+			// robust rule fires: bar $500 + 3 × 1% × $500 = $515.
+			t.Errorf("Tuesday: driver %s, excess %v; want i-runaway, 1985", a.Drivers[0].ResourceID, a.Excess)
+		}
+	}
+	// A week the job skips is not an anomaly, nor is its return: the Mondays of the last 8
+	// weeks mostly ran it.
+	var skipped []CostPoint
+	for _, p := range pts {
+		if p.ResourceID != "i-eval" || !p.Day.Equal(aday(mondays[4])) {
+			skipped = append(skipped, p)
+		}
+	}
+	if got := daysOf(detect(AnomalyOptions{}, skipped), "research"); !slices.Equal(got, want) {
+		t.Errorf("the job skips day %d: anomalies on days %v, want %v", mondays[4], got, want)
+	}
+	// Without it, every Monday of the job flags against the trailing days.
+	if got := daysOf(detect(AnomalyOptions{Weekly: -1}, pts), "research"); len(got) != len(mondays)+1 {
+		t.Errorf("no weekly check: anomalies on days %v, want every Monday %v and the Tuesday", got, mondays)
 	}
 }
 
@@ -389,7 +451,8 @@ func TestAnomalyFromTo(t *testing.T) {
 		return "100"
 	})
 	pts = append(pts, cp(2, "t", "r", "s", "1"), cp(66, "t", "r", "s", "1")) // t only marks its span
-	rep := detect(AnomalyOptions{From: aday(30).Add(7 * time.Hour), To: aday(45)}, pts)
+	// Weekly: -1, so that only the window's 14 days are kept before From (the weekly check keeps 8 weeks).
+	rep := detect(AnomalyOptions{From: aday(30).Add(7 * time.Hour), To: aday(45), Weekly: -1}, pts)
 	if got := daysOf(rep, "s"); !slices.Equal(got, []int{35}) {
 		t.Errorf("anomalies on days %v, want [35]", got)
 	}

@@ -68,7 +68,16 @@ type Rule struct {
 	// MinUtil, when above zero, restricts the rule to minutes whose mean utilisation is at least
 	// MinUtil %: other minutes break the condition. It makes "while training" rules.
 	MinUtil float64
+
+	// AlertOnNoData (alert_on_no_data) raises a "no data" alert on any series whose metric
+	// stops for longer than NoDataAfter, firing or not: a dead agent alerts. Without it only a firing
+	// alert goes "no data".
+	AlertOnNoData bool
 }
+
+// NoDataAfter is how long the rule's data may be missing before its alert goes "no data" (once
+// the silence is longer): its For, and at least Staleness.
+func (r Rule) NoDataAfter() time.Duration { return max(r.For, Staleness) }
 
 // Rule names of DefaultRules.
 const (

@@ -19,7 +19,8 @@ type Status struct {
 	Forecast        Projection    `json:"forecast"`
 	ForecastPercent float64       `json:"forecast_percent"` // the projected total as a percentage of Amount
 	DaysLeft        int           `json:"days_left"`        // today included
-	BurnRate        gpucost.Money `json:"burn_rate"`        // spent per elapsed day
+	BurnRate        gpucost.Money `json:"burn_rate"`        // spent per day with data
+	DataDays        int           `json:"data_days"`        // days of the period up to today with bill data
 	AllowedRate     gpucost.Money `json:"allowed_rate"`     // what may be spent per day left to end at Amount
 	Crossed         []Crossing    `json:"crossed"`          // thresholds reached, in the budget's order
 	Daily           []DayCost     `json:"daily"`            // every day of the period up to today, zeros included
@@ -35,8 +36,15 @@ type Crossing struct {
 
 // Evaluate returns the status of b at now from the daily cost of its scope (which may reach
 // back before the period: the forecast reads up to eight weeks). A forecast threshold counts as
-// crossed when the projected total reaches it; an actual threshold when the spend does.
+// crossed when the projected total reaches it; an actual threshold when the spend does. The
+// burn rate divides the spend by the days with cost; Spend.Statuses divides by the days the
+// bill covers (docs/architecture.md "Burn rate").
 func Evaluate(b Budget, spentDaily []DayCost, now time.Time) Status {
+	return evaluate(b, spentDaily, nil, now)
+}
+
+// evaluate is Evaluate with the days the bill covers, dataDays; nil: the days of spentDaily.
+func evaluate(b Budget, spentDaily []DayCost, dataDays []time.Time, now time.Time) Status {
 	start, end, key := PeriodOf(b.Period, now)
 	today := now.UTC().Truncate(24 * time.Hour)
 	zero := gpucost.Money{Currency: currencyOf(b.Amount)}
@@ -55,14 +63,23 @@ func Evaluate(b Budget, spentDaily []DayCost, now time.Time) Status {
 	if s.Forecast.Projected.Less(s.Spent) {
 		// Today's partial cost is spent but not in the forecast's complete days.
 		s.Forecast.Projected = s.Spent
-		s.Forecast.Low, s.Forecast.High = maxMoney(s.Forecast.Low, s.Spent), maxMoney(s.Forecast.High, s.Spent)
+		if s.Forecast.Banded() {
+			s.Forecast.Low, s.Forecast.High = maxMoney(s.Forecast.Low, s.Spent), maxMoney(s.Forecast.High, s.Spent)
+		}
 	}
 	s.Remaining = b.Amount.Sub(s.Spent)
 	s.Percent = percent(s.Spent, b.Amount)
 	s.ForecastPercent = percent(s.Forecast.Projected, b.Amount)
 	s.DaysLeft = int(end.Sub(today) / (24 * time.Hour))
-	if elapsed := int64(len(s.Daily)); elapsed > 0 {
-		s.BurnRate = s.Spent.DivInt(elapsed)
+	if dataDays == nil {
+		for _, d := range spentDaily {
+			dataDays = append(dataDays, d.Day)
+		}
+	}
+	s.BurnRate = zero
+	s.DataDays = countDays(dataDays, start, today, end)
+	if s.DataDays > 0 {
+		s.BurnRate = s.Spent.DivInt(int64(s.DataDays))
 	}
 	s.AllowedRate = zero
 	if s.DaysLeft > 0 && s.Remaining.Nanos > 0 {
@@ -78,6 +95,17 @@ func Evaluate(b Budget, spentDaily []DayCost, now time.Time) Status {
 		}
 	}
 	return s
+}
+
+// countDays counts the distinct days of days in [start, end) up to today.
+func countDays(days []time.Time, start, today, end time.Time) int {
+	seen := map[int64]bool{}
+	for _, d := range days {
+		if !d.Before(start) && d.Before(end) && !d.After(today) {
+			seen[unixDay(d)] = true
+		}
+	}
+	return len(seen)
 }
 
 // percent returns m as a percentage of of.

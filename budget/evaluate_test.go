@@ -51,7 +51,8 @@ func TestEvaluateThresholds(t *testing.T) {
 		})
 	}
 	s := Evaluate(b, flat(340, 15), now)
-	if s.BurnRate != gpucost.USD(5100e9).DivInt(16) || s.AllowedRate != gpucost.USD(4900e9).DivInt(15) || s.ForecastPercent < 100 || s.Percent != 51 {
+	// 15 days with data, 1–15 November; the 16th, today, has none yet.
+	if s.BurnRate != gpucost.USD(340e9) || s.DataDays != 15 || s.AllowedRate != gpucost.USD(4900e9).DivInt(15) || s.ForecastPercent < 100 || s.Percent != 51 {
 		t.Errorf("Evaluate: burn %s allowed %s, %.1f%% spent, %.1f%% forecast", s.BurnRate, s.AllowedRate, s.Percent, s.ForecastPercent)
 	}
 	if c := s.Crossed[0]; c.Threshold.Notify[0] != "slack" || c.Percent != 51 {
@@ -91,5 +92,30 @@ func TestPeriodOf(t *testing.T) {
 func TestDedupeKey(t *testing.T) {
 	if got := DedupeKey("gpu", "2026-11", Threshold{Kind: KindForecast, Percent: 12.5}); got != "budget:gpu:2026-11:forecast:12.5" {
 		t.Errorf("DedupeKey = %s", got)
+	}
+}
+
+// TestBurnRateDaysWithData: a quarter-to-date burn rate divides by the days with data, not the
+// days elapsed; Spend.Statuses counts the days the bill covers, in the budget's scope or not.
+func TestBurnRateDaysWithData(t *testing.T) {
+	b := Budget{Name: "q4", Period: Quarterly, Amount: gpucost.USD(100_000e9)}
+	now := day("2026-11-27").Add(10 * time.Hour) // 58 days into Q4
+	var daily []DayCost
+	for _, d := range []string{"2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26"} {
+		daily = append(daily, DayCost{Day: day(d), Cost: gpucost.USD(1000e9)})
+	}
+	s := Evaluate(b, daily, now)
+	if s.BurnRate != gpucost.USD(1000e9) || s.DataDays != 4 || len(s.Daily) != 58 {
+		t.Errorf("Evaluate(4 days of $1,000 in Q4) burn %s over %d days with data (%d elapsed), want USD 1000.00 over 4 (58)", s.BurnRate, s.DataDays, len(s.Daily))
+	}
+	// The bill also covers the 22nd, when the scope spent nothing: $4,000 over 5 days.
+	sp := NewSpend([]Budget{b}, nil)
+	sp.Daily[0] = daily
+	sp.DataDays = []time.Time{day("2026-09-30"), day("2026-11-22"), day("2026-11-23"), day("2026-11-24"), day("2026-11-25"), day("2026-11-26")}
+	if s := sp.Statuses(now)[0]; s.BurnRate != gpucost.USD(800e9) || s.DataDays != 5 {
+		t.Errorf("Statuses burn %s over %d days with data, want USD 800.00 over 5", s.BurnRate, s.DataDays)
+	}
+	if s := Evaluate(b, nil, now); !s.BurnRate.IsZero() || s.DataDays != 0 {
+		t.Errorf("Evaluate(no data) burn %s over %d days, want zero over 0", s.BurnRate, s.DataDays)
 	}
 }

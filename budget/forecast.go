@@ -2,6 +2,7 @@ package budget
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -15,13 +16,14 @@ const (
 )
 
 // Forecast history: at most 8 weeks are read, at least 2 are needed for weekday factors, and the
-// level is the deseasonalised mean of the last 2 weeks.
+// level is the deseasonalised mean of the last 2 weeks. The band needs a week of days: each
+// weekday once in the spread.
 const (
 	historyDays  = 56
 	seasonalDays = 14
 	levelDays    = 14
-	trendWeeks   = 4                  // weeks of history a trend is fitted from, at least
-	z90          = 1.2815515655446004 // the standard normal's 90th percentile
+	trendWeeks   = 4 // weeks of history a trend is fitted from, at least
+	MinBandDays  = 7 // days of history the p10–p90 band is read from, at least
 )
 
 // Projection is a period's forecast spend: what was spent up to the last complete day with
@@ -32,22 +34,27 @@ type Projection struct {
 	Spent       gpucost.Money // in the period up to Through
 	Predicted   gpucost.Money // the period's days after Through
 	Projected   gpucost.Money // Spent + Predicted
-	Low, High   gpucost.Money // the p10 and p90 of Projected
+	Low, High   gpucost.Money // the p10 and p90 of Projected; zero without a band (see Banded)
 	Level       gpucost.Money // a day's deseasonalised cost
 	Factors     [7]float64    // by time.Weekday; 1 is the average day
 	Trend       float64       // the level's change per day, relative to Level; 0 without 4 weeks of history
 	HistoryDays int           // days of history the forecast read
+	BandDays    int           // days of history the band was read from; 0: not enough data for one
 	Days        []DayCost     // the predicted days
 }
+
+// Banded reports whether p has a p10–p90 band: it read at least MinBandDays of history, or no
+// day of the period is left to predict.
+func (p Projection) Banded() bool { return p.BandDays > 0 }
 
 // Forecast projects the spend of the period [periodStart, periodEnd) from daily cost. Days on or
 // after today are not complete and are left out; so are the days after the last one with cost,
 // which a bill that arrives a day or two late has not filled yet: those are predicted. With two
 // weeks of history or more, each day is predicted as the recent level times its weekday's
 // factor, both from up to eight weeks, with the level following the trend of the weekly means
-// when there are four weeks or more; with less than two weeks, as the mean day. The band comes from the
-// relative residuals of the history around that model, as if each day erred independently,
-// plus the error of the level itself. Totals are exact sums of Money; floats scale only factors.
+// when there are four weeks or more; with less than two weeks, as the mean day. The band is the
+// day-to-day spread of the history (see Band). Totals are exact sums of Money; floats scale
+// only factors and the band.
 func Forecast(daily []DayCost, periodStart, periodEnd, today time.Time) Projection {
 	byDay := map[int64]int64{}
 	first, last := int64(math.MaxInt64), int64(math.MinInt64)
@@ -81,50 +88,76 @@ func Forecast(daily []DayCost, periodStart, periodEnd, today time.Time) Projecti
 	}
 	p.HistoryDays = len(hist)
 	firstWeekday := time.Unix(from*86400, 0).UTC().Weekday()
-	level, sigma, paramSD := p.fit(hist, firstWeekday)
-	p.Level = gpucost.Money{Nanos: int64(math.Round(level)), Currency: cur}
-	var variance, trendSpread float64
+	p.Level = gpucost.Money{Nanos: int64(math.Round(p.fit(hist, firstWeekday))), Currency: cur}
 	for k := max(start, last+1); k < end; k++ {
 		day := time.Unix(k*86400, 0).UTC()
 		// The level is the mean of the last two weeks, centred 6.5 days before the last one.
 		c := p.Level.MulFloat(p.Factors[day.Weekday()] * max(0, 1+p.Trend*(float64(k-last)+6.5)))
 		p.Days = append(p.Days, DayCost{Day: day, Cost: c})
 		p.Predicted.Nanos += c.Nanos
-		variance += math.Pow(float64(c.Nanos)*sigma, 2)
-		trendSpread += float64(c.Nanos) * (float64(k-last) + 6.5)
 	}
 	p.Projected = p.Spent.Add(p.Predicted)
-	if pred := float64(p.Predicted.Nanos); pred > 0 {
-		// The level's and factors' errors, and the trend's, move every predicted day together.
-		variance += math.Pow(pred*paramSD[0], 2) + math.Pow(trendSpread*paramSD[1], 2)
-		rel := z90 * math.Sqrt(variance) / pred
-		p.Low = p.Spent.Add(p.Predicted.MulFloat(max(0, 1-rel)))
-		p.High = p.Spent.Add(p.Predicted.MulFloat(1 + rel))
-	} else {
-		p.Low, p.High = p.Projected, p.Projected
+	p.Low, p.High = zero, zero
+	if lo, hi, ok := Band(hist, len(p.Days)); ok {
+		p.BandDays = len(hist)
+		p.Low = maxMoney(p.Spent, p.Projected.Add(gpucost.Money{Nanos: lo, Currency: cur}))
+		p.High = p.Projected.Add(gpucost.Money{Nanos: hi, Currency: cur})
 	}
 	return p
 }
 
-// fit sets the method and weekday factors from hist, the daily cost in nanos from a day of
-// weekday w0 on, and returns the daily level, the relative residuals' standard deviation and
-// the relative standard errors of the level (with the factors) and of the trend per day.
-func (p *Projection) fit(hist []float64, w0 time.Weekday) (level, sigma float64, paramSD [2]float64) {
+// Band returns the p10 and p90 of the error of n predicted days' total, in nanos, from the
+// day-to-day spread of hist (daily cost in nanos): the empirical p10 and p90 of a day's cost
+// less the median day (linear interpolation between order statistics), times √n, as if the
+// days erred independently. The median, not the mean, so that lo ≤ 0 ≤ hi: one partial day
+// at the start of a bill drags the mean below every whole day. It needs MinBandDays of hist;
+// with n = 0 the band is zero wide. The spread counts the weekday pattern that the seasonal
+// forecast already predicts, so the band is conservative: wide where a week swings, a single
+// value only when the middle 80% of days cost the same. See docs/architecture.md "Forecast band".
+func Band(hist []float64, n int) (lo, hi int64, ok bool) {
+	if n == 0 {
+		return 0, 0, len(hist) > 0
+	}
+	if len(hist) < MinBandDays {
+		return 0, 0, false
+	}
+	dev := slices.Clone(hist)
+	slices.Sort(dev)
+	m := quantile(dev, 0.5)
+	for i := range dev {
+		dev[i] -= m
+	}
+	scale := math.Sqrt(float64(n))
+	return int64(math.Round(scale * quantile(dev, 0.1))), int64(math.Round(scale * quantile(dev, 0.9))), true
+}
+
+// quantile returns the q-quantile of sorted (not empty), interpolating linearly between the
+// order statistics at (len−1)·q.
+func quantile(sorted []float64, q float64) float64 {
+	h := float64(len(sorted)-1) * q
+	i := int(h)
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[i] + (h-float64(i))*(sorted[i+1]-sorted[i])
+}
+
+// fit sets the method, weekday factors and trend from hist, the daily cost in nanos from a
+// day of weekday w0 on, and returns the daily level.
+func (p *Projection) fit(hist []float64, w0 time.Weekday) (level float64) {
 	for i := range p.Factors {
 		p.Factors[i] = 1
 	}
 	if len(hist) < seasonalDays {
 		p.Method = MethodRunRate
-		level = mean(hist)
-		sigma = relSD(hist, func(int) float64 { return level })
-		return level, sigma, [2]float64{sigma / math.Sqrt(float64(len(hist))), 0}
+		return mean(hist)
 	}
 	p.Method = MethodSeasonal
 	// Whole weeks ending at the last day, so each weekday counts as often as every other.
 	weeks := hist[len(hist)%7:]
 	w0 = (w0 + time.Weekday(len(hist)%7)) % 7
 	if mean(weeks) <= 0 {
-		return 0, 0, paramSD
+		return 0
 	}
 	// Each day against its own week's mean, so growth across the weeks does not bias the
 	// factors of the weekdays late in a week.
@@ -145,45 +178,31 @@ func (p *Projection) fit(hist []float64, w0 time.Weekday) (level, sigma float64,
 			p.Factors[wd] = sums[wd] / float64(counts[wd])
 		}
 	}
-	factor := func(i int) float64 { return p.Factors[(int(w0)+i)%7] }
 	// The level: the last two weeks' mean, deseasonalised by dividing by the weeks' mean factor
 	// (1 over whole weeks), so a weekday with no spend does not divide by zero.
 	recent := weeks[len(weeks)-levelDays:]
 	level = mean(recent)
 	n := len(weeks) / 7
 	if n >= trendWeeks && level > 0 {
-		slope, se := weeklySlope(weeks)
-		p.Trend, paramSD[1] = slope/7/level, se/7/level
+		p.Trend = weeklySlope(weeks) / 7 / level
 	}
-	// Residuals around each week's own level, so a trend across weeks is not counted as noise.
-	sigma = relSD(weeks, func(i int) float64 { return mean(weeks[i/7*7:i/7*7+7]) * factor(i) })
-	paramSD[0] = sigma * math.Sqrt(1/float64(levelDays)+1/float64(n))
-	return level, sigma, paramSD
+	return level
 }
 
 // weeklySlope returns the least-squares slope of the weekly means of days (whole weeks) per
-// week, and its standard error.
-func weeklySlope(days []float64) (slope, se float64) {
+// week.
+func weeklySlope(days []float64) (slope float64) {
 	n := len(days) / 7
-	ys := make([]float64, n)
 	var sx, sy, sxx, sxy float64
 	for j := range n {
 		x, y := float64(j), mean(days[7*j:7*j+7])
-		ys[j] = y
 		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
 	}
 	d := float64(n)*sxx - sx*sx
 	if d == 0 || n < 3 {
-		return 0, 0
+		return 0
 	}
-	slope = (float64(n)*sxy - sx*sy) / d
-	icept := (sy - slope*sx) / float64(n)
-	var ss float64
-	for j, y := range ys {
-		r := y - icept - slope*float64(j)
-		ss += r * r
-	}
-	return slope, math.Sqrt(ss/float64(n-2)) / math.Sqrt(sxx-sx*sx/float64(n))
+	return (float64(n)*sxy - sx*sy) / d
 }
 
 func mean(xs []float64) float64 {
@@ -195,22 +214,4 @@ func mean(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
-}
-
-// relSD is the standard deviation of xs[i] − fit(i) relative to the mean of the fits.
-func relSD(xs []float64, fit func(i int) float64) float64 {
-	if len(xs) < 2 {
-		return 0
-	}
-	var ss, sf float64
-	for i, x := range xs {
-		f := fit(i)
-		ss += (x - f) * (x - f)
-		sf += f
-	}
-	mf := sf / float64(len(xs))
-	if mf <= 0 {
-		return 0
-	}
-	return math.Sqrt(ss/float64(len(xs)-1)) / mf
 }

@@ -127,8 +127,13 @@ func TestForecastShortHistory(t *testing.T) {
 		flat = append(flat, DayCost{Day: start.AddDate(0, 0, d-1), Cost: gpucost.USD(100e9)})
 	}
 	p := Forecast(flat, start, end, day("2026-11-06"))
-	if p.Method != MethodRunRate || p.Projected != gpucost.USD(3000e9) || p.Low != p.Projected || p.High != p.Projected {
-		t.Errorf("Forecast(5 flat days) = %s %s (%s–%s), want run-rate USD 3000.00 with no spread", p.Method, p.Projected, p.Low, p.High)
+	if p.Method != MethodRunRate || p.Projected != gpucost.USD(3000e9) || p.Banded() || !p.Low.IsZero() || !p.High.IsZero() {
+		t.Errorf("Forecast(5 flat days) = %s %s (%s–%s, banded %v), want run-rate USD 3000.00 and no band: under a week of data",
+			p.Method, p.Projected, p.Low, p.High, p.Banded())
+	}
+	one := Forecast(flat[:1], start, end, day("2026-11-02"))
+	if one.Projected != gpucost.USD(3000e9) || one.Banded() {
+		t.Errorf("Forecast(1 day) = %s banded %v (%s–%s), want USD 3000.00 and no band", one.Projected, one.Banded(), one.Low, one.High)
 	}
 	none := Forecast(nil, start, end, day("2026-11-06"))
 	if none.Method != MethodNone || !none.Projected.IsZero() || none.Projected.Currency != "USD" {
@@ -193,6 +198,54 @@ func TestForecastDemoBill(t *testing.T) {
 		}
 		if truth.Less(p.Low) || p.High.Less(truth) {
 			t.Logf("%s: true November %s outside the band %s–%s", name, truth, p.Low, p.High)
+		}
+	}
+}
+
+// TestForecastBandExact: the band of a known week, by hand. Nov 1–7 cost $100, $200 … $700: the
+// run rate predicts the 23 days left at the mean $400, $12,000 in all. A day's cost less the median
+// ($400) spreads from −$300 to +$300; its p10 is −$300 + 0.6 × $100 = −$240 and its p90 +$240,
+// and over 23 days √23 × $240 = $1,150.999565595.
+func TestForecastBandExact(t *testing.T) {
+	start, end := day("2026-11-01"), day("2026-12-01")
+	var week []DayCost
+	for d := range 7 {
+		week = append(week, DayCost{Day: start.AddDate(0, 0, d), Cost: gpucost.USD(int64(d+1) * 100e9)})
+	}
+	p := Forecast(week, start, end, day("2026-11-08"))
+	wantLow, wantHigh := gpucost.USD(12000e9-1150999565595), gpucost.USD(12000e9+1150999565595)
+	if p.Projected != gpucost.USD(12000e9) || p.Low != wantLow || p.High != wantHigh || p.BandDays != 7 {
+		t.Errorf("Forecast(week) = %s, band %s–%s over %d days; want USD 12000.00, %s–%s over 7", p.Projected, p.Low, p.High, p.BandDays, wantLow, wantHigh)
+	}
+	if p.Low.Dollars() != "$10,849.00" || p.High.Dollars() != "$13,151.00" {
+		t.Errorf("band in dollars %s–%s, want $10,849.00–$13,151.00", p.Low.Dollars(), p.High.Dollars())
+	}
+	// The same week at a flat $400 a day has no spread: the band is the projection.
+	for i := range week {
+		week[i].Cost = gpucost.USD(400e9)
+	}
+	if flat := Forecast(week, start, end, day("2026-11-08")); !flat.Banded() || flat.Low != flat.Projected || flat.High != flat.Projected {
+		t.Errorf("Forecast(flat week) band %s–%s around %s, want no width", flat.Low, flat.High, flat.Projected)
+	}
+}
+
+func TestBand(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		hist   []float64
+		n      int
+		lo, hi int64
+		ok     bool
+	}{
+		{"under a week", []float64{1, 2, 3, 4, 5, 6}, 10, 0, 0, false},
+		{"nothing left", []float64{5}, 0, 0, 0, true},
+		{"one day left", []float64{0, 0, 0, 0, 0, 0, 70}, 1, 0, 28, true}, // median 0; p90: 0.4 × 70
+		{"four days left", []float64{70, 0, 0, 0, 0, 0, 0}, 4, 0, 56, true},
+		{"a partial first day", []float64{10, 100, 100, 100, 100, 100, 100, 100, 100, 100}, 1, -9, 0, true}, // median 100; p10: −90 + 0.9 × 90
+	} {
+		lo, hi, ok := Band(tc.hist, tc.n)
+		if lo != tc.lo || hi != tc.hi || ok != tc.ok {
+			t.Errorf("Band(%s) = %d, %d, %v; want %d, %d, %v", tc.name, lo, hi, ok, tc.lo, tc.hi, tc.ok)
 		}
 	}
 }

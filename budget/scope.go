@@ -179,6 +179,7 @@ type Tally struct {
 	match   *Matcher
 	tags    [][][2]string     // per budget: its scope's tags
 	days    []map[int64]int64 // per budget: Unix day → nanos
+	seen    map[int64]bool    // Unix days with any line, in scope or not
 	// OtherCurrency counts, per budget, the lines in scope that were skipped for their currency.
 	OtherCurrency []int
 }
@@ -188,7 +189,8 @@ func NewTally(budgets []Budget, m *Matcher) *Tally {
 	if m == nil {
 		m = &Matcher{}
 	}
-	t := &Tally{budgets: budgets, match: m, days: make([]map[int64]int64, len(budgets)), OtherCurrency: make([]int, len(budgets))}
+	t := &Tally{budgets: budgets, match: m, days: make([]map[int64]int64, len(budgets)), seen: map[int64]bool{},
+		OtherCurrency: make([]int, len(budgets))}
 	for i := range t.days {
 		t.days[i] = map[int64]int64{}
 		t.tags = append(t.tags, tagPairs(budgets[i].Scope.Tags))
@@ -199,6 +201,7 @@ func NewTally(budgets []Budget, m *Matcher) *Tally {
 // Add counts one cost line toward every budget whose scope it falls in.
 func (t *Tally) Add(l *gpucost.CostLine) {
 	day := unixDay(l.ChargePeriodStart)
+	t.seen[day] = true
 	f := lineFacts{line: l}
 	for i := range t.budgets {
 		b := &t.budgets[i]
@@ -230,6 +233,21 @@ func (t *Tally) Daily(i int) []DayCost {
 	out := make([]DayCost, len(keys))
 	for j, d := range keys {
 		out[j] = DayCost{Day: time.Unix(d*86400, 0).UTC(), Cost: gpucost.Money{Nanos: t.days[i][d], Currency: currencyOf(t.budgets[i].Amount)}}
+	}
+	return out
+}
+
+// DataDays returns the days with any line, in a scope or not, oldest first: the days the bill
+// covers.
+func (t *Tally) DataDays() []time.Time {
+	keys := make([]int64, 0, len(t.seen))
+	for d := range t.seen {
+		keys = append(keys, d)
+	}
+	slices.Sort(keys)
+	out := make([]time.Time, len(keys))
+	for j, d := range keys {
+		out[j] = time.Unix(d*86400, 0).UTC()
 	}
 	return out
 }

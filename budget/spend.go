@@ -15,6 +15,9 @@ type Spend struct {
 	OtherCurrency []int
 	// Match decided which lines each scope counts; checks of a job against the budgets use it.
 	Match *Matcher
+	// DataDays are the days the bill covers (any line, in a scope or not), oldest first; burn
+	// rates divide by them. Nil: each budget's days with cost stand in.
+	DataDays []time.Time
 }
 
 // NewSpend returns the spend of budgets before any line is counted: nothing.
@@ -47,6 +50,7 @@ func (t *Tally) Spend() *Spend {
 		sp.Daily[i] = t.Daily(i)
 	}
 	copy(sp.OtherCurrency, t.OtherCurrency)
+	sp.DataDays = t.DataDays()
 	return sp
 }
 
@@ -54,7 +58,7 @@ func (t *Tally) Spend() *Spend {
 func (sp *Spend) Statuses(now time.Time) []Status {
 	out := make([]Status, len(sp.Budgets))
 	for i, b := range sp.Budgets {
-		out[i] = Evaluate(b, sp.Daily[i], now)
+		out[i] = evaluate(b, sp.Daily[i], sp.DataDays, now)
 	}
 	return out
 }
@@ -92,7 +96,7 @@ func (sp *Spend) CheckJob(est Estimate, now time.Time, againstForecast bool) []J
 		if !m.Matches(b.Scope, line) || currencyOf(b.Amount) != currencyOf(est.Cost) {
 			continue
 		}
-		s := Evaluate(b, sp.Daily[i], now)
+		s := evaluate(b, sp.Daily[i], sp.DataDays, now)
 		ps, pe, key := PeriodOf(b.Period, start)
 		if key != s.Period {
 			p := Forecast(sp.Daily[i], ps, pe, now.UTC().Truncate(24*time.Hour))

@@ -45,12 +45,24 @@ func BudgetStatus(st []budget.Status, notes []string) Table {
 		for _, c := range s.Crossed {
 			crossed = append(crossed, c.Threshold.String())
 		}
+		band := "not enough data"
+		if s.Forecast.Banded() {
+			band = s.Forecast.Low.Dollars() + "–" + s.Forecast.High.Dollars()
+		}
 		t.Rows = append(t.Rows, []string{s.Budget, s.Period, s.Amount.Dollars(), s.Spent.Dollars(), fmt.Sprintf("%.0f%%", s.Percent),
-			s.Forecast.Projected.Dollars(), s.Forecast.Low.Dollars() + "–" + s.Forecast.High.Dollars(),
+			s.Forecast.Projected.Dollars(), band,
 			fmt.Sprintf("%.0f%%", s.ForecastPercent), s.Remaining.Dollars(), fmt.Sprint(s.DaysLeft), s.BurnRate.Dollars(),
 			s.AllowedRate.Dollars(), strings.Join(crossed, ", "), Sparkline(s.BurnDown(), 31)})
 	}
 	for _, s := range st {
+		if s.DataDays < len(s.Daily) {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: burn rate over %d days with data of the %d elapsed in %s.",
+				s.Budget, s.DataDays, len(s.Daily), s.Period))
+		}
+		if !s.Forecast.Banded() && s.Forecast.HistoryDays > 0 {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: no p10–p90 range: %d days of history, the range needs %d.",
+				s.Budget, s.Forecast.HistoryDays, budget.MinBandDays))
+		}
 		if s.Forecast.Method != budget.MethodSeasonal {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: forecast by %s (%d days of history; weekday seasonality needs 14).",
 				s.Budget, s.Forecast.Method, s.Forecast.HistoryDays))
@@ -80,7 +92,11 @@ func BudgetAlerts(statuses []budget.Status, alerts []*alert.Outcome, dryRun bool
 		if a.Attempts > 0 {
 			attempts = fmt.Sprint(a.Attempts)
 		}
-		t.Rows = append(t.Rows, []string{a.Budget, a.Period, a.Threshold, fmt.Sprintf("%.0f%%", a.Percent), a.Target,
+		threshold := a.Threshold
+		if len(a.Also) > 0 {
+			threshold += " (also " + strings.Join(a.Also, ", ") + ")"
+		}
+		t.Rows = append(t.Rows, []string{a.Budget, a.Period, threshold, fmt.Sprintf("%.0f%%", a.Percent), a.Target,
 			a.Result, attempts, a.Error})
 	}
 	for _, s := range statuses {

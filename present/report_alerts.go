@@ -6,7 +6,8 @@ import (
 	"github.com/gpucost/gpucost/analyze"
 )
 
-// Alerts is report alerts' table: the alert episodes in state (all, firing or resolved).
+// Alerts is report alerts' table: the alert episodes in state (all, firing, no data or
+// resolved).
 func Alerts(rep analyze.AlertReport, state string) Table {
 	t := Table{
 		Title:   fmt.Sprintf("Alerts over %d minute rollups of %d series", rep.Minutes, rep.Series),
@@ -23,6 +24,9 @@ func Alerts(rep analyze.AlertReport, state string) Table {
 	}
 	if len(t.Rows) == 0 {
 		t.Notes = append(t.Notes, "No alerts.")
+	}
+	if n := countState(rep.Alerts, analyze.AlertNoData); n > 0 && (state == "all" || state == string(analyze.AlertNoData)) {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d alerts are no data: their GPUs stopped reporting for longer than the rule's duration; check the agents.", n))
 	}
 	if rep.Minutes == 0 {
 		t.Notes = append(t.Notes, "No minute rollups in the period: minute rollups are kept for 14 days.")
@@ -41,4 +45,15 @@ func AlertRules(rules []analyze.Rule) string {
 		s += fmt.Sprintf("  %-18s %-8s %s for %s: %s\n", r.Name, r.Severity, r.Expr(), r.For, r.Summary)
 	}
 	return s
+}
+
+// countState counts the alerts in state.
+func countState(alerts []analyze.Alert, state analyze.AlertState) int {
+	n := 0
+	for _, a := range alerts {
+		if a.State == state {
+			n++
+		}
+	}
+	return n
 }

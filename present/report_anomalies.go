@@ -31,5 +31,9 @@ func Anomalies(by string, rep analyze.AnomalyReport, opts analyze.AnomalyOptions
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d anomalies in %d scopes over %d days; baseline: median of %s, threshold median + %.1f·MAD or the %.0fth percentile.",
 		len(rep.Anomalies), rep.Scopes, rep.Days, baseline, opts.K, opts.Quantile*100))
+	if opts.Weekly > 0 && !opts.SameWeekday {
+		t.Notes = append(t.Notes, fmt.Sprintf("Weekly seasonality: %d scope-days above the trailing baseline were usual for their weekday (the week before, or the last %d weeks) and are not reported.",
+			rep.Weekly, opts.Weekly))
+	}
 	return t
 }

@@ -67,6 +67,8 @@ type Report struct {
 	Period   fleet.Period
 	Provider string          // prices the GPU-hours no bill line covers
 	Options  analyze.Options // the period, the store's idle threshold and NormalizeModel
+	// AlertRules are the rules Alerts evaluates; nil: analyze.DefaultRules().
+	AlertRules []analyze.Rule
 
 	snap *fleet.Snapshot
 }

@@ -52,7 +52,11 @@ func (r *Report) Idle(ctx context.Context, minIdle time.Duration, keep func(*gpu
 // Alerts evaluates the monitoring rules over the period's minute rollups of the series keep
 // accepts (all where nil) (report alerts).
 func (r *Report) Alerts(ctx context.Context, keep func(*gpucost.Series) bool) (analyze.AlertReport, error) {
-	ev, err := analyze.EvaluateAlerts(analyze.DefaultRules(), r.Period.End, tdp)
+	rules := r.AlertRules
+	if rules == nil {
+		rules = analyze.DefaultRules()
+	}
+	ev, err := analyze.EvaluateAlerts(rules, r.Period.End, tdp)
 	if err != nil {
 		return analyze.AlertReport{}, err
 	}

@@ -15,6 +15,7 @@ type gpusPage struct {
 	Report  analyze.Report
 	Alerts  analyze.AlertReport
 	Firing  int
+	NoData  int // alerts whose GPUs stopped reporting: not resolved
 }
 
 func loadGPUs(s *site, r *http.Request, q query) (any, error) {
@@ -33,8 +34,11 @@ func loadGPUs(s *site, r *http.Request, q query) (any, error) {
 	}
 	p := gpusPage{Heatmap: heatmap(hm), Report: rep, Alerts: al}
 	for _, a := range al.Alerts {
-		if a.State == analyze.Firing {
+		switch a.State {
+		case analyze.Firing:
 			p.Firing++
+		case analyze.AlertNoData:
+			p.NoData++
 		}
 	}
 	return p, nil

@@ -21,8 +21,10 @@ func writeBudgets(h *htmlPage, l layout) {
       <dt>Forecast</dt><dd>%v (%v)`, budgetLevel(b.Percent, b.ForecastPercent), b.Budget, b.Budget, b.Period, date(b.Start), date(b.End),
 				money(b.Spent), money(b.Amount), formatPct(b.Percent), ratio(b.Spent, b.Amount), formatPct(b.Percent),
 				money(b.Forecast.Projected), formatPct(b.ForecastPercent))
-			if b.Forecast.HistoryDays != 0 {
+			if b.Forecast.HistoryDays != 0 && b.Forecast.Banded() {
 				h.f(`, likely %v – %v`, money(b.Forecast.Low), money(b.Forecast.High))
+			} else if b.Forecast.HistoryDays != 0 {
+				h.f(`; range: not enough data (%v days)`, b.Forecast.HistoryDays)
 			}
 			h.f(`</dd>
       <dt>Remaining</dt><dd>%v, %v day%v left</dd>

@@ -90,6 +90,9 @@ func writeGPUAlerts(h *htmlPage, d gpusPage) {
 	if d.Firing != 0 {
 		h.f(` <span class="tag level-over">%v firing</span>`, d.Firing)
 	}
+	if d.NoData != 0 {
+		h.f(` <span class="tag level-over">%v no data</span>`, d.NoData)
+	}
 	h.s(`</h2>
   `)
 	if len(d.Alerts.Alerts) > 0 {

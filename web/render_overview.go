@@ -31,8 +31,10 @@ func writeOverviewCards(h *htmlPage, d overviewPage) {
     <h2>Forecast for the month</h2>
     <p class="big">%v</p>
     <p class="sub">`, money(d.MonthToDate), d.Month, datetime(d.Now), money(d.Forecast.Projected))
-	if d.Forecast.HistoryDays != 0 {
+	if d.Forecast.HistoryDays != 0 && d.Forecast.Banded() {
 		h.f(`likely %v – %v, from %v days of history`, money(d.Forecast.Low), money(d.Forecast.High), d.Forecast.HistoryDays)
+	} else if d.Forecast.HistoryDays != 0 {
+		h.f(`range: not enough data (%v days of history)`, d.Forecast.HistoryDays)
 	} else {
 		h.s(`no cost history to forecast from yet`)
 	}

@@ -2,6 +2,7 @@ package alert
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -12,8 +13,10 @@ import (
 // workers bounds how many deliveries a Sender makes at once.
 const workers = 8
 
-// Sender settles pending alerts against a delivery log: a key already delivered to a target is
-// not sent again; the others are sent (or, in a dry run, would be), every attempt recorded.
+// Sender settles pending alerts against a delivery log: a threshold already notified to a
+// target in the period (its key, or a higher one of its kind, delivered) is not sent again; an
+// alert left with none is already delivered, the others are sent (or, in a dry run, would be)
+// named by the highest threshold left, every attempt recorded.
 type Sender struct {
 	Log         notify.DeliveryLog
 	Targets     map[string]notify.Target
@@ -23,19 +26,17 @@ type Sender struct {
 }
 
 // Deliver settles every pending alert: Delivered per the log, WouldSend in a dry run, else Sent
-// or Failed with the attempts, status and error of its last attempt. It returns an error only
-// when the log cannot be read.
+// or Failed with the attempts, status and error of its last attempt. An alert that reports
+// thresholds of both kinds is logged under the highest of each, so that both count as
+// notified. It returns an error only when the log cannot be read or written.
 func (s *Sender) Deliver(ctx context.Context, alerts []*Outcome) error {
 	for _, a := range alerts {
 		if a.Result != "" {
 			continue
 		}
-		done, err := s.Log.Delivered(ctx, a.Key, a.Target)
+		err := a.settle(func(key string) (bool, error) { return s.Log.Delivered(ctx, key, a.Target) })
 		if err != nil {
 			return err
-		}
-		if done {
-			a.Result = Delivered
 		}
 	}
 	if s.DryRun {
@@ -46,6 +47,8 @@ func (s *Sender) Deliver(ctx context.Context, alerts []*Outcome) error {
 	d := &notify.Dispatcher{Targets: s.Targets, Log: log, MaxAttempts: s.MaxAttempts, Backoff: notify.Backoff{Base: s.Backoff}}
 	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var logErr error
 	for _, a := range alerts {
 		if a.Result != "" {
 			continue
@@ -59,6 +62,15 @@ func (s *Sender) Deliver(ctx context.Context, alerts []*Outcome) error {
 			switch {
 			case err == nil && tried:
 				a.Result = Sent
+				for _, k := range a.logKeys() {
+					also := last
+					also.Key = k
+					if err := s.Log.RecordDelivery(ctx, also); err != nil {
+						mu.Lock()
+						logErr = errors.Join(logErr, err)
+						mu.Unlock()
+					}
+				}
 			case err == nil:
 				a.Result = Delivered // another sender delivered it between our check and the send
 			default:
@@ -67,7 +79,7 @@ func (s *Sender) Deliver(ctx context.Context, alerts []*Outcome) error {
 		})
 	}
 	wg.Wait()
-	return nil
+	return logErr
 }
 
 // lastLog records attempts in a delivery log and keeps the last one per alert and target.

@@ -27,13 +27,16 @@ func newBudgetStatusCmd(e *env) *cobra.Command {
 		Long: `status reads budgets from a YAML file and, from the bills imported into the store, prints for
 each budget its period (calendar month or quarter, UTC), the amount, what its scope has spent so
 far, the forecast for the whole period with its p10–p90 band, what is left, the daily burn rate
+(spent over the days with bill data, which a note counts where fewer than the days elapsed)
 against the rate that would end the period at the amount, the thresholds crossed (actual spend
 and "projected to exceed"), and a burn-down sparkline of the budget left day by day.
 
 The forecast predicts each remaining day from up to eight weeks of daily cost: the recent level
 times the day's weekday factor, following the trend of the weekly means; with less than two
 weeks of history it uses the run rate. Days after the bill's last day are predicted too, so a
-bill that arrives late does not read as a quiet week.
+bill that arrives late does not read as a quiet week. The p10–p90 band comes from the
+day-to-day spread: the p10 and p90 of a day's cost less the median day, times the square root
+of the days left; under a week of history it says "not enough data".
 
 A budgets file:
 

@@ -24,15 +24,19 @@ func newBudgetCheckCmd(e *env) *cobra.Command {
 	var o budgetCheckOpts
 	cmd := &cobra.Command{
 		Use:   "check",
-		Short: "Alert each crossed budget threshold's targets, once per threshold and period",
-		Long: `check evaluates every budget in the file as budget status does and, for each threshold
-crossed (actual spend, or the forecast "projected to exceed"), sends one alert to that
-threshold's notify targets from the targets file: the spend, the forecast, the percentages and
-what is left, as signed webhook JSON, a Slack message or an email. Each alert carries a key
-naming the budget, period and threshold ("budget:research:2026-11:actual:80"); every attempt is
-kept in the store's delivery log, and a key already delivered to a target is not sent again, so
-check can run hourly from cron and each threshold alerts once per period. A failed delivery is
-retried with exponential backoff (--attempts, --backoff) and tried again on the next run.
+		Short: "Alert each budget's targets of the thresholds it crossed, once per threshold and period",
+		Long: `check evaluates every budget in the file as budget status does and sends each target one
+alert per budget of the thresholds crossed (actual spend, or the forecast "projected to
+exceed") that notify it and were not notified before in the period: the spend, the forecast,
+the percentages and what is left, as signed webhook JSON, a Slack message or an email. The
+alert is named by the highest of them, whose severity it takes ("reached 121% (threshold
+100%)", critical), and lists the others ("Also crossed: actual 80%, actual 50%"). It carries
+that threshold's key, naming the budget, period and threshold
+("budget:research:2026-11:actual:100"); every attempt is kept in the store's delivery log, and
+a threshold whose key, or a higher one's of its kind, was delivered to a target is not sent to
+it again (an alert that reports both kinds is logged under the highest of each), so check can
+run hourly from cron and each threshold alerts once per period. A failed delivery is retried
+with exponential backoff (--attempts, --backoff) and tried again on the next run.
 
 It prints each alert and target with what happened: sent, already delivered, failed (with the
 reason, secrets redacted) or, with --dry-run, would send; --dry-run sends and records nothing.

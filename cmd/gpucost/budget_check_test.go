@@ -97,21 +97,21 @@ func TestBudgetCheckDeliversOnce(t *testing.T) {
 
 	// A dry run sends and records nothing.
 	code, out, errOut := runCheckCLI(t, db, append(check, "--dry-run")...)
-	if code != exitOK || !strings.Contains(out, "Alerts: 3 would send.") || leads.hits.Load()+cto.hits.Load() != 0 {
+	if code != exitOK || !strings.Contains(out, "Alerts: 2 would send.") || leads.hits.Load()+cto.hits.Load() != 0 {
 		t.Fatalf("dry run: exit %d, %d requests, stderr %s\n%s", code, leads.hits.Load()+cto.hits.Load(), errOut, out)
 	}
 
-	// research-tight crossed actual 50% (leads) and forecast 100% (leads, cto); cto is down.
+	// research-tight crossed actual 50% (leads) and forecast 100% (leads, cto): one alert to
+	// each target, named by the forecast; cto is down.
 	code, out, errOut = runCheckCLI(t, db, append(check, "--output", "json")...)
 	if code != exitUnavailable || !strings.Contains(errOut, "1 alert deliveries failed") {
 		t.Fatalf("first check: exit %d, want %d; stderr %s\n%s", code, exitUnavailable, errOut, out)
 	}
 	var res []alert.Outcome
-	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res) != 3 {
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res) != 2 {
 		t.Fatalf("first check json: %v\n%s", err, out)
 	}
 	want := []struct{ key, target, result string }{
-		{"budget:research-tight:2026-11:actual:50", "leads", alert.Sent},
 		{"budget:research-tight:2026-11:forecast:100", "leads", alert.Sent},
 		{"budget:research-tight:2026-11:forecast:100", "cto", alert.Failed},
 	}
@@ -120,28 +120,31 @@ func TestBudgetCheckDeliversOnce(t *testing.T) {
 			t.Errorf("alert %d = %+v; want %v", i, r, w)
 		}
 	}
-	if res[2].Attempts != 3 || res[2].Status != 503 || !strings.Contains(res[2].Error, "gave up after 3 attempt(s)") ||
-		strings.Contains(res[2].Error, "/cto/hook") || cto.hits.Load() != 3 {
-		t.Errorf("failing target: %+v after %d requests; want 3 attempts, 503, URL path redacted", res[2], cto.hits.Load())
+	if strings.Join(res[0].Also, ",") != "actual 50%" || res[1].Also != nil {
+		t.Errorf("alerts also report %q and %q; want actual 50%% to leads only", res[0].Also, res[1].Also)
+	}
+	if res[1].Attempts != 3 || res[1].Status != 503 || !strings.Contains(res[1].Error, "gave up after 3 attempt(s)") ||
+		strings.Contains(res[1].Error, "/cto/hook") || cto.hits.Load() != 3 {
+		t.Errorf("failing target: %+v after %d requests; want 3 attempts, 503, URL path redacted", res[1], cto.hits.Load())
 	}
 	checkPayloads(t, leads.payloads())
 
 	// Again, as cron would: nothing reaches leads twice; cto is retried and still down.
 	code, out, _ = runCheckCLI(t, db, check...)
-	if code != exitUnavailable || !strings.Contains(out, "Alerts: 2 already delivered, 1 failed.") || len(leads.payloads()) != 2 || cto.hits.Load() != 6 {
+	if code != exitUnavailable || !strings.Contains(out, "Alerts: 1 already delivered, 1 failed.") || len(leads.payloads()) != 1 || cto.hits.Load() != 6 {
 		t.Fatalf("second check: exit %d, %d to leads, %d to cto\n%s", code, len(leads.payloads()), cto.hits.Load(), out)
 	}
 	cto.down.Store(false)
 	code, out, _ = runCheckCLI(t, db, check...)
-	if code != exitOK || !strings.Contains(out, "1 sent, 2 already delivered") || len(cto.payloads()) != 1 {
+	if code != exitOK || !strings.Contains(out, "1 sent, 1 already delivered") || len(cto.payloads()) != 1 {
 		t.Fatalf("third check, cto back: exit %d, %d to cto\n%s", code, len(cto.payloads()), out)
 	}
 	code, out, _ = runCheckCLI(t, db, check...)
-	if code != exitOK || !strings.Contains(out, "Alerts: 3 already delivered.") || len(leads.payloads())+len(cto.payloads()) != 3 {
+	if code != exitOK || !strings.Contains(out, "Alerts: 2 already delivered.") || len(leads.payloads())+len(cto.payloads()) != 2 {
 		t.Fatalf("fourth check: exit %d\n%s", code, out)
 	}
 	code, out, _ = runCheckCLI(t, db, "budget", "check", "--file", budgets, "--dry-run")
-	if code != exitOK || !strings.Contains(out, "Alerts: 3 already delivered.") || strings.Contains(out, "would send") {
+	if code != exitOK || !strings.Contains(out, "Alerts: 2 already delivered.") || strings.Contains(out, "would send") {
 		t.Errorf("dry run after delivery: exit %d\n%s", code, out)
 	}
 	checkDeliveryLog(t, db)
@@ -149,30 +152,29 @@ func TestBudgetCheckDeliversOnce(t *testing.T) {
 
 func checkPayloads(t *testing.T, got []notify.WebhookPayload) {
 	t.Helper()
-	if len(got) != 2 {
-		t.Fatalf("leads received %d alerts, want 2", len(got))
+	if len(got) != 1 {
+		t.Fatalf("leads received %d alerts, want 1", len(got))
 	}
-	byKey := map[string]notify.WebhookPayload{}
-	for _, p := range got {
-		byKey[p.Key] = p
+	p := got[0]
+	if p.Key != "budget:research-tight:2026-11:forecast:100" || p.Kind != "budget.forecast" || p.Severity != notify.SeverityWarning ||
+		!strings.Contains(p.Subject, "projected to exceed 100% in 2026-11") {
+		t.Errorf("alert = %+v", p)
 	}
-	actual, forecast := byKey["budget:research-tight:2026-11:actual:50"], byKey["budget:research-tight:2026-11:forecast:100"]
-	if actual.Kind != "budget.threshold" || !strings.HasPrefix(actual.Subject, "Budget research-tight reached 7") ||
-		!strings.Contains(actual.Text, "of its $50,000.00 monthly budget for 2026-11") || !strings.Contains(actual.Text, "is left for 11 days") {
-		t.Errorf("actual alert = %+v", actual)
-	}
-	if forecast.Kind != "budget.forecast" || forecast.Severity != notify.SeverityWarning ||
-		!strings.Contains(forecast.Subject, "projected to exceed 100% in 2026-11") {
-		t.Errorf("forecast alert = %+v", forecast)
+	if !strings.Contains(p.Text, "of its $50,000.00 monthly budget for 2026-11") || !strings.Contains(p.Text, "is left for 11 days") ||
+		!strings.Contains(p.Text, "Also crossed: actual 50%.") {
+		t.Errorf("alert text = %s", p.Text)
 	}
 	names := []string{}
-	for _, f := range actual.Fields {
+	for _, f := range p.Fields {
 		names = append(names, f.Name)
-		if f.Name == "Alert key" && f.Value != actual.Key {
-			t.Errorf("Alert key field %q, want %q", f.Value, actual.Key)
+		if f.Name == "Alert key" && f.Value != p.Key {
+			t.Errorf("Alert key field %q, want %q", f.Value, p.Key)
+		}
+		if f.Name == "Crossed" && f.Value != "forecast 100%, actual 50%" {
+			t.Errorf("Crossed field %q, want forecast 100%%, actual 50%%", f.Value)
 		}
 	}
-	if strings.Join(names, ",") != "Budget,Period,Threshold,Amount,Spent,Forecast,Left,Days left,Burn/day,Allowed/day,Alert key" {
+	if strings.Join(names, ",") != "Budget,Period,Threshold,Crossed,Amount,Spent,Forecast,Left,Days left,Burn/day,Allowed/day,Alert key" {
 		t.Errorf("fields = %v", names)
 	}
 }
@@ -184,7 +186,8 @@ func checkDeliveryLog(t *testing.T, db string) {
 	if code != exitOK || json.Unmarshal([]byte(out), &rows) != nil {
 		t.Fatalf("budget deliveries: exit %d, stderr %s\n%s", code, errOut, out)
 	}
-	// leads: 2 sent; cto: 3 failed attempts twice, then 1 sent.
+	// leads: 1 sent, logged under its forecast and actual keys; cto: 3 failed attempts twice,
+	// then 1 sent.
 	ok, final := 0, 0
 	for _, r := range rows {
 		if r.OK {

@@ -10,23 +10,31 @@ import (
 
 func newReportAlertsCmd(e *env) *cobra.Command {
 	var (
-		f     reportFlags
-		state string
+		f      reportFlags
+		state  string
+		noData bool
 	)
 	cmd := &cobra.Command{
 		Use:   "alerts",
 		Short: "GPU alert episodes: underutilised, at capacity, OOM risk, hot, power, low SM occupancy",
 		Long: `alerts evaluates the monitoring rules of gpucost over the minute rollups of the period, with
 Prometheus-like "for" durations: a condition fires once it has held every minute for the
-rule's duration, and resolves at the first minute it does not hold or data is missing.
+rule's duration, and resolves at the first minute it does not hold. Missing data never
+resolves an alert: a firing alert whose GPU stops reporting keeps firing for the rule's
+duration (at least 5 minutes), then goes "no data", so a dead agent does not read as all clear.
+With --alert-on-no-data, gpu_underutilized (whose utilisation every collector reports) also
+raises a "no data" alert on any GPU silent for longer than 30 minutes, firing or not.
 
 ` + present.AlertRules(analyze.DefaultRules()),
 		Example: `  gpucost report alerts --since 24h
   gpucost report alerts --since 7d --state firing --output json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if state != "all" && state != string(analyze.Firing) && state != string(analyze.Resolved) {
-				return usageError{fmt.Errorf("--state %q: use all, firing or resolved", state)}
+			if state == "no-data" {
+				state = string(analyze.AlertNoData)
+			}
+			if state != "all" && state != string(analyze.Firing) && state != string(analyze.Resolved) && state != string(analyze.AlertNoData) {
+				return usageError{fmt.Errorf("--state %q: use all, firing, no-data or resolved", state)}
 			}
 			ctx := cmd.Context()
 			rc, err := f.open(ctx, e)
@@ -34,6 +42,10 @@ rule's duration, and resolves at the first minute it does not hold or data is mi
 				return err
 			}
 			defer rc.close()
+			if noData {
+				rc.AlertRules = analyze.DefaultRules()
+				analyze.RuleByName(rc.AlertRules, analyze.RuleUnderutilized).AlertOnNoData = true
+			}
 			rep, err := rc.Alerts(ctx, nil)
 			if err != nil {
 				return err
@@ -42,6 +54,7 @@ rule's duration, and resolves at the first minute it does not hold or data is mi
 		},
 	}
 	f.register(cmd, "24h")
-	cmd.Flags().StringVar(&state, "state", "all", "show all, firing or resolved alerts")
+	cmd.Flags().StringVar(&state, "state", "all", "show all, firing, no-data or resolved alerts")
+	cmd.Flags().BoolVar(&noData, "alert-on-no-data", false, "a GPU silent for over 30 minutes raises a no data alert, firing or not")
 	return cmd
 }

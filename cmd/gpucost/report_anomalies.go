@@ -22,8 +22,13 @@ func newReportAnomaliesCmd(e *env) *cobra.Command {
 		Long: `anomalies judges each day of the period per scope (--by team, service, namespace, …):
 a day is anomalous when its cost is above the median of the trailing --window days plus --k
 times their median absolute deviation (scaled to a standard deviation), or above the
---quantile of that window, and at least --min-delta above the baseline. Each anomaly names the
-resources and SKUs whose cost grew most that day. Costs are report cost's: each GPU-hour at
+--quantile of that window, and at least --min-delta above the baseline. Weekly seasonality is
+learnt on top (--weekly): a day so flagged is reported only if the same rules also flag it
+against the same weekday of the week before and against the same weekday of the last --weekly
+weeks the report reads, so a weekly job (every Monday's evaluation run) is flagged the first
+Monday it runs, not each Monday after, while a spike on a Tuesday that no Tuesday saw still
+is. --same-weekday instead makes the same weekday of the last 8 weeks the only baseline. Each
+anomaly names the resources and SKUs whose cost grew most that day. Costs are report cost's: each GPU-hour at
 its price, idle on the row of the group that held the GPU; currencies are judged apart.`,
 		Example: `  gpucost report anomalies --by team --since 30d
   gpucost report anomalies --by service --window 28 --k 4 --min-delta 100`,
@@ -53,5 +58,6 @@ its price, idle on the row of the group that held the GPU; currencies are judged
 	cmd.Flags().Float64Var(&opts.Quantile, "quantile", 0.95, "second rule: above this quantile of the window")
 	cmd.Flags().StringVar(&minDelta, "min-delta", "10", "ignore days less than this far above the baseline (in the bill's currency)")
 	cmd.Flags().BoolVar(&opts.SameWeekday, "same-weekday", false, "compare each day with the same weekday of the last 8 weeks, so weekly jobs are not anomalies")
+	cmd.Flags().IntVar(&opts.Weekly, "weekly", analyze.DefaultAnomalyWeekly, "weeks of the same weekday a flagged day is checked against, so a weekly job flags once; -1: no weekly check")
 	return cmd
 }

@@ -26,9 +26,9 @@ type Collector struct {
 	// vanished, so that they can be logged.
 	OnStats func(Stats)
 
-	mu       sync.Mutex
-	last     gpucost.GPUsSeen  // the GPUs of the last Collect
-	lastProc map[string]uint64 // UUID → NVML timestamp of the last process utilisation read
+	mu    sync.Mutex
+	last  gpucost.GPUsSeen        // the GPUs of the last Collect
+	procs map[string]*deviceProcs // by device UUID: its processes' latest utilisation samples
 }
 
 var _ gpucost.Collector = (*Collector)(nil)
@@ -75,64 +75,81 @@ func (c *Collector) Close() error {
 // of the processes on it. A GPU that fails (ERROR_GPU_IS_LOST) is left out and counted, and
 // reported in Stats.Vanished if it was there last time.
 func (c *Collector) Collect(ctx context.Context) ([]gpucost.Sample, error) {
+	samples, _, err := c.CollectProcesses(ctx)
+	return samples, err
+}
+
+// CollectProcesses returns what Collect returns and the compute processes on each GPU and MIG
+// instance (see Process), read in one pass: NVML gives each per-process utilisation sample once.
+func (c *Collector) CollectProcesses(ctx context.Context) ([]gpucost.Sample, []Process, error) {
 	n, ret := c.Lib.DeviceGetCount()
 	if ret != gonvml.SUCCESS {
-		return nil, gpucost.Errorf(gpucost.EUnavailable, "NVML: count devices: %s", ret)
+		return nil, nil, gpucost.Errorf(gpucost.EUnavailable, "NVML: count devices: %s", ret)
 	}
 	at := time.Now()
 	if c.Now != nil {
 		at = c.Now()
 	}
 	var st Stats
-	samples := make([]gpucost.Sample, 0, n)
+	r := read{samples: make([]gpucost.Sample, 0, n), st: &st}
 	for i := range n {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		samples = c.device(i, at, samples, &st)
+		c.device(i, at, &r)
 	}
-	c.noteVanished(samples, &st)
-	st.Samples = len(samples)
+	c.noteVanished(r.samples, &st)
+	st.Samples = len(r.samples)
 	if c.OnStats != nil {
 		c.OnStats(st)
 	}
-	return samples, nil
+	return r.samples, r.procs, nil
 }
 
-// device appends the samples of device i and of its MIG instances.
-func (c *Collector) device(i int, at time.Time, samples []gpucost.Sample, st *Stats) []gpucost.Sample {
+// read is what one CollectProcesses gathers.
+type read struct {
+	samples []gpucost.Sample
+	procs   []Process
+	st      *Stats
+}
+
+// device appends the samples and processes of device i and of its MIG instances.
+func (c *Collector) device(i int, at time.Time, r *read) {
+	st := r.st
 	dev, ret := c.Lib.DeviceGetHandleByIndex(i)
 	if ret != gonvml.SUCCESS {
 		st.skip(fmt.Sprintf("GPU %d", i), "no handle: "+describe(ret)+"; GPU left out")
-		return samples
+		return
 	}
 	uuid, ret := dev.GetUUID()
 	if ret != gonvml.SUCCESS {
 		st.skip(fmt.Sprintf("GPU %d", i), "no UUID: "+describe(ret)+"; GPU left out")
-		return samples
+		return
 	}
 	name, _ := dev.GetName()
 	s := gpucost.NewSample(at, gpucost.GPU{UUID: uuid, Host: c.Host, Model: name, Index: i})
-	r := readings{dev: dev, what: fmt.Sprintf("GPU %d (%s)", i, uuid), st: st}
-	r.device(&s)
-	if r.lost {
-		return samples
+	rd := readings{dev: dev, what: fmt.Sprintf("GPU %d (%s)", i, uuid), st: st}
+	rd.device(&s)
+	if rd.lost {
+		return
 	}
-	s.Labels = c.labels(dev)
-	samples = append(samples, s)
+	procs := c.processes(dev, uuid)
+	s.Labels = c.labels(procs)
+	r.samples = append(r.samples, s)
+	r.procs = append(r.procs, procs...)
 	if mode, _, ret := dev.GetMigMode(); ret == gonvml.SUCCESS && mode == gonvml.DEVICE_MIG_ENABLE {
-		samples = c.instances(dev, s.GPU, at, samples, st)
+		c.instances(dev, s.GPU, at, r)
 	}
-	return samples
 }
 
-// instances appends a sample for each MIG instance of the GPU g: its memory and the workloads
-// on it. NVML reports no utilisation, power or temperature for an instance.
-func (c *Collector) instances(dev gonvml.Device, g gpucost.GPU, at time.Time, samples []gpucost.Sample, st *Stats) []gpucost.Sample {
+// instances appends a sample and the processes of each MIG instance of the GPU g: its memory
+// and the workloads on it. NVML reports no utilisation, power or temperature for an instance.
+func (c *Collector) instances(dev gonvml.Device, g gpucost.GPU, at time.Time, r *read) {
+	st := r.st
 	count, ret := dev.GetMaxMigDeviceCount()
 	if ret != gonvml.SUCCESS {
 		st.skip(g.UUID, "MIG instances: "+describe(ret))
-		return samples
+		return
 	}
 	for j := range count {
 		mig, ret := dev.GetMigDeviceHandleByIndex(j)
@@ -150,15 +167,16 @@ func (c *Collector) instances(dev gonvml.Device, g gpucost.GPU, at time.Time, sa
 		}
 		s := gpucost.NewSample(at, gpucost.GPU{UUID: uuid, Host: g.Host, Model: g.Model, Index: g.Index,
 			Parent: g.UUID, Profile: profile(dev, mig)})
-		r := readings{dev: mig, what: "MIG " + uuid, st: st}
-		r.memory(&s)
-		if r.lost {
-			return samples
+		rd := readings{dev: mig, what: "MIG " + uuid, st: st}
+		rd.memory(&s)
+		if rd.lost {
+			return
 		}
-		s.Labels = c.labels(mig)
-		samples = append(samples, s)
+		procs := c.processes(mig, uuid)
+		s.Labels = c.labels(procs)
+		r.samples = append(r.samples, s)
+		r.procs = append(r.procs, procs...)
 	}
-	return samples
 }
 
 // profile names a MIG instance's profile, such as "1g.10gb": NVML names a MIG device
@@ -190,14 +208,13 @@ func profile(parent, mig gonvml.Device) string {
 }
 
 // labels returns the workloads of the processes on a device.
-func (c *Collector) labels(dev gonvml.Device) gpucost.Labels {
-	procs, ret := dev.GetComputeRunningProcesses()
-	if ret != gonvml.SUCCESS || len(procs) == 0 {
+func (c *Collector) labels(procs []Process) gpucost.Labels {
+	if len(procs) == 0 {
 		return nil
 	}
 	ws := make([]workload.Workload, 0, len(procs))
 	for _, p := range procs {
-		ws = append(ws, workload.Of(c.ProcRoot, int(p.Pid)))
+		ws = append(ws, workload.Of(c.ProcRoot, p.PID))
 	}
 	return workload.Labels(ws)
 }

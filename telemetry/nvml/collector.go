@@ -72,45 +72,74 @@ func (c *Collector) Close() error {
 }
 
 // Collect returns one sample per GPU and one per MIG instance, each labelled with the workloads
-// of the processes on it. A GPU that fails (ERROR_GPU_IS_LOST) is left out and counted, and
+// of the processes on it; a GPU that several workloads time-slice gives one sample per workload
+// instead, each with its share of the GPU (see shareGPU). A GPU that fails (ERROR_GPU_IS_LOST) is left out and counted, and
 // reported in Stats.Vanished if it was there last time.
 func (c *Collector) Collect(ctx context.Context) ([]gpucost.Sample, error) {
-	samples, _, err := c.CollectProcesses(ctx)
-	return samples, err
+	r, err := c.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]gpucost.Sample, 0, len(r.samples))
+	for i, s := range r.samples {
+		out = append(out, shareGPU(s, r.perGPU[i], r.workloads[i])...)
+	}
+	return out, nil
 }
 
-// CollectProcesses returns what Collect returns and the compute processes on each GPU and MIG
-// instance (see Process), read in one pass: NVML gives each per-process utilisation sample once.
+// CollectProcesses returns one sample per GPU and MIG instance, labelled with the workloads of
+// the processes on it, and those compute processes (see Process), read in one pass: NVML gives
+// each per-process utilisation sample once.
 func (c *Collector) CollectProcesses(ctx context.Context) ([]gpucost.Sample, []Process, error) {
+	r, err := c.read(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.samples, r.procs, nil
+}
+
+// read reads every device once.
+func (c *Collector) read(ctx context.Context) (*read, error) {
 	n, ret := c.Lib.DeviceGetCount()
 	if ret != gonvml.SUCCESS {
-		return nil, nil, gpucost.Errorf(gpucost.EUnavailable, "NVML: count devices: %s", ret)
+		return nil, gpucost.Errorf(gpucost.EUnavailable, "NVML: count devices: %s", ret)
 	}
 	at := time.Now()
 	if c.Now != nil {
 		at = c.Now()
 	}
 	var st Stats
-	r := read{samples: make([]gpucost.Sample, 0, n), st: &st}
+	r := &read{samples: make([]gpucost.Sample, 0, n), st: &st}
 	for i := range n {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		c.device(i, at, &r)
+		c.device(i, at, r)
 	}
 	c.noteVanished(r.samples, &st)
 	st.Samples = len(r.samples)
 	if c.OnStats != nil {
 		c.OnStats(st)
 	}
-	return r.samples, r.procs, nil
+	return r, nil
 }
 
-// read is what one CollectProcesses gathers.
+// read is what one read of every device gathers.
 type read struct {
-	samples []gpucost.Sample
-	procs   []Process
-	st      *Stats
+	samples   []gpucost.Sample
+	procs     []Process
+	perGPU    [][]Process           // per sample, the processes on its GPU or MIG instance
+	workloads [][]workload.Workload // per sample, its processes' workloads
+	st        *Stats
+}
+
+// add appends a device's sample and its processes.
+func (r *read) add(s gpucost.Sample, procs []Process, ws []workload.Workload) {
+	s.Labels = workload.Labels(ws)
+	r.samples = append(r.samples, s)
+	r.procs = append(r.procs, procs...)
+	r.perGPU = append(r.perGPU, procs)
+	r.workloads = append(r.workloads, ws)
 }
 
 // device appends the samples and processes of device i and of its MIG instances.
@@ -134,9 +163,7 @@ func (c *Collector) device(i int, at time.Time, r *read) {
 		return
 	}
 	procs := c.processes(dev, uuid)
-	s.Labels = c.labels(procs)
-	r.samples = append(r.samples, s)
-	r.procs = append(r.procs, procs...)
+	r.add(s, procs, c.workloads(procs))
 	if mode, _, ret := dev.GetMigMode(); ret == gonvml.SUCCESS && mode == gonvml.DEVICE_MIG_ENABLE {
 		c.instances(dev, s.GPU, at, r)
 	}
@@ -173,9 +200,7 @@ func (c *Collector) instances(dev gonvml.Device, g gpucost.GPU, at time.Time, r 
 			return
 		}
 		procs := c.processes(mig, uuid)
-		s.Labels = c.labels(procs)
-		r.samples = append(r.samples, s)
-		r.procs = append(r.procs, procs...)
+		r.add(s, procs, c.workloads(procs))
 	}
 }
 
@@ -207,16 +232,13 @@ func profile(parent, mig gonvml.Device) string {
 	return fmt.Sprintf("%dg.%dgb", p.SliceCount, int(math.Ceil(float64(p.MemorySizeMB)/1024)))
 }
 
-// labels returns the workloads of the processes on a device.
-func (c *Collector) labels(procs []Process) gpucost.Labels {
-	if len(procs) == 0 {
-		return nil
+// workloads returns the workload of each process.
+func (c *Collector) workloads(procs []Process) []workload.Workload {
+	ws := make([]workload.Workload, len(procs))
+	for i, p := range procs {
+		ws[i] = workload.Of(c.ProcRoot, p.PID)
 	}
-	ws := make([]workload.Workload, 0, len(procs))
-	for _, p := range procs {
-		ws = append(ws, workload.Of(c.ProcRoot, p.PID))
-	}
-	return workload.Labels(ws)
+	return ws
 }
 
 // noteVanished reports the GPUs of the last Collect that this one lacks.

@@ -17,8 +17,8 @@ func DimensionOf(g analyze.GroupBy) Dimension {
 	case analyze.ByModel:
 		return Dimension{name: "model"}
 	case analyze.ByLabel:
-		if g.Label == gpucost.LabelNamespace {
-			return Dimension{name: "namespace"}
+		if g.Label == gpucost.LabelNamespace || g.Label == gpucost.LabelPod {
+			return Dimension{name: g.Label} // the owner's, which a pod's UID names too
 		}
 		return Dimension{name: "label", key: g.Label}
 	}

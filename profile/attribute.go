@@ -117,14 +117,14 @@ func (p *Profiler) sampleProcs(ctx context.Context, pid int, acc *accumulator, r
 		byGPU[pr.GPU] = append(byGPU[pr.GPU], pr)
 		mine[pr.GPU] = mine[pr.GPU] || tree[pr.PID]
 	}
-	any := false
+	seen := false
 	for _, s := range samples {
 		if mine[s.GPU.UUID] {
 			acc.attribute(s, byGPU[s.GPU.UUID], tree)
-			any = true
+			seen = true
 		}
 	}
-	if !any { // the command has no GPU process yet, or NVML shows it under another PID
+	if !seen { // the command has no GPU process yet, or NVML shows it under another PID
 		if acc.before == nil {
 			acc.before = &accumulator{}
 		}

@@ -150,10 +150,14 @@ func (a *Allocator) shareMinutes(g []member) {
 		part, left := share/k, share%k
 		for i := range g {
 			if g[i].mask&bit != 0 {
-				g[i].held += part
+				p := part
 				if left > 0 {
-					g[i].held++
+					p++
 					left--
+				}
+				g[i].held += p
+				if a.tel.series[g[i].r.series].sliced { // beside a whole-GPU series: its share of its part
+					g[i].used += int64(math.Round(float64(p) * min(utilOf(g[i].r), 100) / 100))
 				}
 			}
 		}

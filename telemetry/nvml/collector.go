@@ -82,7 +82,7 @@ func (c *Collector) Collect(ctx context.Context) ([]gpucost.Sample, error) {
 	}
 	out := make([]gpucost.Sample, 0, len(r.samples))
 	for i, s := range r.samples {
-		out = append(out, shareGPU(s, r.perGPU[i], r.workloads[i])...)
+		out = append(out, shareGPU(s, r.perGPU[i], r.workloads[i], r.sampling[i])...)
 	}
 	return out, nil
 }
@@ -130,16 +130,18 @@ type read struct {
 	procs     []Process
 	perGPU    [][]Process           // per sample, the processes on its GPU or MIG instance
 	workloads [][]workload.Workload // per sample, its processes' workloads
+	sampling  []bool                // per sample, whether NVML samples its processes
 	st        *Stats
 }
 
 // add appends a device's sample and its processes.
-func (r *read) add(s gpucost.Sample, procs []Process, ws []workload.Workload) {
+func (r *read) add(s gpucost.Sample, procs []Process, ws []workload.Workload, sampling bool) {
 	s.Labels = workload.Labels(ws)
 	r.samples = append(r.samples, s)
 	r.procs = append(r.procs, procs...)
 	r.perGPU = append(r.perGPU, procs)
 	r.workloads = append(r.workloads, ws)
+	r.sampling = append(r.sampling, sampling)
 }
 
 // device appends the samples and processes of device i and of its MIG instances.
@@ -162,8 +164,8 @@ func (c *Collector) device(i int, at time.Time, r *read) {
 	if rd.lost {
 		return
 	}
-	procs := c.processes(dev, uuid)
-	r.add(s, procs, c.workloads(procs))
+	procs, sampling := c.processes(dev, uuid)
+	r.add(s, procs, c.workloads(procs), sampling)
 	if mode, _, ret := dev.GetMigMode(); ret == gonvml.SUCCESS && mode == gonvml.DEVICE_MIG_ENABLE {
 		c.instances(dev, s.GPU, at, r)
 	}
@@ -199,8 +201,8 @@ func (c *Collector) instances(dev gonvml.Device, g gpucost.GPU, at time.Time, r 
 		if rd.lost {
 			return
 		}
-		procs := c.processes(mig, uuid)
-		r.add(s, procs, c.workloads(procs))
+		procs, sampling := c.processes(mig, uuid)
+		r.add(s, procs, c.workloads(procs), sampling)
 	}
 }
 

@@ -31,13 +31,14 @@ func (c *Collector) Processes(ctx context.Context) ([]Process, error) {
 }
 
 // processes returns the compute processes of one device, with the memory they hold and their
-// utilisation from NVML's per-process samples.
-func (c *Collector) processes(dev gonvml.Device, uuid string) []Process {
+// utilisation from NVML's per-process samples; sampling says that NVML samples the device's
+// processes, though it may have taken no sample since the last read.
+func (c *Collector) processes(dev gonvml.Device, uuid string) (_ []Process, sampling bool) {
 	procs, ret := dev.GetComputeRunningProcesses()
 	if ret != gonvml.SUCCESS || len(procs) == 0 {
-		return nil
+		return nil, false
 	}
-	util := c.processUtil(dev, uuid)
+	util, sampling := c.processUtil(dev, uuid)
 	out := make([]Process, 0, len(procs))
 	for _, p := range procs {
 		pr := Process{GPU: uuid, PID: int(p.Pid), UsedMiB: gpucost.Absent, SMUtil: gpucost.Absent, MemUtil: gpucost.Absent}
@@ -49,14 +50,15 @@ func (c *Collector) processes(dev gonvml.Device, uuid string) []Process {
 		}
 		out = append(out, pr)
 	}
-	return out
+	return out, sampling
 }
 
 // processUtil returns the utilisation sample that stands for each process on a device now, from
 // GetProcessUtilization: its latest since the last call or, when NVML sampled other processes
 // but not it, its previous one if no more than sampleCarry older than the newest. Without new
-// samples at all it returns nil: NVML has not sampled the device since.
-func (c *Collector) processUtil(dev gonvml.Device, uuid string) map[uint32]gonvml.ProcessUtilizationSample {
+// samples at all it returns nil: NVML has not sampled the device since, because no process ran
+// a kernel (sampling is true), or it cannot (sampling is false: not supported, MIG).
+func (c *Collector) processUtil(dev gonvml.Device, uuid string) (_ map[uint32]gonvml.ProcessUtilizationSample, sampling bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.procs == nil {
@@ -69,7 +71,7 @@ func (c *Collector) processUtil(dev gonvml.Device, uuid string) map[uint32]gonvm
 	}
 	samples, ret := dev.GetProcessUtilization(d.since)
 	if ret != gonvml.SUCCESS || len(samples) == 0 { // ERROR_NOT_FOUND: no sample since then
-		return nil
+		return nil, ret == gonvml.SUCCESS || ret == gonvml.ERROR_NOT_FOUND
 	}
 	newest := d.since
 	for _, s := range samples {
@@ -87,7 +89,7 @@ func (c *Collector) processUtil(dev gonvml.Device, uuid string) map[uint32]gonvm
 		}
 		out[pid] = s
 	}
-	return out
+	return out, true
 }
 
 // PIDs returns the processes using each GPU or MIG instance, by UUID, so that a profiler can

@@ -13,17 +13,17 @@ import (
 // shareGPU returns the samples of a GPU whose processes belong to several workloads: one per
 // workload, labelled with it and gpucost.LabelGPUShare, whose Util is the workload's share of
 // the GPU's time (its processes' SM share, scaled so that the shares add up to the GPU's
-// utilisation) and whose memory is its processes' own. Where the processes are one workload's,
-// or NVML took no per-process samples, it returns s labelled with every workload on the GPU.
-// See docs/architecture.md "Time-sliced GPUs: per-process samples".
-func shareGPU(s gpucost.Sample, procs []Process, ws []workload.Workload) []gpucost.Sample {
+// utilisation; equal where none ran a kernel since the last read) and whose memory is its
+// processes' own. Where the processes are one workload's, or NVML does not sample processes on
+// the device (sampling false; MIG instances), it returns s labelled with every workload on the
+// GPU. See docs/architecture.md "Time-sliced GPUs: per-process samples".
+func shareGPU(s gpucost.Sample, procs []Process, ws []workload.Workload, sampling bool) []gpucost.Sample {
 	type use struct {
 		labels   gpucost.Labels
 		sm, mem  float64
 		memKnown bool
 	}
 	byKey := map[string]*use{}
-	sampled := false
 	var total float64
 	for i, p := range procs {
 		l := workload.Labels(ws[i : i+1])
@@ -36,14 +36,13 @@ func shareGPU(s gpucost.Sample, procs []Process, ws []workload.Workload) []gpuco
 		if !gpucost.IsAbsent(p.SMUtil) {
 			u.sm += p.SMUtil
 			total += p.SMUtil
-			sampled = true
 		}
 		if !gpucost.IsAbsent(p.UsedMiB) {
 			u.mem += p.UsedMiB
 			u.memKnown = true
 		}
 	}
-	if len(byKey) < 2 || !sampled || s.GPU.Parent != "" {
+	if len(byKey) < 2 || !sampling || s.GPU.Parent != "" {
 		s.Labels = workload.Labels(ws)
 		return []gpucost.Sample{s}
 	}

@@ -133,6 +133,8 @@ func TestReportTimeSlicedPods(t *testing.T) {
 			GPUHours float64
 			Cost     string
 			UtilP50  float64
+			UtilMean float64
+			Verdict  string
 		}
 		Fleet struct {
 			GPUHours float64
@@ -153,5 +155,9 @@ func TestReportTimeSlicedPods(t *testing.T) {
 		math.Abs(hog.GPUHours+light.GPUHours-rep.Fleet.GPUHours) > 1e-12 || math.Abs(hog.GPUHours/rep.Fleet.GPUHours-0.9012) > 0.001 ||
 		math.Abs(hogCost/fleetCost-0.9012) > 0.001 || hog.UtilP50 != 91 || light.UtilP50 != 9 {
 		t.Errorf("pods = %+v; want the hog's pod with 90.1%% of the GPU-hours and cost (p50 share 91%%), the light job's the rest (9%%)", rep.Groups)
+	}
+	// Each pod's utilisation is its share of the GPU's time: the light job is overprovisioned.
+	if math.Abs(hog.UtilMean-90.13) > 0.01 || hog.Verdict != "well utilized" || math.Abs(light.UtilMean-9.87) > 0.01 || light.Verdict != "overprovisioned" {
+		t.Errorf("pods' util, verdict = %.2f %q, %.2f %q; want 90.13 well utilized, 9.87 overprovisioned", hog.UtilMean, hog.Verdict, light.UtilMean, light.Verdict)
 	}
 }

@@ -328,7 +328,7 @@ func (b *builder) telemetry(ctx context.Context, st Telemetry) error {
 // sliceKey is one GPU or MIG instance's hour.
 type sliceKey struct {
 	host, uuid string
-	hour       int64
+	start      int64 // Unix seconds
 }
 
 // slicedHour is one hour rollup of a time-sliced series.
@@ -342,7 +342,7 @@ type slicedHour struct {
 // minutes in proportion to their use (analyze.ShareSlices), so the GPU is counted once.
 func (b *builder) shareSliced(sliced map[sliceKey][]slicedHour) {
 	keys := slices.SortedFunc(maps.Keys(sliced), func(x, y sliceKey) int {
-		return cmp.Or(cmp.Compare(x.hour, y.hour), cmp.Compare(x.host, y.host), cmp.Compare(x.uuid, y.uuid))
+		return cmp.Or(cmp.Compare(x.start, y.start), cmp.Compare(x.host, y.host), cmp.Compare(x.uuid, y.uuid))
 	})
 	var ms []analyze.SliceMember
 	var held, used []int64

@@ -32,6 +32,13 @@ const (
 	LabelNamespace = "namespace"
 	LabelContainer = "container"
 	LabelJob       = "job"
+
+	// LabelGPUShare marks a series that is one workload's share of a GPU it time-slices with
+	// others: value GPUShareSM says its Util is the percent of the GPU's time that workload's
+	// kernels ran, from per-process samples (docs/architecture.md "Time-sliced GPUs:
+	// per-process samples").
+	LabelGPUShare = "gpu_share"
+	GPUShareSM    = "sm"
 )
 
 // String returns the labels in a canonical form, "k1=v1,k2=v2" with keys sorted; two label sets

@@ -17,6 +17,9 @@ type scratch struct {
 	physSeen  []uint32 // per physical GPU: gen when counted
 	users     []seriesTime
 	group     []member
+	slicer    slicer
+	sliceHeld []int64
+	sliceUsed []int64
 	owners    []ownerTime
 	weights   []int64
 	billed    []int64
@@ -43,6 +46,7 @@ type member struct {
 	mask  uint64 // minutes covered in the period
 	share int64  // units per minute held alone
 	held  int64
+	used  int64 // of a time-sliced series: what it used of held, counted per minute
 }
 
 // gather collects the held and used time of every series on hosts in w, one entry per series.
@@ -111,7 +115,11 @@ func (a *Allocator) addShared(rs []allocRollup, inPeriod uint64) {
 	a.sc.group = g
 	a.shareMinutes(g)
 	for _, m := range g {
-		a.addUser(m.r.series, m.held, usedOf(m.held, m.r))
+		used := usedOf(m.held, m.r)
+		if a.tel.series[m.r.series].sliced {
+			used = m.used
+		}
+		a.addUser(m.r.series, m.held, used)
 	}
 }
 
@@ -127,24 +135,59 @@ func (a *Allocator) shareMinutes(g []member) {
 	for union != 0 {
 		bit := union & -union
 		union &^= bit
-		k, share := int64(0), int64(0)
+		k, share, sliced := int64(0), int64(0), true
 		for _, m := range g {
 			if m.mask&bit != 0 {
 				k++
 				share = max(share, m.share) // one instance has one share; should profiles disagree, the largest
+				sliced = sliced && a.tel.series[m.r.series].sliced
 			}
+		}
+		if sliced {
+			a.shareSliced(g, bit, share)
+			continue
 		}
 		part, left := share/k, share%k
 		for i := range g {
 			if g[i].mask&bit != 0 {
-				g[i].held += part
+				p := part
 				if left > 0 {
-					g[i].held++
+					p++
 					left--
+				}
+				g[i].held += p
+				if a.tel.series[g[i].r.series].sliced { // beside a whole-GPU series: its share of its part
+					g[i].used += int64(math.Round(float64(p) * min(utilOf(g[i].r), 100) / 100))
 				}
 			}
 		}
 	}
+}
+
+// shareSliced splits one minute between the time-sliced series covering it, in proportion to
+// their utilisation (ShareSlices).
+func (a *Allocator) shareSliced(g []member, bit uint64, share int64) {
+	sl := &a.sc.slicer
+	sl.reset()
+	for i, m := range g {
+		if m.mask&bit != 0 {
+			sl.add(i, utilOf(m.r))
+		}
+	}
+	a.sc.sliceHeld, a.sc.sliceUsed = resize(a.sc.sliceHeld, len(g)), resize(a.sc.sliceUsed, len(g))
+	sl.split(share, a.sc.sliceHeld, a.sc.sliceUsed)
+	for _, i := range sl.idx {
+		g[i].held += a.sc.sliceHeld[i]
+		g[i].used += a.sc.sliceUsed[i]
+	}
+}
+
+// utilOf returns r's mean utilisation, percent; 0 without samples.
+func utilOf(r *allocRollup) float64 {
+	if r.samples == 0 {
+		return 0
+	}
+	return float64(r.utilSum) / float64(r.samples)
 }
 
 // addUser adds one series' time to the line's users.

@@ -36,6 +36,7 @@ type allocSeries struct {
 	host     uint32        // index in telemetry.hosts
 	physical uint32        // the physical GPU, for counting GPUs
 	owner    gpucost.Owner // from the labels; Team and Project may be empty, filled from tags per line
+	sliced   bool          // one workload's share of a time-sliced GPU (TimeSliced)
 }
 
 // seriesHot is the part of a series that is read per rollup, kept apart to stay small.
@@ -155,7 +156,7 @@ func (t *telemetry) newSeries(s *gpucost.Series, key string) uint32 {
 		parent = g.Parent
 	}
 	t.series = append(t.series, allocSeries{gpu: g, key: key, host: host,
-		physical: internID(t.physIDs, [2]string{g.Host, parent}), owner: t.owner.of(s.Labels)})
+		physical: internID(t.physIDs, [2]string{g.Host, parent}), owner: t.owner.of(s.Labels), sliced: TimeSliced(s)})
 	t.hot = append(t.hot, seriesHot{instance: internID(t.instIDs, [2]string{g.Host, g.UUID}),
 		share: int32(MIGShare(g) * sliceUnitsPerMinute)})
 	return id

@@ -65,7 +65,8 @@ func (g GroupBy) String() string {
 
 // Key returns the group s falls in: its GPU UUID, host, model (through normalize, which maps the
 // driver's name to the catalog's, such as "NVIDIA A100-SXM4-80GB" to "A100-80GB"; nil keeps the
-// name) or label value, and NoneGroup when s lacks it. The zero GroupBy groups by GPU.
+// name) or label value (for pod, else pod_uid or pod_name, as owners are read), and NoneGroup
+// when s lacks it. The zero GroupBy groups by GPU.
 func (g GroupBy) Key(s *gpucost.Series, normalize func(model string) string) string {
 	var k string
 	switch g.Kind {
@@ -78,6 +79,13 @@ func (g GroupBy) Key(s *gpucost.Series, normalize func(model string) string) str
 		}
 	case ByLabel:
 		k = s.Labels[g.Label]
+		if k == "" && g.Label == gpucost.LabelPod { // a pod known by its UID, as cgroups name it
+			for _, alt := range podKeys[1:] {
+				if k = s.Labels[alt]; k != "" {
+					break
+				}
+			}
+		}
 	default:
 		k = s.GPU.UUID
 	}

@@ -77,6 +77,9 @@ func (d *Idle) Add(r *gpucost.Rollup) {
 		d.startSeries(s)
 	}
 	covered, idle, n := slots(r)
+	if TimeSliced(r.Series) {
+		idle = 0 // a workload's small share of a GPU says nothing of whether the GPU sat idle
+	}
 	at := unixMinute(r.Start)
 	d.cur.pattern.add(d.clock.local(at), covered, idle, n)
 	d.run.feed(at, idle, n)

@@ -88,6 +88,7 @@ type current struct {
 	group      *groupAcc
 	bucket     *costBucket
 	share      int64 // sevenths of a GPU
+	sliced     bool  // one workload's share of a time-sliced GPU (TimeSliced)
 
 	day    int64 // the UTC day of dayAcc; rollups of a series come in time order
 	dayAcc *daySum
@@ -127,6 +128,9 @@ func (u *Utilization) Add(r *gpucost.Rollup) {
 	u.cur.dayAcc.utilSum += r.UtilSum
 	u.cur.dayAcc.samples += int64(r.Samples)
 	covered, idle, n := slots(r)
+	if u.cur.sliced {
+		idle = 0 // a workload's small share of a GPU says nothing of whether the GPU sat idle
+	}
 	b, share := u.cur.bucket, u.cur.share
 	b.covered += int64(bits.OnesCount64(covered)) * share
 	b.idle += int64(bits.OnesCount64(idle)) * share
@@ -153,7 +157,7 @@ func (u *Utilization) startSeries(s *gpucost.Series) {
 	g.addSeries(s, gpu, model)
 	u.gpus[gpu] = struct{}{}
 	u.cur = current{ptr: s, uuid: s.GPU.UUID, host: s.GPU.Host, group: g,
-		bucket: &g.unpriced, share: int64(MIGShare(s.GPU))}
+		bucket: &g.unpriced, share: int64(MIGShare(s.GPU)), sliced: TimeSliced(s)}
 	if u.opts.Price == nil {
 		return
 	}

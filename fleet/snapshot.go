@@ -285,14 +285,16 @@ func (b *builder) newLine(l *gpucost.CostLine, tags gpucost.Labels, gpu catalog.
 }
 
 // telemetry reads the period's hour rollups: each is a GPUTime charge, priced by the bill line
-// covering its host and hour where there is one, else by the catalog.
+// covering its host and hour where there is one, else by the catalog. The rollups of
+// time-sliced series (analyze.TimeSliced) are kept apart and share their GPU's minutes.
 func (b *builder) telemetry(ctx context.Context, st Telemetry) error {
 	s := b.snap
 	p := b.o.Period
 	for _, cs := range b.hostCells {
 		slices.SortFunc(cs, func(x, y *cell) int { return x.line.Start.Compare(y.line.Start) })
 	}
-	return st.ScanRollups(ctx, time.Hour, gpucost.RollupFilter{From: p.Start, To: p.End}, func(r *gpucost.Rollup) error {
+	sliced := map[sliceKey][]slicedHour{}
+	err := st.ScanRollups(ctx, time.Hour, gpucost.RollupFilter{From: p.Start, To: p.End}, func(r *gpucost.Rollup) error {
 		if r.Series == nil || !p.Contains(r.Start) {
 			return nil
 		}
@@ -303,38 +305,90 @@ func (b *builder) telemetry(ctx context.Context, st Telemetry) error {
 		s.Stats.Telemetry = true
 		s.Stats.Rollups++
 		ser := b.intern(r.Series)
-		held := minutes * int64(analyze.MIGShare(ser.GPU)) * unitsPerSeventhMinute
-		used := int64(0)
+		util := 0.0
 		if r.Samples > 0 {
-			util := min(max(r.UtilSum/float64(r.Samples)/100, 0), 1)
-			used = int64(math.Round(float64(held) * util))
+			util = min(max(r.UtilSum/float64(r.Samples)/100, 0), 1)
 		}
-		// A series' GPU time is one charge per bill line that prices it, or per day where the
-		// catalog does: no figure is finer than a day.
-		c := b.cellOf(ser.GPU.Host, r.Start)
-		k := mergeKey{ser, c, 0}
-		if c == nil {
-			k.day = r.Start.Unix() / 86400
-		}
-		if i, ok := b.merged[k]; ok {
-			s.Charges[i].held += held
-			s.Charges[i].used += used
+		if analyze.TimeSliced(ser) {
+			k := sliceKey{ser.GPU.Host, ser.GPU.UUID, r.Start.Unix()}
+			sliced[k] = append(sliced[k], slicedHour{ser, r.Start, analyze.SliceMember{Cov: r.Coverage, Util: util * 100}})
 			return nil
 		}
-		b.merged[k] = len(s.Charges)
-		ch := Charge{Kind: GPUTime, Series: ser, Model: seriesModel(ser), held: held, used: used}
-		if c != nil {
-			ch.Start, ch.Line, ch.Source = later(c.line.Start, p.Start), c.line, SourceBill
-			ch.Owner = s.reader.Of(ser.Labels, c.line.Owner)
-			c.entries = append(c.entries, len(s.Charges))
-		} else {
-			ch.Start = later(time.Unix(k.day*86400, 0).UTC(), p.Start)
-			ch.Owner = s.reader.Of(ser.Labels, b.hostTags[ser.GPU.Host])
-			b.byCatalog = append(b.byCatalog, len(s.Charges))
-		}
-		s.Charges = append(s.Charges, ch)
+		held := minutes * int64(analyze.MIGShare(ser.GPU)) * unitsPerSeventhMinute
+		b.charge(ser, r.Start, held, int64(math.Round(float64(held)*util)))
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	b.shareSliced(sliced)
+	return nil
+}
+
+// sliceKey is one GPU or MIG instance's hour.
+type sliceKey struct {
+	host, uuid string
+	start      int64 // Unix seconds
+}
+
+// slicedHour is one hour rollup of a time-sliced series.
+type slicedHour struct {
+	ser    *gpucost.Series
+	start  time.Time
+	member analyze.SliceMember
+}
+
+// shareSliced charges the time-sliced series' hours: the series on one GPU share each of its
+// minutes in proportion to their use (analyze.ShareSlices), so the GPU is counted once.
+func (b *builder) shareSliced(sliced map[sliceKey][]slicedHour) {
+	keys := slices.SortedFunc(maps.Keys(sliced), func(x, y sliceKey) int {
+		return cmp.Or(cmp.Compare(x.start, y.start), cmp.Compare(x.host, y.host), cmp.Compare(x.uuid, y.uuid))
+	})
+	var ms []analyze.SliceMember
+	var held, used []int64
+	for _, k := range keys {
+		hs := sliced[k]
+		slices.SortFunc(hs, func(x, y slicedHour) int { return cmp.Compare(x.ser.Key(), y.ser.Key()) })
+		ms = ms[:0]
+		for _, h := range hs {
+			ms = append(ms, h.member)
+		}
+		units := int64(analyze.MIGShare(hs[0].ser.GPU)) * unitsPerSeventhMinute
+		held, used = analyze.ShareSlices(ms, units, held, used)
+		for i, h := range hs {
+			b.charge(h.ser, h.start, held[i], used[i])
+		}
+	}
+}
+
+// charge adds a series' held and used time in the hour starting at start to its charge in the
+// bill line or day that prices it.
+func (b *builder) charge(ser *gpucost.Series, start time.Time, held, used int64) {
+	s, p := b.snap, b.o.Period
+	// A series' GPU time is one charge per bill line that prices it, or per day where the
+	// catalog does: no figure is finer than a day.
+	c := b.cellOf(ser.GPU.Host, start)
+	k := mergeKey{ser, c, 0}
+	if c == nil {
+		k.day = start.Unix() / 86400
+	}
+	if i, ok := b.merged[k]; ok {
+		s.Charges[i].held += held
+		s.Charges[i].used += used
+		return
+	}
+	b.merged[k] = len(s.Charges)
+	ch := Charge{Kind: GPUTime, Series: ser, Model: seriesModel(ser), held: held, used: used}
+	if c != nil {
+		ch.Start, ch.Line, ch.Source = later(c.line.Start, p.Start), c.line, SourceBill
+		ch.Owner = s.reader.Of(ser.Labels, c.line.Owner)
+		c.entries = append(c.entries, len(s.Charges))
+	} else {
+		ch.Start = later(time.Unix(k.day*86400, 0).UTC(), p.Start)
+		ch.Owner = s.reader.Of(ser.Labels, b.hostTags[ser.GPU.Host])
+		b.byCatalog = append(b.byCatalog, len(s.Charges))
+	}
+	s.Charges = append(s.Charges, ch)
 }
 
 // mergeKey names the charge a rollup adds to: its series' in one bill line, or in one day

@@ -17,8 +17,8 @@ func DimensionOf(g analyze.GroupBy) Dimension {
 	case analyze.ByModel:
 		return Dimension{name: "model"}
 	case analyze.ByLabel:
-		if g.Label == gpucost.LabelNamespace {
-			return Dimension{name: "namespace"}
+		if g.Label == gpucost.LabelNamespace || g.Label == gpucost.LabelPod {
+			return Dimension{name: g.Label} // the owner's, which a pod's UID names too
 		}
 		return Dimension{name: "label", key: g.Label}
 	}
@@ -46,6 +46,7 @@ func (s *Snapshot) Annotate(rep analyze.Report, keep func(*Charge) bool) analyze
 	}
 	none := d.Key(&Charge{Kind: GPUTime, Series: &gpucost.Series{}})
 	seen := map[string]bool{}
+	shares := s.shareGroups(rep.By, d, keep)
 	groups := slices.Clone(rep.Groups)
 	for i := range groups {
 		key := groups[i].Key
@@ -54,7 +55,11 @@ func (s *Snapshot) Annotate(rep analyze.Report, keep func(*Charge) bool) analyze
 			groups[i].Key = none
 		}
 		seen[key] = true
+		util, verdict := groups[i].UtilMean, groups[i].Verdict
 		annotate(&groups[i], figs[key], cur)
+		if shares[key] { // a workload on a time-sliced GPU: its utilisation is its share of the GPU's time
+			groups[i].UtilMean, groups[i].Verdict = util, verdict
+		}
 	}
 	for _, f := range figs {
 		if !seen[f.Group] && f.GPUHours() > 0 {
@@ -80,6 +85,26 @@ func (s *Snapshot) Annotate(rep analyze.Report, keep func(*Charge) bool) analyze
 	rep.Fleet.UnpricedGPUHours = s.Stats.Unpriced
 	rep.Currency = cur
 	return rep
+}
+
+// shareGroups returns the workload groups (by is a label) whose GPU time is all time-sliced
+// shares (analyze.TimeSliced): docs/architecture.md "Time-sliced GPUs: per-process samples".
+func (s *Snapshot) shareGroups(by analyze.GroupBy, d Dimension, keep func(*Charge) bool) map[string]bool {
+	if by.Kind != analyze.ByLabel {
+		return nil
+	}
+	out := map[string]bool{}
+	for i := range s.Charges {
+		c := &s.Charges[i]
+		if c.Kind != GPUTime || (keep != nil && !keep(c)) {
+			continue
+		}
+		k := d.Key(c)
+		if sliced, seen := out[k]; !seen || sliced {
+			out[k] = analyze.TimeSliced(c.Series)
+		}
+	}
+	return out
 }
 
 func annotate(g *analyze.GroupStats, f Figures, cur string) {

@@ -1,5 +1,8 @@
 // Package profile runs a command while sampling the GPUs it uses, and sums up how well it used
 // them: utilisation percentiles, VRAM peak, power, and the profiler verdict of docs/architecture.md.
+// Where the source samples each process (NVML), the figures are the command's own process
+// tree's, and the other processes sharing its GPUs are named; where it cannot, the result says
+// that its figures are the whole GPUs' (docs/architecture.md "Time-sliced GPUs: per-process samples").
 package profile
 
 import (
@@ -28,7 +31,21 @@ type Profiler struct {
 	// the GPUs of the command's process tree are profiled. Without it, or when it finds none of
 	// the command's processes, every GPU the source sees is profiled.
 	Processes func(ctx context.Context) (map[string][]int, error)
-	ProcRoot  string // where to read the process tree; default /proc
+	ProcRoot  string // where to read the process tree and other processes' workloads; default /proc
+
+	// Read, if set, reads the GPUs and the processes on them with their utilisation in one
+	// pass (NVML's per-process samples). The result is then the command's own: its processes'
+	// share of SM time and their memory, with the processes sharing its GPUs in Others. Source
+	// and Processes are not read.
+	Read func(ctx context.Context) ([]gpucost.Sample, []Proc, error)
+}
+
+// Proc is one process's use of one GPU or MIG instance at one reading.
+type Proc struct {
+	GPU     string  // UUID of the GPU or MIG instance
+	PID     int     //
+	SMUtil  float64 // percent of the device's time its kernels ran; gpucost.Absent if unsampled
+	UsedMiB float64 // GPU memory it holds; gpucost.Absent if unknown
 }
 
 // Result sums up a profiled run.
@@ -50,6 +67,14 @@ type Result struct {
 	MemTotal   float64       `json:"vram_total_mib"`
 	PowerMeanW float64       `json:"power_mean_w"`
 	Verdict    string        `json:"verdict"`
+
+	// Attribution says whose the utilisation and VRAM figures are: AttrProcess, AttrInstance or
+	// AttrDevice; AttributionNote says why when they are not the command's own.
+	Attribution     string  `json:"attribution"`
+	AttributionNote string  `json:"attribution_note,omitempty"`
+	GPUUtilMean     float64 `json:"gpu_util_mean"`     // the whole GPUs' mean utilisation, whoever used them
+	GPUMemPeakMiB   float64 `json:"gpu_vram_peak_mib"` // the whole GPUs' VRAM peak
+	Others          []Other `json:"others,omitempty"`  // other processes on the command's GPUs, busiest first
 }
 
 // Run starts cmd, samples its GPUs every Interval until it exits, and returns the summary. A
@@ -102,28 +127,38 @@ func (p *Profiler) Run(ctx context.Context, cmd *exec.Cmd) (Result, error) {
 
 // sample takes one reading of the command's GPUs.
 func (p *Profiler) sample(ctx context.Context, pid int, acc *accumulator, res *Result) {
+	if p.Read != nil {
+		p.sampleProcs(ctx, pid, acc, res)
+		return
+	}
 	samples, err := p.Source.Collect(ctx)
 	if err != nil {
 		res.SourceErr = err.Error()
 		return
 	}
-	mine := p.gpusOf(ctx, pid)
+	mine, others := p.gpusOf(ctx, pid)
 	res.AllGPUs = mine == nil
 	for _, s := range samples {
 		if mine == nil || mine[s.GPU.UUID] {
 			acc.add(s)
+			acc.device(s)
 		}
+	}
+	acc.procRoot = p.procRoot()
+	for _, o := range others {
+		acc.other(o, false)
 	}
 }
 
-// gpusOf returns the GPUs that pid or its descendants use, or nil if that cannot be told.
-func (p *Profiler) gpusOf(ctx context.Context, pid int) map[string]bool {
+// gpusOf returns the GPUs that pid or its descendants use, or nil if that cannot be told, and
+// the other processes on them.
+func (p *Profiler) gpusOf(ctx context.Context, pid int) (map[string]bool, []Proc) {
 	if p.Processes == nil {
-		return nil
+		return nil, nil
 	}
 	byGPU, err := p.Processes(ctx)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	tree := descendants(p.procRoot(), pid)
 	mine := map[string]bool{}
@@ -135,9 +170,17 @@ func (p *Profiler) gpusOf(ctx context.Context, pid int) map[string]bool {
 		}
 	}
 	if len(mine) == 0 {
-		return nil
+		return nil, nil
 	}
-	return mine
+	var others []Proc
+	for uuid, pids := range byGPU {
+		for _, q := range pids {
+			if mine[uuid] && !tree[q] {
+				others = append(others, Proc{GPU: uuid, PID: q, SMUtil: gpucost.Absent, UsedMiB: gpucost.Absent})
+			}
+		}
+	}
+	return mine, others
 }
 
 func (p *Profiler) procRoot() string {
@@ -191,20 +234,26 @@ type accumulator struct {
 	util, mem, power []float64
 	total            float64
 	gpus, models     map[string]bool
+	attribution
 }
 
 func (a *accumulator) add(s gpucost.Sample) {
-	if a.gpus == nil {
-		a.gpus, a.models = map[string]bool{}, map[string]bool{}
-	}
-	a.gpus[s.GPU.UUID] = true
-	a.models[s.GPU.Model] = true
+	a.addGPU(s)
 	if !gpucost.IsAbsent(s.Util) {
 		a.util = append(a.util, s.Util)
 	}
 	if !gpucost.IsAbsent(s.MemUsedMiB) {
 		a.mem = append(a.mem, s.MemUsedMiB)
 	}
+}
+
+// addGPU counts s's GPU, its memory size and power, which are the GPU's whoever uses it.
+func (a *accumulator) addGPU(s gpucost.Sample) {
+	if a.gpus == nil {
+		a.gpus, a.models = map[string]bool{}, map[string]bool{}
+	}
+	a.gpus[s.GPU.UUID] = true
+	a.models[s.GPU.Model] = true
 	if !gpucost.IsAbsent(s.MemTotalMiB) {
 		a.total = max(a.total, s.MemTotalMiB)
 	}
@@ -214,6 +263,7 @@ func (a *accumulator) add(s gpucost.Sample) {
 }
 
 func (a *accumulator) summarise(r *Result) {
+	a = a.attributeResult(r)
 	r.Samples = len(a.util)
 	r.GPUs = sortedSet(a.gpus)
 	r.Models = sortedSet(a.models)

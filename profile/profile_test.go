@@ -83,3 +83,29 @@ func TestRunFailsForMissingCommand(t *testing.T) {
 		t.Errorf("Run(missing) error = %v, want an EInvalid error", err)
 	}
 }
+
+// TestSourceCannotAttribute: a source with a process list but no per-process samples
+// (nvidia-smi) profiles the command's GPU, says its figures are the whole GPU's, and names the
+// other process on it without an SM share.
+func TestSourceCannotAttribute(t *testing.T) {
+	proc := t.TempDir()
+	for pid, stat := range map[string]string{"400": "400 (sh) S 1 400", "777": "777 (other) S 1 777"} {
+		os.MkdirAll(filepath.Join(proc, pid), 0o755)
+		os.WriteFile(filepath.Join(proc, pid, "stat"), []byte(stat), 0o644)
+	}
+	os.WriteFile(filepath.Join(proc, "777", "cgroup"), []byte("5:devices:/slurm/uid_1000/job_4242/step_0\n"), 0o644)
+	p := &Profiler{Source: twoGPUs{}, ProcRoot: proc,
+		Processes: func(context.Context) (map[string][]int, error) {
+			return map[string][]int{"GPU-a": {400, 777}, "GPU-b": {999}}, nil
+		}}
+	var acc accumulator
+	var res Result
+	p.sample(context.Background(), 400, &acc, &res)
+	acc.summarise(&res)
+	if res.Attribution != AttrDevice || res.AttributionNote != noteSource || res.UtilMean != 80 || res.GPUUtilMean != 80 {
+		t.Errorf("attribution, note, util, GPU util = %q, %q, %v, %v; want device, %q, 80, 80", res.Attribution, res.AttributionNote, res.UtilMean, res.GPUUtilMean, noteSource)
+	}
+	if len(res.Others) != 1 || res.Others[0].PID != 777 || res.Others[0].Job != "4242" || res.Others[0].SMMean != nil {
+		t.Errorf("Others = %+v; want pid 777 (job 4242) without an SM share", res.Others)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/profile"
+	"github.com/gpucost/gpucost/telemetry/nvml"
 	"github.com/gpucost/gpucost/telemetry/source"
 	"github.com/spf13/cobra"
 )
@@ -23,6 +24,10 @@ func newProfileCmd(e *env) *cobra.Command {
 host when the source cannot tell processes apart), and prints utilisation p50/p95/mean, VRAM
 peak and p95, mean power, the verdict (mean < 25% overprovisioned, < 60% underutilized, else
 well utilized) and the cheapest catalog GPU that holds the VRAM peak with 20% headroom.
+With NVML the utilisation and VRAM are CMD's own process tree's (its share of SM time from
+NVML's per-process samples, its processes' memory; on MIG, its instance's), and the other
+processes on its GPUs are named with their share ("shared with pid 434 (88% SM)"). Other
+sources see only whole GPUs, and the output says so ("attribution: the whole GPU").
 It exits with CMD's exit code.`,
 		Example: `  gpucost profile -- python train.py --epochs 1
   gpucost profile --interval 500ms --output json -- ./bench.sh`,
@@ -41,6 +46,9 @@ It exits with CMD's exit code.`,
 			child := exec.Command(args[0], args[1:]...)
 			child.Stdin, child.Stdout, child.Stderr = e.stdin, e.stdout, e.stderr
 			p := &profile.Profiler{Source: s, Interval: interval, Processes: s.Processes}
+			if c, ok := s.Collector.(*nvml.Collector); ok {
+				p.Read = profile.NVML(c) // the command's own share, from NVML's per-process samples
+			}
 			res, err := p.Run(ctx, child)
 			if err != nil {
 				return err

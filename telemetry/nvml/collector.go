@@ -26,9 +26,9 @@ type Collector struct {
 	// vanished, so that they can be logged.
 	OnStats func(Stats)
 
-	mu       sync.Mutex
-	last     gpucost.GPUsSeen  // the GPUs of the last Collect
-	lastProc map[string]uint64 // UUID → NVML timestamp of the last process utilisation read
+	mu    sync.Mutex
+	last  gpucost.GPUsSeen        // the GPUs of the last Collect
+	procs map[string]*deviceProcs // by device UUID: its processes' latest utilisation samples
 }
 
 var _ gpucost.Collector = (*Collector)(nil)
@@ -72,9 +72,34 @@ func (c *Collector) Close() error {
 }
 
 // Collect returns one sample per GPU and one per MIG instance, each labelled with the workloads
-// of the processes on it. A GPU that fails (ERROR_GPU_IS_LOST) is left out and counted, and
+// of the processes on it; a GPU that several workloads time-slice gives one sample per workload
+// instead, each with its share of the GPU (see shareGPU). A GPU that fails (ERROR_GPU_IS_LOST) is left out and counted, and
 // reported in Stats.Vanished if it was there last time.
 func (c *Collector) Collect(ctx context.Context) ([]gpucost.Sample, error) {
+	r, err := c.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]gpucost.Sample, 0, len(r.samples))
+	for i, s := range r.samples {
+		out = append(out, shareGPU(s, r.perGPU[i], r.workloads[i], r.sampling[i])...)
+	}
+	return out, nil
+}
+
+// CollectProcesses returns one sample per GPU and MIG instance, labelled with the workloads of
+// the processes on it, and those compute processes (see Process), read in one pass: NVML gives
+// each per-process utilisation sample once.
+func (c *Collector) CollectProcesses(ctx context.Context) ([]gpucost.Sample, []Process, error) {
+	r, err := c.read(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.samples, r.procs, nil
+}
+
+// read reads every device once.
+func (c *Collector) read(ctx context.Context) (*read, error) {
 	n, ret := c.Lib.DeviceGetCount()
 	if ret != gonvml.SUCCESS {
 		return nil, gpucost.Errorf(gpucost.EUnavailable, "NVML: count devices: %s", ret)
@@ -84,55 +109,76 @@ func (c *Collector) Collect(ctx context.Context) ([]gpucost.Sample, error) {
 		at = c.Now()
 	}
 	var st Stats
-	samples := make([]gpucost.Sample, 0, n)
+	r := &read{samples: make([]gpucost.Sample, 0, n), st: &st}
 	for i := range n {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		samples = c.device(i, at, samples, &st)
+		c.device(i, at, r)
 	}
-	c.noteVanished(samples, &st)
-	st.Samples = len(samples)
+	c.noteVanished(r.samples, &st)
+	st.Samples = len(r.samples)
 	if c.OnStats != nil {
 		c.OnStats(st)
 	}
-	return samples, nil
+	return r, nil
 }
 
-// device appends the samples of device i and of its MIG instances.
-func (c *Collector) device(i int, at time.Time, samples []gpucost.Sample, st *Stats) []gpucost.Sample {
+// read is what one read of every device gathers.
+type read struct {
+	samples   []gpucost.Sample
+	procs     []Process
+	perGPU    [][]Process           // per sample, the processes on its GPU or MIG instance
+	workloads [][]workload.Workload // per sample, its processes' workloads
+	sampling  []bool                // per sample, whether NVML samples its processes
+	st        *Stats
+}
+
+// add appends a device's sample and its processes.
+func (r *read) add(s gpucost.Sample, procs []Process, ws []workload.Workload, sampling bool) {
+	s.Labels = workload.Labels(ws)
+	r.samples = append(r.samples, s)
+	r.procs = append(r.procs, procs...)
+	r.perGPU = append(r.perGPU, procs)
+	r.workloads = append(r.workloads, ws)
+	r.sampling = append(r.sampling, sampling)
+}
+
+// device appends the samples and processes of device i and of its MIG instances.
+func (c *Collector) device(i int, at time.Time, r *read) {
+	st := r.st
 	dev, ret := c.Lib.DeviceGetHandleByIndex(i)
 	if ret != gonvml.SUCCESS {
 		st.skip(fmt.Sprintf("GPU %d", i), "no handle: "+describe(ret)+"; GPU left out")
-		return samples
+		return
 	}
 	uuid, ret := dev.GetUUID()
 	if ret != gonvml.SUCCESS {
 		st.skip(fmt.Sprintf("GPU %d", i), "no UUID: "+describe(ret)+"; GPU left out")
-		return samples
+		return
 	}
 	name, _ := dev.GetName()
 	s := gpucost.NewSample(at, gpucost.GPU{UUID: uuid, Host: c.Host, Model: name, Index: i})
-	r := readings{dev: dev, what: fmt.Sprintf("GPU %d (%s)", i, uuid), st: st}
-	r.device(&s)
-	if r.lost {
-		return samples
+	rd := readings{dev: dev, what: fmt.Sprintf("GPU %d (%s)", i, uuid), st: st}
+	rd.device(&s)
+	if rd.lost {
+		return
 	}
-	s.Labels = c.labels(dev)
-	samples = append(samples, s)
+	procs, sampling := c.processes(dev, uuid)
+	r.add(s, procs, c.workloads(procs), sampling)
 	if mode, _, ret := dev.GetMigMode(); ret == gonvml.SUCCESS && mode == gonvml.DEVICE_MIG_ENABLE {
-		samples = c.instances(dev, s.GPU, at, samples, st)
+		c.instances(dev, s.GPU, at, r)
 	}
-	return samples
 }
 
-// instances appends a sample for each MIG instance of the GPU g: its memory and the workloads
-// on it. NVML reports no utilisation, power or temperature for an instance.
-func (c *Collector) instances(dev gonvml.Device, g gpucost.GPU, at time.Time, samples []gpucost.Sample, st *Stats) []gpucost.Sample {
+// instances appends a sample and the processes of each MIG instance of the GPU g: its memory
+// and the workloads on it. NVML reports no utilisation, power or temperature for an instance.
+func (c *Collector) instances(dev gonvml.Device, g gpucost.GPU, at time.Time, r *read) {
+	st := r.st
 	count, ret := dev.GetMaxMigDeviceCount()
 	if ret != gonvml.SUCCESS {
 		st.skip(g.UUID, "MIG instances: "+describe(ret))
-		return samples
+		return
 	}
 	for j := range count {
 		mig, ret := dev.GetMigDeviceHandleByIndex(j)
@@ -150,15 +196,14 @@ func (c *Collector) instances(dev gonvml.Device, g gpucost.GPU, at time.Time, sa
 		}
 		s := gpucost.NewSample(at, gpucost.GPU{UUID: uuid, Host: g.Host, Model: g.Model, Index: g.Index,
 			Parent: g.UUID, Profile: profile(dev, mig)})
-		r := readings{dev: mig, what: "MIG " + uuid, st: st}
-		r.memory(&s)
-		if r.lost {
-			return samples
+		rd := readings{dev: mig, what: "MIG " + uuid, st: st}
+		rd.memory(&s)
+		if rd.lost {
+			return
 		}
-		s.Labels = c.labels(mig)
-		samples = append(samples, s)
+		procs, sampling := c.processes(mig, uuid)
+		r.add(s, procs, c.workloads(procs), sampling)
 	}
-	return samples
 }
 
 // profile names a MIG instance's profile, such as "1g.10gb": NVML names a MIG device
@@ -189,17 +234,13 @@ func profile(parent, mig gonvml.Device) string {
 	return fmt.Sprintf("%dg.%dgb", p.SliceCount, int(math.Ceil(float64(p.MemorySizeMB)/1024)))
 }
 
-// labels returns the workloads of the processes on a device.
-func (c *Collector) labels(dev gonvml.Device) gpucost.Labels {
-	procs, ret := dev.GetComputeRunningProcesses()
-	if ret != gonvml.SUCCESS || len(procs) == 0 {
-		return nil
+// workloads returns the workload of each process.
+func (c *Collector) workloads(procs []Process) []workload.Workload {
+	ws := make([]workload.Workload, len(procs))
+	for i, p := range procs {
+		ws[i] = workload.Of(c.ProcRoot, p.PID)
 	}
-	ws := make([]workload.Workload, 0, len(procs))
-	for _, p := range procs {
-		ws = append(ws, workload.Of(c.ProcRoot, int(p.Pid)))
-	}
-	return workload.Labels(ws)
+	return ws
 }
 
 // noteVanished reports the GPUs of the last Collect that this one lacks.

@@ -38,3 +38,8 @@ func (c *Collector) Processes(context.Context) ([]Process, error) { return nil, 
 
 // PIDs returns the error New returns.
 func (c *Collector) PIDs(context.Context) (map[string][]int, error) { return nil, errNoCgo() }
+
+// CollectProcesses returns the error New returns.
+func (c *Collector) CollectProcesses(context.Context) ([]gpucost.Sample, []Process, error) {
+	return nil, nil, errNoCgo()
+}

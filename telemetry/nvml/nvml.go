@@ -42,6 +42,6 @@ type Process struct {
 	GPU     string  // UUID of the GPU, or of the MIG instance ("MIG-…")
 	PID     int     //
 	UsedMiB float64 // GPU memory it holds; Absent if NVML does not say
-	SMUtil  float64 // percent of time its kernels ran on the SMs since the last call; Absent if unsampled
-	MemUtil float64 // percent of time it read or wrote memory, likewise
+	SMUtil  float64 // percent of the device's time its kernels ran on the SMs, NVML's latest sample; Absent if unsampled
+	MemUtil float64 // percent of the device's time it read or wrote memory, likewise
 }

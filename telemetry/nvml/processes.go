@@ -10,47 +10,36 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// Processes returns the compute processes on every GPU and MIG instance, with the memory they
-// hold and their SM and memory utilisation since the previous call (NVML keeps a short history
-// of per-process samples).
-func (c *Collector) Processes(ctx context.Context) ([]Process, error) {
-	n, ret := c.Lib.DeviceGetCount()
-	if ret != gonvml.SUCCESS {
-		return nil, gpucost.Errorf(gpucost.EUnavailable, "NVML: count devices: %s", ret)
-	}
-	var out []Process
-	for i := range n {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		dev, ret := c.Lib.DeviceGetHandleByIndex(i)
-		if ret != gonvml.SUCCESS {
-			continue
-		}
-		out = c.processes(dev, out)
-		if mode, _, ret := dev.GetMigMode(); ret == gonvml.SUCCESS && mode == gonvml.DEVICE_MIG_ENABLE {
-			count, _ := dev.GetMaxMigDeviceCount()
-			for j := range count {
-				if mig, ret := dev.GetMigDeviceHandleByIndex(j); ret == gonvml.SUCCESS {
-					out = c.processes(mig, out)
-				}
-			}
-		}
-	}
-	return out, nil
+// sampleCarry is how long, in NVML's microseconds, a process's latest utilisation sample still
+// stands for it when NVML took newer samples of other processes on the device but none of it:
+// NVML samples each process at its own pace, and a light process's sample can be a second
+// older than a busy neighbour's.
+const sampleCarry = 2_000_000
+
+// deviceProcs is what the collector remembers of one device's per-process utilisation samples.
+type deviceProcs struct {
+	since  uint64                                     // the newest NVML timestamp read
+	latest map[uint32]gonvml.ProcessUtilizationSample // each process's latest sample
 }
 
-// processes appends the processes of one device.
-func (c *Collector) processes(dev gonvml.Device, out []Process) []Process {
-	uuid, ret := dev.GetUUID()
-	if ret != gonvml.SUCCESS {
-		return out
-	}
+// Processes returns the compute processes on every GPU and MIG instance, with the memory they
+// hold and their SM and memory utilisation (see Process). Collect reads the same samples: a
+// caller that wants both calls CollectProcesses, which reads each device once.
+func (c *Collector) Processes(ctx context.Context) ([]Process, error) {
+	_, procs, err := c.CollectProcesses(ctx)
+	return procs, err
+}
+
+// processes returns the compute processes of one device, with the memory they hold and their
+// utilisation from NVML's per-process samples; sampling says that NVML samples the device's
+// processes, though it may have taken no sample since the last read.
+func (c *Collector) processes(dev gonvml.Device, uuid string) (_ []Process, sampling bool) {
 	procs, ret := dev.GetComputeRunningProcesses()
 	if ret != gonvml.SUCCESS || len(procs) == 0 {
-		return out
+		return nil, false
 	}
-	util := c.processUtil(dev, uuid)
+	util, sampling := c.processUtil(dev, uuid)
+	out := make([]Process, 0, len(procs))
 	for _, p := range procs {
 		pr := Process{GPU: uuid, PID: int(p.Pid), UsedMiB: gpucost.Absent, SMUtil: gpucost.Absent, MemUtil: gpucost.Absent}
 		if p.UsedGpuMemory > 0 {
@@ -61,34 +50,46 @@ func (c *Collector) processes(dev gonvml.Device, out []Process) []Process {
 		}
 		out = append(out, pr)
 	}
-	return out
+	return out, sampling
 }
 
-// processUtil returns the latest utilisation sample of each process on a device since the last
-// call, from GetProcessUtilization.
-func (c *Collector) processUtil(dev gonvml.Device, uuid string) map[uint32]gonvml.ProcessUtilizationSample {
+// processUtil returns the utilisation sample that stands for each process on a device now, from
+// GetProcessUtilization: its latest since the last call or, when NVML sampled other processes
+// but not it, its previous one if no more than sampleCarry older than the newest. Without new
+// samples at all it returns nil: NVML has not sampled the device since, because no process ran
+// a kernel (sampling is true), or it cannot (sampling is false: not supported, MIG).
+func (c *Collector) processUtil(dev gonvml.Device, uuid string) (_ map[uint32]gonvml.ProcessUtilizationSample, sampling bool) {
 	c.mu.Lock()
-	since := c.lastProc[uuid]
-	c.mu.Unlock()
-	samples, ret := dev.GetProcessUtilization(since)
-	if ret != gonvml.SUCCESS { // ERROR_NOT_FOUND: no sample since then
-		return nil
+	defer c.mu.Unlock()
+	if c.procs == nil {
+		c.procs = map[string]*deviceProcs{}
 	}
-	latest := make(map[uint32]gonvml.ProcessUtilizationSample, len(samples))
-	newest := since
+	d := c.procs[uuid]
+	if d == nil {
+		d = &deviceProcs{latest: map[uint32]gonvml.ProcessUtilizationSample{}}
+		c.procs[uuid] = d
+	}
+	samples, ret := dev.GetProcessUtilization(d.since)
+	if ret != gonvml.SUCCESS || len(samples) == 0 { // ERROR_NOT_FOUND: no sample since then
+		return nil, ret == gonvml.SUCCESS || ret == gonvml.ERROR_NOT_FOUND
+	}
+	newest := d.since
 	for _, s := range samples {
-		if prev, ok := latest[s.Pid]; !ok || s.TimeStamp > prev.TimeStamp {
-			latest[s.Pid] = s
+		if prev, ok := d.latest[s.Pid]; !ok || s.TimeStamp > prev.TimeStamp {
+			d.latest[s.Pid] = s
 		}
 		newest = max(newest, s.TimeStamp)
 	}
-	c.mu.Lock()
-	if c.lastProc == nil {
-		c.lastProc = map[string]uint64{}
+	d.since = newest
+	out := make(map[uint32]gonvml.ProcessUtilizationSample, len(d.latest))
+	for pid, s := range d.latest {
+		if s.TimeStamp+sampleCarry < newest {
+			delete(d.latest, pid) // gone quiet or exited
+			continue
+		}
+		out[pid] = s
 	}
-	c.lastProc[uuid] = newest
-	c.mu.Unlock()
-	return latest
+	return out, true
 }
 
 // PIDs returns the processes using each GPU or MIG instance, by UUID, so that a profiler can

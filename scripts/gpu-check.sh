@@ -132,12 +132,12 @@ if want profile; then
 	log "profile: 15 s flat out, alone"
 	out=$work/profile-alone.json
 	"$gpucost" profile --source nvml --interval 500ms -o json -- "$py" "$work/load.py" 15 1.0 >"$out" 2>"$work/profile-alone.log"
-	got=$(json "$out" "'%s %.1f %s' % (d['verdict'].replace(' ', '_'), d['util_mean'], ','.join(d['gpus']))" 2>/dev/null)
-	read -r verdict mean gpus <<<"$got"
-	if [ "$verdict" = well_utilized ] && [ "$gpus" = "$uuid" ]; then
-		result profile PASS "alone: $mean% mean, well utilized, on $gpus only"
+	got=$(json "$out" "'%s %s %.1f %s' % (d.get('attribution', 'none'), d['verdict'].replace(' ', '_'), d['util_mean'], ','.join(d['gpus']))" 2>/dev/null)
+	read -r attribution verdict mean gpus <<<"$got"
+	if [ "$attribution" = process ] && [ "$verdict" = well_utilized ] && [ "$gpus" = "$uuid" ]; then
+		result profile PASS "alone: its own $mean% mean, well utilized, on $gpus only"
 	else
-		result profile FAIL "alone: verdict ${verdict:-none}, $mean% mean, GPUs ${gpus:-none}; want well utilized on $uuid (see $out)"
+		result profile FAIL "alone: attribution ${attribution:-none}, verdict ${verdict:-none}, $mean% mean, GPUs ${gpus:-none}; want its own processes' figures, well utilized, on $uuid (see $out)"
 	fi
 fi
 

@@ -62,7 +62,8 @@ func (r *Runner) uploadEstimate(ctx context.Context, withSave bool) upload {
 
 // grace decides how long the command, signalled at now, gets to save and exit before it is
 // ended: the time to the deadline less the upload estimate, never less than half the time left
-// up to GraceFloor, and at most Grace when that is set. It says why, for the notice event.
+// up to GraceFloor, and at most Grace when that is set (docs/architecture.md "Job accounting").
+// It says why, for the notice event.
 func (r *Runner) grace(ctx context.Context, now, deadline time.Time) (time.Duration, string) {
 	left := deadline.Sub(now)
 	if left <= 0 {
@@ -92,6 +93,7 @@ func (r *Runner) interrupted(ctx context.Context, c *child, n notice.Notice, sig
 	if n.Seen.IsZero() && n.Deadline.IsZero() {
 		deadline = signaled.Add(noticeWindow)
 	}
+	r.loop.quit() // no new periodic sync: the next one uploads what the command saves
 	ev := noticeEvent(n)
 	var grace time.Duration
 	if c != nil {

@@ -15,14 +15,14 @@ import (
 // time, the loop's and the runner's own alike.
 type syncLoop struct {
 	kicks    chan string
-	quit     chan struct{}
+	quitc    chan struct{}
 	done     chan struct{}
 	stopOnce sync.Once
 	mu       sync.Mutex // held for the length of a Sync
 }
 
 func (r *Runner) startSyncLoop(ctx context.Context) {
-	l := &syncLoop{kicks: make(chan string, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	l := &syncLoop{kicks: make(chan string, 1), quitc: make(chan struct{}), done: make(chan struct{})}
 	r.loop = l
 	go func() {
 		defer close(l.done)
@@ -33,7 +33,7 @@ func (r *Runner) startSyncLoop(ctx context.Context) {
 			select {
 			case <-t.C:
 			case reason = <-l.kicks:
-			case <-l.quit:
+			case <-l.quitc:
 				return
 			case <-ctx.Done():
 				return
@@ -51,9 +51,12 @@ func (l *syncLoop) kick(reason string) {
 	}
 }
 
+// quit ends the periodic syncs; one in progress goes on.
+func (l *syncLoop) quit() { l.stopOnce.Do(func() { close(l.quitc) }) }
+
 // stop ends the periodic syncs and waits for one in progress to finish.
 func (l *syncLoop) stop() {
-	l.stopOnce.Do(func() { close(l.quit) })
+	l.quit()
 	<-l.done
 }
 

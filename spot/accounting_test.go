@@ -294,3 +294,37 @@ func TestCheckpointTimesOnTheRunnersClock(t *testing.T) {
 		t.Errorf("the log does not say that the checkpoint directory's clock differs")
 	}
 }
+
+// TestNoticeGraceLimits: --grace caps the grace a long deadline would give, a deadline already
+// past gives none, and a command that ignores its signal is ended when the grace runs out.
+func TestNoticeGraceLimits(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		limit, until time.Duration // the runner's Grace; the deadline from the notice
+		want         float64       // seconds
+		why          string
+	}{
+		{"limit", 2 * time.Second, 30 * time.Second, 2, "the grace limit 2s"},
+		{"deadline passed", 0, -time.Second, 0, "had passed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := newRig(t)
+			r := g.runner("-steps", "1000000", "-every", "10", "-step-time", "1ms", "-ignore-signal")
+			r.Grace = c.limit
+			b := startRun(r)
+			waitFor(t, "a stored checkpoint", func() bool { _, ok := lastStored(g.storedEvents()); return ok })
+			b.notify(c.until)
+			if res, err := b.wait(t); res.ExitCode != spot.ExitInterrupted && res.ExitCode != spot.ExitSyncFailed {
+				t.Fatalf("Run = %+v, %v; want exit %d or %d", res, err, spot.ExitInterrupted, spot.ExitSyncFailed)
+			}
+			evs := g.events()
+			n, stop := only(t, evs, spot.EventNotice), only(t, evs, spot.EventStop)
+			if n.Grace == nil || *n.Grace != c.want || !strings.Contains(n.GraceReason, c.why) {
+				t.Errorf("notice event grace = %s s (%s); want %v s, %q", deref(n.Grace), n.GraceReason, c.want, c.why)
+			}
+			if !stop.Killed || stop.Time.Sub(n.Time) < time.Duration(c.want*0.9*float64(time.Second)) {
+				t.Errorf("stop event %v after the notice, killed %v; want the command ended after its %v s", stop.Time.Sub(n.Time), stop.Killed, c.want)
+			}
+		})
+	}
+}

@@ -95,6 +95,7 @@ func (r *Runner) interrupted(ctx context.Context, c *child, n notice.Notice, sig
 	}
 	r.loop.quit() // no new periodic sync: the next one uploads what the command saves
 	ev := noticeEvent(n)
+	ev.Time = signaled.UTC() // when the runner acted on it: a checkpoint written after it was saved on it
 	var grace time.Duration
 	if c != nil {
 		var why string

@@ -18,7 +18,7 @@ type JobReport struct {
 	Wall       time.Duration `json:"wall_ns"`       // first event to last
 	Billable   time.Duration `json:"billable_ns"`   // machine time: each run's start to its exit
 	Running    time.Duration `json:"running_ns"`    // the command's own running time, to its exit after a notice
-	Productive time.Duration `json:"productive_ns"` // training held by stored checkpoints (or finished)
+	Productive time.Duration `json:"productive_ns"` // training held by stored checkpoints
 	LostWork   time.Duration `json:"lost_work_ns"`  // from the last stored checkpoint to each interruption or crash
 	SyncTime   time.Duration `json:"sync_ns"`       // time spent in checkpoint syncs (they overlap with running)
 	NoticeTime time.Duration `json:"notice_ns"`     // from termination notices to the runner's exit
@@ -134,13 +134,13 @@ func groupRuns(events []Event) [][]Event {
 // segment is one start of the command within a run: from its start or restart to its end.
 type segment struct {
 	from, end time.Time
-	done      bool // the command finished and its final checkpoint was stored: nothing was lost
+	notice    time.Time // the terminate notice that ended it; zero if none did
+	done      bool      // the command finished and its final checkpoint was stored
 }
 
-// preserved returns how much of seg's work the stored checkpoints hold: from its start to the
-// write time of the newest checkpoint it wrote that a sync of the run stored, at most its whole
-// length. until bounds the checkpoints that are its own: the next segment's start.
-func (seg segment) preserved(run []Event, until time.Time) time.Duration {
+// lastStored returns the write time of the newest checkpoint seg's command wrote that a sync of
+// the run stored, zero if none: written from its start to until, the next segment's start.
+func (seg segment) lastStored(run []Event, until time.Time) time.Time {
 	var saved time.Time
 	for _, ev := range run {
 		if ev.Kind != EventSync || ev.Error != "" || ev.CheckpointTime == nil {
@@ -154,10 +154,22 @@ func (seg segment) preserved(run []Event, until time.Time) time.Duration {
 			saved = at
 		}
 	}
-	if saved.IsZero() {
+	return saved
+}
+
+// productive returns how much of seg's running time is kept: all of it when the command
+// finished or saved a checkpoint on the notice that was stored; else up to the write time of its
+// last stored checkpoint.
+func (seg segment) productive(run []Event, until time.Time) time.Duration {
+	running := max(seg.end.Sub(seg.from), 0)
+	saved := seg.lastStored(run, until)
+	switch {
+	case seg.done, !seg.notice.IsZero() && !saved.Before(seg.notice):
+		return running
+	case saved.IsZero():
 		return 0
 	}
-	return min(saved.Sub(seg.from), seg.end.Sub(seg.from))
+	return min(max(saved.Sub(seg.from), 0), running)
 }
 
 // summarizeRun reads one runner process's events: docs/architecture.md "Job accounting".
@@ -196,6 +208,7 @@ func summarizeRun(run []Event) runSummary {
 				noticeAt = ev.Time
 				s.interruptions++
 				if open != nil {
+					open.notice = ev.Time
 					end(stopTime(run[i:], ev.Time), false)
 				}
 			}
@@ -224,11 +237,7 @@ func summarizeRun(run []Event) runSummary {
 		if i+1 < len(segs) {
 			until = segs[i+1].from
 		}
-		running := max(seg.end.Sub(seg.from), 0)
-		kept := running
-		if !seg.done {
-			kept = max(seg.preserved(run, until), 0)
-		}
+		running, kept := max(seg.end.Sub(seg.from), 0), seg.productive(run, until)
 		s.running += running
 		s.productive += kept
 		s.lost += running - kept

@@ -177,8 +177,8 @@ func noticeStopCrashJob() []spot.Event {
 }
 
 // TestSummarizeAccounting checks docs/architecture.md "Job accounting" on noticeStopCrashJob:
-// a's command worked until its stop, and its checkpoint saved on the signal holds all but the
-// last second; b's notice came while no command ran, so it loses nothing beyond the crash; c's
+// a's command ran until its stop, and saved a checkpoint on the notice, so it lost nothing; b's
+// notice came while no command ran, so it loses nothing beyond the crash; c's
 // checkpoint cannot have been written after the sync that stored it.
 func TestSummarizeAccounting(t *testing.T) {
 	got := spot.Summarize("j", noticeStopCrashJob())
@@ -188,8 +188,8 @@ func TestSummarizeAccounting(t *testing.T) {
 		got, want any
 	}{
 		{"Running", got.Running, 10*m + 7*s + 5*m + 5*m},
-		{"Productive", got.Productive, 10*m + 6*s + 1*m + 1*m},
-		{"LostWork", got.LostWork, 1*s + 4*m + 4*m},
+		{"Productive", got.Productive, 10*m + 7*s + 1*m + 1*m},
+		{"LostWork", got.LostWork, 4*m + 4*m},
 		{"Interruptions", got.Interruptions, 2},
 		{"Crashes", got.Crashes, 2},
 		{"Status", got.Status, "failed"},

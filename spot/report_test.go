@@ -138,7 +138,13 @@ func FuzzParseEvent(f *testing.F) {
 		if ev.Job == "" || ev.Kind == "" || ev.Time.IsZero() {
 			t.Fatalf("ParseEvent(%q) = %+v without job, kind or time", b, ev)
 		}
-		spot.Summarize(ev.Job, []spot.Event{ev, ev}) // must not panic on any parsed event
+		// Any parsed events: no panic, and the job accounting's invariants hold.
+		for _, evs := range [][]spot.Event{{ev, ev}, append(twoMachineJob(), ev), append(noticeStopCrashJob(), ev)} {
+			rep := spot.Summarize(ev.Job, evs)
+			if rep.Productive < 0 || rep.LostWork < 0 || rep.Productive+rep.LostWork != rep.Running {
+				t.Fatalf("Summarize(… %q) = productive %v, lost %v, running %v; want both ≥ 0, summing to running", b, rep.Productive, rep.LostWork, rep.Running)
+			}
+		}
 	})
 }
 

@@ -233,8 +233,12 @@ func TestCrashAfterTwoCheckpoints(t *testing.T) {
 // the first run's work after the checkpoint is lost, and the second does not count it again.
 func TestResumeSumsRuns(t *testing.T) {
 	g := newRig(t)
-	b := startRun(g.runner("-steps", "600", "-every", "10", "-step-time", "2ms", "-signal-save=false", "-signal-exit", "1"))
-	waitFor(t, "a stored checkpoint", func() bool { _, ok := lastStored(g.storedEvents()); return ok })
+	// Three checkpoints, then training without any: none can be written after the notice.
+	b := startRun(g.runner("-steps", "600", "-every", "10", "-periodic", "3", "-step-time", "2ms", "-signal-save=false", "-signal-exit", "1"))
+	waitFor(t, "the third checkpoint stored", func() bool {
+		ev, _ := lastStored(g.storedEvents())
+		return ev.Checkpoint == "ckpt-00000030.bin"
+	})
 	time.Sleep(100 * time.Millisecond)
 	b.notify(30 * time.Second)
 	if res, err := b.wait(t); res.ExitCode != spot.ExitInterrupted {

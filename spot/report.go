@@ -232,6 +232,12 @@ func summarizeRun(run []Event) runSummary {
 	if !noticeAt.IsZero() {
 		s.noticeTime = last.Sub(noticeAt)
 	}
+	s.account(run, segs)
+	return s
+}
+
+// account adds the running, productive and lost time of the command's starts segs to s.
+func (s *runSummary) account(run []Event, segs []segment) {
 	for i, seg := range segs {
 		var until time.Time
 		if i+1 < len(segs) {
@@ -242,7 +248,6 @@ func summarizeRun(run []Event) runSummary {
 		s.productive += kept
 		s.lost += running - kept
 	}
-	return s
 }
 
 // stopTime returns when the command signalled for the notice at the head of evs exited: the

@@ -98,6 +98,7 @@ func deref[T any](p *T) string {
 // checkFigures compares the report's times with the ones worked out from the events.
 func checkFigures(t *testing.T, rep spot.JobReport, productive, lost, running time.Duration) {
 	t.Helper()
+	t.Logf("Summarize = productive %v, lost %v, running %v", rep.Productive, rep.LostWork, rep.Running)
 	if rep.Productive != productive || rep.LostWork != lost || rep.Running != running {
 		t.Errorf("Summarize = productive %v, lost %v, running %v; want %v, %v, %v from the events",
 			rep.Productive, rep.LostWork, rep.Running, productive, lost, running)
@@ -125,6 +126,7 @@ func TestNoticeGraceLeavesTheMeasuredUpload(t *testing.T) {
 		t.Fatalf("the first checkpoint upload took %.2f s; the test needs about 1 s", first.Seconds)
 	}
 	n := only(t, evs, spot.EventNotice)
+	t.Logf("notice event grace %s s: %s", deref(n.Grace), n.GraceReason)
 	if n.Grace == nil || *n.Grace < 8 || *n.Grace > 10 {
 		t.Errorf("notice event grace = %s s (%s); want 8 to 10 s: 10 s less an upload of about 1 s", deref(n.Grace), n.GraceReason)
 	}

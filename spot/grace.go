@@ -100,6 +100,7 @@ func (r *Runner) interrupted(ctx context.Context, c *child, n notice.Notice, sig
 	if c != nil {
 		var why string
 		grace, why = r.grace(ctx, signaled, deadline)
+		grace = grace.Truncate(time.Millisecond) // as the event records it
 		secs := grace.Seconds()
 		ev.Grace, ev.GraceReason = &secs, why
 		r.Log.Warn("termination notice: the command has its grace to save and exit", "grace_s", fmt.Sprintf("%.1f", secs), "why", why)

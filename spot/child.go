@@ -103,13 +103,15 @@ func (c *child) kill() {
 
 // childOutcome is why watchChild returned.
 type childOutcome struct {
-	status int
-	notice *notice.Notice // a termination notice came first
-	err    error          // ctx ended
+	status   int
+	notice   *notice.Notice // a termination notice came first
+	signaled time.Time      // when the command was signalled for it
+	err      error          // ctx ended
 }
 
-// watchChild waits for the command to exit, a termination notice, or ctx to end; it records
-// rebalance notices and starts a sync for them on the way.
+// watchChild waits for the command to exit, a termination notice, or ctx to end; it signals
+// the command on a termination notice, and records rebalance notices and starts a sync for
+// them on the way.
 func (r *Runner) watchChild(ctx context.Context, c *child) childOutcome {
 	for {
 		select {
@@ -119,13 +121,14 @@ func (r *Runner) watchChild(ctx context.Context, c *child) childOutcome {
 			}
 			return childOutcome{status: c.code}
 		case n := <-r.notices:
-			if n.Kind == notice.Terminate {
-				// Signal before anything else: the notice window is short.
-				r.signalNotice(c, n)
+			if n.Kind != notice.Terminate {
+				r.rebalance(ctx, n)
+				continue
 			}
-			if r.noticed(ctx, n) {
-				return childOutcome{notice: &n}
-			}
+			// Signal before anything else, the event included: the notice window is short.
+			at := r.Now()
+			r.signalNotice(c, n)
+			return childOutcome{notice: &n, signaled: at}
 		case <-ctx.Done():
 			c.kill()
 			return childOutcome{status: c.code, err: ctx.Err()}

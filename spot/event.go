@@ -21,6 +21,7 @@ const (
 	EventCrash   = "crash"   // the command exited non-zero without a notice
 	EventRestart = "restart" // the command was started again after a crash
 	EventSync    = "sync"    // a checkpoint sync finished (or failed)
+	EventStop    = "stop"    // the command exited after a terminate notice, at the event's time (Killed: ended when its grace ran out)
 	EventExit    = "exit"    // the runner finished on this machine
 )
 
@@ -52,6 +53,10 @@ type Event struct {
 	NoticeKind string     `json:"notice_kind,omitempty"`
 	Deadline   *time.Time `json:"deadline,omitempty"`
 	Detail     string     `json:"detail,omitempty"`
+	// Grace is the seconds a terminate notice gave the command to save and exit before it was
+	// ended, and GraceReason how they were reckoned (deadline, upload estimate, floor, limit).
+	Grace       *float64 `json:"grace_s,omitempty"`
+	GraceReason string   `json:"grace_reason,omitempty"`
 
 	// Syncs.
 	Reason         string     `json:"reason,omitempty"` // periodic, rebalance, notice, crash, exit
@@ -62,10 +67,11 @@ type Event struct {
 	MBps           float64    `json:"mb_per_s,omitempty"`
 	Manifest       string     `json:"manifest,omitempty"`
 	Checkpoint     string     `json:"checkpoint,omitempty"`      // the newest checkpoint stored so far
-	CheckpointTime *time.Time `json:"checkpoint_time,omitempty"` // when the command wrote it
+	CheckpointTime *time.Time `json:"checkpoint_time,omitempty"` // when the command wrote it, on the runner's clock
 
-	// Crashes and exits.
+	// Crashes, stops and exits.
 	Status   *int   `json:"status,omitempty"`    // the command's exit status; -1 if killed by a signal
+	Killed   bool   `json:"killed,omitempty"`    // stop: the runner ended the command when its grace ran out
 	ExitCode *int   `json:"exit_code,omitempty"` // the runner's exit code
 	Error    string `json:"error,omitempty"`
 }

@@ -13,11 +13,13 @@ type JobReport struct {
 	Status string `json:"status"` // done, interrupted, failed, sync-failed, vanished (no exit recorded) or stopped
 	Runs   int    `json:"runs"`   // runner starts, one per machine (or per resubmission)
 
+	// The times are defined in docs/architecture.md "Job accounting"; Running = Productive +
+	// LostWork.
 	Wall       time.Duration `json:"wall_ns"`       // first event to last
 	Billable   time.Duration `json:"billable_ns"`   // machine time: each run's start to its exit
-	Running    time.Duration `json:"running_ns"`    // the command's own running time
-	Productive time.Duration `json:"productive_ns"` // Running less LostWork
-	LostWork   time.Duration `json:"lost_work_ns"`  // from the last checkpoint before each interruption or crash to it
+	Running    time.Duration `json:"running_ns"`    // the command's own running time, to its exit after a notice
+	Productive time.Duration `json:"productive_ns"` // training held by stored checkpoints
+	LostWork   time.Duration `json:"lost_work_ns"`  // from the last stored checkpoint to each interruption or crash
 	SyncTime   time.Duration `json:"sync_ns"`       // time spent in checkpoint syncs (they overlap with running)
 	NoticeTime time.Duration `json:"notice_ns"`     // from termination notices to the runner's exit
 
@@ -52,11 +54,10 @@ func Summarize(job string, events []Event) JobReport {
 	events = slices.Clone(events)
 	slices.SortStableFunc(events, func(a, b Event) int { return a.Time.Compare(b.Time) })
 	rep.Wall = events[len(events)-1].Time.Sub(events[0].Time)
-	ckpt := checkpointTimes(events)
 	var odPrice gpucost.Money
 	for _, run := range groupRuns(events) {
 		rep.Runs++
-		s := summarizeRun(run, ckpt)
+		s := summarizeRun(run)
 		rep.add(s)
 		if s.hasPrice {
 			rep.Cost = addMoney(rep.Cost, s.price.MulFloat(s.billable.Hours()))
@@ -68,7 +69,6 @@ func Summarize(job string, events []Event) JobReport {
 		}
 		rep.Status = s.status
 	}
-	rep.Productive = max(rep.Running-rep.LostWork, 0)
 	if rep.HasOnDemand {
 		rep.OnDemand = odPrice.MulFloat(rep.Productive.Hours())
 		if rep.Cost.Currency == "" || rep.Cost.Currency == rep.OnDemand.Currency {
@@ -90,18 +90,20 @@ func addMoney(a, b gpucost.Money) gpucost.Money {
 
 // runSummary is one run's share of a JobReport.
 type runSummary struct {
-	billable, running, lost, syncTime, noticeTime time.Duration
-	restarts, interruptions, crashes, syncs       int
-	syncFailures                                  int
-	syncBytes                                     int64
-	status                                        string
-	price, onDemand                               gpucost.Money
-	hasPrice, hasOnDemand                         bool
+	billable, running, productive, lost     time.Duration
+	syncTime, noticeTime                    time.Duration
+	restarts, interruptions, crashes, syncs int
+	syncFailures                            int
+	syncBytes                               int64
+	status                                  string
+	price, onDemand                         gpucost.Money
+	hasPrice, hasOnDemand                   bool
 }
 
 func (rep *JobReport) add(s runSummary) {
 	rep.Billable += s.billable
 	rep.Running += s.running
+	rep.Productive += s.productive
 	rep.LostWork += s.lost
 	rep.SyncTime += s.syncTime
 	rep.NoticeTime += s.noticeTime
@@ -129,77 +131,86 @@ func groupRuns(events []Event) [][]Event {
 	return runs
 }
 
-// checkpointTimes lists, in event order, when each stored checkpoint was stored and when the
-// command wrote it.
-func checkpointTimes(events []Event) []Event {
-	var out []Event
-	for _, ev := range events {
-		if ev.Kind == EventSync && ev.CheckpointTime != nil && ev.Error == "" {
-			out = append(out, ev)
-		}
-	}
-	return out
+// segment is one start of the command within a run: from its start or restart to its end.
+type segment struct {
+	from, end time.Time
+	notice    time.Time // the terminate notice that ended it; zero if none did
+	done      bool      // the command finished and its final checkpoint was stored
 }
 
-// savedBy returns the write time of the newest checkpoint stored by time t.
-func savedBy(ckpt []Event, t time.Time) (time.Time, bool) {
-	var at time.Time
-	for _, ev := range ckpt {
-		if ev.Time.After(t) {
-			break
+// lastStored returns the write time of the newest checkpoint seg's command wrote that a sync of
+// the run stored, zero if none: written from its start to until, the next segment's start.
+func (seg segment) lastStored(run []Event, until time.Time) time.Time {
+	var saved time.Time
+	for _, ev := range run {
+		if ev.Kind != EventSync || ev.Error != "" || ev.CheckpointTime == nil {
+			continue
 		}
-		if ev.CheckpointTime.After(at) {
-			at = *ev.CheckpointTime
+		at := *ev.CheckpointTime
+		if at.After(ev.Time) { // a checkpoint is written before it is stored; another clock says otherwise
+			at = ev.Time
+		}
+		if !at.Before(seg.from) && (until.IsZero() || at.Before(until)) && at.After(saved) {
+			saved = at
 		}
 	}
-	return at, !at.IsZero()
+	return saved
 }
 
-// lostWork is the work between the command's (re)start at from and an interruption at t that
-// no checkpoint stored by settled holds.
-func lostWork(ckpt []Event, from, t, settled time.Time) time.Duration {
-	saved, ok := savedBy(ckpt, settled)
-	if !ok || saved.Before(from) {
-		saved = from
+// productive returns how much of seg's running time is kept: all of it when the command
+// finished or saved a checkpoint on the notice that was stored; else up to the write time of its
+// last stored checkpoint.
+func (seg segment) productive(run []Event, until time.Time) time.Duration {
+	running := max(seg.end.Sub(seg.from), 0)
+	saved := seg.lastStored(run, until)
+	switch {
+	case seg.done, !seg.notice.IsZero() && !saved.Before(seg.notice):
+		return running
+	case saved.IsZero():
+		return 0
 	}
-	return max(t.Sub(saved), 0)
+	return min(max(saved.Sub(seg.from), 0), running)
 }
 
-// summarizeRun reads one runner process's events.
-func summarizeRun(run []Event, ckpt []Event) runSummary {
+// summarizeRun reads one runner process's events: docs/architecture.md "Job accounting".
+func summarizeRun(run []Event) runSummary {
 	var s runSummary
 	start, last := run[0].Time, run[len(run)-1].Time
 	s.billable = last.Sub(start)
 	s.status = "vanished"
-	var childFrom, noticeAt time.Time
-	running := false
-	stop := func(t time.Time) {
-		if running {
-			s.running += t.Sub(childFrom)
-			running = false
+	var segs []segment
+	var open *segment // the command's current start, until it ends
+	var noticeAt time.Time
+	end := func(t time.Time, done bool) {
+		if open != nil {
+			open.end, open.done = t, done
+			segs = append(segs, *open)
+			open = nil
 		}
 	}
-	for _, ev := range run {
+	for i, ev := range run {
 		if p, ok, od, okOD := ev.Prices(); ok || okOD {
 			s.price, s.hasPrice = p, s.hasPrice || ok
 			s.onDemand, s.hasOnDemand = od, s.hasOnDemand || okOD
 		}
 		switch ev.Kind {
 		case EventStart, EventRestart:
-			childFrom, running = ev.Time, true
+			end(ev.Time, false)
+			open = &segment{from: ev.Time}
 			if ev.Kind == EventRestart {
 				s.restarts++
 			}
 		case EventCrash:
 			s.crashes++
-			s.lost += lostWork(ckpt, childFrom, ev.Time, nextSettled(run, ev.Time))
-			stop(ev.Time)
+			end(ev.Time, false)
 		case EventNotice:
 			if ev.NoticeKind == "terminate" && noticeAt.IsZero() {
 				noticeAt = ev.Time
 				s.interruptions++
-				s.lost += lostWork(ckpt, childFrom, ev.Time, last)
-				stop(ev.Time)
+				if open != nil {
+					open.notice = ev.Time
+					end(stopTime(run[i:], ev.Time), false)
+				}
 			}
 		case EventSync:
 			s.syncTime += time.Duration(ev.Seconds * float64(time.Second))
@@ -210,30 +221,47 @@ func summarizeRun(run []Event, ckpt []Event) runSummary {
 				s.syncBytes += ev.Bytes
 			}
 		case EventExit:
-			stop(ev.Time)
+			end(ev.Time, ev.ExitCode != nil && *ev.ExitCode == ExitDone)
 			s.status = exitStatusName(ev.ExitCode)
 		}
+	}
+	if open != nil { // no exit: the machine vanished, or the run is still going
+		s.interruptions++
+		end(last, false)
 	}
 	if !noticeAt.IsZero() {
 		s.noticeTime = last.Sub(noticeAt)
 	}
-	if running { // no exit: the machine vanished, or the run is still going
-		s.interruptions++
-		s.lost += lostWork(ckpt, childFrom, last, last)
-		stop(last)
-	}
+	s.account(run, segs)
 	return s
 }
 
-// nextSettled returns when the handling of a crash at t ended: the next restart or exit, whose
-// sync has stored what the crashed command left.
-func nextSettled(run []Event, t time.Time) time.Time {
-	for _, ev := range run {
-		if ev.Time.After(t) && (ev.Kind == EventRestart || ev.Kind == EventExit) {
+// account adds the running, productive and lost time of the command's starts segs to s.
+func (s *runSummary) account(run []Event, segs []segment) {
+	for i, seg := range segs {
+		var until time.Time
+		if i+1 < len(segs) {
+			until = segs[i+1].from
+		}
+		running, kept := max(seg.end.Sub(seg.from), 0), seg.productive(run, until)
+		s.running += running
+		s.productive += kept
+		s.lost += running - kept
+	}
+}
+
+// stopTime returns when the command signalled for the notice at the head of evs exited: the
+// stop event's time, or, in the events of runners that did not record one, the notice's.
+func stopTime(evs []Event, notice time.Time) time.Time {
+	for _, ev := range evs {
+		switch ev.Kind {
+		case EventStop:
 			return ev.Time
+		case EventStart, EventRestart, EventExit:
+			return notice
 		}
 	}
-	return run[len(run)-1].Time
+	return notice
 }
 
 func exitStatusName(code *int) string {

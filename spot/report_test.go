@@ -138,6 +138,70 @@ func FuzzParseEvent(f *testing.F) {
 		if ev.Job == "" || ev.Kind == "" || ev.Time.IsZero() {
 			t.Fatalf("ParseEvent(%q) = %+v without job, kind or time", b, ev)
 		}
-		spot.Summarize(ev.Job, []spot.Event{ev, ev}) // must not panic on any parsed event
+		// Any parsed events: no panic, and the job accounting's invariants hold.
+		for _, evs := range [][]spot.Event{{ev, ev}, append(twoMachineJob(), ev), append(noticeStopCrashJob(), ev)} {
+			rep := spot.Summarize(ev.Job, evs)
+			if rep.Productive < 0 || rep.LostWork < 0 || rep.Productive+rep.LostWork != rep.Running {
+				t.Fatalf("Summarize(… %q) = productive %v, lost %v, running %v; want both ≥ 0, summing to running", b, rep.Productive, rep.LostWork, rep.Running)
+			}
+		}
 	})
+}
+
+// noticeStopCrashJob is three runs that old event logs summed wrongly:
+//
+//	a 0:00 start · 0:05 sync (written 0:04) · 0:10 notice · 0:10:07 stop · 0:10:08 sync (written 0:10:06) · 0:10:10 exit 75
+//	b 0:20 start · 0:22 sync (written 0:21) · 0:25 crash · 0:25:01 notice in the restart backoff · 0:25:03 exit 75
+//	c 0:30 start · 0:31 sync (written 0:33 by a clock ahead of the runner's) · 0:35 crash · 0:35:01 exit 70
+func noticeStopCrashJob() []spot.Event {
+	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	ptr := func(d time.Duration) *time.Time { t := at(d); return &t }
+	code := func(c int) *int { return &c }
+	in := func(run string, ev spot.Event) spot.Event {
+		ev.Job, ev.Run, ev.Host = "j", run, run
+		return ev
+	}
+	m, s := time.Minute, time.Second
+	return []spot.Event{
+		in("a", spot.Event{Kind: spot.EventStart, Time: at(0)}),
+		in("a", spot.Event{Kind: spot.EventSync, Time: at(5 * m), CheckpointTime: ptr(4 * m), Manifest: "1"}),
+		in("a", spot.Event{Kind: spot.EventNotice, NoticeKind: "terminate", Time: at(10 * m)}),
+		in("a", spot.Event{Kind: spot.EventStop, Time: at(10*m + 7*s), Status: code(75)}),
+		in("a", spot.Event{Kind: spot.EventSync, Time: at(10*m + 8*s), CheckpointTime: ptr(10*m + 6*s), Manifest: "2"}),
+		in("a", spot.Event{Kind: spot.EventExit, Time: at(10*m + 10*s), ExitCode: code(spot.ExitInterrupted)}),
+		in("b", spot.Event{Kind: spot.EventStart, Time: at(20 * m)}),
+		in("b", spot.Event{Kind: spot.EventSync, Time: at(22 * m), CheckpointTime: ptr(21 * m), Manifest: "3"}),
+		in("b", spot.Event{Kind: spot.EventCrash, Time: at(25 * m), Status: code(1)}),
+		in("b", spot.Event{Kind: spot.EventNotice, NoticeKind: "terminate", Time: at(25*m + s)}),
+		in("b", spot.Event{Kind: spot.EventExit, Time: at(25*m + 3*s), ExitCode: code(spot.ExitInterrupted)}),
+		in("c", spot.Event{Kind: spot.EventStart, Time: at(30 * m)}),
+		in("c", spot.Event{Kind: spot.EventSync, Time: at(31 * m), CheckpointTime: ptr(33 * m), Manifest: "4"}),
+		in("c", spot.Event{Kind: spot.EventCrash, Time: at(35 * m), Status: code(1)}),
+		in("c", spot.Event{Kind: spot.EventExit, Time: at(35*m + s), ExitCode: code(spot.ExitFailed)}),
+	}
+}
+
+// TestSummarizeAccounting checks docs/architecture.md "Job accounting" on noticeStopCrashJob:
+// a's command ran until its stop, and saved a checkpoint on the notice, so it lost nothing; b's
+// notice came while no command ran, so it loses nothing beyond the crash; c's
+// checkpoint cannot have been written after the sync that stored it.
+func TestSummarizeAccounting(t *testing.T) {
+	got := spot.Summarize("j", noticeStopCrashJob())
+	m, s := time.Minute, time.Second
+	for _, c := range []struct {
+		name      string
+		got, want any
+	}{
+		{"Running", got.Running, 10*m + 7*s + 5*m + 5*m},
+		{"Productive", got.Productive, 10*m + 7*s + 1*m + 1*m},
+		{"LostWork", got.LostWork, 4*m + 4*m},
+		{"Interruptions", got.Interruptions, 2},
+		{"Crashes", got.Crashes, 2},
+		{"Status", got.Status, "failed"},
+	} {
+		if c.got != c.want {
+			t.Errorf("Summarize(notice, stop, crash).%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
 }

@@ -85,6 +85,9 @@ type Runner struct {
 	MaxBackoff   time.Duration // default 1 min
 	// UploadFloor is the upload time assumed while the bandwidth is not yet measured; default 15 s.
 	UploadFloor time.Duration
+	// Grace is the most time the command gets to save and exit after a termination notice; zero
+	// for no limit but the notice's deadline less the upload estimate (see interrupted).
+	Grace time.Duration
 
 	Now func() time.Time
 	Log *slog.Logger
@@ -94,6 +97,11 @@ type Runner struct {
 	loop    *syncLoop
 	notices chan notice.Notice
 	resume  string
+	// savedBytes is the size of the last checkpoint stored, the size expected of the one the
+	// command saves on a notice.
+	savedBytes atomic.Int64
+	// skew is how far the checkpoint directory's clock (file mtimes) is ahead of Now.
+	skew time.Duration
 }
 
 // Result says how a Run ended.
@@ -166,6 +174,7 @@ func (r *Runner) Run(ctx context.Context) (Result, error) {
 	start := r.Now()
 	r.run = fmt.Sprintf("%s-%d", r.Machine.Host, start.UnixNano())
 	os.Remove(noticePath(r.Dir))
+	r.skew = r.measureSkew()
 	resume, err := r.restore(ctx)
 	if err != nil {
 		return Result{ExitCode: restoreExit(err)}, err
@@ -205,7 +214,7 @@ func (r *Runner) supervise(ctx context.Context, res Result) (Result, error) {
 			return r.finish(ctx, res, 1, out.err)
 		case out.notice != nil:
 			res.Notice = out.notice
-			code, err := r.interrupted(ctx, c, *out.notice)
+			code, err := r.interrupted(ctx, c, *out.notice, out.signaled)
 			res.Status = c.exitStatus(res.Status) // the status it saved and exited with, not the one before the notice
 			return r.finish(ctx, res, code, err)
 		case out.status == 0:
@@ -225,7 +234,7 @@ func (r *Runner) supervise(ctx context.Context, res Result) (Result, error) {
 				return r.finish(ctx, res, 1, err)
 			}
 			res.Notice = n
-			code, err := r.interrupted(ctx, nil, *n)
+			code, err := r.interrupted(ctx, nil, *n, r.Now())
 			return r.finish(ctx, res, code, err)
 		}
 		res.Restarts++
@@ -285,28 +294,19 @@ func (r *Runner) sleep(ctx context.Context, d time.Duration) (*notice.Notice, er
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case n := <-r.notices:
-			if r.noticed(ctx, n) {
+			if n.Kind == notice.Terminate {
 				return &n, nil
 			}
+			r.rebalance(ctx, n)
 		}
 	}
 }
 
-// noticed records n and reports whether it is a termination; a rebalance starts a sync at once.
-func (r *Runner) noticed(ctx context.Context, n notice.Notice) bool {
-	ev := Event{Kind: EventNotice, Source: n.Source, NoticeKind: n.Kind, Detail: n.Detail}
-	if !n.Deadline.IsZero() {
-		d := n.Deadline.UTC()
-		ev.Deadline = &d
-	}
-	if n.Kind != notice.Terminate {
-		r.Log.Warn("rebalance recommendation: syncing the checkpoint now", "source", n.Source)
-		r.loop.kick("rebalance")
-		r.record(ctx, ev)
-		return false
-	}
-	r.record(ctx, ev)
-	return true
+// rebalance records a notice that is not a termination and starts a sync at once.
+func (r *Runner) rebalance(ctx context.Context, n notice.Notice) {
+	r.Log.Warn("rebalance recommendation: syncing the checkpoint now", "source", n.Source)
+	r.loop.kick("rebalance")
+	r.record(ctx, noticeEvent(n))
 }
 
 // restoreExit is the exit code of a run whose restore failed with err.

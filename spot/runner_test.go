@@ -197,8 +197,8 @@ func interruptAndResume(t *testing.T, w notice.Watcher, fire func()) *rig {
 	if saved, _ := lastSaved(g.dir); m.Latest != saved {
 		t.Errorf("latest stored checkpoint = %q, want %q, the one saved on the signal", m.Latest, saved)
 	}
-	if got := g.kinds(); got != "start notice:terminate exit" {
-		t.Errorf("events = %q, want start, notice, exit", got)
+	if got := g.kinds(); got != "start notice:terminate stop exit" {
+		t.Errorf("events = %q, want start, notice, stop, exit", got)
 	}
 	g.finish(1000, 1)
 	return g

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -145,6 +146,15 @@ func TestExamplePyTorchResume(t *testing.T) {
 	t.Logf("interrupted at step %d, resumed from %s; uninterrupted final loss %s", saved, m[1], want)
 	if got := finalLoss(t, "resumed run", out, steps); got != want {
 		t.Errorf("interrupted at step %d and resumed: final loss %s, uninterrupted %s; want them equal", saved, got, want)
+	}
+	// Issue 16: report jobs showed no productive time for a job that had stored its checkpoints.
+	code, out, errOut = runGpucost(t, nil, "report", "jobs", "--store", store, "--output", "json")
+	var jobs []jobJSON
+	if code != exitOK || json.Unmarshal([]byte(out), &jobs) != nil || len(jobs) != 1 {
+		t.Fatalf("report jobs = exit %d, %q; %s", code, out, errOut)
+	}
+	if j := jobs[0]; j.Runs != 2 || j.Status != "done" || j.ProductiveS <= 0 || j.LostWorkS < 0 {
+		t.Errorf("report jobs = %+v; want 2 runs, done, with productive time", j)
 	}
 }
 

@@ -15,13 +15,17 @@ func newReportJobsCmd(e *env) *cobra.Command {
 		Use:   "jobs --store URL [--job J]",
 		Short: "Spot jobs run with gpucost run: wall time, lost work, checkpoint overhead, savings",
 		Long: `jobs reads the events "gpucost run" stored for each job and shows, over all the machines a job
-ran on: wall time (first event to last); billable time (each machine's run); productive time (the
-command's running time less lost work); lost work (from the last stored checkpoint before each
-interruption or crash to it; a run that vanished without an exit, such as a machine lost without
-notice, ends at its last event); checkpoint overhead (time in syncs, which overlap training, and
-from termination notices to exit); restarts and interruptions; the cost at the prices the runs
-recorded against the same productive time on demand, the dollars saved, and SageMaker's
-managed-spot figure, savings = 1 − billable / total time.`,
+ran on: wall time (first event to last); billable time (each machine's run); productive time
+(training preserved in stored checkpoints: from each start of the command, or restart from a
+checkpoint, to the write time of the last checkpoint it stored; a command that finished, or saved
+on the termination notice, counts whole); lost work (from that checkpoint to the interruption or
+crash: the command's exit after a notice it did not save on, or the last event of a run that
+vanished without an exit, such as a machine lost without notice); productive time plus lost work
+is the command's running time; checkpoint
+overhead (time in syncs, which overlap training, and from termination notices to exit); restarts
+and interruptions; the cost at the prices the runs recorded against the same productive time on
+demand, the dollars saved, and SageMaker's managed-spot figure, savings = 1 − billable / total
+time.`,
 		Example: `  gpucost report jobs --store s3://my-bucket/jobs
   gpucost report jobs --store file:///mnt/nfs/jobs --job llama-ft --output json`,
 		Args: usageArgs(cobra.NoArgs),

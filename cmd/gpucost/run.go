@@ -46,10 +46,14 @@ While it runs, the directory is synced to the store every --sync-interval: only 
 files, with checksums, and the manifest written last so "latest" never names a partial checkpoint.
 
 On a termination notice (AWS spot/instance-action, GCP preempted, Azure Preempt, or SIGTERM or
-SIGINT to the runner, which give --grace) the command's process group gets --notice-signal; the
-runner waits for it to save and exit until the deadline less the estimated upload time (pending
-bytes over the measured bandwidth), ends it if it has not, uploads, acknowledges an Azure event
-and exits 75. If the checkpoint cannot fit the window the log says so with the numbers. An AWS
+SIGINT to the runner, which give --grace) the command's process group gets --notice-signal and
+a grace to save and exit: the time to the deadline less the estimated upload time (what is
+pending and a checkpoint the size of the last one, over the measured bandwidth; --upload-floor
+before any upload is measured), at most --grace, and never less than half the time to the
+deadline up to 5 s. The runner ends the command if it has not exited by then, uploads,
+acknowledges an Azure event and exits 75; the notice event records the grace and why, a stop
+event when the command exited. If the checkpoint cannot fit the window the log says so with
+the numbers. An AWS
 rebalance recommendation starts a sync at once. A command that exits non-zero without a notice is
 restarted from the last checkpoint after 1 s, 2 s, 4 s … (at most 1 min), up to --max-restarts.
 
@@ -90,7 +94,7 @@ Exit codes:
 	fl.DurationVar(&f.syncInterval, "sync-interval", spot.DefaultSyncInterval, "how often to sync the checkpoint directory")
 	fl.IntVar(&f.maxRestarts, "max-restarts", 10, "restarts after crashes before giving up (exit 70)")
 	fl.StringVar(&f.noticeSignal, "notice-signal", "SIGTERM", "signal sent to the command on a termination notice: SIGTERM, SIGINT, SIGUSR1, SIGUSR2 or SIGHUP")
-	fl.DurationVar(&f.grace, "grace", notice.DefaultGrace, "deadline after a SIGTERM or SIGINT to the runner")
+	fl.DurationVar(&f.grace, "grace", notice.DefaultGrace, "deadline after a SIGTERM or SIGINT to the runner, and the most time the command gets to save after any termination notice")
 	fl.StringVar(&f.cloud, "cloud", "auto", "where to watch for notices: auto, aws, gcp, azure or none")
 	fl.DurationVar(&f.poll, "poll", notice.DefaultPoll, "how often to ask the metadata service (1s for the fastest reaction)")
 	fl.StringVar(&f.azureURL, "azure-metadata-url", notice.DefaultAzureURL, "Azure Scheduled Events URL")
@@ -145,7 +149,7 @@ func runJob(ctx context.Context, e *env, f runFlags, args []string) error {
 		Store: store, Watchers: watchers, Machine: machine,
 		Syncer:       &checkpoint.Syncer{Store: store, Job: name, Dir: f.dir, Log: log, Now: e.now},
 		SyncInterval: f.syncInterval, MaxRestarts: f.maxRestarts, NoticeSignal: sig,
-		UploadFloor: f.uploadFloor, Now: e.now, Log: log,
+		UploadFloor: f.uploadFloor, Grace: f.grace, Now: e.now, Log: log,
 	}
 	res, err := r.Run(ctx)
 	if res.ExitCode == spot.ExitDone {

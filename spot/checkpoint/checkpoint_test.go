@@ -104,8 +104,12 @@ func TestSyncRestore(t *testing.T) {
 				t.Errorf("Sync of an unchanged directory = %+v; want unchanged, nothing hashed or uploaded", st)
 			}
 			write(t, dir, "step-2/model.bin", random(1000))
+			mtime := time.Now().Add(time.Hour).Truncate(time.Second).UTC() // newer than step-1
+			os.Chtimes(filepath.Join(dir, "step-2/model.bin"), mtime, mtime)
 			if st := mustSync(t, s); st.Hashed != 1 || st.Uploaded != 1 || st.Seq != 2 {
 				t.Errorf("Sync after one new file = %+v; want 1 hashed, 1 uploaded, seq 2", st)
+			} else if st.Latest != "step-2" || !st.LatestTime.Equal(mtime) || st.LatestBytes != 1000 {
+				t.Errorf("Sync after one new file = latest %q written %v, %d bytes; want step-2 written %v, 1000 bytes", st.Latest, st.LatestTime, st.LatestBytes, mtime)
 			}
 			m, err := Latest(ctx, store, "job")
 			if err != nil || m.Seq != 2 || m.Latest != "step-2" || len(m.Files) != 5 {

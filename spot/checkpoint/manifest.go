@@ -64,6 +64,28 @@ func (m *Manifest) newestMTime() int64 {
 	return at
 }
 
+// entryTime returns the newest mtime of the files of top-level entry top.
+func (m *Manifest) entryTime(top string) time.Time {
+	var at time.Time
+	for _, f := range m.Files {
+		if topLevel(f.Path) == top && f.MTime.After(at) {
+			at = f.MTime
+		}
+	}
+	return at
+}
+
+// entryBytes returns the size of the files of top-level entry top.
+func (m *Manifest) entryBytes(top string) int64 {
+	var n int64
+	for _, f := range m.Files {
+		if topLevel(f.Path) == top {
+			n += f.Size
+		}
+	}
+	return n
+}
+
 // ObjectKey returns the store key of the object holding content with the given sha256.
 func ObjectKey(job, sum string) string { return job + "/objects/" + sum }
 

@@ -65,6 +65,12 @@ type Stats struct {
 	Elapsed  time.Duration // the whole pass
 	Manifest string        // key of the manifest written; empty when none was
 	Seq      int64         // its sequence number, or the latest one's when none was written
+	// Latest is the checkpoint the manifest written names as latest, LatestTime the newest mtime
+	// of its files (when the job wrote it, on the file system's clock) and LatestBytes their size;
+	// all three are zero when no manifest was written.
+	Latest      string
+	LatestTime  time.Time
+	LatestBytes int64
 	// Unchanged is set when the directory matched the latest manifest, so none was written.
 	Unchanged bool
 	// Unstable lists the files that changed while the pass ran. The manifest leaves out the
@@ -182,6 +188,7 @@ func (s *Syncer) sync(ctx context.Context) (Stats, error) {
 		return st, err
 	}
 	st.Manifest, st.Seq = m.Key, m.Seq
+	st.Latest, st.LatestTime, st.LatestBytes = m.Latest, m.entryTime(m.Latest), m.entryBytes(m.Latest)
 	s.log().Debug("checkpoint synced", "job", s.Job, "manifest", m.Key, "files", st.Files,
 		"uploaded", st.Uploaded, "bytes", st.Bytes, "latest", m.Latest)
 	if err := s.prune(ctx, &m); err != nil {

@@ -38,9 +38,11 @@ type Result struct {
 // options are the trainer's flags.
 type options struct {
 	steps, every, size, crashAt, keep int
-	stepTime                          time.Duration
+	periodic                          int // periodic checkpoints written at most; 0: no limit
+	stepTime, saveDelay               time.Duration
 	result, stamp                     string
 	crashAlways, ignoreSignal         bool
+	signalSave                        bool
 	exitCode                          int
 }
 
@@ -56,6 +58,9 @@ func Main(args []string) int {
 	fs.BoolVar(&o.crashAlways, "crash-always", false, "exit 3 at once")
 	fs.BoolVar(&o.ignoreSignal, "ignore-signal", false, "ignore SIGTERM (a trainer that never saves)")
 	fs.IntVar(&o.exitCode, "signal-exit", 0, "exit status after saving on SIGTERM")
+	fs.BoolVar(&o.signalSave, "signal-save", true, "save a checkpoint on SIGTERM before exiting (false: exit without saving)")
+	fs.DurationVar(&o.saveDelay, "save-delay", 0, "time from SIGTERM to the save, as a trainer that saves at its next step boundary")
+	fs.IntVar(&o.periodic, "periodic", 0, "write at most this many periodic checkpoints (0: no limit)")
 	fs.DurationVar(&o.stepTime, "step-time", time.Millisecond, "time per step")
 	fs.StringVar(&o.result, "result", "", "write a Result as JSON here when done")
 	fs.StringVar(&o.stamp, "signal-stamp", "", "write the time the signal arrived (Unix ns) here")
@@ -95,6 +100,7 @@ func train(o options) error {
 		resumes = 1 + readResumes(o.result)
 	}
 	fresh := resumes == 0
+	saved := 0 // periodic checkpoints written by this run
 	sigs := make(chan os.Signal, 1)
 	if o.ignoreSignal {
 		signal.Ignore(syscall.SIGTERM)
@@ -108,6 +114,11 @@ func train(o options) error {
 			if o.stamp != "" {
 				os.WriteFile(o.stamp, fmt.Append(nil, time.Now().UnixNano()), 0o644)
 			}
+			if !o.signalSave {
+				fmt.Fprintf(os.Stderr, "faketrainer: exiting at step %d on signal without saving\n", step)
+				return exitStatus(o.exitCode)
+			}
+			time.Sleep(o.saveDelay)
 			if err := save(dir, step, state, o); err != nil {
 				return err
 			}
@@ -120,10 +131,11 @@ func train(o options) error {
 		if fresh && step == o.crashAt {
 			return exitStatus(3)
 		}
-		if step%o.every == 0 || step == o.steps {
+		if step%o.every == 0 && (o.periodic == 0 || saved < o.periodic) || step == o.steps {
 			if err := save(dir, step, state, o); err != nil {
 				return err
 			}
+			saved++
 		}
 	}
 	return writeResult(o.result, Result{Steps: step, State: hex.EncodeToString(state), Resumes: resumes})

@@ -83,6 +83,11 @@ func NoRollups(ctx context.Context, st any, name string, p Period) error {
 		return gpucost.Errorf(gpucost.ENotFound, "%s (reading the span of the stored telemetry failed: %v): %s", what, err, fix)
 	case span.End.IsZero():
 		return gpucost.Errorf(gpucost.ENotFound, "%s: the store holds none; %s", what, fix)
+	case span.Start.Before(p.End) && span.End.After(p.Start):
+		// The store holds telemetry in the window, but no hourly rollup starts in it.
+		return gpucost.Errorf(gpucost.ENotFound, "%s: reports read hourly rollups, each counted in the window its hour starts in, "+
+			"and no hour of the telemetry stored (%s to %s) starts in this one: start the window on the hour, e.g. --since %s",
+			what, span.Start.Format(time.RFC3339), span.End.Format(time.RFC3339), hourSince(p))
 	}
 	return gpucost.Errorf(gpucost.ENotFound, "%s; the store holds telemetry from %s to %s: try --since %s --until %s",
 		what, span.Start.Format(time.RFC3339), span.End.Format(time.RFC3339),
@@ -163,4 +168,13 @@ func listMonths(months []storedMonth) string {
 		return head + parts[0]
 	}
 	return head + strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// hourSince returns a --since value whose window starts at the hour p starts in.
+func hourSince(p Period) string {
+	start := p.Start.Truncate(time.Hour)
+	if start.Equal(p.Start.Truncate(24 * time.Hour)) {
+		return start.Format(time.DateOnly)
+	}
+	return start.Format(time.RFC3339)
 }

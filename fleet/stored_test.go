@@ -107,4 +107,21 @@ func TestNoRollups(t *testing.T) {
 			t.Errorf("NoRollups(%s) = %q\nwant %q", fmt.Sprintf("%T", tt.st), err, tt.want)
 		}
 	}
+	// A window inside the hour of the only telemetry (--since 10m just after an agent started):
+	// the error says why it is empty and which --since starts on the hour.
+	for _, tt := range []struct {
+		p    Period
+		want string
+	}{
+		{Period{Start: time.Date(2026, 11, 27, 13, 34, 0, 0, time.UTC), End: time.Date(2026, 11, 27, 13, 44, 0, 0, time.UTC)},
+			"no GPU telemetry in db between 2026-11-27T13:34:00Z and 2026-11-27T13:44:00Z: reports read hourly rollups, each counted in the window its hour starts in, and no hour of the telemetry stored (2026-11-27T13:00:00Z to 2026-11-27T14:00:00Z) starts in this one: start the window on the hour, e.g. --since 2026-11-27T13:00:00Z"},
+		{Period{Start: time.Date(2026, 11, 27, 0, 10, 0, 0, time.UTC), End: time.Date(2026, 11, 27, 0, 50, 0, 0, time.UTC)},
+			"e.g. --since 2026-11-27"},
+	} {
+		span := gpucost.Span{Start: tt.p.Start.Truncate(time.Hour), End: tt.p.Start.Truncate(time.Hour).Add(time.Hour)}
+		err := NoRollups(context.Background(), periodStore{span: span}, "db", tt.p)
+		if gpucost.ErrorCode(err) != gpucost.ENotFound || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("NoRollups(%s) = %q\nwant %q", tt.p.Label(), err, tt.want)
+		}
+	}
 }

@@ -66,11 +66,11 @@ type Action struct {
 	Size int `json:"size,omitempty"`
 	GPUs int `json:"gpus,omitempty"`
 	// Undoes is the log id of the action a start or scale-back reverses.
-	Undoes int64 `json:"undoes,omitempty"`
-	DryRun     bool     `json:"dry_run"`
-	Evidence   Evidence `json:"evidence"`
-	Result     string   `json:"result,omitempty"` // set by the Runner: planned, done, failed
-	Error      string   `json:"error,omitempty"`
+	Undoes   int64    `json:"undoes,omitempty"`
+	DryRun   bool     `json:"dry_run"`
+	Evidence Evidence `json:"evidence"`
+	Result   string   `json:"result,omitempty"` // set by the Runner: planned, done, failed
+	Error    string   `json:"error,omitempty"`
 }
 
 // Evidence is why an action is taken: the budget's figures or the spot count, and what of the

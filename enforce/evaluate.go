@@ -117,9 +117,10 @@ func Evaluate(policies []Policy, s Snapshot, apply bool) Plan {
 		gpus[lines[i]] = s.Resources[i].GPUs > 0
 	}
 	m := matcher(gpus)
+	halted := map[string]string{} // resource kind/id → the policy that halts it in this plan
 	for _, pol := range policies {
 		if pol.PerResource() {
-			res, acts := evaluateUsage(pol, s, lines, m, apply)
+			res, acts := evaluateUsage(pol, s, lines, m, apply, halted)
 			p.Policies, p.Actions = append(p.Policies, res), append(p.Actions, acts...)
 			continue
 		}

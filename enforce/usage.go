@@ -13,7 +13,9 @@ import (
 // resource in scope that is not exempt (its unless_tags, KeepTag), not younger than min_age and
 // not mid-batch is stopped or scaled to zero when all its GPUs are idle, or when the schedule is
 // in an off window. Outside the off windows an off-hours policy reverses what it did.
-func evaluateUsage(pol Policy, s Snapshot, lines []*gpucost.CostLine, m *budget.Matcher, apply bool) (PolicyResult, []Action) {
+//
+// A resource an earlier policy of the plan halts is skipped (halted records them).
+func evaluateUsage(pol Policy, s Snapshot, lines []*gpucost.CostLine, m *budget.Matcher, apply bool, halted map[string]string) (PolicyResult, []Action) {
 	res := PolicyResult{Policy: pol.Name, Trigger: pol.Trigger(), DryRun: pol.DryRun || !apply, Exempt: []string{}}
 	var until time.Time
 	if pol.Schedule != nil {
@@ -31,6 +33,10 @@ func evaluateUsage(pol Policy, s Snapshot, lines []*gpucost.CostLine, m *budget.
 			continue
 		}
 		res.InScope++
+		if by, ok := halted[r.Kind+"/"+r.ID]; ok {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("%s %s: policy %s stops it already", r.Kind, r.ID, by))
+			continue
+		}
 		if why := spare(pol, r, s); why != "" {
 			if why == "exempt" {
 				res.Exempt = append(res.Exempt, r.ID)
@@ -66,6 +72,7 @@ func evaluateUsage(pol Policy, s Snapshot, lines []*gpucost.CostLine, m *budget.
 			continue
 		}
 		ids = append(ids, r.ID)
+		halted[r.Kind+"/"+r.ID] = pol.Name
 	}
 	res.Triggered = len(ids) > 0
 	res.Reason = usageReason(pol, len(ids), res.InScope, states, until)

@@ -1,0 +1,141 @@
+package enforce
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gpucost/gpucost"
+)
+
+// ReadActivity reads the GPU telemetry of [from, to) that idle policies judge: the store's
+// minute rollups, one GPUActivity per GPU (host and UUID) with the labels of its latest series
+// and each minute's mean utilisation, oldest first. Minutes without samples are left out.
+func ReadActivity(ctx context.Context, st gpucost.RollupStore, from, to time.Time) ([]GPUActivity, error) {
+	var out []GPUActivity
+	at := map[[2]string]int{}
+	err := st.ScanRollups(ctx, time.Minute, gpucost.RollupFilter{From: from, To: to}, func(r *gpucost.Rollup) error {
+		if r.Samples == 0 {
+			return nil
+		}
+		k := [2]string{r.Series.GPU.Host, r.Series.GPU.UUID}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, GPUActivity{Host: k[0], UUID: k[1]})
+		}
+		a := &out[i]
+		a.Labels = map[string]string(r.Series.Labels)
+		a.Minutes = append(a.Minutes, MinuteUtil{At: r.Start.UTC(), Util: r.UtilMean()})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read GPU telemetry for idle policies: %w", err)
+	}
+	for i := range out {
+		sortMinutes(out[i].Minutes)
+	}
+	return out, nil
+}
+
+// Lookback returns how far back before now the policies' idle rules look: the longest for, or
+// zero when no policy is an idle policy.
+func Lookback(policies []Policy) time.Duration {
+	var d time.Duration
+	for _, p := range policies {
+		if p.Idle != nil {
+			d = max(d, p.Idle.For)
+		}
+	}
+	return d
+}
+
+// sortMinutes orders minutes by time; series of one GPU are scanned one after another.
+func sortMinutes(ms []MinuteUtil) {
+	slices.SortStableFunc(ms, func(a, b MinuteUtil) int { return a.At.Compare(b.At) })
+}
+
+// UsageStore is what idle and off-hours policies read from the store: GPU telemetry and the
+// inventory that ties billed resources to telemetry hosts (gpucost.Store is one).
+type UsageStore interface {
+	gpucost.RollupStore
+	gpucost.InventoryStore
+}
+
+// UsageSnapshot adds to snap what idle and off-hours policies read: the store's inventory
+// hosts joined to the live resources, the GPU telemetry of the policies' look-back before
+// snap.Now and the stops and scale-downs in force from log. Without a live inventory (live
+// false) it rehearses on the store's inventory instead (StoredResources), judged at the end of
+// the stored telemetry when that is earlier than snap.Now. It returns notes for people. gpucost
+// enforce and serve's check loop both build their snapshots with it, so they decide alike.
+func UsageSnapshot(ctx context.Context, st UsageStore, log ActionLog, policies []Policy, snap *Snapshot, live bool) ([]string, error) {
+	var notes []string
+	inv, err := st.Inventory(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the inventory for idle policies: %w", err)
+	}
+	if live {
+		JoinInventory(snap.Resources, inv)
+	} else {
+		snap.Resources = append(snap.Resources, StoredResources(inv)...)
+	}
+	back := Lookback(policies)
+	if back > 0 {
+		from := snap.Now.Add(-back)
+		if !live {
+			from = from.Add(-2 * 24 * time.Hour) // to find where stored telemetry ends
+		}
+		acts, err := ReadActivity(ctx, st, from, snap.Now)
+		if err != nil {
+			return nil, err
+		}
+		snap.Activity = acts
+		if !live {
+			fromTelemetry(snap.Resources, acts)
+		}
+		if last := lastMinute(acts); !live && !last.IsZero() && last.Add(time.Minute).Before(snap.Now) {
+			snap.Now = last.Add(time.Minute)
+			notes = append(notes, fmt.Sprintf("No live inventory (--aws-region, --kube-server, …): a rehearsal on the store's inventory of %d machines, "+
+				"judged at %s, where its telemetry ends; nothing can be acted on.", len(inv), snap.Now.UTC().Format("2006-01-02 15:04 UTC")))
+		} else if !live {
+			notes = append(notes, fmt.Sprintf("No live inventory (--aws-region, --kube-server, …): a rehearsal on the store's inventory of %d machines; nothing can be acted on.", len(inv)))
+		}
+	}
+	entries, err := log.Actions(ctx, gpucost.ActionFilter{})
+	if err != nil {
+		return nil, fmt.Errorf("read the action log for the stops in force: %w", err)
+	}
+	snap.InForce = InForce(entries)
+	return notes, nil
+}
+
+// lastMinute is the latest minute of any GPU's activity.
+func lastMinute(acts []GPUActivity) time.Time {
+	var last time.Time
+	for _, a := range acts {
+		if n := len(a.Minutes); n > 0 && a.Minutes[n-1].At.After(last) {
+			last = a.Minutes[n-1].At
+		}
+	}
+	return last
+}
+
+// fromTelemetry completes stored resources from their GPUs' telemetry: the namespace label
+// they reported with, as a namespace tag where there is none, so that scopes by namespace find
+// them; and, as the launch time min_age reads, the first minute read (a lower bound on their
+// age: they have run at least since then).
+func fromTelemetry(resources []Resource, acts []GPUActivity) {
+	for i := range resources {
+		r := &resources[i]
+		for _, a := range JoinGPUs(r, acts) {
+			if ns := a.Labels["namespace"]; ns != "" && r.Tags["namespace"] == "" {
+				r.Tags["namespace"] = ns
+			}
+			if len(a.Minutes) > 0 && (r.Launched.IsZero() || a.Minutes[0].At.Before(r.Launched)) {
+				r.Launched = a.Minutes[0].At
+			}
+		}
+	}
+}

@@ -1,0 +1,52 @@
+package enforce
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/gpucost/gpucost"
+)
+
+// StoredResources are the machines of the store's inventory (gpucost import inventory) as
+// resources, for rehearsing idle and off-hours policies without a live inventory: each is
+// taken as running (its telemetry decides whether it is idle), of the kind its provider gives
+// (aws: EC2 instance, gcp: GCE VM, azure: Azure VM), joined to its telemetry host, with the
+// owner tags the inventory holds. They cannot be acted on: no adapter lists them.
+func StoredResources(entries []gpucost.InventoryEntry) []Resource {
+	out := make([]Resource, 0, len(entries))
+	for _, e := range entries {
+		kind := KindEC2
+		switch strings.ToLower(e.Provider) {
+		case "gcp", "google":
+			kind = KindGCE
+		case "azure", "microsoft":
+			kind = KindAzureVM
+		}
+		tags := map[string]string{}
+		for k, v := range e.Tags {
+			tags[k] = v
+		}
+		out = append(out, Resource{Kind: kind, ID: e.ResourceID, Name: e.Host, Provider: strings.ToLower(e.Provider), InstanceType: e.InstanceType,
+			Count: 1, GPUs: e.GPUs, State: "in the store's inventory", Running: true, Tags: tags, Hosts: []string{e.Host}})
+	}
+	return out
+}
+
+// JoinInventory adds to each resource the telemetry hosts the store's inventory ties to its id
+// or ARN, so that idle policies find its GPUs when the host name is neither its id nor its name.
+func JoinInventory(resources []Resource, entries []gpucost.InventoryEntry) {
+	hosts := map[string][]string{}
+	for _, e := range entries {
+		hosts[e.ResourceID] = append(hosts[e.ResourceID], e.Host)
+	}
+	for i := range resources {
+		r := &resources[i]
+		for _, id := range []string{r.ID, r.ARN} {
+			for _, h := range hosts[id] {
+				if id != "" && !slices.Contains(r.Hosts, h) {
+					r.Hosts = append(r.Hosts, h)
+				}
+			}
+		}
+	}
+}

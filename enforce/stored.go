@@ -33,18 +33,22 @@ func StoredResources(entries []gpucost.InventoryEntry) []Resource {
 }
 
 // JoinInventory adds to each resource the telemetry hosts the store's inventory ties to its id
-// or ARN, so that idle policies find its GPUs when the host name is neither its id nor its name.
+// or ARN, so that idle policies find its GPUs when the host name is neither its id nor its name,
+// and the inventory's GPU count where the adapter found none.
 func JoinInventory(resources []Resource, entries []gpucost.InventoryEntry) {
-	hosts := map[string][]string{}
+	byID := map[string][]gpucost.InventoryEntry{}
 	for _, e := range entries {
-		hosts[e.ResourceID] = append(hosts[e.ResourceID], e.Host)
+		byID[e.ResourceID] = append(byID[e.ResourceID], e)
 	}
 	for i := range resources {
 		r := &resources[i]
 		for _, id := range []string{r.ID, r.ARN} {
-			for _, h := range hosts[id] {
-				if id != "" && !slices.Contains(r.Hosts, h) {
-					r.Hosts = append(r.Hosts, h)
+			for _, e := range byID[id] {
+				if id != "" && !slices.Contains(r.Hosts, e.Host) {
+					r.Hosts = append(r.Hosts, e.Host)
+				}
+				if id != "" && r.GPUs == 0 {
+					r.GPUs = e.GPUs
 				}
 			}
 		}

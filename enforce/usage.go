@@ -178,6 +178,9 @@ func Reverse(e LogEntry) (Action, error) {
 	case ActStop:
 		out.Action = ActStart
 	case ActScaleToZero:
+		if a.Resource.Kind == KindSageMaker {
+			return Action{}, gpucost.Errorf(gpucost.EInvalid, "action %d scaled SageMaker endpoint %s to zero; its inference components' copy counts are not recorded: set them back with UpdateInferenceComponentRuntimeConfig", e.ID, a.Resource.ID)
+		}
 		if a.Size <= 0 {
 			return Action{}, gpucost.Errorf(gpucost.EInvalid, "action %d scaled %s to zero without recording its size; scale it back by hand", e.ID, a.Resource.ID)
 		}

@@ -49,6 +49,9 @@ type Resource struct {
 	// Hourly is what the resource costs an hour as it runs (the bill's effective cost per
 	// held hour, else on-demand), for the cost of the hours a policy avoids; nil when unknown.
 	Hourly *gpucost.Money `json:"hourly,omitempty"`
+	// Rehearsal marks a resource read from the store rather than listed live
+	// (StoredResources): no adapter can act on it, so its actions are always dry runs.
+	Rehearsal bool `json:"rehearsal,omitempty"`
 }
 
 // isK8s reports whether r is a Kubernetes workload, joined to telemetry by its pods' labels.

@@ -27,7 +27,7 @@ func StoredResources(entries []gpucost.InventoryEntry) []Resource {
 			tags[k] = v
 		}
 		out = append(out, Resource{Kind: kind, ID: e.ResourceID, Name: e.Host, Provider: strings.ToLower(e.Provider), InstanceType: e.InstanceType,
-			Count: 1, GPUs: e.GPUs, State: "in the store's inventory", Running: true, Tags: tags, Hosts: []string{e.Host}})
+			Count: 1, GPUs: e.GPUs, State: "in the store's inventory", Running: true, Tags: tags, Hosts: []string{e.Host}, Rehearsal: true})
 	}
 	return out
 }

@@ -66,7 +66,7 @@ func evaluateUsage(pol Policy, s Snapshot, lines []*gpucost.CostLine, m *budget.
 			ev.Reason = fmt.Sprintf("%s is in the off-hours (%s) until %s", r.ID, pol.Schedule.String(), until.Format("Mon 2006-01-02 15:04 MST"))
 		}
 		n := len(acts)
-		acts = append(acts, haltActions(pol, r, ev, res.DryRun)...)
+		acts = append(acts, haltActions(pol, r, ev, res.DryRun || r.Rehearsal)...)
 		if len(acts) == n {
 			res.Skipped = append(res.Skipped, fmt.Sprintf("%s %s: the policy's actions do not apply to it (%s)", r.Kind, r.ID, cannot(ActStop)))
 			continue

@@ -56,7 +56,11 @@ func newEnforcer(ctx context.Context, st gpucost.Store, o Options) (*enforcer, e
 		o.Log.Warn("enforcement: no inventory (give --aws-region or --kube-server); policies can only notify")
 	}
 	eo.Runner.Actor, eo.Runner.Source = Actor(), "serve"
+	live := len(eo.Inventories) > 0
 	return &enforcer{enforce.Watcher{File: eo.File, Data: eo.Data, Inventories: eo.Inventories, Runner: eo.Runner, Apply: eo.Apply, Log: o.Log,
+		Usage: func(ctx context.Context, policies []enforce.Policy, snap *enforce.Snapshot) ([]string, error) {
+			return enforce.UsageSnapshot(ctx, st, enforce.Log{Store: st}, policies, snap, live)
+		},
 		Budgets: func(ctx context.Context) ([]budget.Budget, string, error) {
 			return LoadBudgets(ctx, st, o.BudgetsFile)
 		},

@@ -27,8 +27,8 @@ type Watcher struct {
 	// stop nothing.
 	Usage  func(ctx context.Context, policies []Policy, snap *Snapshot) ([]string, error)
 	Runner *Runner
-	Apply       bool // carry out the actions of policies with dry_run: false
-	Log         *slog.Logger
+	Apply  bool // carry out the actions of policies with dry_run: false
+	Log    *slog.Logger
 
 	repeats Repeats
 }

@@ -10,10 +10,11 @@ import (
 )
 
 // ReadActivity reads the GPU telemetry of [from, to) that idle policies judge: the store's
-// minute rollups, one GPUActivity per GPU (host and UUID) with the labels of its latest series
+// minute rollups, one GPUActivity per GPU (host and UUID) with the labels of its latest minute
 // and each minute's mean utilisation, oldest first. Minutes without samples are left out.
 func ReadActivity(ctx context.Context, st gpucost.RollupStore, from, to time.Time) ([]GPUActivity, error) {
 	var out []GPUActivity
+	var labelled []time.Time // when each GPU's Labels were seen
 	at := map[[2]string]int{}
 	err := st.ScanRollups(ctx, time.Minute, gpucost.RollupFilter{From: from, To: to}, func(r *gpucost.Rollup) error {
 		if r.Samples == 0 {
@@ -25,9 +26,12 @@ func ReadActivity(ctx context.Context, st gpucost.RollupStore, from, to time.Tim
 			i = len(out)
 			at[k] = i
 			out = append(out, GPUActivity{Host: k[0], UUID: k[1]})
+			labelled = append(labelled, time.Time{})
 		}
 		a := &out[i]
-		a.Labels = map[string]string(r.Series.Labels)
+		if !r.Start.Before(labelled[i]) {
+			a.Labels, labelled[i] = map[string]string(r.Series.Labels), r.Start
+		}
 		a.Minutes = append(a.Minutes, MinuteUtil{At: r.Start.UTC(), Util: r.UtilMean()})
 		return nil
 	})
@@ -92,6 +96,7 @@ func UsageSnapshot(ctx context.Context, st UsageStore, log ActionLog, policies [
 			return nil, err
 		}
 		snap.Activity = acts
+		snap.Busy = BusyHosts(acts, snap.Now.Add(-back), snap.Now)
 		if !live {
 			fromTelemetry(snap.Resources, acts)
 		}
@@ -138,4 +143,28 @@ func fromTelemetry(resources []Resource, acts []GPUActivity) {
 			}
 		}
 	}
+}
+
+// JobLabel is the telemetry label that says a job holds a GPU, as the store keeps it from the
+// exporters (DCGM's job label, a Kubernetes job's pod labels). Idle and off-hours policies
+// leave a machine alone while a GPU of it reports with one: the smallest signal of a batch in
+// progress that the store already holds.
+const JobLabel = "job"
+
+// BusyHosts returns the hosts with a GPU that reported with a JobLabel in [from, to), with why:
+// a job between batches (loading data, writing a checkpoint) leaves its GPUs idle for a while
+// and must not be stopped. BusyHosts is pure.
+func BusyHosts(acts []GPUActivity, from, to time.Time) map[string]string {
+	out := map[string]string{}
+	for _, a := range acts {
+		job := a.Labels[JobLabel]
+		if job == "" || a.Host == "" || len(a.Minutes) == 0 {
+			continue
+		}
+		if last := a.Minutes[len(a.Minutes)-1].At; last.Before(from) || !last.Before(to) {
+			continue
+		}
+		out[a.Host] = fmt.Sprintf("job %s holds GPU %s (telemetry label %s)", job, a.UUID, JobLabel)
+	}
+	return out
 }

@@ -95,7 +95,11 @@ func spare(pol Policy, r *Resource, s Snapshot) string {
 	case pol.MinAge > 0 && s.Now.Sub(r.Launched) < pol.MinAge:
 		return fmt.Sprintf("launched %s ago, under min_age %s", shortDuration(s.Now.Sub(r.Launched).Truncate(time.Minute)), shortDuration(pol.MinAge))
 	}
-	for _, h := range append([]string{r.ID, r.Name}, r.Hosts...) {
+	hosts := append([]string{r.ID, r.Name}, r.Hosts...)
+	for _, g := range JoinGPUs(r, s.Activity) {
+		hosts = append(hosts, g.Host)
+	}
+	for _, h := range hosts {
 		if why := s.Busy[h]; h != "" && why != "" {
 			return "mid-batch on " + h + ": " + why
 		}

@@ -272,3 +272,18 @@ func TestReverseRefuses(t *testing.T) {
 		t.Errorf("Reverse(scale-to-zero of 3) = %+v, %v", a, err)
 	}
 }
+
+func TestBusyHosts(t *testing.T) {
+	now := time.Date(2026, 11, 23, 14, 0, 0, 0, time.UTC)
+	zero := func(time.Time) float64 { return 0 }
+	acts := []GPUActivity{
+		minutes("train-1", "GPU-a", map[string]string{"job": "pretrain-7b"}, now.Add(-time.Hour), now, zero),
+		minutes("train-2", "GPU-b", map[string]string{"job": "old-run"}, now.Add(-5*time.Hour), now.Add(-3*time.Hour), zero),
+		minutes("nb-1", "GPU-c", map[string]string{"pod": "jupyter-0"}, now.Add(-time.Hour), now, zero),
+	}
+	got := BusyHosts(acts, now.Add(-time.Hour), now)
+	want := map[string]string{"train-1": "job pretrain-7b holds GPU GPU-a (telemetry label job)"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("BusyHosts = %v, want %v (a job label reported in the window only)", got, want)
+	}
+}

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/enforce"
+	"github.com/gpucost/gpucost/internal/fakecloud"
 )
 
 // idlePolicy stops machines whose GPUs sat below 5% for an hour.
@@ -110,5 +112,59 @@ func TestEnforceIdleSameInServe(t *testing.T) {
 	r := plan.Policies[0]
 	if !strings.Contains(r.Reason, "1 of 3 running resources in scope idle") || !strings.Contains(r.Reason, "1 busy, 1 without data") {
 		t.Errorf("reason = %q, want 1 of 3 idle, 1 busy, 1 without data", r.Reason)
+	}
+}
+
+// TestEnforceScheduleUndo: an off-hours policy scales a notebook's StatefulSet to zero with
+// --apply; gpucost enforce avoided counts its GPU-hours while it is in force; gpucost enforce
+// undo scales it back to the recorded 2 replicas, after which nothing is in force.
+func TestEnforceScheduleUndo(t *testing.T) {
+	dir := t.TempDir()
+	db := dir + "/undo.db"
+	kube := fakecloud.NewKube(t, enforceKubeToken, []fakecloud.Deployment{
+		{StatefulSet: true, Namespace: "kubeflow-ada", Name: "ada-notebook", Replicas: 2, GPUsPerPod: 1, Labels: map[string]string{"env": "dev"}},
+	})
+	policies := writeFile(t, dir, "off.yaml", `policies:
+  - name: dev-off-hours
+    schedule: {off: "Fri 08:00-12:00", zone: UTC}
+    scope: {tags: {env: dev}}
+    actions: [scale-to-zero]
+    dry_run: false
+`)
+	kubeFlags := []string{"--kube-server", kube.URL, "--kube-statefulsets"}
+	code, out, errb := runEnforceCLI(t, db, append([]string{"enforce", "--policies", policies, "--apply", "--replay=false"}, kubeFlags...)...)
+	if code != exitPolicy || kube.StatefulSet("kubeflow-ada", "ada-notebook").Replicas != 0 {
+		t.Fatalf("gpucost enforce --apply = %d, replicas %d; want 7 and the StatefulSet at 0\n%s%s", code, kube.StatefulSet("kubeflow-ada", "ada-notebook").Replicas, out, errb)
+	}
+	if !strings.Contains(out, "off-hours until Fri 12:00 UTC") {
+		t.Errorf("the plan lacks the schedule's evidence:\n%s", out)
+	}
+	var logged []enforce.LogEntry
+	_, js, _ := runEnforceCLI(t, db, "enforce", "log", "--output", "json")
+	if err := json.Unmarshal([]byte(js), &logged); err != nil || len(logged) != 1 || logged[0].Action.Size != 2 || logged[0].Action.GPUs != 2 {
+		t.Fatalf("enforce log = %v %s; want one scale-to-zero recording 2 replicas and 2 GPUs", err, js)
+	}
+	id := strconv.FormatInt(logged[0].ID, 10)
+	_, avoided, _ := runEnforceCLI(t, db, "enforce", "avoided")
+	if !strings.Contains(avoided, "in force (now)") {
+		t.Errorf("enforce avoided:\n%s\nwant the scale-down in force", avoided)
+	}
+
+	code, out, errb = runEnforceCLI(t, db, append([]string{"enforce", "undo", id, "--apply"}, kubeFlags...)...)
+	if code != 0 || kube.StatefulSet("kubeflow-ada", "ada-notebook").Replicas != 2 {
+		t.Fatalf("gpucost enforce undo %s = %d, replicas %d; want 0 and 2 replicas again\n%s%s", id, code, kube.StatefulSet("kubeflow-ada", "ada-notebook").Replicas, out, errb)
+	}
+	if code, _, errb := runEnforceCLI(t, db, append([]string{"enforce", "undo", id, "--apply"}, kubeFlags...)...); code == 0 || !strings.Contains(errb, "already reversed") {
+		t.Errorf("a second undo = %d %s; want a refusal", code, errb)
+	}
+	_, js, _ = runEnforceCLI(t, db, "enforce", "avoided", "--output", "json")
+	var av []struct {
+		InForce bool `json:"in_force"`
+	}
+	if err := json.Unmarshal([]byte(js), &av); err != nil || len(av) != 1 || av[0].InForce {
+		t.Errorf("enforce avoided after the undo = %v %s; want the scale-down closed", err, js)
+	}
+	if code, _, errb := runEnforceCLI(t, db, "enforce", "undo", "999"); code == 0 || !strings.Contains(errb, "no action 999") {
+		t.Errorf("undo 999 = %d %s; want not found", code, errb)
 	}
 }

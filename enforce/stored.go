@@ -54,3 +54,20 @@ func JoinInventory(resources []Resource, entries []gpucost.InventoryEntry) {
 		}
 	}
 }
+
+// PriceResources sets the hourly cost of each resource that has none from hourly, looked up by
+// its id, name or telemetry hosts.
+func PriceResources(resources []Resource, hourly map[string]gpucost.Money) {
+	for i := range resources {
+		r := &resources[i]
+		if r.Hourly != nil {
+			continue
+		}
+		for _, k := range append([]string{r.ID, r.Name}, r.Hosts...) {
+			if m, ok := hourly[k]; ok && k != "" {
+				r.Hourly = &m
+				break
+			}
+		}
+	}
+}

@@ -59,7 +59,7 @@ func newEnforcer(ctx context.Context, st gpucost.Store, o Options) (*enforcer, e
 	live := len(eo.Inventories) > 0
 	return &enforcer{enforce.Watcher{File: eo.File, Data: eo.Data, Inventories: eo.Inventories, Runner: eo.Runner, Apply: eo.Apply, Log: o.Log,
 		Usage: func(ctx context.Context, policies []enforce.Policy, snap *enforce.Snapshot) ([]string, error) {
-			return enforce.UsageSnapshot(ctx, st, enforce.Log{Store: st}, policies, snap, live)
+			return UsageSnapshot(ctx, st, policies, snap, live)
 		},
 		Budgets: func(ctx context.Context) ([]budget.Budget, string, error) {
 			return LoadBudgets(ctx, st, o.BudgetsFile)

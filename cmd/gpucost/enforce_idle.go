@@ -11,6 +11,7 @@ import (
 	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/query"
 	"github.com/gpucost/gpucost/recommend"
+	"github.com/gpucost/gpucost/server"
 )
 
 // perResource reports whether any policy is an idle or off-hours policy.
@@ -25,7 +26,7 @@ func (e *env) usageSnapshot(ctx context.Context, policies []enforce.Policy, snap
 		return nil, nil
 	}
 	return fromStore(ctx, e, func(db storeDB) ([]string, error) {
-		return enforce.UsageSnapshot(ctx, db, enforce.Log{Store: db}, policies, snap, live)
+		return server.UsageSnapshot(ctx, db, policies, snap, live)
 	})
 }
 

@@ -100,6 +100,9 @@ func Replay(pol Policy, resources []Resource, traces []Trace, monthly map[string
 			continue
 		}
 		held, stopped := replayMinutes(pol, mine)
+		if held == 0 {
+			continue
+		}
 		rp := Replayed{Policy: pol.Name, Resource: r.ref(), HeldHours: float64(held) / 60, StoppedHours: float64(stopped) / 60}
 		rp.GPUHours = rp.StoppedHours * float64(max(r.GPUs, len(mine)))
 		if mo, ok := monthly[r.ID]; ok && held > 0 {

@@ -287,3 +287,71 @@ func TestBusyHosts(t *testing.T) {
 		t.Errorf("BusyHosts = %v, want %v (a job label reported in the window only)", got, want)
 	}
 }
+
+// TestReplay: over one day, a machine idle 00:00–09:00 and 18:00–24:00 and busy between; an
+// idle policy of 60m stops it after the first hour of each idle run (8 h + 5 h), an off-hours
+// policy of weekday nights 18:00–09:00 in each held minute of its window (15 h); the saving is
+// the stopped share of the $730 month.
+func TestReplay(t *testing.T) {
+	day := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC) // a Monday
+	n := 24 * 60
+	tr := Trace{Host: "nb-01", UUID: "GPU-1", From: day, Reported: make([]bool, n), Idle: make([]bool, n)}
+	for i := range n {
+		tr.Reported[i] = true
+		tr.Idle[i] = i < 9*60 || i >= 18*60
+	}
+	quiet := Trace{Host: "nb-02", UUID: "GPU-2", From: day, Reported: make([]bool, n), Idle: make([]bool, n)}
+	res := []Resource{
+		{Kind: KindEC2, ID: "i-1", GPUs: 1, Hosts: []string{"nb-01"}, Tags: map[string]string{"namespace": "notebooks"}},
+		{Kind: KindEC2, ID: "i-2", GPUs: 1, Hosts: []string{"nb-02"}, Tags: map[string]string{"namespace": "notebooks"}},
+		{Kind: KindEC2, ID: "i-keep", GPUs: 1, Hosts: []string{"nb-01"}, Tags: map[string]string{"namespace": "notebooks", KeepTag: "true"}},
+	}
+	monthly := map[string]gpucost.Money{"i-1": gpucost.USD(730_000_000_000)}
+	idle := Policy{Name: "idle", Idle: &IdleRule{Below: 5, For: time.Hour}}
+	off := Policy{Name: "off", Schedule: &Schedule{Off: []Window{mustWindow(t, "Mon-Fri 18:00-09:00")}}}
+	cases := []struct {
+		pol             Policy
+		stopped, saving float64
+	}{
+		{idle, 13, 730 * 13.0 / 24},
+		{off, 15, 730 * 15.0 / 24},
+	}
+	for _, c := range cases {
+		got := Replay(c.pol, res, []Trace{tr, quiet}, monthly)
+		if len(got) != 1 || got[0].Resource.ID != "i-1" {
+			t.Fatalf("Replay(%s) = %+v, want i-1 only (i-2 never reported, i-keep is exempt)", c.pol.Name, got)
+		}
+		r := got[0]
+		if r.HeldHours != 24 || r.StoppedHours != c.stopped || r.GPUHours != c.stopped || !r.Priced || r.Monthly != gpucost.USD(int64(c.saving*1e9+0.5)) {
+			t.Errorf("Replay(%s) = %+v, want 24 h held, %v h stopped, $%.2f a month", c.pol.Name, r, c.stopped, c.saving)
+		}
+	}
+}
+
+func mustWindow(t *testing.T, s string) Window {
+	t.Helper()
+	w, err := ParseWindow(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// FuzzParseWindow: whatever a policies file holds, ParseWindow either refuses it or gives a
+// window that At can step through without looping.
+func FuzzParseWindow(f *testing.F) {
+	for _, s := range []string{"Mon-Fri 20:00-08:00", "Sat,Sun 00:00-24:00", "daily 19:00-07:00", "Fri-Mon 23:59-00:01", "x", "Mon 24:00-01:00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		w, err := ParseWindow(s)
+		if err != nil {
+			return
+		}
+		if w.From < 0 || w.From >= 1440 || w.To < 0 || w.To > 1440 || w.From == w.To {
+			t.Fatalf("ParseWindow(%q) = %+v", s, w)
+		}
+		sch := Schedule{Off: []Window{w}}
+		sch.At(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
+	})
+}

@@ -3,7 +3,6 @@ package enforce
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -11,7 +10,8 @@ import (
 
 // ReadActivity reads the GPU telemetry of [from, to) that idle policies judge: the store's
 // minute rollups, one GPUActivity per GPU (host and UUID) with the labels of its latest minute
-// and each minute's mean utilisation, oldest first. Minutes without samples are left out.
+// and each minute's mean utilisation, in the store's order: by series, then time (a GPU whose
+// labels changed has one run of minutes per series). Minutes without samples are left out.
 func ReadActivity(ctx context.Context, st gpucost.RollupStore, from, to time.Time) ([]GPUActivity, error) {
 	var out []GPUActivity
 	var labelled []time.Time // when each GPU's Labels were seen
@@ -38,9 +38,6 @@ func ReadActivity(ctx context.Context, st gpucost.RollupStore, from, to time.Tim
 	if err != nil {
 		return nil, fmt.Errorf("read GPU telemetry for idle policies: %w", err)
 	}
-	for i := range out {
-		sortMinutes(out[i].Minutes)
-	}
 	return out, nil
 }
 
@@ -54,11 +51,6 @@ func Lookback(policies []Policy) time.Duration {
 		}
 	}
 	return d
-}
-
-// sortMinutes orders minutes by time; series of one GPU are scanned one after another.
-func sortMinutes(ms []MinuteUtil) {
-	slices.SortStableFunc(ms, func(a, b MinuteUtil) int { return a.At.Compare(b.At) })
 }
 
 // UsageStore is what idle and off-hours policies read from the store: GPU telemetry and the
@@ -120,11 +112,25 @@ func UsageSnapshot(ctx context.Context, st UsageStore, log ActionLog, policies [
 func lastMinute(acts []GPUActivity) time.Time {
 	var last time.Time
 	for _, a := range acts {
-		if n := len(a.Minutes); n > 0 && a.Minutes[n-1].At.After(last) {
-			last = a.Minutes[n-1].At
+		_, l := a.span()
+		if l.After(last) {
+			last = l
 		}
 	}
 	return last
+}
+
+// span returns a's first and last minutes; zero times when it has none.
+func (a *GPUActivity) span() (first, last time.Time) {
+	for _, m := range a.Minutes {
+		if first.IsZero() || m.At.Before(first) {
+			first = m.At
+		}
+		if m.At.After(last) {
+			last = m.At
+		}
+	}
+	return first, last
 }
 
 // fromTelemetry completes stored resources from their GPUs' telemetry: the namespace label
@@ -138,8 +144,8 @@ func fromTelemetry(resources []Resource, acts []GPUActivity) {
 			if ns := a.Labels["namespace"]; ns != "" && r.Tags["namespace"] == "" {
 				r.Tags["namespace"] = ns
 			}
-			if len(a.Minutes) > 0 && (r.Launched.IsZero() || a.Minutes[0].At.Before(r.Launched)) {
-				r.Launched = a.Minutes[0].At
+			if first, _ := a.span(); !first.IsZero() && (r.Launched.IsZero() || first.Before(r.Launched)) {
+				r.Launched = first
 			}
 		}
 	}
@@ -158,10 +164,10 @@ func BusyHosts(acts []GPUActivity, from, to time.Time) map[string]string {
 	out := map[string]string{}
 	for _, a := range acts {
 		job := a.Labels[JobLabel]
-		if job == "" || a.Host == "" || len(a.Minutes) == 0 {
+		if job == "" || a.Host == "" {
 			continue
 		}
-		if last := a.Minutes[len(a.Minutes)-1].At; last.Before(from) || !last.Before(to) {
+		if _, last := a.span(); last.IsZero() || last.Before(from) || !last.Before(to) {
 			continue
 		}
 		out[a.Host] = fmt.Sprintf("job %s holds GPU %s (telemetry label %s)", job, a.UUID, JobLabel)

@@ -76,7 +76,12 @@ func (c *Client) Resources(ctx context.Context) ([]enforce.Resource, error) {
 			if err := c.do(ctx, http.MethodGet, p, &page); err != nil {
 				return nil, fmt.Errorf("list the VMs of GCE project %s: %w", project, err)
 			}
-			for _, scope := range sortedKeys(page.Items) {
+			scopes := make([]string, 0, len(page.Items))
+			for k := range page.Items {
+				scopes = append(scopes, k)
+			}
+			slices.Sort(scopes) // zones listed alike every time
+			for _, scope := range scopes {
 				for _, in := range page.Items[scope].Instances {
 					if r := in.resource(project); r.GPUs > 0 || c.AllInstances {
 						out = append(out, r)
@@ -198,14 +203,4 @@ func apiError(api string, code int, body []byte) error {
 		return gpucost.Errorf(gpucost.EUnavailable, "%s API answered %d: %s", api, code, msg)
 	}
 	return gpucost.Errorf(gpucost.EInvalid, "%s API answered %d: %s", api, code, msg)
-}
-
-// sortedKeys returns m's keys in order, so that zones are listed alike every time.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -309,9 +309,9 @@ func otherHalt(a string) string {
 
 func cannot(a string) string {
 	if a == ActStop {
-		return "stop acts on EC2 instances; use scale-to-zero for endpoints and Deployments"
+		return "stop acts on VMs (EC2, GCE, Azure); use scale-to-zero for endpoints, Deployments and StatefulSets"
 	}
-	return "scale-to-zero acts on SageMaker endpoints and Kubernetes Deployments; use stop for instances"
+	return "scale-to-zero acts on SageMaker endpoints and Kubernetes Deployments and StatefulSets; use stop for VMs"
 }
 
 // scopeTags returns the resource's tags that its scope asked for (tags, and the tags its team,

@@ -1,14 +1,16 @@
 // Package enforce keeps GPU spend to what a team approved: policies read from YAML ("budget X
-// over 100% and the resource not approved → stop it", "at most 40 spot instances"), evaluated
-// against budget statuses and the live resource inventory into a Plan of actions, each with the
+// over 100% and the resource not approved → stop it", "at most 40 spot instances", "every GPU
+// below 5% for 60m → stop it", "off Mon-Fri 20:00-08:00"), evaluated against budget statuses,
+// the GPU telemetry and the live resource inventory into a Plan of actions, each with the
 // policy, the resource and the evidence, and a Runner that carries the plan out (notify, tag,
-// stop EC2 instances, scale SageMaker endpoints and Kubernetes Deployments to zero) and logs
-// every action, dry runs included.
+// stop and start EC2, GCE and Azure VMs, scale SageMaker endpoints and Kubernetes Deployments
+// and StatefulSets to zero and back) and logs every action, dry runs included; a stop or
+// scale-down is undone by its Reverse.
 //
 // Policies are opt-in and dry-run by default: an action changes a resource only when its policy
 // says dry_run: false and the caller applies the plan. Evaluate and CheckJob are pure: they read
-// no clock and do no I/O; the AWS and Kubernetes adapters are packages enforce/aws and
-// enforce/kube.
+// no clock and do no I/O; the adapters are packages enforce/aws, enforce/gce, enforce/azure
+// and enforce/kube.
 package enforce
 
 import (

@@ -68,7 +68,7 @@ func evaluateUsage(pol Policy, s Snapshot, lines []*gpucost.CostLine, m *budget.
 		n := len(acts)
 		acts = append(acts, haltActions(pol, r, ev, res.DryRun || r.Rehearsal)...)
 		if len(acts) == n {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("%s %s: the policy's actions do not apply to it (%s)", r.Kind, r.ID, cannot(ActStop)))
+			res.Skipped = append(res.Skipped, fmt.Sprintf("%s %s: the policy's actions do not halt a %s (stop halts VMs; scale-to-zero endpoints with inference components, Deployments and StatefulSets)", r.Kind, r.ID, r.Kind))
 			continue
 		}
 		ids = append(ids, r.ID)

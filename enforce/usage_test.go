@@ -355,3 +355,27 @@ func FuzzParseWindow(f *testing.F) {
 		sch.At(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
 	})
 }
+
+// TestExampleIdlePolicies: the example file the docs and gpucost enforce's help point to loads.
+func TestExampleIdlePolicies(t *testing.T) {
+	ps, err := ReadFile("../examples/policies/idle.yaml", nil)
+	if err != nil {
+		t.Fatalf("ReadFile(examples/policies/idle.yaml) = %v", err)
+	}
+	if len(ps) != 2 || ps[0].Idle == nil || ps[1].Schedule == nil {
+		t.Errorf("examples/policies/idle.yaml = %+v, want an idle and an off-hours policy", ps)
+	}
+}
+
+// TestIdleNotification: an idle policy's notify action alerts once a day with the rule and the
+// machines it stops.
+func TestIdleNotification(t *testing.T) {
+	at := time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC)
+	a := Action{Policy: "idle-notebooks", Action: ActNotify, Targets: []string{"ops-slack"}, DryRun: true,
+		Evidence: Evidence{Rule: "idle: every GPU < 5% for 1h", Reason: "2 of 8 running resources in scope idle", Resources: []string{"i-1", "i-2"}}}
+	m := Message(a, at)
+	if m.Key != "policy:idle-notebooks:2026-11-23" || m.Subject != "Policy idle-notebooks triggered: idle: every GPU < 5% for 1h" ||
+		!strings.Contains(m.Text, "would act (dry run) on 2 resources: i-1, i-2") {
+		t.Errorf("Message = %+v", m)
+	}
+}

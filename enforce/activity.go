@@ -94,10 +94,10 @@ func UsageSnapshot(ctx context.Context, st UsageStore, log ActionLog, policies [
 		}
 		if last := lastMinute(acts); !live && !last.IsZero() && last.Add(time.Minute).Before(snap.Now) {
 			snap.Now = last.Add(time.Minute)
-			notes = append(notes, fmt.Sprintf("No live inventory (--aws-region, --kube-server, …): a rehearsal on the store's inventory of %d machines, "+
+			notes = append(notes, fmt.Sprintf("No live inventory (--aws-region, --gce-project, --azure-subscription, --kube-server): a rehearsal on the store's inventory of %d machines, "+
 				"judged at %s, where its telemetry ends; nothing can be acted on.", len(inv), snap.Now.UTC().Format("2006-01-02 15:04 UTC")))
 		} else if !live {
-			notes = append(notes, fmt.Sprintf("No live inventory (--aws-region, --kube-server, …): a rehearsal on the store's inventory of %d machines; nothing can be acted on.", len(inv)))
+			notes = append(notes, fmt.Sprintf("No live inventory (--aws-region, --gce-project, --azure-subscription, --kube-server): a rehearsal on the store's inventory of %d machines; nothing can be acted on.", len(inv)))
 		}
 	}
 	entries, err := log.Actions(ctx, gpucost.ActionFilter{})

@@ -80,8 +80,9 @@ StatefulSet's replicas (a Kubeflow Notebook's) to 0 through its scale subresourc
 off-hours policies also stop GCE VMs (instances.stop) and Azure VMs (deallocate).
 
 Credentials: AWS from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN; the
-Kubernetes bearer token from --kube-token-file or GPUCOST_KUBE_TOKEN. Secrets are never printed
-or logged.
+Kubernetes bearer token from --kube-token-file or GPUCOST_KUBE_TOKEN; GCE and Azure access tokens
+from GPUCOST_GCE_TOKEN (gcloud auth print-access-token) and GPUCOST_AZURE_TOKEN (az account
+get-access-token). Secrets are never printed or logged.
 
 Exit codes: 0 no policy triggered; 7 a policy triggered and its actions were planned (dry run) or
 all carried out; 4 an action failed or a cloud API could not be reached; 2 the policies, budgets or

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/enforce"
@@ -161,6 +160,3 @@ func (e *env) undoAction(ctx context.Context, id int64, o enforceOpts) error {
 	}
 	return nil
 }
-
-// avoidedSince is how far back gpucost enforce avoided looks by default.
-const avoidedSince = 30 * 24 * time.Hour

@@ -23,6 +23,8 @@ func (a Action) Summary() string {
 		parts = append(parts, fmt.Sprintf("%s %s %s %.1f%% ≥ %g%%", ev.Budget, ev.Period, ev.Measure, pct, ev.Over))
 	case ev.SpotCap != nil:
 		parts = append(parts, fmt.Sprintf("spot %d > cap %d, newest #%d", ev.SpotCount, *ev.SpotCap, ev.Rank))
+	case describeUsage(ev) != "":
+		parts = append(parts, describeUsage(ev))
 	}
 	if len(ev.ScopeTags) > 0 {
 		parts = append(parts, "matched "+pairs(ev.ScopeTags))

@@ -19,6 +19,15 @@ type Snapshot struct {
 	Budgets   []budget.Budget
 	Statuses  []budget.Status // one per budget, in the same order
 	Resources []Resource
+	// Activity is the GPU telemetry idle policies judge, per GPU, covering at least the longest
+	// idle window before Now (ReadActivity reads it from the store).
+	Activity []GPUActivity
+	// InForce are the stops and scale-downs carried out earlier and not yet reversed (InForce
+	// finds them in the action log): an off-hours policy reverses its own when its window ends.
+	InForce []LogEntry
+	// Busy names the hosts where a job or queue worker is mid-batch, with why; idle and
+	// off-hours policies leave the resources on them alone.
+	Busy map[string]string
 }
 
 // Plan is what the policies would do, and did, at one time.
@@ -52,10 +61,16 @@ type Action struct {
 	Tags     map[string]string `json:"tags,omitempty"`     // tag's
 	// Components are the SageMaker inference components scale-to-zero sets to zero copies.
 	Components []string `json:"inference_components,omitempty"`
-	DryRun     bool     `json:"dry_run"`
-	Evidence   Evidence `json:"evidence"`
-	Result     string   `json:"result,omitempty"` // set by the Runner: planned, done, failed
-	Error      string   `json:"error,omitempty"`
+	// Size is what scale-to-zero found and scale-back restores: replicas, or an endpoint's
+	// instances; GPUs are the resource's when it was acted on, for the GPU-hours avoided.
+	Size int `json:"size,omitempty"`
+	GPUs int `json:"gpus,omitempty"`
+	// Undoes is the log id of the action a start or scale-back reverses.
+	Undoes   int64    `json:"undoes,omitempty"`
+	DryRun   bool     `json:"dry_run"`
+	Evidence Evidence `json:"evidence"`
+	Result   string   `json:"result,omitempty"` // set by the Runner: planned, done, failed
+	Error    string   `json:"error,omitempty"`
 }
 
 // Evidence is why an action is taken: the budget's figures or the spot count, and what of the
@@ -81,6 +96,11 @@ type Evidence struct {
 	Launched        *time.Time        `json:"launched,omitempty"`
 	InstanceType    string            `json:"instance_type,omitempty"`
 	State           string            `json:"state,omitempty"`
+	// An idle policy's finding, an off-hours policy's schedule and when its window ends.
+	Idle     *IdleVerdict   `json:"idle,omitempty"`
+	Schedule string         `json:"schedule,omitempty"`
+	OffUntil *time.Time     `json:"off_until,omitempty"`
+	Hourly   *gpucost.Money `json:"hourly,omitempty"` // the resource's cost an hour, in Currency
 }
 
 // Evaluate decides what the policies do given s: for each policy whose trigger holds, one
@@ -97,7 +117,13 @@ func Evaluate(policies []Policy, s Snapshot, apply bool) Plan {
 		gpus[lines[i]] = s.Resources[i].GPUs > 0
 	}
 	m := matcher(gpus)
+	halted := map[string]string{} // resource kind/id → the policy that halts it in this plan
 	for _, pol := range policies {
+		if pol.PerResource() {
+			res, acts := evaluateUsage(pol, s, lines, m, apply, halted)
+			p.Policies, p.Actions = append(p.Policies, res), append(p.Actions, acts...)
+			continue
+		}
 		res := PolicyResult{Policy: pol.Name, Trigger: pol.Trigger(), DryRun: pol.DryRun || !apply, Exempt: []string{}}
 		scope, ev, ok := trigger(pol, s, &res)
 		var targets []*Resource
@@ -283,9 +309,9 @@ func otherHalt(a string) string {
 
 func cannot(a string) string {
 	if a == ActStop {
-		return "stop acts on EC2 instances; use scale-to-zero for endpoints and Deployments"
+		return "stop acts on VMs (EC2, GCE, Azure); use scale-to-zero for endpoints, Deployments and StatefulSets"
 	}
-	return "scale-to-zero acts on SageMaker endpoints and Kubernetes Deployments; use stop for instances"
+	return "scale-to-zero acts on SageMaker endpoints and Kubernetes Deployments and StatefulSets; use stop for VMs"
 }
 
 // scopeTags returns the resource's tags that its scope asked for (tags, and the tags its team,
@@ -322,6 +348,7 @@ func (e *Evidence) UnmarshalJSON(data []byte) error {
 		Amount   *string `json:"amount"`
 		Spent    *string `json:"spent"`
 		Forecast *string `json:"forecast"`
+		Hourly   *string `json:"hourly"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
@@ -331,7 +358,7 @@ func (e *Evidence) UnmarshalJSON(data []byte) error {
 	for _, f := range []struct {
 		text *string
 		dst  **gpucost.Money
-	}{{v.Amount, &e.Amount}, {v.Spent, &e.Spent}, {v.Forecast, &e.Forecast}} {
+	}{{v.Amount, &e.Amount}, {v.Spent, &e.Spent}, {v.Forecast, &e.Forecast}, {v.Hourly, &e.Hourly}} {
 		if f.text == nil {
 			continue
 		}

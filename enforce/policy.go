@@ -1,14 +1,16 @@
 // Package enforce keeps GPU spend to what a team approved: policies read from YAML ("budget X
-// over 100% and the resource not approved → stop it", "at most 40 spot instances"), evaluated
-// against budget statuses and the live resource inventory into a Plan of actions, each with the
+// over 100% and the resource not approved → stop it", "at most 40 spot instances", "every GPU
+// below 5% for 60m → stop it", "off Mon-Fri 20:00-08:00"), evaluated against budget statuses,
+// the GPU telemetry and the live resource inventory into a Plan of actions, each with the
 // policy, the resource and the evidence, and a Runner that carries the plan out (notify, tag,
-// stop EC2 instances, scale SageMaker endpoints and Kubernetes Deployments to zero) and logs
-// every action, dry runs included.
+// stop and start EC2, GCE and Azure VMs, scale SageMaker endpoints and Kubernetes Deployments
+// and StatefulSets to zero and back) and logs every action, dry runs included; a stop or
+// scale-down is undone by its Reverse.
 //
 // Policies are opt-in and dry-run by default: an action changes a resource only when its policy
 // says dry_run: false and the caller applies the plan. Evaluate and CheckJob are pure: they read
-// no clock and do no I/O; the AWS and Kubernetes adapters are packages enforce/aws and
-// enforce/kube.
+// no clock and do no I/O; the adapters are packages enforce/aws, enforce/gce, enforce/azure
+// and enforce/kube.
 package enforce
 
 import (
@@ -16,6 +18,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gpucost/gpucost/budget"
 )
@@ -25,7 +28,11 @@ const (
 	ActNotify      = "notify"        // alert the policy's notify targets, once per run, listing the resources
 	ActTag         = "tag"           // set the policy's tags on each resource
 	ActStop        = "stop"          // stop EC2 instances (StopInstances)
-	ActScaleToZero = "scale-to-zero" // SageMaker endpoint inference components or a Kubernetes Deployment to zero
+	ActScaleToZero = "scale-to-zero" // SageMaker endpoint inference components or a Kubernetes Deployment or StatefulSet to zero
+	// The reverse actions, taken by an off-hours policy when its window ends and by gpucost
+	// enforce undo: they are never listed in a policies file.
+	ActStart     = "start"      // start a stopped VM
+	ActScaleBack = "scale-back" // scale back to the size recorded when it was scaled to zero
 )
 
 // DefaultTagKey is the tag the tag action sets, to the policy's name, when the policy names no
@@ -37,10 +44,13 @@ const DefaultTagKey = "gpucost-policy"
 // carry the exempting tags.
 type Policy struct {
 	Name     string
-	Budget   string  // the budget whose spend triggers it; empty for a spot cap
-	Over     float64 // percent of the budget's amount
-	Forecast bool    // compare the period's forecast rather than the spend so far
-	MaxSpot  int     // with Budget empty: the most running spot instances allowed in scope
+	Budget   string        // the budget whose spend triggers it; empty for a spot cap
+	Over     float64       // percent of the budget's amount
+	Forecast bool          // compare the period's forecast rather than the spend so far
+	MaxSpot  int           // with Budget, Idle and Schedule empty: the most running spot instances allowed in scope
+	Idle     *IdleRule     // an idle policy: acts on resources whose GPUs are all idle
+	Schedule *Schedule     // an off-hours policy: acts in its off windows, restores after them
+	MinAge   time.Duration // idle and off-hours policies leave resources younger than this alone
 	Unless   map[string]string
 	Scope    budget.Scope // the resources it acts on; a budget policy without one uses the budget's
 	HasScope bool         // Scope was given
@@ -53,7 +63,11 @@ type Policy struct {
 }
 
 // IsSpotCap reports whether p caps the spot instance count rather than watching a budget.
-func (p Policy) IsSpotCap() bool { return p.Budget == "" }
+func (p Policy) IsSpotCap() bool { return p.Budget == "" && p.Idle == nil && p.Schedule == nil }
+
+// PerResource reports whether p's trigger is judged resource by resource (idle and off-hours
+// policies) rather than once for its scope (budgets and spot caps).
+func (p Policy) PerResource() bool { return p.Idle != nil || p.Schedule != nil }
 
 // Has reports whether p takes action a.
 func (p Policy) Has(a string) bool { return slices.Contains(p.Actions, a) }
@@ -61,6 +75,12 @@ func (p Policy) Has(a string) bool { return slices.Contains(p.Actions, a) }
 // Trigger describes p's trigger as people read it: "research-monthly actual ≥ 100%",
 // "spot instances > 40".
 func (p Policy) Trigger() string {
+	switch {
+	case p.Idle != nil:
+		return "idle: " + p.Idle.String()
+	case p.Schedule != nil:
+		return "schedule: " + p.Schedule.String()
+	}
 	if p.IsSpotCap() {
 		return fmt.Sprintf("spot instances > %d", p.MaxSpot)
 	}

@@ -9,9 +9,12 @@ import (
 
 // Kinds of resources policies act on.
 const (
-	KindEC2        = "ec2-instance"
-	KindSageMaker  = "sagemaker-endpoint"
-	KindDeployment = "k8s-deployment"
+	KindEC2         = "ec2-instance"
+	KindSageMaker   = "sagemaker-endpoint"
+	KindDeployment  = "k8s-deployment"
+	KindGCE         = "gce-instance"    // a Compute Engine VM
+	KindAzureVM     = "azure-vm"        // an Azure virtual machine
+	KindStatefulSet = "k8s-statefulset" // a StatefulSet, such as a Kubeflow Notebook's
 )
 
 // Services the resources are billed under, for budget scopes that name a service.
@@ -22,8 +25,8 @@ const (
 
 // Resource is one running thing that costs money, as the inventory saw it.
 type Resource struct {
-	Kind         string            `json:"kind"` // KindEC2, KindSageMaker or KindDeployment
-	ID           string            `json:"id"`   // instance id, endpoint name, or namespace/name
+	Kind         string            `json:"kind"` // KindEC2, KindGCE, KindAzureVM, KindSageMaker, KindDeployment or KindStatefulSet
+	ID           string            `json:"id"`   // instance id, GCE project/zone/name, Azure VM resource id, endpoint name, or namespace/name
 	Name         string            `json:"name,omitempty"`
 	ARN          string            `json:"arn,omitempty"`      // a SageMaker endpoint's, for tagging
 	Provider     string            `json:"provider,omitempty"` // aws; empty for a Kubernetes cluster
@@ -40,7 +43,19 @@ type Resource struct {
 	// Components are a SageMaker endpoint's inference components, which scale-to-zero sets to
 	// zero copies; empty for an endpoint that hosts its model in production variants.
 	Components []string `json:"inference_components,omitempty"`
+	// Hosts are the telemetry host names its GPUs report from (the store's inventory joins a
+	// billed resource id to them); idle policies also match its ID and Name.
+	Hosts []string `json:"hosts,omitempty"`
+	// Hourly is what the resource costs an hour as it runs (the bill's effective cost per
+	// held hour, else on-demand), for the cost of the hours a policy avoids; nil when unknown.
+	Hourly *gpucost.Money `json:"hourly,omitempty"`
+	// Rehearsal marks a resource read from the store rather than listed live
+	// (StoredResources): no adapter can act on it, so its actions are always dry runs.
+	Rehearsal bool `json:"rehearsal,omitempty"`
 }
+
+// isK8s reports whether r is a Kubernetes workload, joined to telemetry by its pods' labels.
+func (r *Resource) isK8s() bool { return r.Kind == KindDeployment || r.Kind == KindStatefulSet }
 
 // Ref names a resource in an action.
 type Ref struct {
@@ -68,7 +83,7 @@ func (r *Resource) Line() *gpucost.CostLine {
 		l.ServiceName = serviceEC2
 	case KindSageMaker:
 		l.ServiceName = serviceSageMaker
-	case KindDeployment:
+	case KindDeployment, KindStatefulSet:
 		if r.Namespace != "" {
 			tags["namespace"] = r.Namespace
 		}
@@ -79,10 +94,10 @@ func (r *Resource) Line() *gpucost.CostLine {
 // canDo reports whether action a applies to resources of kind.
 func canDo(a, kind string) bool {
 	switch a {
-	case ActStop:
-		return kind == KindEC2
-	case ActScaleToZero:
-		return kind == KindSageMaker || kind == KindDeployment
+	case ActStop, ActStart:
+		return kind == KindEC2 || kind == KindGCE || kind == KindAzureVM
+	case ActScaleToZero, ActScaleBack:
+		return kind == KindSageMaker || kind == KindDeployment || kind == KindStatefulSet
 	case ActTag:
 		return true
 	}

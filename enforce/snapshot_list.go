@@ -10,7 +10,7 @@ func (s *Snapshot) List(ctx context.Context, invs []Inventory) ([]string, error)
 		return nil, err
 	}
 	if len(invs) == 0 {
-		return []string{"No inventory: give --aws-region or --kube-server for policies to act on resources."}, nil
+		return []string{"No inventory: give --aws-region, --gce-project, --azure-subscription or --kube-server for policies to act on resources."}, nil
 	}
 	return nil, nil
 }

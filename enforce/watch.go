@@ -3,6 +3,7 @@ package enforce
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/gpucost/gpucost/budget"
@@ -21,9 +22,13 @@ type Watcher struct {
 	// Snapshot returns the budgets' statuses now, without resources.
 	Snapshot    func(ctx context.Context, budgets []budget.Budget) (Snapshot, error)
 	Inventories []Inventory
-	Runner      *Runner
-	Apply       bool // carry out the actions of policies with dry_run: false
-	Log         *slog.Logger
+	// Usage, when set, adds what idle and off-hours policies read from the store to the
+	// snapshot (UsageSnapshot, as gpucost enforce does); without it they judge no telemetry and
+	// stop nothing.
+	Usage  func(ctx context.Context, policies []Policy, snap *Snapshot) ([]string, error)
+	Runner *Runner
+	Apply  bool // carry out the actions of policies with dry_run: false
+	Log    *slog.Logger
 
 	repeats Repeats
 }
@@ -51,6 +56,12 @@ func (w *Watcher) Run(ctx context.Context) {
 	snap.Resources, _ = ListResources(ctx, w.Inventories, func(err error) {
 		w.Log.Error("enforcement: list resources; the policies act on those of the other inventories", "err", w.Runner.Redact(err.Error()))
 	})
+	if w.Usage != nil && slices.ContainsFunc(policies, Policy.PerResource) {
+		if _, err := w.Usage(ctx, policies, &snap); err != nil {
+			w.Log.Error("enforcement: read the GPU telemetry; idle and off-hours policies act on nothing this time", "err", err)
+			snap.Activity, snap.InForce = nil, nil
+		}
+	}
 	plan := Evaluate(policies, snap, w.Apply)
 	plan.Actions = w.repeats.Drop(plan.Actions)
 	failed, err := w.Runner.Run(ctx, &plan)

@@ -53,10 +53,14 @@ func newEnforcer(ctx context.Context, st gpucost.Store, o Options) (*enforcer, e
 		return nil, err
 	}
 	if len(eo.Inventories) == 0 {
-		o.Log.Warn("enforcement: no inventory (give --aws-region or --kube-server); policies can only notify")
+		o.Log.Warn("enforcement: no inventory (give --aws-region, --gce-project, --azure-subscription or --kube-server); policies can only notify, and idle and off-hours policies are rehearsed on the store's inventory as dry runs")
 	}
 	eo.Runner.Actor, eo.Runner.Source = Actor(), "serve"
+	live := len(eo.Inventories) > 0
 	return &enforcer{enforce.Watcher{File: eo.File, Data: eo.Data, Inventories: eo.Inventories, Runner: eo.Runner, Apply: eo.Apply, Log: o.Log,
+		Usage: func(ctx context.Context, policies []enforce.Policy, snap *enforce.Snapshot) ([]string, error) {
+			return UsageSnapshot(ctx, st, policies, snap, live)
+		},
 		Budgets: func(ctx context.Context) ([]budget.Budget, string, error) {
 			return LoadBudgets(ctx, st, o.BudgetsFile)
 		},

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/enforce"
@@ -12,7 +13,8 @@ import (
 
 type enforceOpts struct {
 	policies, budgets, targets string
-	apply                      bool
+	apply, replay              bool
+	at                         string
 	inv                        inventoryFlags
 }
 
@@ -45,17 +47,42 @@ A policies file:
     - name: spot-cap
       max_spot_instances: 40          # running spot instances in scope; the newest beyond the cap
       actions: [stop]                 # that are not exempt are acted on
+    - name: idle-notebooks
+      idle: {below: 5%, for: 60m}     # every GPU of the resource below 5% in every minute of 60m
+      min_age: 2h                     # leave machines launched in the last 2h alone
+      scope: {namespace: notebooks}
+      actions: [notify, stop, scale-to-zero]
+      notify: [ops-slack]
+    - name: dev-off-hours
+      schedule: {off: ["Mon-Fri 20:00-08:00", "Sat-Sun 00:00-24:00"], zone: Europe/Berlin,
+                 holidays: [2026-12-25]}
+      scope: {tags: {env: dev}}
+      actions: [stop, scale-to-zero]  # and start again at the recorded size when the window ends
+
+Idle policies judge each resource's GPUs from the store's minute telemetry, joined to it by
+host name (the store's inventory ties bill ids to hosts) or, for Kubernetes workloads, by the
+pod and namespace labels: a resource is idle only when every GPU reported in at least 90% of the
+window's minutes and no minute reached the threshold; a source that stopped reporting is "no
+data", never idle. Resources tagged or labelled gpucost/keep: "true" are exempt, as are those
+younger than min_age. Every stop and scale-to-zero records the size it found:
+"gpucost enforce undo ID" starts the VM or scales the workload back to it, and
+"gpucost enforce avoided" counts the GPU-hours and cost each kept from running. Without
+--aws-region, --kube-server, --gce-project or --azure-subscription, idle and off-hours policies
+are rehearsed on the store's inventory (nothing is acted on), and --replay prints what they
+would have saved over the last 30 days beside recommend's idle-schedule lever.
 
 Actions: notify alerts the targets once per budget period (once a day for a spot cap); tag sets
 EC2 and SageMaker tags or Deployment annotations; stop stops EC2 instances (StopInstances: a
 one-time spot instance cannot be stopped and the action fails with EC2's reason); scale-to-zero
 sets a SageMaker endpoint's inference components to zero copies (SageMaker scales only endpoints
-hosting inference components to zero; others are reported as skipped) and a Deployment's replicas
-to 0 through its scale subresource.
+hosting inference components to zero; others are reported as skipped) and a Deployment's or
+StatefulSet's replicas (a Kubeflow Notebook's) to 0 through its scale subresource. Idle and
+off-hours policies also stop GCE VMs (instances.stop) and Azure VMs (deallocate).
 
 Credentials: AWS from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN; the
-Kubernetes bearer token from --kube-token-file or GPUCOST_KUBE_TOKEN. Secrets are never printed
-or logged.
+Kubernetes bearer token from --kube-token-file or GPUCOST_KUBE_TOKEN; GCE and Azure access tokens
+from GPUCOST_GCE_TOKEN (gcloud auth print-access-token) and GPUCOST_AZURE_TOKEN (az account
+get-access-token). Secrets are never printed or logged.
 
 Exit codes: 0 no policy triggered; 7 a policy triggered and its actions were planned (dry run) or
 all carried out; 4 an action failed or a cloud API could not be reached; 2 the policies, budgets or
@@ -72,8 +99,10 @@ targets file or a flag is invalid.`,
 	cmd.Flags().StringVar(&o.budgets, "budgets", "", "budgets YAML file the policies name")
 	cmd.Flags().StringVar(&o.targets, "targets", "", "notification targets YAML file, for the notify action")
 	cmd.Flags().BoolVar(&o.apply, "apply", false, "carry out the actions of policies with dry_run: false (default: print and log them only)")
+	cmd.Flags().StringVar(&o.at, "at", "", "without a live inventory: rehearse the idle and off-hours policies at this RFC 3339 time of the stored telemetry (default: now, or where the telemetry ends)")
+	cmd.Flags().BoolVar(&o.replay, "replay", true, "with idle or off-hours policies: also replay them on the last 30 days of the store's telemetry and bill and print the monthly saving beside recommend's idle-schedule lever")
 	o.inv.add(cmd)
-	cmd.AddCommand(newEnforceLogCmd(e))
+	cmd.AddCommand(newEnforceLogCmd(e), newEnforceUndoCmd(e), newEnforceAvoidedCmd(e))
 	return cmd
 }
 
@@ -108,6 +137,19 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 	if err != nil {
 		return err
 	}
+	if o.at != "" {
+		if len(sources.inventories) > 0 {
+			return usageError{fmt.Errorf("--at rehearses on the stored telemetry; it cannot go with a live inventory (--aws-region, --kube-server, …)")}
+		}
+		if snap.Now, err = time.Parse(time.RFC3339, o.at); err != nil {
+			return usageError{fmt.Errorf("--at %q: give an RFC 3339 time such as 2026-11-27T03:00:00Z", o.at)}
+		}
+	}
+	more, err := e.usageSnapshot(ctx, policies, &snap, len(sources.inventories) > 0)
+	if err != nil {
+		return err
+	}
+	notes = append(notes, more...)
 	plan := enforce.Evaluate(policies, snap, o.apply)
 	failed, err := fromStore(ctx, e, func(db storeDB) (int, error) { return sources.runner(e, db, targets).Run(ctx, &plan) })
 	if err != nil {
@@ -115,6 +157,17 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 	}
 	if err := e.print(present.Enforcement(plan, notes)); err != nil {
 		return err
+	}
+	if o.replay {
+		savings, err := e.usageSavings(ctx, policies, snap.Resources)
+		if err != nil {
+			return err
+		}
+		if savings != nil {
+			if err := e.print(*savings); err != nil {
+				return err
+			}
+		}
 	}
 	switch {
 	case failed > 0:

@@ -7,6 +7,8 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/enforce"
 	enforceaws "github.com/gpucost/gpucost/enforce/aws"
+	"github.com/gpucost/gpucost/enforce/azure"
+	"github.com/gpucost/gpucost/enforce/gce"
 	"github.com/gpucost/gpucost/enforce/kube"
 	"github.com/gpucost/gpucost/notify"
 	"github.com/spf13/cobra"
@@ -23,6 +25,9 @@ type inventoryFlags struct {
 	kubeCAFile     string
 	kubeNamespaces []string
 	kubeSelector   string
+	kubeSTS        bool
+	gceProjects    []string
+	azureSubs      []string
 }
 
 func (f *inventoryFlags) add(cmd *cobra.Command) {
@@ -34,6 +39,9 @@ func (f *inventoryFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.kubeCAFile, "kube-ca-file", "", "PEM file of the CA that signed the API server's certificate")
 	cmd.Flags().StringSliceVar(&f.kubeNamespaces, "kube-namespace", nil, "namespaces to list (default: all)")
 	cmd.Flags().StringVar(&f.kubeSelector, "kube-selector", "", "label selector the Deployments must match, such as team=research")
+	cmd.Flags().BoolVar(&f.kubeSTS, "kube-statefulsets", false, "list the GPU StatefulSets too (Kubeflow Notebook servers), for idle and off-hours policies")
+	cmd.Flags().StringSliceVar(&f.gceProjects, "gce-project", nil, "GCE projects whose GPU VMs are listed, stopped and started (token from $GPUCOST_GCE_TOKEN)")
+	cmd.Flags().StringSliceVar(&f.azureSubs, "azure-subscription", nil, "Azure subscriptions whose VMs are listed, deallocated and started (token from $GPUCOST_AZURE_TOKEN)")
 }
 
 // enforceSources are the inventories and actuators the flags configure, and the secrets the
@@ -66,11 +74,39 @@ func (f *inventoryFlags) sources(e *env) (*enforceSources, error) {
 		if err != nil {
 			return nil, err
 		}
+		k.StatefulSets = f.kubeSTS
 		s.secrets = append(s.secrets, k.Token)
 		s.inventories = append(s.inventories, k)
-		s.actuators[enforce.KindDeployment] = k
+		s.actuators[enforce.KindDeployment], s.actuators[enforce.KindStatefulSet] = k, k
 	}
-	return s, nil
+	return s, f.cloudSources(e, s)
+}
+
+// cloudSources adds the GCE and Azure adapters the flags ask for; their bearer tokens come from
+// $GPUCOST_GCE_TOKEN (gcloud auth print-access-token) and $GPUCOST_AZURE_TOKEN (az account
+// get-access-token).
+func (f *inventoryFlags) cloudSources(e *env, s *enforceSources) error {
+	if len(f.gceProjects) > 0 {
+		tok := e.getenv("GPUCOST_GCE_TOKEN")
+		if tok == "" {
+			return gpucost.Errorf(gpucost.EInvalid, "--gce-project: set GPUCOST_GCE_TOKEN to an access token (gcloud auth print-access-token) with compute.instances.list, .stop and .start")
+		}
+		c := &gce.Client{Projects: f.gceProjects, Token: tok, HTTP: &http.Client{Timeout: time.Minute}}
+		s.secrets = append(s.secrets, tok)
+		s.inventories = append(s.inventories, c)
+		s.actuators[enforce.KindGCE] = c
+	}
+	if len(f.azureSubs) > 0 {
+		tok := e.getenv("GPUCOST_AZURE_TOKEN")
+		if tok == "" {
+			return gpucost.Errorf(gpucost.EInvalid, "--azure-subscription: set GPUCOST_AZURE_TOKEN to an ARM access token (az account get-access-token) with the Virtual Machine Contributor role")
+		}
+		c := &azure.Client{Subscriptions: f.azureSubs, Token: tok, HTTP: &http.Client{Timeout: time.Minute}}
+		s.secrets = append(s.secrets, tok)
+		s.inventories = append(s.inventories, c)
+		s.actuators[enforce.KindAzureVM] = c
+	}
+	return nil
 }
 
 // runner returns the runner that carries plans out with these adapters, logging every action
@@ -88,5 +124,5 @@ func (s *enforceSources) runner(e *env, db storeDB, targets map[string]notify.Ta
 // given reports whether any inventory flag is set.
 func (f *inventoryFlags) given() bool {
 	return len(f.regions) > 0 || f.awsEndpoint != "" || f.noSageMaker || f.kubeServer != "" || f.kubeTokenFile != "" ||
-		f.kubeCAFile != "" || len(f.kubeNamespaces) > 0 || f.kubeSelector != ""
+		f.kubeCAFile != "" || len(f.kubeNamespaces) > 0 || f.kubeSelector != "" || f.kubeSTS || len(f.gceProjects) > 0 || len(f.azureSubs) > 0
 }

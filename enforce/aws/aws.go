@@ -280,7 +280,9 @@ func (c *Client) endpoint(ctx context.Context, sm *awsrpc.Client, region string,
 	return r, nil
 }
 
-// Do carries out a tag, stop or scale-to-zero action on an EC2 instance or SageMaker endpoint.
+// Do carries out a tag, stop, start or scale-to-zero action on an EC2 instance or SageMaker
+// endpoint. Scaling an endpoint back is refused: its inference components' copy counts are not
+// recorded.
 func (c *Client) Do(ctx context.Context, a enforce.Action) error {
 	if a.Resource == nil {
 		return fmt.Errorf("%s: no resource", a.Action)
@@ -291,6 +293,10 @@ func (c *Client) Do(ctx context.Context, a enforce.Action) error {
 		var out struct{}
 		err := c.ec2(ref.Region).Query(ctx, "EC2 StopInstances", "StopInstances", ec2Version, url.Values{"InstanceId.1": {ref.ID}}, &out)
 		return classify("EC2 StopInstances "+ref.ID, err)
+	case ref.Kind == enforce.KindEC2 && a.Action == enforce.ActStart:
+		var out struct{}
+		err := c.ec2(ref.Region).Query(ctx, "EC2 StartInstances", "StartInstances", ec2Version, url.Values{"InstanceId.1": {ref.ID}}, &out)
+		return classify("EC2 StartInstances "+ref.ID, err)
 	case ref.Kind == enforce.KindEC2 && a.Action == enforce.ActTag:
 		params := url.Values{"ResourceId.1": {ref.ID}}
 		for i, k := range sortedKeys(a.Tags) {

@@ -184,3 +184,23 @@ func TestAWSUnreachable(t *testing.T) {
 		t.Fatalf("Resources() against a closed port = %v, want EUnavailable", err)
 	}
 }
+
+// TestAWSStartInstance: the start that reverses a stop is one StartInstances of the instance.
+func TestAWSStartInstance(t *testing.T) {
+	f := fakeFleet(t)
+	a := enforce.Action{Policy: "dev-off-hours", Action: enforce.ActStart, Resource: &enforce.Ref{Kind: enforce.KindEC2, ID: "i-old", Region: "us-east-1"}}
+	if err := testAWS(f.URL).Do(context.Background(), a); err != nil {
+		t.Fatalf("Do(start i-old) = %v", err)
+	}
+	calls := f.Calls()
+	if len(calls) != 1 || calls[0].Action != "StartInstances" || calls[0].Form.Get("InstanceId.1") != "i-old" || calls[0].Form.Has("InstanceId.2") {
+		t.Fatalf("calls = %+v, want one StartInstances of i-old", calls)
+	}
+	if got := f.Instance("i-old").State; got != "pending" {
+		t.Errorf("i-old state = %q, want pending", got)
+	}
+	a.Action, a.Resource = enforce.ActScaleBack, &enforce.Ref{Kind: enforce.KindSageMaker, ID: "llm-serve", Region: "us-east-1"}
+	if err := testAWS(f.URL).Do(context.Background(), a); err == nil {
+		t.Errorf("Do(scale-back llm-serve) = nil, want a refusal: the copy counts are not recorded")
+	}
+}

@@ -33,6 +33,9 @@ type Client struct {
 	Selector   string       // a label selector the Deployments must match, such as team=research
 	// AllDeployments lists Deployments that request no GPUs too.
 	AllDeployments bool
+	// StatefulSets lists the StatefulSets that request GPUs too, such as the one a Kubeflow
+	// Notebook runs its server in, for idle and off-hours policies to scale to zero and back.
+	StatefulSets bool
 }
 
 var (
@@ -70,13 +73,24 @@ type deployment struct {
 	} `json:"spec"`
 }
 
-// Resources lists the Deployments (those requesting GPUs unless AllDeployments).
+// Resources lists the Deployments (those requesting GPUs unless AllDeployments) and, with
+// StatefulSets, the StatefulSets that request GPUs.
 func (k *Client) Resources(ctx context.Context) ([]enforce.Resource, error) {
-	paths := []string{"/apis/apps/v1/deployments"}
+	out, err := k.list(ctx, "deployments", enforce.KindDeployment, k.AllDeployments)
+	if err != nil || !k.StatefulSets {
+		return out, err
+	}
+	sts, err := k.list(ctx, "statefulsets", enforce.KindStatefulSet, false)
+	return append(out, sts...), err
+}
+
+// list pages through one kind of workload, all namespaces or k.Namespaces.
+func (k *Client) list(ctx context.Context, resource, kind string, all bool) ([]enforce.Resource, error) {
+	paths := []string{"/apis/apps/v1/" + resource}
 	if len(k.Namespaces) > 0 {
 		paths = paths[:0]
 		for _, ns := range k.Namespaces {
-			paths = append(paths, "/apis/apps/v1/namespaces/"+url.PathEscape(ns)+"/deployments")
+			paths = append(paths, "/apis/apps/v1/namespaces/"+url.PathEscape(ns)+"/"+resource)
 		}
 	}
 	var out []enforce.Resource
@@ -92,10 +106,10 @@ func (k *Client) Resources(ctx context.Context) ([]enforce.Resource, error) {
 			}
 			var list deploymentList
 			if err := k.do(ctx, http.MethodGet, p+"?"+q.Encode(), "", nil, &list); err != nil {
-				return nil, fmt.Errorf("list Deployments: %w", err)
+				return nil, fmt.Errorf("list %s: %w", resource, err)
 			}
 			for _, d := range list.Items {
-				if r := d.resource(); r.GPUs > 0 || k.AllDeployments {
+				if r := d.resource(kind); r.GPUs > 0 || all {
 					out = append(out, r)
 				}
 			}
@@ -107,7 +121,7 @@ func (k *Client) Resources(ctx context.Context) ([]enforce.Resource, error) {
 	return out, nil
 }
 
-func (d deployment) resource() enforce.Resource {
+func (d deployment) resource(kind string) enforce.Resource {
 	m := d.Metadata
 	replicas := 1 // the API's default
 	if d.Spec.Replicas != nil {
@@ -118,7 +132,7 @@ func (d deployment) resource() enforce.Resource {
 		perPod += gpuCount(c.Resources.Limits, c.Resources.Requests)
 	}
 	state := fmt.Sprintf("%d replicas", replicas)
-	return enforce.Resource{Kind: enforce.KindDeployment, ID: m.Namespace + "/" + m.Name, Name: m.Name, Namespace: m.Namespace, Count: replicas,
+	return enforce.Resource{Kind: kind, ID: m.Namespace + "/" + m.Name, Name: m.Name, Namespace: m.Namespace, Count: replicas,
 		GPUs: perPod * replicas, State: state, Running: replicas > 0, Launched: m.CreationTimestamp.UTC(), Tags: m.Labels}
 }
 
@@ -137,22 +151,31 @@ func gpuCount(limits, requests map[string]string) int {
 	return n
 }
 
-// Do scales a Deployment to zero or annotates it with the action's tags.
+// Do scales a Deployment or StatefulSet to zero or back to the action's recorded size, or
+// annotates it with the action's tags.
 func (k *Client) Do(ctx context.Context, a enforce.Action) error {
 	ref := a.Resource
-	if ref == nil || ref.Kind != enforce.KindDeployment {
-		return fmt.Errorf("%s: not a Kubernetes Deployment", a.Action)
+	kinds := map[string]string{enforce.KindDeployment: "deployments", enforce.KindStatefulSet: "statefulsets"}
+	if ref == nil || kinds[ref.Kind] == "" {
+		return fmt.Errorf("%s: not a Kubernetes Deployment or StatefulSet", a.Action)
 	}
 	ns, name, ok := strings.Cut(ref.ID, "/")
 	if !ok || ns == "" || name == "" {
 		return fmt.Errorf("%s %s: want NAMESPACE/NAME", a.Action, ref.ID)
 	}
-	base := "/apis/apps/v1/namespaces/" + url.PathEscape(ns) + "/deployments/" + url.PathEscape(name)
+	base := "/apis/apps/v1/namespaces/" + url.PathEscape(ns) + "/" + kinds[ref.Kind] + "/" + url.PathEscape(name)
 	switch a.Action {
-	case enforce.ActScaleToZero:
-		err := k.do(ctx, http.MethodPatch, base+"/scale", "application/merge-patch+json", map[string]any{"spec": map[string]any{"replicas": 0}}, nil)
+	case enforce.ActScaleToZero, enforce.ActScaleBack:
+		n := 0
+		if a.Action == enforce.ActScaleBack {
+			if a.Size <= 0 {
+				return fmt.Errorf("scale %s back: the action recorded no size", ref.ID)
+			}
+			n = a.Size
+		}
+		err := k.do(ctx, http.MethodPatch, base+"/scale", "application/merge-patch+json", map[string]any{"spec": map[string]any{"replicas": n}}, nil)
 		if err != nil {
-			return fmt.Errorf("scale Deployment %s to zero: %w", ref.ID, err)
+			return fmt.Errorf("scale %s %s to %d: %w", ref.Kind, ref.ID, n, err)
 		}
 		return nil
 	case enforce.ActTag:

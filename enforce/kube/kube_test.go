@@ -116,7 +116,7 @@ func TestDeploymentListFile(t *testing.T) {
 	}
 	var got []string
 	for _, d := range list.Items {
-		r := d.resource()
+		r := d.resource(enforce.KindDeployment)
 		got = append(got, fmt.Sprintf("%s replicas=%d gpus=%d running=%v team=%s launched=%s", r.ID, r.Count, r.GPUs, r.Running, r.Tags["team"], r.Launched.Format(time.DateOnly)))
 	}
 	want := []string{
@@ -142,10 +142,56 @@ func FuzzDeploymentList(f *testing.F) {
 			return
 		}
 		for _, d := range list.Items {
-			r := d.resource()
+			r := d.resource(enforce.KindDeployment)
 			if r.Running != (r.Count > 0) || r.GPUs < 0 && r.Count >= 0 {
 				t.Fatalf("resource(%+v) = %+v", d, r)
 			}
 		}
 	})
+}
+
+// TestStatefulSetScaleToZeroAndBack: a Kubeflow Notebook's StatefulSet is listed with
+// StatefulSets, scaled to zero through its scale subresource, and back to the recorded size.
+func TestStatefulSetScaleToZeroAndBack(t *testing.T) {
+	k := fakecloud.NewKube(t, kubeToken, []fakecloud.Deployment{
+		{Namespace: "kubeflow-user", Name: "vllm", Replicas: 1, GPUsPerPod: 1},
+		{StatefulSet: true, Namespace: "kubeflow-user", Name: "my-notebook", Replicas: 1, GPUsPerPod: 1, Labels: map[string]string{"notebook-name": "my-notebook"}},
+	})
+	c := &Client{Server: k.URL, Token: kubeToken, StatefulSets: true}
+	rs, err := c.Resources(context.Background())
+	if err != nil || len(rs) != 2 || rs[1].Kind != enforce.KindStatefulSet || rs[1].ID != "kubeflow-user/my-notebook" || rs[1].Count != 1 || rs[1].GPUs != 1 {
+		t.Fatalf("Resources() = %+v, %v; want the Deployment and the notebook's StatefulSet", rs, err)
+	}
+	ref := &enforce.Ref{Kind: enforce.KindStatefulSet, ID: "kubeflow-user/my-notebook"}
+	if err := c.Do(context.Background(), enforce.Action{Action: enforce.ActScaleToZero, Resource: ref, Size: 1}); err != nil {
+		t.Fatalf("Do(scale-to-zero) = %v", err)
+	}
+	if got := k.StatefulSet("kubeflow-user", "my-notebook").Replicas; got != 0 {
+		t.Errorf("replicas after scale-to-zero = %d, want 0", got)
+	}
+	if err := c.Do(context.Background(), enforce.Action{Action: enforce.ActScaleBack, Resource: ref, Size: 1}); err != nil {
+		t.Fatalf("Do(scale-back) = %v", err)
+	}
+	calls := k.Calls()
+	want := []string{"GET /apis/apps/v1/deployments", "GET /apis/apps/v1/statefulsets",
+		"PATCH /apis/apps/v1/namespaces/kubeflow-user/statefulsets/my-notebook/scale", "PATCH /apis/apps/v1/namespaces/kubeflow-user/statefulsets/my-notebook/scale"}
+	var got []string
+	for _, c := range calls {
+		got = append(got, c.Method+" "+c.Path)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("calls = %q, want %q", got, want)
+	}
+	for i, n := range map[int]float64{2: 0, 3: 1} {
+		spec, _ := calls[i].Body["spec"].(map[string]any)
+		if spec["replicas"] != n || calls[i].ContentType != "application/merge-patch+json" {
+			t.Errorf("call %d body = %v (%s), want replicas %v as a merge patch", i, calls[i].Body, calls[i].ContentType, n)
+		}
+	}
+	if got := k.StatefulSet("kubeflow-user", "my-notebook").Replicas; got != 1 {
+		t.Errorf("replicas after scale-back = %d, want 1", got)
+	}
+	if err := c.Do(context.Background(), enforce.Action{Action: enforce.ActScaleBack, Resource: ref}); err == nil || !strings.Contains(err.Error(), "recorded no size") {
+		t.Errorf("Do(scale-back without a size) = %v, want a refusal", err)
+	}
 }

@@ -134,7 +134,8 @@ func (f *AWS) ec2(w http.ResponseWriter, action string, form url.Values) {
 	switch action {
 	case "DescribeInstances":
 		f.describeInstances(w, form)
-	case "StopInstances":
+	case "StopInstances", "StartInstances":
+		next := map[string]string{"StopInstances": "stopping", "StartInstances": "pending"}[action]
 		ids := listParam(form, "InstanceId")
 		var items []stateChange
 		for _, id := range ids {
@@ -143,10 +144,10 @@ func (f *AWS) ec2(w http.ResponseWriter, action string, form url.Values) {
 				ec2Error(w, 400, "InvalidInstanceID.NotFound", fmt.Sprintf("The instance ID '%s' does not exist", id))
 				return
 			}
-			items = append(items, stateChange{ID: id, Previous: state(in.State), Current: state("stopping")})
-			in.State = "stopping"
+			items = append(items, stateChange{ID: id, Previous: state(in.State), Current: state(next)})
+			in.State = next
 		}
-		writeXML(w, stopResponse{XMLNS: ec2NS, RequestID: "req-stop", Items: items})
+		writeXML(w, stopResponse{XMLNS: ec2NS, RequestID: "req-" + next, Items: items})
 	case "CreateTags":
 		ids := listParam(form, "ResourceId")
 		for _, id := range ids {

@@ -13,8 +13,10 @@ import (
 	"time"
 )
 
-// Deployment is a Kubernetes Deployment the fake API server holds.
+// Deployment is a Kubernetes Deployment the fake API server holds, or a StatefulSet (such as a
+// Kubeflow Notebook's) when StatefulSet is set.
 type Deployment struct {
+	StatefulSet     bool
 	Namespace, Name string
 	Replicas        int
 	GPUsPerPod      int
@@ -74,9 +76,12 @@ func (k *Kube) Deployment(ns, name string) Deployment {
 	return Deployment{}
 }
 
-func (k *Kube) find(ns, name string) *Deployment {
+func (k *Kube) find(ns, name string) *Deployment { return k.findKind("deployments", ns, name) }
+
+// findKind finds a Deployment (resource "deployments") or a StatefulSet ("statefulsets").
+func (k *Kube) findKind(resource, ns, name string) *Deployment {
 	for _, d := range k.deps {
-		if d.Namespace == ns && d.Name == name {
+		if d.Namespace == ns && d.Name == name && d.resource() == resource {
 			return d
 		}
 	}
@@ -103,22 +108,33 @@ func (k *Kube) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
-	case r.Method == http.MethodGet && r.URL.Path == "/apis/apps/v1/deployments":
-		k.list(w, r, "")
-	case r.Method == http.MethodGet && len(parts) == 6 && parts[5] == "deployments":
-		k.list(w, r, parts[4])
-	case r.Method == http.MethodPatch && len(parts) >= 7 && parts[5] == "deployments":
+	case r.Method == http.MethodGet && len(parts) == 4 && workload(parts[3]):
+		k.list(w, r, parts[3], "")
+	case r.Method == http.MethodGet && len(parts) == 6 && workload(parts[5]):
+		k.list(w, r, parts[5], parts[4])
+	case r.Method == http.MethodPatch && len(parts) >= 7 && workload(parts[5]):
 		k.patch(w, r, parts, body)
 	default:
 		status(w, 404, "NotFound", "the server could not find the requested resource")
 	}
 }
 
-// list answers a DeploymentList one item per page, so that continue tokens are exercised.
-func (k *Kube) list(w http.ResponseWriter, r *http.Request, ns string) {
+// workload reports whether a path's resource is one the fake holds.
+func workload(resource string) bool { return resource == "deployments" || resource == "statefulsets" }
+
+func (d *Deployment) resource() string {
+	if d.StatefulSet {
+		return "statefulsets"
+	}
+	return "deployments"
+}
+
+// list answers a DeploymentList or StatefulSetList one item per page, so that continue tokens
+// are exercised.
+func (k *Kube) list(w http.ResponseWriter, r *http.Request, resource, ns string) {
 	var match []*Deployment
 	for _, d := range k.deps {
-		if (ns == "" || d.Namespace == ns) && selects(r.URL.Query().Get("labelSelector"), d.Labels) {
+		if d.resource() == resource && (ns == "" || d.Namespace == ns) && selects(r.URL.Query().Get("labelSelector"), d.Labels) {
 			match = append(match, d)
 		}
 	}
@@ -168,9 +184,9 @@ func (k *Kube) patch(w http.ResponseWriter, r *http.Request, parts []string, bod
 		status(w, 415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json")
 		return
 	}
-	d := k.find(parts[4], parts[6])
+	d := k.findKind(parts[5], parts[4], parts[6])
 	if d == nil {
-		status(w, 404, "NotFound", `deployments.apps "`+parts[6]+`" not found`)
+		status(w, 404, "NotFound", parts[5]+`.apps "`+parts[6]+`" not found`)
 		return
 	}
 	if len(parts) == 8 && parts[7] == "scale" {
@@ -193,4 +209,14 @@ func (k *Kube) patch(w http.ResponseWriter, r *http.Request, parts []string, bod
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(d.json())
+}
+
+// StatefulSet returns the StatefulSet namespace/name as it stands now.
+func (k *Kube) StatefulSet(ns, name string) Deployment {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if d := k.findKind("statefulsets", ns, name); d != nil {
+		return *d
+	}
+	return Deployment{}
 }

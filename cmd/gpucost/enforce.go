@@ -155,19 +155,14 @@ func (e *env) enforce(ctx context.Context, o enforceOpts) error {
 	if err != nil {
 		return err
 	}
-	if err := e.print(present.Enforcement(plan, notes)); err != nil {
-		return err
-	}
+	var savings *result
 	if o.replay {
-		savings, err := e.usageSavings(ctx, policies, snap.Resources)
-		if err != nil {
+		if savings, err = e.usageSavings(ctx, policies, snap.Resources); err != nil {
 			return err
 		}
-		if savings != nil {
-			if err := e.print(*savings); err != nil {
-				return err
-			}
-		}
+	}
+	if err := e.printEnforcement(present.Enforcement(plan, notes), savings); err != nil {
+		return err
 	}
 	switch {
 	case failed > 0:
@@ -194,4 +189,30 @@ func (e *env) enforceSnapshot(ctx context.Context, budgets []budget.Budget, src 
 	}
 	more, err := snap.List(ctx, src.inventories)
 	return snap, append(notes, more...), err
+}
+
+// printEnforcement prints the plan and, where the policies were replayed, their savings: two
+// tables, or with --output json one document, the plan's with the savings under "replay", or
+// with --output csv the plan's rows only, so that a script reads one document either way.
+func (e *env) printEnforcement(t result, savings *result) error {
+	if savings == nil {
+		return e.print(t)
+	}
+	switch e.output {
+	case "json":
+		if p, ok := t.JSON.(enforce.Plan); ok {
+			t.JSON = struct {
+				enforce.Plan
+				Replay any `json:"replay"`
+			}{p, savings.JSON}
+		}
+		return e.print(t)
+	case "csv":
+		t.Notes = append(t.Notes, "The replay of the policies over the stored telemetry is left out of CSV: see it with --output table or json.")
+		return e.print(t)
+	}
+	if err := e.print(t); err != nil {
+		return err
+	}
+	return e.print(*savings)
 }

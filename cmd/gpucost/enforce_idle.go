@@ -31,7 +31,8 @@ func (e *env) usageSnapshot(ctx context.Context, policies []enforce.Policy, snap
 
 // usageSavings replays the idle and off-hours policies over the last 30 days of the store's
 // telemetry and bill (enforce.Replay) and sets the result beside recommend's idle-schedule
-// lever on the same machines; nil without such policies or without a bill.
+// lever on the same machines; nil without such policies, and nil with a line on stderr saying
+// why without a bill to price them.
 func (e *env) usageSavings(ctx context.Context, policies []enforce.Policy, resources []enforce.Resource) (*present.Table, error) {
 	if !perResource(policies) || e.noStoreYet() {
 		return nil, nil
@@ -39,12 +40,12 @@ func (e *env) usageSavings(ctx context.Context, policies []enforce.Policy, resou
 	cf := costFlags{policy: gpucost.PolicyUsed, weight: 0.5}
 	s, err := cf.open(ctx, e)
 	if err != nil {
-		return nil, err
+		return nil, noReplay(e, err)
 	}
 	defer s.Close()
 	v, prices, err := s.Recommendable(ctx)
 	if err != nil {
-		return nil, err
+		return nil, noReplay(e, err)
 	}
 	if len(v.Resources) == 0 {
 		return nil, nil
@@ -158,5 +159,15 @@ func (e *env) undoAction(ctx context.Context, id int64, o enforceOpts) error {
 	if a := plan.Actions[0]; a.Result == enforce.ResultFailed {
 		return exitError{exitUnavailable}
 	}
+	return nil
+}
+
+// noReplay says on stderr why the policies are not replayed when the store holds no bill to
+// price them (an ENotFound error), and returns nil; any other error it returns.
+func noReplay(e *env, err error) error {
+	if gpucost.ErrorCode(err) != gpucost.ENotFound {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "gpucost: the policies are not replayed over the last 30 days, which needs a bill to price the machines: %v\n", err)
 	return nil
 }

@@ -28,7 +28,12 @@ const idlePolicy = `policies:
 // hour before.
 func idleStore(t *testing.T, dir string) string {
 	t.Helper()
-	db := dir + "/idle.db"
+	return idleStoreIn(t, dir+"/idle.db")
+}
+
+// idleStoreIn adds idleStore's inventory and telemetry to the store db.
+func idleStoreIn(t *testing.T, db string) string {
+	t.Helper()
 	e := &env{getenv: func(string) string { return "" }, now: func() time.Time { return budgetNow }, dbPath: db}
 	ctx := context.Background()
 	st, err := e.openDB(ctx)
@@ -166,5 +171,46 @@ func TestEnforceScheduleUndo(t *testing.T) {
 	}
 	if code, _, errb := runEnforceCLI(t, db, "enforce", "undo", "999"); code == 0 || !strings.Contains(errb, "no action 999") {
 		t.Errorf("undo 999 = %d %s; want not found", code, errb)
+	}
+}
+
+// TestEnforceReplayOneDocument: with the replay on, --output json is one document (the plan,
+// with the replay under "replay") and --output csv the plan's rows alone, so that scripts read
+// one document either way; without a bill to price the replay, the plan comes alone and stderr
+// says why.
+func TestEnforceReplayOneDocument(t *testing.T) {
+	type doc struct {
+		Actions []enforce.Action `json:"actions"`
+		Replay  map[string]any   `json:"replay"`
+	}
+	read := func(t *testing.T, out, errb string) doc {
+		t.Helper()
+		var d doc
+		dec := json.NewDecoder(strings.NewReader(out))
+		if err := dec.Decode(&d); err != nil {
+			t.Fatalf("gpucost enforce --output json: %v\n%s%s", err, out, errb)
+		}
+		if dec.More() {
+			t.Errorf("gpucost enforce --output json wrote more than one document:\n%s", out)
+		}
+		return d
+	}
+	dir := t.TempDir()
+	policies := writeFile(t, dir, "idle.yaml", idlePolicy)
+
+	db := idleStore(t, dir)
+	_, out, errb := runEnforceCLI(t, db, "enforce", "--policies", policies, "--output", "json")
+	if d := read(t, out, errb); len(d.Actions) != 1 || d.Replay != nil || !strings.Contains(errb, "not replayed") {
+		t.Errorf("without a bill: %d actions, replay %v, stderr %q; want the idle machine's stop, no replay and why", len(d.Actions), d.Replay, errb)
+	}
+
+	db = idleStoreIn(t, demoBillStore(t, t.TempDir()))
+	_, out, errb = runEnforceCLI(t, db, "enforce", "--policies", policies, "--output", "json")
+	if d := read(t, out, errb); len(d.Actions) != 1 || d.Replay == nil {
+		t.Errorf("with a bill: %d actions, replay %v; want the idle machine's stop and the replay\n%s%s", len(d.Actions), d.Replay, out, errb)
+	}
+	_, out, errb = runEnforceCLI(t, db, "enforce", "--policies", policies, "--output", "csv")
+	if n := strings.Count(out, "Policy,Action,"); n != 1 || !strings.Contains(errb, "left out of CSV") {
+		t.Errorf("gpucost enforce --output csv: %d headers (want 1), stderr %q\n%s", n, errb, out)
 	}
 }

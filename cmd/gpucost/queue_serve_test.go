@@ -58,7 +58,9 @@ func TestQueueServeRunsTheServer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"queue", "serve", "--data", filepath.Join(dir, "data"), "--listen", listen}, e) }()
+	go func() {
+		done <- run(ctx, []string{"queue", "serve", "--data", filepath.Join(dir, "data"), "--listen", listen}, e)
+	}()
 
 	ready := regexp.MustCompile(`queue server listening at (nats://\S+) \(data in `)
 	var url string

@@ -223,4 +223,3 @@ func untar(t *testing.T, layer []byte, root string) {
 		}
 	}
 }
-

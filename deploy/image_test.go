@@ -22,29 +22,16 @@ import (
 // library only: the index, the manifest, the config and every layer, each blob checked against
 // its digest; unpacks the layers into a directory and runs gpucost version from it.
 func TestImageRunsVersion(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds gpucost twice; not in -short")
-	}
+	bins := staticBinaries(t)
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Skipf("no go command on PATH: %v", err)
 	}
 	dir := t.TempDir()
-	const version = "v0.0.0-imagetest"
-	for _, b := range [][]string{
-		{"-ldflags", "-X main.version=" + version, "-o", filepath.Join(dir, "gpucost"), "./cmd/gpucost"},
-		{"-o", filepath.Join(dir, "gpucost-queue-server"), "./cmd/gpucost-queue-server"},
-	} {
-		cmd := exec.Command(goCmd, append([]string{"build", "-trimpath"}, b...)...)
-		cmd.Dir = ".."
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("CGO_ENABLED=0 go build %s: %v\n%s", strings.Join(b, " "), err, out)
-		}
-	}
+	const version = testVersion
 	archive := filepath.Join(dir, "image.tar")
-	cmd := exec.Command(goCmd, "run", ".", "-gpucost", filepath.Join(dir, "gpucost"),
-		"-queue-server", filepath.Join(dir, "gpucost-queue-server"), "-version", version, "-out", archive)
+	cmd := exec.Command(goCmd, "run", ".", "-gpucost", filepath.Join(bins, "gpucost"),
+		"-queue-server", filepath.Join(bins, "gpucost-queue-server"), "-version", version, "-out", archive)
 	cmd.Dir = "image"
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go run ./deploy/image: %v\n%s", err, out)

@@ -1,12 +1,8 @@
 package deploy
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,8 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/telemetry/dcgmfields"
 )
 
@@ -224,55 +220,10 @@ func gpucostMetricNames(t *testing.T) map[string]bool {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "gpucost.db")
 	env := append(os.Environ(), "XDG_DATA_HOME="+dir, "GPUCOST_DB=")
-	create := exec.Command(bin, "--db", db, "token", "create", "--name", "grafana", "--role", "viewer")
-	create.Env = env
-	out, err := create.Output()
-	if err != nil {
-		t.Fatalf("gpucost token create: %v", err)
-	}
-	token := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+	token := createToken(t, bin, env, db, gpucost.RoleViewer)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	serve := exec.CommandContext(ctx, bin, "--db", db, "serve", "--listen", "127.0.0.1:0")
-	serve.Env = env
-	stderr, err := serve.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := serve.Start(); err != nil {
-		t.Fatalf("gpucost serve: %v", err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		serve.Wait()
-	})
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := regexp.MustCompile(`msg=serving addr=(\S+)`).FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-	}()
-	var url string
-	select {
-	case a := <-addr:
-		url = "http://" + a + "/metrics"
-	case <-time.After(30 * time.Second):
-		t.Fatal("gpucost serve did not log its address within 30s")
-	}
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("GET %s: %v", url, err)
-	}
-	defer resp.Body.Close()
-	page, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s\n%s", url, resp.Status, page)
-	}
+	url := "http://" + startGpucost(t, bin, env, "--db", db, "serve", "--listen", "127.0.0.1:0") + "/metrics"
+	page := httpGet(t, url, token)
 	names := map[string]bool{}
 	for _, line := range strings.Split(string(page), "\n") {
 		f := strings.Fields(line)

@@ -11,8 +11,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/gpucost/gpucost"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -431,3 +434,92 @@ const manifestsHeader = `# gpucost for kubectl apply, rendered from deploy/helm/
 # make manifests (helm template gpucost deploy/helm/gpucost --namespace gpucost); do not edit.
 # Before applying: kubectl create namespace gpucost and the ingest token's Secret (docs/deploy.md).
 `
+
+// TestChartArgsParse runs the static gpucost with each rendered container's arguments and
+// --help, so a flag the chart passes that gpucost does not know fails here, not in a
+// crash-looping pod.
+func TestChartArgsParse(t *testing.T) {
+	bin := filepath.Join(staticBinaries(t), "gpucost")
+	for _, r := range renderExamples(t) {
+		for _, w := range append(r.all("Deployment"), r.all("DaemonSet")...) {
+			for _, c := range list(get(w, "spec", "template", "spec", "containers")) {
+				a := args(c)
+				cmd := exec.Command(bin, append(a, "--help")...)
+				cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+t.TempDir())
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Errorf("%s: %s %s: gpucost %s --help: %v\n%s", r.name, w.kind(), w.name(), strings.Join(a, " "), err, out)
+				}
+			}
+		}
+	}
+}
+
+// TestChartWiring runs what the chart's default values render: the server with its rendered
+// arguments (its paths moved under a temporary folder, listening on a free port), answering
+// its probes' paths; then the agent with its rendered arguments, pointed at that server with an
+// ingest token as the Secret would give it and a demo source for GPUs, until the server has
+// accepted its samples.
+func TestChartWiring(t *testing.T) {
+	bin := filepath.Join(staticBinaries(t), "gpucost")
+	var r rendered
+	for _, x := range renderExamples(t) {
+		if x.name == "default values" {
+			r = x
+		}
+	}
+	server := get(r.find("Deployment", "-server"), "spec", "template", "spec", "containers", "0")
+	agent := get(r.find("DaemonSet", "-agent"), "spec", "template", "spec", "containers", "0")
+	dir := t.TempDir()
+	env := append(os.Environ(), "XDG_DATA_HOME="+dir, "GPUCOST_DB=")
+	var serveArgs []string
+	for _, a := range args(server) {
+		a = strings.Replace(a, "=/var/lib/gpucost/", "="+dir+"/", 1)
+		if strings.HasPrefix(a, "--listen=") {
+			a = "--listen=127.0.0.1:0"
+		}
+		serveArgs = append(serveArgs, a)
+	}
+	db := filepath.Join(dir, "gpucost.db")
+	if !slices.Contains(serveArgs, "--db="+db) {
+		t.Fatalf("server args %q: want --db under /var/lib/gpucost", args(server))
+	}
+	viewer := createToken(t, bin, env, db, gpucost.RoleViewer)
+	ingest := createToken(t, bin, env, db, gpucost.RoleIngest)
+	base := "http://" + startGpucost(t, bin, env, serveArgs...)
+	for _, probe := range []string{"livenessProbe", "readinessProbe", "startupProbe"} {
+		httpGet(t, base+str(get(server, probe, "httpGet", "path")), "")
+	}
+
+	var agentArgs []string
+	for _, a := range args(agent) {
+		switch {
+		case strings.HasPrefix(a, "--source="):
+			a = "--source=demo:2"
+		case strings.HasPrefix(a, "--interval="):
+			a = "--interval=500ms"
+		case strings.HasPrefix(a, "--server="):
+			a = "--server=" + base
+		}
+		agentArgs = append(agentArgs, a)
+	}
+	agentEnv := append(env, "GPUCOST_TOKEN="+ingest)
+	var logs strings.Builder
+	var mu sync.Mutex
+	startProcess(t, bin, agentEnv, agentArgs, func(line string) {
+		mu.Lock()
+		logs.WriteString(line + "\n")
+		mu.Unlock()
+	})
+	accepted := regexp.MustCompile(`(?m)^gpucost_ingest_samples_total\{result="accepted"\} ([1-9][0-9]*)`)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+		if m := accepted.FindSubmatch(httpGet(t, base+"/metrics", viewer)); m != nil {
+			t.Logf("the server accepted %s samples from gpucost %s", m[1], strings.Join(agentArgs, " "))
+			return
+		}
+		if time.Now().After(deadline) {
+			mu.Lock()
+			defer mu.Unlock()
+			t.Fatalf("gpucost %s: no sample accepted by the server within 30s; agent log:\n%s", strings.Join(agentArgs, " "), logs.String())
+		}
+	}
+}

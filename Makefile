@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/gpucost
 DEMO_DB ?= demo.db
 
-.PHONY: demo test build vet fmt-check bench fuzz size gpu-check clean
+.PHONY: demo test build vet fmt-check bench fuzz size gpu-check clean image manifests helm-check
 
 # build builds gpucost and, beside it, the queue server that gpucost queue serve starts.
 build:
@@ -49,6 +49,31 @@ size:
 # On an NVIDIA machine: collectors, profile, and the example under gpucost run (docs/gpu-check.md).
 gpu-check:
 	./scripts/gpu-check.sh
+
+# image builds the container image without a Docker daemon: a static gpucost and the queue
+# server layered onto an empty base, written as an OCI layout tarball (docs/deploy.md "Images").
+# With Docker, docker build -t gpucost . builds the glibc image that finds NVML.
+IMAGE_OUT ?= bin/gpucost-image.tar
+VERSION   ?= dev
+image:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o bin/static/gpucost ./cmd/gpucost
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o bin/static/gpucost-queue-server ./cmd/gpucost-queue-server
+	$(GO) -C deploy/image run . -gpucost $(CURDIR)/bin/static/gpucost -queue-server $(CURDIR)/bin/static/gpucost-queue-server -version $(VERSION) -out $(abspath $(IMAGE_OUT))
+
+# manifests renders deploy/manifests/gpucost.yaml from the Helm chart's default values
+# (deploy/helm_test.go checks it is up to date).
+HELM ?= helm
+manifests:
+	{ printf '%s\n' \
+	  '# gpucost for kubectl apply, rendered from deploy/helm/gpucost with its default values by' \
+	  '# make manifests (helm template gpucost deploy/helm/gpucost --namespace gpucost); do not edit.' \
+	  '# Before applying: kubectl create namespace gpucost and the ingest token'"'"'s Secret (docs/deploy.md).'; \
+	  $(HELM) template gpucost deploy/helm/gpucost --namespace gpucost; } > deploy/manifests/gpucost.yaml
+
+# helm-check lints and renders the chart with every example values file and checks the result
+# (deploy/helm_test.go); CI=true makes a missing helm a failure.
+helm-check:
+	CI=true $(GO) test -count=1 -run 'TestChart|TestManifests' ./deploy/
 
 clean:
 	rm -rf bin $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm $(DEMO_DB).ingest-wal $(basename $(DEMO_DB))-bill.focus.csv

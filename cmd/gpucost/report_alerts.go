@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"os"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
+	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
@@ -13,6 +16,8 @@ func newReportAlertsCmd(e *env) *cobra.Command {
 		f      reportFlags
 		state  string
 		noData bool
+		export string // --export prometheus-rules
+		out    string // --out, with --export
 	)
 	cmd := &cobra.Command{
 		Use:   "alerts",
@@ -27,7 +32,8 @@ raises a "no data" alert on any GPU silent for longer than 30 minutes, firing or
 
 ` + present.AlertRules(analyze.DefaultRules()),
 		Example: `  gpucost report alerts --since 24h
-  gpucost report alerts --since 7d --state firing --output json`,
+  gpucost report alerts --since 7d --state firing --output json
+  gpucost report alerts --export prometheus-rules --out gpucost-rules.yaml   # promtool check rules gpucost-rules.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if state == "no-data" {
@@ -35,6 +41,12 @@ raises a "no data" alert on any GPU silent for longer than 30 minutes, firing or
 			}
 			if state != "all" && state != string(analyze.Firing) && state != string(analyze.Resolved) && state != string(analyze.AlertNoData) {
 				return usageError{fmt.Errorf("--state %q: use all, firing, no-data or resolved", state)}
+			}
+			if export != "" {
+				return e.exportAlertRules(export, out, noData)
+			}
+			if out != "" {
+				return usageError{fmt.Errorf("--out goes with --export prometheus-rules")}
 			}
 			ctx := cmd.Context()
 			rc, err := f.open(ctx, e)
@@ -56,5 +68,31 @@ raises a "no data" alert on any GPU silent for longer than 30 minutes, firing or
 	f.register(cmd, "24h")
 	cmd.Flags().StringVar(&state, "state", "all", "show all, firing, no-data or resolved alerts")
 	cmd.Flags().BoolVar(&noData, "alert-on-no-data", false, "a GPU silent for over 30 minutes raises a no data alert, firing or not")
+	cmd.Flags().StringVar(&export, "export", "", "prometheus-rules: write the rules as Prometheus alerting rules over dcgm-exporter's series instead of evaluating them (no store is read)")
+	cmd.Flags().StringVar(&out, "out", "", "with --export, the file to write (default: standard output)")
 	return cmd
+}
+
+// exportAlertRules writes the default rules (with --alert-on-no-data's change) as Prometheus
+// alerting rules to out, or to standard output (present.PrometheusRules; docs/deploy.md).
+func (e *env) exportAlertRules(format, out string, noData bool) error {
+	if format != "prometheus-rules" {
+		return usageError{fmt.Errorf("--export %q: use prometheus-rules", format)}
+	}
+	rules := analyze.DefaultRules()
+	if noData {
+		analyze.RuleByName(rules, analyze.RuleUnderutilized).AlertOnNoData = true
+	}
+	b, err := present.PrometheusRules(rules, catalog.Specs())
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		_, err = e.stdout.Write(b)
+		return err
+	}
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		return gpucost.Errorf(gpucost.EInvalid, "--out %s: %w", out, err)
+	}
+	return nil
 }

@@ -1,0 +1,180 @@
+package cloudsource_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/billing/billimport"
+	"github.com/gpucost/gpucost/billing/cloudsource"
+	"github.com/gpucost/gpucost/s3"
+	"github.com/gpucost/gpucost/s3/s3test"
+	"github.com/gpucost/gpucost/sqlite"
+)
+
+// curRows returns the header and data rows of the bundled CUR 2.0 sample: 21 rows of payer
+// 111122223333's June 2025.
+func curRows(t *testing.T) (string, []string) {
+	t.Helper()
+	data, err := os.ReadFile("../awscur/testdata/cur2_sample.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	return lines[0], lines[1:]
+}
+
+// gz returns the gzip of the CSV of header and rows, as Data Exports writes .csv.gz.
+func gz(t *testing.T, header string, rows []string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write([]byte(header + "\n" + strings.Join(rows, "\n") + "\n"))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// bucket is a Data Exports bucket on versitygw: the test writes deliveries into it.
+type bucket struct {
+	t     *testing.T
+	store *s3.Store
+	name  string
+}
+
+func (b bucket) put(key string, data []byte) {
+	b.t.Helper()
+	if err := b.store.Put(context.Background(), key, bytes.NewReader(data), int64(len(data))); err != nil {
+		b.t.Fatalf("put %s: %v", key, err)
+	}
+}
+
+// execution writes one execution of export's period whose parts hold the rows of each slice,
+// and, when current, the period's manifest naming its files, as Data Exports does.
+func (b bucket) execution(export, period, id string, current bool, header string, parts ...[]string) {
+	b.t.Helper()
+	var files []string
+	for i, rows := range parts {
+		key := "exports/" + export + "/data/BILLING_PERIOD=" + period + "/" + id + "/" + export + "-0000" + string(rune('1'+i)) + ".csv.gz"
+		b.put(key, gz(b.t, header, rows))
+		files = append(files, "s3://"+b.name+"/"+key)
+	}
+	if !current {
+		return
+	}
+	m, _ := json.Marshal(map[string]any{"executionId": id, "dataFiles": files,
+		"exportArn": "arn:aws:bcm-data-exports:us-east-1:111122223333:export/" + export})
+	b.put("exports/"+export+"/metadata/BILLING_PERIOD="+period+"/"+export+"-Manifest.json", m)
+}
+
+// TestPullDataExports pulls a Data Exports prefix on versitygw three times: the current
+// executions only, then nothing new, then a newer execution that replaces the stored one.
+func TestPullDataExports(t *testing.T) {
+	ctx := context.Background()
+	endpoint, name := s3test.StartVersity(t)
+	b := bucket{t: t, store: s3test.Open(t, endpoint, name, ""), name: name}
+	header, rows := curRows(t)
+	focus, err := os.ReadFile("../focus/testdata/focus_sample.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An old execution left in the data folder, and the current one, in two parts, with 15 rows.
+	b.execution("cur2", "2025-06", "exec-old", false, header, rows[:3])
+	b.execution("cur2", "2025-06", "exec-a", true, header, rows[:8], rows[8:15])
+	focusLines := strings.SplitN(strings.TrimRight(string(focus), "\n"), "\n", 2)
+	b.execution("focus", "2024-09", "exec-f", true, focusLines[0], strings.Split(focusLines[1], "\n"))
+
+	db, err := sqlite.Open(ctx, t.TempDir()+"/gpucost.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	env := map[string]string{"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": s3test.AccessKey, "AWS_SECRET_ACCESS_KEY": s3test.SecretKey}
+	src, err := cloudsource.Open(ctx, "s3://"+name+"/exports/", func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cloudsource.Puller{Importer: &billimport.Importer{Store: db}, Dir: t.TempDir()}
+
+	rep, err := p.Pull(ctx, src)
+	if err != nil || rep.Deliveries != 2 || rep.Imported != 2 || rep.Replaced+rep.Unchanged+rep.Refused != 0 {
+		t.Fatalf("first Pull = %+v, %v; want 2 deliveries imported", counts(rep), err)
+	}
+	cur := curImport(t, db)
+	if cur.Rows != 15 || len(cur.Files) != 2 || !strings.Contains(cur.Files[0].Name, "/exec-a/") {
+		t.Errorf("first Pull stored CUR import %q of %d rows from %v; want exec-a's 2 parts, 15 rows", cur.Name, cur.Rows, cur.Files)
+	}
+
+	// The same deliveries again: nothing downloaded, nothing stored; a new puller (a CLI run)
+	// downloads them and skips them by checksum.
+	for _, puller := range []*cloudsource.Puller{p, {Importer: &billimport.Importer{Store: db}, Dir: t.TempDir()}} {
+		rep, err = puller.Pull(ctx, src)
+		if err != nil || rep.Unchanged != 2 || rep.Imported+rep.Replaced+rep.Refused != 0 {
+			t.Errorf("Pull again = %+v, %v; want 2 unchanged", counts(rep), err)
+		}
+	}
+	if n := len(imports(t, db)); n != 2 {
+		t.Errorf("after pulling again the store holds %d imports, want 2", n)
+	}
+
+	// Data Exports restates the period: a newer execution with every row.
+	b.execution("cur2", "2025-06", "exec-b", true, header, rows[:10], rows[10:])
+	rep, err = p.Pull(ctx, src)
+	if err != nil || rep.Replaced != 1 || rep.Unchanged != 1 || rep.Imported+rep.Refused != 0 {
+		t.Fatalf("Pull after a restatement = %+v, %v; want 1 replaced, 1 unchanged", counts(rep), err)
+	}
+	restated := curImport(t, db)
+	if restated.Rows != len(rows) || restated.ID == cur.ID || !strings.Contains(restated.Files[0].Name, "/exec-b/") {
+		t.Errorf("restated CUR import %d (%q) has %d rows from %v; want a new import of exec-b's %d rows", restated.ID, restated.Name, restated.Rows, restated.Files, len(rows))
+	}
+	if n := len(imports(t, db)); n != 2 {
+		t.Errorf("after the restatement the store holds %d imports, want 2", n)
+	}
+	if a := billimport.Replacements(rep.Results); len(a) != 1 {
+		t.Errorf("Replacements(restatement) = %v, want one audit entry", a)
+	}
+}
+
+// counts is the report without its files, for messages.
+func counts(r cloudsource.Report) string {
+	return strings.Join([]string{"deliveries=" + itoa(r.Deliveries), "imported=" + itoa(r.Imported), "replaced=" + itoa(r.Replaced),
+		"unchanged=" + itoa(r.Unchanged), "refused=" + itoa(r.Refused), "files=" + statuses(r.Results)}, " ")
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func statuses(rs []billimport.Result) string {
+	var s []string
+	for _, r := range rs {
+		s = append(s, r.File+": "+r.Status)
+	}
+	return "[" + strings.Join(s, "; ") + "]"
+}
+
+func imports(t *testing.T, db *sqlite.DB) []gpucost.CostImport {
+	t.Helper()
+	imps, err := db.CostImports(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return imps
+}
+
+// curImport returns the stored import of the CUR export.
+func curImport(t *testing.T, db *sqlite.DB) gpucost.CostImport {
+	t.Helper()
+	for _, imp := range imports(t, db) {
+		if strings.Contains(imp.Name, "/cur2/") {
+			return imp
+		}
+	}
+	t.Fatal("no import of the cur2 export stored")
+	return gpucost.CostImport{}
+}

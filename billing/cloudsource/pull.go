@@ -110,6 +110,7 @@ func (p *Puller) Pull(ctx context.Context, src *Source) (Report, error) {
 		switch {
 		case storedBefore(stored, d.sums):
 			rep.Unchanged++
+			rep.Results = append(rep.Results, unchanged(stored, d)...)
 			p.remember(src, d)
 		case sameExport(stored, d.export, d.period):
 			restated = append(restated, d)
@@ -346,6 +347,23 @@ func storedBefore(stored []gpucost.CostImport, sums []string) bool {
 		}
 	}
 	return len(sums) > 0
+}
+
+// unchanged returns the results of d's files, each stored before.
+func unchanged(stored []gpucost.CostImport, d *delivery) []billimport.Result {
+	var out []billimport.Result
+	for i, sum := range d.sums {
+		r := billimport.Result{File: d.sources[i].Name, Checksum: sum, Skipped: true}
+		for _, p := range slices.Backward(stored) {
+			if p.HasFile(sum) {
+				r.ImportID, r.Format, r.Version = p.ID, p.Format, p.Version
+				r.Status = fmt.Sprintf("skipped: imported before (import %d)", p.ID)
+				break
+			}
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // sameExport reports whether a stored import came from the export and billing period a

@@ -13,8 +13,8 @@ import (
 // Delivery is the current delivery of one export's billing period: what the provider's latest
 // run of the export wrote for the period, and only that.
 type Delivery struct {
-	Export string // the export's folder (AWS: PREFIX/EXPORT; Azure: DIRECTORY/EXPORT); a plain file's own key
-	Period string // the billing period as the layout names it: 2026-10 (AWS), 20261001-20261031 (Azure); "" for a plain file
+	Export string // the export's folder (AWS: PREFIX/EXPORT; Azure: DIRECTORY/EXPORT; other files: their folder, "" at the root)
+	Period string // the billing period as the layout names it: 2026-10 (AWS), 20261001-20261031 (Azure); "" for other files
 
 	// Manifest is the key of the AWS manifest naming the data files; "" otherwise. Its
 	// Files are known only once it is read (Source.files).
@@ -50,8 +50,8 @@ var billSuffixes = []string{".csv", ".csv.gz", ".gz", ".parquet", ".jsonl", ".js
 //     stay in the data folder, are passed over.
 //   - Azure cost exports: one per export and period, the run whose newest file is the newest
 //     (a run's manifest.json, when it has one, names its files; otherwise its bill files are).
-//   - Any other bill file (a GCP export written to a bucket, a FOCUS file put there by hand):
-//     one delivery of itself.
+//   - Any other bill files (a GCP billing export written from BigQuery, a FOCUS file put there
+//     by hand): one delivery per folder, its bill files.
 func Deliveries(objs []gpucost.Object) []Delivery {
 	var out []Delivery
 	owned := map[string]bool{} // folders whose files belong to a manifest's export
@@ -88,8 +88,17 @@ func Deliveries(objs []gpucost.Object) []Delivery {
 		export, period, _ := strings.Cut(k, "\x00")
 		out = append(out, newestRun(export, period, rs))
 	}
+	folders := map[string]int{} // folder → its delivery in out
 	for _, o := range plain {
-		out = append(out, Delivery{Export: o.Key, Files: []gpucost.Object{o}, Objects: []gpucost.Object{o}})
+		dir := folder(o.Key)
+		i, ok := folders[dir]
+		if !ok {
+			i = len(out)
+			folders[dir] = i
+			out = append(out, Delivery{Export: dir})
+		}
+		out[i].Files = append(out[i].Files, o)
+		out[i].Objects = append(out[i].Objects, o)
 	}
 	slices.SortFunc(out, func(a, b Delivery) int { return strings.Compare(a.Key(), b.Key()) })
 	return out
@@ -155,10 +164,10 @@ func join(dir, name string) string {
 	return dir + "/" + name
 }
 
-// locate says which export and billing period the object key belongs to, by the layouts
-// Deliveries knows: (PREFIX/EXPORT, 2026-10) for an AWS Data Exports data file or manifest,
-// (PREFIX/EXPORT, 20261001-20261031) for a legacy CUR or Azure export file, (key, "") for
-// another file.
+// locate says which export and billing period the object key (or URL) belongs to, by the
+// layouts Deliveries knows: (PREFIX/EXPORT, 2026-10) for an AWS Data Exports data file or
+// manifest, (PREFIX/EXPORT, 20261001-20261031) for a legacy CUR or Azure export file, (its
+// folder, "") for another file.
 func locate(key string) (export, period string) {
 	parts := strings.Split(key, "/")
 	for i, p := range parts {
@@ -169,7 +178,16 @@ func locate(key string) (export, period string) {
 			return strings.Join(parts[:i], "/"), p
 		}
 	}
-	return key, ""
+	return folder(key), ""
+}
+
+// folder is the folder of key; "" at the root.
+func folder(key string) string {
+	i := strings.LastIndexByte(key, '/')
+	if i < 0 {
+		return ""
+	}
+	return key[:i]
 }
 
 // periodRange is the folder of a billing period in the legacy CUR and Azure layouts.

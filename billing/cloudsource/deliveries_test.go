@@ -22,6 +22,7 @@ func TestDeliveries(t *testing.T) {
 		{Key: "az/gpu/20261001-20261031/run-b/part_0_0001.csv", Modified: at(1)},
 		{Key: "az/gpu/20261001-20261031/run-b/part_1_0001.csv", Modified: at(4)},
 		{Key: "gcp/billing-2026-10.jsonl", Modified: at(1)},
+		{Key: "gcp/billing-2026-11.jsonl", Modified: at(1)},
 		{Key: "gcp/README.txt", Modified: at(1)},
 	}
 	var got []string
@@ -34,7 +35,7 @@ func TestDeliveries(t *testing.T) {
 	}
 	want := []string{
 		"az/gpu 20261001-20261031  part_0_0001.csv,part_1_0001.csv", // run-b: its newest file is the newest
-		"gcp/billing-2026-10.jsonl   billing-2026-10.jsonl",
+		"gcp   billing-2026-10.jsonl,billing-2026-11.jsonl",
 		"legacy/rep 20261001-20261101 legacy/rep/20261001-20261101/rep-Manifest.json ",
 		"x/cur2 2026-09 x/cur2/metadata/BILLING_PERIOD=2026-09/cur2-Manifest.json ",
 		"x/cur2 2026-10 x/cur2/metadata/BILLING_PERIOD=2026-10/cur2-Manifest.json ",
@@ -50,8 +51,8 @@ func TestLocate(t *testing.T) {
 		{"s3://b/x/cur2/metadata/BILLING_PERIOD=2026-10/cur2-Manifest.json", "s3://b/x/cur2", "2026-10"},
 		{"azure://a/c/az/gpu/20261001-20261031/run-b", "azure://a/c/az/gpu", "20261001-20261031"},
 		{"azure://a/c/az/gpu/20261001-20261031/run-b/part_0_0001.csv", "azure://a/c/az/gpu", "20261001-20261031"},
-		{"gs://b/gcp/billing-2026-10.jsonl", "gs://b/gcp/billing-2026-10.jsonl", ""},
-		{"/home/me/bills/focus.csv", "/home/me/bills/focus.csv", ""},
+		{"gs://b/gcp/billing-2026-10.jsonl", "gs://b/gcp", ""},
+		{"/home/me/bills/focus.csv", "/home/me/bills", ""},
 	} {
 		if e, p := locate(c.key); e != c.export || p != c.period {
 			t.Errorf("locate(%q) = %q, %q; want %q, %q", c.key, e, p, c.export, c.period)

@@ -200,9 +200,9 @@ func (p *Puller) resolve(ctx context.Context, src *Source, d *delivery, byKey ma
 
 // fetch downloads d's data files into dir and makes them the sources of its import.
 func (p *Puller) fetch(ctx context.Context, src *Source, d *delivery, dir string) error {
-	name := src.Root + cmp.Or(d.Manifest, d.Export)
-	if d.Manifest == "" && len(d.Files) > 1 {
-		name = src.Root + filepath.ToSlash(filepath.Dir(d.Files[0].Key))
+	name := src.Root + cmp.Or(d.Manifest, d.Export) // the manifest, the Azure export's run folder or the files' folder
+	if d.Manifest == "" && d.Period != "" {
+		name = src.Root + folder(d.Files[0].Key)
 	}
 	d.export, d.period = locate(src.Root + d.Files[0].Key)
 	for _, o := range d.Files {

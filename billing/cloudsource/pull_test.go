@@ -74,8 +74,9 @@ func (b bucket) execution(export, period, id string, current bool, header string
 	b.put("exports/"+export+"/metadata/BILLING_PERIOD="+period+"/"+export+"-Manifest.json", m)
 }
 
-// TestPullDataExports pulls a Data Exports prefix on versitygw three times: the current
-// executions only, then nothing new, then a newer execution that replaces the stored one.
+// TestPullDataExports pulls a prefix on versitygw holding two Data Exports and a BigQuery
+// export's file three times: the current executions only, then nothing new, then a newer
+// execution and a rewritten file that replace the stored ones.
 func TestPullDataExports(t *testing.T) {
 	ctx := context.Background()
 	endpoint, name := s3test.StartVersity(t)
@@ -91,6 +92,14 @@ func TestPullDataExports(t *testing.T) {
 	focusLines := strings.SplitN(strings.TrimRight(string(focus), "\n"), "\n", 2)
 	b.execution("focus", "2024-09", "exec-f", true, focusLines[0], strings.Split(focusLines[1], "\n"))
 
+	// A BigQuery export's file in a folder of its own, first without its last row.
+	gcp, err := os.ReadFile("../gcp/testdata/detailed_export.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gcpRows := strings.Split(strings.TrimRight(string(gcp), "\n"), "\n")
+	b.put("exports/gcp/billing-000000000000.jsonl", []byte(strings.Join(gcpRows[:len(gcpRows)-1], "\n")+"\n"))
+
 	db, err := sqlite.Open(ctx, t.TempDir()+"/gpucost.db")
 	if err != nil {
 		t.Fatal(err)
@@ -104,8 +113,8 @@ func TestPullDataExports(t *testing.T) {
 	p := &cloudsource.Puller{Importer: &billimport.Importer{Store: db}, Dir: t.TempDir()}
 
 	rep, err := p.Pull(ctx, src)
-	if err != nil || rep.Deliveries != 2 || rep.Imported != 2 || rep.Replaced+rep.Unchanged+rep.Refused != 0 {
-		t.Fatalf("first Pull = %+v, %v; want 2 deliveries imported", counts(rep), err)
+	if err != nil || rep.Deliveries != 3 || rep.Imported != 3 || rep.Replaced+rep.Unchanged+rep.Refused != 0 {
+		t.Fatalf("first Pull = %+v, %v; want 3 deliveries imported", counts(rep), err)
 	}
 	cur := curImport(t, db)
 	if cur.Rows != 15 || len(cur.Files) != 2 || !strings.Contains(cur.Files[0].Name, "/exec-a/") {
@@ -116,29 +125,36 @@ func TestPullDataExports(t *testing.T) {
 	// downloads them and skips them by checksum.
 	for _, puller := range []*cloudsource.Puller{p, {Importer: &billimport.Importer{Store: db}, Dir: t.TempDir()}} {
 		rep, err = puller.Pull(ctx, src)
-		if err != nil || rep.Unchanged != 2 || rep.Imported+rep.Replaced+rep.Refused != 0 {
-			t.Errorf("Pull again = %+v, %v; want 2 unchanged", counts(rep), err)
+		if err != nil || rep.Unchanged != 3 || rep.Imported+rep.Replaced+rep.Refused != 0 {
+			t.Errorf("Pull again = %+v, %v; want 3 unchanged", counts(rep), err)
 		}
 	}
-	if n := len(imports(t, db)); n != 2 {
-		t.Errorf("after pulling again the store holds %d imports, want 2", n)
+	if n := len(imports(t, db)); n != 3 {
+		t.Errorf("after pulling again the store holds %d imports, want 3", n)
 	}
 
-	// Data Exports restates the period: a newer execution with every row.
+	// Data Exports restates the period: a newer execution with every row; the BigQuery export
+	// is written again, whole.
 	b.execution("cur2", "2025-06", "exec-b", true, header, rows[:10], rows[10:])
+	b.put("exports/gcp/billing-000000000000.jsonl", gcp)
 	rep, err = p.Pull(ctx, src)
-	if err != nil || rep.Replaced != 1 || rep.Unchanged != 1 || rep.Imported+rep.Refused != 0 {
-		t.Fatalf("Pull after a restatement = %+v, %v; want 1 replaced, 1 unchanged", counts(rep), err)
+	if err != nil || rep.Replaced != 2 || rep.Unchanged != 1 || rep.Imported+rep.Refused != 0 {
+		t.Fatalf("Pull after a restatement = %+v, %v; want 2 replaced, 1 unchanged", counts(rep), err)
 	}
 	restated := curImport(t, db)
 	if restated.Rows != len(rows) || restated.ID == cur.ID || !strings.Contains(restated.Files[0].Name, "/exec-b/") {
 		t.Errorf("restated CUR import %d (%q) has %d rows from %v; want a new import of exec-b's %d rows", restated.ID, restated.Name, restated.Rows, restated.Files, len(rows))
 	}
-	if n := len(imports(t, db)); n != 2 {
-		t.Errorf("after the restatement the store holds %d imports, want 2", n)
+	if n := len(imports(t, db)); n != 3 {
+		t.Errorf("after the restatement the store holds %d imports, want 3", n)
 	}
-	if a := billimport.Replacements(rep.Results); len(a) != 1 {
-		t.Errorf("Replacements(restatement) = %v, want one audit entry", a)
+	for _, imp := range imports(t, db) {
+		if strings.Contains(imp.Name, "/gcp/") && imp.Rows != len(gcpRows) {
+			t.Errorf("restated GCP import %q has %d rows, want %d", imp.Name, imp.Rows, len(gcpRows))
+		}
+	}
+	if a := billimport.Replacements(rep.Results); len(a) != 2 {
+		t.Errorf("Replacements(restatement) = %v, want two audit entries", a)
 	}
 }
 

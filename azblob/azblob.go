@@ -6,6 +6,7 @@
 package azblob
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -186,7 +187,7 @@ func (c *Container) send(ctx context.Context, method, name string, q url.Values,
 	u.RawQuery = strings.ReplaceAll(all.Encode(), "+", "%20")
 	var r io.Reader
 	if body != nil {
-		r = strings.NewReader(string(body))
+		r = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), r)
 	if err != nil {

@@ -34,7 +34,7 @@ const maxManifest = 16 << 20
 // skips those whose files are stored by their SHA-256.
 type Puller struct {
 	Importer *billimport.Importer
-	Options  billimport.Options // format, grain, columns kept; Replace and Partial are set per delivery
+	Options  billimport.Options // format, grain, columns kept; Replace and Partial are set for restated deliveries, and for all when set here
 	Dir      string             // where deliveries are downloaded; os.TempDir when empty
 	MaxFile  int64              // the largest data file downloaded; DefaultMaxFile when 0
 
@@ -139,7 +139,7 @@ func (p *Puller) importBatch(ctx context.Context, src *Source, ds []*delivery, r
 		sources = append(sources, d.sources...)
 	}
 	o := p.Options
-	o.Replace, o.Partial, o.Manifests = replace, replace, false
+	o.Replace, o.Partial, o.Manifests = replace || o.Replace, replace || o.Partial, false
 	results, err := p.Importer.Import(ctx, sources, o)
 	rep.Results = append(rep.Results, results...)
 	for _, d := range ds {

@@ -45,7 +45,8 @@ AZURE_STORAGE_CONNECTION_STRING, AZURE_STORAGE_KEY or AZURE_STORAGE_SAS_TOKEN) a
 gs://BUCKET/PREFIX (files a BigQuery export wrote; GS_ACCESS_KEY_ID and GS_SECRET_ACCESS_KEY,
 an HMAC key). Only the current delivery of each export's billing period is imported; one stored
 before is skipped, and a newer delivery of the same export and period (a restatement) replaces
-the stored one by itself.
+the stored one by itself; --replace also replaces the stored imports from elsewhere (a hand
+import of the same bill) that a delivery overlaps.
 
 All the files given, or found in a directory, are read and checked first and then stored in
 ONE transaction: they land whole or not at all. Every file gets a status line: imported (import
@@ -119,9 +120,6 @@ func (e *env) importBilling(ctx context.Context, f importBillingFlags, paths []s
 		return gpucost.Errorf(gpucost.EInvalid, "--format %q: use auto, %s", f.format, strings.Join(billimport.Formats(), ", "))
 	}
 	urls, paths := splitURLs(paths)
-	if len(urls) > 0 && f.replace {
-		return errReplacePull
-	}
 	sources, err := billimport.Sources(paths...)
 	if err != nil {
 		return err

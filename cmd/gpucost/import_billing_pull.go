@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 
 	"github.com/gpucost/gpucost/billing/billimport"
 	"github.com/gpucost/gpucost/billing/cloudsource"
@@ -50,7 +49,3 @@ func splitURLs(args []string) (urls, paths []string) {
 	}
 	return urls, paths
 }
-
-// errReplacePull is the refusal of --replace with a bucket prefix: a pull replaces a restated
-// delivery of the same export and period by itself, and nothing else.
-var errReplacePull = usageError{errors.New("--replace and --partial are for local files: a pull replaces a restated delivery of the same export and period by itself (docs/bill-sources.md); import the bucket prefix without them")}

@@ -24,7 +24,8 @@ func runPullCLI(t *testing.T, db string, environ map[string]string, args ...stri
 }
 
 // TestImportBillingFromS3 imports a Data Exports prefix on versitygw: the current execution,
-// then nothing new, then a restatement that replaces it; --replace with a prefix is refused.
+// then nothing new, then a restatement that replaces it; a delivery overlapping a hand import
+// replaces it only with --replace.
 func TestImportBillingFromS3(t *testing.T) {
 	endpoint, bucket := s3test.StartVersity(t)
 	st := s3test.Open(t, endpoint, bucket, "exports/cur2")
@@ -71,8 +72,20 @@ func TestImportBillingFromS3(t *testing.T) {
 	if len(got) != 1 || got[0].Status != "replaced import 1" || got[0].Rows != len(lines)-1 {
 		t.Errorf("import after a restatement = %+v; want exec-2 replacing import 1 with %d rows", got, len(lines)-1)
 	}
-	code, _, errOut := runPullCLI(t, db, environ, "import", "billing", "--replace", url)
-	if code != exitInvalid || !strings.Contains(errOut, "replaces a restated delivery") {
-		t.Errorf("import billing --replace %s: exit %d, %q; want exit %d saying a pull replaces by itself", url, code, errOut, exitInvalid)
+	// A hand import of the same bill takes the pulled one's place; the next delivery overlaps
+	// it and, being from elsewhere, is refused until --replace.
+	local := filepath.Join(t.TempDir(), "june.csv")
+	os.WriteFile(local, []byte(strings.Join(lines[:16], "\n")+"\n"), 0o600)
+	if code, out, errOut := runPullCLI(t, db, environ, "import", "billing", "--replace", local); code != exitOK {
+		t.Fatalf("import billing --replace %s: exit %d: %s%s", local, code, out, errOut)
+	}
+	deliver("exec-3", 18)
+	code, _, errOut := runPullCLI(t, db, environ, "import", "billing", url)
+	if code != exitConflict || !strings.Contains(errOut, "june.csv") {
+		t.Errorf("import billing %s over a hand import: exit %d, %q; want exit %d naming june.csv", url, code, errOut, exitConflict)
+	}
+	code, out, errOut := runPullCLI(t, db, environ, "import", "billing", "--replace", url)
+	if code != exitOK || !strings.Contains(out, "replaced import") {
+		t.Errorf("import billing --replace %s: exit %d, %s%s; want exec-3 replacing the hand import", url, code, out, errOut)
 	}
 }

@@ -206,6 +206,10 @@ func (c *Container) send(ctx context.Context, method, name string, q url.Values,
 	}
 	res, err := c.http.Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) && c.sas != nil {
+			ue.URL = strings.SplitN(ue.URL, "?", 2)[0] + "?(SAS token)" // the token's signature is a secret
+		}
 		return nil, err
 	}
 	if res.StatusCode/100 == 2 {

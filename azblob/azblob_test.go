@@ -3,6 +3,7 @@ package azblob_test
 import (
 	"context"
 	"io"
+	"net"
 	"strings"
 	"testing"
 
@@ -80,5 +81,24 @@ func TestConfigFromEnv(t *testing.T) {
 		if _, _, err := azblob.ConfigFromEnv(addr, env(nil)); gpucost.ErrorCode(err) != gpucost.EInvalid {
 			t.Errorf("ConfigFromEnv(%q) = %v, want an %s error", addr, err, gpucost.EInvalid)
 		}
+	}
+}
+
+// TestSASNotInErrors checks that an unreachable account's error does not carry the SAS token,
+// which the server shows in its API and logs.
+func TestSASNotInErrors(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	c, err := azblob.New(azblob.Config{Account: "acct", Container: "costs", Endpoint: "http://" + addr + "/acct", SAS: "sv=2022-11-02&sig=SECRETSIG"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.List(context.Background(), "exports/")
+	if gpucost.ErrorCode(err) != gpucost.EUnavailable || strings.Contains(err.Error(), "SECRETSIG") {
+		t.Errorf("List(unreachable) = %v; want an %s error without the SAS signature", err, gpucost.EUnavailable)
 	}
 }

@@ -220,7 +220,7 @@ func (p *Puller) fetch(ctx context.Context, src *Source, d *delivery, dir string
 	return nil
 }
 
-// download copies the object o into dir under its key, refusing one larger than MaxFile.
+// download copies the object o into dir, refusing one larger than MaxFile.
 func (p *Puller) download(ctx context.Context, src *Source, o gpucost.Object, dir string) (string, error) {
 	limit := p.MaxFile
 	if limit <= 0 {
@@ -228,12 +228,15 @@ func (p *Puller) download(ctx context.Context, src *Source, o gpucost.Object, di
 	}
 	what := src.Root + o.Key
 	if o.Size > limit {
-		return "", gpucost.Errorf(gpucost.EInvalid, "pull %s: %d bytes is over the %d a bill file may be (docs/limits.md); import it by hand with gpucost import billing", what, o.Size, limit)
+		return "", gpucost.Errorf(gpucost.EInvalid, "pull %s: %d bytes is over the %d bytes a bill file may be (docs/limits.md); import it by hand with gpucost import billing", what, o.Size, limit)
 	}
-	local := filepath.Join(dir, filepath.FromSlash(strings.ReplaceAll(o.Key, "..", "_")))
-	if err := os.MkdirAll(filepath.Dir(local), 0o700); err != nil {
+	// Each file in a folder of its own under its base name, which format detection reads: a
+	// key never names a path outside dir.
+	sub, err := os.MkdirTemp(dir, "f")
+	if err != nil {
 		return "", fmt.Errorf("pull %s: %w", what, err)
 	}
+	local := filepath.Join(sub, cmp.Or(strings.Trim(path.Base("/"+o.Key), "/."), "bill"))
 	r, err := src.Bucket.Get(ctx, o.Key)
 	if err != nil {
 		return "", err
@@ -251,7 +254,7 @@ func (p *Puller) download(ctx context.Context, src *Source, o gpucost.Object, di
 		return "", gpucost.Errorf(gpucost.EUnavailable, "pull %s: download: %v; pull again later", what, err)
 	}
 	if n > limit {
-		return "", gpucost.Errorf(gpucost.EInvalid, "pull %s: more than the %d bytes a bill file may be (docs/limits.md); import it by hand with gpucost import billing", what, limit)
+		return "", gpucost.Errorf(gpucost.EInvalid, "pull %s: over the %d bytes a bill file may be (docs/limits.md); import it by hand with gpucost import billing", what, limit)
 	}
 	return local, nil
 }

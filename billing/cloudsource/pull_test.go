@@ -194,3 +194,36 @@ func curImport(t *testing.T, db *sqlite.DB) gpucost.CostImport {
 	t.Fatal("no import of the cur2 export stored")
 	return gpucost.CostImport{}
 }
+
+// TestPullRefusals refuses, each alone, a delivery whose file is over the size limit and one
+// whose manifest names a file not yet delivered, and imports the rest.
+func TestPullRefusals(t *testing.T) {
+	ctx := context.Background()
+	endpoint, name := s3test.StartFake(t)
+	b := bucket{t: t, store: s3test.Open(t, endpoint, name, ""), name: name}
+	header, rows := curRows(t)
+	b.execution("cur2", "2025-06", "exec-a", true, header, rows)
+	b.put("exports/big/focus.csv", bytes.Repeat([]byte("x"), 5000))
+	b.put("exports/late/metadata/BILLING_PERIOD=2025-07/late-Manifest.json",
+		[]byte(`{"dataFiles":["s3://`+name+`/exports/late/data/BILLING_PERIOD=2025-07/late-00001.csv.gz"]}`))
+	db, err := sqlite.Open(ctx, t.TempDir()+"/gpucost.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	env := map[string]string{"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": s3test.AccessKey, "AWS_SECRET_ACCESS_KEY": s3test.SecretKey}
+	src, err := cloudsource.Open(ctx, "s3://"+name+"/exports/", func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cloudsource.Puller{Importer: &billimport.Importer{Store: db}, Dir: t.TempDir(), MaxFile: 4096}
+	rep, err := p.Pull(ctx, src)
+	if rep.Imported != 1 || rep.Refused != 2 || err == nil {
+		t.Fatalf("Pull = %s, %v; want cur2 imported, 2 deliveries refused", counts(rep), err)
+	}
+	for _, want := range []string{"over the 4096 bytes", "late-00001.csv.gz, which is not in the bucket listing"} {
+		if !strings.Contains(statuses(rep.Results), want) {
+			t.Errorf("Pull's results %s do not say %q", statuses(rep.Results), want)
+		}
+	}
+}

@@ -66,8 +66,8 @@ type delivery struct {
 // as one batch, refused whole if one overlaps a stored bill; restated ones — a stored import
 // came from the same export and billing period with other bytes — as a second batch that
 // replaces what they overlap (billimport.Options.Replace, with Partial, since a delivery is the
-// whole of its period). A delivery that cannot be read is refused alone; the error is then the
-// first refusal, after everything else was imported.
+// whole of its period). A delivery that cannot be read is refused alone, the others imported;
+// the error joins the refusals, and Report.Results says what became of every file.
 func (p *Puller) Pull(ctx context.Context, src *Source) (Report, error) {
 	rep := Report{Source: src.Label()}
 	objs, err := src.Bucket.List(ctx, src.Prefix)

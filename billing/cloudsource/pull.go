@@ -62,12 +62,13 @@ type delivery struct {
 	sums           []string
 }
 
-// Pull imports src's current deliveries that are new or restated. New deliveries are imported
-// as one batch, refused whole if one overlaps a stored bill; restated ones — a stored import
-// came from the same export and billing period with other bytes — as a second batch that
-// replaces what they overlap (billimport.Options.Replace, with Partial, since a delivery is the
-// whole of its period). A delivery that cannot be read is refused alone, the others imported;
-// the error joins the refusals, and Report.Results says what became of every file.
+// Pull imports src's current deliveries that are new or restated, one delivery at a time,
+// each a billimport batch of its own (one transaction; the disk and memory of one delivery): a
+// new one without Replace, so it is refused if it overlaps a stored bill from elsewhere; a
+// restated one — a stored import came from the same export and billing period, with other
+// bytes — with Replace, and Partial since a delivery is the whole of its period, replacing
+// what it overlaps. A refused delivery does not hold back the others; the error joins the
+// refusals, and Report.Results says what became of every file.
 func (p *Puller) Pull(ctx context.Context, src *Source) (Report, error) {
 	rep := Report{Source: src.Label()}
 	objs, err := src.Bucket.List(ctx, src.Prefix)
@@ -80,53 +81,50 @@ func (p *Puller) Pull(ctx context.Context, src *Source) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	dir, err := os.MkdirTemp(p.Dir, "gpucost-pull-")
-	if err != nil {
-		return rep, fmt.Errorf("pull %s: make a download folder: %w; set TMPDIR to a folder with room", src.Label(), err)
-	}
-	defer os.RemoveAll(dir)
 	byKey := map[string]gpucost.Object{}
 	for _, o := range objs {
 		byKey[o.Key] = o
 	}
-	var fresh, restated []*delivery
 	var errs []error
 	for _, fd := range found {
 		d := &delivery{Delivery: fd}
-		err := p.resolve(ctx, src, d, byKey)
-		if err == nil && p.seenBefore(src, d) {
-			rep.Unchanged++
-			continue
-		}
-		if err == nil {
-			err = p.fetch(ctx, src, d, dir)
-		}
-		if err != nil {
-			rep.Refused++
-			rep.Results = append(rep.Results, billimport.Result{File: src.Root + fd.Export, Status: "refused: " + err.Error(), Err: err})
-			errs = append(errs, err)
-			continue
-		}
-		switch {
-		case storedBefore(stored, d.sums):
-			rep.Unchanged++
-			rep.Results = append(rep.Results, unchanged(stored, d)...)
-			p.remember(src, d)
-		case sameExport(stored, d.export, d.period):
-			restated = append(restated, d)
-		default:
-			fresh = append(fresh, d)
-		}
-	}
-	for _, batch := range []struct {
-		ds      []*delivery
-		replace bool
-	}{{fresh, false}, {restated, true}} {
-		if err := p.importBatch(ctx, src, batch.ds, batch.replace, &rep); err != nil {
+		if err := p.pullDelivery(ctx, src, d, byKey, stored, &rep); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return rep, errors.Join(errs...)
+}
+
+// pullDelivery downloads d, unless it is what was pulled before, and imports it unless its
+// files are stored.
+func (p *Puller) pullDelivery(ctx context.Context, src *Source, d *delivery, byKey map[string]gpucost.Object, stored []gpucost.CostImport, rep *Report) error {
+	err := p.resolve(ctx, src, d, byKey)
+	if err == nil && p.seenBefore(src, d) {
+		rep.Unchanged++
+		return nil
+	}
+	var dir string
+	if err == nil {
+		dir, err = os.MkdirTemp(p.Dir, "gpucost-pull-")
+		if err != nil {
+			err = fmt.Errorf("pull %s: make a download folder: %w; set TMPDIR to a folder with room", src.Label(), err)
+		} else {
+			defer os.RemoveAll(dir)
+			err = p.fetch(ctx, src, d, dir)
+		}
+	}
+	if err != nil {
+		rep.Refused++
+		rep.Results = append(rep.Results, billimport.Result{File: src.Root + d.Export, Status: "refused: " + err.Error(), Err: err})
+		return err
+	}
+	if storedBefore(stored, d.sums) {
+		rep.Unchanged++
+		rep.Results = append(rep.Results, unchanged(stored, d)...)
+		p.remember(src, d)
+		return nil
+	}
+	return p.importBatch(ctx, src, []*delivery{d}, sameExport(stored, d.export, d.period), rep)
 }
 
 // importBatch imports ds as one billimport batch and counts what became of each delivery.

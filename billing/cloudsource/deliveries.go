@@ -57,6 +57,9 @@ func Deliveries(objs []gpucost.Object) []Delivery {
 	owned := map[string]bool{} // folders whose files belong to a manifest's export
 	byKey := map[string]gpucost.Object{}
 	for _, o := range objs {
+		if _, dup := byKey[o.Key]; dup {
+			continue // a listing names each key once; a repeated one is passed over
+		}
 		byKey[o.Key] = o
 		if m := dataExportsManifest.FindStringSubmatch(o.Key); m != nil {
 			out = append(out, Delivery{Export: m[1], Period: m[2], Manifest: o.Key, Objects: []gpucost.Object{o}})
@@ -69,9 +72,10 @@ func Deliveries(objs []gpucost.Object) []Delivery {
 	runs := map[string]map[string][]gpucost.Object{} // export and period → run → files
 	var plain []gpucost.Object
 	for _, o := range objs {
-		if strings.HasSuffix(o.Key, "/") || ownedBy(owned, o.Key) {
+		if byKey[o.Key] != o || strings.HasSuffix(o.Key, "/") || ownedBy(owned, o.Key) {
 			continue
 		}
+		delete(byKey, o.Key) // taken
 		if m := azureRun.FindStringSubmatch(o.Key); m != nil {
 			k := m[1] + "\x00" + m[2]
 			if runs[k] == nil {

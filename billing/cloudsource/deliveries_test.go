@@ -59,3 +59,30 @@ func TestLocate(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDeliveries feeds listings of arbitrary keys: Deliveries never panics, names only listed
+// objects, and puts no object in two deliveries.
+func FuzzDeliveries(f *testing.F) {
+	f.Add("x/cur2/metadata/BILLING_PERIOD=2026-10/cur2-Manifest.json\nx/cur2/data/BILLING_PERIOD=2026-10/e/cur2-00001.csv.gz\naz/e/20261001-20261031/r/part_0_0001.csv\ngcp/b.jsonl")
+	f.Add("/metadata/BILLING_PERIOD=/-Manifest.json\n20261001-20261031/r/f.csv\n//\n.csv")
+	f.Fuzz(func(t *testing.T, listing string) {
+		var objs []gpucost.Object
+		listed := map[string]bool{}
+		for i, k := range strings.Split(listing, "\n") {
+			objs = append(objs, gpucost.Object{Key: k, Size: int64(i), Modified: time.Unix(int64(i%3), 0)})
+			listed[k] = true
+		}
+		seen := map[string]bool{}
+		for _, d := range Deliveries(objs) {
+			if d.Manifest != "" && !listed[d.Manifest] {
+				t.Errorf("delivery %q names manifest %q, which is not listed", d.Key(), d.Manifest)
+			}
+			for _, o := range d.Files {
+				if !listed[o.Key] || seen[o.Key] {
+					t.Errorf("delivery %q has %q: listed %v, in another delivery %v", d.Key(), o.Key, listed[o.Key], seen[o.Key])
+				}
+				seen[o.Key] = true
+			}
+		}
+	})
+}

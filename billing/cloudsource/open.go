@@ -26,7 +26,8 @@ const gcsEndpoint = "https://storage.googleapis.com"
 //
 //   - s3://BUCKET/PREFIX: the AWS variables s3.ConfigFromEnv reads, else the profile
 //     AWS_PROFILE (or default) of the shared credentials file (AWS_SHARED_CREDENTIALS_FILE, or
-//     ~/.aws/credentials);
+//     ~/.aws/credentials), else the EC2 instance's role (IMDSv2; AWS_EC2_METADATA_DISABLED=true
+//     turns it off, AWS_EC2_METADATA_SERVICE_ENDPOINT moves it);
 //   - gs://BUCKET/PREFIX: Google Cloud Storage through its S3-compatible XML API, with a
 //     service account's HMAC key in GS_ACCESS_KEY_ID and GS_SECRET_ACCESS_KEY;
 //   - azure://ACCOUNT/CONTAINER/PREFIX or https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX:
@@ -45,6 +46,9 @@ func Open(ctx context.Context, addr string, getenv func(string) string) (*Source
 			if cfg.AccessKey, cfg.SecretKey, cfg.Token, err = s3.SharedCredentials(getenv); err != nil {
 				return nil, err
 			}
+		}
+		if cfg.AccessKey == "" && getenv("AWS_EC2_METADATA_DISABLED") != "true" {
+			cfg.Credentials = &s3.InstanceRole{Endpoint: getenv("AWS_EC2_METADATA_SERVICE_ENDPOINT")}
 		}
 		return openS3(ctx, addr, "s3://", cfg)
 	case strings.HasPrefix(addr, "gs://"):

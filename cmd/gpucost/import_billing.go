@@ -39,7 +39,7 @@ in a copy of the export's folder.
 
 A bucket prefix is read where the bills land (docs/bill-sources.md): s3://BUCKET/PREFIX (AWS
 Data Exports, CUR 2.0 and FOCUS, through their manifests; credentials from AWS_ACCESS_KEY_ID,
-or AWS_PROFILE in ~/.aws/credentials), azure://ACCOUNT/CONTAINER/PREFIX or
+AWS_PROFILE in ~/.aws/credentials or the EC2 instance role), azure://ACCOUNT/CONTAINER/PREFIX or
 https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX (Azure cost exports;
 AZURE_STORAGE_CONNECTION_STRING, AZURE_STORAGE_KEY or AZURE_STORAGE_SAS_TOKEN) and
 gs://BUCKET/PREFIX (files a BigQuery export wrote; GS_ACCESS_KEY_ID and GS_SECRET_ACCESS_KEY,

@@ -45,7 +45,7 @@ var importRules = map[string][]string{
 
 	// server assembles gpucost serve from the packages its views, bill upload, budgets,
 	// alerts, write-ahead log and enforcer need; never cmd, the stores or the NATS server.
-	"server": {".", "agent", "analyze", "billing", "billing/billimport", "budget", "budget/alert", "catalog",
+	"server": {".", "agent", "analyze", "billing", "billing/billimport", "billing/cloudsource", "budget", "budget/alert", "catalog",
 		"enforce", "fleet", "httpapi", "notify", "present", "query", "queue", "recommend", "spot", "telemetry",
 		"telemetry/wal", "web"},
 }

@@ -86,6 +86,9 @@ func (s *Server) newMetrics() *metrics {
 		m.reg.Register(promtext.CounterFunc("gpucost_writer_flush_errors_total",
 			"Writes of ingested samples to the store that failed; the writer keeps the samples and retries.", func() float64 { return float64(flushErrors()) }))
 	}
+	if s.BillSources != nil {
+		m.reg.Register(billSourceMetrics(s.BillSources))
+	}
 	if s.Fleet != nil {
 		every := s.FleetEvery
 		if every <= 0 {

@@ -87,6 +87,10 @@ type Server struct {
 	// (gpucost.AuditLog); nil records nothing.
 	Audit gpucost.AuditLog
 
+	// BillSources is the state of the bill sources serve --pull-bills pulls, for GET
+	// /api/v1/bill-sources (503 without it) and /metrics.
+	BillSources BillSources
+
 	// UI serves every path outside /api/, /metrics and the health checks: the dashboard, which
 	// authenticates its own users (token login into a session cookie). Nil serves 404s there.
 	UI http.Handler
@@ -116,6 +120,7 @@ func (s *Server) routes() []route {
 		{"PUT", "/api/v1/budgets", []gpucost.Role{}, s.putBudgets},
 	}
 	rs = append(rs, s.readRoutes()...)
+	rs = append(rs, s.billSourceRoutes()...)
 	return append(rs, s.activityRoutes()...)
 }
 

@@ -43,6 +43,10 @@ type Config struct {
 	SecretKey string
 	Token     string // a session token with temporary credentials
 	PathStyle bool   // bucket in the path rather than the host name; needed by most local servers
+
+	// Credentials, when set, sign the requests with what they retrieve (an InstanceRole),
+	// cached until they expire; they win over AccessKey.
+	Credentials aws.CredentialsProvider
 }
 
 // PartSize is the size of one part of a multipart upload; objects larger than twice that go up
@@ -74,6 +78,9 @@ func New(cfg Config) (*Store, error) {
 	if cfg.AccessKey != "" {
 		creds := aws.Credentials{AccessKeyID: cfg.AccessKey, SecretAccessKey: cfg.SecretKey, SessionToken: cfg.Token, Source: "gpucost config"}
 		rpc.Credentials = aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) { return creds, nil })
+	}
+	if cfg.Credentials != nil {
+		rpc.Credentials = aws.NewCredentialsCache(cfg.Credentials)
 	}
 	return &Store{rpc: rpc, base: base, bucket: cfg.Bucket, prefix: prefix, where: "s3://" + cfg.Bucket + "/" + prefix}, nil
 }

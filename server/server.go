@@ -6,6 +6,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/agent"
+	"github.com/gpucost/gpucost/billing/cloudsource"
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/notify"
 	"github.com/gpucost/gpucost/query"
@@ -46,6 +48,14 @@ type Options struct {
 	// OpenObjectStore opens JobsStore when the jobs view is computed.
 	OpenObjectStore func(ctx context.Context, url string) (gpucost.ObjectStore, error)
 	NATSURL         string // the work queues' NATS server (/api/v1/queues); "" for none
+
+	// BillSources are pulled every PullEvery (DefaultPullEvery when zero) into the store, each
+	// opened by OpenBillSource on its first pull; their state is in GET /api/v1/bill-sources,
+	// /metrics and the activity page, and a failing one alerts Targets once (pull.go).
+	BillSources    []cloudsource.Spec
+	OpenBillSource func(ctx context.Context, url string) (*cloudsource.Source, error)
+	PullEvery      time.Duration
+	PullDir        string // where pulled bills are downloaded; the system's temporary folder if empty
 
 	Now func() time.Time // the clock; time.Now when nil
 	Log *slog.Logger     // where the server logs; slog.Default when nil
@@ -81,7 +91,8 @@ func Run(ctx context.Context, st gpucost.Store, ln net.Listener, o Options) erro
 	queue := &httpapi.Queue{Next: w, WAL: walLog, Log: log}
 	defer closeWAL(walLog, queue, log)
 	var flushErrors atomic.Int64
-	srv, err := assemble(ctx, st, o, queue, &flushErrors)
+	pulls := newBillPulls(st, o)
+	srv, err := assemble(ctx, st, o, queue, &flushErrors, pulls)
 	if err != nil {
 		ln.Close()
 		return err
@@ -103,6 +114,9 @@ func Run(ctx context.Context, st gpucost.Store, ln net.Listener, o Options) erro
 		alerts := &budgetAlerts{store: st, file: o.BudgetsFile, targets: o.Targets, now: o.Now, log: log, after: enforcer.run}
 		wg.Go(func() { alerts.run(background, max(o.CheckEvery, time.Second)) })
 	}
+	if pulls != nil {
+		wg.Go(func() { pulls.run(background, cmp.Or(o.PullEvery, DefaultPullEvery)) })
+	}
 
 	log.Info("serving", "addr", ln.Addr().String(), "db", st.Name())
 	serveErr := srv.Serve(ctx, ln)
@@ -122,7 +136,7 @@ func Run(ctx context.Context, st gpucost.Store, ln net.Listener, o Options) erro
 
 // assemble builds the API server over st and queue: the views, the bill upload, the budgets,
 // the activity and audit logs, /metrics, and the dashboard, which shares its views and throttle.
-func assemble(ctx context.Context, st gpucost.Store, o Options, queue *httpapi.Queue, flushErrors *atomic.Int64) (*httpapi.Server, error) {
+func assemble(ctx context.Context, st gpucost.Store, o Options, queue *httpapi.Queue, flushErrors *atomic.Int64, pulls *billPulls) (*httpapi.Server, error) {
 	views := NewViews(st, o)
 	srv := &httpapi.Server{Tokens: st, Ingest: queue, Ready: st.Ping, Log: o.Log, Now: o.Now,
 		QueueDepth: queue.Held, FlushErrors: flushErrors.Load, Activity: activityLog(st), Audit: st,
@@ -132,11 +146,15 @@ func assemble(ctx context.Context, st gpucost.Store, o Options, queue *httpapi.Q
 		Views: views, MaxBill: o.MaxBill, Imports: st,
 		Bills:   &Bills{Store: st, Now: o.Now, Dir: o.StoreDir, views: views},
 		Budgets: &budgetStore{store: st, file: o.BudgetsFile, views: views}}
+	if pulls != nil {
+		pulls.views, srv.BillSources = views, pulls
+	}
 	key, err := web.SessionKey(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	dash := &web.Dashboard{Views: srv.Views, Activity: srv.Activity, Audit: st, Tokens: st, Key: key, Now: o.Now, Log: o.Log}
+	dash := &web.Dashboard{Views: srv.Views, Activity: srv.Activity, Audit: st, Tokens: st, Key: key, Now: o.Now, Log: o.Log,
+		BillSources: srv.BillSources}
 	o.Security.apply(srv, dash, st)
 	srv.UI = dash.Handler()
 	return srv, nil

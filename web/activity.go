@@ -39,6 +39,8 @@ type activityPage struct {
 	AuditShown, AuditAdminOnly bool
 	Audit                      []gpucost.AuditEntry
 	MoreAudit                  int
+
+	Sources []httpapi.BillSourceStatus // the bill sources serve --pull-bills pulls; none without
 }
 
 // alertRow is one alert to one target: its latest attempt, how many there were and how it
@@ -66,6 +68,9 @@ func loadActivity(s *site, r *http.Request, q query) (any, error) {
 	var p activityPage
 	if err := loadAudit(s, r, q, &p); err != nil {
 		return nil, err
+	}
+	if s.d.BillSources != nil {
+		p.Sources = s.d.BillSources.BillSourceStatus()
 	}
 	if s.d.Activity == nil {
 		return p, nil

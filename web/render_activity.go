@@ -6,6 +6,9 @@ func writeActivity(h *htmlPage, l layout) {
 	d := l.Data.(activityPage)
 	h.s(`
 `)
+	if len(d.Sources) > 0 {
+		writeBillSources(h, d.Sources)
+	}
 	if d.Enabled {
 		writeAlerts(h, d)
 		writeActions(h, d)

@@ -52,6 +52,9 @@ type Dashboard struct {
 	// Audit, optional, is the audit trail: the end of each session (logout) is recorded in it,
 	// and the activity page shows it to admins.
 	Audit gpucost.AuditLog
+
+	// BillSources, optional, is the state of serve --pull-bills's sources, for the activity page.
+	BillSources httpapi.BillSources
 }
 
 // Handler returns the dashboard's handler: the pages, /login, /logout and /static/.

@@ -27,7 +27,7 @@ type importBillingFlags struct {
 func newImportBillingCmd(e *env) *cobra.Command {
 	var f importBillingFlags
 	cmd := &cobra.Command{
-		Use:   "billing FILE|DIR...",
+		Use:   "billing FILE|DIR|URL...",
 		Short: "Import cloud bills: FOCUS, AWS CUR 2.0, GCP and Azure cost exports",
 		Long: `billing reads cloud bills and stores them aggregated per day × resource × SKU × pricing
 category × tag set (--grain hour keeps hours). Formats, detected from the content with
@@ -36,6 +36,17 @@ Parquet), the GCP billing export to BigQuery (newline-delimited JSON or flattene
 Azure cost details exports (actual or amortised CSV). A directory is read recursively. An AWS
 Data Exports or CUR manifest (…-Manifest.json) imports the data files it names, found beside it
 in a copy of the export's folder.
+
+A bucket prefix is read where the bills land (docs/bill-sources.md): s3://BUCKET/PREFIX (AWS
+Data Exports, CUR 2.0 and FOCUS, through their manifests; credentials from AWS_ACCESS_KEY_ID,
+AWS_PROFILE in ~/.aws/credentials or the EC2 instance role), azure://ACCOUNT/CONTAINER/PREFIX or
+https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX (Azure cost exports;
+AZURE_STORAGE_CONNECTION_STRING, AZURE_STORAGE_KEY or AZURE_STORAGE_SAS_TOKEN) and
+gs://BUCKET/PREFIX (files a BigQuery export wrote; GS_ACCESS_KEY_ID and GS_SECRET_ACCESS_KEY,
+an HMAC key). Only the current delivery of each export's billing period is imported; one stored
+before is skipped, and a newer delivery of the same export and period (a restatement) replaces
+the stored one by itself; --replace also replaces the stored imports from elsewhere (a hand
+import of the same bill) that a delivery overlaps.
 
 All the files given, or found in a directory, are read and checked first and then stored in
 ONE transaction: they land whole or not at all. Every file gets a status line: imported (import
@@ -76,6 +87,8 @@ currency, and a date such as 01/02/2025 (day/month or month/day), stay errors.`,
   gpucost import billing exports/cur2/metadata/BILLING_PERIOD=2026-10/cur2-Manifest.json
   gpucost import billing --replace --grain hour gcp_billing_export.jsonl
   gpucost import billing --lenient focus-from-a-spreadsheet.csv
+  gpucost import billing s3://billing-bucket/exports/
+  gpucost import billing azure://costsacct/exports/gpu-actual
   gpucost import billing jan.csv feb.csv mar.csv
   gpucost import list`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
@@ -106,6 +119,7 @@ func (e *env) importBilling(ctx context.Context, f importBillingFlags, paths []s
 	if !billimport.IsFormat(f.format) {
 		return gpucost.Errorf(gpucost.EInvalid, "--format %q: use auto, %s", f.format, strings.Join(billimport.Formats(), ", "))
 	}
+	urls, paths := splitURLs(paths)
 	sources, err := billimport.Sources(paths...)
 	if err != nil {
 		return err
@@ -118,7 +132,16 @@ func (e *env) importBilling(ctx context.Context, f importBillingFlags, paths []s
 		return err
 	}
 	defer db.Close()
-	all, err := e.importBills(ctx, db, sources, billimport.Options{Format: f.format, Grain: g, Replace: f.replace, Partial: f.partial, Keep: f.keep, Lenient: f.lenient, Manifests: true, NoSource: f.noSource})
+	o := billimport.Options{Format: f.format, Grain: g, Replace: f.replace, Partial: f.partial, Keep: f.keep, Lenient: f.lenient, Manifests: true, NoSource: f.noSource}
+	var all []billimport.Result
+	if len(sources) > 0 {
+		all, err = e.importBills(ctx, db, sources, o)
+	}
+	if err == nil && len(urls) > 0 {
+		var pulled []billimport.Result
+		pulled, err = e.pullBills(ctx, db, urls, o)
+		all = append(all, pulled...)
+	}
 	if len(all) > 0 {
 		// Every file's status, refused ones included; the error then sets the exit status.
 		if perr := e.print(present.BillImports(all)); err == nil {

@@ -42,6 +42,8 @@ type serveOptions struct {
 	enforce serveEnforceOptions // --policies, --apply and the inventory flags: enforcement after each budget check
 
 	security serveSecurityOptions // rate limits, the login throttle, --tls-cert/--tls-key and --trusted-proxy
+
+	pull servePullOptions // --pull-bills and --pull-every: bills pulled from where they land
 }
 
 func newServeCmd(e *env) *cobra.Command {
@@ -56,6 +58,7 @@ func newServeCmd(e *env) *cobra.Command {
   gpucost token create --name node-1 --role ingest   # then on the GPU host:
   GPUCOST_TOKEN=gpc_… gpucost agent --server http://gpucost:8080
   gpucost serve --budgets budgets.yaml --targets targets.yaml --check-every 15m
+  gpucost serve --pull-bills sources.yaml --targets targets.yaml --pull-every 6h
   gpucost serve --budgets budgets.yaml --targets targets.yaml --policies policies.yaml --aws-region us-east-1 --apply
   gpucost token create --name alice --role viewer    # then sign in at http://HOST:8080/`,
 		Args: cobra.NoArgs,
@@ -65,6 +68,9 @@ func newServeCmd(e *env) *cobra.Command {
 				return gpucost.Errorf(gpucost.EInvalid, "--max-bill-size %q: %w", maxBill, err)
 			}
 			if err := o.security.load(); err != nil {
+				return err
+			}
+			if err := o.pull.load(); err != nil {
 				return err
 			}
 			if o.budgets != "" {
@@ -100,6 +106,7 @@ func newServeCmd(e *env) *cobra.Command {
 	cmd.Flags().DurationVar(&o.checkEvery, "check-every", 15*time.Minute, "time between budget checks, with --targets (and enforcement runs, with --policies)")
 	o.enforce.add(cmd)
 	o.security.add(cmd)
+	o.pull.add(cmd)
 	return cmd
 }
 
@@ -131,6 +138,7 @@ func (e *env) serverOptions(db storeDB, o serveOptions) (server.Options, error) 
 	if !storeopen.IsPostgres(e.dbPath) && e.dbPath != "" {
 		so.StoreDir = filepath.Dir(e.dbPath)
 	}
+	o.pull.apply(e, &so)
 	return so, nil
 }
 
@@ -170,6 +178,14 @@ policy says dry_run: false AND --apply is given. Every action is logged with its
 evidence in the store (GET /api/v1/actions, gpucost enforce log; a dry run planning the same
 action again is logged once); a cloud API that cannot be reached is logged and tried again on
 the next check, never stopping the server. Alert attempts are at GET /api/v1/deliveries.
+
+With --pull-bills FILE, the server pulls the bills of the sources the file lists (s3://,
+gs://, azure:// prefixes where AWS Data Exports, Azure cost exports or a BigQuery export land;
+docs/bill-sources.md) at start and every --pull-every, importing the current delivery of each
+export's billing period that is new or restated, as gpucost import billing URL does. Each
+source's last pull, result and error are at GET /api/v1/bill-sources, in /metrics
+(gpucost_bill_pull_last_success_timestamp_seconds, gpucost_bill_pull_errors_total) and on the
+activity page; a failing source alerts the --targets once, until a pull of it succeeds again.
 
 The dashboard is served at / : overview, GPU utilisation heatmap, costs by team, project or
 namespace, idle and waste, recommendations, budgets, spot jobs, and the activity of budget

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"encoding/json"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -61,6 +60,7 @@ type AutoscaleOptions struct {
 	Rates []float64     // requests per second per interval
 
 	ServiceTime time.Duration // S: mean time one server takes per request
+	Spread      Spread        // how S varies; the zero value is exponential (M/M/c, exact)
 	Quantile    float64       // the SLO's quantile, 0.99 for p99
 	SLO         time.Duration // the response time the quantile must stay within
 	// Batch is the requests one service serves (default 1): with a batching plan the queue's
@@ -220,34 +220,13 @@ func oracleSizes(o AutoscaleOptions) ([]int32, error) {
 		if r == 0 {
 			continue
 		}
-		servers := minServers(r, o.ServiceTime, o.Quantile, o.SLO)
+		servers := minServers(r, o.ServiceTime, o.Spread, o.Quantile, o.SLO)
 		if servers == 0 {
 			return nil, gpucost.Errorf(gpucost.EInvalid, "interval %d: %.4g requests/s at %v each needs more than %d servers", i, r, o.ServiceTime, maxReplicas)
 		}
 		sizes[i] = int32((servers + o.Concurrency - 1) / o.Concurrency)
 	}
 	return sizes, nil
-}
-
-// minServers is Replicas for a positive rate and a service time within the SLO, with the Erlang
-// B recursion carried from one candidate to the next instead of restarted: the same values in
-// O(c) rather than O(c²). It returns 0 past maxReplicas.
-func minServers(rate float64, s time.Duration, q float64, slo time.Duration) int {
-	a := rate * s.Seconds()
-	mu, wait := 1/s.Seconds(), (slo - s).Seconds()
-	c := max(1, int(math.Floor(a))+1)
-	b := 1.0
-	for k := 1; k < c; k++ {
-		b = a * b / (float64(k) + a*b)
-	}
-	for ; c <= maxReplicas; c++ {
-		b = a * b / (float64(c) + a*b)
-		rho := a / float64(c)
-		if b/(1-rho+rho*b)*math.Exp(-(float64(c)*mu-rate)*wait) <= 1-q {
-			return c
-		}
-	}
-	return 0
 }
 
 // runOracle scores the oracle's sizes with the same serving model as the policies.

@@ -93,7 +93,7 @@ func predictivePolicy(o AutoscaleOptions) func(observation) int {
 			}
 		}
 		rate := f*(1+o.Headroom) + ob.backlog/o.Evaluation.Seconds()
-		servers, err := Replicas(rate, o.ServiceTime, o.Quantile, o.SLO)
+		servers, err := ReplicasFor(rate, o.ServiceTime, o.Spread, o.Quantile, o.SLO)
 		if err != nil { // S ≤ SLO was checked; only an absurd rate is left
 			return o.MaxReplicas
 		}

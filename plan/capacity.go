@@ -19,8 +19,11 @@ import (
 type CapacityOptions struct {
 	Rate        float64       // λ: requests per second
 	ServiceTime time.Duration // S: mean time one replica takes to serve one request
-	Quantile    float64       // the SLO's quantile, 0.99 for p99
-	SLO         time.Duration // the response time the quantile must stay within
+	// Spread is how S varies: the zero value is exponential, the M/M/c model, exact; a measured
+	// coefficient of variation uses the M/G/c approximation (ResponseTail).
+	Spread   Spread
+	Quantile float64       // the SLO's quantile, 0.99 for p99
+	SLO      time.Duration // the response time the quantile must stay within
 	// Headroom is the extra traffic the pool must absorb while keeping the SLO: 0.2 sizes for
 	// 1.2·λ. The rule of thumb adds it to its GPU count instead (reference case R4).
 	Headroom float64
@@ -48,6 +51,7 @@ type CapacityOptions struct {
 type CapacityResult struct {
 	Rate        float64       `json:"rate_per_s"`
 	ServiceTime time.Duration `json:"-"`
+	Spread      Spread        `json:"service_spread"`
 	Quantile    float64       `json:"quantile"`
 	SLO         time.Duration `json:"-"`
 	Headroom    float64       `json:"headroom"`
@@ -103,13 +107,13 @@ func Capacity(o CapacityOptions) (CapacityResult, error) {
 		return CapacityResult{}, err
 	}
 	gpusPer := max(1, o.GPUsPerReplica)
-	r := CapacityResult{Rate: o.Rate, ServiceTime: o.ServiceTime, Quantile: o.Quantile, SLO: o.SLO, Headroom: o.Headroom, GPU: o.GPU}
+	r := CapacityResult{Rate: o.Rate, ServiceTime: o.ServiceTime, Spread: o.Spread, Quantile: o.Quantile, SLO: o.SLO, Headroom: o.Headroom, GPU: o.GPU}
 	q := o.queue()
 	var err error
-	if r.MinReplicas, err = Replicas(q.Rate, q.ServiceTime, q.Quantile, q.SLO); err != nil {
+	if r.MinReplicas, err = ReplicasFor(q.Rate, q.ServiceTime, q.Spread, q.Quantile, q.SLO); err != nil {
 		return r, err
 	}
-	if r.Replicas, err = Replicas(q.Rate*(1+o.Headroom), q.ServiceTime, q.Quantile, q.SLO); err != nil {
+	if r.Replicas, err = ReplicasFor(q.Rate*(1+o.Headroom), q.ServiceTime, q.Spread, q.Quantile, q.SLO); err != nil {
 		return r, err
 	}
 	if o.MaxReplicas > 0 && r.Replicas > o.MaxReplicas {
@@ -120,9 +124,9 @@ func Capacity(o CapacityOptions) (CapacityResult, error) {
 	a := q.Rate * q.ServiceTime.Seconds()
 	r.Utilisation = a / float64(max(c, 1))
 	r.WaitProbability = ErlangC(c, a)
-	r.MeanResponse = o.BatchFill + MeanResponse(c, q.Rate, q.ServiceTime)
-	r.Latency = latencyPoints(c, q.Rate, q.ServiceTime, o.BatchFill)
-	r.MaxRate = MaxRate(c, q.ServiceTime, q.Quantile, q.SLO) * float64(q.batch())
+	r.MeanResponse = o.BatchFill + MeanResponse(c, q.Rate, q.ServiceTime, q.Spread)
+	r.Latency = latencyPoints(c, q.Rate, q.ServiceTime, q.Spread, o.BatchFill)
+	r.MaxRate = MaxRate(c, q.ServiceTime, q.Spread, q.Quantile, q.SLO) * float64(q.batch())
 	if !o.PricePerGPU.IsZero() {
 		hour := o.PricePerGPU.MulFloat(float64(r.GPUs))
 		r.PerHour = &hour
@@ -161,7 +165,7 @@ func checkCapacity(o CapacityOptions) error {
 		return gpucost.Errorf(gpucost.EInvalid, "batch of %d filling in %v: give a batch of 1 or more that fills within the SLO %v", o.Batch, o.BatchFill, o.SLO)
 	}
 	q := o.queue()
-	_, err := Replicas(0, q.ServiceTime, q.Quantile, q.SLO) // checks S, q and the SLO
+	_, err := ReplicasFor(0, q.ServiceTime, q.Spread, q.Quantile, q.SLO) // checks S, q and the SLO
 	return err
 }
 
@@ -169,49 +173,50 @@ func checkCapacity(o CapacityOptions) error {
 // size does serve.
 func tooFewReplicas(o CapacityOptions, need int) error {
 	q := o.queue()
-	most := MaxRate(o.MaxReplicas, q.ServiceTime, q.Quantile, q.SLO) * float64(o.batch())
+	most := MaxRate(o.MaxReplicas, q.ServiceTime, q.Spread, q.Quantile, q.SLO) * float64(o.batch())
 	return gpucost.Errorf(gpucost.EInvalid,
 		"%.4g requests/s (with %.0f%% headroom) at %v each needs %d replicas for p%s ≤ %v, more than the %d allowed (utilisation would be %.0f%% or more); %d replicas serve at most %.4g requests/s: lower the rate or headroom, raise the replica limit, or shorten the service time",
 		o.Rate, 100*o.Headroom, o.ServiceTime, need, quantileName(o.Quantile), o.SLO, o.MaxReplicas,
 		100*q.Rate*o.ServiceTime.Seconds()/float64(o.MaxReplicas), o.MaxReplicas, most/(1+o.Headroom))
 }
 
-// MeanResponse returns the mean response time of an M/M/c queue: S + C/(cμ − λ). It is the
-// largest duration when the queue is unstable.
-func MeanResponse(c int, rate float64, s time.Duration) time.Duration {
+// MeanResponse returns the mean response time of c replicas serving in a mean time s with
+// spread sp: s + C/(cμ − λ)·(1 + cv²)/2, exact for the exponential (M/M/c) and Allen–Cunneen's
+// approximation otherwise. It is the largest duration when the queue is unstable.
+func MeanResponse(c int, rate float64, s time.Duration, sp Spread) time.Duration {
 	a := rate * s.Seconds()
 	if a >= float64(c) {
 		return math.MaxInt64
 	}
-	return s + dur(ErlangC(c, a)/(float64(c)/s.Seconds()-rate))
+	cv := sp.cv()
+	return s + dur(ErlangC(c, a)/(float64(c)/s.Seconds()-rate)*(1+cv*cv)/2)
 }
 
-// ResponseQuantile returns the q-quantile of the response time, the wait plus s, of c replicas
-// at rate λ: s + ln(C/(1−q))/(cμ − λ) when C > 1 − q, else s. It is the largest duration when
-// the queue is unstable.
-func ResponseQuantile(c int, rate float64, s time.Duration, q float64) time.Duration {
-	a := rate * s.Seconds()
-	if a >= float64(c) {
+// ResponseQuantile returns the q-quantile of the response time, the wait plus the service, of
+// c replicas at rate λ serving in a mean time s with spread sp (ResponseTail). It is the
+// largest duration when the queue is unstable.
+func ResponseQuantile(c int, rate float64, s time.Duration, sp Spread, q float64) time.Duration {
+	if c <= 0 {
 		return math.MaxInt64
 	}
-	pc := ErlangC(c, a)
-	if pc <= 1-q {
-		return s
+	t := newSojourn(c, rate, newService(s, sp), ErlangC(c, rate*s.Seconds())).quantile(q)
+	if math.IsInf(t, 1) || t > float64(math.MaxInt64)/1e9 {
+		return math.MaxInt64
 	}
-	return s + dur(math.Log(pc/(1-q))/(float64(c)/s.Seconds()-rate))
+	return dur(t)
 }
 
 // MaxRate returns the highest arrival rate at which c replicas keep the q-quantile of the
-// response time within slo, found by bisection (the quantile rises with the rate). It is 0
-// when s alone exceeds the SLO.
-func MaxRate(c int, s time.Duration, q float64, slo time.Duration) float64 {
-	if c <= 0 || s <= 0 || s > slo {
+// response time within slo, found by bisection (the tail rises with the rate). It is 0 when
+// the service time alone misses the SLO.
+func MaxRate(c int, s time.Duration, sp Spread, q float64, slo time.Duration) float64 {
+	if c <= 0 || s <= 0 || ServiceTail(s, sp, slo) > 1-q {
 		return 0
 	}
 	lo, hi := 0.0, float64(c)/s.Seconds()
 	for range 100 {
 		mid := (lo + hi) / 2
-		if WaitTail(c, mid, s, slo-s) <= 1-q {
+		if ResponseTail(c, mid, s, sp, slo) <= 1-q {
 			lo = mid
 		} else {
 			hi = mid
@@ -222,10 +227,10 @@ func MaxRate(c int, s time.Duration, q float64, slo time.Duration) float64 {
 
 // latencyPoints predicts the response-time quantiles of c replicas, each with fill added
 // (unless the queue is unstable).
-func latencyPoints(c int, rate float64, s time.Duration, fill time.Duration) []LatencyPoint {
+func latencyPoints(c int, rate float64, s time.Duration, sp Spread, fill time.Duration) []LatencyPoint {
 	out := make([]LatencyPoint, len(reportQuantiles))
 	for i, q := range reportQuantiles {
-		resp := ResponseQuantile(c, rate, s, q)
+		resp := ResponseQuantile(c, rate, s, sp, q)
 		if resp != math.MaxInt64 {
 			resp += fill
 		}
@@ -240,7 +245,7 @@ func servingRuleOfThumb(o CapacityOptions, r CapacityResult) RuleOfThumbPlan {
 	q := o.queue()
 	rt := RuleOfThumbPlan{PerGPUQPS: o.PerGPUQPS, QPSSource: "given"}
 	if rt.PerGPUQPS == 0 {
-		rt.PerGPUQPS = MaxRate(1, q.ServiceTime, q.Quantile, q.SLO) * float64(o.batch()) / float64(gpusPer)
+		rt.PerGPUQPS = MaxRate(1, q.ServiceTime, q.Spread, q.Quantile, q.SLO) * float64(o.batch()) / float64(gpusPer)
 		rt.QPSSource = "one replica at the SLO"
 	}
 	if o.Rate > 0 && rt.PerGPUQPS > 0 {
@@ -252,8 +257,8 @@ func servingRuleOfThumb(o CapacityOptions, r CapacityResult) RuleOfThumbPlan {
 	if rt.Replicas > 0 {
 		rt.Utilisation = a / float64(rt.Replicas)
 	}
-	rt.Latency = latencyPoints(rt.Replicas, q.Rate, q.ServiceTime, o.BatchFill)
-	rt.MeetsSLO = o.Rate == 0 || ResponseQuantile(rt.Replicas, q.Rate, q.ServiceTime, q.Quantile) <= q.SLO
+	rt.Latency = latencyPoints(rt.Replicas, q.Rate, q.ServiceTime, q.Spread, o.BatchFill)
+	rt.MeetsSLO = o.Rate == 0 || ResponseTail(rt.Replicas, q.Rate, q.ServiceTime, q.Spread, q.SLO) <= 1-q.Quantile+1e-12
 	if r.PerHour != nil {
 		h := o.PricePerGPU.MulFloat(float64(rt.GPUs))
 		rt.PerHour = &h
@@ -274,7 +279,7 @@ func capacityNotes(o CapacityOptions, r CapacityResult) []string {
 		notes = append(notes, fmt.Sprintf("The rule of thumb (R4) asks %d GPUs more than Erlang C: it ignores that pooled replicas absorb each other's bursts.", rt.ExtraGPUs))
 	} else if !rt.MeetsSLO {
 		q := o.queue()
-		one := MaxRate(1, q.ServiceTime, q.Quantile, q.SLO) * float64(o.batch()) / float64(max(1, o.GPUsPerReplica))
+		one := MaxRate(1, q.ServiceTime, q.Spread, q.Quantile, q.SLO) * float64(o.batch()) / float64(max(1, o.GPUsPerReplica))
 		notes = append(notes, fmt.Sprintf("The rule of thumb (R4) with %d GPUs misses the SLO: %.4g QPS per GPU is more than one GPU serves within p%s ≤ %v at this service time (%.4g QPS); that throughput needs batching (gpucost plan batching).",
 			rt.GPUs, rt.PerGPUQPS, quantileName(o.Quantile), o.SLO, one))
 	}

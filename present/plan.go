@@ -33,7 +33,7 @@ func Capacity(r plan.CapacityResult) Table {
 		}
 		return append(cells, YesNO(meets), cost, per)
 	}
-	out.Rows = append(out.Rows, row("Erlang C (M/M/c)", r.Replicas, r.GPUs, r.Utilisation, r.Latency, true, OptionalDollars(r.PerHour), per1000))
+	out.Rows = append(out.Rows, row("Erlang C ("+r.Spread.Model()+")", r.Replicas, r.GPUs, r.Utilisation, r.Latency, true, OptionalDollars(r.PerHour), per1000))
 	rt := r.RuleOfThumb
 	out.Rows = append(out.Rows, row(fmt.Sprintf("rule of thumb (R4, %.4g QPS/GPU %s)", rt.PerGPUQPS, rt.QPSSource),
 		rt.Replicas, rt.GPUs, rt.Utilisation, rt.Latency, rt.MeetsSLO, OptionalDollars(rt.PerHour), ""))

@@ -53,7 +53,7 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 			if err != nil {
 				return result{}, err
 			}
-			o.ServiceTime, o.Batch, o.BatchFill = bs.S, bs.Batch, bs.Fill
+			o.ServiceTime, o.Spread, o.Batch, o.BatchFill = bs.S, bs.Spread, bs.Batch, bs.Fill
 			if err := af.options(cmd, e, &sf, &o); err != nil {
 				return result{}, err
 			}

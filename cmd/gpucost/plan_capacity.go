@@ -41,7 +41,7 @@ S is the profile's latency at --batch-size, or at the batch size gpucost plan ba
 			if err != nil {
 				return result{}, err
 			}
-			o.ServiceTime, o.Batch, o.BatchFill = bs.S, bs.Batch, bs.Fill
+			o.ServiceTime, o.Spread, o.Batch, o.BatchFill = bs.S, bs.Spread, bs.Batch, bs.Fill
 			res, err := plan.Capacity(o)
 			if err != nil {
 				return result{}, err

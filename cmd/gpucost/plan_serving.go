@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 // time (or a batch profile), the SLO and the GPU with its price (catalog.ServingPrice).
 type servingFlags struct {
 	serviceTime  time.Duration
+	serviceCV    string
 	batchProfile string
 	batchSize    int
 	slo          string
@@ -28,11 +31,13 @@ type servingFlags struct {
 	target     time.Duration
 	perGPUHour gpucost.Money
 	priceFrom  string
+	spread     plan.Spread // from --service-cv; the zero value is the planner's default
 }
 
 func (s *servingFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.DurationVar(&s.serviceTime, "service-time", 0, "mean time one replica takes to serve one request, such as 30ms")
+	f.StringVar(&s.serviceCV, "service-cv", "", "spread of the service time: its coefficient of variation (σ/mean); 0 constant, 1 exponential (default for --service-time: M/M/c, exact), above 1 heavy-tailed; other values use the M/G/c approximation")
 	f.StringVar(&s.batchProfile, "batch-profile", "", "CSV of batch_size,latency_ms measured on one replica, instead of --service-time (with --batch-size)")
 	f.IntVar(&s.batchSize, "batch-size", 0, "with --batch-profile: serve batches of this size (default: the largest the SLO allows)")
 	f.StringVar(&s.slo, "slo", "p99=200ms", "latency objective: pNN=DURATION on the response time (queue wait + service)")
@@ -47,6 +52,13 @@ func (s *servingFlags) resolve(ctx context.Context, e *env) error {
 	var err error
 	if s.quantile, s.target, err = plan.ParseSLO(s.slo); err != nil {
 		return gpucost.Errorf(gpucost.EInvalid, "--slo %w", err)
+	}
+	if s.serviceCV != "" {
+		cv, err := strconv.ParseFloat(strings.TrimSpace(s.serviceCV), 64)
+		if err != nil || cv < 0 || cv > 20 || math.IsNaN(cv) {
+			return gpucost.Errorf(gpucost.EInvalid, "--service-cv %q: give the service time's coefficient of variation, between 0 (constant) and 20, such as 0.5", s.serviceCV)
+		}
+		s.spread = plan.Spread{CV: cv, Source: "--service-cv"}
 	}
 	if s.gpusPer < 1 {
 		return gpucost.Errorf(gpucost.EInvalid, "--gpus-per-replica %d: give 1 or more", s.gpusPer)
@@ -94,7 +106,7 @@ func (s *servingFlags) service(rate float64) (plan.BatchService, error) {
 		if s.serviceTime <= 0 {
 			return plan.BatchService{}, gpucost.Errorf(gpucost.EInvalid, "--service-time is required (such as 30ms), or give --batch-profile")
 		}
-		return plan.BatchService{S: s.serviceTime, Batch: 1}, nil
+		return plan.BatchService{S: s.serviceTime, Batch: 1, Spread: s.spread}, nil
 	}
 	if s.serviceTime > 0 {
 		return plan.BatchService{}, gpucost.Errorf(gpucost.EInvalid, "give --service-time or --batch-profile, not both")
@@ -103,5 +115,5 @@ func (s *servingFlags) service(rate float64) (plan.BatchService, error) {
 	if err != nil {
 		return plan.BatchService{}, err
 	}
-	return plan.PlanBatchService(prof, rate, s.quantile, s.target, s.batchSize)
+	return plan.PlanBatchService(prof, rate, s.quantile, s.target, s.batchSize, s.spread)
 }

@@ -20,7 +20,7 @@ func TestPlanCapacityR4(t *testing.T) {
 			t.Errorf("plan capacity lacks %q:\n%s", want, out)
 		}
 	}
-	code, out, errOut = runCLI(t, t.TempDir(), "plan", "capacity", "--rate", "50", "--service-time", "200ms", "--slo", "p99=500ms", "--output", "json")
+	code, out, errOut = runCLI(t, t.TempDir(), "plan", "capacity", "--rate", "50", "--service-time", "200ms", "--service-cv", "0", "--slo", "p99=500ms", "--output", "json")
 	if code != exitOK {
 		t.Fatalf("plan capacity --output json: exit %d\n%s", code, errOut)
 	}
@@ -34,8 +34,8 @@ func TestPlanCapacityR4(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if r.Replicas != 13 || len(r.Latency) != 5 || r.Latency[3].Quantile != 0.99 || r.Latency[3].ResponseS > 0.5 {
-		t.Errorf("plan capacity 50/s at 200 ms: %+v; want 13 replicas with p99 ≤ 0.5 s", r)
+	if r.Replicas != 12 || len(r.Latency) != 5 || r.Latency[3].Quantile != 0.99 || r.Latency[3].ResponseS > 0.5 {
+		t.Errorf("plan capacity 50/s at 200 ms: %+v; want 12 replicas with p99 ≤ 0.5 s", r)
 	}
 }
 
@@ -44,7 +44,9 @@ func TestPlanCapacityBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--rate", "10", "--service-time", "300ms", "--slo", "p99=200ms"}, "raise the SLO to at least 300ms"},
+		{[]string{"--rate", "10", "--service-time", "300ms", "--slo", "p99=200ms"}, "raise the SLO to at least 1.382s"},
+		{[]string{"--rate", "10", "--service-time", "300ms", "--service-cv", "0", "--slo", "p99=200ms"}, "raise the SLO to at least 300ms"},
+		{[]string{"--rate", "10", "--service-time", "30ms", "--service-cv", "lots"}, "--service-cv \"lots\""},
 		{[]string{"--rate", "500", "--service-time", "30ms", "--max-replicas", "10"}, "10 replicas serve at most"},
 		{[]string{"--rate", "10", "--service-time", "30ms", "--slo", "fast"}, "pNN=DURATION"},
 		{[]string{"--rate", "10"}, "--service-time is required"},
@@ -106,7 +108,7 @@ func TestPlanAutoscaleBadInput(t *testing.T) {
 	}{
 		{[]string{"--trace", gappy, "--service-time", "30ms"}, "rates.csv:4: no rows for 4m0s"},
 		{[]string{"--trace", unsorted, "--service-time", "30ms"}, "log.csv:3:1: 2023-11-16T18:17:03Z is earlier than"},
-		{[]string{"--trace", azureHead, "--service-time", "1s", "--slo", "p99=500ms"}, "raise the SLO to at least 1s"},
+		{[]string{"--trace", azureHead, "--service-time", "1s", "--slo", "p99=500ms"}, "raise the SLO to at least 4.605s"},
 		{[]string{"--trace", azureHead, "--service-time", "1s", "--slo", "p99=5s", "--max-replicas", "3"}, "raise the replica limit to"},
 		{[]string{"--trace", azureHead, "--service-time", "1s", "--policy", "magic"}, "policy \"magic\""},
 		{[]string{"--trace", azureHead, "--service-time", "1s", "--schedule", "0-7=2"}, "hour 8 has no count"},
@@ -131,7 +133,7 @@ func TestPlanBatching(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("plan batching: exit %d\n%s", code, errOut)
 	}
-	for _, want := range []string{"batches of 16 on 4 GPUs (max_batch_size 16, max_queue_delay_microseconds 24129)", "← best", "69% fewer", "R² = 1.000"} {
+	for _, want := range []string{"batches of 32 on 4 GPUs (max_batch_size 32, max_queue_delay_microseconds 25635)", "← best", "69% fewer", "R² = 1.000"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan batching lacks %q:\n%s", want, out)
 		}
@@ -148,7 +150,7 @@ func TestPlanBatching(t *testing.T) {
 		t.Errorf("plan batching --alpha --beta: exit %d, %+v\n%s%s", code, r, out, errOut)
 	}
 	code, out, errOut = runCLI(t, t.TempDir(), "plan", "capacity", "--rate", "2000", "--batch-profile", latencyProfile, "--slo", "p99=100ms")
-	if code != exitOK || !strings.Contains(out, "at 21ms each") || !strings.Contains(out, "Batches of 16") {
+	if code != exitOK || !strings.Contains(out, "at 37.4ms each") || !strings.Contains(out, "Batches of 32") {
 		t.Errorf("plan capacity --batch-profile: exit %d\n%s%s", code, out, errOut)
 	}
 	code, _, errOut = runCLI(t, t.TempDir(), "plan", "batching", "--rate", "2000", "--batch-profile", latencyProfile, "--slo", "p99=5ms")

@@ -20,6 +20,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/internal/yamlerr"
 	"github.com/gpucost/gpucost/plan"
+	"github.com/gpucost/gpucost/traffic"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -36,6 +37,7 @@ type poolYAML struct {
 	Concurrency    *int            `yaml:"concurrency"`
 	GPUsPerReplica *int            `yaml:"gpus_per_replica"`
 	Requests       string          `yaml:"requests"`
+	RequestsShape  string          `yaml:"requests_shape"`
 	Prometheus     *promSourceYAML `yaml:"prometheus"`
 }
 
@@ -56,14 +58,17 @@ type Pool struct {
 	Concurrency    int
 	GPUsPerReplica int
 	Requests       string // a path, resolved against the --serving file's folder
-	PromURL        string
-	PromQuery      string
-	Line           int // the pool's line in the file
+	// RequestsShape is the requests file's shape when the file cannot tell it: requests, rates
+	// or samples (traffic.ParseFormat); "" tells it from the file.
+	RequestsShape traffic.Format
+	PromURL       string
+	PromQuery     string
+	Line          int // the pool's line in the file
 }
 
 var fieldsOf = map[string]string{
 	"fileYAML":       "pools",
-	"poolYAML":       "namespace, slo, service_time, batch_profile, concurrency, gpus_per_replica, requests, prometheus",
+	"poolYAML":       "namespace, slo, service_time, batch_profile, concurrency, gpus_per_replica, requests, requests_shape, prometheus",
 	"promSourceYAML": "url, query",
 }
 
@@ -190,7 +195,14 @@ func (py poolYAML) source(p *Pool, dir string, bad func(field, format string, ar
 		return bad("prometheus", "give either requests or prometheus, not both")
 	case py.Requests != "":
 		p.Requests = resolve(dir, py.Requests)
+		shape, err := traffic.ParseFormat(py.RequestsShape)
+		if err != nil {
+			return bad("requests_shape", "%v", err)
+		}
+		p.RequestsShape = shape
 		return nil
+	case py.RequestsShape != "":
+		return bad("requests_shape", "applies to a requests file; a Prometheus query's series are summed")
 	}
 	u, err := url.Parse(strings.TrimSpace(py.Prometheus.URL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -97,7 +98,7 @@ func PoolRequests(ctx context.Context, p Pool, from, to time.Time) ([7][24]float
 	var desc string
 	var err error
 	if p.Requests != "" {
-		desc, err = ReadRequestsFile(p.Requests, w)
+		desc, err = ReadRequestsFileAs(p.Requests, p.RequestsShape, w)
 	} else {
 		desc, err = readRequestsPrometheus(ctx, p, w)
 	}
@@ -124,22 +125,31 @@ func (w *HourCounts) Total() float64 {
 	return s
 }
 
-// ReadRequestsFile reads a request log (binned by the minute) or a timestamp,rate CSV. Gaps in
-// a rate file are hours not covered; silences in a request log are zero traffic.
+// ReadRequestsFile reads a request log (binned by the minute), a timestamp,rate CSV or
+// per-source timestamp,source,value samples (summed), telling which from the file. Gaps in a
+// rate or sample file are hours not covered; silences in a request log are zero traffic.
 func ReadRequestsFile(name string, w *HourCounts) (string, error) {
+	return ReadRequestsFileAs(name, "", w)
+}
+
+// ReadRequestsFileAs is ReadRequestsFile for a file of the given shape ("" tells it from the
+// file, and an ambiguous file is an error that asks for requests_shape).
+func ReadRequestsFileAs(name string, shape traffic.Format, w *HourCounts) (string, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return "", gpucost.Errorf(gpucost.EInvalid, "requests: %v; give a request log or a timestamp,rate CSV, its path relative to the serving file", err)
 	}
 	defer f.Close()
-	format, err := traffic.Detect(f)
-	if err != nil {
-		return "", gpucost.Errorf(gpucost.EInvalid, "requests %s: %w", name, err)
+	format := shape
+	if format == "" {
+		if format, err = traffic.Detect(f); err != nil {
+			return "", gpucost.Errorf(gpucost.EInvalid, "requests %s: %s", name, strings.ReplaceAll(err.Error(), "--trace-shape", "the pool's requests_shape:"))
+		}
 	}
 	if _, err := f.Seek(0, 0); err != nil {
 		return "", fmt.Errorf("read requests %s: %w", name, err)
 	}
-	o := traffic.Options{Gaps: traffic.GapZero, Sort: true}
+	o := traffic.Options{Gaps: traffic.GapZero, Sort: true, Format: format}
 	if format == traffic.Timestamps {
 		o.Gaps, o.Step = traffic.GapAuto, time.Minute
 	}
@@ -149,7 +159,7 @@ func ReadRequestsFile(name string, w *HourCounts) (string, error) {
 	}
 	for i, r := range tr.Rates {
 		t := tr.Start.Add(time.Duration(i) * tr.Step)
-		if format == traffic.Rates && slices.ContainsFunc(tr.Gaps, func(g traffic.Gap) bool { return t.After(g.From) && t.Before(g.To) }) {
+		if format != traffic.Timestamps && slices.ContainsFunc(tr.Gaps, func(g traffic.Gap) bool { return t.After(g.From) && t.Before(g.To) }) {
 			continue // filled by GapZero: no data, not zero traffic
 		}
 		w.Add(t, tr.Step, r)

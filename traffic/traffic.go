@@ -32,6 +32,7 @@ type Format string
 const (
 	Timestamps Format = "timestamps" // one row per request, with its arrival time
 	Rates      Format = "rates"      // timestamp,rate: requests per second per interval
+	Samples    Format = "samples"    // timestamp,source,value: each source's requests per second, summed
 )
 
 // GapPolicy says what a gap in a trace means.
@@ -71,6 +72,8 @@ type Options struct {
 	Sort bool
 	// MaxIntervals bounds the trace's length in intervals (default DefaultMaxIntervals).
 	MaxIntervals int
+	// Format is the trace's shape when given (--trace-shape); "" tells it from the file.
+	Format Format
 }
 
 // Trace is an arrival trace binned to a rate per interval.
@@ -90,6 +93,10 @@ type Trace struct {
 	// Unsorted counts request-log rows earlier than the row before (only with Options.Sort).
 	Unsorted int   `json:"unsorted,omitempty"`
 	Gaps     []Gap `json:"gaps,omitempty"`
+	// Sources is the number of sources summed (samples only); Carried the source-intervals
+	// that took a source's previous value because it had no sample there.
+	Sources int `json:"sources,omitempty"`
+	Carried int `json:"carried,omitempty"`
 }
 
 // Gap is a stretch of a trace without data (rate files) or without requests (request logs).

@@ -15,6 +15,7 @@ import (
 // autoscaleFlags are plan autoscale's flags beyond the serving ones.
 type autoscaleFlags struct {
 	trace, step, gaps, policy, compare, chart string
+	shape                                     string
 	sort                                      bool
 	target, stepUp, stepDown, headroom        string
 	schedule                                  string
@@ -43,7 +44,7 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 			if err := sf.resolve(cmd.Context(), e); err != nil {
 				return result{}, err
 			}
-			tr, err := planfile.ReadTrace(af.trace, planfile.TraceOptions{Gaps: af.gaps, Step: af.step, Sort: af.sort})
+			tr, err := planfile.ReadTrace(af.trace, planfile.TraceOptions{Gaps: af.gaps, Step: af.step, Sort: af.sort, Shape: af.shape})
 			if err != nil {
 				return result{}, err
 			}
@@ -88,7 +89,8 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 // register adds plan autoscale's own flags.
 func (af *autoscaleFlags) register(cmd *cobra.Command, o *plan.AutoscaleOptions) {
 	f := cmd.Flags()
-	f.StringVar(&af.trace, "trace", "", "CSV of request timestamps, or of timestamp,rate")
+	f.StringVar(&af.trace, "trace", "", "CSV of request timestamps, of timestamp,rate, or of timestamp,source,value samples (summed)")
+	f.StringVar(&af.shape, "trace-shape", "", "requests, rates or samples: the trace's shape when the file cannot tell it")
 	f.StringVar(&af.step, "step", "", "interval to bin a request log into (default 1m); for a rate file, its row spacing")
 	f.StringVar(&af.gaps, "gaps", "auto", "auto, error or zero: what a gap in the trace means (see above)")
 	f.BoolVar(&af.sort, "sort", false, "accept an unsorted request log")
@@ -192,8 +194,11 @@ forecast one provisioning delay ahead: the largest of the last window's rate, Ho
 the rate one --season ago).
 
 --trace is a CSV of request timestamps (one row per request, such as the Azure LLM inference
-trace) binned into --step intervals, or a CSV of timestamp,rate (requests per second per
-interval). Gaps: a rate file with missing intervals is refused unless --gaps zero; silences in a
+trace) binned into --step intervals, a CSV of timestamp,rate (requests per second per
+interval), or per-source samples, timestamp,source,value (such as each container's requests per
+second exported from Prometheus), summed per scrape interval. The shape is told from the header
+and first row; a file that could be more than one is refused with what was seen, and
+--trace-shape requests, rates or samples says which. Gaps: a rate file with missing intervals is refused unless --gaps zero; silences in a
 request log are zero traffic, listed under the table, and refused with --gaps error. An unsorted
 log is refused unless --sort.
 

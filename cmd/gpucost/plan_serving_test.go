@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,6 +51,8 @@ func TestPlanCapacityBadInput(t *testing.T) {
 		{[]string{"--rate", "500", "--service-time", "30ms", "--max-replicas", "10"}, "10 replicas serve at most"},
 		{[]string{"--rate", "10", "--service-time", "30ms", "--slo", "fast"}, "pNN=DURATION"},
 		{[]string{"--rate", "10"}, "--service-time is required"},
+		{[]string{"--service-time", "30ms"}, "--rate is required"},
+		{[]string{"--rate", "10", "--trace", azureHead, "--service-time", "1s"}, "give --rate or --trace, not both"},
 	} {
 		code, _, errOut := runCLI(t, t.TempDir(), append([]string{"plan", "capacity"}, tc.args...)...)
 		if code != exitInvalid || !strings.Contains(errOut, tc.want) {
@@ -156,5 +159,48 @@ func TestPlanBatching(t *testing.T) {
 	code, _, errOut = runCLI(t, t.TempDir(), "plan", "batching", "--rate", "2000", "--batch-profile", latencyProfile, "--slo", "p99=5ms")
 	if code != exitInvalid || !strings.Contains(errOut, "even a batch of one takes 6.1ms") {
 		t.Errorf("plan batching under a batch of one: exit %d, %q", code, errOut)
+	}
+}
+
+// TestPlanCapacityTrace sizes for the busiest minute of the real Azure trace's first 1,000
+// requests, with headroom on top.
+func TestPlanCapacityTrace(t *testing.T) {
+	code, out, errOut := runCLI(t, t.TempDir(), "plan", "capacity", "--trace", azureHead, "--service-time", "1s", "--slo", "p99=5s", "--headroom", "20%")
+	if code != exitOK {
+		t.Fatalf("plan capacity --trace: exit %d\n%s", code, errOut)
+	}
+	for _, want := range []string{"Sized for the trace's busiest 1m0s,", "with 20% headroom", "timestamps, 1000 rows", "Erlang C (M/M/c)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan capacity --trace lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestPlanTraceShapes: a per-container QPS export is summed, not read as a request log; a file
+// that could be two shapes is refused with what was seen and the flag that picks one.
+func TestPlanTraceShapes(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("timestamp,container,value\n")
+	for i := range 60 {
+		for c := range 4 {
+			fmt.Fprintf(&b, "2026-11-20T12:%02d:00Z,vllm-%d,%d\n", i, c, 5+c)
+		}
+	}
+	qps := filepath.Join(dir, "qps.csv")
+	os.WriteFile(qps, []byte(b.String()), 0o644)
+	code, out, errOut := runCLI(t, dir, "plan", "capacity", "--trace", qps, "--service-time", "100ms", "--slo", "p99=1s")
+	if code != exitOK || !strings.Contains(out, "26 requests/s at 100ms each") || !strings.Contains(out, "4 sources' requests per second summed") {
+		t.Errorf("plan capacity --trace per-container QPS: exit %d; want 4 containers summed to 26/s\n%s%s", code, out, errOut)
+	}
+	ambiguous := filepath.Join(dir, "values.csv")
+	os.WriteFile(ambiguous, []byte("timestamp,value\n2026-11-20T12:00:00Z,7\n2026-11-20T12:01:00Z,9\n"), 0o644)
+	code, _, errOut = runCLI(t, dir, "plan", "autoscale", "--trace", ambiguous, "--service-time", "100ms", "--slo", "p99=1s")
+	if code != exitInvalid || !strings.Contains(errOut, "cannot tell its shape from timestamp,value with a first row of 2026-11-20T12:00:00Z,7") || !strings.Contains(errOut, "--trace-shape") {
+		t.Errorf("plan autoscale --trace ambiguous: exit %d, %q; want exit 2 showing the shape and --trace-shape", code, errOut)
+	}
+	code, out, errOut = runCLI(t, dir, "plan", "autoscale", "--trace", ambiguous, "--trace-shape", "rates", "--service-time", "100ms", "--slo", "p99=1s")
+	if code != exitOK || !strings.Contains(out, "rates, 2 rows") {
+		t.Errorf("plan autoscale --trace-shape rates: exit %d\n%s%s", code, out, errOut)
 	}
 }

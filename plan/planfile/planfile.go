@@ -67,24 +67,30 @@ func ReadLatencyProfile(name string) (plan.LatencyProfile, error) {
 	return p, nil
 }
 
-// TraceOptions are how plan autoscale reads --trace, as written on its command line.
+// TraceOptions are how plan autoscale and plan capacity read --trace, as written on the command line.
 type TraceOptions struct {
-	Gaps string // auto, error or zero
-	Step string // a duration, or "" for the rows' spacing (a rate file) or 1m (a request log)
-	Sort bool   // accept an unsorted request log
+	Gaps  string // auto, error or zero
+	Step  string // a duration, or "" for the rows' spacing (rates, samples) or 1m (a request log)
+	Sort  bool   // accept an unsorted request log
+	Shape string // --trace-shape: requests, rates, samples, or "" to tell from the file
 }
 
-// ReadTrace reads an arrival trace file (plan autoscale --trace): a request log is binned into
-// o.Step, by the minute when none is given; a rate file keeps its rows' spacing.
+// ReadTrace reads an arrival trace file (--trace): a request log is binned into o.Step, by the
+// minute when none is given; a rate file keeps its rows' spacing; per-source samples are
+// summed at their scrape interval. A file whose shape is ambiguous is an error that shows it.
 func ReadTrace(name string, o TraceOptions) (*traffic.Trace, error) {
 	if name == "" {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--trace FILE is required: a CSV of request timestamps or of timestamp,rate")
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--trace FILE is required: a CSV of request timestamps, of timestamp,rate, or of timestamp,source,value")
 	}
 	gaps, err := traffic.ParseGapPolicy(o.Gaps)
 	if err != nil {
 		return nil, gpucost.Errorf(gpucost.EInvalid, "--gaps: %w", err)
 	}
-	to := traffic.Options{Gaps: gaps, Sort: o.Sort}
+	shape, err := traffic.ParseFormat(o.Shape)
+	if err != nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--trace-shape: %w", err)
+	}
+	to := traffic.Options{Gaps: gaps, Sort: o.Sort, Format: shape}
 	if o.Step != "" {
 		if to.Step, err = time.ParseDuration(o.Step); err != nil || to.Step <= 0 {
 			return nil, gpucost.Errorf(gpucost.EInvalid, "--step %q: give an interval such as 1s or 1m", o.Step)
@@ -95,17 +101,16 @@ func ReadTrace(name string, o TraceOptions) (*traffic.Trace, error) {
 		return nil, gpucost.Errorf(gpucost.EInvalid, "--trace: %w", err)
 	}
 	defer f.Close()
-	if to.Step == 0 {
-		format, err := traffic.Detect(f)
-		if err != nil {
+	if to.Format == "" {
+		if to.Format, err = traffic.Detect(f); err != nil {
 			return nil, gpucost.Errorf(gpucost.EInvalid, "--trace %s: %w", name, err)
-		}
-		if format == traffic.Timestamps {
-			to.Step = time.Minute
 		}
 		if _, err := f.Seek(0, 0); err != nil {
 			return nil, fmt.Errorf("read trace %s: %w", name, err)
 		}
+	}
+	if to.Step == 0 && to.Format == traffic.Timestamps {
+		to.Step = time.Minute
 	}
 	return traffic.Read(f, name, to)
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -31,13 +32,16 @@ const (
 	TargetTracking Policy = "target-tracking" // replicas = ⌈load / target utilisation⌉ (Kubernetes HPA, AWS target tracking)
 	StepScaling    Policy = "step"            // add replicas above a utilisation threshold, remove below another
 	Scheduled      Policy = "schedule"        // replicas per hour of the day or week
-	ScaleToZero    Policy = "scale-to-zero"   // target tracking down to zero after an idle period; cold start on demand
-	Predictive     Policy = "predictive"      // Erlang C on a forecast of the rate one provisioning delay ahead
-	Oracle         Policy = "oracle"          // the per-interval Erlang C minimum on the true rate
+	// LearnedSchedule is the causal schedule: each hour's peak need on the day before, learned
+	// only from days already past, with target tracking above it when load outgrows it.
+	LearnedSchedule Policy = "learned-schedule"
+	ScaleToZero     Policy = "scale-to-zero" // target tracking down to zero after an idle period; cold start on demand
+	Predictive      Policy = "predictive"    // Erlang C on a forecast of the rate one provisioning delay ahead
+	Oracle          Policy = "oracle"        // the per-interval Erlang C minimum on the true rate
 )
 
 // Policies are the policies CompareAutoscale runs, in report order.
-var Policies = []Policy{Static, TargetTracking, StepScaling, Scheduled, ScaleToZero, Predictive}
+var Policies = []Policy{Static, TargetTracking, StepScaling, Scheduled, LearnedSchedule, ScaleToZero, Predictive}
 
 // ParsePolicy reads a policy name.
 func ParsePolicy(s string) (Policy, error) {
@@ -86,8 +90,15 @@ type AutoscaleOptions struct {
 	TargetUtilisation float64 // target tracking and scale-to-zero (default 0.7; docs/architecture.md serving target 60–80%)
 	StepUp, StepDown  float64 // step: add above StepUp utilisation, remove below StepDown (0.8, 0.4)
 	// Schedule is the replica count per hour of the day (24) or of the week from Monday 00:00
-	// UTC (168). Empty: built from the trace itself, each hour's peak Erlang C size (hindsight).
-	Schedule    []int
+	// UTC (168). Empty: built from the trace itself, each hour's peak Erlang C size — hindsight,
+	// so the run is marked Hindsight and left out of Best.
+	Schedule []int
+	// Warmup is the start of the trace that policies see and learn from but that is not scored:
+	// replica-hours, requests and attainment count from Warmup on, for every policy and the
+	// oracle alike. A learned schedule needs a day of it.
+	Warmup time.Duration
+	// hindsight is set when Schedule was built from the trace itself.
+	hindsight   bool
 	IdleTimeout time.Duration // scale-to-zero: no requests this long before going to zero (default 5 min)
 	Headroom    float64       // predictive: size for the forecast × (1 + Headroom) (default 0: Erlang C already holds the SLO at the forecast)
 	// Season is the predictive policy's seasonal period (default 24 h); the seasonal forecast
@@ -138,6 +149,18 @@ type AutoscaleResult struct {
 
 	// GapReplicaHours is (ReplicaHours − the oracle's) / the oracle's, set by CompareAutoscale.
 	GapReplicaHours float64 `json:"gap_replica_hours"`
+	// Hindsight is set for a run whose policy was built from the trace it is scored on (a
+	// schedule from the trace's own hourly peaks): no policy can know that in advance, so Best
+	// leaves it out.
+	Hindsight bool `json:"hindsight,omitempty"`
+}
+
+// Label is the policy's name, marked "(hindsight)" for a run that saw the trace it is scored on.
+func (r AutoscaleResult) Label() string {
+	if r.Hindsight {
+		return string(r.Policy) + " (hindsight)"
+	}
+	return string(r.Policy)
 }
 
 // MeetsSLO reports whether the run served at least the SLO's quantile of its requests within
@@ -191,6 +214,10 @@ func CompareAutoscale(o AutoscaleOptions) ([]AutoscaleResult, error) {
 		wg.Wait()
 	}
 	best := runOracle(o, oracle)
+	if share := OnsetShare(o, oracle); share > 1-o.Quantile {
+		best.Notes = append(best.Notes, fmt.Sprintf("%.1f%% of requests arrive in intervals that need more replicas than any of the %v before them (provisioning + evaluation): a policy that reacts to load serves them short-handed, and since that is over the %.1f%% the SLO allows, only replicas held in advance (static, a schedule) meet it on this trace.",
+			100*share, o.Provisioning+o.Evaluation, 100*(1-o.Quantile)))
+	}
 	out = append(out, best)
 	for i := range out {
 		if best.ReplicaHours > 0 {
@@ -201,16 +228,40 @@ func CompareAutoscale(o AutoscaleOptions) ([]AutoscaleResult, error) {
 }
 
 // Best returns the run with the fewest replica-hours among those that meet the SLO over the
-// trace, leaving out the oracle, and false if none does.
+// trace, leaving out the oracle and runs built in hindsight, and false if none does.
 func Best(runs []AutoscaleResult, q float64) (AutoscaleResult, bool) {
 	var best AutoscaleResult
 	found := false
 	for _, r := range runs {
-		if r.Policy != Oracle && r.MeetsSLO(q) && (!found || r.ReplicaHours < best.ReplicaHours) {
+		if r.Policy != Oracle && !r.Hindsight && r.MeetsSLO(q) && (!found || r.ReplicaHours < best.ReplicaHours) {
 			best, found = r, true
 		}
 	}
 	return best, found
+}
+
+// OnsetShare is the share of the scored requests that arrive in intervals whose oracle size is
+// above every oracle size of the provisioning + evaluation before them: the onsets of bursts,
+// which a policy sizing from what it has seen meets with too few replicas ready. When it is over
+// 1 − q no reactive policy meets the SLO without holding spare replicas: it bounds how close a
+// causal policy gets to the oracle.
+func OnsetShare(o AutoscaleOptions, oracle []int32) float64 {
+	k := max(1, int((o.Provisioning+o.Evaluation+o.Step-1)/o.Step))
+	onset, total := 0.0, 0.0
+	for i := o.warmIntervals(); i < len(o.Rates); i++ {
+		total += o.Rates[i]
+		seen := int32(0)
+		for j := max(0, i-k); j < i; j++ {
+			seen = max(seen, oracle[j])
+		}
+		if i >= k && oracle[i] > seen {
+			onset += o.Rates[i]
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return onset / total
 }
 
 // oracleSizes returns the Erlang C minimum replicas for each interval's rate.
@@ -233,15 +284,26 @@ func oracleSizes(o AutoscaleOptions) ([]int32, error) {
 func runOracle(o AutoscaleOptions, sizes []int32) AutoscaleResult {
 	r := AutoscaleResult{Policy: Oracle, Replicas: sizes, Settings: "per-interval Erlang C minimum, no delay"}
 	var q queueState
+	var warm AutoscaleResult // the unscored warm-up's counts
 	dt := o.Step.Seconds()
+	from := o.warmIntervals()
 	for i, rate := range o.Rates {
 		n := int(sizes[i])
-		q.serve(o, &r, i, n, rate, dt)
-		r.ReplicaHours += float64(n) * dt / 3600
+		to := &r
+		if i < from {
+			to = &warm
+		}
+		q.serve(o, to, i, n, rate, dt)
+		to.ReplicaHours += float64(n) * dt / 3600
 		r.PeakReplicas = max(r.PeakReplicas, n)
 	}
 	finish(o, &r, 0)
 	return r
+}
+
+// warmIntervals is the number of intervals in the unscored warm-up.
+func (o AutoscaleOptions) warmIntervals() int {
+	return min(len(o.Rates), int(o.Warmup/o.Step))
 }
 
 // finish fills the totals that follow from the hours and requests.
@@ -260,7 +322,7 @@ func finish(o AutoscaleOptions, r *AutoscaleResult, spotHours float64) {
 	if r.Requests > 0 {
 		r.Attainment = r.WithinSLO / r.Requests
 	}
-	if d := o.Step.Hours() * float64(len(o.Rates)); d > 0 {
+	if d := o.Step.Hours() * float64(len(o.Rates)-o.warmIntervals()); d > 0 {
 		r.MeanReplicas = r.ReplicaHours / d
 	}
 }

@@ -67,7 +67,7 @@ func prepare(o AutoscaleOptions) (AutoscaleOptions, []int32, error) {
 		o.Replicas = max(peak, o.MinReplicas)
 	}
 	if len(o.Schedule) == 0 {
-		o.Schedule = hourlyPeaks(o, oracle)
+		o.Schedule, o.hindsight = hourlyPeaks(o, oracle), true
 	}
 	return o, oracle, nil
 }
@@ -101,6 +101,8 @@ func checkAutoscale(o AutoscaleOptions) error {
 		return gpucost.Errorf(gpucost.EInvalid, "schedule of %d hours: give 24 (hours of the day) or 168 (hours of the week)", len(o.Schedule))
 	case o.PricePerGPU.Nanos < 0:
 		return gpucost.Errorf(gpucost.EInvalid, "price %s: give zero or more", o.PricePerGPU)
+	case o.Warmup < 0 || o.Warmup >= o.Step*time.Duration(len(o.Rates)):
+		return gpucost.Errorf(gpucost.EInvalid, "warm-up %v: give a duration shorter than the trace (%v)", o.Warmup, o.Step*time.Duration(len(o.Rates)))
 	}
 	for _, n := range o.Schedule {
 		if n < 0 {
@@ -270,9 +272,11 @@ type observation struct {
 // simulate replays the trace under a policy.
 func simulate(o AutoscaleOptions, oracle []int32) AutoscaleResult {
 	decide := newPolicy(o, oracle)
-	r := AutoscaleResult{Policy: o.Policy, Replicas: make([]int32, len(o.Rates)), Settings: settings(o)}
+	r := AutoscaleResult{Policy: o.Policy, Replicas: make([]int32, len(o.Rates)), Settings: settings(o), Hindsight: o.Policy == Scheduled && o.hindsight}
 	p := newPool(o, int(oracle[0]))
 	var q queueState
+	var warm AutoscaleResult // the unscored warm-up's counts
+	from := o.warmIntervals()
 	dt := o.Step.Seconds()
 	every := max(1, int(math.Round(float64(o.Evaluation)/float64(o.Step))))
 	var win struct {
@@ -287,15 +291,21 @@ func simulate(o AutoscaleOptions, oracle []int32) AutoscaleResult {
 		if o.Policy == ScaleToZero && p.size() == 0 && (rate > 0 || q.queued > 0) {
 			p.resize(now, 1) // a request at zero replicas starts one: the cold start
 		}
-		busy := q.serve(o, &r, i, p.ready(), rate, dt)
+		to := &r
+		if i < from {
+			to = &warm
+		}
+		busy := q.serve(o, to, i, p.ready(), rate, dt)
 		if rate > 0 {
 			lastBusy = now + o.Step
 		}
 		win.arrivals += rate * dt
 		win.busy += busy
 		win.steps++
-		billed += float64(p.billed()) * dt
-		spot += float64(p.spotBilled()) * dt
+		if i >= from {
+			billed += float64(p.billed()) * dt
+			spot += float64(p.spotBilled()) * dt
+		}
 		r.Replicas[i] = int32(p.billed())
 		r.PeakReplicas = max(r.PeakReplicas, p.billed())
 		if (i+1)%every != 0 && i+1 < len(o.Rates) {
@@ -349,7 +359,12 @@ func policySettings(o AutoscaleOptions) string {
 	case StepScaling:
 		return fmt.Sprintf("add above %.0f%%, remove below %.0f%%, %s", 100*o.StepUp, 100*o.StepDown, common)
 	case Scheduled:
+		if o.hindsight {
+			return fmt.Sprintf("hindsight: each hour's peak need taken from the scored trace itself, %v", o.Schedule)
+		}
 		return fmt.Sprintf("%d-hour schedule %v", len(o.Schedule), o.Schedule)
+	case LearnedSchedule:
+		return fmt.Sprintf("each hour's peak need the day before (earlier days only), or Erlang C on the last window's rate when more, %s", common)
 	case ScaleToZero:
 		return fmt.Sprintf("target %.0f%%, zero after %v idle, cold start %v", 100*o.TargetUtilisation, o.IdleTimeout, o.Provisioning)
 	case Predictive:

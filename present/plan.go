@@ -83,15 +83,20 @@ func Autoscale(o plan.AutoscaleOptions, runs []plan.AutoscaleResult, all bool) T
 		if r.Policy == plan.Oracle {
 			gap = "—"
 		}
-		out.Rows = append(out.Rows, []string{string(r.Policy), fmt.Sprintf("%.2f", r.ReplicaHours), gap, fmt.Sprintf("%.2f", r.MeanReplicas),
+		out.Rows = append(out.Rows, []string{r.Label(), fmt.Sprintf("%.2f", r.ReplicaHours), gap, fmt.Sprintf("%.2f", r.MeanReplicas),
 			fmt.Sprint(r.PeakReplicas), r.Cost.Dollars(), fmt.Sprintf("%.3f%%", 100*r.Attainment), YesNO(r.MeetsSLO(o.Quantile)),
 			fmt.Sprintf("%.0f", r.Delayed), fmt.Sprintf("%.0f", r.Dropped), fmt.Sprint(r.Interruptions), r.Settings})
 		out.Notes = append(out.Notes, r.Notes...)
 	}
+	for _, r := range runs {
+		if r.Hindsight {
+			out.Notes = append(out.Notes, fmt.Sprintf("%s was built from the very trace it is scored on, which no policy knows in advance: it is left out of the best policy; give --schedule, or use learned-schedule, which learns from earlier days only.", r.Label()))
+		}
+	}
 	best, ok := plan.Best(runs, o.Quantile)
 	switch {
 	case all && ok:
-		out.Notes = append(out.Notes, fmt.Sprintf("Best policy that meets the SLO: %s, %.2f replica-hours, %+.1f%% over the oracle, %s.",
+		out.Notes = append(out.Notes, fmt.Sprintf("Best policy that meets the SLO without hindsight: %s, %.2f replica-hours, %+.1f%% over the oracle, %s.",
 			best.Policy, best.ReplicaHours, 100*best.GapReplicaHours, best.Cost.Dollars()))
 	case all:
 		out.Notes = append(out.Notes, fmt.Sprintf("No policy meets %s ≤ %v over the trace: raise --min-replicas, lower --target, or shorten --provisioning.", q, o.SLO))

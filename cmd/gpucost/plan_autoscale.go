@@ -94,7 +94,8 @@ func (af *autoscaleFlags) register(cmd *cobra.Command, o *plan.AutoscaleOptions)
 	f.StringVar(&af.step, "step", "", "interval to bin a request log into (default 1m); for a rate file, its row spacing")
 	f.StringVar(&af.gaps, "gaps", "auto", "auto, error or zero: what a gap in the trace means (see above)")
 	f.BoolVar(&af.sort, "sort", false, "accept an unsorted request log")
-	f.StringVar(&af.policy, "policy", "target-tracking", "static, target-tracking, step, schedule, scale-to-zero, predictive or oracle")
+	f.StringVar(&af.policy, "policy", "target-tracking", "static, target-tracking, step, schedule, learned-schedule, scale-to-zero, predictive or oracle")
+	f.DurationVar(&o.Warmup, "warmup", 0, "the start of the trace policies learn from but that is not scored, for every policy and the oracle (learned-schedule needs 24h)")
 	f.StringVar(&af.compare, "compare", "", "all: every policy and the oracle in one table")
 	f.StringVar(&af.chart, "chart", "", "write demand against replicas to FILE.png or FILE.svg")
 	f.IntVar(&o.Concurrency, "concurrency", 1, "requests one replica serves at once")
@@ -177,7 +178,10 @@ whose response time — queue wait plus service — is within the SLO's duration
 the trace when it is at least the SLO's quantile), and requests delayed past the SLO or dropped
 after --max-queue-wait. --compare all runs every policy on the same trace beside the oracle,
 which resizes every interval to the Erlang C minimum of the true rate with no delay: the gap
-column is each policy's extra replica-hours over that bound.
+column is each policy's extra replica-hours over that bound, beside its SLO attainment. When
+more requests than the SLO allows arrive at the onset of bursts (intervals needing more
+replicas than any in the provisioning + evaluation before them), a note says so: that is what
+keeps reactive policies from the oracle on such a trace.
 
 The model: at each interval the ready replicas serve the interval's rate as an M/M/c queue
 (--concurrency requests per replica at once); arrivals beyond the ready capacity queue and are
@@ -187,8 +191,12 @@ largest size wanted over --scale-in-window (Kubernetes' stabilisation window). R
 warm, at the oracle's size for the first interval.
 
 Policies: static (--replicas, default the trace's peak need), target-tracking (--target
-utilisation), step (--step-up/--step-down thresholds), schedule (--schedule, default each hour's
-peak need from the trace itself: hindsight), scale-to-zero (target tracking that goes to zero
+utilisation), step (--step-up/--step-down thresholds), schedule (--schedule; without it each
+hour's peak need taken from the scored trace itself, which is hindsight: the run is labelled
+"schedule (hindsight)" and never named the best policy), learned-schedule (the causal schedule:
+each hour's peak need the day before, learned from earlier days only, or Erlang C on the last
+window's rate when more; give --warmup 24h so it is scored on days after the one it learned
+from), scale-to-zero (target tracking that goes to zero
 after --idle-timeout; a request at zero waits for a cold start), predictive (Erlang C on a
 forecast one provisioning delay ahead: the largest of the last window's rate, Holt's trend, and
 the rate one --season ago).

@@ -72,7 +72,8 @@ func TestPlanAutoscaleCompareAll(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("plan autoscale --compare all: exit %d\n%s", code, errOut)
 	}
-	for _, want := range []string{"static", "target-tracking", "step", "schedule", "scale-to-zero", "predictive", "oracle", "GAP TO ORACLE", "1000 requests over 9m0s", "Gap read as zero traffic: 2m24s"} {
+	for _, want := range []string{"static", "target-tracking", "step", "schedule (hindsight)", "learned-schedule", "scale-to-zero", "predictive", "oracle", "GAP TO ORACLE", "SLO ATTAINMENT",
+		"it is left out of the best policy", "1000 requests over 9m0s", "Gap read as zero traffic: 2m24s"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan autoscale --compare all lacks %q:\n%s", want, out)
 		}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -33,6 +34,7 @@ type poolYAML struct {
 	Namespace      string          `yaml:"namespace"`
 	SLO            string          `yaml:"slo"`
 	ServiceTime    string          `yaml:"service_time"`
+	ServiceCV      *float64        `yaml:"service_cv"`
 	BatchProfile   string          `yaml:"batch_profile"`
 	Concurrency    *int            `yaml:"concurrency"`
 	GPUsPerReplica *int            `yaml:"gpus_per_replica"`
@@ -49,10 +51,13 @@ type promSourceYAML struct {
 // Pool is one pool of a --serving file, checked: how it serves and where its request
 // counts come from (a file, or a Prometheus range query).
 type Pool struct {
-	Namespace      string
-	Quantile       float64
-	SLO            time.Duration
-	ServiceTime    time.Duration
+	Namespace   string
+	Quantile    float64
+	SLO         time.Duration
+	ServiceTime time.Duration
+	// Spread is how the service time varies: service_cv when given, constant when the service
+	// time is the profile's batch of one, else exponential (plan.Spread's zero value).
+	Spread         plan.Spread
 	Profile        *plan.LatencyProfile
 	ProfileFile    string
 	Concurrency    int
@@ -68,7 +73,7 @@ type Pool struct {
 
 var fieldsOf = map[string]string{
 	"fileYAML":       "pools",
-	"poolYAML":       "namespace, slo, service_time, batch_profile, concurrency, gpus_per_replica, requests, requests_shape, prometheus",
+	"poolYAML":       "namespace, slo, service_time, service_cv, batch_profile, concurrency, gpus_per_replica, requests, requests_shape, prometheus",
 	"promSourceYAML": "url, query",
 }
 
@@ -155,6 +160,12 @@ func (py poolYAML) service(p *Pool, dir string, bad func(field, format string, a
 	if py.ServiceTime == "" && py.BatchProfile == "" {
 		return bad("service_time", "missing; give the mean time one replica takes per request, such as service_time: 30ms, or batch_profile: profile.csv")
 	}
+	if cv := py.ServiceCV; cv != nil {
+		if *cv < 0 || *cv > 20 || math.IsNaN(*cv) {
+			return bad("service_cv", "%v: give the service time's coefficient of variation, between 0 (constant) and 20; 1 is exponential", *cv)
+		}
+		defer func() { p.Spread = plan.Spread{CV: *cv, Source: "service_cv"} }()
+	}
 	if py.ServiceTime != "" {
 		d, err := time.ParseDuration(strings.TrimSpace(py.ServiceTime))
 		if err != nil || d <= 0 {
@@ -177,7 +188,7 @@ func (py poolYAML) service(p *Pool, dir string, bad func(field, format string, a
 		}
 		p.Profile = &prof
 		if p.ServiceTime == 0 {
-			p.ServiceTime = prof.Service(1)
+			p.ServiceTime, p.Spread = prof.Service(1), plan.ProfileSpread
 			if p.ServiceTime >= p.SLO {
 				return bad("batch_profile", "one request takes %v by the profile, not below the SLO's %v: raise the SLO above it", p.ServiceTime, p.SLO)
 			}

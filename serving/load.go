@@ -48,7 +48,7 @@ func Load(ctx context.Context, file string, pools []Pool, from, to time.Time) (*
 		if err != nil {
 			return nil, fmt.Errorf("%s line %d: pools[%d] (namespace %s): %w", file, p.Line, i, p.Namespace, err)
 		}
-		in.Traffic = append(in.Traffic, recommend.ServingTraffic{Namespace: p.Namespace, Requests: week, ServiceTime: p.ServiceTime,
+		in.Traffic = append(in.Traffic, recommend.ServingTraffic{Namespace: p.Namespace, Requests: week, ServiceTime: p.ServiceTime, Spread: p.Spread,
 			Quantile: p.Quantile, SLO: p.SLO, Concurrency: p.Concurrency, GPUsPerReplica: p.GPUsPerReplica, Profile: p.Profile})
 		s := PoolSummary{Namespace: p.Namespace, SLO: fmt.Sprintf("p%g ≤ %v", p.Quantile*100, p.SLO),
 			ServiceTimeS: p.ServiceTime.Seconds(), Source: desc}

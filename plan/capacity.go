@@ -9,11 +9,12 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// The capacity planner sizes a serving pool as an M/M/c queue (docs/architecture.md "Erlang C for replica
-// sizing"): requests arrive as a Poisson stream at λ per second, each replica serves one request
-// (or one batch) at a time in a mean service time S, and the response time is the wait in the
-// queue plus S. The wait is zero with probability 1 − C(c, λS) and otherwise exponential with
-// rate cμ − λ (μ = 1/S), so its q-quantile is ln(C/(1−q)) / (cμ − λ) when C > 1 − q, else 0.
+// The capacity planner sizes a serving pool as a queue (docs/architecture.md "Erlang C" and
+// "Response time: wait plus service"): requests arrive as a Poisson stream at λ per second, each
+// replica serves one request (or one batch) at a time in a service time S of mean 1/μ, and the
+// response time T is the wait in the queue plus the request's own S. Its distribution is exact
+// for an exponential S (M/M/c) and the M/G/c approximation of sojourn.go for a measured spread;
+// the replicas are the fewest with P(T > SLO) ≤ 1 − q.
 
 // CapacityOptions describes a serving workload and the latency it must keep.
 type CapacityOptions struct {

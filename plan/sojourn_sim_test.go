@@ -48,7 +48,8 @@ func (f *freeTimes) Pop() any {
 }
 
 // azureServiceTimes are per-request service times for the Azure LLM trace's requests: 0.15 ms
-// per context token (prefill) plus 25 ms per generated token (decode), in seconds.
+// per context token (prefill) plus 25 ms per generated token (decode), in seconds: mean 1.0 s,
+// cv 1.52.
 func azureServiceTimes(t *testing.T) []float64 {
 	f, err := os.Open("../../shared/datasets/azure/AzureLLMInferenceTrace_code.csv")
 	if err != nil {
@@ -98,7 +99,7 @@ func TestResponseTailMatchesSimulation(t *testing.T) {
 	}{
 		{"M/M/c Azure peak, 1 s, p99 5 s", 9.75, 1, Spread{}, 5, exp(1)},
 		{"M/M/c 500/s at 30 ms, p99 200 ms", 500, 0.03, Spread{}, 0.2, exp(0.03)},
-		{"M/M/c 40/s at 1 s, p99 4 s, θ near μ", 40, 1, Spread{}, 6, exp(1)},
+		{"M/M/c 40/s at 1 s, p99 6 s, θ = μ at 41", 40, 1, Spread{}, 6, exp(1)},
 		{"M/D/c 50/s at 200 ms, p99 500 ms", 50, 0.2, Constant, 0.5, func() float64 { return 0.2 }},
 		{"M/G/c gamma cv 0.5, 100/s at 100 ms, p99 400 ms", 100, 0.1, Spread{CV: 0.5, Source: "test"}, 0.4,
 			func() float64 { return gammaDraw(rng, 4, 0.025) }},
@@ -127,8 +128,8 @@ func TestResponseTailMatchesSimulation(t *testing.T) {
 			got := simulateFCFS(rng, n, tc.rate, tc.draw, tc.slo, 1_000_000)
 			t.Logf("%s: %d replicas: predicted %.4f, simulated %.4f", tc.name, n, want, got)
 			// The M/G/c approximation is checked where sizing decides, at 95% or more within
-			// the SLO; far below it, at 93% utilisation, it is looser (Azure, 10 replicas:
-			// predicted 0.695, simulated 0.749).
+			// the SLO; far below it, at 98% utilisation, it is looser (Azure, 10 replicas:
+			// predicted 0.695, simulated 0.68–0.75 by seed).
 			if math.Abs(got-want) > 0.01 && (want >= 0.95 || tc.sp.Exact()) {
 				t.Errorf("%s, %d replicas: 1 − ResponseTail = %.4f, simulation %.4f; want within 1 point", tc.name, n, want, got)
 			}

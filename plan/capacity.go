@@ -42,6 +42,14 @@ type CapacityOptions struct {
 	Batch     int
 	BatchFill time.Duration
 
+	// Concurrency is the requests one replica serves at once (default 1): an LLM server's
+	// concurrent sequences. The queue has Concurrency servers per replica.
+	Concurrency int
+
+	// Tokens, when set, is the token service model the service time came from, with the
+	// trace's token counts: the plan then prices a million tokens.
+	Tokens *TokenPlan
+
 	// PerGPUQPS is the rule of thumb's per-GPU throughput "at the latency target" (R4: 200).
 	// Zero derives it as a load test on one replica would: the highest rate one replica serves
 	// within the SLO.
@@ -64,15 +72,16 @@ type CapacityResult struct {
 	// Utilisation is λS/c at the chosen size: the share of replica time spent serving.
 	Utilisation float64 `json:"utilisation"`
 	// WaitProbability is C(c, λS): the share of requests that queue at all.
-	WaitProbability float64         `json:"wait_probability"`
-	MeanResponse    time.Duration   `json:"-"`
-	Latency         []LatencyPoint  `json:"latency"`        // the predicted response-time distribution
-	MaxRate         float64         `json:"max_rate_per_s"` // the highest rate the chosen size serves within the SLO
-	GPU             string          `json:"gpu,omitempty"`
-	PerHour         *gpucost.Money  `json:"per_hour,omitempty"`          // nil without a price
-	Per1000Requests *gpucost.Money  `json:"per_1000_requests,omitempty"` // at Rate
-	RuleOfThumb     RuleOfThumbPlan `json:"rule_of_thumb"`
-	Notes           []string        `json:"notes,omitempty"`
+	WaitProbability  float64         `json:"wait_probability"`
+	MeanResponse     time.Duration   `json:"-"`
+	Latency          []LatencyPoint  `json:"latency"`        // the predicted response-time distribution
+	MaxRate          float64         `json:"max_rate_per_s"` // the highest rate the chosen size serves within the SLO
+	GPU              string          `json:"gpu,omitempty"`
+	PerHour          *gpucost.Money  `json:"per_hour,omitempty"`           // nil without a price
+	Per1000Requests  *gpucost.Money  `json:"per_1000_requests,omitempty"`  // at Rate
+	PerMillionTokens *TokenPrices    `json:"per_million_tokens,omitempty"` // at Rate, with a token model and a price
+	RuleOfThumb      RuleOfThumbPlan `json:"rule_of_thumb"`
+	Notes            []string        `json:"notes,omitempty"`
 }
 
 // LatencyPoint is one quantile of the predicted response time.
@@ -117,11 +126,13 @@ func Capacity(o CapacityOptions) (CapacityResult, error) {
 	if r.Replicas, err = ReplicasFor(q.Rate*(1+o.Headroom), q.ServiceTime, q.Spread, q.Quantile, q.SLO); err != nil {
 		return r, err
 	}
+	k := o.slots()
+	r.MinReplicas, r.Replicas = (r.MinReplicas+k-1)/k, (r.Replicas+k-1)/k // servers to replicas
 	if o.MaxReplicas > 0 && r.Replicas > o.MaxReplicas {
 		return r, tooFewReplicas(o, r.Replicas)
 	}
 	r.GPUs = r.Replicas * gpusPer
-	c := r.Replicas
+	c := r.Replicas * k
 	a := q.Rate * q.ServiceTime.Seconds()
 	r.Utilisation = a / float64(max(c, 1))
 	r.WaitProbability = ErlangC(c, a)
@@ -134,6 +145,10 @@ func Capacity(o CapacityOptions) (CapacityResult, error) {
 		if o.Rate > 0 {
 			per := hour.MulFloat(1000 / (o.Rate * 3600))
 			r.Per1000Requests = &per
+			if o.Tokens != nil {
+				p := o.Tokens.PerMillion(hour, o.Rate)
+				r.PerMillionTokens = &p
+			}
 		}
 	}
 	r.RuleOfThumb = servingRuleOfThumb(o, r)
@@ -152,6 +167,9 @@ func (o CapacityOptions) queue() CapacityOptions {
 
 func (o CapacityOptions) batch() int { return max(1, o.Batch) }
 
+// slots is the requests one replica serves at once: the queue's servers per replica.
+func (o CapacityOptions) slots() int { return max(1, o.Concurrency) }
+
 func checkCapacity(o CapacityOptions) error {
 	switch {
 	case o.Headroom < 0 || math.IsNaN(o.Headroom) || o.Headroom > 10:
@@ -160,6 +178,8 @@ func checkCapacity(o CapacityOptions) error {
 		return gpucost.Errorf(gpucost.EInvalid, "per-GPU QPS %v: give a positive throughput or 0 to derive it", o.PerGPUQPS)
 	case o.PricePerGPU.Nanos < 0:
 		return gpucost.Errorf(gpucost.EInvalid, "price %s per GPU-hour: give a price of zero or more", o.PricePerGPU)
+	case o.Concurrency < 0:
+		return gpucost.Errorf(gpucost.EInvalid, "concurrency %d: give the requests one replica serves at once, 1 or more", o.Concurrency)
 	case o.MaxReplicas < 0:
 		return gpucost.Errorf(gpucost.EInvalid, "max replicas %d: give a positive bound or 0 for none", o.MaxReplicas)
 	case o.Batch < 0 || o.BatchFill < 0 || o.BatchFill >= o.SLO:
@@ -174,11 +194,11 @@ func checkCapacity(o CapacityOptions) error {
 // size does serve.
 func tooFewReplicas(o CapacityOptions, need int) error {
 	q := o.queue()
-	most := MaxRate(o.MaxReplicas, q.ServiceTime, q.Spread, q.Quantile, q.SLO) * float64(o.batch())
+	most := MaxRate(o.MaxReplicas*o.slots(), q.ServiceTime, q.Spread, q.Quantile, q.SLO) * float64(o.batch())
 	return gpucost.Errorf(gpucost.EInvalid,
 		"%.4g requests/s (with %.0f%% headroom) at %v each needs %d replicas for p%s ≤ %v, more than the %d allowed (utilisation would be %.0f%% or more); %d replicas serve at most %.4g requests/s: lower the rate or headroom, raise the replica limit, or shorten the service time",
 		o.Rate, 100*o.Headroom, o.ServiceTime, need, quantileName(o.Quantile), o.SLO, o.MaxReplicas,
-		100*q.Rate*o.ServiceTime.Seconds()/float64(o.MaxReplicas), o.MaxReplicas, most/(1+o.Headroom))
+		100*q.Rate*o.ServiceTime.Seconds()/float64(o.MaxReplicas*o.slots()), o.MaxReplicas, most/(1+o.Headroom))
 }
 
 // MeanResponse returns the mean response time of c replicas serving in a mean time s with
@@ -246,7 +266,7 @@ func servingRuleOfThumb(o CapacityOptions, r CapacityResult) RuleOfThumbPlan {
 	q := o.queue()
 	rt := RuleOfThumbPlan{PerGPUQPS: o.PerGPUQPS, QPSSource: "given"}
 	if rt.PerGPUQPS == 0 {
-		rt.PerGPUQPS = MaxRate(1, q.ServiceTime, q.Spread, q.Quantile, q.SLO) * float64(o.batch()) / float64(gpusPer)
+		rt.PerGPUQPS = MaxRate(o.slots(), q.ServiceTime, q.Spread, q.Quantile, q.SLO) * float64(o.batch()) / float64(gpusPer)
 		rt.QPSSource = "one replica at the SLO"
 	}
 	if o.Rate > 0 && rt.PerGPUQPS > 0 {
@@ -256,10 +276,10 @@ func servingRuleOfThumb(o CapacityOptions, r CapacityResult) RuleOfThumbPlan {
 	rt.Replicas = (rt.GPUs + gpusPer - 1) / gpusPer
 	a := q.Rate * q.ServiceTime.Seconds()
 	if rt.Replicas > 0 {
-		rt.Utilisation = a / float64(rt.Replicas)
+		rt.Utilisation = a / float64(rt.Replicas*o.slots())
 	}
-	rt.Latency = latencyPoints(rt.Replicas, q.Rate, q.ServiceTime, q.Spread, o.BatchFill)
-	rt.MeetsSLO = o.Rate == 0 || ResponseTail(rt.Replicas, q.Rate, q.ServiceTime, q.Spread, q.SLO) <= 1-q.Quantile+1e-12
+	rt.Latency = latencyPoints(rt.Replicas*o.slots(), q.Rate, q.ServiceTime, q.Spread, o.BatchFill)
+	rt.MeetsSLO = o.Rate == 0 || ResponseTail(rt.Replicas*o.slots(), q.Rate, q.ServiceTime, q.Spread, q.SLO) <= 1-q.Quantile+1e-12
 	if r.PerHour != nil {
 		h := o.PricePerGPU.MulFloat(float64(rt.GPUs))
 		rt.PerHour = &h
@@ -280,7 +300,7 @@ func capacityNotes(o CapacityOptions, r CapacityResult) []string {
 		notes = append(notes, fmt.Sprintf("The rule of thumb (R4) asks %d GPUs more than Erlang C: it ignores that pooled replicas absorb each other's bursts.", rt.ExtraGPUs))
 	} else if !rt.MeetsSLO {
 		q := o.queue()
-		one := MaxRate(1, q.ServiceTime, q.Spread, q.Quantile, q.SLO) * float64(o.batch()) / float64(max(1, o.GPUsPerReplica))
+		one := MaxRate(o.slots(), q.ServiceTime, q.Spread, q.Quantile, q.SLO) * float64(o.batch()) / float64(max(1, o.GPUsPerReplica))
 		notes = append(notes, fmt.Sprintf("The rule of thumb (R4) with %d GPUs misses the SLO: %.4g QPS per GPU is more than one GPU serves within p%s ≤ %v at this service time (%.4g QPS); that throughput needs batching (gpucost plan batching).",
 			rt.GPUs, rt.PerGPUQPS, quantileName(o.Quantile), o.SLO, one))
 	}

@@ -56,6 +56,7 @@ func Read(r io.Reader, name string, o Options) (*Trace, error) {
 	}
 	header = slices.Clone(header)
 	rd := &reader{name: name, cr: cr, o: o, tcol: timeColumn(header)}
+	rd.inTok, rd.outTok = tokenColumns(header)
 	first, err := cr.Read()
 	switch {
 	case errors.Is(err, io.EOF):
@@ -88,6 +89,8 @@ type reader struct {
 	// first is the first data row, read to tell the shape and handed out again by next
 	first     []string
 	firstLine int
+	// inTok and outTok are a request log's token columns, −1 without
+	inTok, outTok int
 }
 
 // next returns the next record and its line, io.EOF at the end.
@@ -142,6 +145,9 @@ func (rd *reader) timestamps() (*Trace, error) {
 		}
 		t, err := rd.time(rec, line)
 		if err != nil {
+			return nil, err
+		}
+		if err := rd.tokens(tr, rec, line); err != nil {
 			return nil, err
 		}
 		if tr.Rows > 0 {

@@ -343,3 +343,46 @@ func later(a, b time.Time) time.Time {
 	}
 	return a
 }
+
+// Token columns of a request log, lower case.
+var (
+	inputTokenNames  = []string{"contexttokens", "prompt_tokens", "input_tokens"}
+	outputTokenNames = []string{"generatedtokens", "completion_tokens", "output_tokens"}
+)
+
+// tokenColumns returns the input and output token columns of a header, or −1, −1.
+func tokenColumns(header []string) (int, int) {
+	find := func(names []string) int {
+		return slices.IndexFunc(header, func(h string) bool {
+			return slices.Contains(names, strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))))
+		})
+	}
+	in, out := find(inputTokenNames), find(outputTokenNames)
+	if in < 0 || out < 0 {
+		return -1, -1
+	}
+	return in, out
+}
+
+// tokens reads a request row's token counts into tr.Tokens.
+func (rd *reader) tokens(tr *Trace, rec []string, line int) error {
+	if rd.inTok < 0 {
+		return nil
+	}
+	var v [2]float64
+	for k, col := range []int{rd.inTok, rd.outTok} {
+		if col >= len(rec) {
+			return gpucost.Errorf(gpucost.EInvalid, "trace %s:%d: no token count in column %d", rd.name, line, col+1)
+		}
+		x, err := strconv.ParseFloat(strings.TrimSpace(rec[col]), 64)
+		if err != nil || x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+			return gpucost.Errorf(gpucost.EInvalid, "trace %s:%d:%d: token count %q: give a whole number of tokens, zero or more", rd.name, line, col+1, rec[col])
+		}
+		v[k] = x
+	}
+	if tr.Tokens == nil {
+		tr.Tokens = &TokenCounts{}
+	}
+	tr.Tokens.add(v[0], v[1])
+	return nil
+}

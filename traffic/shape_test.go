@@ -110,3 +110,23 @@ func TestDetectAzure(t *testing.T) {
 		t.Errorf("Detect(Azure) = %s, %v; want timestamps", got, err)
 	}
 }
+
+// TestReadTokenCounts: a request log's token columns are summed with their squares and
+// products; a bad count is an error naming the line and column.
+func TestReadTokenCounts(t *testing.T) {
+	tr, err := Read(strings.NewReader("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.97,100,10\n2023-11-16 18:17:04.03,300,30\n"), "log.csv", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := TokenCounts{Requests: 2, Input: 400, Output: 40, Input2: 100000, Output2: 1000, InputOut: 10000}
+	if tr.Tokens == nil || *tr.Tokens != want {
+		t.Errorf("Tokens = %+v, want %+v", tr.Tokens, want)
+	}
+	_, err = Read(strings.NewReader("time,prompt_tokens,completion_tokens\n2026-01-01T00:00:00Z,12,x\n"), "log.csv", Options{})
+	if gpucost.ErrorCode(err) != gpucost.EInvalid || !strings.Contains(err.Error(), "log.csv:2:3: token count \"x\"") {
+		t.Errorf("Read(bad token count) = %v; want an EInvalid error at 2:3", err)
+	}
+	if tr, err := Read(strings.NewReader("time\n2026-01-01T00:00:00Z\n"), "log.csv", Options{}); err != nil || tr.Tokens != nil {
+		t.Errorf("Read(no token columns) = %+v, %v; want no token counts", tr, err)
+	}
+}

@@ -50,11 +50,14 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 			}
 			o.Start, o.Step, o.Rates = tr.Start, tr.Step, tr.Rates
 			o.Quantile, o.SLO, o.PricePerGPU, o.GPUsPerReplica = sf.quantile, sf.target, sf.perGPUHour, sf.gpusPer
-			bs, err := sf.service(tr.Peak())
+			bs, tokens, err := sf.tokenService(tr, o.Concurrency)
+			if err == nil && tokens == nil {
+				bs, err = sf.service(tr.Peak())
+			}
 			if err != nil {
 				return result{}, err
 			}
-			o.ServiceTime, o.Spread, o.Batch, o.BatchFill = bs.S, bs.Spread, bs.Batch, bs.Fill
+			o.ServiceTime, o.Spread, o.Batch, o.BatchFill, o.Tokens = bs.S, bs.Spread, bs.Batch, bs.Fill, tokens
 			if err := af.options(cmd, e, &sf, &o); err != nil {
 				return result{}, err
 			}
@@ -67,7 +70,15 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 				return result{}, err
 			}
 			out := present.Autoscale(o, runs, af.compare == "all")
-			if bs.Note != "" {
+			switch {
+			case tokens != nil:
+				out.Notes = append(out.Notes, bs.Note)
+				for _, r := range runs {
+					if r.PerMillionTokens != nil {
+						out.Notes = append(out.Notes, tokenPriceNote(r.Label(), r.PerMillionTokens))
+					}
+				}
+			case bs.Note != "":
 				out.Notes = append(out.Notes, bs.Note+" Batches planned at the trace's peak rate.")
 			}
 			out.Notes = append(out.Notes, tr.Summary()...)
@@ -209,6 +220,10 @@ and first row; a file that could be more than one is refused with what was seen,
 --trace-shape requests, rates or samples says which. Gaps: a rate file with missing intervals is refused unless --gaps zero; silences in a
 request log are zero traffic, listed under the table, and refused with --gaps error. An unsorted
 log is refused unless --sort.
+
+--service-model tokens takes each request's service time from the trace's token counts (a
+replica prefills --prefill-rate and decodes --decode-rate tokens a second in all, shared by
+--concurrency sequences) and prices a million tokens for every run.
 
 --spot-share runs that share of replicas on spot, interrupted at --interruption-rate per replica
 with the provider's notice, replaced on demand (--spot-fallback); the table adds the same policy

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/plan/planfile"
+	"github.com/gpucost/gpucost/traffic"
 	"github.com/spf13/cobra"
 )
 
@@ -18,6 +20,9 @@ import (
 type servingFlags struct {
 	serviceTime  time.Duration
 	serviceCV    string
+	serviceModel string
+	prefillRate  float64
+	decodeRate   float64
 	batchProfile string
 	batchSize    int
 	slo          string
@@ -37,6 +42,9 @@ type servingFlags struct {
 func (s *servingFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.DurationVar(&s.serviceTime, "service-time", 0, "mean time one replica takes to serve one request, such as 30ms")
+	f.StringVar(&s.serviceModel, "service-model", "time", "time (--service-time or --batch-profile) or tokens (--prefill-rate, --decode-rate and --concurrency, with the token counts of --trace)")
+	f.Float64Var(&s.prefillRate, "prefill-rate", 0, "--service-model tokens: input tokens a second one replica prefills, in all")
+	f.Float64Var(&s.decodeRate, "decode-rate", 0, "--service-model tokens: output tokens a second one replica generates, in all")
 	f.StringVar(&s.serviceCV, "service-cv", "", "spread of the service time: its coefficient of variation (σ/mean); 0 constant, 1 exponential (default for --service-time: M/M/c, exact), above 1 heavy-tailed; other values use the M/G/c approximation")
 	f.StringVar(&s.batchProfile, "batch-profile", "", "CSV of batch_size,latency_ms measured on one replica, instead of --service-time (with --batch-size)")
 	f.IntVar(&s.batchSize, "batch-size", 0, "with --batch-profile: serve batches of this size (default: the largest the SLO allows)")
@@ -116,4 +124,42 @@ func (s *servingFlags) service(rate float64) (plan.BatchService, error) {
 		return plan.BatchService{}, err
 	}
 	return plan.PlanBatchService(prof, rate, s.quantile, s.target, s.batchSize, s.spread)
+}
+
+// tokenService returns the service of the token model on a trace's token counts, with the
+// plan that prices tokens; a nil plan when --service-model is time.
+func (s *servingFlags) tokenService(tr *traffic.Trace, concurrency int) (plan.BatchService, *plan.TokenPlan, error) {
+	switch s.serviceModel {
+	case "", "time":
+		if s.prefillRate != 0 || s.decodeRate != 0 {
+			return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "--prefill-rate and --decode-rate go with --service-model tokens")
+		}
+		return plan.BatchService{}, nil, nil
+	case "tokens":
+	default:
+		return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "--service-model %q: use time or tokens", s.serviceModel)
+	}
+	switch {
+	case s.serviceTime > 0 || s.batchProfile != "" || s.serviceCV != "":
+		return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "--service-model tokens takes the service time from the token counts: leave out --service-time, --batch-profile and --service-cv")
+	case tr == nil:
+		return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "--service-model tokens needs --trace: a request log with input and output token columns (such as ContextTokens,GeneratedTokens)")
+	case tr.Tokens == nil:
+		return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "--service-model tokens: trace %s has no input and output token columns (ContextTokens and GeneratedTokens, prompt_tokens and completion_tokens, or input_tokens and output_tokens)", tr.Name)
+	}
+	t := tr.Tokens
+	tp := &plan.TokenPlan{Model: plan.TokenModel{PrefillRate: s.prefillRate, DecodeRate: s.decodeRate, Concurrency: max(1, concurrency)},
+		Moments: plan.TokenMoments{Requests: t.Requests, Input: t.Input, Output: t.Output, Input2: t.Input2, Output2: t.Output2, InputOut: t.InputOut}}
+	mean, sp, err := tp.Service()
+	if err != nil {
+		return plan.BatchService{}, nil, err
+	}
+	note := fmt.Sprintf("Token model: %.0f prefill and %.0f decode tokens/s per replica shared by %d sequences; the trace's %.0f requests average %.0f input and %.0f output tokens: %v a request, cv %.2f (M/G/c).",
+		s.prefillRate, s.decodeRate, tp.Model.Concurrency, t.Requests, t.Input/t.Requests, t.Output/t.Requests, mean.Round(time.Millisecond), sp.CV)
+	return plan.BatchService{S: mean.Round(time.Millisecond), Spread: sp, Batch: 1, Note: note}, tp, nil
+}
+
+// tokenPriceNote writes a million tokens' cost for people.
+func tokenPriceNote(who string, p *plan.TokenPrices) string {
+	return fmt.Sprintf("%s per 1M tokens: %s input, %s output, %s in all (each side bears the replica time spent on it).", who, p.Input.Dollars(), p.Output.Dollars(), p.Total.Dollars())
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -203,5 +204,46 @@ func TestPlanTraceShapes(t *testing.T) {
 	code, out, errOut = runCLI(t, dir, "plan", "autoscale", "--trace", ambiguous, "--trace-shape", "rates", "--service-time", "100ms", "--slo", "p99=1s")
 	if code != exitOK || !strings.Contains(out, "rates, 2 rows") {
 		t.Errorf("plan autoscale --trace-shape rates: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestPlanTokens: --service-model tokens takes each request's service time from the real Azure
+// requests' token counts and prices a million tokens in plan capacity and plan autoscale.
+func TestPlanTokens(t *testing.T) {
+	tokens := []string{"--trace", azureHead, "--service-model", "tokens", "--prefill-rate", "20000", "--decode-rate", "1500", "--concurrency", "16", "--slo", "p99=10s", "--price", "4"}
+	code, out, errOut := runCLI(t, t.TempDir(), append([]string{"plan", "capacity"}, tokens...)...)
+	if code != exitOK {
+		t.Fatalf("plan capacity --service-model tokens: exit %d\n%s", code, errOut)
+	}
+	for _, want := range []string{"Token model: 20000 prefill and 1500 decode tokens/s per replica shared by 16 sequences; the trace's 1000 requests", "(M/G/c", "At this rate per 1M tokens: $"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan capacity --service-model tokens lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = runCLI(t, t.TempDir(), append([]string{"plan", "autoscale", "--policy", "predictive", "--output", "json"}, tokens...)...)
+	var runs []struct {
+		Policy string `json:"policy"`
+		PerM   *struct {
+			Input, Output, Total string
+		} `json:"per_million_tokens"`
+	}
+	num := func(s string) float64 { f, _ := strconv.ParseFloat(s, 64); return f }
+	if code != exitOK || json.Unmarshal([]byte(out), &runs) != nil || len(runs) != 2 || runs[0].PerM == nil || num(runs[0].PerM.Total) <= 0 ||
+		num(runs[0].PerM.Output) <= num(runs[0].PerM.Total) || num(runs[0].PerM.Input) >= num(runs[0].PerM.Total) {
+		t.Errorf("plan autoscale --service-model tokens --output json: exit %d, %+v; want each run priced per 1M tokens\n%s%s", code, runs, out, errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rate", "5", "--service-model", "tokens", "--prefill-rate", "1", "--decode-rate", "1"}, "--service-model tokens needs --trace"},
+		{[]string{"--trace", azureHead, "--service-model", "tokens", "--service-time", "1s"}, "leave out --service-time"},
+		{[]string{"--trace", azureHead, "--service-model", "tokens", "--prefill-rate", "1000"}, "give both rates"},
+		{[]string{"--rate", "5", "--service-model", "words"}, "--service-model \"words\""},
+	} {
+		code, _, errOut := runCLI(t, t.TempDir(), append([]string{"plan", "capacity"}, tc.args...)...)
+		if code != exitInvalid || !strings.Contains(errOut, tc.want) {
+			t.Errorf("plan capacity %v: exit %d, %q; want exit 2 with %q", tc.args, code, errOut, tc.want)
+		}
 	}
 }

@@ -35,6 +35,8 @@ type poolYAML struct {
 	SLO            string          `yaml:"slo"`
 	ServiceTime    string          `yaml:"service_time"`
 	ServiceCV      *float64        `yaml:"service_cv"`
+	PrefillRate    float64         `yaml:"prefill_rate"`
+	DecodeRate     float64         `yaml:"decode_rate"`
 	BatchProfile   string          `yaml:"batch_profile"`
 	Concurrency    *int            `yaml:"concurrency"`
 	GPUsPerReplica *int            `yaml:"gpus_per_replica"`
@@ -57,12 +59,15 @@ type Pool struct {
 	ServiceTime time.Duration
 	// Spread is how the service time varies: service_cv when given, constant when the service
 	// time is the profile's batch of one, else exponential (plan.Spread's zero value).
-	Spread         plan.Spread
-	Profile        *plan.LatencyProfile
-	ProfileFile    string
-	Concurrency    int
-	GPUsPerReplica int
-	Requests       string // a path, resolved against the --serving file's folder
+	Spread plan.Spread
+	// PrefillRate and DecodeRate are a replica's input and output tokens a second, when given:
+	// they split the pool's cost of a million tokens between input and output.
+	PrefillRate, DecodeRate float64
+	Profile                 *plan.LatencyProfile
+	ProfileFile             string
+	Concurrency             int
+	GPUsPerReplica          int
+	Requests                string // a path, resolved against the --serving file's folder
 	// RequestsShape is the requests file's shape when the file cannot tell it: requests, rates
 	// or samples (traffic.ParseFormat); "" tells it from the file.
 	RequestsShape traffic.Format
@@ -73,7 +78,7 @@ type Pool struct {
 
 var fieldsOf = map[string]string{
 	"fileYAML":       "pools",
-	"poolYAML":       "namespace, slo, service_time, service_cv, batch_profile, concurrency, gpus_per_replica, requests, requests_shape, prometheus",
+	"poolYAML":       "namespace, slo, service_time, service_cv, prefill_rate, decode_rate, batch_profile, concurrency, gpus_per_replica, requests, requests_shape, prometheus",
 	"promSourceYAML": "url, query",
 }
 
@@ -160,6 +165,10 @@ func (py poolYAML) service(p *Pool, dir string, bad func(field, format string, a
 	if py.ServiceTime == "" && py.BatchProfile == "" {
 		return bad("service_time", "missing; give the mean time one replica takes per request, such as service_time: 30ms, or batch_profile: profile.csv")
 	}
+	if py.PrefillRate < 0 || py.DecodeRate < 0 || (py.PrefillRate > 0) != (py.DecodeRate > 0) {
+		return bad("prefill_rate", "%v and decode_rate %v: give both, the input and output tokens a second one replica sustains", py.PrefillRate, py.DecodeRate)
+	}
+	p.PrefillRate, p.DecodeRate = py.PrefillRate, py.DecodeRate
 	if cv := py.ServiceCV; cv != nil {
 		if *cv < 0 || *cv > 20 || math.IsNaN(*cv) {
 			return bad("service_cv", "%v: give the service time's coefficient of variation, between 0 (constant) and 20; 1 is exponential", *cv)

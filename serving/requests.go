@@ -20,6 +20,9 @@ type HourCounts struct {
 	From, To time.Time
 	Requests []float64 // by hour from From
 	Covered  []float64 // seconds of each hour the source covered
+	// Tokens are the token counts of the requests file, when it is a request log with input
+	// and output token columns: its mean tokens a request.
+	Tokens *traffic.TokenCounts
 }
 
 // NewHourCounts returns empty counts for the hours of [from, to).
@@ -94,6 +97,12 @@ func (w *HourCounts) Week() ([7][24]float64, error) {
 // PoolRequests reads a pool's request counts over [from, to) into the mean requests per
 // hour of the week, and says where they came from.
 func PoolRequests(ctx context.Context, p Pool, from, to time.Time) ([7][24]float64, string, error) {
+	week, desc, _, err := poolRequests(ctx, p, from, to)
+	return week, desc, err
+}
+
+// poolRequests is PoolRequests with the token counts of a requests file that has them.
+func poolRequests(ctx context.Context, p Pool, from, to time.Time) ([7][24]float64, string, *traffic.TokenCounts, error) {
 	w := NewHourCounts(from, to)
 	var desc string
 	var err error
@@ -103,17 +112,17 @@ func PoolRequests(ctx context.Context, p Pool, from, to time.Time) ([7][24]float
 		desc, err = readRequestsPrometheus(ctx, p, w)
 	}
 	if err != nil {
-		return [7][24]float64{}, "", err
+		return [7][24]float64{}, "", nil, err
 	}
 	if w.CoveredHours() == 0 {
-		return [7][24]float64{}, "", gpucost.Errorf(gpucost.EInvalid, "%s has no requests from %s to %s, the period recommend reads: give --since/--until that overlap it",
+		return [7][24]float64{}, "", nil, gpucost.Errorf(gpucost.EInvalid, "%s has no requests from %s to %s, the period recommend reads: give --since/--until that overlap it",
 			desc, from.Format(time.DateTime), to.Format(time.DateTime))
 	}
 	week, err := w.Week()
 	if err != nil {
-		return week, "", gpucost.Errorf(gpucost.EInvalid, "%s %w", desc, err)
+		return week, "", nil, gpucost.Errorf(gpucost.EInvalid, "%s %w", desc, err)
 	}
-	return week, fmt.Sprintf("%s: %.0f requests over %.0f hours of the period", desc, w.Total(), w.CoveredHours()), nil
+	return week, fmt.Sprintf("%s: %.0f requests over %.0f hours of the period", desc, w.Total(), w.CoveredHours()), w.Tokens, nil
 }
 
 // Total returns the requests counted in the period.
@@ -157,6 +166,7 @@ func ReadRequestsFileAs(name string, shape traffic.Format, w *HourCounts) (strin
 	if err != nil {
 		return "", gpucost.Errorf(gpucost.EInvalid, "requests: %w", err)
 	}
+	w.Tokens = tr.Tokens
 	for i, r := range tr.Rates {
 		t := tr.Start.Add(time.Duration(i) * tr.Step)
 		if format != traffic.Timestamps && slices.ContainsFunc(tr.Gaps, func(g traffic.Gap) bool { return t.After(g.From) && t.Before(g.To) }) {

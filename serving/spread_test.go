@@ -43,3 +43,19 @@ func TestParsePoolsSpreadAndShape(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolTokens: $730 a month for 100 requests an hour of 100 input and 10 output tokens is
+// 8.03 M tokens a month, $90.91 per million; at 1,000 prefill and 100 decode tokens a second
+// half the GPU time is prefill: $50 per million input and $500 per million output tokens.
+func TestPoolTokens(t *testing.T) {
+	s := PoolSummary{MeanHour: 100, tokens: &traffic.TokenCounts{Requests: 2, Input: 200, Output: 20}}
+	s.priceTokens(gpucost.USD(730_000_000_000), Pool{PrefillRate: 1000, DecodeRate: 100})
+	tk := s.Tokens
+	if tk == nil || tk.PerMillion.Fixed(2) != "90.91" || tk.PerMillionInput.Fixed(2) != "50.00" || tk.PerMillionOutput.Fixed(2) != "500.00" {
+		t.Fatalf("priceTokens = %+v; want $90.91 per 1M, $50 input, $500 output", tk)
+	}
+	s = PoolSummary{MeanHour: 100}
+	if s.priceTokens(gpucost.USD(1), Pool{}); s.Tokens != nil {
+		t.Errorf("priceTokens without token counts = %+v, want none", s.Tokens)
+	}
+}

@@ -247,3 +247,24 @@ func TestPlanTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanShare packs a small pod list in openb's format and refuses a file without its columns.
+func TestPlanShare(t *testing.T) {
+	dir := t.TempDir()
+	pods := filepath.Join(dir, "pods.csv")
+	os.WriteFile(pods, []byte("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"+
+		"a,1000,1024,1,600,,LS,Running,0,3600,0\nb,1000,1024,1,400,,LS,Running,0,3600,0\nc,1000,1024,2,1000,,LS,Running,0,3600,0\nd,1000,1024,0,0,,LS,Running,0,3600,0\n"), 0o644)
+	code, out, errOut := runCLI(t, dir, "plan", "share", "--workloads", pods)
+	if code != exitOK {
+		t.Fatalf("plan share: exit %d\n%s", code, errOut)
+	}
+	for _, want := range []string{"GPUs for 3 GPU pods", "whole GPUs (no sharing)", "│           4 │             4 │         4 │", "fractional: time-slicing or MPS (best-fit decreasing) │           3 │", "Martello–Toth L2"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan share lacks %q:\n%s", want, out)
+		}
+	}
+	code, _, errOut = runCLI(t, dir, "plan", "share", "--workloads", latencyProfile)
+	if code != exitInvalid || !strings.Contains(errOut, "num_gpu") {
+		t.Errorf("plan share on a latency profile: exit %d, %q; want exit 2 naming num_gpu", code, errOut)
+	}
+}

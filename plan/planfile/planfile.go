@@ -114,3 +114,47 @@ func ReadTrace(name string, o TraceOptions) (*traffic.Trace, error) {
 	}
 	return traffic.Read(f, name, to)
 }
+
+// ReadSharePods reads a pod list (plan share --workloads) in openb's format: name, num_gpu,
+// gpu_milli (thousandths of one GPU for a fractional request) and, optionally, creation_time
+// and deletion_time in seconds.
+func ReadSharePods(name string) ([]plan.SharePod, error) {
+	c, err := csvin.Open("--workloads", name, "name", "num_gpu", "gpu_milli")
+	if err != nil {
+		return nil, err
+	}
+	timed := c.Has("creation_time") && c.Has("deletion_time")
+	var out []plan.SharePod
+	err = c.Each(func(rec []string) error {
+		p := plan.SharePod{Name: c.Get(rec, "name")}
+		n, err := c.Number(rec, "num_gpu")
+		if err != nil {
+			return err
+		}
+		m, err := c.Number(rec, "gpu_milli")
+		if err != nil {
+			return err
+		}
+		if n != float64(int(n)) || n < 0 || m != float64(int(m)) || m < 0 || m > 1000 {
+			return c.Errorf("num_gpu", "%v GPUs of %v thousandths: give whole GPUs and 0–1000 thousandths", n, m)
+		}
+		p.GPUs, p.Milli = int(n), int(m)
+		if p.GPUs > 1 && p.Milli == 0 {
+			p.Milli = 1000
+		}
+		if timed {
+			s, err := c.Number(rec, "creation_time")
+			if err != nil {
+				return err
+			}
+			e, err := c.Number(rec, "deletion_time")
+			if err != nil {
+				return err
+			}
+			p.Start, p.End = int64(s), int64(e)
+		}
+		out = append(out, p)
+		return nil
+	})
+	return out, err
+}

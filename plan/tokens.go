@@ -113,3 +113,44 @@ func (p TokenPlan) perMillion(cost gpucost.Money, requests float64) TokenPrices 
 func (p TokenPlan) RunPerMillion(r AutoscaleResult) TokenPrices {
 	return p.perMillion(r.Cost, r.Requests)
 }
+
+// TokenPoint is one measured request: its tokens and how long it took at the model's
+// concurrency.
+type TokenPoint struct {
+	Input, Output float64
+	Latency       time.Duration
+}
+
+// FitTokenModel fits the token model to measured requests by least squares without an
+// intercept — latency = Concurrency·(input/PrefillRate + output/DecodeRate) — for requests
+// measured with concurrency sequences at once. It returns the model and the fit's R².
+func FitTokenModel(points []TokenPoint, concurrency int) (TokenModel, float64, error) {
+	if concurrency < 1 {
+		return TokenModel{}, 0, gpucost.Errorf(gpucost.EInvalid, "token profile: concurrency %d: give the sequences served at once while it was measured", concurrency)
+	}
+	var sii, soo, sio, sil, sol, sll, sl float64
+	for _, p := range points {
+		l := p.Latency.Seconds()
+		sii += p.Input * p.Input
+		soo += p.Output * p.Output
+		sio += p.Input * p.Output
+		sil += p.Input * l
+		sol += p.Output * l
+		sll += l * l
+		sl += l
+	}
+	det := sii*soo - sio*sio
+	if len(points) < 2 || det <= 1e-9*sii*soo {
+		return TokenModel{}, 0, gpucost.Errorf(gpucost.EInvalid, "token profile: %d requests whose input and output tokens do not vary independently: measure requests of several prompt and output lengths", len(points))
+	}
+	a := (sil*soo - sol*sio) / det // seconds per input token
+	b := (sol*sii - sil*sio) / det // seconds per output token
+	if !(a > 0) || !(b > 0) {
+		return TokenModel{}, 0, gpucost.Errorf(gpucost.EInvalid, "token profile: the fit gives %.3g s per input and %.3g s per output token; both must be positive: check the measurements", a, b)
+	}
+	n := float64(len(points))
+	resid := sll - 2*(a*sil+b*sol) + a*a*sii + 2*a*b*sio + b*b*soo
+	r2 := 1 - resid/(sll-sl*sl/n)
+	k := float64(concurrency)
+	return TokenModel{PrefillRate: k / a, DecodeRate: k / b, Concurrency: concurrency}, r2, nil
+}

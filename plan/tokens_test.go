@@ -61,3 +61,21 @@ func TestCapacityConcurrency(t *testing.T) {
 		t.Errorf("Capacity at concurrency 4 = %d replicas at %.3f; want ⌈%d/4⌉ at 20 erlangs over their servers", four.Replicas, four.Utilisation, one.Replicas)
 	}
 }
+
+// TestFitTokenModel recovers 8,000 prefill and 1,000 decode tokens a second per replica from
+// requests measured at 4 sequences at once (0.5 ms an input and 4 ms an output token each).
+func TestFitTokenModel(t *testing.T) {
+	var pts []TokenPoint
+	for _, in := range []float64{100, 1000, 3000} {
+		for _, out := range []float64{10, 50, 200} {
+			pts = append(pts, TokenPoint{in, out, time.Duration((in*0.0005 + out*0.004) * float64(time.Second))})
+		}
+	}
+	m, r2, err := FitTokenModel(pts, 4)
+	if err != nil || math.Abs(m.PrefillRate-8000) > 1e-3 || math.Abs(m.DecodeRate-1000) > 1e-3 || m.Concurrency != 4 || r2 < 0.999999 {
+		t.Errorf("FitTokenModel = %+v, R² %v, %v; want 8000 and 1000 tokens/s at 4 sequences, R² 1", m, r2, err)
+	}
+	if _, _, err := FitTokenModel(pts[:1], 4); gpucost.ErrorCode(err) != gpucost.EInvalid {
+		t.Errorf("FitTokenModel(one request) = %v; want EInvalid", err)
+	}
+}

@@ -23,6 +23,7 @@ type servingFlags struct {
 	serviceModel string
 	prefillRate  float64
 	decodeRate   float64
+	tokenProfile string
 	batchProfile string
 	batchSize    int
 	slo          string
@@ -45,6 +46,7 @@ func (s *servingFlags) register(cmd *cobra.Command) {
 	f.StringVar(&s.serviceModel, "service-model", "time", "time (--service-time or --batch-profile) or tokens (--prefill-rate, --decode-rate and --concurrency, with the token counts of --trace)")
 	f.Float64Var(&s.prefillRate, "prefill-rate", 0, "--service-model tokens: input tokens a second one replica prefills, in all")
 	f.Float64Var(&s.decodeRate, "decode-rate", 0, "--service-model tokens: output tokens a second one replica generates, in all")
+	f.StringVar(&s.tokenProfile, "token-profile", "", "--service-model tokens: CSV of measured requests (input_tokens, output_tokens, latency_ms) at --concurrency, to fit the prefill and decode rates")
 	f.StringVar(&s.serviceCV, "service-cv", "", "spread of the service time: its coefficient of variation (σ/mean); 0 constant, 1 exponential (default for --service-time: M/M/c, exact), above 1 heavy-tailed; other values use the M/G/c approximation")
 	f.StringVar(&s.batchProfile, "batch-profile", "", "CSV of batch_size,latency_ms measured on one replica, instead of --service-time (with --batch-size)")
 	f.IntVar(&s.batchSize, "batch-size", 0, "with --batch-profile: serve batches of this size (default: the largest the SLO allows)")
@@ -131,8 +133,8 @@ func (s *servingFlags) service(rate float64) (plan.BatchService, error) {
 func (s *servingFlags) tokenService(tr *traffic.Trace, concurrency int) (plan.BatchService, *plan.TokenPlan, error) {
 	switch s.serviceModel {
 	case "", "time":
-		if s.prefillRate != 0 || s.decodeRate != 0 {
-			return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "--prefill-rate and --decode-rate go with --service-model tokens")
+		if s.prefillRate != 0 || s.decodeRate != 0 || s.tokenProfile != "" {
+			return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "--prefill-rate, --decode-rate and --token-profile go with --service-model tokens")
 		}
 		return plan.BatchService{}, nil, nil
 	case "tokens":
@@ -147,15 +149,32 @@ func (s *servingFlags) tokenService(tr *traffic.Trace, concurrency int) (plan.Ba
 	case tr.Tokens == nil:
 		return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "--service-model tokens: trace %s has no input and output token columns (ContextTokens and GeneratedTokens, prompt_tokens and completion_tokens, or input_tokens and output_tokens)", tr.Name)
 	}
+	model := plan.TokenModel{PrefillRate: s.prefillRate, DecodeRate: s.decodeRate, Concurrency: max(1, concurrency)}
+	fitted := ""
+	if s.tokenProfile != "" {
+		if s.prefillRate != 0 || s.decodeRate != 0 {
+			return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "give --token-profile or --prefill-rate and --decode-rate, not both")
+		}
+		pts, err := planfile.ReadTokenProfile(s.tokenProfile)
+		if err != nil {
+			return plan.BatchService{}, nil, err
+		}
+		var r2 float64
+		if model, r2, err = plan.FitTokenModel(pts, model.Concurrency); err != nil {
+			return plan.BatchService{}, nil, fmt.Errorf("--token-profile %s: %w", s.tokenProfile, err)
+		}
+		s.prefillRate, s.decodeRate = model.PrefillRate, model.DecodeRate
+		fitted = fmt.Sprintf(" (fitted to %d requests of %s, R² = %.3f)", len(pts), s.tokenProfile, r2)
+	}
 	t := tr.Tokens
-	tp := &plan.TokenPlan{Model: plan.TokenModel{PrefillRate: s.prefillRate, DecodeRate: s.decodeRate, Concurrency: max(1, concurrency)},
+	tp := &plan.TokenPlan{Model: model,
 		Moments: plan.TokenMoments{Requests: t.Requests, Input: t.Input, Output: t.Output, Input2: t.Input2, Output2: t.Output2, InputOut: t.InputOut}}
 	mean, sp, err := tp.Service()
 	if err != nil {
 		return plan.BatchService{}, nil, err
 	}
-	note := fmt.Sprintf("Token model: %.0f prefill and %.0f decode tokens/s per replica shared by %d sequences; the trace's %.0f requests average %.0f input and %.0f output tokens: %v a request, cv %.2f (M/G/c).",
-		s.prefillRate, s.decodeRate, tp.Model.Concurrency, t.Requests, t.Input/t.Requests, t.Output/t.Requests, mean.Round(time.Millisecond), sp.CV)
+	note := fmt.Sprintf("Token model: %.0f prefill and %.0f decode tokens/s per replica shared by %d sequences%s; the trace's %.0f requests average %.0f input and %.0f output tokens: %v a request, cv %.2f (M/G/c).",
+		s.prefillRate, s.decodeRate, tp.Model.Concurrency, fitted, t.Requests, t.Input/t.Requests, t.Output/t.Requests, mean.Round(time.Millisecond), sp.CV)
 	return plan.BatchService{S: mean.Round(time.Millisecond), Spread: sp, Batch: 1, Note: note}, tp, nil
 }
 

@@ -232,11 +232,18 @@ func TestPlanTokens(t *testing.T) {
 		num(runs[0].PerM.Output) <= num(runs[0].PerM.Total) || num(runs[0].PerM.Input) >= num(runs[0].PerM.Total) {
 		t.Errorf("plan autoscale --service-model tokens --output json: exit %d, %+v; want each run priced per 1M tokens\n%s%s", code, runs, out, errOut)
 	}
+	profile := filepath.Join(t.TempDir(), "tokens.csv")
+	os.WriteFile(profile, []byte("input_tokens,output_tokens,latency_ms\n100,10,240\n1000,50,1600\n3000,200,5600\n500,100,2000\n"), 0o644)
+	code, out, errOut = runCLI(t, t.TempDir(), "plan", "capacity", "--trace", azureHead, "--service-model", "tokens", "--token-profile", profile, "--concurrency", "16", "--slo", "p99=10s")
+	if code != exitOK || !strings.Contains(out, "Token model: 20000 prefill and 1000 decode tokens/s per replica shared by 16 sequences (fitted to 4 requests") {
+		t.Errorf("plan capacity --token-profile: exit %d; want 20,000 and 1,000 tokens/s fitted\n%s%s", code, out, errOut)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--rate", "5", "--service-model", "tokens", "--prefill-rate", "1", "--decode-rate", "1"}, "--service-model tokens needs --trace"},
+		{[]string{"--trace", azureHead, "--service-model", "tokens", "--token-profile", profile, "--prefill-rate", "1"}, "not both"},
 		{[]string{"--trace", azureHead, "--service-model", "tokens", "--service-time", "1s"}, "leave out --service-time"},
 		{[]string{"--trace", azureHead, "--service-model", "tokens", "--prefill-rate", "1000"}, "give both rates"},
 		{[]string{"--rate", "5", "--service-model", "words"}, "--service-model \"words\""},

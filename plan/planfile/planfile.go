@@ -158,3 +158,38 @@ func ReadSharePods(name string) ([]plan.SharePod, error) {
 	})
 	return out, err
 }
+
+// ReadTokenProfile reads measured requests (--token-profile): input_tokens, output_tokens and
+// latency_ms (or latency_s) per request.
+func ReadTokenProfile(name string) ([]plan.TokenPoint, error) {
+	c, err := csvin.Open("--token-profile", name, "input_tokens", "output_tokens")
+	if err != nil {
+		return nil, err
+	}
+	col, unit := "latency_ms", time.Millisecond
+	if !c.Has(col) {
+		col, unit = "latency_s", time.Second
+	}
+	if !c.Has(col) {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--token-profile %s: the header needs latency_ms or latency_s beside input_tokens and output_tokens", name)
+	}
+	var out []plan.TokenPoint
+	err = c.Each(func(rec []string) error {
+		var p plan.TokenPoint
+		var err error
+		if p.Input, err = c.Number(rec, "input_tokens"); err != nil {
+			return err
+		}
+		if p.Output, err = c.Number(rec, "output_tokens"); err != nil {
+			return err
+		}
+		l, err := c.Number(rec, col)
+		if err != nil {
+			return err
+		}
+		p.Latency = time.Duration(l * float64(unit))
+		out = append(out, p)
+		return nil
+	})
+	return out, err
+}

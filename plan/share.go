@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/gpucost/gpucost"
 )
@@ -47,15 +46,15 @@ type ShareNeed struct {
 
 // ShareResult is the sharing plan.
 type ShareResult struct {
-	Pods        int `json:"pods"`
-	GPUPods     int `json:"gpu_pods"`
-	Fractional  int `json:"fractional_pods"`
-	MultiGPU    int `json:"multi_gpu_pods"`
-	NeverRan    int `json:"never_ran"` // GPU pods with no run time, left out of peak and GPU-hours
-	AllAtOnce   ShareNeed
-	Peak        ShareNeed
-	PeakAt      int64 `json:"peak_at_s"`
-	GPUHours    ShareHours
+	Pods        int           `json:"pods"`
+	GPUPods     int           `json:"gpu_pods"`
+	Fractional  int           `json:"fractional_pods"`
+	MultiGPU    int           `json:"multi_gpu_pods"`
+	NeverRan    int           `json:"never_ran"` // GPU pods with no run time, left out of peak and GPU-hours
+	AllAtOnce   ShareNeed     `json:"-"`         // MarshalJSON writes these three under plain names
+	Peak        ShareNeed     `json:"-"`
+	PeakAt      int64         `json:"peak_at_s"`
+	GPUHours    ShareHours    `json:"-"`
 	MIGPacker   string        `json:"mig_packer"` // exact or first-fit-decreasing, all at once
 	Notes       []string      `json:"notes,omitempty"`
 	MIGProfiles [migKinds]int `json:"mig_instances_by_shape"`
@@ -300,8 +299,8 @@ func shareNotes(r ShareResult) []string {
 		notes = append(notes, fmt.Sprintf("%d GPU pods never ran (deletion no later than creation): counted all at once, left out of the peak and GPU-hours.", r.NeverRan))
 	}
 	if r.GPUHours.NoSharing > 0 {
-		notes = append(notes, fmt.Sprintf("Over time, repacked at every start and end (migrating running requests, which time-slicing allows only by restarting them): %.0f GPU-hours without sharing, %.0f fractional, %.0f MIG; peak %d GPUs together at %v.",
-			r.GPUHours.NoSharing, r.GPUHours.Fractional, r.GPUHours.MIG, r.Peak.Whole, time.Duration(r.PeakAt)*time.Second))
+		notes = append(notes, fmt.Sprintf("Over time, repacked at every start and end (migrating running requests, which time-slicing allows only by restarting them): %.0f GPU-hours without sharing, %.0f fractional, %.0f MIG; peak %d GPUs together, %.1f hours in.",
+			r.GPUHours.NoSharing, r.GPUHours.Fractional, r.GPUHours.MIG, r.Peak.Whole, float64(r.PeakAt)/3600))
 	}
 	notes = append(notes, "Fractional sharing isolates no memory and no faults: MPS caps compute per client, time-slicing nothing; MIG isolates both.")
 	return notes

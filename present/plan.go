@@ -40,7 +40,16 @@ func Capacity(r plan.CapacityResult) Table {
 	out.Notes = append(out.Notes, fmt.Sprintf("Erlang C minimum without headroom: %d replicas; %d replicas serve up to %.4g requests/s within the SLO. %.1f%% of requests queue at all.",
 		r.MinReplicas, r.Replicas, r.MaxRate, 100*r.WaitProbability))
 	out.Notes = append(out.Notes, r.Notes...)
+	out.Notes = append(out.Notes, responseModel(r.Spread))
 	return out
+}
+
+// responseModel says how the latency columns were predicted.
+func responseModel(sp plan.Spread) string {
+	if sp.Exact() {
+		return "Response time = queue wait + the request's own service time, taken as exponential: the M/M/c distribution, exact (--service-cv gives a measured spread)."
+	}
+	return "Response time = queue wait + the request's own service time, " + sp.String() + ": the M/G/c two-moment approximation (docs/architecture.md \"Response time: wait plus service\")."
 }
 
 // Batching is plan batching's table: one row per batch size, the best marked.

@@ -2,7 +2,7 @@ package plan
 
 import (
 	"encoding/json"
-	"math"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -32,13 +32,16 @@ const (
 	TargetTracking Policy = "target-tracking" // replicas = ⌈load / target utilisation⌉ (Kubernetes HPA, AWS target tracking)
 	StepScaling    Policy = "step"            // add replicas above a utilisation threshold, remove below another
 	Scheduled      Policy = "schedule"        // replicas per hour of the day or week
-	ScaleToZero    Policy = "scale-to-zero"   // target tracking down to zero after an idle period; cold start on demand
-	Predictive     Policy = "predictive"      // Erlang C on a forecast of the rate one provisioning delay ahead
-	Oracle         Policy = "oracle"          // the per-interval Erlang C minimum on the true rate
+	// LearnedSchedule is the causal schedule: each hour's peak need on the day before, learned
+	// only from days already past, with target tracking above it when load outgrows it.
+	LearnedSchedule Policy = "learned-schedule"
+	ScaleToZero     Policy = "scale-to-zero" // target tracking down to zero after an idle period; cold start on demand
+	Predictive      Policy = "predictive"    // Erlang C on a forecast of the rate one provisioning delay ahead
+	Oracle          Policy = "oracle"        // the per-interval Erlang C minimum on the true rate
 )
 
 // Policies are the policies CompareAutoscale runs, in report order.
-var Policies = []Policy{Static, TargetTracking, StepScaling, Scheduled, ScaleToZero, Predictive}
+var Policies = []Policy{Static, TargetTracking, StepScaling, Scheduled, LearnedSchedule, ScaleToZero, Predictive}
 
 // ParsePolicy reads a policy name.
 func ParsePolicy(s string) (Policy, error) {
@@ -61,6 +64,7 @@ type AutoscaleOptions struct {
 	Rates []float64     // requests per second per interval
 
 	ServiceTime time.Duration // S: mean time one server takes per request
+	Spread      Spread        // how S varies; the zero value is exponential (M/M/c, exact)
 	Quantile    float64       // the SLO's quantile, 0.99 for p99
 	SLO         time.Duration // the response time the quantile must stay within
 	// Batch is the requests one service serves (default 1): with a batching plan the queue's
@@ -86,8 +90,15 @@ type AutoscaleOptions struct {
 	TargetUtilisation float64 // target tracking and scale-to-zero (default 0.7; docs/architecture.md serving target 60–80%)
 	StepUp, StepDown  float64 // step: add above StepUp utilisation, remove below StepDown (0.8, 0.4)
 	// Schedule is the replica count per hour of the day (24) or of the week from Monday 00:00
-	// UTC (168). Empty: built from the trace itself, each hour's peak Erlang C size (hindsight).
-	Schedule    []int
+	// UTC (168). Empty: built from the trace itself, each hour's peak Erlang C size — hindsight,
+	// so the run is marked Hindsight and left out of Best.
+	Schedule []int
+	// Warmup is the start of the trace that policies see and learn from but that is not scored:
+	// replica-hours, requests and attainment count from Warmup on, for every policy and the
+	// oracle alike. A learned schedule needs a day of it.
+	Warmup time.Duration
+	// hindsight is set when Schedule was built from the trace itself.
+	hindsight   bool
 	IdleTimeout time.Duration // scale-to-zero: no requests this long before going to zero (default 5 min)
 	Headroom    float64       // predictive: size for the forecast × (1 + Headroom) (default 0: Erlang C already holds the SLO at the forecast)
 	// Season is the predictive policy's seasonal period (default 24 h); the seasonal forecast
@@ -99,6 +110,9 @@ type AutoscaleOptions struct {
 	GPUsPerReplica int           // default 1
 	PricePerGPU    gpucost.Money // on-demand price of one GPU-hour; zero leaves costs at zero
 	Spot           *SpotServing  // nil: all on-demand
+	// Tokens, when set, is the token model the service time came from, with the trace's token
+	// counts: each run then prices a million tokens.
+	Tokens *TokenPlan
 }
 
 // SpotServing mixes spot replicas into the pool.
@@ -131,6 +145,8 @@ type AutoscaleResult struct {
 	ScaleOuts     int     `json:"scale_outs"`
 	ScaleIns      int     `json:"scale_ins"`
 	Interruptions int     `json:"interruptions,omitempty"`
+	// PerMillionTokens is the run's cost per million tokens, with a token model and a price.
+	PerMillionTokens *TokenPrices `json:"per_million_tokens,omitempty"`
 	// Replicas is the pool size (ready and booting) in each interval, for charts.
 	Replicas []int32  `json:"-"`
 	Settings string   `json:"settings"` // the policy's parameters, for people
@@ -138,6 +154,18 @@ type AutoscaleResult struct {
 
 	// GapReplicaHours is (ReplicaHours − the oracle's) / the oracle's, set by CompareAutoscale.
 	GapReplicaHours float64 `json:"gap_replica_hours"`
+	// Hindsight is set for a run whose policy was built from the trace it is scored on (a
+	// schedule from the trace's own hourly peaks): no policy can know that in advance, so Best
+	// leaves it out.
+	Hindsight bool `json:"hindsight,omitempty"`
+}
+
+// Label is the policy's name, marked "(hindsight)" for a run that saw the trace it is scored on.
+func (r AutoscaleResult) Label() string {
+	if r.Hindsight {
+		return string(r.Policy) + " (hindsight)"
+	}
+	return string(r.Policy)
 }
 
 // MeetsSLO reports whether the run served at least the SLO's quantile of its requests within
@@ -191,6 +219,12 @@ func CompareAutoscale(o AutoscaleOptions) ([]AutoscaleResult, error) {
 		wg.Wait()
 	}
 	best := runOracle(o, oracle)
+	if share := OnsetShare(o, oracle); share > 1-o.Quantile && !slices.ContainsFunc(out, func(r AutoscaleResult) bool {
+		return r.Policy != Static && r.Policy != Scheduled && r.MeetsSLO(o.Quantile)
+	}) {
+		best.Notes = append(best.Notes, fmt.Sprintf("%.1f%% of requests arrive in intervals that need more replicas than any of the %v before them (provisioning + evaluation), over the %.1f%% the SLO allows: every policy that reacts to load meets them short-handed and misses the SLO; only replicas held in advance (static, a schedule) meet it on this trace.",
+			100*share, o.Provisioning+o.Evaluation, 100*(1-o.Quantile)))
+	}
 	out = append(out, best)
 	for i := range out {
 		if best.ReplicaHours > 0 {
@@ -201,16 +235,40 @@ func CompareAutoscale(o AutoscaleOptions) ([]AutoscaleResult, error) {
 }
 
 // Best returns the run with the fewest replica-hours among those that meet the SLO over the
-// trace, leaving out the oracle, and false if none does.
+// trace, leaving out the oracle and runs built in hindsight, and false if none does.
 func Best(runs []AutoscaleResult, q float64) (AutoscaleResult, bool) {
 	var best AutoscaleResult
 	found := false
 	for _, r := range runs {
-		if r.Policy != Oracle && r.MeetsSLO(q) && (!found || r.ReplicaHours < best.ReplicaHours) {
+		if r.Policy != Oracle && !r.Hindsight && r.MeetsSLO(q) && (!found || r.ReplicaHours < best.ReplicaHours) {
 			best, found = r, true
 		}
 	}
 	return best, found
+}
+
+// OnsetShare is the share of the scored requests that arrive in intervals whose oracle size is
+// above every oracle size of the provisioning + evaluation before them: the onsets of bursts,
+// which a policy sizing from what it has seen meets with too few replicas ready. When it is over
+// 1 − q no reactive policy meets the SLO without holding spare replicas: it bounds how close a
+// causal policy gets to the oracle.
+func OnsetShare(o AutoscaleOptions, oracle []int32) float64 {
+	k := max(1, int((o.Provisioning+o.Evaluation+o.Step-1)/o.Step))
+	onset, total := 0.0, 0.0
+	for i := o.warmIntervals(); i < len(o.Rates); i++ {
+		total += o.Rates[i]
+		seen := int32(0)
+		for j := max(0, i-k); j < i; j++ {
+			seen = max(seen, oracle[j])
+		}
+		if i >= k && oracle[i] > seen {
+			onset += o.Rates[i]
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return onset / total
 }
 
 // oracleSizes returns the Erlang C minimum replicas for each interval's rate.
@@ -220,7 +278,7 @@ func oracleSizes(o AutoscaleOptions) ([]int32, error) {
 		if r == 0 {
 			continue
 		}
-		servers := minServers(r, o.ServiceTime, o.Quantile, o.SLO)
+		servers := minServers(r, o.ServiceTime, o.Spread, o.Quantile, o.SLO)
 		if servers == 0 {
 			return nil, gpucost.Errorf(gpucost.EInvalid, "interval %d: %.4g requests/s at %v each needs more than %d servers", i, r, o.ServiceTime, maxReplicas)
 		}
@@ -229,40 +287,30 @@ func oracleSizes(o AutoscaleOptions) ([]int32, error) {
 	return sizes, nil
 }
 
-// minServers is Replicas for a positive rate and a service time within the SLO, with the Erlang
-// B recursion carried from one candidate to the next instead of restarted: the same values in
-// O(c) rather than O(c²). It returns 0 past maxReplicas.
-func minServers(rate float64, s time.Duration, q float64, slo time.Duration) int {
-	a := rate * s.Seconds()
-	mu, wait := 1/s.Seconds(), (slo - s).Seconds()
-	c := max(1, int(math.Floor(a))+1)
-	b := 1.0
-	for k := 1; k < c; k++ {
-		b = a * b / (float64(k) + a*b)
-	}
-	for ; c <= maxReplicas; c++ {
-		b = a * b / (float64(c) + a*b)
-		rho := a / float64(c)
-		if b/(1-rho+rho*b)*math.Exp(-(float64(c)*mu-rate)*wait) <= 1-q {
-			return c
-		}
-	}
-	return 0
-}
-
 // runOracle scores the oracle's sizes with the same serving model as the policies.
 func runOracle(o AutoscaleOptions, sizes []int32) AutoscaleResult {
 	r := AutoscaleResult{Policy: Oracle, Replicas: sizes, Settings: "per-interval Erlang C minimum, no delay"}
 	var q queueState
+	var warm AutoscaleResult // the unscored warm-up's counts
 	dt := o.Step.Seconds()
+	from := o.warmIntervals()
 	for i, rate := range o.Rates {
 		n := int(sizes[i])
-		q.serve(o, &r, i, n, rate, dt)
-		r.ReplicaHours += float64(n) * dt / 3600
+		to := &r
+		if i < from {
+			to = &warm
+		}
+		q.serve(o, to, i, n, rate, dt)
+		to.ReplicaHours += float64(n) * dt / 3600
 		r.PeakReplicas = max(r.PeakReplicas, n)
 	}
 	finish(o, &r, 0)
 	return r
+}
+
+// warmIntervals is the number of intervals in the unscored warm-up.
+func (o AutoscaleOptions) warmIntervals() int {
+	return min(len(o.Rates), int(o.Warmup/o.Step))
 }
 
 // finish fills the totals that follow from the hours and requests.
@@ -281,7 +329,11 @@ func finish(o AutoscaleOptions, r *AutoscaleResult, spotHours float64) {
 	if r.Requests > 0 {
 		r.Attainment = r.WithinSLO / r.Requests
 	}
-	if d := o.Step.Hours() * float64(len(o.Rates)); d > 0 {
+	if o.Tokens != nil && !r.Cost.IsZero() {
+		p := o.Tokens.RunPerMillion(*r)
+		r.PerMillionTokens = &p
+	}
+	if d := o.Step.Hours() * float64(len(o.Rates)-o.warmIntervals()); d > 0 {
 		r.MeanReplicas = r.ReplicaHours / d
 	}
 }

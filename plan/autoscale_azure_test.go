@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,11 +20,14 @@ const azureTrace = "../../shared/datasets/azure/AzureLLMInferenceTrace_code.csv"
 //
 // The trace switches between silence and up to 585 requests a minute from one minute to the
 // next, so every causal policy either holds replicas for bursts it cannot see coming or misses
-// the SLO at their onset. The test pins the measured figures: the oracle's 3.50 replica-hours
-// at ≥ 99% attainment; only static and the (hindsight) hourly schedule meet the SLO, the
-// schedule best at +168% over the oracle; target tracking, step, scale-to-zero and predictive
-// save replica-hours but miss the SLO. The "within 10% of the oracle" holds on
-// forecastable traffic (TestAutoscaleDiurnalPredictive), not on this trace.
+// the SLO at their onset. The test pins the measured figures: the oracle's 3.98 replica-hours
+// at ≥ 99% attainment; only static and the hourly schedule built from the trace itself meet
+// the SLO, and the schedule is hindsight (+154%), so the best policy that does not see the
+// future is static at +191%. What bounds it is OnsetShare: 52% of the requests arrive in
+// minutes that need more replicas than any of the two minutes before them (provisioning +
+// evaluation), far over the 1% p99 allows, so target tracking, step, the learned schedule
+// (Erlang C on the last minute's rate here: the trace is one hour, with no day to learn from),
+// scale-to-zero and predictive all miss. Forecastable traffic is another matter (TestAutoscaleDiurnalWeek).
 func TestAutoscaleAzureLLMTrace(t *testing.T) {
 	f, err := os.Open(azureTrace)
 	if err != nil {
@@ -48,14 +52,29 @@ func TestAutoscaleAzureLLMTrace(t *testing.T) {
 		}
 	}
 	oracle := runs[len(runs)-1]
-	if !oracle.MeetsSLO(0.99) || oracle.ReplicaHours < 3.45 || oracle.ReplicaHours > 3.55 {
-		t.Errorf("oracle: %.2f replica-hours at %.4f; want 3.50 at ≥ 0.99", oracle.ReplicaHours, oracle.Attainment)
+	if !oracle.MeetsSLO(0.99) || oracle.ReplicaHours < 3.93 || oracle.ReplicaHours > 4.03 {
+		t.Errorf("oracle: %.2f replica-hours at %.4f; want 3.98 at ≥ 0.99", oracle.ReplicaHours, oracle.Attainment)
 	}
 	best, ok := plan.Best(runs, 0.99)
-	if !ok || best.Policy != plan.Scheduled || best.GapReplicaHours < 1.6 || best.GapReplicaHours > 1.75 {
-		t.Errorf("best at ≥ 99%% = %s (%v), gap %+.1f%%; want schedule at about +168%%", best.Policy, ok, 100*best.GapReplicaHours)
+	if !ok || best.Policy != plan.Static || best.GapReplicaHours < 1.85 || best.GapReplicaHours > 1.97 {
+		t.Errorf("best at ≥ 99%% = %s (%v), gap %+.1f%%; want static at about +191%%", best.Policy, ok, 100*best.GapReplicaHours)
 	}
-	for _, p := range []plan.Policy{plan.TargetTracking, plan.StepScaling, plan.ScaleToZero, plan.Predictive} {
+	if s := runs[3]; s.Policy != plan.Scheduled || !s.Hindsight || !s.MeetsSLO(0.99) {
+		t.Errorf("runs[3] = %s, hindsight %v, attainment %.4f; want the schedule from the trace, marked hindsight", s.Policy, s.Hindsight, s.Attainment)
+	}
+	o := plan.AutoscaleOptions{Step: tr.Step, Rates: tr.Rates, Provisioning: time.Minute, Evaluation: time.Minute}
+	sizes := make([]int32, len(tr.Rates))
+	for i, r := range tr.Rates {
+		n, _ := plan.Replicas(r, time.Second, 0.99, 5*time.Second)
+		sizes[i] = int32(n)
+	}
+	if share := plan.OnsetShare(o, sizes); share < 0.50 || share > 0.54 {
+		t.Errorf("OnsetShare = %.4f, want about 0.52", share)
+	}
+	if !strings.Contains(strings.Join(oracle.Notes, " "), "only replicas held in advance") {
+		t.Errorf("oracle notes %q: want the onset bound explained", oracle.Notes)
+	}
+	for _, p := range []plan.Policy{plan.TargetTracking, plan.StepScaling, plan.LearnedSchedule, plan.ScaleToZero, plan.Predictive} {
 		if meets[p] {
 			t.Errorf("%s now meets the SLO on the Azure trace: update the figures above and in the report", p)
 		}

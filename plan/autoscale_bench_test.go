@@ -32,7 +32,7 @@ func BenchmarkAutoscale30Days(b *testing.B) {
 	for _, p := range []Policy{Predictive, TargetTracking} {
 		b.Run(string(p), func(b *testing.B) {
 			o := AutoscaleOptions{Start: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC), Step: time.Second, Rates: rates,
-				ServiceTime: 50 * time.Millisecond, Quantile: 0.99, SLO: 200 * time.Millisecond, Policy: p}
+				ServiceTime: 50 * time.Millisecond, Quantile: 0.99, SLO: 400 * time.Millisecond, Policy: p}
 			for b.Loop() {
 				if _, err := Autoscale(o); err != nil {
 					b.Fatal(err)
@@ -42,7 +42,7 @@ func BenchmarkAutoscale30Days(b *testing.B) {
 	}
 	b.Run("compare-all", func(b *testing.B) {
 		o := AutoscaleOptions{Start: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC), Step: time.Second, Rates: rates,
-			ServiceTime: 50 * time.Millisecond, Quantile: 0.99, SLO: 200 * time.Millisecond}
+			ServiceTime: 50 * time.Millisecond, Quantile: 0.99, SLO: 400 * time.Millisecond}
 		for b.Loop() {
 			if _, err := CompareAutoscale(o); err != nil {
 				b.Fatal(err)
@@ -51,17 +51,24 @@ func BenchmarkAutoscale30Days(b *testing.B) {
 	})
 }
 
-// TestMinServersIsReplicas checks the oracle's incremental search against Replicas.
-func TestMinServersIsReplicas(t *testing.T) {
+// TestMinServersIsTheFewest checks the incremental search against ResponseTail, which computes
+// Erlang C afresh: the count meets the SLO and one fewer does not.
+func TestMinServersIsTheFewest(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for range 2000 {
-		rate := math.Exp(rng.Float64()*12 - 4)
+	spreads := []Spread{{}, Constant, {CV: 0.5, Source: "test"}, {CV: 2, Source: "test"}}
+	for range 500 {
+		rate := math.Exp(rng.Float64()*10 - 4)
 		s := time.Duration(1+rng.IntN(2000)) * time.Millisecond
-		slo := s + time.Duration(rng.IntN(5000))*time.Millisecond
+		slo := s + time.Duration(rng.IntN(8000))*time.Millisecond
 		q := []float64{0.5, 0.9, 0.99, 0.999}[rng.IntN(4)]
-		want, err := Replicas(rate, s, q, slo)
-		if got := minServers(rate, s, q, slo); err != nil || got != want {
-			t.Fatalf("minServers(%v, %v, %v, %v) = %d, Replicas = %d, %v", rate, s, q, slo, got, want, err)
+		sp := spreads[rng.IntN(len(spreads))]
+		if ServiceTail(s, sp, slo) >= 1-q {
+			continue
+		}
+		got := minServers(rate, s, sp, q, slo)
+		if got == 0 || ResponseTail(got, rate, s, sp, slo) > 1-q || got > 1 && ResponseTail(got-1, rate, s, sp, slo) <= 1-q {
+			t.Fatalf("minServers(%v, %v, %v, %v, %v) = %d: P(T > SLO) = %v there, %v with one fewer", rate, s, sp, q, slo, got,
+				ResponseTail(got, rate, s, sp, slo), ResponseTail(got-1, rate, s, sp, slo))
 		}
 	}
 }

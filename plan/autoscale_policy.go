@@ -1,6 +1,9 @@
 package plan
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // newPolicy returns the decision function of o.Policy: the replica count it wants after an
 // evaluation window. The pool then applies limits and cooldowns.
@@ -22,6 +25,8 @@ func newPolicy(o AutoscaleOptions, oracle []int32) func(observation) int {
 	case Scheduled:
 		p := &pool{o: o}
 		return func(ob observation) int { return p.scheduled(ob.now) }
+	case LearnedSchedule:
+		return learnedSchedule(o, oracle, func(ob observation) int { return erlangSize(o, ob.rate+ob.backlog/o.Evaluation.Seconds()) })
 	case ScaleToZero:
 		return func(ob observation) int {
 			if ob.idleFor >= o.IdleTimeout && ob.backlog == 0 {
@@ -92,11 +97,37 @@ func predictivePolicy(o AutoscaleOptions) func(observation) int {
 				}
 			}
 		}
-		rate := f*(1+o.Headroom) + ob.backlog/o.Evaluation.Seconds()
-		servers, err := Replicas(rate, o.ServiceTime, o.Quantile, o.SLO)
-		if err != nil { // S ≤ SLO was checked; only an absurd rate is left
-			return o.MaxReplicas
+		return erlangSize(o, f*(1+o.Headroom)+ob.backlog/o.Evaluation.Seconds())
+	}
+}
+
+// erlangSize is the fewest replicas that keep the SLO at rate.
+func erlangSize(o AutoscaleOptions, rate float64) int {
+	servers, err := ReplicasFor(rate, o.ServiceTime, o.Spread, o.Quantile, o.SLO)
+	if err != nil { // the SLO was checked feasible; only an absurd rate is left
+		return o.MaxReplicas
+	}
+	return (servers + o.Concurrency - 1) / o.Concurrency
+}
+
+// learnedSchedule is the causal schedule: at each decision it wants the peak need (the oracle's
+// size, which follows from rates already seen) of the same hour the day before, for the hour
+// its launches will be ready in, and at least the Erlang C size of the last window's rate.
+// Until a day has passed it is that Erlang C size alone.
+func learnedSchedule(o AutoscaleOptions, oracle []int32, track func(observation) int) func(observation) int {
+	day := int(24 * time.Hour / o.Step)
+	hour := max(1, int(time.Hour/o.Step))
+	return func(ob observation) int {
+		want := track(ob)
+		ahead := ob.interval + 1 + int((o.Provisioning+o.Evaluation)/o.Step) // the interval launches now serve
+		at := ahead - day                                                    // the same time yesterday
+		if at < 0 || at+hour > ob.interval+1 {                               // only intervals already seen
+			return want
 		}
-		return (servers + o.Concurrency - 1) / o.Concurrency
+		from := at - at%hour // yesterday's hour, whole
+		for i := from; i < from+hour && i <= ob.interval; i++ {
+			want = max(want, int(oracle[i]))
+		}
+		return want
 	}
 }

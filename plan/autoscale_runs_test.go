@@ -22,7 +22,7 @@ func TestAutoscaleBeside(t *testing.T) {
 		t.Fatalf("AutoscaleBeside(static) = %d runs %v; want static, then the oracle", len(runs), policies(runs))
 	}
 	if want := runs[0].ReplicaHours/runs[1].ReplicaHours - 1; runs[0].GapReplicaHours != want || want <= 0 || runs[1].GapReplicaHours != 0 {
-		t.Errorf("gaps = %v, %v; want %v for 20 static replicas against the oracle's 13, and 0", runs[0].GapReplicaHours, runs[1].GapReplicaHours, want)
+		t.Errorf("gaps = %v, %v; want %v for 20 static replicas against the oracle's 12, and 0", runs[0].GapReplicaHours, runs[1].GapReplicaHours, want)
 	}
 
 	o.Spot, err = SpotMix("50%", "10%/h", "gcp", true, 7)
@@ -77,14 +77,14 @@ func TestPlanBatchService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	best, err := PlanBatchService(prof, 2000, 0.99, 200*time.Millisecond, 0)
+	best, err := PlanBatchService(prof, 2000, 0.99, 200*time.Millisecond, 0, Spread{})
 	if err != nil || best.Batch < 2 || best.S != prof.Service(float64(best.Batch)) || !strings.HasPrefix(best.Note, "Batches of ") {
 		t.Fatalf("PlanBatchService(2000/s) = %+v, %v; want batches of several at the profile's time", best, err)
 	}
-	if got, err := PlanBatchService(prof, 2000, 0.99, 200*time.Millisecond, 4); err != nil || got.Batch > 4 {
+	if got, err := PlanBatchService(prof, 2000, 0.99, 200*time.Millisecond, 4, Spread{}); err != nil || got.Batch > 4 {
 		t.Errorf("PlanBatchService(batch size 4) = %+v, %v; want batches of at most 4", got, err)
 	}
-	if _, err := PlanBatchService(prof, 0, 0.99, 200*time.Millisecond, 0); gpucost.ErrorCode(err) != gpucost.EInvalid || !strings.Contains(err.Error(), "positive --rate") {
+	if _, err := PlanBatchService(prof, 0, 0.99, 200*time.Millisecond, 0, Spread{}); gpucost.ErrorCode(err) != gpucost.EInvalid || !strings.Contains(err.Error(), "positive --rate") {
 		t.Errorf("PlanBatchService(rate 0) = %v; want an EInvalid error asking for --rate", err)
 	}
 }

@@ -55,7 +55,7 @@ func prepare(o AutoscaleOptions) (AutoscaleOptions, []int32, error) {
 	}
 	if o.MaxReplicas > 0 && peak > o.MaxReplicas {
 		b := float64(max(1, o.Batch))
-		most := MaxRate(o.MaxReplicas*o.Concurrency, o.ServiceTime, o.Quantile, o.SLO) * b
+		most := MaxRate(o.MaxReplicas*o.Concurrency, o.ServiceTime, o.Spread, o.Quantile, o.SLO) * b
 		return o, nil, gpucost.Errorf(gpucost.EInvalid,
 			"the trace's peak, %.4g requests/s at %s, needs %d replicas for p%s ≤ %v; %d replicas serve at most %.4g requests/s: raise the replica limit to %d, shorten the service time, or relax the SLO",
 			o.Rates[at]*b, o.Start.Add(time.Duration(at)*o.Step).Format(time.DateTime), peak, quantileName(o.Quantile), o.SLO, o.MaxReplicas, most, peak)
@@ -67,7 +67,7 @@ func prepare(o AutoscaleOptions) (AutoscaleOptions, []int32, error) {
 		o.Replicas = max(peak, o.MinReplicas)
 	}
 	if len(o.Schedule) == 0 {
-		o.Schedule = hourlyPeaks(o, oracle)
+		o.Schedule, o.hindsight = hourlyPeaks(o, oracle), true
 	}
 	return o, oracle, nil
 }
@@ -101,6 +101,8 @@ func checkAutoscale(o AutoscaleOptions) error {
 		return gpucost.Errorf(gpucost.EInvalid, "schedule of %d hours: give 24 (hours of the day) or 168 (hours of the week)", len(o.Schedule))
 	case o.PricePerGPU.Nanos < 0:
 		return gpucost.Errorf(gpucost.EInvalid, "price %s: give zero or more", o.PricePerGPU)
+	case o.Warmup < 0 || o.Warmup >= o.Step*time.Duration(len(o.Rates)):
+		return gpucost.Errorf(gpucost.EInvalid, "warm-up %v: give a duration shorter than the trace (%v)", o.Warmup, o.Step*time.Duration(len(o.Rates)))
 	}
 	for _, n := range o.Schedule {
 		if n < 0 {
@@ -122,7 +124,7 @@ func checkAutoscale(o AutoscaleOptions) error {
 			return gpucost.Errorf(gpucost.EInvalid, "spot: interruptions need a random source")
 		}
 	}
-	_, err := Replicas(0, o.ServiceTime, o.Quantile, o.SLO-o.BatchFill) // checks S, q and the SLO
+	_, err := ReplicasFor(0, o.ServiceTime, o.Spread, o.Quantile, o.SLO-o.BatchFill) // checks S, q and the SLO
 	return err
 }
 
@@ -161,7 +163,7 @@ func (q *queueState) serve(o AutoscaleOptions, r *AutoscaleResult, step, n int, 
 	m := n * o.Concurrency
 	s := o.ServiceTime.Seconds()
 	if q.queued == 0 && rate*s < float64(m) {
-		tail := WaitTail(m, rate, o.ServiceTime, o.SLO-o.ServiceTime)
+		tail := ResponseTail(m, rate, o.ServiceTime, o.Spread, o.SLO)
 		r.WithinSLO += a * (1 - tail)
 		r.Delayed += a * tail
 		return rate * s / float64(m)
@@ -176,7 +178,7 @@ func (q *queueState) serve(o AutoscaleOptions, r *AutoscaleResult, step, n int, 
 	}
 	mu := float64(m) / s // requests served per second with every server busy
 	capacity := mu * dt
-	served, slack := 0.0, (o.SLO - o.ServiceTime).Seconds()
+	served, v, slo := 0.0, newService(o.ServiceTime, o.Spread), o.SLO.Seconds()
 	for capacity-served > 1e-12 && q.head < len(q.chunks) {
 		c := &q.chunks[q.head]
 		x := min(c.remaining, capacity-served)
@@ -187,7 +189,7 @@ func (q *queueState) serve(o AutoscaleOptions, r *AutoscaleResult, step, n int, 
 		t0 := float64(step)*dt + served/mu
 		t1 := t0 + x/mu
 		a0, a1 := (float64(c.step)+f0)*dt, (float64(c.step)+f1)*dt
-		within := x * shareWithin(max(0, t0-a0), max(0, t1-a1), slack)
+		within := x * shareWithin(v, max(0, t0-a0), max(0, t1-a1), slo)
 		r.WithinSLO += within
 		r.Delayed += x - within
 		served += x
@@ -205,18 +207,23 @@ func (q *queueState) serve(o AutoscaleOptions, r *AutoscaleResult, step, n int, 
 	return served / capacity
 }
 
-// shareWithin is the share of a portion whose waits run linearly from w0 to w1 that waits at
-// most slack.
-func shareWithin(w0, w1, slack float64) float64 {
-	switch {
-	case w0 <= slack && w1 <= slack:
-		return 1
-	case w0 > slack && w1 > slack:
-		return 0
-	case w1 > w0:
-		return (slack - w0) / (w1 - w0)
+// shareWithin is the share of a portion whose waits run linearly from w0 to w1 that is served
+// within slo: the mean over its waits w of P(S ≤ slo − w), by Simpson's rule.
+func shareWithin(v service, w0, w1, slo float64) float64 {
+	if w0 > w1 {
+		w0, w1 = w1, w0
 	}
-	return (w0 - slack) / (w0 - w1)
+	in := func(w float64) float64 { return 1 - v.tail(slo-w) }
+	if w1-w0 < 1e-12 {
+		return in(w0)
+	}
+	const n = 16
+	h := (w1 - w0) / n
+	sum := in(w0) + in(w1)
+	for i := 1; i < n; i++ {
+		sum += float64(2+2*(i%2)) * in(w0+float64(i)*h)
+	}
+	return sum * h / 3 / (w1 - w0)
 }
 
 // drop drops the queued requests that arrived more than MaxQueueWait before this interval.
@@ -265,9 +272,11 @@ type observation struct {
 // simulate replays the trace under a policy.
 func simulate(o AutoscaleOptions, oracle []int32) AutoscaleResult {
 	decide := newPolicy(o, oracle)
-	r := AutoscaleResult{Policy: o.Policy, Replicas: make([]int32, len(o.Rates)), Settings: settings(o)}
+	r := AutoscaleResult{Policy: o.Policy, Replicas: make([]int32, len(o.Rates)), Settings: settings(o), Hindsight: o.Policy == Scheduled && o.hindsight}
 	p := newPool(o, int(oracle[0]))
 	var q queueState
+	var warm AutoscaleResult // the unscored warm-up's counts
+	from := o.warmIntervals()
 	dt := o.Step.Seconds()
 	every := max(1, int(math.Round(float64(o.Evaluation)/float64(o.Step))))
 	var win struct {
@@ -282,15 +291,21 @@ func simulate(o AutoscaleOptions, oracle []int32) AutoscaleResult {
 		if o.Policy == ScaleToZero && p.size() == 0 && (rate > 0 || q.queued > 0) {
 			p.resize(now, 1) // a request at zero replicas starts one: the cold start
 		}
-		busy := q.serve(o, &r, i, p.ready(), rate, dt)
+		to := &r
+		if i < from {
+			to = &warm
+		}
+		busy := q.serve(o, to, i, p.ready(), rate, dt)
 		if rate > 0 {
 			lastBusy = now + o.Step
 		}
 		win.arrivals += rate * dt
 		win.busy += busy
 		win.steps++
-		billed += float64(p.billed()) * dt
-		spot += float64(p.spotBilled()) * dt
+		if i >= from {
+			billed += float64(p.billed()) * dt
+			spot += float64(p.spotBilled()) * dt
+		}
 		r.Replicas[i] = int32(p.billed())
 		r.PeakReplicas = max(r.PeakReplicas, p.billed())
 		if (i+1)%every != 0 && i+1 < len(o.Rates) {
@@ -344,7 +359,12 @@ func policySettings(o AutoscaleOptions) string {
 	case StepScaling:
 		return fmt.Sprintf("add above %.0f%%, remove below %.0f%%, %s", 100*o.StepUp, 100*o.StepDown, common)
 	case Scheduled:
+		if o.hindsight {
+			return fmt.Sprintf("hindsight: each hour's peak need taken from the scored trace itself, %v", o.Schedule)
+		}
 		return fmt.Sprintf("%d-hour schedule %v", len(o.Schedule), o.Schedule)
+	case LearnedSchedule:
+		return fmt.Sprintf("each hour's peak need the day before (earlier days only), or Erlang C on the last window's rate when more, %s", common)
 	case ScaleToZero:
 		return fmt.Sprintf("target %.0f%%, zero after %v idle, cold start %v", 100*o.TargetUtilisation, o.IdleTimeout, o.Provisioning)
 	case Predictive:

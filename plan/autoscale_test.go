@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,11 +22,11 @@ func steady(rate float64, n int) []float64 {
 
 func baseOptions(rates []float64) AutoscaleOptions {
 	return AutoscaleOptions{Start: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC), Step: time.Minute, Rates: rates,
-		ServiceTime: 200 * time.Millisecond, Quantile: 0.99, SLO: 500 * time.Millisecond, PricePerGPU: gpucost.USD(2_000_000_000)}
+		ServiceTime: 200 * time.Millisecond, Spread: Constant, Quantile: 0.99, SLO: 500 * time.Millisecond, PricePerGPU: gpucost.USD(2_000_000_000)}
 }
 
-// TestAutoscaleSteadyTrace: at a constant 50/s the oracle holds the worked example's 13
-// replicas, a static pool of 13 matches it exactly, and every policy meets the SLO.
+// TestAutoscaleSteadyTrace: at a constant 50/s the oracle holds the worked example's 12
+// replicas (a constant 200 ms service), a static pool of 12 matches it exactly, and every policy meets the SLO.
 func TestAutoscaleSteadyTrace(t *testing.T) {
 	o := baseOptions(steady(50, 120))
 	runs, err := CompareAutoscale(o)
@@ -35,11 +34,11 @@ func TestAutoscaleSteadyTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	oracle := runs[len(runs)-1]
-	if oracle.Policy != Oracle || oracle.PeakReplicas != 13 || math.Abs(oracle.ReplicaHours-26) > 1e-9 {
-		t.Fatalf("oracle = %s, %d peak, %v h; want 13 replicas for 2 h", oracle.Policy, oracle.PeakReplicas, oracle.ReplicaHours)
+	if oracle.Policy != Oracle || oracle.PeakReplicas != 12 || math.Abs(oracle.ReplicaHours-24) > 1e-9 {
+		t.Fatalf("oracle = %s, %d peak, %v h; want 12 replicas for 2 h", oracle.Policy, oracle.PeakReplicas, oracle.ReplicaHours)
 	}
-	if want := gpucost.USD(52_000_000_000); oracle.Cost != want {
-		t.Errorf("oracle cost = %v, want %v (26 GPU-hours at $2)", oracle.Cost, want)
+	if want := gpucost.USD(48_000_000_000); oracle.Cost != want {
+		t.Errorf("oracle cost = %v, want %v (24 GPU-hours at $2)", oracle.Cost, want)
 	}
 	for _, r := range runs {
 		if !r.MeetsSLO(0.99) || r.Dropped != 0 || math.Abs(r.Requests-50*7200) > 1e-6 {
@@ -173,7 +172,7 @@ func TestAutoscaleBadInput(t *testing.T) {
 		want string
 	}{
 		{"service over SLO", func(o *AutoscaleOptions) { o.ServiceTime = time.Second }, "raise the SLO to at least 1s"},
-		{"too few replicas allowed", func(o *AutoscaleOptions) { o.MaxReplicas = 5 }, "needs 13 replicas for p99 ≤ 500ms; 5 replicas serve at most"},
+		{"too few replicas allowed", func(o *AutoscaleOptions) { o.MaxReplicas = 5 }, "needs 12 replicas for p99 ≤ 500ms; 5 replicas serve at most"},
 		{"empty trace", func(o *AutoscaleOptions) { o.Rates = nil }, "no intervals"},
 		{"bad schedule", func(o *AutoscaleOptions) { o.Schedule = []int{1, 2} }, "give 24"},
 		{"spot without a source", func(o *AutoscaleOptions) { o.Spot = &SpotServing{Share: 0.5, InterruptionsPerHour: 1} }, "random source"},
@@ -192,28 +191,50 @@ func TestAutoscaleBadInput(t *testing.T) {
 	}
 }
 
-// TestAutoscaleDiurnalPredictive runs a week of daily cycles at 1 min: with a season behind it
-// the predictive policy comes within 10% of the oracle's replica-hours and meets the SLO.
-func TestAutoscaleDiurnalPredictive(t *testing.T) {
+// TestAutoscaleDiurnalWeek runs a week of daily cycles at 1 min (diurnalTrace: a peak of 400
+// requests/s at 15:00 UTC falling to a fifth of it at 03:00 along a cosine, weekends at 60% of
+// weekdays, each second's count drawn around its mean with a Poisson-like spread of √mean;
+// exponential 50 ms service, p99 ≤ 400 ms). The first day is warm-up, seen but not scored,
+// so the learned schedule has a day to learn from; the six scored days are the same for every
+// policy and the oracle. Two policies that do not see the future meet the SLO within 15% of the
+// oracle (measured: predictive +8.2%, learned schedule +12.2%; the hindsight schedule +19.9%):
+// both size by Erlang C rather than a utilisation target, and both look a day back for the
+// time their launches will be ready — predictive takes the largest of the window's rate, Holt's
+// trend and the rate a day before; the learned schedule the hour's peak need a day before,
+// raised to the window's Erlang C size when that is more.
+func TestAutoscaleDiurnalWeek(t *testing.T) {
 	sec := diurnalTrace(7, 400)
 	rates := make([]float64, len(sec)/60)
 	for i, r := range sec {
 		rates[i/60] += r / 60
 	}
 	o := baseOptions(rates)
-	o.ServiceTime, o.SLO = 50*time.Millisecond, 200*time.Millisecond
+	o.ServiceTime, o.Spread, o.SLO, o.Warmup = 50*time.Millisecond, Spread{}, 400*time.Millisecond, 24*time.Hour
 	runs, err := CompareAutoscale(o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range runs {
-		t.Logf("%-16s %8.1f h  gap %6.1f%%  attainment %.4f", r.Policy, r.ReplicaHours, 100*r.GapReplicaHours, r.Attainment)
+		t.Logf("%-28s %8.1f h  gap %6.1f%%  attainment %.4f", r.Label(), r.ReplicaHours, 100*r.GapReplicaHours, r.Attainment)
 	}
 	best, ok := Best(runs, 0.99)
-	if !ok || best.Policy != Predictive || best.GapReplicaHours > 0.10 {
-		t.Errorf("best policy at ≥ 99%% = %s (%v), gap %.1f%%; want predictive within 10%% of the oracle", best.Policy, ok, 100*best.GapReplicaHours)
+	if !ok || best.Hindsight || best.GapReplicaHours > 0.15 {
+		t.Errorf("best policy at ≥ 99%% = %s (%v), gap %.1f%%; want a causal policy within 15%% of the oracle", best.Label(), ok, 100*best.GapReplicaHours)
 	}
-	if i := slices.IndexFunc(runs, func(r AutoscaleResult) bool { return r.Policy == Static }); runs[i].GapReplicaHours < 0.3 {
-		t.Errorf("static at the peak: gap %.1f%%, want well above the autoscalers", 100*runs[i].GapReplicaHours)
+	byPolicy := map[Policy]AutoscaleResult{}
+	for _, r := range runs {
+		byPolicy[r.Policy] = r
+	}
+	if s := byPolicy[Scheduled]; !s.Hindsight || !strings.HasPrefix(s.Settings, "hindsight") {
+		t.Errorf("schedule from the trace: hindsight %v, settings %q; want it marked", s.Hindsight, s.Settings)
+	}
+	if l := byPolicy[LearnedSchedule]; l.Hindsight || !l.MeetsSLO(0.99) || l.GapReplicaHours > 0.15 {
+		t.Errorf("learned schedule: hindsight %v, attainment %.4f, gap %.1f%%; want a causal run that meets the SLO within 15%%", l.Hindsight, l.Attainment, 100*l.GapReplicaHours)
+	}
+	if s := byPolicy[Static]; s.GapReplicaHours < 0.3 {
+		t.Errorf("static at the peak: gap %.1f%%, want well above the autoscalers", 100*s.GapReplicaHours)
+	}
+	if oracle := runs[len(runs)-1]; math.Abs(oracle.MeanReplicas*6*24-oracle.ReplicaHours) > 1e-6 {
+		t.Errorf("oracle: mean %v replicas over %v h; want the six scored days only", oracle.MeanReplicas, oracle.ReplicaHours)
 	}
 }

@@ -20,6 +20,20 @@ type BatchingOptions struct {
 	MaxBatch       int
 	GPUsPerReplica int           // default 1
 	PricePerGPU    gpucost.Money // price of one GPU-hour; zero leaves costs out
+	// Spread is how a batch's run time varies at a given size. Unlike the other planners, the
+	// zero value is ProfileSpread: a profile measures the run time of each size, which a GPU
+	// repeats closely.
+	Spread Spread
+}
+
+// ProfileSpread is the spread of a batch run time read from a latency profile: constant.
+var ProfileSpread = Spread{CV: 0, Source: "latency profile"}
+
+func (o BatchingOptions) spread() Spread {
+	if o.Spread.Source == "" {
+		return ProfileSpread
+	}
+	return o.Spread
 }
 
 // BatchPlan is one batch size with full batches at the rate: the replicas it needs and the
@@ -118,14 +132,14 @@ func batchPlan(o BatchingOptions, b int) (BatchPlan, bool) {
 		return BatchPlan{}, false
 	}
 	batches := o.Rate / float64(b)
-	n, err := Replicas(batches, s, o.Quantile, budget)
+	n, err := ReplicasFor(batches, s, o.spread(), o.Quantile, budget)
 	if err != nil {
 		return BatchPlan{}, false
 	}
 	gpusPer := max(1, o.GPUsPerReplica)
 	p := BatchPlan{MaxBatchSize: b, Fill: fill, Service: s, Replicas: n, GPUs: n * gpusPer,
 		Utilisation: batches * s.Seconds() / float64(n), ThroughputPerGPU: float64(b) / s.Seconds() / float64(gpusPer)}
-	resp := ResponseQuantile(n, batches, s, o.Quantile) // the batch's wait for a replica and its run
+	resp := ResponseQuantile(n, batches, s, o.spread(), o.Quantile) // the batch's wait for a replica and its run
 	p.Response = fill + resp
 	p.MaxQueueDelay = max(fill, o.SLO-resp).Truncate(time.Microsecond)
 	if !o.PricePerGPU.IsZero() {

@@ -55,7 +55,7 @@ func TestBatchingPlan(t *testing.T) {
 			t.Errorf("batch %d: response %v, delay %v < fill %v, utilisation %v", p.MaxBatchSize, p.Response, p.MaxQueueDelay, p.Fill, p.Utilisation)
 		}
 		// One replica fewer misses the SLO: the count is the minimum.
-		if p.Replicas > 1 && ResponseQuantile(p.Replicas-1, o.Rate/float64(p.MaxBatchSize), p.Service, 0.99) < o.SLO-p.Fill-time.Microsecond {
+		if p.Replicas > 1 && ResponseQuantile(p.Replicas-1, o.Rate/float64(p.MaxBatchSize), p.Service, ProfileSpread, 0.99) < o.SLO-p.Fill-time.Microsecond {
 			t.Errorf("batch %d: %d replicas is not the fewest", p.MaxBatchSize, p.Replicas)
 		}
 		if p.GPUs < r.Best.GPUs {

@@ -9,18 +9,22 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// The capacity planner sizes a serving pool as an M/M/c queue (docs/architecture.md "Erlang C for replica
-// sizing"): requests arrive as a Poisson stream at λ per second, each replica serves one request
-// (or one batch) at a time in a mean service time S, and the response time is the wait in the
-// queue plus S. The wait is zero with probability 1 − C(c, λS) and otherwise exponential with
-// rate cμ − λ (μ = 1/S), so its q-quantile is ln(C/(1−q)) / (cμ − λ) when C > 1 − q, else 0.
+// The capacity planner sizes a serving pool as a queue (docs/architecture.md "Erlang C" and
+// "Response time: wait plus service"): requests arrive as a Poisson stream at λ per second, each
+// replica serves one request (or one batch) at a time in a service time S of mean 1/μ, and the
+// response time T is the wait in the queue plus the request's own S. Its distribution is exact
+// for an exponential S (M/M/c) and the M/G/c approximation of sojourn.go for a measured spread;
+// the replicas are the fewest with P(T > SLO) ≤ 1 − q.
 
 // CapacityOptions describes a serving workload and the latency it must keep.
 type CapacityOptions struct {
 	Rate        float64       // λ: requests per second
 	ServiceTime time.Duration // S: mean time one replica takes to serve one request
-	Quantile    float64       // the SLO's quantile, 0.99 for p99
-	SLO         time.Duration // the response time the quantile must stay within
+	// Spread is how S varies: the zero value is exponential, the M/M/c model, exact; a measured
+	// coefficient of variation uses the M/G/c approximation (ResponseTail).
+	Spread   Spread
+	Quantile float64       // the SLO's quantile, 0.99 for p99
+	SLO      time.Duration // the response time the quantile must stay within
 	// Headroom is the extra traffic the pool must absorb while keeping the SLO: 0.2 sizes for
 	// 1.2·λ. The rule of thumb adds it to its GPU count instead (reference case R4).
 	Headroom float64
@@ -38,6 +42,14 @@ type CapacityOptions struct {
 	Batch     int
 	BatchFill time.Duration
 
+	// Concurrency is the requests one replica serves at once (default 1): an LLM server's
+	// concurrent sequences. The queue has Concurrency servers per replica.
+	Concurrency int
+
+	// Tokens, when set, is the token service model the service time came from, with the
+	// trace's token counts: the plan then prices a million tokens.
+	Tokens *TokenPlan
+
 	// PerGPUQPS is the rule of thumb's per-GPU throughput "at the latency target" (R4: 200).
 	// Zero derives it as a load test on one replica would: the highest rate one replica serves
 	// within the SLO.
@@ -48,6 +60,7 @@ type CapacityOptions struct {
 type CapacityResult struct {
 	Rate        float64       `json:"rate_per_s"`
 	ServiceTime time.Duration `json:"-"`
+	Spread      Spread        `json:"service_spread"`
 	Quantile    float64       `json:"quantile"`
 	SLO         time.Duration `json:"-"`
 	Headroom    float64       `json:"headroom"`
@@ -59,15 +72,16 @@ type CapacityResult struct {
 	// Utilisation is λS/c at the chosen size: the share of replica time spent serving.
 	Utilisation float64 `json:"utilisation"`
 	// WaitProbability is C(c, λS): the share of requests that queue at all.
-	WaitProbability float64         `json:"wait_probability"`
-	MeanResponse    time.Duration   `json:"-"`
-	Latency         []LatencyPoint  `json:"latency"`        // the predicted response-time distribution
-	MaxRate         float64         `json:"max_rate_per_s"` // the highest rate the chosen size serves within the SLO
-	GPU             string          `json:"gpu,omitempty"`
-	PerHour         *gpucost.Money  `json:"per_hour,omitempty"`          // nil without a price
-	Per1000Requests *gpucost.Money  `json:"per_1000_requests,omitempty"` // at Rate
-	RuleOfThumb     RuleOfThumbPlan `json:"rule_of_thumb"`
-	Notes           []string        `json:"notes,omitempty"`
+	WaitProbability  float64         `json:"wait_probability"`
+	MeanResponse     time.Duration   `json:"-"`
+	Latency          []LatencyPoint  `json:"latency"`        // the predicted response-time distribution
+	MaxRate          float64         `json:"max_rate_per_s"` // the highest rate the chosen size serves within the SLO
+	GPU              string          `json:"gpu,omitempty"`
+	PerHour          *gpucost.Money  `json:"per_hour,omitempty"`           // nil without a price
+	Per1000Requests  *gpucost.Money  `json:"per_1000_requests,omitempty"`  // at Rate
+	PerMillionTokens *TokenPrices    `json:"per_million_tokens,omitempty"` // at Rate, with a token model and a price
+	RuleOfThumb      RuleOfThumbPlan `json:"rule_of_thumb"`
+	Notes            []string        `json:"notes,omitempty"`
 }
 
 // LatencyPoint is one quantile of the predicted response time.
@@ -103,32 +117,38 @@ func Capacity(o CapacityOptions) (CapacityResult, error) {
 		return CapacityResult{}, err
 	}
 	gpusPer := max(1, o.GPUsPerReplica)
-	r := CapacityResult{Rate: o.Rate, ServiceTime: o.ServiceTime, Quantile: o.Quantile, SLO: o.SLO, Headroom: o.Headroom, GPU: o.GPU}
+	r := CapacityResult{Rate: o.Rate, ServiceTime: o.ServiceTime, Spread: o.Spread, Quantile: o.Quantile, SLO: o.SLO, Headroom: o.Headroom, GPU: o.GPU}
 	q := o.queue()
 	var err error
-	if r.MinReplicas, err = Replicas(q.Rate, q.ServiceTime, q.Quantile, q.SLO); err != nil {
+	if r.MinReplicas, err = ReplicasFor(q.Rate, q.ServiceTime, q.Spread, q.Quantile, q.SLO); err != nil {
 		return r, err
 	}
-	if r.Replicas, err = Replicas(q.Rate*(1+o.Headroom), q.ServiceTime, q.Quantile, q.SLO); err != nil {
+	if r.Replicas, err = ReplicasFor(q.Rate*(1+o.Headroom), q.ServiceTime, q.Spread, q.Quantile, q.SLO); err != nil {
 		return r, err
 	}
+	k := o.slots()
+	r.MinReplicas, r.Replicas = (r.MinReplicas+k-1)/k, (r.Replicas+k-1)/k // servers to replicas
 	if o.MaxReplicas > 0 && r.Replicas > o.MaxReplicas {
 		return r, tooFewReplicas(o, r.Replicas)
 	}
 	r.GPUs = r.Replicas * gpusPer
-	c := r.Replicas
+	c := r.Replicas * k
 	a := q.Rate * q.ServiceTime.Seconds()
 	r.Utilisation = a / float64(max(c, 1))
 	r.WaitProbability = ErlangC(c, a)
-	r.MeanResponse = o.BatchFill + MeanResponse(c, q.Rate, q.ServiceTime)
-	r.Latency = latencyPoints(c, q.Rate, q.ServiceTime, o.BatchFill)
-	r.MaxRate = MaxRate(c, q.ServiceTime, q.Quantile, q.SLO) * float64(q.batch())
+	r.MeanResponse = o.BatchFill + MeanResponse(c, q.Rate, q.ServiceTime, q.Spread)
+	r.Latency = latencyPoints(c, q.Rate, q.ServiceTime, q.Spread, o.BatchFill)
+	r.MaxRate = MaxRate(c, q.ServiceTime, q.Spread, q.Quantile, q.SLO) * float64(q.batch())
 	if !o.PricePerGPU.IsZero() {
 		hour := o.PricePerGPU.MulFloat(float64(r.GPUs))
 		r.PerHour = &hour
 		if o.Rate > 0 {
 			per := hour.MulFloat(1000 / (o.Rate * 3600))
 			r.Per1000Requests = &per
+			if o.Tokens != nil {
+				p := o.Tokens.PerMillion(hour, o.Rate)
+				r.PerMillionTokens = &p
+			}
 		}
 	}
 	r.RuleOfThumb = servingRuleOfThumb(o, r)
@@ -147,6 +167,9 @@ func (o CapacityOptions) queue() CapacityOptions {
 
 func (o CapacityOptions) batch() int { return max(1, o.Batch) }
 
+// slots is the requests one replica serves at once: the queue's servers per replica.
+func (o CapacityOptions) slots() int { return max(1, o.Concurrency) }
+
 func checkCapacity(o CapacityOptions) error {
 	switch {
 	case o.Headroom < 0 || math.IsNaN(o.Headroom) || o.Headroom > 10:
@@ -155,13 +178,15 @@ func checkCapacity(o CapacityOptions) error {
 		return gpucost.Errorf(gpucost.EInvalid, "per-GPU QPS %v: give a positive throughput or 0 to derive it", o.PerGPUQPS)
 	case o.PricePerGPU.Nanos < 0:
 		return gpucost.Errorf(gpucost.EInvalid, "price %s per GPU-hour: give a price of zero or more", o.PricePerGPU)
+	case o.Concurrency < 0:
+		return gpucost.Errorf(gpucost.EInvalid, "concurrency %d: give the requests one replica serves at once, 1 or more", o.Concurrency)
 	case o.MaxReplicas < 0:
 		return gpucost.Errorf(gpucost.EInvalid, "max replicas %d: give a positive bound or 0 for none", o.MaxReplicas)
 	case o.Batch < 0 || o.BatchFill < 0 || o.BatchFill >= o.SLO:
 		return gpucost.Errorf(gpucost.EInvalid, "batch of %d filling in %v: give a batch of 1 or more that fills within the SLO %v", o.Batch, o.BatchFill, o.SLO)
 	}
 	q := o.queue()
-	_, err := Replicas(0, q.ServiceTime, q.Quantile, q.SLO) // checks S, q and the SLO
+	_, err := ReplicasFor(0, q.ServiceTime, q.Spread, q.Quantile, q.SLO) // checks S, q and the SLO
 	return err
 }
 
@@ -169,49 +194,50 @@ func checkCapacity(o CapacityOptions) error {
 // size does serve.
 func tooFewReplicas(o CapacityOptions, need int) error {
 	q := o.queue()
-	most := MaxRate(o.MaxReplicas, q.ServiceTime, q.Quantile, q.SLO) * float64(o.batch())
+	most := MaxRate(o.MaxReplicas*o.slots(), q.ServiceTime, q.Spread, q.Quantile, q.SLO) * float64(o.batch())
 	return gpucost.Errorf(gpucost.EInvalid,
 		"%.4g requests/s (with %.0f%% headroom) at %v each needs %d replicas for p%s ≤ %v, more than the %d allowed (utilisation would be %.0f%% or more); %d replicas serve at most %.4g requests/s: lower the rate or headroom, raise the replica limit, or shorten the service time",
 		o.Rate, 100*o.Headroom, o.ServiceTime, need, quantileName(o.Quantile), o.SLO, o.MaxReplicas,
-		100*q.Rate*o.ServiceTime.Seconds()/float64(o.MaxReplicas), o.MaxReplicas, most/(1+o.Headroom))
+		100*q.Rate*o.ServiceTime.Seconds()/float64(o.MaxReplicas*o.slots()), o.MaxReplicas, most/(1+o.Headroom))
 }
 
-// MeanResponse returns the mean response time of an M/M/c queue: S + C/(cμ − λ). It is the
+// MeanResponse returns the mean response time of c replicas serving in a mean time s with
+// spread sp: s + C/(cμ − λ)·(1 + cv²)/2, exact for the exponential (M/M/c) and Allen–Cunneen's
+// approximation otherwise. It is the largest duration when the queue is unstable.
+func MeanResponse(c int, rate float64, s time.Duration, sp Spread) time.Duration {
+	a := rate * s.Seconds()
+	if a >= float64(c) {
+		return math.MaxInt64
+	}
+	cv := sp.cv()
+	return s + dur(ErlangC(c, a)/(float64(c)/s.Seconds()-rate)*(1+cv*cv)/2)
+}
+
+// ResponseQuantile returns the q-quantile of the response time, the wait plus the service, of
+// c replicas at rate λ serving in a mean time s with spread sp (ResponseTail). It is the
 // largest duration when the queue is unstable.
-func MeanResponse(c int, rate float64, s time.Duration) time.Duration {
-	a := rate * s.Seconds()
-	if a >= float64(c) {
+func ResponseQuantile(c int, rate float64, s time.Duration, sp Spread, q float64) time.Duration {
+	if c <= 0 {
 		return math.MaxInt64
 	}
-	return s + dur(ErlangC(c, a)/(float64(c)/s.Seconds()-rate))
-}
-
-// ResponseQuantile returns the q-quantile of the response time, the wait plus s, of c replicas
-// at rate λ: s + ln(C/(1−q))/(cμ − λ) when C > 1 − q, else s. It is the largest duration when
-// the queue is unstable.
-func ResponseQuantile(c int, rate float64, s time.Duration, q float64) time.Duration {
-	a := rate * s.Seconds()
-	if a >= float64(c) {
+	t := newSojourn(c, rate, newService(s, sp), ErlangC(c, rate*s.Seconds())).quantile(q)
+	if math.IsInf(t, 1) || t > float64(math.MaxInt64)/1e9 {
 		return math.MaxInt64
 	}
-	pc := ErlangC(c, a)
-	if pc <= 1-q {
-		return s
-	}
-	return s + dur(math.Log(pc/(1-q))/(float64(c)/s.Seconds()-rate))
+	return dur(t)
 }
 
 // MaxRate returns the highest arrival rate at which c replicas keep the q-quantile of the
-// response time within slo, found by bisection (the quantile rises with the rate). It is 0
-// when s alone exceeds the SLO.
-func MaxRate(c int, s time.Duration, q float64, slo time.Duration) float64 {
-	if c <= 0 || s <= 0 || s > slo {
+// response time within slo, found by bisection (the tail rises with the rate). It is 0 when
+// the service time alone misses the SLO.
+func MaxRate(c int, s time.Duration, sp Spread, q float64, slo time.Duration) float64 {
+	if c <= 0 || s <= 0 || ServiceTail(s, sp, slo) > 1-q {
 		return 0
 	}
 	lo, hi := 0.0, float64(c)/s.Seconds()
 	for range 100 {
 		mid := (lo + hi) / 2
-		if WaitTail(c, mid, s, slo-s) <= 1-q {
+		if ResponseTail(c, mid, s, sp, slo) <= 1-q {
 			lo = mid
 		} else {
 			hi = mid
@@ -222,10 +248,10 @@ func MaxRate(c int, s time.Duration, q float64, slo time.Duration) float64 {
 
 // latencyPoints predicts the response-time quantiles of c replicas, each with fill added
 // (unless the queue is unstable).
-func latencyPoints(c int, rate float64, s time.Duration, fill time.Duration) []LatencyPoint {
+func latencyPoints(c int, rate float64, s time.Duration, sp Spread, fill time.Duration) []LatencyPoint {
 	out := make([]LatencyPoint, len(reportQuantiles))
 	for i, q := range reportQuantiles {
-		resp := ResponseQuantile(c, rate, s, q)
+		resp := ResponseQuantile(c, rate, s, sp, q)
 		if resp != math.MaxInt64 {
 			resp += fill
 		}
@@ -240,7 +266,7 @@ func servingRuleOfThumb(o CapacityOptions, r CapacityResult) RuleOfThumbPlan {
 	q := o.queue()
 	rt := RuleOfThumbPlan{PerGPUQPS: o.PerGPUQPS, QPSSource: "given"}
 	if rt.PerGPUQPS == 0 {
-		rt.PerGPUQPS = MaxRate(1, q.ServiceTime, q.Quantile, q.SLO) * float64(o.batch()) / float64(gpusPer)
+		rt.PerGPUQPS = MaxRate(o.slots(), q.ServiceTime, q.Spread, q.Quantile, q.SLO) * float64(o.batch()) / float64(gpusPer)
 		rt.QPSSource = "one replica at the SLO"
 	}
 	if o.Rate > 0 && rt.PerGPUQPS > 0 {
@@ -250,10 +276,10 @@ func servingRuleOfThumb(o CapacityOptions, r CapacityResult) RuleOfThumbPlan {
 	rt.Replicas = (rt.GPUs + gpusPer - 1) / gpusPer
 	a := q.Rate * q.ServiceTime.Seconds()
 	if rt.Replicas > 0 {
-		rt.Utilisation = a / float64(rt.Replicas)
+		rt.Utilisation = a / float64(rt.Replicas*o.slots())
 	}
-	rt.Latency = latencyPoints(rt.Replicas, q.Rate, q.ServiceTime, o.BatchFill)
-	rt.MeetsSLO = o.Rate == 0 || ResponseQuantile(rt.Replicas, q.Rate, q.ServiceTime, q.Quantile) <= q.SLO
+	rt.Latency = latencyPoints(rt.Replicas*o.slots(), q.Rate, q.ServiceTime, q.Spread, o.BatchFill)
+	rt.MeetsSLO = o.Rate == 0 || ResponseTail(rt.Replicas*o.slots(), q.Rate, q.ServiceTime, q.Spread, q.SLO) <= 1-q.Quantile+1e-12
 	if r.PerHour != nil {
 		h := o.PricePerGPU.MulFloat(float64(rt.GPUs))
 		rt.PerHour = &h
@@ -274,7 +300,7 @@ func capacityNotes(o CapacityOptions, r CapacityResult) []string {
 		notes = append(notes, fmt.Sprintf("The rule of thumb (R4) asks %d GPUs more than Erlang C: it ignores that pooled replicas absorb each other's bursts.", rt.ExtraGPUs))
 	} else if !rt.MeetsSLO {
 		q := o.queue()
-		one := MaxRate(1, q.ServiceTime, q.Quantile, q.SLO) * float64(o.batch()) / float64(max(1, o.GPUsPerReplica))
+		one := MaxRate(o.slots(), q.ServiceTime, q.Spread, q.Quantile, q.SLO) * float64(o.batch()) / float64(max(1, o.GPUsPerReplica))
 		notes = append(notes, fmt.Sprintf("The rule of thumb (R4) with %d GPUs misses the SLO: %.4g QPS per GPU is more than one GPU serves within p%s ≤ %v at this service time (%.4g QPS); that throughput needs batching (gpucost plan batching).",
 			rt.GPUs, rt.PerGPUQPS, quantileName(o.Quantile), o.SLO, one))
 	}

@@ -49,9 +49,12 @@ func TestCapacityLatencyMatchesSizing(t *testing.T) {
 	for _, tc := range []struct {
 		rate    float64
 		s, slo  time.Duration
+		sp      Spread
 		replica int
-	}{{50, 200 * time.Millisecond, 500 * time.Millisecond, 13}, {1000, 50 * time.Millisecond, 200 * time.Millisecond, 52}} {
-		r, err := Capacity(CapacityOptions{Rate: tc.rate, ServiceTime: tc.s, Quantile: 0.99, SLO: tc.slo})
+	}{{50, 200 * time.Millisecond, 500 * time.Millisecond, Constant, 12}, {1000, 50 * time.Millisecond, 200 * time.Millisecond, Constant, 51},
+		{500, 30 * time.Millisecond, 200 * time.Millisecond, Spread{}, 16}, {9.75, time.Second, 5 * time.Second, Spread{}, 12},
+		{20, time.Second, 12 * time.Second, Spread{CV: 2, Source: "test"}, 22}} {
+		r, err := Capacity(CapacityOptions{Rate: tc.rate, ServiceTime: tc.s, Spread: tc.sp, Quantile: 0.99, SLO: tc.slo})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +65,7 @@ func TestCapacityLatencyMatchesSizing(t *testing.T) {
 		if p99.Quantile != 0.99 || p99.Response > tc.slo {
 			t.Errorf("Capacity(%v/s, %v) p99 = %v, want ≤ %v", tc.rate, tc.s, p99.Response, tc.slo)
 		}
-		if fewer := ResponseQuantile(r.Replicas-1, tc.rate, tc.s, 0.99); fewer <= tc.slo {
+		if fewer := ResponseQuantile(r.Replicas-1, tc.rate, tc.s, tc.sp, 0.99); fewer <= tc.slo {
 			t.Errorf("ResponseQuantile(%d, %v) = %v, want > %v", r.Replicas-1, tc.rate, fewer, tc.slo)
 		}
 		for i := 1; i < len(r.Latency); i++ {
@@ -70,7 +73,7 @@ func TestCapacityLatencyMatchesSizing(t *testing.T) {
 				t.Errorf("latency quantiles not increasing: %v", r.Latency)
 			}
 		}
-		if r.MaxRate < tc.rate || Must(Replicas(r.MaxRate*1.001, tc.s, 0.99, tc.slo)) <= r.Replicas {
+		if r.MaxRate < tc.rate || Must(ReplicasFor(r.MaxRate*1.001, tc.s, tc.sp, 0.99, tc.slo)) <= r.Replicas {
 			t.Errorf("MaxRate(%d) = %v: want the edge of %d replicas", r.Replicas, r.MaxRate, r.Replicas)
 		}
 		if r.RuleOfThumb.QPSSource != "one replica at the SLO" || !r.RuleOfThumb.MeetsSLO || r.RuleOfThumb.ExtraGPUs < 0 {
@@ -89,7 +92,8 @@ func TestCapacityBadInput(t *testing.T) {
 		edit func(*CapacityOptions)
 		want string
 	}{
-		{"service over SLO", func(o *CapacityOptions) { o.ServiceTime = 300 * time.Millisecond }, "raise the SLO to at least 300ms"},
+		{"service over SLO", func(o *CapacityOptions) { o.ServiceTime = 300 * time.Millisecond }, "raise the SLO to at least 1.382s"},
+		{"constant service over SLO", func(o *CapacityOptions) { o.ServiceTime, o.Spread = 300*time.Millisecond, Constant }, "raise the SLO to at least 300ms"},
 		{"too many replicas", func(o *CapacityOptions) { o.MaxReplicas = 10 }, "10 replicas serve at most"},
 		{"negative headroom", func(o *CapacityOptions) { o.Headroom = -1 }, "headroom"},
 		{"bad quantile", func(o *CapacityOptions) { o.Quantile = 1 }, "quantile"},

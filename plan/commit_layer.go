@@ -166,7 +166,7 @@ func checkLayer(in LayerInput) ([]Instrument, error) {
 				inst.Name, inst.MaxUnits)
 		}
 	}
-	slices.SortStableFunc(insts, func(a, b Instrument) int {
+	sortStableBy(insts, func(a, b Instrument) int {
 		switch {
 		case a.Discount > b.Discount:
 			return -1

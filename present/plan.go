@@ -33,14 +33,23 @@ func Capacity(r plan.CapacityResult) Table {
 		}
 		return append(cells, YesNO(meets), cost, per)
 	}
-	out.Rows = append(out.Rows, row("Erlang C (M/M/c)", r.Replicas, r.GPUs, r.Utilisation, r.Latency, true, OptionalDollars(r.PerHour), per1000))
+	out.Rows = append(out.Rows, row("Erlang C ("+r.Spread.Model()+")", r.Replicas, r.GPUs, r.Utilisation, r.Latency, true, OptionalDollars(r.PerHour), per1000))
 	rt := r.RuleOfThumb
 	out.Rows = append(out.Rows, row(fmt.Sprintf("rule of thumb (R4, %.4g QPS/GPU %s)", rt.PerGPUQPS, rt.QPSSource),
 		rt.Replicas, rt.GPUs, rt.Utilisation, rt.Latency, rt.MeetsSLO, OptionalDollars(rt.PerHour), ""))
 	out.Notes = append(out.Notes, fmt.Sprintf("Erlang C minimum without headroom: %d replicas; %d replicas serve up to %.4g requests/s within the SLO. %.1f%% of requests queue at all.",
 		r.MinReplicas, r.Replicas, r.MaxRate, 100*r.WaitProbability))
 	out.Notes = append(out.Notes, r.Notes...)
+	out.Notes = append(out.Notes, responseModel(r.Spread))
 	return out
+}
+
+// responseModel says how the latency columns were predicted.
+func responseModel(sp plan.Spread) string {
+	if sp.Exact() {
+		return "Response time = queue wait + the request's own service time, taken as exponential: the M/M/c distribution, exact (--service-cv gives a measured spread)."
+	}
+	return "Response time = queue wait + the request's own service time, " + sp.String() + ": the M/G/c two-moment approximation (docs/architecture.md \"Response time: wait plus service\")."
 }
 
 // Batching is plan batching's table: one row per batch size, the best marked.
@@ -83,15 +92,20 @@ func Autoscale(o plan.AutoscaleOptions, runs []plan.AutoscaleResult, all bool) T
 		if r.Policy == plan.Oracle {
 			gap = "—"
 		}
-		out.Rows = append(out.Rows, []string{string(r.Policy), fmt.Sprintf("%.2f", r.ReplicaHours), gap, fmt.Sprintf("%.2f", r.MeanReplicas),
+		out.Rows = append(out.Rows, []string{r.Label(), fmt.Sprintf("%.2f", r.ReplicaHours), gap, fmt.Sprintf("%.2f", r.MeanReplicas),
 			fmt.Sprint(r.PeakReplicas), r.Cost.Dollars(), fmt.Sprintf("%.3f%%", 100*r.Attainment), YesNO(r.MeetsSLO(o.Quantile)),
 			fmt.Sprintf("%.0f", r.Delayed), fmt.Sprintf("%.0f", r.Dropped), fmt.Sprint(r.Interruptions), r.Settings})
 		out.Notes = append(out.Notes, r.Notes...)
 	}
+	for _, r := range runs {
+		if r.Hindsight {
+			out.Notes = append(out.Notes, fmt.Sprintf("%s was built from the very trace it is scored on, which no policy knows in advance: it is left out of the best policy; give --schedule, or use learned-schedule, which learns from earlier days only.", r.Label()))
+		}
+	}
 	best, ok := plan.Best(runs, o.Quantile)
 	switch {
 	case all && ok:
-		out.Notes = append(out.Notes, fmt.Sprintf("Best policy that meets the SLO: %s, %.2f replica-hours, %+.1f%% over the oracle, %s.",
+		out.Notes = append(out.Notes, fmt.Sprintf("Best policy that meets the SLO without hindsight: %s, %.2f replica-hours, %+.1f%% over the oracle, %s.",
 			best.Policy, best.ReplicaHours, 100*best.GapReplicaHours, best.Cost.Dollars()))
 	case all:
 		out.Notes = append(out.Notes, fmt.Sprintf("No policy meets %s ≤ %v over the trace: raise --min-replicas, lower --target, or shorten --provisioning.", q, o.SLO))

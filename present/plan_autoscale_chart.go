@@ -31,7 +31,7 @@ func AutoscaleChart(o plan.AutoscaleOptions, runs []plan.AutoscaleResult) chart.
 		for i, n := range r.Replicas {
 			ys[i] = float64(n)
 		}
-		c.Series = append(c.Series, chartXY(string(r.Policy), ys, o.Step))
+		c.Series = append(c.Series, chartXY(r.Label(), ys, o.Step))
 	}
 	return c
 }

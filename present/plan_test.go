@@ -63,7 +63,7 @@ func TestAutoscaleNotes(t *testing.T) {
 		all  bool
 		want string // the last note; "" for none
 	}{
-		{"best of all", []plan.AutoscaleResult{misses, meets, oracle}, true, "Best policy that meets the SLO: target-tracking, 10.00 replica-hours, +25.0% over the oracle, $0.00."},
+		{"best of all", []plan.AutoscaleResult{misses, meets, oracle}, true, "Best policy that meets the SLO without hindsight: target-tracking, 10.00 replica-hours, +25.0% over the oracle, $0.00."},
 		{"none of all", []plan.AutoscaleResult{misses, oracle}, true, "No policy meets p99 ≤ 1s over the trace: raise --min-replicas, lower --target, or shorten --provisioning."},
 		{"one misses", []plan.AutoscaleResult{misses}, false, "step misses p99 ≤ 1s over the trace: raise --min-replicas, lower --target, or shorten --provisioning."},
 		{"one meets", []plan.AutoscaleResult{meets}, false, ""},

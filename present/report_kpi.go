@@ -15,6 +15,23 @@ type KPI struct {
 	Requests      float64
 	PerJob        gpucost.Money
 	Per1kRequests gpucost.Money
+	// Tokens, with token counts: the group's input and output tokens and its cost per million.
+	Tokens *KPITokens
+}
+
+// KPITokens are a group's tokens over the period and the GPU cost of a million of them: in all,
+// and split between input and output by the weight of an output token (KPITokenSource).
+type KPITokens struct {
+	Input, Output                    float64
+	PerMInput, PerMOutput, PerMTotal gpucost.Money
+}
+
+// KPITokenSource is where report kpi's token counts came from, with how cost is split: an
+// output token costs OutputWeight input tokens of GPU time.
+type KPITokenSource struct {
+	Source       string
+	OutputWeight float64
+	Counts       map[string][2]float64 // input and output tokens by group
 }
 
 // MarshalJSON writes the group's figures with the per-job and per-request costs.
@@ -31,15 +48,23 @@ func (k KPI) MarshalJSON() ([]byte, error) {
 	if k.Requests > 0 {
 		m["requests"] = k.Requests
 	}
+	if t := k.Tokens; t != nil {
+		m["input_tokens"], m["output_tokens"] = t.Input, t.Output
+		m["cost_per_1m_input_tokens"], m["cost_per_1m_output_tokens"], m["cost_per_1m_tokens"] = t.PerMInput, t.PerMOutput, t.PerMTotal
+	}
 	return json.Marshal(m)
 }
 
 // KPIs is report kpi's table: each group's GPU unit economics, with the request counts per
-// group read from source (none where requests is nil).
-func KPIs(d fleet.Dimension, s *fleet.Snapshot, requests map[string]float64, source string) Table {
+// group read from source (none where requests is nil) and, with tokens, the cost of a million
+// tokens.
+func KPIs(d fleet.Dimension, s *fleet.Snapshot, requests map[string]float64, source string, tokens *KPITokenSource) Table {
 	var list []KPI
 	for _, f := range s.Group(d, fleet.GPUOnly) {
 		k := KPI{Figures: f, Requests: requests[f.Group]}
+		if tokens != nil {
+			k.Tokens = kpiTokens(f.GPUCost(), tokens.Counts[f.Group], tokens.OutputWeight)
+		}
 		if f.Jobs > 0 {
 			k.PerJob = f.GPUCost().DivInt(int64(f.Jobs))
 		}
@@ -64,7 +89,20 @@ func KPIs(d fleet.Dimension, s *fleet.Snapshot, requests map[string]float64, sou
 		if k.Requests > 0 {
 			row[11] = strconv.FormatFloat(k.Requests, 'f', 0, 64)
 		}
+		if tk := k.Tokens; tokens != nil {
+			ok := tk != nil && tk.Input+tk.Output > 0
+			var in, out, all gpucost.Money
+			if ok {
+				in, out, all = tk.PerMInput, tk.PerMOutput, tk.PerMTotal
+			}
+			row = append(row[:13], unitCost(in, ok && tk.Input > 0), unitCost(out, ok && tk.Output > 0), unitCost(all, ok), row[13])
+		}
 		t.Rows = append(t.Rows, row)
+	}
+	if tokens != nil {
+		t.Columns = append(t.Columns[:13], "$/1M input", "$/1M output", "$/1M tokens", "Price")
+		t.Right = append(t.Right, 13, 14, 15)
+		t.Notes = append(t.Notes, fmt.Sprintf("Token counts from %s. $/1M tokens is GPU cost ÷ all tokens; input and output split it by GPU time, an output token weighing %g input tokens (--output-token-weight).", tokens.Source, tokens.OutputWeight))
 	}
 	if source != "" {
 		t.Notes = append(t.Notes, "Request counts from "+source+".")
@@ -81,4 +119,22 @@ func unitCost(m gpucost.Money, ok bool) string {
 		return ""
 	}
 	return m.Fixed(4)
+}
+
+// kpiTokens prices a million of a group's tokens; nil without tokens.
+func kpiTokens(cost gpucost.Money, n [2]float64, weight float64) *KPITokens {
+	t := &KPITokens{Input: n[0], Output: n[1]}
+	all := n[0] + n[1]
+	if all <= 0 {
+		return t
+	}
+	t.PerMTotal = cost.MulFloat(1e6 / all)
+	work := n[0] + weight*n[1] // in input-token equivalents
+	if n[0] > 0 {
+		t.PerMInput = cost.MulFloat(1e6 / work)
+	}
+	if n[1] > 0 {
+		t.PerMOutput = cost.MulFloat(weight * 1e6 / work)
+	}
+	return t
 }

@@ -78,6 +78,13 @@ func Serving(sec serving.Section) Table {
 		if p.Machines == 0 {
 			line += " No serving machines of this namespace are in the bill of the period: nothing to size."
 		}
+		if tk := p.Tokens; tk != nil {
+			line += fmt.Sprintf(" As held, %s per 1M tokens (%.0f input and %.0f output tokens a request)", tk.PerMillion.Dollars(), tk.InputPerRequest, tk.OutputPerRequest)
+			if tk.PerMillionInput != nil && tk.PerMillionOutput != nil {
+				line += fmt.Sprintf(": %s input, %s output", tk.PerMillionInput.Dollars(), tk.PerMillionOutput.Dollars())
+			}
+			line += "."
+		}
 		t.Notes = append(t.Notes, line)
 	}
 	if len(sec.Recommendations) == 0 {

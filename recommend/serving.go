@@ -19,6 +19,7 @@ type ServingTraffic struct {
 	// over the period.
 	Requests    [7][24]float64
 	ServiceTime time.Duration // mean time one replica takes to serve one request
+	Spread      plan.Spread   // how the service time varies; the zero value is exponential (M/M/c)
 	Quantile    float64       // the SLO's quantile (default 0.99)
 	SLO         time.Duration // the response time the quantile must stay within
 	Concurrency int           // requests one replica serves at once (default 1)
@@ -30,7 +31,7 @@ type ServingTraffic struct {
 }
 
 // ServingRecommendations sizes each serving pool that has request counts by Erlang C
-// (plan.Replicas) rather than by GPU utilisation: the replicas its peak hour needs for the SLO
+// (plan.ReplicasFor) rather than by GPU utilisation: the replicas its peak hour needs for the SLO
 // with Options.Headroom (a right-size when that is fewer machines than it holds), the replicas
 // each hour of the week needs (an autoscaling schedule), and, with a latency profile, the GPUs
 // batches save at the peak. Savings are monthly at the price the bill charges per machine-hour
@@ -107,7 +108,7 @@ func (e *engine) servingSizes(g *group, t ServingTraffic) (servingSizes, error) 
 		for h := range 24 {
 			rate := t.Requests[d][h] / 3600
 			sp.peakRate = max(sp.peakRate, rate)
-			servers, err := plan.Replicas(rate, t.ServiceTime, t.Quantile, t.SLO)
+			servers, err := plan.ReplicasFor(rate, t.ServiceTime, t.Spread, t.Quantile, t.SLO)
 			if err != nil {
 				return sp, err
 			}
@@ -117,7 +118,7 @@ func (e *engine) servingSizes(g *group, t ServingTraffic) (servingSizes, error) 
 		}
 	}
 	var err error
-	sp.peak, err = plan.Capacity(plan.CapacityOptions{Rate: sp.peakRate, ServiceTime: t.ServiceTime, Quantile: t.Quantile, SLO: t.SLO,
+	sp.peak, err = plan.Capacity(plan.CapacityOptions{Rate: sp.peakRate, ServiceTime: t.ServiceTime, Spread: t.Spread, Quantile: t.Quantile, SLO: t.SLO,
 		Headroom: e.opt.Headroom, GPUsPerReplica: t.GPUsPerReplica})
 	if err != nil {
 		return sp, err

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/internal/yamlerr"
 	"github.com/gpucost/gpucost/plan"
+	"github.com/gpucost/gpucost/traffic"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -32,10 +34,14 @@ type poolYAML struct {
 	Namespace      string          `yaml:"namespace"`
 	SLO            string          `yaml:"slo"`
 	ServiceTime    string          `yaml:"service_time"`
+	ServiceCV      *float64        `yaml:"service_cv"`
+	PrefillRate    float64         `yaml:"prefill_rate"`
+	DecodeRate     float64         `yaml:"decode_rate"`
 	BatchProfile   string          `yaml:"batch_profile"`
 	Concurrency    *int            `yaml:"concurrency"`
 	GPUsPerReplica *int            `yaml:"gpus_per_replica"`
 	Requests       string          `yaml:"requests"`
+	RequestsShape  string          `yaml:"requests_shape"`
 	Prometheus     *promSourceYAML `yaml:"prometheus"`
 }
 
@@ -47,23 +53,32 @@ type promSourceYAML struct {
 // Pool is one pool of a --serving file, checked: how it serves and where its request
 // counts come from (a file, or a Prometheus range query).
 type Pool struct {
-	Namespace      string
-	Quantile       float64
-	SLO            time.Duration
-	ServiceTime    time.Duration
-	Profile        *plan.LatencyProfile
-	ProfileFile    string
-	Concurrency    int
-	GPUsPerReplica int
-	Requests       string // a path, resolved against the --serving file's folder
-	PromURL        string
-	PromQuery      string
-	Line           int // the pool's line in the file
+	Namespace   string
+	Quantile    float64
+	SLO         time.Duration
+	ServiceTime time.Duration
+	// Spread is how the service time varies: service_cv when given, constant when the service
+	// time is the profile's batch of one, else exponential (plan.Spread's zero value).
+	Spread plan.Spread
+	// PrefillRate and DecodeRate are a replica's input and output tokens a second, when given:
+	// they split the pool's cost of a million tokens between input and output.
+	PrefillRate, DecodeRate float64
+	Profile                 *plan.LatencyProfile
+	ProfileFile             string
+	Concurrency             int
+	GPUsPerReplica          int
+	Requests                string // a path, resolved against the --serving file's folder
+	// RequestsShape is the requests file's shape when the file cannot tell it: requests, rates
+	// or samples (traffic.ParseFormat); "" tells it from the file.
+	RequestsShape traffic.Format
+	PromURL       string
+	PromQuery     string
+	Line          int // the pool's line in the file
 }
 
 var fieldsOf = map[string]string{
 	"fileYAML":       "pools",
-	"poolYAML":       "namespace, slo, service_time, batch_profile, concurrency, gpus_per_replica, requests, prometheus",
+	"poolYAML":       "namespace, slo, service_time, service_cv, prefill_rate, decode_rate, batch_profile, concurrency, gpus_per_replica, requests, requests_shape, prometheus",
 	"promSourceYAML": "url, query",
 }
 
@@ -150,6 +165,16 @@ func (py poolYAML) service(p *Pool, dir string, bad func(field, format string, a
 	if py.ServiceTime == "" && py.BatchProfile == "" {
 		return bad("service_time", "missing; give the mean time one replica takes per request, such as service_time: 30ms, or batch_profile: profile.csv")
 	}
+	if py.PrefillRate < 0 || py.DecodeRate < 0 || (py.PrefillRate > 0) != (py.DecodeRate > 0) {
+		return bad("prefill_rate", "%v and decode_rate %v: give both, the input and output tokens a second one replica sustains", py.PrefillRate, py.DecodeRate)
+	}
+	p.PrefillRate, p.DecodeRate = py.PrefillRate, py.DecodeRate
+	if cv := py.ServiceCV; cv != nil {
+		if *cv < 0 || *cv > 20 || math.IsNaN(*cv) {
+			return bad("service_cv", "%v: give the service time's coefficient of variation, between 0 (constant) and 20; 1 is exponential", *cv)
+		}
+		defer func() { p.Spread = plan.Spread{CV: *cv, Source: "service_cv"} }()
+	}
 	if py.ServiceTime != "" {
 		d, err := time.ParseDuration(strings.TrimSpace(py.ServiceTime))
 		if err != nil || d <= 0 {
@@ -172,7 +197,7 @@ func (py poolYAML) service(p *Pool, dir string, bad func(field, format string, a
 		}
 		p.Profile = &prof
 		if p.ServiceTime == 0 {
-			p.ServiceTime = prof.Service(1)
+			p.ServiceTime, p.Spread = prof.Service(1), plan.ProfileSpread
 			if p.ServiceTime >= p.SLO {
 				return bad("batch_profile", "one request takes %v by the profile, not below the SLO's %v: raise the SLO above it", p.ServiceTime, p.SLO)
 			}
@@ -190,7 +215,14 @@ func (py poolYAML) source(p *Pool, dir string, bad func(field, format string, ar
 		return bad("prometheus", "give either requests or prometheus, not both")
 	case py.Requests != "":
 		p.Requests = resolve(dir, py.Requests)
+		shape, err := traffic.ParseFormat(py.RequestsShape)
+		if err != nil {
+			return bad("requests_shape", "%v", err)
+		}
+		p.RequestsShape = shape
 		return nil
+	case py.RequestsShape != "":
+		return bad("requests_shape", "applies to a requests file; a Prometheus query's series are summed")
 	}
 	u, err := url.Parse(strings.TrimSpace(py.Prometheus.URL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -19,6 +20,9 @@ type HourCounts struct {
 	From, To time.Time
 	Requests []float64 // by hour from From
 	Covered  []float64 // seconds of each hour the source covered
+	// Tokens are the token counts of the requests file, when it is a request log with input
+	// and output token columns: its mean tokens a request.
+	Tokens *traffic.TokenCounts
 }
 
 // NewHourCounts returns empty counts for the hours of [from, to).
@@ -93,26 +97,32 @@ func (w *HourCounts) Week() ([7][24]float64, error) {
 // PoolRequests reads a pool's request counts over [from, to) into the mean requests per
 // hour of the week, and says where they came from.
 func PoolRequests(ctx context.Context, p Pool, from, to time.Time) ([7][24]float64, string, error) {
+	week, desc, _, err := poolRequests(ctx, p, from, to)
+	return week, desc, err
+}
+
+// poolRequests is PoolRequests with the token counts of a requests file that has them.
+func poolRequests(ctx context.Context, p Pool, from, to time.Time) ([7][24]float64, string, *traffic.TokenCounts, error) {
 	w := NewHourCounts(from, to)
 	var desc string
 	var err error
 	if p.Requests != "" {
-		desc, err = ReadRequestsFile(p.Requests, w)
+		desc, err = ReadRequestsFileAs(p.Requests, p.RequestsShape, w)
 	} else {
 		desc, err = readRequestsPrometheus(ctx, p, w)
 	}
 	if err != nil {
-		return [7][24]float64{}, "", err
+		return [7][24]float64{}, "", nil, err
 	}
 	if w.CoveredHours() == 0 {
-		return [7][24]float64{}, "", gpucost.Errorf(gpucost.EInvalid, "%s has no requests from %s to %s, the period recommend reads: give --since/--until that overlap it",
+		return [7][24]float64{}, "", nil, gpucost.Errorf(gpucost.EInvalid, "%s has no requests from %s to %s, the period recommend reads: give --since/--until that overlap it",
 			desc, from.Format(time.DateTime), to.Format(time.DateTime))
 	}
 	week, err := w.Week()
 	if err != nil {
-		return week, "", gpucost.Errorf(gpucost.EInvalid, "%s %w", desc, err)
+		return week, "", nil, gpucost.Errorf(gpucost.EInvalid, "%s %w", desc, err)
 	}
-	return week, fmt.Sprintf("%s: %.0f requests over %.0f hours of the period", desc, w.Total(), w.CoveredHours()), nil
+	return week, fmt.Sprintf("%s: %.0f requests over %.0f hours of the period", desc, w.Total(), w.CoveredHours()), w.Tokens, nil
 }
 
 // Total returns the requests counted in the period.
@@ -124,22 +134,31 @@ func (w *HourCounts) Total() float64 {
 	return s
 }
 
-// ReadRequestsFile reads a request log (binned by the minute) or a timestamp,rate CSV. Gaps in
-// a rate file are hours not covered; silences in a request log are zero traffic.
+// ReadRequestsFile reads a request log (binned by the minute), a timestamp,rate CSV or
+// per-source timestamp,source,value samples (summed), telling which from the file. Gaps in a
+// rate or sample file are hours not covered; silences in a request log are zero traffic.
 func ReadRequestsFile(name string, w *HourCounts) (string, error) {
+	return ReadRequestsFileAs(name, "", w)
+}
+
+// ReadRequestsFileAs is ReadRequestsFile for a file of the given shape ("" tells it from the
+// file, and an ambiguous file is an error that asks for requests_shape).
+func ReadRequestsFileAs(name string, shape traffic.Format, w *HourCounts) (string, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return "", gpucost.Errorf(gpucost.EInvalid, "requests: %v; give a request log or a timestamp,rate CSV, its path relative to the serving file", err)
 	}
 	defer f.Close()
-	format, err := traffic.Detect(f)
-	if err != nil {
-		return "", gpucost.Errorf(gpucost.EInvalid, "requests %s: %w", name, err)
+	format := shape
+	if format == "" {
+		if format, err = traffic.Detect(f); err != nil {
+			return "", gpucost.Errorf(gpucost.EInvalid, "requests %s: %s", name, strings.ReplaceAll(err.Error(), "--trace-shape", "the pool's requests_shape:"))
+		}
 	}
 	if _, err := f.Seek(0, 0); err != nil {
 		return "", fmt.Errorf("read requests %s: %w", name, err)
 	}
-	o := traffic.Options{Gaps: traffic.GapZero, Sort: true}
+	o := traffic.Options{Gaps: traffic.GapZero, Sort: true, Format: format}
 	if format == traffic.Timestamps {
 		o.Gaps, o.Step = traffic.GapAuto, time.Minute
 	}
@@ -147,9 +166,10 @@ func ReadRequestsFile(name string, w *HourCounts) (string, error) {
 	if err != nil {
 		return "", gpucost.Errorf(gpucost.EInvalid, "requests: %w", err)
 	}
+	w.Tokens = tr.Tokens
 	for i, r := range tr.Rates {
 		t := tr.Start.Add(time.Duration(i) * tr.Step)
-		if format == traffic.Rates && slices.ContainsFunc(tr.Gaps, func(g traffic.Gap) bool { return t.After(g.From) && t.Before(g.To) }) {
+		if format != traffic.Timestamps && slices.ContainsFunc(tr.Gaps, func(g traffic.Gap) bool { return t.After(g.From) && t.Before(g.To) }) {
 			continue // filled by GapZero: no data, not zero traffic
 		}
 		w.Add(t, tr.Step, r)

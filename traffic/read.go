@@ -24,9 +24,9 @@ const DefaultMaxIntervals = 366 * 24 * 3600
 // minStep is the shortest interval a trace is binned into.
 const minStep = time.Millisecond
 
-// Read reads a trace from r, named name in messages. The header decides the format: a rate
-// column makes it a rate file (with a timestamp column, else the first), otherwise it is a
-// request log whose timestamp column is TIMESTAMP, time or the first. Bad rows are EInvalid
+// Read reads a trace from r, named name in messages. o.Format, or else the header and first
+// row, decide its shape (shape.go): a request log, a rate file or per-source samples, each with
+// its timestamp column TIMESTAMP, time or the first; an ambiguous file is an error. Bad rows are EInvalid
 // errors naming name, line and column and saying what to do.
 func Read(r io.Reader, name string, o Options) (*Trace, error) {
 	if o.Step < 0 || o.MaxSilence < 0 {
@@ -51,40 +51,34 @@ func Read(r io.Reader, name string, o Options) (*Trace, error) {
 		}
 		return nil, gpucost.Errorf(gpucost.EInvalid, "trace %s: reading the header: %w", name, err)
 	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
-	}
 	if _, err := parseTime(header[0]); err == nil {
 		return nil, gpucost.Errorf(gpucost.EInvalid, "trace %s:1: %q is a timestamp, not a header; add a header line such as TIMESTAMP or timestamp,rate", name, header[0])
 	}
-	tcol := 0
-	for _, n := range []string{"timestamp", "time"} {
-		if i, ok := col[n]; ok {
-			tcol = i
-			break
-		}
+	header = slices.Clone(header)
+	rd := &reader{name: name, cr: cr, o: o, tcol: timeColumn(header)}
+	rd.inTok, rd.outTok = tokenColumns(header)
+	first, err := cr.Read()
+	switch {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, gpucost.Errorf(gpucost.EInvalid, "trace %s: %w", name, err)
+	default:
+		rd.first = slices.Clone(first)
+		rd.firstLine, _ = cr.FieldPos(0)
 	}
-	rd := &reader{name: name, cr: cr, o: o, tcol: tcol}
-	if rcol, ok := col["rate"]; ok {
-		return rd.rates(rcol)
+	sh, err := detectShape(name, header, rd.first, rd.tcol, o.Format)
+	if err != nil {
+		return nil, err
+	}
+	switch sh.format {
+	case Rates:
+		return rd.rates(sh.value)
+	case Samples:
+		f, line := rd.first, rd.firstLine
+		rd.first = nil
+		return rd.samples(f, line, sh)
 	}
 	return rd.timestamps()
-}
-
-// Detect reads the header of a trace and says which format it is: Rates with a rate column,
-// else Timestamps.
-func Detect(r io.Reader) (Format, error) {
-	header, err := csv.NewReader(r).Read()
-	if err != nil {
-		return "", fmt.Errorf("read the trace's header: %w", err)
-	}
-	for _, h := range header {
-		if strings.EqualFold(strings.TrimSpace(h), "rate") {
-			return Rates, nil
-		}
-	}
-	return Timestamps, nil
 }
 
 type reader struct {
@@ -92,10 +86,20 @@ type reader struct {
 	cr   *csv.Reader
 	o    Options
 	tcol int
+	// first is the first data row, read to tell the shape and handed out again by next
+	first     []string
+	firstLine int
+	// inTok and outTok are a request log's token columns, −1 without
+	inTok, outTok int
 }
 
 // next returns the next record and its line, io.EOF at the end.
 func (rd *reader) next() ([]string, int, error) {
+	if rd.first != nil {
+		rec, line := rd.first, rd.firstLine
+		rd.first = nil
+		return rec, line, nil
+	}
 	rec, err := rd.cr.Read()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -141,6 +145,9 @@ func (rd *reader) timestamps() (*Trace, error) {
 		}
 		t, err := rd.time(rec, line)
 		if err != nil {
+			return nil, err
+		}
+		if err := rd.tokens(tr, rec, line); err != nil {
 			return nil, err
 		}
 		if tr.Rows > 0 {
@@ -319,6 +326,9 @@ func (rd *reader) fillRates(rows []rateRow) (*Trace, error) {
 func (t *Trace) Summary() []string {
 	out := []string{fmt.Sprintf("Trace %s: %s, %d rows, %.0f requests over %v from %s in %v intervals; mean %.3g/s, peak %.3g/s.",
 		t.Name, t.Format, t.Rows, t.Requests, t.Duration(), t.Start.Format(time.DateTime), t.Step, t.Mean(), t.Peak())}
+	if t.Format == Samples {
+		out = append(out, fmt.Sprintf("Per-source samples: %d sources' requests per second summed per %v interval; %d source-intervals without a sample took that source's previous value.", t.Sources, t.Step, t.Carried))
+	}
 	if t.Duplicates > 0 {
 		out = append(out, fmt.Sprintf("%d requests share a timestamp with the row before; each counts as a request.", t.Duplicates))
 	}
@@ -326,7 +336,7 @@ func (t *Trace) Summary() []string {
 		out = append(out, fmt.Sprintf("%d rows were out of time order; read sorted (--sort).", t.Unsorted))
 	}
 	gaps := slices.Clone(t.Gaps)
-	slices.SortFunc(gaps, func(a, b Gap) int { return cmp.Compare(b.Duration(), a.Duration()) })
+	sortBy(gaps, func(a, b Gap) int { return cmp.Compare(b.Duration(), a.Duration()) })
 	for i, g := range gaps {
 		if i == 3 {
 			out = append(out, fmt.Sprintf("… and %d more gaps.", len(gaps)-3))

@@ -161,6 +161,9 @@ func FuzzRead(f *testing.F) {
 	f.Add(strings.Join(lines[:200], ""), int64(time.Minute))
 	f.Add("timestamp,rate\n2026-01-01T00:00:00Z,10\n2026-01-01T00:01:00Z,20\n", int64(0))
 	f.Add("TIMESTAMP\n1700000000.5\n1700000000.25\n", int64(time.Millisecond))
+	f.Add("timestamp,container,value\n2026-01-01T00:00:00Z,a,3\n2026-01-01T00:00:00.01Z,b,4\n2026-01-01T00:00:15Z,a,5\n", int64(0))
+	f.Add("timestamp,pod,rate\n2026-01-01T00:00:00Z,a,1\n2026-01-01T00:05:00Z,a,2\n", int64(time.Minute))
+	f.Add("time,prompt_tokens,completion_tokens\n2026-01-01T00:00:00Z,10,2\n2026-01-01T00:00:01Z,x,2\n", int64(0))
 	f.Fuzz(func(t *testing.T, in string, step int64) {
 		for _, o := range []Options{{Step: time.Duration(step), MaxIntervals: 1e5}, {Step: time.Duration(step), Sort: true, Gaps: GapZero, MaxIntervals: 1e5}} {
 			tr, err := Read(strings.NewReader(in), "fuzz.csv", o)

@@ -32,6 +32,7 @@ type Format string
 const (
 	Timestamps Format = "timestamps" // one row per request, with its arrival time
 	Rates      Format = "rates"      // timestamp,rate: requests per second per interval
+	Samples    Format = "samples"    // timestamp,source,value: each source's requests per second, summed
 )
 
 // GapPolicy says what a gap in a trace means.
@@ -71,6 +72,8 @@ type Options struct {
 	Sort bool
 	// MaxIntervals bounds the trace's length in intervals (default DefaultMaxIntervals).
 	MaxIntervals int
+	// Format is the trace's shape when given (--trace-shape); "" tells it from the file.
+	Format Format
 }
 
 // Trace is an arrival trace binned to a rate per interval.
@@ -90,6 +93,34 @@ type Trace struct {
 	// Unsorted counts request-log rows earlier than the row before (only with Options.Sort).
 	Unsorted int   `json:"unsorted,omitempty"`
 	Gaps     []Gap `json:"gaps,omitempty"`
+	// Sources is the number of sources summed (samples only); Carried the source-intervals
+	// that took a source's previous value because it had no sample there.
+	Sources int `json:"sources,omitempty"`
+	Carried int `json:"carried,omitempty"`
+	// Tokens sums a request log's token counts, when it has input and output token columns
+	// (ContextTokens and GeneratedTokens, prompt_tokens and completion_tokens, input_tokens and
+	// output_tokens); nil otherwise.
+	Tokens *TokenCounts `json:"tokens,omitempty"`
+}
+
+// TokenCounts are the moments of a request log's token counts: enough for the mean and spread
+// of a service time linear in them.
+type TokenCounts struct {
+	Requests float64 `json:"requests"`
+	Input    float64 `json:"input"`  // the sum of input tokens
+	Output   float64 `json:"output"` // the sum of output tokens
+	// sums of squares and of products
+	Input2, Output2, InputOut float64 `json:"-"`
+}
+
+// add counts one request's tokens.
+func (c *TokenCounts) add(in, out float64) {
+	c.Requests++
+	c.Input += in
+	c.Output += out
+	c.Input2 += in * in
+	c.Output2 += out * out
+	c.InputOut += in * out
 }
 
 // Gap is a stretch of a trace without data (rate files) or without requests (request logs).

@@ -291,6 +291,8 @@ func FuzzReadRequestsFile(f *testing.F) {
 	f.Add("timestamp,rate\n2026-11-02T00:00:00Z,-1\n")
 	f.Add("timestamp,rate\n2026-11-09T00:00:00Z,1\n2026-10-26T00:00:00Z,1\n")
 	f.Add("timestamp,rate\n")
+	f.Add("timestamp,container,value\n2026-11-02T00:00:00Z,a,3\n2026-11-02T00:00:00Z,b,4\n2026-11-02T00:01:00Z,a,5\n")
+	f.Add("timestamp,value\n2026-11-02T00:00:00Z,3\n")
 	from := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
 	to := from.Add(7 * 24 * time.Hour)
 	file := newCSVFuzzFile(f, "requests.csv")

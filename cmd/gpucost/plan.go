@@ -10,7 +10,7 @@ func newPlanCmd(e *env) *cobra.Command {
 		Use:   "plan",
 		Short: "Planners: instance sizing, commitments, MIG packing, checkpoint intervals, spot fleets",
 	}
-	cmd.AddCommand(newPlanCheckpointCmd(e), newPlanCommitCmd(e), newPlanInstanceCmd(e), newPlanMIGCmd(e), newPlanFleetCmd(e), newPlanCapacityCmd(e), newPlanBatchingCmd(e), newPlanAutoscaleCmd(e))
+	cmd.AddCommand(newPlanCheckpointCmd(e), newPlanCommitCmd(e), newPlanInstanceCmd(e), newPlanMIGCmd(e), newPlanFleetCmd(e), newPlanCapacityCmd(e), newPlanBatchingCmd(e), newPlanAutoscaleCmd(e), newPlanShareCmd(e))
 	return cmd
 }
 

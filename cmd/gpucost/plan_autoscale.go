@@ -15,6 +15,7 @@ import (
 // autoscaleFlags are plan autoscale's flags beyond the serving ones.
 type autoscaleFlags struct {
 	trace, step, gaps, policy, compare, chart string
+	shape                                     string
 	sort                                      bool
 	target, stepUp, stepDown, headroom        string
 	schedule                                  string
@@ -43,17 +44,20 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 			if err := sf.resolve(cmd.Context(), e); err != nil {
 				return result{}, err
 			}
-			tr, err := planfile.ReadTrace(af.trace, planfile.TraceOptions{Gaps: af.gaps, Step: af.step, Sort: af.sort})
+			tr, err := planfile.ReadTrace(af.trace, planfile.TraceOptions{Gaps: af.gaps, Step: af.step, Sort: af.sort, Shape: af.shape})
 			if err != nil {
 				return result{}, err
 			}
 			o.Start, o.Step, o.Rates = tr.Start, tr.Step, tr.Rates
 			o.Quantile, o.SLO, o.PricePerGPU, o.GPUsPerReplica = sf.quantile, sf.target, sf.perGPUHour, sf.gpusPer
-			bs, err := sf.service(tr.Peak())
+			bs, tokens, err := sf.tokenService(tr, o.Concurrency)
+			if err == nil && tokens == nil {
+				bs, err = sf.service(tr.Peak())
+			}
 			if err != nil {
 				return result{}, err
 			}
-			o.ServiceTime, o.Batch, o.BatchFill = bs.S, bs.Batch, bs.Fill
+			o.ServiceTime, o.Spread, o.Batch, o.BatchFill, o.Tokens = bs.S, bs.Spread, bs.Batch, bs.Fill, tokens
 			if err := af.options(cmd, e, &sf, &o); err != nil {
 				return result{}, err
 			}
@@ -66,7 +70,15 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 				return result{}, err
 			}
 			out := present.Autoscale(o, runs, af.compare == "all")
-			if bs.Note != "" {
+			switch {
+			case tokens != nil:
+				out.Notes = append(out.Notes, bs.Note)
+				for _, r := range runs {
+					if r.PerMillionTokens != nil {
+						out.Notes = append(out.Notes, tokenPriceNote(r.Label(), r.PerMillionTokens))
+					}
+				}
+			case bs.Note != "":
 				out.Notes = append(out.Notes, bs.Note+" Batches planned at the trace's peak rate.")
 			}
 			out.Notes = append(out.Notes, tr.Summary()...)
@@ -88,11 +100,13 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 // register adds plan autoscale's own flags.
 func (af *autoscaleFlags) register(cmd *cobra.Command, o *plan.AutoscaleOptions) {
 	f := cmd.Flags()
-	f.StringVar(&af.trace, "trace", "", "CSV of request timestamps, or of timestamp,rate")
+	f.StringVar(&af.trace, "trace", "", "CSV of request timestamps, of timestamp,rate, or of timestamp,source,value samples (summed)")
+	f.StringVar(&af.shape, "trace-shape", "", "requests, rates or samples: the trace's shape when the file cannot tell it")
 	f.StringVar(&af.step, "step", "", "interval to bin a request log into (default 1m); for a rate file, its row spacing")
 	f.StringVar(&af.gaps, "gaps", "auto", "auto, error or zero: what a gap in the trace means (see above)")
 	f.BoolVar(&af.sort, "sort", false, "accept an unsorted request log")
-	f.StringVar(&af.policy, "policy", "target-tracking", "static, target-tracking, step, schedule, scale-to-zero, predictive or oracle")
+	f.StringVar(&af.policy, "policy", "target-tracking", "static, target-tracking, step, schedule, learned-schedule, scale-to-zero, predictive or oracle")
+	f.DurationVar(&o.Warmup, "warmup", 0, "the start of the trace policies learn from but that is not scored, for every policy and the oracle (learned-schedule needs 24h)")
 	f.StringVar(&af.compare, "compare", "", "all: every policy and the oracle in one table")
 	f.StringVar(&af.chart, "chart", "", "write demand against replicas to FILE.png or FILE.svg")
 	f.IntVar(&o.Concurrency, "concurrency", 1, "requests one replica serves at once")
@@ -175,7 +189,10 @@ whose response time — queue wait plus service — is within the SLO's duration
 the trace when it is at least the SLO's quantile), and requests delayed past the SLO or dropped
 after --max-queue-wait. --compare all runs every policy on the same trace beside the oracle,
 which resizes every interval to the Erlang C minimum of the true rate with no delay: the gap
-column is each policy's extra replica-hours over that bound.
+column is each policy's extra replica-hours over that bound, beside its SLO attainment. When
+more requests than the SLO allows arrive at the onset of bursts (intervals needing more
+replicas than any in the provisioning + evaluation before them), a note says so: that is what
+keeps reactive policies from the oracle on such a trace.
 
 The model: at each interval the ready replicas serve the interval's rate as an M/M/c queue
 (--concurrency requests per replica at once); arrivals beyond the ready capacity queue and are
@@ -185,17 +202,28 @@ largest size wanted over --scale-in-window (Kubernetes' stabilisation window). R
 warm, at the oracle's size for the first interval.
 
 Policies: static (--replicas, default the trace's peak need), target-tracking (--target
-utilisation), step (--step-up/--step-down thresholds), schedule (--schedule, default each hour's
-peak need from the trace itself: hindsight), scale-to-zero (target tracking that goes to zero
+utilisation), step (--step-up/--step-down thresholds), schedule (--schedule; without it each
+hour's peak need taken from the scored trace itself, which is hindsight: the run is labelled
+"schedule (hindsight)" and never named the best policy), learned-schedule (the causal schedule:
+each hour's peak need the day before, learned from earlier days only, or Erlang C on the last
+window's rate when more; give --warmup 24h so it is scored on days after the one it learned
+from), scale-to-zero (target tracking that goes to zero
 after --idle-timeout; a request at zero waits for a cold start), predictive (Erlang C on a
 forecast one provisioning delay ahead: the largest of the last window's rate, Holt's trend, and
 the rate one --season ago).
 
 --trace is a CSV of request timestamps (one row per request, such as the Azure LLM inference
-trace) binned into --step intervals, or a CSV of timestamp,rate (requests per second per
-interval). Gaps: a rate file with missing intervals is refused unless --gaps zero; silences in a
+trace) binned into --step intervals, a CSV of timestamp,rate (requests per second per
+interval), or per-source samples, timestamp,source,value (such as each container's requests per
+second exported from Prometheus), summed per scrape interval. The shape is told from the header
+and first row; a file that could be more than one is refused with what was seen, and
+--trace-shape requests, rates or samples says which. Gaps: a rate file with missing intervals is refused unless --gaps zero; silences in a
 request log are zero traffic, listed under the table, and refused with --gaps error. An unsorted
 log is refused unless --sort.
+
+--service-model tokens takes each request's service time from the trace's token counts (a
+replica prefills --prefill-rate and decodes --decode-rate tokens a second in all, shared by
+--concurrency sequences) and prices a million tokens for every run.
 
 --spot-share runs that share of replicas on spot, interrupted at --interruption-rate per replica
 with the provider's notice, replaced on demand (--spot-fallback); the table adds the same policy

@@ -50,7 +50,7 @@ and --max-batch.`,
 			if err != nil {
 				return result{}, err
 			}
-			o.Quantile, o.SLO, o.PricePerGPU, o.GPUsPerReplica = sf.quantile, sf.target, sf.perGPUHour, sf.gpusPer
+			o.Quantile, o.SLO, o.PricePerGPU, o.GPUsPerReplica, o.Spread = sf.quantile, sf.target, sf.perGPUHour, sf.gpusPer, sf.spread
 			res, err := plan.Batching(o)
 			if err != nil {
 				return result{}, err

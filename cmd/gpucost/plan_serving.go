@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/plan/planfile"
+	"github.com/gpucost/gpucost/traffic"
 	"github.com/spf13/cobra"
 )
 
@@ -15,6 +19,11 @@ import (
 // time (or a batch profile), the SLO and the GPU with its price (catalog.ServingPrice).
 type servingFlags struct {
 	serviceTime  time.Duration
+	serviceCV    string
+	serviceModel string
+	prefillRate  float64
+	decodeRate   float64
+	tokenProfile string
 	batchProfile string
 	batchSize    int
 	slo          string
@@ -28,11 +37,17 @@ type servingFlags struct {
 	target     time.Duration
 	perGPUHour gpucost.Money
 	priceFrom  string
+	spread     plan.Spread // from --service-cv; the zero value is the planner's default
 }
 
 func (s *servingFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.DurationVar(&s.serviceTime, "service-time", 0, "mean time one replica takes to serve one request, such as 30ms")
+	f.StringVar(&s.serviceModel, "service-model", "time", "time (--service-time or --batch-profile) or tokens (--prefill-rate, --decode-rate and --concurrency, with the token counts of --trace)")
+	f.Float64Var(&s.prefillRate, "prefill-rate", 0, "--service-model tokens: input tokens a second one replica prefills, in all")
+	f.Float64Var(&s.decodeRate, "decode-rate", 0, "--service-model tokens: output tokens a second one replica generates, in all")
+	f.StringVar(&s.tokenProfile, "token-profile", "", "--service-model tokens: CSV of measured requests (input_tokens, output_tokens, latency_ms) at --concurrency, to fit the prefill and decode rates")
+	f.StringVar(&s.serviceCV, "service-cv", "", "spread of the service time: its coefficient of variation (σ/mean); 0 constant, 1 exponential (default for --service-time: M/M/c, exact), above 1 heavy-tailed; other values use the M/G/c approximation")
 	f.StringVar(&s.batchProfile, "batch-profile", "", "CSV of batch_size,latency_ms measured on one replica, instead of --service-time (with --batch-size)")
 	f.IntVar(&s.batchSize, "batch-size", 0, "with --batch-profile: serve batches of this size (default: the largest the SLO allows)")
 	f.StringVar(&s.slo, "slo", "p99=200ms", "latency objective: pNN=DURATION on the response time (queue wait + service)")
@@ -47,6 +62,13 @@ func (s *servingFlags) resolve(ctx context.Context, e *env) error {
 	var err error
 	if s.quantile, s.target, err = plan.ParseSLO(s.slo); err != nil {
 		return gpucost.Errorf(gpucost.EInvalid, "--slo %w", err)
+	}
+	if s.serviceCV != "" {
+		cv, err := strconv.ParseFloat(strings.TrimSpace(s.serviceCV), 64)
+		if err != nil || cv < 0 || cv > 20 || math.IsNaN(cv) {
+			return gpucost.Errorf(gpucost.EInvalid, "--service-cv %q: give the service time's coefficient of variation, between 0 (constant) and 20, such as 0.5", s.serviceCV)
+		}
+		s.spread = plan.Spread{CV: cv, Source: "--service-cv"}
 	}
 	if s.gpusPer < 1 {
 		return gpucost.Errorf(gpucost.EInvalid, "--gpus-per-replica %d: give 1 or more", s.gpusPer)
@@ -94,7 +116,7 @@ func (s *servingFlags) service(rate float64) (plan.BatchService, error) {
 		if s.serviceTime <= 0 {
 			return plan.BatchService{}, gpucost.Errorf(gpucost.EInvalid, "--service-time is required (such as 30ms), or give --batch-profile")
 		}
-		return plan.BatchService{S: s.serviceTime, Batch: 1}, nil
+		return plan.BatchService{S: s.serviceTime, Batch: 1, Spread: s.spread}, nil
 	}
 	if s.serviceTime > 0 {
 		return plan.BatchService{}, gpucost.Errorf(gpucost.EInvalid, "give --service-time or --batch-profile, not both")
@@ -103,5 +125,60 @@ func (s *servingFlags) service(rate float64) (plan.BatchService, error) {
 	if err != nil {
 		return plan.BatchService{}, err
 	}
-	return plan.PlanBatchService(prof, rate, s.quantile, s.target, s.batchSize)
+	return plan.PlanBatchService(prof, rate, s.quantile, s.target, s.batchSize, s.spread)
+}
+
+// tokenService returns the service of the token model on a trace's token counts, with the
+// plan that prices tokens; a nil plan when --service-model is time.
+func (s *servingFlags) tokenService(tr *traffic.Trace, concurrency int) (plan.BatchService, *plan.TokenPlan, error) {
+	switch s.serviceModel {
+	case "", "time":
+		if s.prefillRate != 0 || s.decodeRate != 0 || s.tokenProfile != "" {
+			return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "--prefill-rate, --decode-rate and --token-profile go with --service-model tokens")
+		}
+		return plan.BatchService{}, nil, nil
+	case "tokens":
+	default:
+		return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "--service-model %q: use time or tokens", s.serviceModel)
+	}
+	switch {
+	case s.serviceTime > 0 || s.batchProfile != "" || s.serviceCV != "":
+		return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "--service-model tokens takes the service time from the token counts: leave out --service-time, --batch-profile and --service-cv")
+	case tr == nil:
+		return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "--service-model tokens needs --trace: a request log with input and output token columns (such as ContextTokens,GeneratedTokens)")
+	case tr.Tokens == nil:
+		return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "--service-model tokens: trace %s has no input and output token columns (ContextTokens and GeneratedTokens, prompt_tokens and completion_tokens, or input_tokens and output_tokens)", tr.Name)
+	}
+	model := plan.TokenModel{PrefillRate: s.prefillRate, DecodeRate: s.decodeRate, Concurrency: max(1, concurrency)}
+	fitted := ""
+	if s.tokenProfile != "" {
+		if s.prefillRate != 0 || s.decodeRate != 0 {
+			return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "give --token-profile or --prefill-rate and --decode-rate, not both")
+		}
+		pts, err := planfile.ReadTokenProfile(s.tokenProfile)
+		if err != nil {
+			return plan.BatchService{}, nil, err
+		}
+		var r2 float64
+		if model, r2, err = plan.FitTokenModel(pts, model.Concurrency); err != nil {
+			return plan.BatchService{}, nil, fmt.Errorf("--token-profile %s: %w", s.tokenProfile, err)
+		}
+		s.prefillRate, s.decodeRate = model.PrefillRate, model.DecodeRate
+		fitted = fmt.Sprintf(" (fitted to %d requests of %s, R² = %.3f)", len(pts), s.tokenProfile, r2)
+	}
+	t := tr.Tokens
+	tp := &plan.TokenPlan{Model: model,
+		Moments: plan.TokenMoments{Requests: t.Requests, Input: t.Input, Output: t.Output, Input2: t.Input2, Output2: t.Output2, InputOut: t.InputOut}}
+	mean, sp, err := tp.Service()
+	if err != nil {
+		return plan.BatchService{}, nil, err
+	}
+	note := fmt.Sprintf("Token model: %.0f prefill and %.0f decode tokens/s per replica shared by %d sequences%s; the trace's %.0f requests average %.0f input and %.0f output tokens: %v a request, cv %.2f (M/G/c).",
+		s.prefillRate, s.decodeRate, tp.Model.Concurrency, fitted, t.Requests, t.Input/t.Requests, t.Output/t.Requests, mean.Round(time.Millisecond), sp.CV)
+	return plan.BatchService{S: mean.Round(time.Millisecond), Spread: sp, Batch: 1, Note: note}, tp, nil
+}
+
+// tokenPriceNote writes a million tokens' cost for people.
+func tokenPriceNote(who string, p *plan.TokenPrices) string {
+	return fmt.Sprintf("%s per 1M tokens: %s input, %s output, %s in all (each side bears the replica time spent on it).", who, p.Input.Dollars(), p.Output.Dollars(), p.Total.Dollars())
 }

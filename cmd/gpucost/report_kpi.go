@@ -14,6 +14,8 @@ func newReportKPICmd(e *env) *cobra.Command {
 		reqFile  string
 		reqProm  string
 		reqQuery string
+		tok      serving.GroupTokens
+		weight   float64
 	)
 	cmd := &cobra.Command{
 		Use:   "kpi",
@@ -28,11 +30,18 @@ job, and, where request counts are given, the cost per 1,000 inference requests.
 Request counts come from a CSV (--requests: a column named like --by, a requests column and an
 optional date column, YYYY-MM-DD, to keep the period's rows) or from Prometheus
 (--requests-prometheus URL --requests-query QUERY: an instant vector by the --by label,
-evaluated at the end of the period).`,
+evaluated at the end of the period).
+
+Token counts come from Prometheus (--tokens-prometheus URL): the increase over the period, by the
+--by label, of vLLM's vllm:prompt_tokens_total and vllm:generation_tokens_total, TGI's
+tgi_request_input_length_sum and tgi_request_generated_tokens_sum, or Triton's TensorRT-LLM
+backend nv_llm_input_token_len_sum and nv_llm_output_token_len_sum (--tokens-server), or your
+own queries. The table then adds $/1M input, output and all tokens.`,
 		Example: `  gpucost report kpi --by team --since 30d
   gpucost report kpi --by namespace --requests requests.csv
   gpucost report kpi --by namespace --requests-prometheus http://prometheus:9090 \
-      --requests-query 'sum by (namespace) (increase(vllm:request_success_total[30d]))'`,
+      --requests-query 'sum by (namespace) (increase(vllm:request_success_total[30d]))'
+  gpucost report kpi --by namespace --tokens-prometheus http://prometheus:9090 --output-token-weight 20`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, err := parseBy(by)
@@ -51,7 +60,21 @@ evaluated at the end of the period).`,
 			if err != nil {
 				return err
 			}
-			return e.print(present.KPIs(d, s, requests, source))
+			var tokens *present.KPITokenSource
+			counts, tsource, err := tok.Read(ctx, by, s.Period.Start, s.Period.End)
+			if err != nil {
+				return err
+			}
+			if counts != nil {
+				if !(weight > 0) {
+					return gpucost.Errorf(gpucost.EInvalid, "--output-token-weight %v: give the input tokens one output token's GPU time is worth, such as 1 or 20", weight)
+				}
+				tokens = &present.KPITokenSource{Source: tsource, OutputWeight: weight, Counts: map[string][2]float64{}}
+				for g, t := range counts {
+					tokens.Counts[g] = [2]float64{t.Input, t.Output}
+				}
+			}
+			return e.print(present.KPIs(d, s, requests, source, tokens))
 		},
 	}
 	f.register(cmd)
@@ -59,5 +82,10 @@ evaluated at the end of the period).`,
 	cmd.Flags().StringVar(&reqFile, "requests", "", "CSV of request counts per group")
 	cmd.Flags().StringVar(&reqProm, "requests-prometheus", "", "Prometheus server to read request counts from")
 	cmd.Flags().StringVar(&reqQuery, "requests-query", "", "PromQL instant vector of request counts by the --by label")
+	cmd.Flags().StringVar(&tok.Prometheus, "tokens-prometheus", "", "Prometheus server to read token counters from, for $/1M tokens")
+	cmd.Flags().StringVar(&tok.Server, "tokens-server", "vllm", "whose token counters: vllm (vllm:prompt_tokens_total, vllm:generation_tokens_total), tgi or triton (TensorRT-LLM backend)")
+	cmd.Flags().StringVar(&tok.InputQuery, "input-tokens-query", "", "PromQL instant vector of input tokens over the period by the --by label, instead of --tokens-server's")
+	cmd.Flags().StringVar(&tok.OutputQuery, "output-tokens-query", "", "PromQL instant vector of output tokens over the period by the --by label")
+	cmd.Flags().Float64Var(&weight, "output-token-weight", 1, "the input tokens one output token's GPU time is worth, to split $/1M tokens between input and output (decode is slower per token than prefill)")
 	return cmd
 }

@@ -67,24 +67,30 @@ func ReadLatencyProfile(name string) (plan.LatencyProfile, error) {
 	return p, nil
 }
 
-// TraceOptions are how plan autoscale reads --trace, as written on its command line.
+// TraceOptions are how plan autoscale and plan capacity read --trace, as written on the command line.
 type TraceOptions struct {
-	Gaps string // auto, error or zero
-	Step string // a duration, or "" for the rows' spacing (a rate file) or 1m (a request log)
-	Sort bool   // accept an unsorted request log
+	Gaps  string // auto, error or zero
+	Step  string // a duration, or "" for the rows' spacing (rates, samples) or 1m (a request log)
+	Sort  bool   // accept an unsorted request log
+	Shape string // --trace-shape: requests, rates, samples, or "" to tell from the file
 }
 
-// ReadTrace reads an arrival trace file (plan autoscale --trace): a request log is binned into
-// o.Step, by the minute when none is given; a rate file keeps its rows' spacing.
+// ReadTrace reads an arrival trace file (--trace): a request log is binned into o.Step, by the
+// minute when none is given; a rate file keeps its rows' spacing; per-source samples are
+// summed at their scrape interval. A file whose shape is ambiguous is an error that shows it.
 func ReadTrace(name string, o TraceOptions) (*traffic.Trace, error) {
 	if name == "" {
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--trace FILE is required: a CSV of request timestamps or of timestamp,rate")
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--trace FILE is required: a CSV of request timestamps, of timestamp,rate, or of timestamp,source,value")
 	}
 	gaps, err := traffic.ParseGapPolicy(o.Gaps)
 	if err != nil {
 		return nil, gpucost.Errorf(gpucost.EInvalid, "--gaps: %w", err)
 	}
-	to := traffic.Options{Gaps: gaps, Sort: o.Sort}
+	shape, err := traffic.ParseFormat(o.Shape)
+	if err != nil {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--trace-shape: %w", err)
+	}
+	to := traffic.Options{Gaps: gaps, Sort: o.Sort, Format: shape}
 	if o.Step != "" {
 		if to.Step, err = time.ParseDuration(o.Step); err != nil || to.Step <= 0 {
 			return nil, gpucost.Errorf(gpucost.EInvalid, "--step %q: give an interval such as 1s or 1m", o.Step)
@@ -95,17 +101,95 @@ func ReadTrace(name string, o TraceOptions) (*traffic.Trace, error) {
 		return nil, gpucost.Errorf(gpucost.EInvalid, "--trace: %w", err)
 	}
 	defer f.Close()
-	if to.Step == 0 {
-		format, err := traffic.Detect(f)
-		if err != nil {
+	if to.Format == "" {
+		if to.Format, err = traffic.Detect(f); err != nil {
 			return nil, gpucost.Errorf(gpucost.EInvalid, "--trace %s: %w", name, err)
-		}
-		if format == traffic.Timestamps {
-			to.Step = time.Minute
 		}
 		if _, err := f.Seek(0, 0); err != nil {
 			return nil, fmt.Errorf("read trace %s: %w", name, err)
 		}
 	}
+	if to.Step == 0 && to.Format == traffic.Timestamps {
+		to.Step = time.Minute
+	}
 	return traffic.Read(f, name, to)
+}
+
+// ReadSharePods reads a pod list (plan share --workloads) in openb's format: name, num_gpu,
+// gpu_milli (thousandths of one GPU for a fractional request) and, optionally, creation_time
+// and deletion_time in seconds.
+func ReadSharePods(name string) ([]plan.SharePod, error) {
+	c, err := csvin.Open("--workloads", name, "name", "num_gpu", "gpu_milli")
+	if err != nil {
+		return nil, err
+	}
+	timed := c.Has("creation_time") && c.Has("deletion_time")
+	var out []plan.SharePod
+	err = c.Each(func(rec []string) error {
+		p := plan.SharePod{Name: c.Get(rec, "name")}
+		n, err := c.Number(rec, "num_gpu")
+		if err != nil {
+			return err
+		}
+		m, err := c.Number(rec, "gpu_milli")
+		if err != nil {
+			return err
+		}
+		if n != float64(int(n)) || n < 0 || m != float64(int(m)) || m < 0 || m > 1000 {
+			return c.Errorf("num_gpu", "%v GPUs of %v thousandths: give whole GPUs and 0–1000 thousandths", n, m)
+		}
+		p.GPUs, p.Milli = int(n), int(m)
+		if p.GPUs > 1 && p.Milli == 0 {
+			p.Milli = 1000
+		}
+		if timed {
+			s, err := c.Number(rec, "creation_time")
+			if err != nil {
+				return err
+			}
+			e, err := c.Number(rec, "deletion_time")
+			if err != nil {
+				return err
+			}
+			p.Start, p.End = int64(s), int64(e)
+		}
+		out = append(out, p)
+		return nil
+	})
+	return out, err
+}
+
+// ReadTokenProfile reads measured requests (--token-profile): input_tokens, output_tokens and
+// latency_ms (or latency_s) per request.
+func ReadTokenProfile(name string) ([]plan.TokenPoint, error) {
+	c, err := csvin.Open("--token-profile", name, "input_tokens", "output_tokens")
+	if err != nil {
+		return nil, err
+	}
+	col, unit := "latency_ms", time.Millisecond
+	if !c.Has(col) {
+		col, unit = "latency_s", time.Second
+	}
+	if !c.Has(col) {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--token-profile %s: the header needs latency_ms or latency_s beside input_tokens and output_tokens", name)
+	}
+	var out []plan.TokenPoint
+	err = c.Each(func(rec []string) error {
+		var p plan.TokenPoint
+		var err error
+		if p.Input, err = c.Number(rec, "input_tokens"); err != nil {
+			return err
+		}
+		if p.Output, err = c.Number(rec, "output_tokens"); err != nil {
+			return err
+		}
+		l, err := c.Number(rec, col)
+		if err != nil {
+			return err
+		}
+		p.Latency = time.Duration(l * float64(unit))
+		out = append(out, p)
+		return nil
+	})
+	return out, err
 }

@@ -1,0 +1,307 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/gpucost/gpucost"
+)
+
+// The sharing planner (docs/architecture.md "Sharing GPUs beyond MIG") packs GPU requests onto
+// GPUs three ways, side by side: whole GPUs (every request takes its own), fractional sharing
+// (time-slicing or MPS: requests of a GPU's thousandths share it while they sum to at most
+// 1,000) and MIG (each fraction takes the smallest MIG profile with as many compute slices,
+// ⌈milli·7/1000⌉). Requests of several GPUs, or of a whole one, take whole GPUs in every way.
+// Fractions are packed by best-fit decreasing and, for comparison, first-fit decreasing, beside
+// Martello and Toth's L2 lower bound; MIG by the MIG planner's packer beside its bound. The
+// plan is made for the requests all at once (as the openb trace is replayed by its scheduler
+// simulator), at the peak of the requests running together, and over time as GPU-hours, with
+// the GPUs repacked whenever a request starts or ends.
+
+// milliPerGPU is a GPU in thousandths, openb's gpu_milli unit.
+const milliPerGPU = 1000
+
+// SharePod is one pod's GPU request and when it ran.
+type SharePod struct {
+	Name  string
+	GPUs  int   // whole GPUs requested; 1 with Milli below 1,000 is a fraction of one
+	Milli int   // thousandths of one GPU, for a fractional request; 1,000 otherwise
+	Start int64 // seconds, creation time
+	End   int64 // seconds, deletion time; End ≤ Start is a request that never ran
+}
+
+func (p SharePod) fractional() bool { return p.GPUs == 1 && p.Milli > 0 && p.Milli < milliPerGPU }
+
+// ShareNeed is the GPUs one way of sharing needs.
+type ShareNeed struct {
+	Whole      int `json:"whole_gpus"`      // requests of whole GPUs (or of no sharing)
+	Fractional int `json:"fractional_gpus"` // time-slicing/MPS: best-fit decreasing
+	FFD        int `json:"ffd_gpus"`        // time-slicing/MPS: first-fit decreasing
+	Bound      int `json:"lower_bound"`     // no fractional packing needs fewer
+	MIG        int `json:"mig_gpus"`        // MIG profiles
+	MIGBound   int `json:"mig_lower_bound"` // no MIG packing needs fewer
+	Requests   int `json:"requests"`        // GPU requests counted
+}
+
+// ShareResult is the sharing plan.
+type ShareResult struct {
+	Pods        int           `json:"pods"`
+	GPUPods     int           `json:"gpu_pods"`
+	Fractional  int           `json:"fractional_pods"`
+	MultiGPU    int           `json:"multi_gpu_pods"`
+	NeverRan    int           `json:"never_ran"` // GPU pods with no run time, left out of peak and GPU-hours
+	AllAtOnce   ShareNeed     `json:"-"`         // MarshalJSON writes these three under plain names
+	Peak        ShareNeed     `json:"-"`
+	PeakAt      int64         `json:"peak_at_s"`
+	GPUHours    ShareHours    `json:"-"`
+	MIGPacker   string        `json:"mig_packer"` // exact or first-fit-decreasing, all at once
+	Notes       []string      `json:"notes,omitempty"`
+	MIGProfiles [migKinds]int `json:"mig_instances_by_shape"`
+}
+
+// ShareHours are GPU-hours over the trace, repacked at every start and end.
+type ShareHours struct {
+	NoSharing, Fractional, FFD, Bound, MIG float64
+}
+
+// MarshalJSON writes the needs under plain names.
+func (r ShareResult) MarshalJSON() ([]byte, error) {
+	type plain ShareResult
+	return json.Marshal(struct {
+		AllAtOnce ShareNeed      `json:"all_at_once"`
+		Peak      ShareNeed      `json:"peak_concurrent"`
+		Hours     map[string]any `json:"gpu_hours"`
+		plain
+	}{r.AllAtOnce, r.Peak, map[string]any{"no_sharing": r.GPUHours.NoSharing, "fractional": r.GPUHours.Fractional, "ffd": r.GPUHours.FFD,
+		"lower_bound": r.GPUHours.Bound, "mig": r.GPUHours.MIG}, plain(r)})
+}
+
+// PlanShare packs pods' GPU requests: all at once, at their peak together and over time.
+func PlanShare(pods []SharePod) (ShareResult, error) {
+	var r ShareResult
+	r.Pods = len(pods)
+	var gpu []SharePod
+	for i, p := range pods {
+		switch {
+		case p.GPUs < 0 || p.Milli < 0 || p.Milli > milliPerGPU:
+			return r, gpucost.Errorf(gpucost.EInvalid, "pod %d (%s): %d GPUs of %d thousandths: give whole GPUs, or one GPU with 1–1000 thousandths", i+1, p.Name, p.GPUs, p.Milli)
+		case p.GPUs == 0:
+			continue
+		case p.GPUs > 1 && p.Milli != 0 && p.Milli != milliPerGPU:
+			return r, gpucost.Errorf(gpucost.EInvalid, "pod %d (%s): %d GPUs of %d thousandths each: a fraction is of one GPU; give 1 GPU, or 1000 thousandths", i+1, p.Name, p.GPUs, p.Milli)
+		}
+		gpu = append(gpu, p)
+		if p.fractional() {
+			r.Fractional++
+		}
+		if p.GPUs > 1 {
+			r.MultiGPU++
+		}
+		if p.End <= p.Start {
+			r.NeverRan++
+		}
+	}
+	r.GPUPods = len(gpu)
+	if len(gpu) == 0 {
+		return r, gpucost.Errorf(gpucost.EInvalid, "no pod requests a GPU: give num_gpu (and gpu_milli for a fraction) per pod")
+	}
+	r.AllAtOnce, r.MIGPacker, r.MIGProfiles = shareNeed(gpu)
+	r.Peak, r.PeakAt, r.GPUHours = shareOverTime(gpu)
+	r.Notes = shareNotes(r)
+	return r, nil
+}
+
+// shareNeed packs one set of requests every way.
+func shareNeed(pods []SharePod) (ShareNeed, string, [migKinds]int) {
+	n := ShareNeed{Requests: len(pods)}
+	var fracs []int
+	var d [migKinds]int
+	whole := 0
+	for _, p := range pods {
+		if p.fractional() {
+			fracs = append(fracs, p.Milli)
+			d[migKind(p.Milli)]++
+		} else {
+			whole += p.GPUs
+		}
+	}
+	n.Whole = whole + len(fracs)
+	sortBy(fracs, func(a, b int) int { return b - a })
+	n.Fractional = whole + bestFitDecreasing(fracs)
+	n.FFD = whole + firstFitDecreasing(fracs)
+	n.Bound = whole + binPackingL2(fracs)
+	bins, packer := migPack(d)
+	n.MIG = whole + len(bins)
+	n.MIGBound = whole + migLowerBound(d)
+	return n, packer, d
+}
+
+// migKind is the smallest MIG shape with the compute slices a fraction needs: ⌈milli·7/1000⌉
+// slices, 5 and 6 rounding up to the whole GPU's 7g.
+func migKind(milli int) int {
+	switch ceilDiv(milli*migComputeSlices, milliPerGPU) {
+	case 1:
+		return 0
+	case 2:
+		return 2
+	case 3:
+		return 3
+	case 4:
+		return 4
+	}
+	return 5
+}
+
+// bestFitDecreasing packs sizes (sorted largest first) into GPUs of 1,000, each onto the GPU it
+// leaves the least room on; it returns the GPUs used. GPUs are kept by their free room, which
+// takes few values.
+func bestFitDecreasing(sizes []int) int {
+	var free [milliPerGPU + 1]int // GPUs by free thousandths
+	bins := 0
+	for _, s := range sizes {
+		f := s
+		for f <= milliPerGPU && free[f] == 0 {
+			f++
+		}
+		if f > milliPerGPU {
+			bins++
+			free[milliPerGPU-s]++
+			continue
+		}
+		free[f]--
+		free[f-s]++
+	}
+	return bins
+}
+
+// firstFitDecreasing packs sizes (sorted largest first) into GPUs of 1,000, each onto the first
+// GPU, in opening order, with room; it returns the GPUs used.
+func firstFitDecreasing(sizes []int) int {
+	var room []int
+	for _, s := range sizes {
+		i := slices.IndexFunc(room, func(r int) bool { return r >= s })
+		if i < 0 {
+			room = append(room, milliPerGPU-s)
+			continue
+		}
+		room[i] -= s
+	}
+	return len(room)
+}
+
+// binPackingL2 is Martello and Toth's lower bound L2 for sizes sorted largest first: items over
+// half a GPU each need their own, and the rest need at least the room those leave, for every
+// threshold k ≤ 500 below which items are left out.
+func binPackingL2(sizes []int) int {
+	total := 0
+	for _, s := range sizes {
+		total += s
+	}
+	best := ceilDiv(total, milliPerGPU)
+	for _, k := range append(uniqueSmall(sizes), 0) {
+		var big, mid, small, midRoom int // big: > 1000 − k; mid: in (500, 1000 − k]; small: in [k, 500]
+		for _, s := range sizes {
+			switch {
+			case s > milliPerGPU-k:
+				big++
+			case s > milliPerGPU/2:
+				mid++
+				midRoom += milliPerGPU - s
+			case s >= k:
+				small += s
+			}
+		}
+		best = max(best, big+mid+max(0, ceilDiv(small-midRoom, milliPerGPU)))
+	}
+	return best
+}
+
+// uniqueSmall lists the distinct sizes of at most half a GPU.
+func uniqueSmall(sizes []int) []int {
+	var out []int
+	for _, s := range sizes {
+		if s <= milliPerGPU/2 && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// shareOverTime repacks the running requests at every start and end: the peak need (by the
+// whole-GPU count) and GPU-hours of each way.
+func shareOverTime(pods []SharePod) (ShareNeed, int64, ShareHours) {
+	type event struct {
+		t     int64
+		start bool
+		i     int
+	}
+	var events []event
+	for i, p := range pods {
+		if p.End > p.Start {
+			events = append(events, event{p.Start, true, i}, event{p.End, false, i})
+		}
+	}
+	sortBy(events, func(a, b event) int {
+		if a.t != b.t {
+			return int(a.t - b.t)
+		}
+		if a.start != b.start { // ends first: a request that ends as another starts does not overlap it
+			if a.start {
+				return 1
+			}
+			return -1
+		}
+		return 0
+	})
+	running := map[int]bool{}
+	var peak ShareNeed
+	var peakAt int64
+	var h ShareHours
+	var cur ShareNeed
+	for k := 0; k < len(events); {
+		t := events[k].t
+		for ; k < len(events) && events[k].t == t; k++ {
+			if events[k].start {
+				running[events[k].i] = true
+			} else {
+				delete(running, events[k].i)
+			}
+		}
+		live := make([]SharePod, 0, len(running))
+		for i := range running {
+			live = append(live, pods[i])
+		}
+		cur, _, _ = shareNeed(live)
+		if cur.Whole > peak.Whole {
+			peak, peakAt = cur, t
+		}
+		if k < len(events) {
+			dt := float64(events[k].t-t) / 3600
+			h.NoSharing += float64(cur.Whole) * dt
+			h.Fractional += float64(cur.Fractional) * dt
+			h.FFD += float64(cur.FFD) * dt
+			h.Bound += float64(cur.Bound) * dt
+			h.MIG += float64(cur.MIG) * dt
+		}
+	}
+	return peak, peakAt, h
+}
+
+func shareNotes(r ShareResult) []string {
+	notes := []string{fmt.Sprintf("%d of %d pods request GPUs: %d a fraction of one, %d several whole GPUs.", r.GPUPods, r.Pods, r.Fractional, r.MultiGPU)}
+	a := r.AllAtOnce
+	if a.Whole > 0 {
+		notes = append(notes, fmt.Sprintf("All at once: fractional sharing (time-slicing or MPS) needs %d GPUs against %d without sharing (%.0f%% fewer), within %d of the lower bound %d; first-fit decreasing %d. MIG needs %d (bound %d): its profiles round each fraction up to sevenths.",
+			a.Fractional, a.Whole, 100*(1-float64(a.Fractional)/float64(a.Whole)), a.Fractional-a.Bound, a.Bound, a.FFD, a.MIG, a.MIGBound))
+	}
+	if r.NeverRan > 0 {
+		notes = append(notes, fmt.Sprintf("%d GPU pods never ran (deletion no later than creation): counted all at once, left out of the peak and GPU-hours.", r.NeverRan))
+	}
+	if r.GPUHours.NoSharing > 0 {
+		notes = append(notes, fmt.Sprintf("Over time, repacked at every start and end (migrating running requests, which time-slicing allows only by restarting them): %.0f GPU-hours without sharing, %.0f fractional, %.0f MIG; peak %d GPUs together, %.1f hours in.",
+			r.GPUHours.NoSharing, r.GPUHours.Fractional, r.GPUHours.MIG, r.Peak.Whole, float64(r.PeakAt)/3600))
+	}
+	notes = append(notes, "Fractional sharing isolates no memory and no faults: MPS caps compute per client, time-slicing nothing; MIG isolates both.")
+	return notes
+}

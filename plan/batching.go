@@ -112,7 +112,7 @@ func NewLatencyProfile(points []BatchPoint) (LatencyProfile, error) {
 		return LatencyProfile{}, gpucost.Errorf(gpucost.EInvalid, "latency profile: no measurements; give batch_size,latency_ms rows")
 	}
 	p := LatencyProfile{Points: slices.Clone(points)}
-	sortBy(p.Points, func(a, b BatchPoint) int { return a.Batch - b.Batch })
+	slices.SortFunc(p.Points, func(a, b BatchPoint) int { return a.Batch - b.Batch })
 	p.MaxBatch = p.Points[len(p.Points)-1].Batch
 	n := float64(len(p.Points))
 	var sx, sy, sxx, sxy float64

@@ -166,7 +166,7 @@ func checkLayer(in LayerInput) ([]Instrument, error) {
 				inst.Name, inst.MaxUnits)
 		}
 	}
-	sortStableBy(insts, func(a, b Instrument) int {
+	slices.SortStableFunc(insts, func(a, b Instrument) int {
 		switch {
 		case a.Discount > b.Discount:
 			return -1

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gpucost/gpucost"
 )
@@ -114,7 +115,7 @@ func weightedCommitment(past []float64, d, step, half float64) float64 {
 		hours[i] = weighted{u, math.Exp2(-float64(len(past)-1-i) / half)}
 		total += hours[i].w
 	}
-	sortBy(hours, func(a, b weighted) int {
+	slices.SortFunc(hours, func(a, b weighted) int {
 		switch {
 		case a.u < b.u:
 			return -1

@@ -215,7 +215,7 @@ func fleetCandidates(offers []gpucost.Offer, opt FleetOptions) ([][]fleetCandida
 	for k := range groups {
 		keys = append(keys, k)
 	}
-	sortBy(keys, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	slices.SortFunc(keys, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
 	out := make([][]fleetCandidate, len(keys))
 	for i, k := range keys {
 		out[i] = groups[k]
@@ -267,7 +267,7 @@ func (c fleetCandidate) onDemandPerGPU() gpucost.Money { return c.o.OnDemand.Div
 
 // rankCandidates sorts cs by price per GPU-hour, then zone and instance type for a stable order.
 func rankCandidates(cs []fleetCandidate, price func(fleetCandidate) gpucost.Money) {
-	sortStableBy(cs, func(a, b fleetCandidate) int {
+	slices.SortStableFunc(cs, func(a, b fleetCandidate) int {
 		return cmp.Or(cmp.Compare(price(a).Nanos, price(b).Nanos), cmp.Compare(a.o.Zone, b.o.Zone),
 			cmp.Compare(a.o.InstanceType, b.o.InstanceType))
 	})
@@ -581,7 +581,7 @@ func EC2FleetRequest(r FleetResult) ([]byte, error) {
 // Options.ZoneNames leaves the zone out, and the instance type is listed once.
 func ec2Overrides(r FleetResult) []ec2Override {
 	pools := slices.Clone(r.Pools)
-	sortStableBy(pools, func(a, b FleetPool) int {
+	slices.SortStableFunc(pools, func(a, b FleetPool) int {
 		return cmp.Or(cmp.Compare(notBase(a), notBase(b)),
 			cmp.Compare(a.OnDemandPerHour.DivInt(int64(a.GPUsPerInstance)).Nanos, b.OnDemandPerHour.DivInt(int64(b.GPUsPerInstance)).Nanos))
 	})

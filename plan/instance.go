@@ -339,12 +339,12 @@ func candidates(in InstanceInput, r InstanceResult, offers []gpucost.Offer, spec
 		}
 		out = append(out, opt)
 	}
-	sortBy(out, compareOptions(r.Pricing))
+	slices.SortFunc(out, compareOptions(r.Pricing))
 	var skipped []SkippedOffers
 	for reason, n := range skips {
 		skipped = append(skipped, SkippedOffers{Reason: reason, Count: n})
 	}
-	sortBy(skipped, func(a, b SkippedOffers) int { return cmp.Compare(a.Reason, b.Reason) })
+	slices.SortFunc(skipped, func(a, b SkippedOffers) int { return cmp.Compare(a.Reason, b.Reason) })
 	return out, skipped
 }
 

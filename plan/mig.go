@@ -378,7 +378,7 @@ func buildMIGTable() *migTable {
 			t.maximal = append(t.maximal, c)
 		}
 	}
-	sortBy(t.maximal, func(a, b migCounts) int { return int(b.key()) - int(a.key()) })
+	slices.SortFunc(t.maximal, func(a, b migCounts) int { return int(b.key()) - int(a.key()) })
 	return t
 }
 
@@ -495,7 +495,7 @@ func migLayouts(bins []migCounts, kinds []int, ws []MIGWorkload, profiles []MIGP
 	out := make([]MIGLayout, len(bins))
 	for g, c := range bins {
 		set := slices.Clone(t.layouts[c.key()])
-		sortBy(set, func(a, b migPlaced) int { return a.start - b.start })
+		slices.SortFunc(set, func(a, b migPlaced) int { return a.start - b.start })
 		l := MIGLayout{GPU: g}
 		var mask uint8
 		compute := 0

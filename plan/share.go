@@ -127,7 +127,7 @@ func shareNeed(pods []SharePod) (ShareNeed, string, [migKinds]int) {
 		}
 	}
 	n.Whole = whole + len(fracs)
-	sortBy(fracs, func(a, b int) int { return b - a })
+	slices.SortFunc(fracs, func(a, b int) int { return b - a })
 	n.Fractional = whole + bestFitDecreasing(fracs)
 	n.FFD = whole + firstFitDecreasing(fracs)
 	n.Bound = whole + binPackingL2(fracs)
@@ -242,7 +242,7 @@ func shareOverTime(pods []SharePod) (ShareNeed, int64, ShareHours) {
 			events = append(events, event{p.Start, true, i}, event{p.End, false, i})
 		}
 	}
-	sortBy(events, func(a, b event) int {
+	slices.SortFunc(events, func(a, b event) int {
 		if a.t != b.t {
 			return int(a.t - b.t)
 		}

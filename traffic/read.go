@@ -336,7 +336,7 @@ func (t *Trace) Summary() []string {
 		out = append(out, fmt.Sprintf("%d rows were out of time order; read sorted (--sort).", t.Unsorted))
 	}
 	gaps := slices.Clone(t.Gaps)
-	sortBy(gaps, func(a, b Gap) int { return cmp.Compare(b.Duration(), a.Duration()) })
+	slices.SortFunc(gaps, func(a, b Gap) int { return cmp.Compare(b.Duration(), a.Duration()) })
 	for i, g := range gaps {
 		if i == 3 {
 			out = append(out, fmt.Sprintf("… and %d more gaps.", len(gaps)-3))

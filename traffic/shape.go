@@ -214,7 +214,7 @@ func (rd *reader) samples(first []string, firstLine int, sh shape) (*Trace, erro
 		return nil, gpucost.Errorf(gpucost.EInvalid, "trace %s has a header but no samples", rd.name)
 	}
 	for _, ss := range bySource {
-		sortStableBy(ss, func(a, b sample) int { return a.t.Compare(b.t) })
+		slices.SortStableFunc(ss, func(a, b sample) int { return a.t.Compare(b.t) })
 	}
 	if err := rd.notCounters(bySource, order); err != nil {
 		return nil, err

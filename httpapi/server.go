@@ -87,6 +87,9 @@ type Server struct {
 	// (gpucost.AuditLog); nil records nothing.
 	Audit gpucost.AuditLog
 
+	// Applied records the plan steps teams made and measures them on the bill (503 without it).
+	Applied StepApplier
+
 	// UI serves every path outside /api/, /metrics and the health checks: the dashboard, which
 	// authenticates its own users (token login into a session cookie). Nil serves 404s there.
 	UI http.Handler
@@ -116,6 +119,7 @@ func (s *Server) routes() []route {
 		{"PUT", "/api/v1/budgets", []gpucost.Role{}, s.putBudgets},
 	}
 	rs = append(rs, s.readRoutes()...)
+	rs = append(rs, s.appliedRoutes()...)
 	return append(rs, s.activityRoutes()...)
 }
 

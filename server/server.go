@@ -131,7 +131,8 @@ func assemble(ctx context.Context, st gpucost.Store, o Options, queue *httpapi.Q
 		},
 		Views: views, MaxBill: o.MaxBill, Imports: st,
 		Bills:   &Bills{Store: st, Now: o.Now, Dir: o.StoreDir, views: views},
-		Budgets: &budgetStore{store: st, file: o.BudgetsFile, views: views}}
+		Budgets: &budgetStore{store: st, file: o.BudgetsFile, views: views},
+		Applied: &AppliedSteps{Store: st, Now: o.Now}}
 	key, err := web.SessionKey(ctx, st)
 	if err != nil {
 		return nil, err

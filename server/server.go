@@ -137,7 +137,8 @@ func assemble(ctx context.Context, st gpucost.Store, o Options, queue *httpapi.Q
 	if err != nil {
 		return nil, err
 	}
-	dash := &web.Dashboard{Views: srv.Views, Activity: srv.Activity, Audit: st, Tokens: st, Key: key, Now: o.Now, Log: o.Log}
+	dash := &web.Dashboard{Views: srv.Views, Activity: srv.Activity, Audit: st, Tokens: st, Key: key, Now: o.Now, Log: o.Log,
+		Applied: srv.Applied}
 	o.Security.apply(srv, dash, st)
 	srv.UI = dash.Handler()
 	return srv, nil

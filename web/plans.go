@@ -6,14 +6,18 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/queue"
 	"github.com/gpucost/gpucost/spot"
 )
 
-// recommendationsPage is gpucost recommend's list, each with its evidence.
+// recommendationsPage is gpucost recommend's list, each with its evidence, and the applied
+// steps measured on the bill (docs/architecture.md "Realized savings") where the dashboard
+// has them.
 type recommendationsPage struct {
 	httpapi.RecommendationReport
+	Realized fleet.RealizedReport
 }
 
 func loadRecommendations(s *site, r *http.Request, q query) (any, error) {
@@ -21,7 +25,13 @@ func loadRecommendations(s *site, r *http.Request, q query) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return recommendationsPage{rep}, nil
+	p := recommendationsPage{RecommendationReport: rep}
+	if s.d.Applied != nil {
+		if p.Realized, err = s.d.Applied.Realized(r.Context(), q.Query); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
 // budgetsPage is each budget's standing with its burn-down chart.

@@ -15,6 +15,7 @@ func writeRecommendations(h *htmlPage, l layout) {
 	}
 	h.s(`
 `)
+	writeRealized(h, d.Realized)
 	steps := len(d.Plan.Steps())
 	if steps == 0 {
 		h.s(`

@@ -52,6 +52,10 @@ type Dashboard struct {
 	// Audit, optional, is the audit trail: the end of each session (logout) is recorded in it,
 	// and the activity page shows it to admins.
 	Audit gpucost.AuditLog
+
+	// Applied, optional, measures the applied plan steps on the bill, for the Recommendations
+	// page's realized savings.
+	Applied httpapi.StepApplier
 }
 
 // Handler returns the dashboard's handler: the pages, /login, /logout and /static/.

@@ -33,3 +33,27 @@ func DetectChanges(ctx context.Context, st fleet.Store, cat *catalog.Catalog, p 
 	}
 	return snap.DetectChanges(), nil
 }
+
+// PlanLookBack is how far before a change the plan that names its step looks.
+const PlanLookBack = 30 * 24 * time.Hour
+
+// PlanBefore is the period whose plan names the step a change made at at: the 30 days before
+// it, from no earlier than the midnight of the first day st's bills charge, since the
+// recommender prices a month from the period's length and days before any bill would thin it.
+func PlanBefore(ctx context.Context, st fleet.Bills, at time.Time) (fleet.Period, error) {
+	start := at.Add(-PlanLookBack)
+	imports, err := st.CostImports(ctx)
+	if err != nil {
+		return fleet.Period{}, err
+	}
+	var first time.Time
+	for _, imp := range imports {
+		if !imp.ChargeFrom.IsZero() && (first.IsZero() || imp.ChargeFrom.Before(first)) {
+			first = imp.ChargeFrom
+		}
+	}
+	if first = first.UTC().Truncate(24 * time.Hour); first.After(start) {
+		start = first
+	}
+	return BillPeriod(start, at)
+}

@@ -12,9 +12,6 @@ import (
 	"github.com/gpucost/gpucost/recommend"
 )
 
-// planLookBack is the period before a step was made whose plan names it.
-const planLookBack = 30 * 24 * time.Hour
-
 // AppliedSteps records the plan steps teams made in the store and measures them on its bill,
 // for POST /api/v1/recommendations/{id}/apply and GET /api/v1/recommendations/realized.
 type AppliedSteps struct {
@@ -24,14 +21,14 @@ type AppliedSteps struct {
 
 var _ httpapi.StepApplier = (*AppliedSteps)(nil)
 
-// ApplyStep records step id of the plan over the 30 days before at, as gpucost recommend
-// apply does.
+// ApplyStep records step id of the plan over the 30 days before at (query.PlanBefore), as
+// gpucost recommend apply does.
 func (a *AppliedSteps) ApplyStep(ctx context.Context, id string, at time.Time, actor, note string) (gpucost.AppliedStep, error) {
 	opts, err := recommend.NewOptions("100", false, 1000)
 	if err != nil {
 		return gpucost.AppliedStep{}, err
 	}
-	bp, err := query.BillPeriod(at.Add(-planLookBack), at)
+	bp, err := query.PlanBefore(ctx, a.Store, at)
 	if err != nil {
 		return gpucost.AppliedStep{}, err
 	}

@@ -14,9 +14,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// planLookBack is the period before a change whose plan names the step it made.
-const planLookBack = 30 * 24 * time.Hour
-
 func newRecommendApplyCmd(e *env) *cobra.Command {
 	var (
 		f        recommendFlags
@@ -28,8 +25,8 @@ func newRecommendApplyCmd(e *env) *cobra.Command {
 		Long: `apply records that the plan step ID (as gpucost recommend lists it: group/lever/target) was
 made at --at (default now), with what the plan predicted for it and the workload it changes.
 gpucost report savings --realized then measures on later bills what it saved. The plan is the
-one over the 30 days before --at, or over --since and --until where given. The record is kept
-in the audit log.`,
+one over the 30 days before --at (from the bill's first day, where it starts later), or over
+--since and --until where given. The record is kept in the audit log.`,
 		Example: `  gpucost recommend apply research-p3.8xlarge/spot/spot-g6e.2xlarge
   gpucost recommend apply eval-p4d.24xlarge/right-sizing/release-on-exit --at 2026-11-10 --note "launcher ends the machine"`,
 		Args: usageArgs(cobra.ExactArgs(1)),
@@ -42,12 +39,16 @@ in the audit log.`,
 					return gpucost.Errorf(gpucost.EInvalid, "--at %q: %w", at, err)
 				}
 				when = t
-				if f.since == "" && f.until == "" && f.month == "" && f.quarter == "" {
-					f.at = fleet.Period{Start: when.Add(-planLookBack), End: when}
-				}
 			}
 			if when.After(now) {
 				return gpucost.Errorf(gpucost.EInvalid, "--at %s is in the future: record a step once it is made", when.Format(time.RFC3339))
+			}
+			if f.since == "" && f.until == "" && f.month == "" && f.quarter == "" {
+				p, err := fromStore(cmd.Context(), e, func(db storeDB) (fleet.Period, error) { return query.PlanBefore(cmd.Context(), db, when) })
+				if err != nil {
+					return err
+				}
+				f.at = p
 			}
 			s, err := e.applyStep(cmd.Context(), &f, args[0], when, gpucost.AppliedManual, note)
 			if err != nil {
@@ -175,8 +176,12 @@ func (e *env) detectChanges(ctx context.Context, rf *recommendFlags, record bool
 	out := []present.DetectedChange{}
 	for _, c := range found {
 		d := present.DetectedChange{DetectedChange: c}
+		p, err := fromStore(ctx, e, func(db storeDB) (fleet.Period, error) { return query.PlanBefore(ctx, db, c.At) })
+		if err != nil {
+			return nil, err
+		}
 		before := *rf
-		before.period = period{at: fleet.Period{Start: c.At.Add(-planLookBack), End: c.At}}
+		before.period = period{at: p}
 		if s, ok := e.stepBefore(ctx, &before, c); ok {
 			d.Step = s
 		}

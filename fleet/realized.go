@@ -257,7 +257,7 @@ func (s *Snapshot) workloadDays(st gpucost.AppliedStep, cur string) map[time.Tim
 	out := map[time.Time]*workDay{}
 	for i := range s.Charges {
 		c := &s.Charges[i]
-		if c.Kind == Other || c.Line == nil || c.Cost.Currency != cur && c.Cost.Currency != "" {
+		if c.Kind == Other || c.Line == nil || cur != "" && c.Cost.Currency != cur {
 			continue
 		}
 		if st.Provider != "" && !strings.EqualFold(c.Line.Provider, st.Provider) {

@@ -182,8 +182,8 @@ func (e *env) detectChanges(ctx context.Context, rf *recommendFlags, record bool
 		}
 		before := *rf
 		before.period = period{at: p}
-		if s, ok := e.stepBefore(ctx, &before, c); ok {
-			d.Step = s
+		if d.Step, err = e.stepBefore(ctx, &before, c); err != nil {
+			return nil, err
 		}
 		for _, a := range applied {
 			d.Recorded = d.Recorded || a.ID == d.Step && d.Step != ""
@@ -199,9 +199,9 @@ func (e *env) detectChanges(ctx context.Context, rf *recommendFlags, record bool
 	return out, nil
 }
 
-// stepBefore returns the id of the step of the plan over rf's period that c made, if any: a
-// period without a bill has no plan.
-func (e *env) stepBefore(ctx context.Context, rf *recommendFlags, c fleet.DetectedChange) (string, bool) {
+// stepBefore returns the id of the step of the plan over rf's period that c made, "" where
+// none did: a period without a bill has no plan.
+func (e *env) stepBefore(ctx context.Context, rf *recommendFlags, c fleet.DetectedChange) (string, error) {
 	var id string
 	err := e.withFleet(ctx, rf, func(v recommend.FleetView, p recommend.Prices, o recommend.Options) error {
 		plan, err := recommend.NewPlan(v, p, o)
@@ -213,7 +213,10 @@ func (e *env) stepBefore(ctx context.Context, rf *recommendFlags, c fleet.Detect
 		}
 		return nil
 	})
-	return id, err == nil && id != ""
+	if gpucost.ErrorCode(err) == gpucost.ENotFound {
+		return "", nil
+	}
+	return id, err
 }
 
 // realized measures the applied steps on the bill up to the end of rf's period.

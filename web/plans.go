@@ -18,6 +18,7 @@ import (
 type recommendationsPage struct {
 	httpapi.RecommendationReport
 	Realized fleet.RealizedReport
+	CanApply bool // the dashboard records applied steps (Dashboard.Applied)
 }
 
 func loadRecommendations(s *site, r *http.Request, q query) (any, error) {
@@ -27,6 +28,7 @@ func loadRecommendations(s *site, r *http.Request, q query) (any, error) {
 	}
 	p := recommendationsPage{RecommendationReport: rep}
 	if s.d.Applied != nil {
+		p.CanApply = true
 		if p.Realized, err = s.d.Applied.Realized(r.Context(), q.Query); err != nil {
 			return nil, err
 		}

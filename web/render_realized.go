@@ -3,6 +3,7 @@ package web
 import (
 	"time"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/fleet"
 )
 
@@ -42,4 +43,24 @@ func writeRealized(h *htmlPage, rep fleet.RealizedReport) {
   <p class="note">The workload's cost on the bill per used GPU-hour over the 14 days before each step against the days after it, times the work done after, over a 730-hour month. Record a step with <code>gpucost recommend apply ID</code>.</p>
 </section>
 `)
+}
+
+// applyForm returns what writes a plan step's "Mark applied" form, for an admin on a dashboard
+// that records applied steps, and nil otherwise; a step recorded already says when it was made.
+func applyForm(l layout, d recommendationsPage) func(*htmlPage, string) {
+	if !d.CanApply || l.Viewer == nil || l.Viewer.Token.Role != gpucost.RoleAdmin {
+		return nil
+	}
+	applied := map[string]time.Time{}
+	for _, s := range d.Realized.Steps {
+		applied[s.ID] = s.At
+	}
+	return func(h *htmlPage, id string) {
+		if at, ok := applied[id]; ok {
+			h.f(`<p class="sub">Applied %v: measured under Realized savings.</p>`, at.Format(time.DateOnly))
+			return
+		}
+		h.f(`<form method="post" action="/recommendations/apply" class="apply"><input type="hidden" name="csrf" value="%v"><input type="hidden" name="step" value="%v"><input type="text" name="note" placeholder="note (optional)" maxlength="500"> <button type="submit">Mark applied</button></form>`,
+			l.Viewer.CSRF, id)
+	}
 }

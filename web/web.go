@@ -86,6 +86,7 @@ func (d *Dashboard) Handler() http.Handler {
 	mux.HandleFunc("GET /login", s.loginForm)
 	mux.HandleFunc("POST /login", s.login)
 	mux.HandleFunc("POST /logout", s.logout)
+	mux.HandleFunc("POST /recommendations/apply", s.applyStep)
 	for _, p := range pageList {
 		mux.Handle("GET "+p.path, s.authenticated(p))
 	}

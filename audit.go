@@ -17,10 +17,13 @@ const (
 	AuditBudgetsReplace = "budgets.replace" // the budgets file was replaced
 	AuditEnforce        = "enforce"         // a guardrail stopped, tagged, scaled or notified (not a dry run)
 	AuditSessionEnd     = "session.end"     // a dashboard session was ended (logout)
+	AuditStepApply      = "step.apply"      // a plan step was recorded applied
+	AuditStepRemove     = "step.remove"     // a record of an applied step was removed
 )
 
 // AuditActions are the Audit* names, for filters to check against.
-var AuditActions = []string{AuditBillReplace, AuditBillRemove, AuditTokenCreate, AuditTokenRevoke, AuditBudgetsReplace, AuditEnforce, AuditSessionEnd}
+var AuditActions = []string{AuditBillReplace, AuditBillRemove, AuditTokenCreate, AuditTokenRevoke, AuditBudgetsReplace, AuditEnforce, AuditSessionEnd,
+	AuditStepApply, AuditStepRemove}
 
 // CheckAuditAction refuses an action filter that is neither an Audit* name nor a prefix of
 // one ending in "." ("bill."), so that a misspelt filter is an error rather than an empty list.

@@ -177,8 +177,17 @@ func (t *CostTotals) Add(billed, effective Money) {
 
 // Sorted returns the totals by currency, an empty list (not nil) when nothing was added.
 func (t *CostTotals) Sorted() []CostTotal {
-	out := append(make([]CostTotal, 0, len(t.list)), t.list...)
-	slices.SortFunc(out, func(a, b CostTotal) int { return strings.Compare(a.Currency, b.Currency) })
+	// Sorted through a permutation of indexes: one sort instantiation for every element type
+	// (docs/architecture.md "Binary size").
+	idx := make([]int, len(t.list))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(i, j int) int { return strings.Compare(t.list[i].Currency, t.list[j].Currency) })
+	out := make([]CostTotal, 0, len(t.list))
+	for _, i := range idx {
+		out = append(out, t.list[i])
+	}
 	return out
 }
 
@@ -188,4 +197,64 @@ type CostPut struct {
 	Import  CostImport
 	Lines   iter.Seq[*CostLine]
 	Replace []int64
+}
+
+// How a step was found applied (AppliedStep.How).
+const (
+	AppliedManual   = "manual"    // recorded by gpucost recommend apply, the API or the dashboard
+	AppliedDetected = "detected:" // the prefix of a change found in the bill: "detected: pricing became spot"
+)
+
+// AppliedStep is a step of the recommender's plan that a team made, kept so that gpucost can
+// measure on the bill what it saved (docs/architecture.md "Realized savings"). It keeps what
+// the plan predicted when the step was applied, and the workload it changed: the group's
+// machines may change their instance type, region or pricing, so the step is measured on its
+// namespace (or, without telemetry, its billed resources), not on the plan group's id.
+type AppliedStep struct {
+	ID     string `json:"id"` // the plan step's id: group/lever/target
+	Group  string `json:"group"`
+	Lever  string `json:"lever"`
+	Action string `json:"action"`
+	// Predicted is the step's monthly saving as the plan priced it; Before and After the
+	// group's monthly cost before and after the step.
+	Predicted Money `json:"predicted"`
+	Before    Money `json:"before"`
+	After     Money `json:"after"`
+
+	// The workload: the group's provider, region, instance type and namespace when the step
+	// was applied, and its machines as the plan named them.
+	Provider     string   `json:"provider"`
+	Region       string   `json:"region"`
+	InstanceType string   `json:"instance_type"`
+	Namespace    string   `json:"namespace,omitempty"`
+	Resources    []string `json:"resources"`
+
+	At       time.Time `json:"applied_at"`     // when the change was made
+	How      string    `json:"how"`            // AppliedManual, or AppliedDetected and what the bill showed
+	Actor    string    `json:"actor"`          // who recorded it, as the audit log names actors
+	Note     string    `json:"note,omitempty"` // what people wrote about it
+	Recorded time.Time `json:"recorded_at"`    // times are kept to the microsecond
+}
+
+// Check refuses a step that does not say which step, of which group, when, and how.
+func (s AppliedStep) Check() error {
+	if s.ID == "" || s.Group == "" || s.Lever == "" || s.At.IsZero() || s.How == "" {
+		return Errorf(EInvalid, "record applied step: id %q, group %q, lever %q, time %v and how %q must all be set",
+			s.ID, s.Group, s.Lever, s.At, s.How)
+	}
+	return nil
+}
+
+// AppliedStepStore keeps the plan steps teams applied.
+type AppliedStepStore interface {
+	// PutAppliedStep records s. A step already recorded under s.ID is an EConflict: remove it
+	// first (RemoveAppliedStep) to record it again.
+	PutAppliedStep(ctx context.Context, s AppliedStep) error
+
+	// AppliedSteps returns every recorded step, in order of At and then ID.
+	AppliedSteps(ctx context.Context) ([]AppliedStep, error)
+
+	// RemoveAppliedStep deletes the step recorded under id and returns it as it was. An id
+	// not recorded is an ENotFound.
+	RemoveAppliedStep(ctx context.Context, id string) (AppliedStep, error)
 }

@@ -24,6 +24,7 @@ type Store interface {
 	AuditLog
 	DeliveryLog
 	ActionLog
+	AppliedStepStore
 
 	// Name names the store in messages and logs: a SQLite file's path, or a PostgreSQL URL
 	// without its password.

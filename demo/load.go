@@ -17,7 +17,7 @@ import (
 )
 
 // Version names the demo fleet's definition; a store holding another is rebuilt.
-const Version = "2"
+const Version = "3"
 
 // settingKey is the store setting that names the demo load a store holds.
 const settingKey = "demo_fleet"

@@ -157,3 +157,53 @@ func TestNewTokenRevokesTheLastOne(t *testing.T) {
 		t.Errorf("after two NewToken: %d tokens, %d valid; want 2 and 1", len(toks), valid)
 	}
 }
+
+func TestAppliedAt(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		load Load
+		at   time.Time
+		ok   bool
+	}{
+		// 2026-11-27 is a Friday; 30 days back is Wednesday 2026-10-28 13:00: the first whole
+		// Monday is 2026-11-02, and 2026-11-09, 16 and 23 follow it.
+		{"30 days", Load{End: time.Date(2026, 11, 27, 13, 0, 0, 0, time.UTC), Days: 30}, time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC), true},
+		{"3 days", Load{End: time.Date(2026, 11, 27, 13, 0, 0, 0, time.UTC), Days: 3}, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), false},
+		// From a Monday's midnight that Monday is whole; then only two more before the end.
+		{"a Monday's midnight", Load{End: time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC), Days: 21}, time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC), false},
+	} {
+		at, ok := c.load.AppliedAt()
+		if !at.Equal(c.at) || ok != c.ok {
+			t.Errorf("%s: AppliedAt() = %v, %v; want %v, %v", c.name, at, ok, c.at, c.ok)
+		}
+	}
+}
+
+func TestAppliedReleasesEval(t *testing.T) {
+	l := Load{End: time.Date(2026, 11, 27, 13, 0, 0, 0, time.UTC), Days: 30}
+	fleet := l.Applied(Fleet())
+	var eval Instance
+	for _, in := range fleet {
+		if in.Namespace == "eval" {
+			eval = in
+		}
+	}
+	for _, c := range []struct {
+		t    time.Time
+		want bool
+	}{
+		{time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC), true},  // before the step: held all Monday
+		{time.Date(2026, 11, 9, 7, 0, 0, 0, time.UTC), true},   // after: working
+		{time.Date(2026, 11, 9, 8, 0, 0, 0, time.UTC), false},  // after: released when the job ends
+		{time.Date(2026, 11, 10, 7, 0, 0, 0, time.UTC), false}, // never on a Tuesday
+	} {
+		if got := eval.Running(c.t); got != c.want {
+			t.Errorf("eval.Running(%v) = %v, want %v", c.t, got, c.want)
+		}
+	}
+	for i, in := range Fleet() {
+		if in.Namespace != "eval" && in.Host != fleet[i].Host {
+			t.Errorf("Applied changed instance %d: %s, want %s", i, fleet[i].Host, in.Host)
+		}
+	}
+}

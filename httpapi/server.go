@@ -90,6 +90,8 @@ type Server struct {
 	// BillSources is the state of the bill sources serve --pull-bills pulls, for GET
 	// /api/v1/bill-sources (503 without it) and /metrics.
 	BillSources BillSources
+	// Applied records the plan steps teams made and measures them on the bill (503 without it).
+	Applied StepApplier
 
 	// UI serves every path outside /api/, /metrics and the health checks: the dashboard, which
 	// authenticates its own users (token login into a session cookie). Nil serves 404s there.
@@ -121,6 +123,7 @@ func (s *Server) routes() []route {
 	}
 	rs = append(rs, s.readRoutes()...)
 	rs = append(rs, s.billSourceRoutes()...)
+	rs = append(rs, s.appliedRoutes()...)
 	return append(rs, s.activityRoutes()...)
 }
 

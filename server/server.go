@@ -145,7 +145,8 @@ func assemble(ctx context.Context, st gpucost.Store, o Options, queue *httpapi.Q
 		},
 		Views: views, MaxBill: o.MaxBill, Imports: st,
 		Bills:   &Bills{Store: st, Now: o.Now, Dir: o.StoreDir, views: views},
-		Budgets: &budgetStore{store: st, file: o.BudgetsFile, views: views}}
+		Budgets: &budgetStore{store: st, file: o.BudgetsFile, views: views},
+		Applied: &AppliedSteps{Store: st, Now: o.Now}}
 	if pulls != nil {
 		pulls.views, srv.BillSources = views, pulls
 	}
@@ -154,7 +155,8 @@ func assemble(ctx context.Context, st gpucost.Store, o Options, queue *httpapi.Q
 		return nil, err
 	}
 	dash := &web.Dashboard{Views: srv.Views, Activity: srv.Activity, Audit: st, Tokens: st, Key: key, Now: o.Now, Log: o.Log,
-		BillSources: srv.BillSources}
+		BillSources: srv.BillSources,
+		Applied:     srv.Applied}
 	o.Security.apply(srv, dash, st)
 	srv.UI = dash.Handler()
 	return srv, nil

@@ -6,14 +6,19 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/queue"
 	"github.com/gpucost/gpucost/spot"
 )
 
-// recommendationsPage is gpucost recommend's list, each with its evidence.
+// recommendationsPage is gpucost recommend's list, each with its evidence, and the applied
+// steps measured on the bill (docs/architecture.md "Realized savings") where the dashboard
+// has them.
 type recommendationsPage struct {
 	httpapi.RecommendationReport
+	Realized fleet.RealizedReport
+	CanApply bool // the dashboard records applied steps (Dashboard.Applied)
 }
 
 func loadRecommendations(s *site, r *http.Request, q query) (any, error) {
@@ -21,7 +26,14 @@ func loadRecommendations(s *site, r *http.Request, q query) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return recommendationsPage{rep}, nil
+	p := recommendationsPage{RecommendationReport: rep}
+	if s.d.Applied != nil {
+		p.CanApply = true
+		if p.Realized, err = s.d.Applied.Realized(r.Context(), q.Query); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
 // budgetsPage is each budget's standing with its burn-down chart.

@@ -7,6 +7,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/budget"
 	"github.com/gpucost/gpucost/enforce"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/recommend"
 )
@@ -29,13 +30,15 @@ func hostileLayouts() map[string]layout {
 		"overview.html": with(overviewPage{Overview: httpapi.Overview{Budgets: []budget.Status{st}, Notes: []string{hostile},
 			TopTeams: []httpapi.CostGroup{{Group: hostile}}}, Month: hostile}),
 		"budgets.html": with(budgetsPage{Budgets: []budgetView{{Status: st, Chart: lineChart{X: []int64{1}, Series: []lineSeries{{Label: hostile, Labels: []string{hostile}}}}}}}),
-		"recommendations.html": with(recommendationsPage{httpapi.RecommendationReport{Notes: []string{hostile}, Plan: recommend.Plan{
+		"recommendations.html": with(recommendationsPage{RecommendationReport: httpapi.RecommendationReport{Notes: []string{hostile}, Plan: recommend.Plan{
 			Levers: []recommend.LeverShare{{Lever: hostile, MonthlySaving: gpucost.USD(1)}},
 			Groups: []recommend.PlanGroup{{ID: hostile, Name: hostile,
 				Steps: []recommend.PlanStep{{ID: hostile, Lever: hostile, Needs: []string{hostile},
 					Recommendation: gpucost.Recommendation{Kind: gpucost.RecommendationKind(hostile), Action: hostile, Evidence: []string{hostile}, Resources: []string{hostile}, ConfidenceWhy: hostile, Risk: hostile, OneTimeCost: gpucost.USD(1)},
 					Alternatives:   []recommend.Alternative{{Lever: hostile, Action: hostile, Why: hostile}}}},
-				NotChosen: []recommend.Alternative{{Lever: hostile, Action: hostile, Why: hostile}}}}}}}),
+				NotChosen: []recommend.Alternative{{Lever: hostile, Action: hostile, Why: hostile}}}}}},
+			Realized: fleet.RealizedReport{Measured: 1, Steps: []fleet.RealizedStep{
+				{AppliedStep: gpucost.AppliedStep{ID: hostile, How: hostile, Action: hostile}, Status: fleet.RealizedMeasured, Note: hostile}}}}),
 		"activity.html": with(activityPage{Enabled: true, AuditShown: true,
 			Alerts:  []alertRow{{Delivery: httpapi.Delivery{At: testNow, Key: hostile, Target: hostile, Error: hostile, Status: 500}, Result: hostile, Attempts: 2}},
 			Actions: []actionRow{{LogEntry: enforce.LogEntry{At: testNow, Action: enforce.Action{Policy: hostile, Action: hostile, Result: hostile}}, Resource: hostile, Kind: hostile, Region: hostile, Evidence: []string{hostile}}},

@@ -15,6 +15,8 @@ func writeRecommendations(h *htmlPage, l layout) {
 	}
 	h.s(`
 `)
+	writeRealized(h, d.Realized)
+	apply := applyForm(l, d)
 	steps := len(d.Plan.Steps())
 	if steps == 0 {
 		h.s(`
@@ -52,7 +54,7 @@ func writeRecommendations(h *htmlPage, l layout) {
   <ol class="recs">
 `, g.ID, g.Name, money(g.Before), money(g.After))
 		for _, s := range g.Steps {
-			writePlanStep(h, s)
+			writePlanStep(h, s, apply)
 		}
 		h.s(`
   </ol>
@@ -66,8 +68,9 @@ func writeRecommendations(h *htmlPage, l layout) {
 `)
 }
 
-// writePlanStep writes one step of a plan with its details and alternatives folded.
-func writePlanStep(h *htmlPage, s recommend.PlanStep) {
+// writePlanStep writes one step of a plan with its details and alternatives folded, and what
+// apply writes for it (an admin's form that records it applied), where apply is not nil.
+func writePlanStep(h *htmlPage, s recommend.PlanStep, apply func(*htmlPage, string)) {
 	r := s.Recommendation
 	h.f(`
 <li class="card rec" id="%v">
@@ -117,6 +120,9 @@ func writePlanStep(h *htmlPage, s recommend.PlanStep) {
   </details>
   `)
 	writeAlternatives(h, "not chosen", s.Alternatives)
+	if apply != nil {
+		apply(h, s.ID)
+	}
 	h.s(`
 </li>
 `)

@@ -55,6 +55,9 @@ type Dashboard struct {
 
 	// BillSources, optional, is the state of serve --pull-bills's sources, for the activity page.
 	BillSources httpapi.BillSources
+	// Applied, optional, measures the applied plan steps on the bill, for the Recommendations
+	// page's realized savings.
+	Applied httpapi.StepApplier
 }
 
 // Handler returns the dashboard's handler: the pages, /login, /logout and /static/.
@@ -85,6 +88,7 @@ func (d *Dashboard) Handler() http.Handler {
 	mux.HandleFunc("GET /login", s.loginForm)
 	mux.HandleFunc("POST /login", s.login)
 	mux.HandleFunc("POST /logout", s.logout)
+	mux.HandleFunc("POST /recommendations/apply", s.applyStep)
 	for _, p := range pageList {
 		mux.Handle("GET "+p.path, s.authenticated(p))
 	}

@@ -26,7 +26,8 @@ func newAuditCmd(e *env) *cobra.Command {
 with who did it (an API token, or the user and host of a command), what it acted on and when.
 Kept: bill.replace and bill.remove (a restated bill or a removed import), token.create and
 token.revoke, budgets.replace (PUT /api/v1/budgets), enforce (a guardrail that acted, not a dry
-run) and session.end (a dashboard logout). Entries are only ever added.
+run), session.end (a dashboard logout) and step.apply and step.remove (a plan step recorded
+applied, a record removed). Entries are only ever added.
 
 --action takes one of those names or a prefix ending in a dot (bill.); --actor takes the whole
 actor or its leading words (token 3, cli). The same trail is GET /api/v1/audit (admin tokens)

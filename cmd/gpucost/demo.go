@@ -96,7 +96,7 @@ func (e *env) loadDemo(ctx context.Context, end time.Time, days int, fresh bool)
 		if err != nil {
 			return err
 		}
-		fleet := demo.Fleet()
+		fleet := load.Applied(demo.Fleet())
 		bar := e.progress(int64(days*24), "demo fleet → "+e.dbPath, false)
 		stats, err := load.ImportTelemetry(ctx, w, fleet, func() { bar.Add(1) })
 		bar.Finish()
@@ -107,6 +107,9 @@ func (e *env) loadDemo(ctx context.Context, end time.Time, days int, fresh bool)
 			stats.Lines, stats.Samples, demo.GPUs(fleet), days)
 		if err := e.loadDemoBill(ctx, db, load, fleet); err != nil {
 			return fmt.Errorf("load the demo bill: %w", err)
+		}
+		if err := e.applyDemoStep(ctx, db, load); err != nil {
+			return fmt.Errorf("apply the demo's step: %w", err)
 		}
 		return load.MarkLoaded(ctx, db)
 	})
@@ -140,5 +143,8 @@ func (e *env) printDemoHeadline(ctx context.Context, end time.Time, days int) er
 	if err != nil {
 		return err
 	}
-	return e.print(present.DemoSpend(snap, filepath.Base(e.demoFiles().Bill), present.SavingsSentence(saving), e.dbPath, e.demoFiles().Serving))
+	if err := e.print(present.DemoSpend(snap, filepath.Base(e.demoFiles().Bill), present.SavingsSentence(saving), e.dbPath, e.demoFiles().Serving)); err != nil {
+		return err
+	}
+	return e.printDemoRealized(ctx, end)
 }

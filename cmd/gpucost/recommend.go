@@ -56,6 +56,7 @@ gpucost report savings'.
 		},
 	}
 	f.register(cmd)
+	cmd.AddCommand(newRecommendApplyCmd(e), newRecommendAppliedCmd(e))
 	cmd.Flags().StringVar(&serving, "serving", "", "YAML file of serving pools to size by their request counts too (see above)")
 	return cmd
 }
@@ -104,17 +105,32 @@ func (e *env) savings(ctx context.Context, rf *recommendFlags) (rep recommend.Sa
 }
 
 func newReportSavingsCmd(e *env) *cobra.Command {
-	var f recommendFlags
+	var (
+		f        recommendFlags
+		realized bool
+	)
 	cmd := &cobra.Command{
 		Use:   "savings",
 		Short: "Monthly cost before and after the recommended plan, by lever",
 		Long: `savings gives gpucost recommend's plan by lever — right-sizing, region, sharing, idle
 schedules, autoscaling, spot, commitments — each step priced on its group as the steps before
 it left it, and reports the monthly cost before and after, each lever's share, and the steps
-behind each. Its total is the plan's, to the cent.`,
-		Example: `  gpucost report savings --since 30d`,
-		Args:    usageArgs(cobra.NoArgs),
+behind each. Its total is the plan's, to the cent.
+
+--realized instead measures on the bill the steps recorded applied (gpucost recommend apply, or
+found by gpucost recommend applied --detect): per step, the monthly saving the plan predicted
+beside the one realized up to the period's end, with its 90% interval and the days measured.`,
+		Example: `  gpucost report savings --since 30d
+  gpucost report savings --realized`,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if realized {
+				rep, err := e.realized(cmd.Context(), &f)
+				if err != nil {
+					return err
+				}
+				return e.print(present.Realized(rep))
+			}
 			rep, err := e.savings(cmd.Context(), &f)
 			if err != nil {
 				return err
@@ -123,5 +139,6 @@ behind each. Its total is the plan's, to the cent.`,
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().BoolVar(&realized, "realized", false, "the applied steps' savings measured on the bill, beside what the plan predicted")
 	return cmd
 }

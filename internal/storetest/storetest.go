@@ -35,6 +35,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Audit", func(t *testing.T) { RunAudit(t, open) })
 	t.Run("Sessions", func(t *testing.T) { RunSessions(t, open) })
 	t.Run("Settings", func(t *testing.T) { RunSettings(t, open) })
+	t.Run("AppliedSteps", func(t *testing.T) { RunAppliedSteps(t, open) })
 	t.Run("Handle", func(t *testing.T) { testHandle(t, open) })
 }
 

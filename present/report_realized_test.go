@@ -1,0 +1,48 @@
+package present
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/fleet"
+)
+
+// Realized shows each step's predicted and realized saving with its interval, days and rates, a
+// step still measuring by its note, and the total of the steps measured.
+func TestRealizedTable(t *testing.T) {
+	at := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
+	rep := fleet.RealizedReport{Measured: 1, Predicted: gpucost.USD(1781_010_000_000), Realized: gpucost.USD(1335_200_000_000),
+		Low: gpucost.USD(72_670_000_000), High: gpucost.USD(2597_730_000_000), Steps: []fleet.RealizedStep{
+			{AppliedStep: gpucost.AppliedStep{ID: "eval-p4d.24xlarge/right-sizing/release-on-exit", At: at, How: gpucost.AppliedManual,
+				Predicted: gpucost.USD(1781_010_000_000)}, Status: fleet.RealizedMeasured, Basis: fleet.PerUsedGPUHour, Days: 24, AfterDays: 3,
+				Realized: gpucost.USD(1335_200_000_000), Low: gpucost.USD(72_670_000_000), High: gpucost.USD(2597_730_000_000),
+				BeforeRate: gpucost.USD(9_580_000_000), AfterRate: gpucost.USD(3_190_000_000)},
+			{AppliedStep: gpucost.AppliedStep{ID: "training-p5.48xlarge/commitments/commit-p5.48xlarge", At: at.AddDate(0, 0, 20),
+				How: gpucost.AppliedDetected + " pricing became spot", Predicted: gpucost.USD(14262_620_000_000)},
+				Status: fleet.RealizedMeasuring, Note: "measuring: 1 days so far", Days: 1, AfterDays: 1},
+		}}
+	tab := Realized(rep)
+	if want := "Realized savings: 1 of 2 applied steps measured on the bill, $1,335.20 a month against $1,781.01 predicted"; tab.Title != want {
+		t.Errorf("title = %q, want %q", tab.Title, want)
+	}
+	want := [][]string{
+		{"eval-p4d.24xlarge/right-sizing/release-on-exit", "2026-11-03", "manual", "$1,781.01", "$1,335.20", "$72.67 – $2,597.73", "24 (3 billed)",
+			"$9.58/used GPU-h", "$3.19/used GPU-h", "measured"},
+		{"training-p5.48xlarge/commitments/commit-p5.48xlarge", "2026-11-23", "detected: pricing became spot", "$14,262.62", "", "", "1 (1 billed)",
+			"", "", "measuring: 1 days so far"},
+		{"Total of the measured steps", "", "", "$1,781.01", "$1,335.20", "$72.67 – $2,597.73", "", "", "", ""},
+	}
+	if len(tab.Rows) != len(want) {
+		t.Fatalf("Realized() = %d rows, want %d: %q", len(tab.Rows), len(want), tab.Rows)
+	}
+	for i := range want {
+		if strings.Join(tab.Rows[i], "|") != strings.Join(want[i], "|") {
+			t.Errorf("row %d = %q\nwant %q", i, tab.Rows[i], want[i])
+		}
+	}
+	if empty := Realized(fleet.RealizedReport{Steps: []fleet.RealizedStep{}}); !strings.Contains(empty.Rows[0][0], "gpucost recommend apply ID") {
+		t.Errorf("Realized() without steps = %q, want a row saying how to record one", empty.Rows)
+	}
+}

@@ -1,0 +1,74 @@
+package server
+
+import (
+	"context"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/fleet"
+	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/query"
+	"github.com/gpucost/gpucost/recommend"
+)
+
+// AppliedSteps records the plan steps teams made in the store and measures them on its bill,
+// for POST /api/v1/recommendations/{id}/apply and GET /api/v1/recommendations/realized.
+type AppliedSteps struct {
+	Store gpucost.Store
+	Now   func() time.Time
+}
+
+var _ httpapi.StepApplier = (*AppliedSteps)(nil)
+
+// ApplyStep records step id of the plan over the 30 days before at (query.PlanBefore), as
+// gpucost recommend apply does.
+func (a *AppliedSteps) ApplyStep(ctx context.Context, id string, at time.Time, actor, note string) (gpucost.AppliedStep, error) {
+	opts, err := recommend.NewOptions("100", false, 1000)
+	if err != nil {
+		return gpucost.AppliedStep{}, err
+	}
+	bp, err := query.PlanBefore(ctx, a.Store, at)
+	if err != nil {
+		return gpucost.AppliedStep{}, err
+	}
+	cat, err := catalog.Load(ctx, a.Store)
+	if err != nil {
+		return gpucost.AppliedStep{}, err
+	}
+	b, err := query.OpenBill(ctx, a.Store, cat, fleet.SplitOptions{Period: bp, Policy: gpucost.PolicyUsed, Weight: 0.5})
+	if err != nil {
+		return gpucost.AppliedStep{}, err
+	}
+	v, prices, err := b.Recommendable(ctx)
+	if err != nil {
+		return gpucost.AppliedStep{}, err
+	}
+	plan, err := recommend.NewPlan(v, prices, opts)
+	if err != nil {
+		return gpucost.AppliedStep{}, err
+	}
+	s, err := recommend.Applied(plan, v, id, at, gpucost.AppliedManual, actor, note)
+	if err != nil {
+		return s, err
+	}
+	s.Recorded = a.Now().UTC()
+	return s, a.Store.PutAppliedStep(ctx, s)
+}
+
+// Realized measures the recorded steps on the bill up to the end of q's period (now by default).
+func (a *AppliedSteps) Realized(ctx context.Context, q httpapi.Query) (fleet.RealizedReport, error) {
+	end := q.To
+	if end.IsZero() {
+		end = httpapi.PeriodEnd(a.Now())
+	}
+	steps, err := a.Store.AppliedSteps(ctx)
+	if err != nil {
+		return fleet.RealizedReport{}, err
+	}
+	cat, err := catalog.Load(ctx, a.Store)
+	if err != nil {
+		return fleet.RealizedReport{}, err
+	}
+	return query.Realized(ctx, a.Store, cat, steps, end, "aws")
+}

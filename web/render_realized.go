@@ -1,0 +1,66 @@
+package web
+
+import (
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/fleet"
+)
+
+// writeRealized writes the applied steps measured on the bill (docs/architecture.md "Realized
+// savings"): per step the saving predicted beside the one realized, its interval and the days
+// measured, and the total of those measured. Nothing without an applied step.
+func writeRealized(h *htmlPage, rep fleet.RealizedReport) {
+	if len(rep.Steps) == 0 {
+		return
+	}
+	h.f(`
+<section class="card realized">
+  <h2>Realized savings</h2>
+  <p class="sub">%v of %v applied steps measured on the bill`, rep.Measured, len(rep.Steps))
+	if rep.Measured > 0 {
+		h.f(`: %v/month realized against %v predicted (90%% interval %v – %v)`, money(rep.Realized), money(rep.Predicted), money(rep.Low), money(rep.High))
+	}
+	h.s(`</p>
+  <table>
+    <thead><tr><th>Step</th><th>Applied</th><th>How</th><th class="num">Predicted</th><th class="num">Realized</th><th class="num">90% interval</th><th class="num">Days</th><th>Status</th></tr></thead>
+    <tbody>`)
+	for _, s := range rep.Steps {
+		realized, interval, status := "", "", s.Status
+		if s.Status == fleet.RealizedMeasured {
+			realized, interval = money(s.Realized), money(s.Low)+" – "+money(s.High)
+		}
+		if s.Note != "" {
+			status = s.Note
+		}
+		h.f(`
+      <tr><td><code>%v</code></td><td>%v</td><td>%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td>%v</td></tr>`,
+			s.ID, s.At.Format(time.DateOnly), s.How, money(s.Predicted), realized, interval, s.Days, status)
+	}
+	h.s(`
+    </tbody>
+  </table>
+  <p class="note">The workload's cost on the bill per used GPU-hour over the 14 days before each step against the days after it, times the work done after, over a 730-hour month. Record a step with <code>gpucost recommend apply ID</code>.</p>
+</section>
+`)
+}
+
+// applyForm returns what writes a plan step's "Mark applied" form, for an admin on a dashboard
+// that records applied steps, and nil otherwise; a step recorded already says when it was made.
+func applyForm(l layout, d recommendationsPage) func(*htmlPage, string) {
+	if !d.CanApply || l.Viewer == nil || l.Viewer.Token.Role != gpucost.RoleAdmin {
+		return nil
+	}
+	applied := map[string]time.Time{}
+	for _, s := range d.Realized.Steps {
+		applied[s.ID] = s.At
+	}
+	return func(h *htmlPage, id string) {
+		if at, ok := applied[id]; ok {
+			h.f(`<p class="sub">Applied %v: measured under Realized savings.</p>`, at.Format(time.DateOnly))
+			return
+		}
+		h.f(`<form method="post" action="/recommendations/apply" class="apply"><input type="hidden" name="csrf" value="%v"><input type="hidden" name="step" value="%v"><input type="text" name="note" placeholder="note (optional)" maxlength="500"> <button type="submit">Mark applied</button></form>`,
+			l.Viewer.CSRF, id)
+	}
+}

@@ -77,7 +77,7 @@ func (c *Catalog) Cheapest(q Query) ([]Row, error) {
 	for _, k := range order {
 		out = append(out, *rows[k])
 	}
-	sortByIndex(out, false, func(a, b Row) int {
+	slices.SortFunc(out, func(a, b Row) int {
 		return cmp.Or(cmp.Compare(specOrder(a.GPU), specOrder(b.GPU)), cmp.Compare(a.GPU, b.GPU),
 			comparePrice(a.OnDemand, b.OnDemand), comparePrice(a.Spot, b.Spot), cmp.Compare(a.Provider, b.Provider))
 	})
@@ -186,7 +186,7 @@ func (c *Catalog) medianRegional(model, provider string) (Price, bool) {
 	for _, p := range best {
 		prices = append(prices, *p)
 	}
-	sortByIndex(prices, false, func(a, b Price) int {
+	slices.SortFunc(prices, func(a, b Price) int {
 		return cmp.Or(cheaper(a, b), cmp.Compare(a.Offer.Provider, b.Offer.Provider))
 	})
 	return prices[(len(prices)-1)/2], true
@@ -206,27 +206,6 @@ func (c *Catalog) Fits(memGB float64, q Query) ([]Row, error) {
 			out = append(out, r)
 		}
 	}
-	sortByIndex(out, true, func(a, b Row) int { return comparePrice(a.OnDemand, b.OnDemand) })
+	slices.SortStableFunc(out, func(a, b Row) int { return comparePrice(a.OnDemand, b.OnDemand) })
 	return out, nil
-}
-
-// sortByIndex sorts s as slices.SortFunc (or SortStableFunc, when stable) would, to the same
-// order, through a permutation of indexes: the sort's code is then the one instantiation for
-// []int rather than one per element type (docs/architecture.md "Binary size").
-func sortByIndex[T any](s []T, stable bool, cmp func(a, b T) int) {
-	idx := make([]int, len(s))
-	for i := range idx {
-		idx[i] = i
-	}
-	c := func(i, j int) int { return cmp(s[i], s[j]) }
-	if stable {
-		slices.SortStableFunc(idx, c)
-	} else {
-		slices.SortFunc(idx, c)
-	}
-	sorted := make([]T, len(s))
-	for i, j := range idx {
-		sorted[i] = s[j]
-	}
-	copy(s, sorted)
 }

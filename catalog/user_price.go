@@ -48,7 +48,7 @@ func isUserPrice(o gpucost.Offer) bool { return strings.EqualFold(o.Provider, Us
 // UserPrices returns the prices users set, by model name.
 func (c *Catalog) UserPrices() []gpucost.Offer {
 	out := slices.Clone(c.user)
-	sortByIndex(out, false, func(a, b gpucost.Offer) int { return strings.Compare(a.GPUModel, b.GPUModel) })
+	slices.SortFunc(out, func(a, b gpucost.Offer) int { return strings.Compare(a.GPUModel, b.GPUModel) })
 	return out
 }
 

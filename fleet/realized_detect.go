@@ -72,21 +72,10 @@ func (s *Snapshot) DetectChanges() []DetectedChange {
 		order := slices.SortedFunc(maps.Keys(days), func(a, b time.Time) int { return a.Compare(b) })
 		out = append(out, detect(k, order, days)...)
 	}
-	// Sorted through a permutation of indexes: one sort instantiation for every element type
-	// (docs/architecture.md "Binary size").
-	idx := make([]int, len(out))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(i, j int) int {
-		a, b := &out[i], &out[j]
+	slices.SortFunc(out, func(a, b DetectedChange) int {
 		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Kind, b.Kind))
 	})
-	sorted := make([]DetectedChange, len(out))
-	for i, j := range idx {
-		sorted[i] = out[j]
-	}
-	return sorted
+	return out
 }
 
 func isSpot(pricing string) bool {

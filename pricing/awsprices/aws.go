@@ -204,17 +204,6 @@ func trimZeros(s string) string {
 	return s
 }
 
-// slicesSortByZone sorts s by zone, to the order slices.SortFunc gives, through a permutation
-// of indexes: one sort instantiation for every element type (docs/architecture.md "Binary size").
 func slicesSortByZone(s []spotPrice) {
-	idx := make([]int, len(s))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(i, j int) int { return strings.Compare(s[i].zone, s[j].zone) })
-	sorted := make([]spotPrice, len(s))
-	for i, j := range idx {
-		sorted[i] = s[j]
-	}
-	copy(s, sorted)
+	slices.SortFunc(s, func(a, b spotPrice) int { return strings.Compare(a.zone, b.zone) })
 }

@@ -177,17 +177,9 @@ func (t *CostTotals) Add(billed, effective Money) {
 
 // Sorted returns the totals by currency, an empty list (not nil) when nothing was added.
 func (t *CostTotals) Sorted() []CostTotal {
-	// Sorted through a permutation of indexes: one sort instantiation for every element type
-	// (docs/architecture.md "Binary size").
-	idx := make([]int, len(t.list))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(i, j int) int { return strings.Compare(t.list[i].Currency, t.list[j].Currency) })
 	out := make([]CostTotal, 0, len(t.list))
-	for _, i := range idx {
-		out = append(out, t.list[i])
-	}
+	out = append(out, t.list...)
+	slices.SortFunc(out, func(a, b CostTotal) int { return strings.Compare(a.Currency, b.Currency) })
 	return out
 }
 

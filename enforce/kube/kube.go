@@ -26,8 +26,11 @@ var gpuResources = []string{"nvidia.com/gpu", "amd.com/gpu", "gpu.intel.com/i915
 // the API server with a bearer token, over plain HTTP requests: the scale subresource sets a
 // Deployment's replicas to zero (a JSON merge patch), and the tag action sets annotations.
 type Client struct {
-	Server     string       // the API server's URL, https://10.0.0.1:6443
-	Token      string       // a service account's bearer token; never logged
+	Server string // the API server's URL, https://10.0.0.1:6443
+	Token  string // a service account's bearer token; never logged
+	// Tokens, when set, gives the token for each request instead of Token: a rotated token
+	// file or a kubeconfig exec plugin's token, renewed before it expires.
+	Tokens     func(context.Context) (string, error)
 	HTTP       *http.Client // with the cluster's CA; http.DefaultClient when nil
 	Namespaces []string     // the namespaces to list; all when empty
 	Selector   string       // a label selector the Deployments must match, such as team=research
@@ -206,8 +209,14 @@ func (k *Client) do(ctx context.Context, method, path, contentType string, body,
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	if k.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+k.Token)
+	token := k.Token
+	if k.Tokens != nil {
+		if token, err = k.Tokens(ctx); err != nil {
+			return err
+		}
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	client := k.HTTP
 	if client == nil {

@@ -1,7 +1,10 @@
 package fakecloud
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -29,6 +32,7 @@ type Deployment struct {
 type KubeCall struct {
 	Method, Path, Query, ContentType, Authorization string
 	Body                                            map[string]any
+	ClientCN                                        string // the verified client certificate's common name, over TLS
 }
 
 // Kube is a fake Kubernetes API server: it lists Deployments (all namespaces or one, with a
@@ -37,6 +41,10 @@ type KubeCall struct {
 type Kube struct {
 	URL   string
 	Token string
+	CAPEM []byte // the server certificate's PEM, for a client to trust (NewKubeTLS)
+	// ClientCN, when set, authenticates a request with a client certificate of that common name
+	// signed by the ClientCAs given to NewKubeTLS, instead of the token.
+	ClientCN string
 
 	mu    sync.Mutex
 	deps  []*Deployment
@@ -45,6 +53,29 @@ type Kube struct {
 
 // NewKube starts a fake API server that accepts token, stopped when t ends.
 func NewKube(t testing.TB, token string, deps []Deployment) *Kube {
+	k := newKube(token, deps)
+	srv := httptest.NewServer(http.HandlerFunc(k.serve))
+	t.Cleanup(srv.Close)
+	k.URL = srv.URL
+	return k
+}
+
+// NewKubeTLS starts the fake API server over TLS, as real ones are: CAPEM is its certificate,
+// and a client certificate signed by clientCAs (when not nil) is verified and recorded.
+func NewKubeTLS(t testing.TB, token string, deps []Deployment, clientCAs *x509.CertPool) *Kube {
+	k := newKube(token, deps)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(k.serve))
+	if clientCAs != nil {
+		srv.TLS = &tls.Config{ClientCAs: clientCAs, ClientAuth: tls.VerifyClientCertIfGiven}
+	}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	k.URL = srv.URL
+	k.CAPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	return k
+}
+
+func newKube(token string, deps []Deployment) *Kube {
 	k := &Kube{Token: token}
 	for i := range deps {
 		d := deps[i]
@@ -53,9 +84,6 @@ func NewKube(t testing.TB, token string, deps []Deployment) *Kube {
 		}
 		k.deps = append(k.deps, &d)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(k.serve))
-	t.Cleanup(srv.Close)
-	k.URL = srv.URL
 	return k
 }
 
@@ -100,9 +128,13 @@ func (k *Kube) serve(w http.ResponseWriter, r *http.Request) {
 	json.Unmarshal(raw, &body)
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	cn := ""
+	if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 {
+		cn = r.TLS.VerifiedChains[0][0].Subject.CommonName
+	}
 	k.calls = append(k.calls, KubeCall{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, ContentType: r.Header.Get("Content-Type"),
-		Authorization: r.Header.Get("Authorization"), Body: body})
-	if r.Header.Get("Authorization") != "Bearer "+k.Token {
+		Authorization: r.Header.Get("Authorization"), Body: body, ClientCN: cn})
+	if r.Header.Get("Authorization") != "Bearer "+k.Token && (k.ClientCN == "" || cn != k.ClientCN) {
 		status(w, 401, "Unauthorized", "Unauthorized")
 		return
 	}

@@ -12,7 +12,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-		"runtime"
+	"runtime"
 	"strconv"
 	"time"
 

@@ -28,9 +28,12 @@ const APIVersion = "2024-07-01"
 // Client lists and acts on the VMs of Subscriptions. A resource's id is its ARM resource id.
 type Client struct {
 	Subscriptions []string
-	Token         string       // an ARM access token; never logged
-	BaseURL       string       // DefaultBaseURL when empty
-	HTTP          *http.Client // http.DefaultClient when nil
+	Token         string // an ARM access token; never logged
+	// Tokens, when set, gives the token for each request instead of Token (azurecreds.Chain.Token, which
+	// renews it before it expires).
+	Tokens  func(context.Context) (string, error)
+	BaseURL string       // DefaultBaseURL when empty
+	HTTP    *http.Client // http.DefaultClient when nil
 	// GPUSizes, when set, keeps only VMs whose size it reports to carry GPUs, with their
 	// count (the store's inventory or the catalog); nil lists every VM with 0 GPUs.
 	GPUSizes func(size string) (int, bool)
@@ -153,8 +156,14 @@ func (c *Client) do(ctx context.Context, method, p string, out any) error {
 		return gpucost.Errorf(gpucost.EInvalid, "Azure Resource Manager %s: %w", base, err)
 	}
 	req.Header.Set("Accept", "application/json")
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
+	token := c.Token
+	if c.Tokens != nil {
+		if token, err = c.Tokens(ctx); err != nil {
+			return err
+		}
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	client := c.HTTP
 	if client == nil {

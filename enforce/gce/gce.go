@@ -27,9 +27,12 @@ const DefaultBaseURL = "https://compute.googleapis.com"
 // Client lists and acts on the GPU VMs of Projects. A resource's id is PROJECT/ZONE/NAME.
 type Client struct {
 	Projects []string
-	Token    string       // an OAuth 2 access token with the compute scope; never logged
-	BaseURL  string       // DefaultBaseURL when empty
-	HTTP     *http.Client // http.DefaultClient when nil
+	Token    string // an OAuth 2 access token with the compute scope; never logged
+	// Tokens, when set, gives the token for each request instead of Token (gcpcreds.Chain.Token, which
+	// renews it before it expires).
+	Tokens  func(context.Context) (string, error)
+	BaseURL string       // DefaultBaseURL when empty
+	HTTP    *http.Client // http.DefaultClient when nil
 	// AllInstances lists VMs without accelerators too.
 	AllInstances bool
 }
@@ -151,8 +154,14 @@ func (c *Client) do(ctx context.Context, method, p string, out any) error {
 		return gpucost.Errorf(gpucost.EInvalid, "Compute Engine API %s: %w", base, err)
 	}
 	req.Header.Set("Accept", "application/json")
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
+	token := c.Token
+	if c.Tokens != nil {
+		if token, err = c.Tokens(ctx); err != nil {
+			return err
+		}
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	client := c.HTTP
 	if client == nil {

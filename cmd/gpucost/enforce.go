@@ -67,9 +67,10 @@ data", never idle. Resources tagged or labelled gpucost/keep: "true" are exempt,
 younger than min_age. Every stop and scale-to-zero records the size it found:
 "gpucost enforce undo ID" starts the VM or scales the workload back to it, and
 "gpucost enforce avoided" counts the GPU-hours and cost each kept from running. Without
---aws-region, --kube-server, --gce-project or --azure-subscription, idle and off-hours policies
-are rehearsed on the store's inventory (nothing is acted on), and --replay prints what they
-would have saved over the last 30 days beside recommend's idle-schedule lever.
+--aws-region, --kube-server, --kube, --kubeconfig, --gce-project or --azure-subscription, idle
+and off-hours policies are rehearsed on the store's inventory (nothing is acted on), and
+--replay prints what they would have saved over the last 30 days beside recommend's
+idle-schedule lever.
 
 Actions: notify alerts the targets once per budget period (once a day for a spot cap); tag sets
 EC2 and SageMaker tags or Deployment annotations; stop stops EC2 instances (StopInstances: a
@@ -79,10 +80,17 @@ hosting inference components to zero; others are reported as skipped) and a Depl
 StatefulSet's replicas (a Kubeflow Notebook's) to 0 through its scale subresource. Idle and
 off-hours policies also stop GCE VMs (instances.stop) and Azure VMs (deallocate).
 
-Credentials: AWS from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN; the
-Kubernetes bearer token from --kube-token-file or GPUCOST_KUBE_TOKEN; GCE and Azure access tokens
-from GPUCOST_GCE_TOKEN (gcloud auth print-access-token) and GPUCOST_AZURE_TOKEN (az account
-get-access-token). Secrets are never printed or logged.
+Credentials, as the clouds' own tools find them (docs/architecture.md "Credentials"): AWS from
+--aws-profile or AWS_PROFILE (static keys, a role to assume, SSO after aws sso login,
+credential_process), else AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, else web identity
+(AWS_WEB_IDENTITY_TOKEN_FILE, as on EKS), else the default profile, else the ECS container's or
+the EC2 instance's role. Kubernetes from --kube-server with --kube-token-file or
+GPUCOST_KUBE_TOKEN; else --kubeconfig and --context (token, client certificate or exec plugin);
+with --kube, the pod's service account when run in a cluster, else kubectl's current context.
+GCE from GPUCOST_GCE_TOKEN, else Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS,
+gcloud auth application-default login, the metadata server). Azure from GPUCOST_AZURE_TOKEN, else
+AZURE_TENANT_ID, AZURE_CLIENT_ID and AZURE_CLIENT_SECRET, workload identity, the managed
+identity, or az login. Secrets are never printed or logged.
 
 Exit codes: 0 no policy triggered; 7 a policy triggered and its actions were planned (dry run) or
 all carried out; 4 an action failed or a cloud API could not be reached; 2 the policies, budgets or
@@ -91,6 +99,7 @@ targets file or a flag is invalid.`,
   gpucost enforce --policies policies.yaml --budgets budgets.yaml --aws-region us-east-1 \
       --kube-server https://10.0.0.1:6443 --kube-token-file /var/run/secrets/kubernetes.io/serviceaccount/token \
       --targets targets.yaml --apply
+  gpucost enforce --policies policies.yaml --aws-region us-east-1 --aws-profile gpu-admin --kubeconfig ~/.kube/prod --context prod
   gpucost enforce log --since 7d --policy spot-cap`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error { return e.enforce(cmd.Context(), o) },

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/enforce"
 	enforceaws "github.com/gpucost/gpucost/enforce/aws"
 	"github.com/gpucost/gpucost/enforce/azure"
@@ -14,10 +13,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// inventoryFlags say where the resources policies act on are listed: AWS regions and a
-// Kubernetes cluster.
+// inventoryFlags say where the resources policies act on are listed: AWS regions, a Kubernetes
+// cluster, GCE projects and Azure subscriptions, and the credentials to use for them.
 type inventoryFlags struct {
 	regions        []string
+	awsProfile     string
 	awsEndpoint    string
 	noSageMaker    bool
 	kubeServer     string
@@ -26,12 +26,16 @@ type inventoryFlags struct {
 	kubeNamespaces []string
 	kubeSelector   string
 	kubeSTS        bool
+	kubeconfig     string
+	kubeContext    string
+	kubeAuto       bool
 	gceProjects    []string
 	azureSubs      []string
 }
 
 func (f *inventoryFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringSliceVar(&f.regions, "aws-region", nil, "AWS regions whose EC2 instances and SageMaker endpoints are listed (repeat or comma-separate)")
+	cmd.Flags().StringVar(&f.awsProfile, "aws-profile", "", "AWS profile of ~/.aws/config to take credentials from (static keys, a role, SSO); beats $AWS_PROFILE and the environment's keys")
 	cmd.Flags().StringVar(&f.awsEndpoint, "aws-endpoint", "", "one URL for the EC2 and SageMaker APIs instead of AWS's (a proxy or a test server)")
 	cmd.Flags().BoolVar(&f.noSageMaker, "no-sagemaker", false, "list EC2 instances only, not SageMaker endpoints")
 	cmd.Flags().StringVar(&f.kubeServer, "kube-server", "", "Kubernetes API server URL whose GPU Deployments are listed, such as https://10.0.0.1:6443")
@@ -40,8 +44,11 @@ func (f *inventoryFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringSliceVar(&f.kubeNamespaces, "kube-namespace", nil, "namespaces to list (default: all)")
 	cmd.Flags().StringVar(&f.kubeSelector, "kube-selector", "", "label selector the Deployments must match, such as team=research")
 	cmd.Flags().BoolVar(&f.kubeSTS, "kube-statefulsets", false, "list the GPU StatefulSets too (Kubeflow Notebook servers), for idle and off-hours policies")
-	cmd.Flags().StringSliceVar(&f.gceProjects, "gce-project", nil, "GCE projects whose GPU VMs are listed, stopped and started (token from $GPUCOST_GCE_TOKEN)")
-	cmd.Flags().StringSliceVar(&f.azureSubs, "azure-subscription", nil, "Azure subscriptions whose VMs are listed, deallocated and started (token from $GPUCOST_AZURE_TOKEN)")
+	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file of the cluster whose GPU Deployments are listed (default: $KUBECONFIG, ~/.kube/config)")
+	cmd.Flags().StringVar(&f.kubeContext, "context", "", "kubeconfig context of that cluster (default: its current-context)")
+	cmd.Flags().BoolVar(&f.kubeAuto, "kube", false, "list the GPU Deployments of the cluster kubectl would use, or of the pod's own cluster (its service account) when run in one")
+	cmd.Flags().StringSliceVar(&f.gceProjects, "gce-project", nil, "GCE projects whose GPU VMs are listed, stopped and started (Application Default Credentials, or $GPUCOST_GCE_TOKEN)")
+	cmd.Flags().StringSliceVar(&f.azureSubs, "azure-subscription", nil, "Azure subscriptions whose VMs are listed, deallocated and started (Azure CLI, managed identity or service principal, or $GPUCOST_AZURE_TOKEN)")
 }
 
 // enforceSources are the inventories and actuators the flags configure, and the secrets the
@@ -57,20 +64,19 @@ type enforceSources struct {
 func (f *inventoryFlags) sources(e *env) (*enforceSources, error) {
 	s := &enforceSources{actuators: map[string]enforce.Actuator{}}
 	if len(f.regions) > 0 {
-		creds, err := e.awsCredentials(false)
+		creds, secrets, err := f.enforceAWS(e)
 		if err != nil {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "--aws-region: the EC2 and SageMaker APIs need credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "+
-				"(an IAM role with ec2:DescribeInstances, ec2:StopInstances, ec2:CreateTags, sagemaker:List*, sagemaker:Describe*, sagemaker:AddTags and sagemaker:UpdateInferenceComponentRuntimeConfig)")
+			return nil, err
 		}
-		s.secrets = append(s.secrets, e.getenv("AWS_SECRET_ACCESS_KEY"), e.getenv("AWS_SESSION_TOKEN"))
+		s.secrets = append(s.secrets, secrets...)
 		s.aws = &enforceaws.Client{Regions: f.regions, Credentials: creds, BaseURL: f.awsEndpoint, SkipSageMaker: f.noSageMaker,
 			HTTP: &http.Client{Timeout: time.Minute}}
 		s.inventories = append(s.inventories, s.aws)
 		s.actuators[enforce.KindEC2], s.actuators[enforce.KindSageMaker] = s.aws, s.aws
 	}
-	if f.kubeServer != "" {
+	if f.kubeServer != "" || f.kubeconfig != "" || f.kubeContext != "" || f.kubeAuto {
 		k, err := kube.Config{Server: f.kubeServer, TokenFile: f.kubeTokenFile, Token: e.getenv("GPUCOST_KUBE_TOKEN"), CAFile: f.kubeCAFile,
-			Namespaces: f.kubeNamespaces, Selector: f.kubeSelector}.Open()
+			Namespaces: f.kubeNamespaces, Selector: f.kubeSelector, Kubeconfig: f.kubeconfig, Context: f.kubeContext, Getenv: e.getenv}.Open()
 		if err != nil {
 			return nil, err
 		}
@@ -83,25 +89,25 @@ func (f *inventoryFlags) sources(e *env) (*enforceSources, error) {
 }
 
 // cloudSources adds the GCE and Azure adapters the flags ask for; their bearer tokens come from
-// $GPUCOST_GCE_TOKEN (gcloud auth print-access-token) and $GPUCOST_AZURE_TOKEN (az account
-// get-access-token).
+// $GPUCOST_GCE_TOKEN and $GPUCOST_AZURE_TOKEN when set, else from the credential chains
+// (docs/architecture.md "Credentials").
 func (f *inventoryFlags) cloudSources(e *env, s *enforceSources) error {
 	if len(f.gceProjects) > 0 {
-		tok := e.getenv("GPUCOST_GCE_TOKEN")
-		if tok == "" {
-			return gpucost.Errorf(gpucost.EInvalid, "--gce-project: set GPUCOST_GCE_TOKEN to an access token (gcloud auth print-access-token) with compute.instances.list, .stop and .start")
+		tokens, tok, err := gceTokens(e)
+		if err != nil {
+			return err
 		}
-		c := &gce.Client{Projects: f.gceProjects, Token: tok, HTTP: &http.Client{Timeout: time.Minute}}
+		c := &gce.Client{Projects: f.gceProjects, Tokens: tokens, HTTP: &http.Client{Timeout: time.Minute}}
 		s.secrets = append(s.secrets, tok)
 		s.inventories = append(s.inventories, c)
 		s.actuators[enforce.KindGCE] = c
 	}
 	if len(f.azureSubs) > 0 {
-		tok := e.getenv("GPUCOST_AZURE_TOKEN")
-		if tok == "" {
-			return gpucost.Errorf(gpucost.EInvalid, "--azure-subscription: set GPUCOST_AZURE_TOKEN to an ARM access token (az account get-access-token) with the Virtual Machine Contributor role")
+		tokens, tok, err := azureTokens(e)
+		if err != nil {
+			return err
 		}
-		c := &azure.Client{Subscriptions: f.azureSubs, Token: tok, HTTP: &http.Client{Timeout: time.Minute}}
+		c := &azure.Client{Subscriptions: f.azureSubs, Tokens: tokens, HTTP: &http.Client{Timeout: time.Minute}}
 		s.secrets = append(s.secrets, tok)
 		s.inventories = append(s.inventories, c)
 		s.actuators[enforce.KindAzureVM] = c
@@ -123,6 +129,6 @@ func (s *enforceSources) runner(e *env, db storeDB, targets map[string]notify.Ta
 
 // given reports whether any inventory flag is set.
 func (f *inventoryFlags) given() bool {
-	return len(f.regions) > 0 || f.awsEndpoint != "" || f.noSageMaker || f.kubeServer != "" || f.kubeTokenFile != "" ||
+	return len(f.regions) > 0 || f.awsProfile != "" || f.kubeconfig != "" || f.kubeContext != "" || f.kubeAuto || f.awsEndpoint != "" || f.noSageMaker || f.kubeServer != "" || f.kubeTokenFile != "" ||
 		f.kubeCAFile != "" || len(f.kubeNamespaces) > 0 || f.kubeSelector != "" || f.kubeSTS || len(f.gceProjects) > 0 || len(f.azureSubs) > 0
 }

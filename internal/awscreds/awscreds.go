@@ -13,7 +13,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -152,11 +151,6 @@ func (c *Chain) region() string {
 func Static(id, secret, token, source string) aws.CredentialsProvider {
 	creds := aws.Credentials{AccessKeyID: id, SecretAccessKey: secret, SessionToken: token, Source: source}
 	return aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) { return creds, nil })
-}
-
-// Describe says where credentials came from without a secret in it, for logs and errors.
-func Describe(creds aws.Credentials) string {
-	return fmt.Sprintf("%s (access key %s…)", creds.Source, creds.AccessKeyID[:min(4, len(creds.AccessKeyID))])
 }
 
 // SharedKeys reads the static keys of the profile AWS_PROFILE (default: "default") from the

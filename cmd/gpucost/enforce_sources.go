@@ -30,7 +30,9 @@ type inventoryFlags struct {
 	kubeContext    string
 	kubeAuto       bool
 	gceProjects    []string
+	gceEndpoint    string
 	azureSubs      []string
+	azureEndpoint  string
 }
 
 func (f *inventoryFlags) add(cmd *cobra.Command) {
@@ -48,6 +50,8 @@ func (f *inventoryFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.kubeContext, "context", "", "kubeconfig context of that cluster (default: its current-context)")
 	cmd.Flags().BoolVar(&f.kubeAuto, "kube", false, "list the GPU Deployments of the cluster kubectl would use, or of the pod's own cluster (its service account) when run in one")
 	cmd.Flags().StringSliceVar(&f.gceProjects, "gce-project", nil, "GCE projects whose GPU VMs are listed, stopped and started (Application Default Credentials, or $GPUCOST_GCE_TOKEN)")
+	cmd.Flags().StringVar(&f.gceEndpoint, "gce-endpoint", "", "one URL for the Compute Engine API instead of Google's (a proxy or a test server)")
+	cmd.Flags().StringVar(&f.azureEndpoint, "azure-endpoint", "", "one URL for Azure Resource Manager instead of Azure's (a proxy or a test server)")
 	cmd.Flags().StringSliceVar(&f.azureSubs, "azure-subscription", nil, "Azure subscriptions whose VMs are listed, deallocated and started (Azure CLI, managed identity or service principal, or $GPUCOST_AZURE_TOKEN)")
 }
 
@@ -97,7 +101,7 @@ func (f *inventoryFlags) cloudSources(e *env, s *enforceSources) error {
 		if err != nil {
 			return err
 		}
-		c := &gce.Client{Projects: f.gceProjects, Tokens: tokens, HTTP: &http.Client{Timeout: time.Minute}}
+		c := &gce.Client{Projects: f.gceProjects, Tokens: tokens, BaseURL: f.gceEndpoint, HTTP: &http.Client{Timeout: time.Minute}}
 		s.secrets = append(s.secrets, tok)
 		s.inventories = append(s.inventories, c)
 		s.actuators[enforce.KindGCE] = c
@@ -107,7 +111,7 @@ func (f *inventoryFlags) cloudSources(e *env, s *enforceSources) error {
 		if err != nil {
 			return err
 		}
-		c := &azure.Client{Subscriptions: f.azureSubs, Tokens: tokens, HTTP: &http.Client{Timeout: time.Minute}}
+		c := &azure.Client{Subscriptions: f.azureSubs, Tokens: tokens, BaseURL: f.azureEndpoint, HTTP: &http.Client{Timeout: time.Minute}}
 		s.secrets = append(s.secrets, tok)
 		s.inventories = append(s.inventories, c)
 		s.actuators[enforce.KindAzureVM] = c
@@ -130,5 +134,6 @@ func (s *enforceSources) runner(e *env, db storeDB, targets map[string]notify.Ta
 // given reports whether any inventory flag is set.
 func (f *inventoryFlags) given() bool {
 	return len(f.regions) > 0 || f.awsProfile != "" || f.kubeconfig != "" || f.kubeContext != "" || f.kubeAuto || f.awsEndpoint != "" || f.noSageMaker || f.kubeServer != "" || f.kubeTokenFile != "" ||
-		f.kubeCAFile != "" || len(f.kubeNamespaces) > 0 || f.kubeSelector != "" || f.kubeSTS || len(f.gceProjects) > 0 || len(f.azureSubs) > 0
+		f.kubeCAFile != "" || len(f.kubeNamespaces) > 0 || f.kubeSelector != "" || f.kubeSTS ||
+		len(f.gceProjects) > 0 || f.gceEndpoint != "" || len(f.azureSubs) > 0 || f.azureEndpoint != ""
 }

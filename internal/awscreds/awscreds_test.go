@@ -209,6 +209,11 @@ func TestChainOrder(t *testing.T) {
 		}
 		return m
 	}
+	// The fake's address is fixed before the cases, as FULL_URI names it.
+	fixed := newFakeAWS(t)
+	f0 := fixed.srv.URL
+	authFile := filepath.Join(t.TempDir(), "auth")
+	os.WriteFile(authFile, []byte("ecs-auth\n"), 0o600)
 	webID := []string{"AWS_WEB_IDENTITY_TOKEN_FILE", token, "AWS_ROLE_ARN", "arn:aws:iam::111122223333:role/irsa"}
 	for _, c := range []struct {
 		name    string
@@ -225,6 +230,7 @@ func TestChainOrder(t *testing.T) {
 		{"web identity beats the default profile", with(nil, webID...), "", "ASIATITY", "sts AssumeRoleWithWebIdentity"},
 		{"default profile beats the container", with(nil, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "/v2/credentials/abc"), "", "AKIADEFAULT", ""},
 		{"container beats the instance role", with(nil, "HOME", "", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "/v2/credentials/abc", "AWS_CONTAINER_AUTHORIZATION_TOKEN", "ecs-auth"), "", "ASIAECS", "ecs"},
+		{"container full URI with a token file", with(nil, "HOME", "", "AWS_CONTAINER_CREDENTIALS_FULL_URI", f0+"/v2/credentials/abc", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", authFile), "", "ASIAECS", "ecs"},
 		{"instance role last", with(nil, "HOME", ""), "", "ASIAIMDS", "imds token,imds role"},
 		{"role from source_profile", with(envKeys), "role", "ASIAROLE", "sts AssumeRole"},
 		{"role from the environment", with(envKeys), "envrole", "ASIAROLE", "sts AssumeRole"},
@@ -232,6 +238,9 @@ func TestChainOrder(t *testing.T) {
 		{"credential_process", with(nil), "proc", "AKIAPROC", ""},
 	} {
 		f := newFakeAWS(t)
+		if strings.Contains(c.name, "full URI") {
+			f = fixed
+		}
 		f.signer = aws.Credentials{AccessKeyID: "AKIABASE", SecretAccessKey: "base-secret"}
 		if c.profile == "envrole" {
 			f.signer = aws.Credentials{AccessKeyID: "AKIAENV", SecretAccessKey: "env-secret"}
@@ -262,6 +271,7 @@ func TestChainErrors(t *testing.T) {
 		{"missing profile", map[string]string{"HOME": home}, "nosuch", gpucost.EInvalid, []string{"AWS profile nosuch", "aws configure"}},
 		{"half a key in the environment", map[string]string{"AWS_ACCESS_KEY_ID": "AKIAENV"}, "", gpucost.EInvalid, []string{"AWS_SECRET_ACCESS_KEY"}},
 		{"half a key in a profile", map[string]string{"HOME": home}, "half", gpucost.EInvalid, []string{"without the other"}},
+		{"container full URI off the link-local hosts", map[string]string{"AWS_CONTAINER_CREDENTIALS_FULL_URI": "http://10.0.0.9/creds"}, "", gpucost.EInvalid, []string{"use https"}},
 		{"source_profile loop", map[string]string{"HOME": home}, "loop", gpucost.EInvalid, []string{"loop"}},
 		{"SSO login lapsed", map[string]string{"HOME": home}, "sso", gpucost.EInvalid, []string{"aws sso login --profile sso"}},
 	} {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -93,6 +94,10 @@ func (c *Chain) container(ctx context.Context) (aws.Credentials, error) {
 	if err != nil {
 		return aws.Credentials{}, gpucost.Errorf(gpucost.EInvalid, "container credentials URI: %w", err)
 	}
+	if c.getenv("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") == "" && !containerHost(req.URL) {
+		return aws.Credentials{}, gpucost.Errorf(gpucost.EInvalid, "AWS_CONTAINER_CREDENTIALS_FULL_URI %s: over http only a loopback address, "+
+			"169.254.170.2 or 169.254.170.23 (EKS Pod Identity) may be asked; use https", req.URL.Host)
+	}
 	auth := c.getenv("AWS_CONTAINER_AUTHORIZATION_TOKEN")
 	if f := c.getenv("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"); f != "" {
 		b, err := os.ReadFile(f)
@@ -109,6 +114,20 @@ func (c *Chain) container(ctx context.Context) (aws.Credentials, error) {
 		return aws.Credentials{}, fmt.Errorf("container credentials endpoint: %w", err)
 	}
 	return out.credentials("container role")
+}
+
+// containerHost reports whether credentials may be asked of u, as the SDKs allow: any https
+// URL, and over http a loopback address or the ECS and EKS agents' link-local addresses.
+func containerHost(u *url.URL) bool {
+	if u.Scheme == "https" {
+		return true
+	}
+	host := u.Hostname()
+	if host == "localhost" || host == "169.254.170.2" || host == "169.254.170.23" || host == "fd00:ec2::23" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // roleCredentials are the JSON the ECS and EC2 metadata endpoints answer with.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/azblob"
+	"github.com/gpucost/gpucost/internal/awscreds"
 	"github.com/gpucost/gpucost/s3"
 )
 
@@ -24,10 +25,11 @@ const gcsEndpoint = "https://storage.googleapis.com"
 
 // Open returns the source addr names, reading the credentials through getenv:
 //
-//   - s3://BUCKET/PREFIX: the AWS variables s3.ConfigFromEnv reads, else the profile
-//     AWS_PROFILE (or default) of the shared credentials file (AWS_SHARED_CREDENTIALS_FILE, or
-//     ~/.aws/credentials), else the EC2 instance's role (IMDSv2; AWS_EC2_METADATA_DISABLED=true
-//     turns it off, AWS_EC2_METADATA_SERVICE_ENDPOINT moves it);
+//   - s3://BUCKET/PREFIX: the AWS variables s3.ConfigFromEnv reads, else the static keys of the
+//     profile AWS_PROFILE (or default) of the shared credentials file (AWS_SHARED_CREDENTIALS_FILE,
+//     or ~/.aws/credentials), else gpucost's AWS chain (awscreds.Chain: profiles that assume a
+//     role or use SSO, web identity, the ECS container endpoint, the EC2 instance's role), unless
+//     AWS_EC2_METADATA_DISABLED=true, which leaves the bucket's anonymous access;
 //   - gs://BUCKET/PREFIX: Google Cloud Storage through its S3-compatible XML API, with a
 //     service account's HMAC key in GS_ACCESS_KEY_ID and GS_SECRET_ACCESS_KEY;
 //   - azure://ACCOUNT/CONTAINER/PREFIX or https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX:
@@ -48,7 +50,7 @@ func Open(ctx context.Context, addr string, getenv func(string) string) (*Source
 			}
 		}
 		if cfg.AccessKey == "" && getenv("AWS_EC2_METADATA_DISABLED") != "true" {
-			cfg.Credentials = &s3.InstanceRole{Endpoint: getenv("AWS_EC2_METADATA_SERVICE_ENDPOINT")}
+			cfg.Credentials = &awscreds.Chain{Getenv: getenv}
 		}
 		return openS3(ctx, addr, "s3://", cfg)
 	case strings.HasPrefix(addr, "gs://"):

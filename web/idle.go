@@ -12,11 +12,11 @@ import (
 )
 
 // idlePeriodsShown is how many of the longest idle periods the page lists.
-const idlePeriodsShown = 50
+const idlePeriodsShown = 15
 
 // idleRowsShown is how many groups and daily habits the page lists: those with the most idle
 // cost and hours; the GPUs page pages through all of them.
-const idleRowsShown = 50
+const idleRowsShown = 15
 
 // idlePage is idle capacity and what it cost: per group, the longest idle stretches, the
 // habits (idle every night) and when in the week GPUs sit idle.

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/httpapi"
 )
 
@@ -118,6 +116,3 @@ func BenchmarkGPUsPage10k(b *testing.B) {
 	}
 	b.ReportMetric(float64(size), "bytes/page")
 }
-
-var _ = fmt.Sprint
-var _ analyze.Report

@@ -13,7 +13,8 @@ import (
 
 // TestServeDashboardBrowser opens every dashboard page of gpucost serve over the 3-day demo
 // fleet, with its budgets, in headless Chromium: no page logs a console error or throws, every
-// chart holds and paints the demo's data, and a screenshot of each page is kept.
+// chart holds and paints the demo's data, and a screenshot of each page is kept. At 1400×1000
+// no page is taller than three screens (3,000 px) or weighs more than 300 KB.
 func TestServeDashboardBrowser(t *testing.T) {
 	exe := webtest.Chromium(t)
 	dir := loadDemo(t)
@@ -23,12 +24,14 @@ func TestServeDashboardBrowser(t *testing.T) {
 	shots := t.ArtifactDir()
 
 	b := webtest.Start(t, exe, s.url)
+	b.Resize(1400, 1000)
 	b.LogIn("/", s.tokens[gpucost.RoleViewer])
 	for _, p := range []struct {
 		path, name string
 		charts     int // at least
 	}{
-		{"/", "overview", 1}, {"/gpus", "gpus", 1}, {"/gpus?by=host", "gpus-by-host", 1},
+		{"/", "overview", 1}, {"/gpus", "gpus", 1}, {"/gpus?by=host", "gpus-by-host", 1}, {"/gpus?page=2&sort=util", "gpus-page-2", 1},
+		{"/alerts", "alerts", 0},
 		{"/costs?by=team", "costs-by-team", 1}, {"/costs?by=namespace", "costs-by-namespace", 1},
 		{"/idle", "idle", 1}, {"/recommendations", "recommendations", 0}, {"/budgets", "budgets", 4},
 		{"/jobs", "jobs", 0}, {"/activity", "activity", 0},
@@ -37,6 +40,11 @@ func TestServeDashboardBrowser(t *testing.T) {
 		if len(charts) < p.charts {
 			t.Errorf("%s: %d charts; want at least %d", p.path, len(charts), p.charts)
 		}
+		height, size := b.Height(), b.Bytes()
+		if height > 3000 || size > 300<<10 {
+			t.Errorf("%s at 1400×1000 is %d px tall and weighs %d KB; a page may be 3,000 px and 300 KB", p.path, height, size>>10)
+		}
+		t.Logf("%s: %d px tall, %d bytes", p.path, height, size)
 		for _, c := range charts {
 			if !c.Drew() {
 				t.Errorf("%s: chart %s (%s) holds %d of %d points and painted %d coloured pixels", p.path, c.ID, c.Kind, c.Got, c.Want, c.Painted)

@@ -3,13 +3,19 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/web/webtest"
 )
+
+// rawBannerFigure finds what a banner must not show: a field name, or an amount or count as a
+// program prints it (181436.47, 12345) rather than $181,436.47 or 12,345.
+var rawBannerFigure = regexp.MustCompile(`\b[a-z]+_[a-z_]+\b|(^|[^0-9,.$])[0-9]{4,}(\.[0-9]+)?\b`)
 
 // TestServeDashboardBrowser opens every dashboard page of gpucost serve over the 3-day demo
 // fleet, with its budgets, in headless Chromium: no page logs a console error or throws, every
@@ -45,6 +51,15 @@ func TestServeDashboardBrowser(t *testing.T) {
 			t.Errorf("%s at 1400×1000 is %d px tall and weighs %d KB; a page may be 3,000 px and 300 KB", p.path, height, size>>10)
 		}
 		t.Logf("%s: %d px tall, %d bytes", p.path, height, size)
+		notes, err := chromedp.Run(b.Context(), chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('.note'), function (e) { return e.textContent; })`))
+		if err != nil {
+			t.Fatalf("%s: read the banners: %v", p.path, err)
+		}
+		for _, n := range notes {
+			if raw := rawBannerFigure.FindString(n); raw != "" {
+				t.Errorf("%s: a banner shows %q, not a sentence a person reads: %s", p.path, raw, n)
+			}
+		}
 		for _, c := range charts {
 			if !c.Drew() {
 				t.Errorf("%s: chart %s (%s) holds %d of %d points and painted %d coloured pixels", p.path, c.ID, c.Kind, c.Got, c.Want, c.Painted)

@@ -71,7 +71,10 @@ func gpuPage(rep analyze.Report, hm httpapi.Heatmap, al analyze.AlertReport, lp 
 	sortGroups(groups, lp)
 	p.Span = paginate(lp.Page, lp.Per, len(groups))
 	p.List.Page = p.Span.Page
-	rep.Groups = groups[p.Span.From:p.Span.To]
+	rep.Groups = make([]analyze.GroupStats, 0, p.Span.To-p.Span.From)
+	for _, g := range groups[p.Span.From:p.Span.To] {
+		rep.Groups = append(rep.Groups, *g)
+	}
 	p.Report = rep
 	hm = pageRows(hm, rep.Groups)
 	p.HeatmapRows = len(hm.Rows)

@@ -15,7 +15,8 @@ import (
 
 var (
 	totalNote = regexp.MustCompile(`^Total ([A-Z]{3}): billed (-?[0-9]+(?:\.[0-9]+)?), effective (-?[0-9]+(?:\.[0-9]+)?)\.$`)
-	linesNote = regexp.MustCompile(`^([0-9]+) stored lines from ([0-9]+) imports?; Cost \+ Idle reconcile with them to the cent in every currency\.$`)
+	linesNote = regexp.MustCompile(`^([0-9]+) stored lines from ([0-9]+) imports?; (.*)$`)
+	telemNote = regexp.MustCompile(`^GPU usage lines: ([0-9]+), ([0-9]+) with telemetry\. (.*)$`)
 	usageNote = regexp.MustCompile(`^GPU usage lines: ([0-9]+), ([0-9]+) split by telemetry \(policy ([a-z_-]+)\); idle GPU capacity is in Idle, apart from the users\.$`)
 	wholeNote = regexp.MustCompile(`^GPU usage lines: ([0-9]+); the store has no GPU telemetry for the period, so each is (.*)$`)
 	spendNote = regexp.MustCompile(`^Spend in ([A-Z]{3}) \((-?[0-9]+(?:\.[0-9]+)?) this month\) (.*)$`)
@@ -34,8 +35,11 @@ func noteSentence(note string) string {
 		}
 	}
 	if m := linesNote.FindStringSubmatch(note); m != nil {
-		return "The period's " + countWord(m[1], "stored bill line") + " come from " + countWord(m[2], "import") +
-			"; the cost and idle cost shown reconcile with them to the cent in every currency."
+		rest := strings.Replace(m[3], "Cost + Idle reconcile", "the cost and idle cost shown reconcile", 1)
+		return "The period's " + countWord(m[1], "stored bill line") + " come from " + countWord(m[2], "import") + "; " + rest
+	}
+	if m := telemNote.FindStringSubmatch(note); m != nil {
+		return "Telemetry covers " + groupDigits(m[2]) + " of the bill's " + countWord(m[1], "GPU usage line") + ". " + m[3]
 	}
 	if m := usageNote.FindStringSubmatch(note); m != nil {
 		return "Telemetry split " + groupDigits(m[2]) + " of the bill's " + countWord(m[1], "GPU usage line") +

@@ -38,7 +38,7 @@ func writeIdleCards(h *htmlPage, d idlePage) {
   <div class="card stat"><h2>Over-provisioned</h2><p class="big">%v</p><p class="sub">of %v %v groups with mean utilisation under 25%%</p></div>
 </section>
 
-`, d.Wasted, len(d.Groups.Groups), d.Groups.By)
+`, d.Wasted, d.AllGroups, d.Groups.By)
 }
 
 // writeIdleWeek writes the heatmap of the share of idle minutes by weekday and hour.

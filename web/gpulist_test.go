@@ -214,3 +214,20 @@ func TestGPUPageLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestListParamsRefused checks that a bad table parameter is a 400 that says what to give.
+func TestListParamsRefused(t *testing.T) {
+	ts := newTestSite(t)
+	secret, _ := ts.tokens.newToken(t, "lists", gpucost.RoleViewer)
+	cookie := ts.login(secret)
+	for path, want := range map[string]string{
+		"/gpus?sort=cost":    "sort by idle_cost, util, gpu_hours, host, model",
+		"/gpus?per=1000":     "from 1 to 200",
+		"/alerts?page=first": "give a page number from 1",
+	} {
+		res := ts.do("GET", path, nil, cookie)
+		if body := readBody(t, res); res.StatusCode != 400 || !strings.Contains(body, want) {
+			t.Errorf("GET %s = %d; want 400 saying %q", path, res.StatusCode, want)
+		}
+	}
+}

@@ -14,7 +14,8 @@ import (
 
 // TestBrowser logs in through the form in headless Chromium, opens every page, and checks
 // that no page logs a console error or throws, that every chart holds and paints its data, and
-// keeps a full-page screenshot of each page.
+// keeps a full-page screenshot of each page. At 1400×1000 no page is taller than three
+// screens (3,000 px) or weighs more than 300 KB.
 func TestBrowser(t *testing.T) {
 	exe := webtest.Chromium(t)
 	ts := newTestSite(t)
@@ -24,11 +25,12 @@ func TestBrowser(t *testing.T) {
 	shots := t.ArtifactDir()
 
 	b := webtest.Start(t, exe, srv.URL)
+	b.Resize(1400, 1000)
 	if loc := b.LogIn("/budgets", secret); loc != srv.URL+"/budgets" {
 		t.Fatalf("after logging in the browser is at %q, want the page it asked for, /budgets", loc)
 	}
 	for _, p := range []struct{ path, name string }{
-		{"/", "overview"}, {"/gpus", "gpus"}, {"/gpus?by=host&since=30d", "gpus-by-host"}, {"/costs", "costs"},
+		{"/", "overview"}, {"/gpus", "gpus"}, {"/gpus?by=host&since=30d", "gpus-by-host"}, {"/alerts", "alerts"}, {"/costs", "costs"},
 		{"/costs?by=project", "costs-by-project"}, {"/idle", "idle"}, {"/recommendations", "recommendations"},
 		{"/budgets", "budgets"}, {"/jobs", "jobs"}, {"/activity", "activity"},
 	} {
@@ -38,7 +40,12 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("%s: chart %s (%s) holds %d of %d points and painted %d coloured pixels", p.path, c.ID, c.Kind, c.Got, c.Want, c.Painted)
 			}
 		}
-		if p.path != "/jobs" && p.path != "/recommendations" && p.path != "/activity" && len(charts) == 0 {
+		height, size := b.Height(), b.Bytes()
+		if height > 3000 || size > maxPageBytes {
+			t.Errorf("%s at 1400×1000 is %d px tall and weighs %d KB; a page may be 3,000 px and 300 KB", p.path, height, size>>10)
+		}
+		t.Logf("%s: %d px tall, %d bytes", p.path, height, size)
+		if p.path != "/jobs" && p.path != "/recommendations" && p.path != "/activity" && p.path != "/alerts" && len(charts) == 0 {
 			t.Errorf("%s: no chart on the page", p.path)
 		}
 		if p.path == "/recommendations" || p.path == "/activity" {

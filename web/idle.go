@@ -12,19 +12,24 @@ import (
 )
 
 // idlePeriodsShown is how many of the longest idle periods the page lists.
-const idlePeriodsShown = 50
+const idlePeriodsShown = 15
+
+// idleRowsShown is how many groups and daily habits the page lists: those with the most idle
+// cost and hours; the GPUs page pages through all of them.
+const idleRowsShown = 15
 
 // idlePage is idle capacity and what it cost: per group, the longest idle stretches, the
 // habits (idle every night) and when in the week GPUs sit idle.
 type idlePage struct {
-	Idle     analyze.IdleReport
-	Groups   analyze.Report
-	Longest  []analyze.IdlePeriod
-	Habits   []idleHabit
-	Week     heatmapChart
-	Wasted   int // groups whose mean utilisation makes them over-provisioned
-	HasIdle  bool
-	HasGroup bool
+	Idle                 analyze.IdleReport
+	Groups               analyze.Report
+	Longest              []analyze.IdlePeriod
+	Habits               []idleHabit
+	Week                 heatmapChart
+	Wasted               int // groups whose mean utilisation makes them over-provisioned
+	AllGroups, AllHabits int // before keeping the idleRowsShown largest
+	HasIdle              bool
+	HasGroup             bool
 }
 
 // idleHabit is a GPU idle at the same hours every day.
@@ -54,6 +59,9 @@ func loadIdle(s *site, r *http.Request, q query) (any, error) {
 		}
 	}
 	p.Habits, p.Week = habits(idle.Patterns)
+	p.AllGroups, p.AllHabits = len(rep.Groups), len(p.Habits)
+	p.Groups.Groups = largestIdle(rep.Groups, idleRowsShown)
+	p.Habits = p.Habits[:min(len(p.Habits), idleRowsShown)]
 	return p, nil
 }
 
@@ -95,4 +103,23 @@ func habits(patterns []analyze.IdlePattern) ([]idleHabit, heatmapChart) {
 		}
 	}
 	return hs, c
+}
+
+// largestIdle keeps the n groups with the most idle cost, in their order in groups.
+func largestIdle(groups []analyze.GroupStats, n int) []analyze.GroupStats {
+	if len(groups) <= n {
+		return groups
+	}
+	order := make([]int, len(groups))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(groups[b].IdleCost.Nanos, groups[a].IdleCost.Nanos) })
+	order = order[:n]
+	slices.Sort(order)
+	out := make([]analyze.GroupStats, n)
+	for i, at := range order {
+		out[i] = groups[at]
+	}
+	return out
 }

@@ -27,6 +27,7 @@ type page struct {
 var pageList = []page{
 	{path: "/{$}", template: "overview.html", title: "Overview", load: loadOverview},
 	{path: "/gpus", template: "gpus.html", title: "GPUs", Since: 7 * day, By: []string{"gpu", "host"}, load: loadGPUs},
+	{path: "/alerts", template: "alerts.html", title: "Alerts", Since: 7 * day, load: loadAlerts},
 	{path: "/costs", template: "costs.html", title: "Costs", Since: 30 * day, By: []string{"team", "project", "namespace"}, load: loadCosts},
 	{path: "/idle", template: "idle.html", title: "Idle", Since: 7 * day, By: []string{"gpu", "host", "model", "namespace", "label:team"}, load: loadIdle},
 	{path: "/recommendations", template: "recommendations.html", title: "Recommendations", Since: 30 * day, load: loadRecommendations},

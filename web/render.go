@@ -144,6 +144,7 @@ func writePage(a *assets, name string, l layout) ([]byte, error) {
 var pageWriters = map[string]func(*htmlPage, layout){
 	"overview.html":        writeOverview,
 	"gpus.html":            writeGPUs,
+	"alerts.html":          writeAlertsPage,
 	"costs.html":           writeCosts,
 	"idle.html":            writeIdle,
 	"recommendations.html": writeRecommendations,

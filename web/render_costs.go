@@ -76,7 +76,7 @@ func writeCosts(h *htmlPage, l layout) {
 	h.s(`
 `)
 	for _, n := range rep.Notes {
-		h.f(`<p class="note">%v</p>`, n)
+		h.f(`<p class="note">%v</p>`, noteSentence(n))
 	}
 	h.s(`
 `)

@@ -68,7 +68,7 @@ func goldenPages(t *testing.T) map[string]layout {
 	admin, viewer := gpucost.RoleAdmin, gpucost.RoleViewer
 	with := func(d any) layout { return layout{Data: d} }
 	pages := map[string]layout{}
-	for _, name := range []string{"overview", "gpus", "idle", "activity", "recommendations"} {
+	for _, name := range []string{"overview", "gpus", "alerts", "idle", "activity", "recommendations"} {
 		tmpl := name + ".html"
 		pages[name+"-full"] = with(loadPage(t, full, tmpl, admin))
 		pages[name+"-empty"] = with(loadPage(t, empty, tmpl, admin))
@@ -106,6 +106,12 @@ func goldenPages(t *testing.T) map[string]layout {
 		a.Actions[k].Action.Evidence.Rule = ""
 	}
 	pages["activity-edge"] = with(a)
+	for name, l := range pages {
+		if page := strings.SplitN(name, "-", 2)[0]; page == "gpus" || page == "alerts" {
+			l.Path = "/" + page // their links keep the page's parameters
+			pages[name] = l
+		}
+	}
 	return pages
 }
 

@@ -38,7 +38,7 @@ func writeIdleCards(h *htmlPage, d idlePage) {
   <div class="card stat"><h2>Over-provisioned</h2><p class="big">%v</p><p class="sub">of %v %v groups with mean utilisation under 25%%</p></div>
 </section>
 
-`, d.Wasted, len(d.Groups.Groups), d.Groups.By)
+`, d.Wasted, d.AllGroups, d.Groups.By)
 }
 
 // writeIdleWeek writes the heatmap of the share of idle minutes by weekday and hour.
@@ -78,6 +78,10 @@ func writeIdleByGroup(h *htmlPage, d idlePage) {
     </tbody>
   </table></div>
   `)
+		if d.AllGroups > len(d.Groups.Groups) {
+			h.f(`<p class="sub">The %v of the %v %vs with the most idle cost; <a href="/gpus?sort=idle_cost">the GPUs page lists them all</a>, sorted by idle cost.</p>
+  `, len(d.Groups.Groups), formatCount(uint64(d.AllGroups)), d.Groups.By)
+		}
 	} else {
 		h.s(`
   <p class="empty">No telemetry in this period. Run <code>gpucost agent --server URL</code> on each GPU host, or pick a longer period.</p>
@@ -105,7 +109,12 @@ func writeIdleHabits(h *htmlPage, d idlePage) {
 	}
 	h.s(`</tbody>
   </table></div>
-</section>
+`)
+	if d.AllHabits > len(d.Habits) {
+		h.f(`  <p class="sub">The %v GPUs idle the most hours of the %v with a daily habit.</p>
+`, len(d.Habits), formatCount(uint64(d.AllHabits)))
+	}
+	h.s(`</section>
 `)
 }
 

@@ -6,7 +6,7 @@ func writeOverview(h *htmlPage, l layout) {
 	d := l.Data.(overviewPage)
 	writeOverviewCards(h, d)
 	for _, n := range d.Notes {
-		h.f(`<p class="note">%v</p>`, n)
+		h.f(`<p class="note">%v</p>`, noteSentence(n))
 	}
 	writeDailySpend(h, d)
 	h.s(`<div class="columns">

@@ -11,7 +11,7 @@ func writeRecommendations(h *htmlPage, l layout) {
 	h.s(`
 `)
 	for _, n := range d.Notes {
-		h.f(`<p class="note">%v</p>`, n)
+		h.f(`<p class="note">%v</p>`, noteSentence(n))
 	}
 	h.s(`
 `)

@@ -73,7 +73,7 @@
 
   // heatmap draws hourly values per row with ECharts; blank cells had no data.
   function heatmap(el, d) {
-    el.style.height = Math.max(300, d.y.length * 22 + 110) + 'px';
+    el.style.height = Math.max(300, Math.min(d.y.length, 20) * 22 + 110) + 'px'; // 20 rows' height at most: a page stays within three screens
     return echartsChart(el, {
       animation: false,
       tooltip: {

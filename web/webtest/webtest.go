@@ -197,3 +197,30 @@ func (b *Browser) Screenshot() []byte {
 	}
 	return png
 }
+
+// Resize sets the tab's viewport to w × h CSS pixels, as a window of that size shows pages.
+func (b *Browser) Resize(w, h int64) {
+	b.t.Helper()
+	b.Run(fmt.Sprintf("resize to %d×%d", w, h), chromedp.EmulateViewport(w, h))
+}
+
+// Height is the height in CSS pixels of the page open now, all of it, scrolled or not.
+func (b *Browser) Height() int {
+	b.t.Helper()
+	h, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollHeight`))
+	if err != nil {
+		b.t.Fatalf("measure the page: %v", err)
+	}
+	return h
+}
+
+// Bytes is the size of the page open now as the server sent it, decoded: its HTML, with the
+// chart data, without the scripts and styles it loads.
+func (b *Browser) Bytes() int {
+	b.t.Helper()
+	n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`performance.getEntriesByType('navigation')[0].decodedBodySize`))
+	if err != nil {
+		b.t.Fatalf("measure the page: %v", err)
+	}
+	return n
+}

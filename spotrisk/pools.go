@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/spot"
 )
 
@@ -45,6 +46,21 @@ type Exposure struct {
 	Cost          gpucost.Money `json:"cost"`      // at the prices the runs recorded
 	OnDemand      gpucost.Money `json:"on_demand"` // the productive time at the on-demand price
 	Priced        bool          `json:"priced"`    // every run had a spot and an on-demand price
+	// FirstPrice and LastPrice are the spot price the earliest and the latest run recorded, at
+	// FirstAt and LastAt: the pool's price trend.
+	FirstPrice gpucost.Money `json:"first_price"`
+	LastPrice  gpucost.Money `json:"last_price"`
+	FirstAt    time.Time     `json:"first_at"`
+	LastAt     time.Time     `json:"last_at"`
+}
+
+// Trend is the change of the pool's spot price from its first run to its last, as a fraction of
+// the first; false when fewer than two prices are known or they are in different currencies.
+func (e Exposure) Trend() (float64, bool) {
+	if e.FirstPrice.Nanos == 0 || e.FirstAt.Equal(e.LastAt) || e.FirstPrice.Currency != e.LastPrice.Currency {
+		return 0, false
+	}
+	return float64(e.LastPrice.Nanos-e.FirstPrice.Nanos) / float64(e.FirstPrice.Nanos), true
 }
 
 // FromEvents returns the exposure of each spot run in job's events (runs on on-demand machines
@@ -69,9 +85,16 @@ func FromEvents(job string, events []spot.Event) []Exposure {
 			continue
 		}
 		rep := spot.Summarize(job, run)
-		out = append(out, Exposure{Pool: pool, Hours: rep.Billable.Hours(), Interruptions: rep.Interruptions,
+		e := Exposure{Pool: pool, Hours: rep.Billable.Hours(), Interruptions: rep.Interruptions,
 			Productive: rep.Productive, Billable: rep.Billable, Cost: rep.Cost, OnDemand: rep.OnDemand,
-			Priced: rep.Priced && rep.HasOnDemand})
+			Priced: rep.Priced && rep.HasOnDemand}
+		for _, ev := range run {
+			if p, ok, _, _ := ev.Prices(); ok {
+				e.FirstPrice, e.LastPrice, e.FirstAt, e.LastAt = p, p, ev.Time, ev.Time
+				break
+			}
+		}
+		out = append(out, e)
 	}
 	return out
 }
@@ -118,6 +141,12 @@ func Measure(exps []Exposure, conf float64) []Rate {
 		r.Productive += e.Productive
 		r.Billable += e.Billable
 		r.Priced = r.Priced && e.Priced
+		if !e.FirstAt.IsZero() && (r.FirstAt.IsZero() || e.FirstAt.Before(r.FirstAt)) {
+			r.FirstPrice, r.FirstAt = e.FirstPrice, e.FirstAt
+		}
+		if !e.LastAt.IsZero() && e.LastAt.After(r.LastAt) {
+			r.LastPrice, r.LastAt = e.LastPrice, e.LastAt
+		}
 		if e.Priced {
 			r.Cost = addMoney(r.Cost, e.Cost)
 			r.OnDemand = addMoney(r.OnDemand, e.OnDemand)
@@ -168,7 +197,7 @@ type Resolved struct {
 // upper end of the measured interval (no interruption in a short exposure is not a rate of
 // zero). A measured rate matches pool's zone when pool names one, else the pool's measurement
 // summed over zones. It returns false when nothing is known of the pool.
-func Resolve(pool Pool, rates []Rate, adv *Advisor) (Resolved, bool) {
+func Resolve(pool Pool, rates []Rate, adv *catalog.SpotAdvisor) (Resolved, bool) {
 	m, measured := measuredFor(pool, rates)
 	if measured && m.Interruptions > 0 {
 		return Resolved{PerHour: m.PerHour, Source: SourceMeasured,

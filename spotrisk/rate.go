@@ -1,8 +1,6 @@
 package spotrisk
 
 import (
-	"math"
-
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -28,19 +26,3 @@ func Garwood(k int, hours, conf float64) (low, high float64) {
 	high = distuv.ChiSquared{K: float64(2*k + 2)}.Quantile(1-alpha/2) / (2 * hours)
 	return low, high
 }
-
-// MonthlyToHourly turns the fraction p of instances interrupted over a month (the Spot
-// Instance Advisor's measure) into a Poisson rate per instance-hour: an instance survives a
-// month of 730 hours with probability 1 − p = e^(−λ·730).
-func MonthlyToHourly(p float64) float64 {
-	if p <= 0 {
-		return 0
-	}
-	if p >= 1 {
-		return math.Inf(1)
-	}
-	return -math.Log1p(-p) / HoursPerMonth
-}
-
-// HoursPerMonth is the month the Spot Instance Advisor's frequencies are over: 365 × 24 / 12.
-const HoursPerMonth = 730

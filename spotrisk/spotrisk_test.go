@@ -3,10 +3,10 @@ package spotrisk
 import (
 	"math"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/spot"
 )
 
@@ -32,79 +32,6 @@ func TestGarwood(t *testing.T) {
 	}
 	if lo, hi := Garwood(2, 0, 0.95); lo != 0 || hi != 0 {
 		t.Errorf("Garwood(2, 0, 0.95) = %v, %v, want 0, 0", lo, hi)
-	}
-}
-
-func TestMonthlyToHourly(t *testing.T) {
-	// A bucket of <5% (middle 2.5%): e^(−730λ) = 0.975.
-	if got, want := MonthlyToHourly(0.025), 0.025317807984289786/730; !near(got, want, 1e-12) {
-		t.Errorf("MonthlyToHourly(0.025) = %v, want %v", got, want)
-	}
-}
-
-func readFixture(t *testing.T) *Advisor {
-	t.Helper()
-	f, err := os.Open("testdata/spot-advisor-data.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	a, err := ParseAdvisor(f, "spot-advisor-data.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
-}
-
-func TestParseAdvisor(t *testing.T) {
-	a := readFixture(t)
-	if got := a.Pools(); got != 6 {
-		t.Errorf("Pools() = %d, want 6 Linux entries", got)
-	}
-	cases := []struct {
-		region, typ string
-		label       string
-		lo, hi      float64
-		savings     int
-		monthly     float64
-	}{
-		{"us-east-1", "g6e.2xlarge", "<5%", 0, 5, 71, 0.025},
-		{"us-east-1", "g5.xlarge", "5-10%", 5, 11, 68, 0.08},
-		{"us-east-1", "g5.12xlarge", "15-20%", 16, 22, 61, 0.19},
-		{"us-east-1", "p4d.24xlarge", ">20%", 22, 100, 55, 0.22},
-		{"us-west-2", "g6e.2xlarge", "10-15%", 11, 16, 70, 0.135},
-	}
-	for _, c := range cases {
-		b, s, ok := a.Lookup(c.region, c.typ)
-		if !ok || b.Label != c.label || b.LowPct != c.lo || b.HighPct != c.hi || s != c.savings || !near(b.MonthlyFraction(), c.monthly, 1e-12) {
-			t.Errorf("Lookup(%s, %s) = %+v, %d, %v; want %s %v–%v%%, %d, monthly %v", c.region, c.typ, b, s, ok, c.label, c.lo, c.hi, c.savings, c.monthly)
-		}
-	}
-	if _, _, ok := a.Lookup("eu-west-1", "g5.xlarge"); ok {
-		t.Errorf("Lookup(eu-west-1, g5.xlarge) found an entry the fixture lacks")
-	}
-	enc, err := a.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := DecodeAdvisor(enc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b, _, _ := back.Lookup("us-east-1", "g5.xlarge"); b.Label != "5-10%" {
-		t.Errorf("DecodeAdvisor(Encode()) lost g5.xlarge: %+v", b)
-	}
-}
-
-func TestParseAdvisorRefuses(t *testing.T) {
-	for name, in := range map[string]string{
-		"not json":     "<html>",
-		"no ranges":    `{"spot_advisor": {"us-east-1": {"Linux": {"g5.xlarge": {"s": 1, "r": 0}}}}}`,
-		"range absent": `{"ranges": [{"index": 0, "label": "<5%", "max": 5}], "spot_advisor": {"us-east-1": {"Linux": {"g5.xlarge": {"s": 1, "r": 3}}}}}`,
-	} {
-		if _, err := ParseAdvisor(strings.NewReader(in), name); err == nil || !strings.Contains(err.Error(), name) {
-			t.Errorf("%s: ParseAdvisor() error = %v, want one naming the file", name, err)
-		}
 	}
 }
 
@@ -164,6 +91,20 @@ func TestMeasure(t *testing.T) {
 	}
 }
 
+func readFixture(t *testing.T) *catalog.SpotAdvisor {
+	t.Helper()
+	f, err := os.Open("../catalog/testdata/spot-advisor-data.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a, err := catalog.ParseSpotAdvisor(f, "spot-advisor-data.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 func TestResolve(t *testing.T) {
 	adv := readFixture(t)
 	t0 := time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
@@ -178,8 +119,8 @@ func TestResolve(t *testing.T) {
 	}{
 		{"measured, zone", Pool{InstanceType: "g5.xlarge", Region: "us-east-1", Zone: "us-east-1a"}, rates, SourceMeasured, 0.2},
 		{"measured, any zone", Pool{InstanceType: "g5.xlarge", Region: "us-east-1"}, rates, SourceMeasured, 0.2},
-		{"no interruption: advisor", Pool{InstanceType: "g5.xlarge", Region: "us-east-1"}, quiet, SourceAdvisor, MonthlyToHourly(0.08)},
-		{"other zone: advisor", Pool{InstanceType: "g5.xlarge", Region: "us-east-1", Zone: "us-east-1b"}, rates, SourceAdvisor, MonthlyToHourly(0.08)},
+		{"no interruption: advisor", Pool{InstanceType: "g5.xlarge", Region: "us-east-1"}, quiet, SourceAdvisor, catalog.MonthlyToHourly(0.08)},
+		{"other zone: advisor", Pool{InstanceType: "g5.xlarge", Region: "us-east-1", Zone: "us-east-1b"}, rates, SourceAdvisor, catalog.MonthlyToHourly(0.08)},
 		{"no advisor entry: upper bound", Pool{InstanceType: "g5.xlarge", Region: "us-east-1"}, quiet, SourceUpper, -2 * math.Log(0.025) / 20},
 	}
 	for _, c := range cases {

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucost/gpucost/file"
+	"github.com/gpucost/gpucost/spot"
+)
+
+// writeSpotEvents stores two jobs' runs: job a ran 4 h on g5.xlarge in us-east-1a and was
+// interrupted (notice 3 minutes before the end), then 6 h there to the end; job b ran 10 h on g6e.2xlarge in us-west-2b with one
+// interruption at 5 h, then 5 h more. Prices $0.40 (g5) and $0.90 (g6e) an hour, on demand
+// $1.006 and $2.242.
+func writeSpotEvents(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	store, err := file.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	put := func(job, run, typ, region, zone, price, od string, from, hours, notice float64) {
+		at := func(h float64) time.Time { return t0.Add(time.Duration(h * float64(time.Hour))) }
+		base := spot.Event{Job: job, Run: run, Host: run, Cloud: "aws", InstanceType: typ, Region: region, Zone: zone, Spot: true, Price: price, OnDemand: od}
+		start := base
+		start.Kind, start.Time = spot.EventStart, at(from)
+		evs := []spot.Event{start}
+		code := spot.ExitDone
+		if notice > 0 {
+			n := base
+			n.Kind, n.Time, n.NoticeKind = spot.EventNotice, at(from+notice), "terminate"
+			evs = append(evs, n)
+			code = spot.ExitInterrupted
+		}
+		exit := base
+		exit.Kind, exit.Time, exit.ExitCode = spot.EventExit, at(from+hours), &code
+		evs = append(evs, exit)
+		for _, ev := range evs {
+			if err := spot.PutEvent(context.Background(), store, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	put("a", "a1", "g5.xlarge", "us-east-1", "us-east-1a", "0.40", "1.006", 0, 4, 3.95)
+	put("a", "a2", "g5.xlarge", "us-east-1", "us-east-1a", "0.40", "1.006", 4, 6, 0)
+	put("b", "b1", "g6e.2xlarge", "us-west-2", "us-west-2b", "0.90", "2.242", 0, 5, 4.95)
+	put("b", "b2", "g6e.2xlarge", "us-west-2", "us-west-2b", "0.90", "2.242", 5, 5, 0)
+	return dir
+}
+
+func TestReportSpot(t *testing.T) {
+	events := writeSpotEvents(t)
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, dir, "catalog", "import", "--format", "aws-spot-advisor", filepath.Join("..", "..", "catalog", "testdata", "spot-advisor-data.json"))
+	if code != exitOK {
+		t.Fatalf("catalog import --format aws-spot-advisor: exit %d, %s", code, errOut)
+	}
+	for _, want := range []string{"<5%", "5-10%", ">20%", "6 Linux pools in 2 regions"} {
+		if !strings.Contains(out+errOut, want) {
+			t.Errorf("catalog import --format aws-spot-advisor output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = runCLI(t, dir, "report", "spot", "--store", events, "--output", "json")
+	if code != exitOK {
+		t.Fatalf("report spot: exit %d, %s", code, errOut)
+	}
+	var pools []struct {
+		InstanceType  string  `json:"instance_type"`
+		Runs          int     `json:"runs"`
+		InstanceHours float64 `json:"instance_hours"`
+		Interruptions int     `json:"interruptions"`
+		PerHour       float64 `json:"per_hour"`
+		High          float64 `json:"high_per_hour"`
+		Advisor       string  `json:"advisor_bucket"`
+		Cost          string  `json:"cost"`
+		OnDemand      string  `json:"on_demand"`
+		Saving        string  `json:"saving"`
+	}
+	if err := json.Unmarshal([]byte(out), &pools); err != nil {
+		t.Fatalf("report spot --output json: %v\n%s", err, out)
+	}
+	if len(pools) != 2 {
+		t.Fatalf("report spot: %d pools, want 2:\n%s", len(pools), out)
+	}
+	// g5.xlarge: 10 instance-hours, 1 interruption, 0.1/h; the interrupted 4 h stored no
+	// checkpoint, so 6 h are kept: cost 10 × 0.40 = 4.00, on demand 6 × 1.006 = 6.036.
+	// Garwood's upper bound for 1 in 10 h: χ²(0.975; 4) / 20 = 11.1433 / 20.
+	g5 := pools[0]
+	if g5.InstanceType != "g5.xlarge" || g5.Runs != 2 || g5.InstanceHours != 10 || g5.Interruptions != 1 || g5.PerHour != 0.1 ||
+		g5.Advisor != "5-10%" || g5.Cost != "4" || g5.OnDemand != "6.036" || g5.Saving != "2.036" {
+		t.Errorf("report spot g5.xlarge = %+v", g5)
+	}
+	if g5.High < 0.5571 || g5.High > 0.5572 {
+		t.Errorf("report spot g5.xlarge upper bound = %v, want 11.1433/20 = 0.55716", g5.High)
+	}
+	// g6e.2xlarge in us-west-2: bucket 10-15%; cost 10 × 0.90 = 9, on demand 5 × 2.242 = 11.21.
+	if g6 := pools[1]; g6.Advisor != "10-15%" || g6.Cost != "9" || g6.OnDemand != "11.21" || g6.Saving != "2.21" {
+		t.Errorf("report spot g6e.2xlarge = %+v", g6)
+	}
+}
+
+func TestPlanCheckpointRateAuto(t *testing.T) {
+	events := writeSpotEvents(t)
+	dir := t.TempDir()
+	if code, _, errOut := runCLI(t, dir, "catalog", "import", "--format", "aws-spot-advisor", filepath.Join("..", "..", "catalog", "testdata", "spot-advisor-data.json")); code != exitOK {
+		t.Fatalf("catalog import: exit %d, %s", code, errOut)
+	}
+	cases := []struct {
+		name string
+		args []string
+		want []string
+		mtbi string
+	}{
+		// measured: 1 interruption in 10 h, M = 10 h
+		{"measured", []string{"--instance-type", "g5.xlarge", "--region", "us-east-1", "--events", events}, []string{"measured on g5.xlarge us-east-1: 1 interruptions in 10.0 instance-hours"}, "10h0m0s"},
+		// advisor: g5.12xlarge in us-east-1 is 15-20% (16–22% a month, middle 19%):
+		// M = 730 h / −ln(0.81) = 3464.4 h
+		{"advisor", []string{"--interruption-rate", "auto", "--instance-type", "g5.12xlarge", "--region", "us-east-1"}, []string{"Spot Instance Advisor bucket 15-20%"}, "3464h"},
+	}
+	for _, c := range cases {
+		args := append([]string{"plan", "checkpoint", "--checkpoint-time", "1m", "--restart", "5m"}, c.args...)
+		code, out, errOut := runCLI(t, dir, args...)
+		if code != exitOK {
+			t.Fatalf("%s: %v: exit %d, %s", c.name, args, code, errOut)
+		}
+		for _, w := range append(c.want, c.mtbi) {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: %v output lacks %q:\n%s", c.name, args, w, out)
+			}
+		}
+	}
+	code, _, errOut := runCLI(t, dir, "plan", "checkpoint", "--checkpoint-time", "1m", "--interruption-rate", "auto", "--instance-type", "p5.48xlarge", "--region", "us-east-1")
+	if code == exitOK || !strings.Contains(errOut, "catalog import --format aws-spot-advisor") {
+		t.Errorf("plan checkpoint --interruption-rate auto on an unknown pool: exit %d, %s; want an error saying how to add data", code, errOut)
+	}
+}

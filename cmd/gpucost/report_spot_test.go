@@ -3,6 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -137,5 +141,37 @@ func TestPlanCheckpointRateAuto(t *testing.T) {
 	code, _, errOut := runCLI(t, dir, "plan", "checkpoint", "--checkpoint-time", "1m", "--interruption-rate", "auto", "--instance-type", "p5.48xlarge", "--region", "us-east-1")
 	if code == exitOK || !strings.Contains(errOut, "catalog import --format aws-spot-advisor") {
 		t.Errorf("plan checkpoint --interruption-rate auto on an unknown pool: exit %d, %s; want an error saying how to add data", code, errOut)
+	}
+}
+
+func TestRefreshSpotAdvisor(t *testing.T) {
+	fixture, err := os.ReadFile(filepath.Join("..", "..", "catalog", "testdata", "spot-advisor-data.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/spot-advisor-data.json" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(fixture)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	e := &env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }, dbPath: filepath.Join(dir, "gpucost.db"),
+		now: func() time.Time { return time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC) }}
+	ctx := context.Background()
+	if note := e.refreshSpotAdvisor(ctx, srv.URL); !strings.Contains(note, "6 Linux pools in 2 regions") {
+		t.Errorf("refreshSpotAdvisor(%s) = %q, want the pools kept", srv.URL, note)
+	}
+	adv, err := spotAdvisor(ctx, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _, ok := adv.Lookup("us-west-2", "g6e.2xlarge"); !ok || b.Label != "10-15%" {
+		t.Errorf("after refresh, Lookup(us-west-2, g6e.2xlarge) = %+v, %v; want 10-15%%", b, ok)
+	}
+	if note := e.refreshSpotAdvisor(ctx, srv.URL+"/missing"); !strings.Contains(note, "not refreshed") || !strings.Contains(note, "404") {
+		t.Errorf("refreshSpotAdvisor(404) = %q, want a note that keeps the earlier data", note)
 	}
 }

@@ -175,3 +175,24 @@ func TestRefreshSpotAdvisor(t *testing.T) {
 		t.Errorf("refreshSpotAdvisor(404) = %q, want a note that keeps the earlier data", note)
 	}
 }
+
+// TestPlanFleetRisk checks that plan fleet names the advisor's rate of each g5.xlarge pool
+// (5-10% a month, middle 8%: −ln 0.92 / 730 = 0.0114%/h) once the advisor data is imported.
+func TestPlanFleetRisk(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := runCLI(t, dir, "catalog", "import", "--format", "aws-spot-advisor", filepath.Join("..", "..", "catalog", "testdata", "spot-advisor-data.json")); code != exitOK {
+		t.Fatalf("catalog import: exit %d, %s", code, errOut)
+	}
+	code, out, errOut := runCLI(t, dir, "plan", "fleet", "--gpu", "A10G", "--count", "8", "--region", "us-east-1", "--diversify", "4")
+	if code != exitOK {
+		t.Fatalf("plan fleet: exit %d, %s", code, errOut)
+	}
+	for _, want := range []string{"g5.xlarge: 0.0114%/h (Spot Instance Advisor bucket 5-10%", "Expected interruptions"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan fleet output lacks %q:\n%s", want, out)
+		}
+	}
+	if code, _, errOut := runCLI(t, dir, "plan", "fleet", "--gpu", "A10G", "--count", "8", "--interruption-rate", "5%/h"); code == exitOK || !strings.Contains(errOut, "auto") {
+		t.Errorf("plan fleet --interruption-rate 5%%/h: exit %d, %s; want an error naming auto and none", code, errOut)
+	}
+}

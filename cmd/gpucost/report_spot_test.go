@@ -196,3 +196,30 @@ func TestPlanFleetRisk(t *testing.T) {
 		t.Errorf("plan fleet --interruption-rate 5%%/h: exit %d, %s; want an error naming auto and none", code, errOut)
 	}
 }
+
+// TestPlanAutoscaleRateAuto checks that naming the spot pool takes its rate from data: the
+// advisor's 5-10% bucket for g5.xlarge in us-east-1 (0.0114%/h), and the measured 0.1/h (1
+// interruption in 10 instance-hours) once the job events are given.
+func TestPlanAutoscaleRateAuto(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := runCLI(t, dir, "catalog", "import", "--format", "aws-spot-advisor", filepath.Join("..", "..", "catalog", "testdata", "spot-advisor-data.json")); code != exitOK {
+		t.Fatalf("catalog import: exit %d, %s", code, errOut)
+	}
+	args := []string{"plan", "autoscale", "--trace", azureHead, "--service-time", "1s", "--slo", "p99=5s", "--policy", "static", "--replicas", "12",
+		"--spot-share", "50%", "--spot-price", "1.00", "--price", "2.50", "--instance-type", "g5.xlarge", "--region", "us-east-1"}
+	for _, c := range []struct {
+		extra []string
+		want  string
+	}{
+		{nil, "Spot interruptions 0.0114%/h per replica: Spot Instance Advisor bucket 5-10%"},
+		{[]string{"--events", writeSpotEvents(t)}, "Spot interruptions 10%/h per replica: measured on g5.xlarge us-east-1: 1 interruptions in 10.0 instance-hours"},
+	} {
+		code, out, errOut := runCLI(t, dir, append(args, c.extra...)...)
+		if code != exitOK {
+			t.Fatalf("plan autoscale %v: exit %d, %s", c.extra, code, errOut)
+		}
+		if !strings.Contains(out, c.want) {
+			t.Errorf("plan autoscale %v output lacks %q:\n%s", c.extra, c.want, out)
+		}
+	}
+}

@@ -64,10 +64,16 @@ type PoolRisk struct {
 
 // risk returns the rate opt gives the pool of c, the zone's before the region's.
 func (opt FleetOptions) risk(c fleetCandidate) (PoolRisk, bool) {
+	return LookupPoolRisk(opt.PoolRisk, c.o.Region, c.o.Zone, c.o.InstanceType)
+}
+
+// LookupPoolRisk returns the rate risks give instance type typ in region and zone: the zone's,
+// else the region's (an entry without a zone).
+func LookupPoolRisk(risks []PoolRisk, region, zone, typ string) (PoolRisk, bool) {
 	var found PoolRisk
 	ok := false
-	for _, r := range opt.PoolRisk {
-		if r.InstanceType != c.o.InstanceType || r.Region != c.o.Region || (r.Zone != "" && r.Zone != c.o.Zone) {
+	for _, r := range risks {
+		if r.InstanceType != typ || r.Region != region || (r.Zone != "" && r.Zone != zone) {
 			continue
 		}
 		if !ok || r.Zone != "" {

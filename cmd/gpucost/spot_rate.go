@@ -1,10 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"slices"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/plan"
+	"github.com/gpucost/gpucost/recommend"
 	"github.com/gpucost/gpucost/spotrisk"
 	"github.com/spf13/pflag"
 )
@@ -68,4 +71,51 @@ func (f *spotPoolFlags) parseRate(ctx context.Context, e *env, value string, typ
 	}
 	rate, err = flagValue("interruption-rate", value, plan.ParseRate)
 	return rate, "", err
+}
+
+// recommendPoolRisk gives the spot lever the rate of every pool of the fleet's instance types
+// that data covers: measured from the job events in events, else the Spot Instance Advisor's
+// bucket kept in the --db store. It returns nil where there is no data, and the lever assumes
+// its default rate.
+func (e *env) recommendPoolRisk(ctx context.Context, events string, v recommend.FleetView) ([]plan.PoolRisk, error) {
+	var rates []spotrisk.Rate
+	if events != "" {
+		var err error
+		if rates, _, err = spotRates(ctx, e, events); err != nil && gpucost.ErrorCode(err) != gpucost.ENotFound {
+			return nil, err
+		}
+	}
+	adv, err := spotAdvisor(ctx, e)
+	if err != nil || (adv == nil && len(rates) == 0) {
+		return nil, err
+	}
+	types := map[string]bool{}
+	for _, r := range v.Resources {
+		types[r.InstanceType] = true
+	}
+	pools := map[spotrisk.Pool]bool{}
+	for _, r := range rates {
+		if types[r.Pool.InstanceType] {
+			pools[spotrisk.Pool{InstanceType: r.Pool.InstanceType, Region: r.Pool.Region}] = true
+		}
+	}
+	if adv != nil {
+		for region, entries := range adv.Regions {
+			for typ := range entries {
+				if types[typ] {
+					pools[spotrisk.Pool{InstanceType: typ, Region: region}] = true
+				}
+			}
+		}
+	}
+	var out []plan.PoolRisk
+	for p := range pools {
+		if r, ok := spotrisk.Resolve(p, rates, adv); ok {
+			out = append(out, plan.PoolRisk{Region: p.Region, InstanceType: p.InstanceType, PerHour: r.PerHour, Source: r.Why})
+		}
+	}
+	slices.SortFunc(out, func(a, b plan.PoolRisk) int {
+		return cmp.Or(cmp.Compare(a.InstanceType, b.InstanceType), cmp.Compare(a.Region, b.Region))
+	})
+	return out, nil
 }

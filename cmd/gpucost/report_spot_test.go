@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpucost/gpucost/demo"
 	"github.com/gpucost/gpucost/file"
 	"github.com/gpucost/gpucost/spot"
 )
@@ -221,5 +222,46 @@ func TestPlanAutoscaleRateAuto(t *testing.T) {
 		if !strings.Contains(out, c.want) {
 			t.Errorf("plan autoscale %v output lacks %q:\n%s", c.extra, c.want, out)
 		}
+	}
+}
+
+// TestReportSpotAlert runs report spot over the demo's spot jobs ending at runCLI's clock: in
+// the 6 hours before it llm-finetune's pool took 3 notices in 5.2 instance-hours (0.577/h), so
+// the alert names it, is sent to a webhook, and is not sent again on a second run.
+func TestReportSpotAlert(t *testing.T) {
+	events := t.TempDir()
+	store, err := file.New(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := demo.Load{End: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC), Days: 30}
+	if _, err := load.WriteSpotJobs(context.Background(), store); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got = append(got, string(b))
+	}))
+	defer hook.Close()
+	dir := t.TempDir()
+	targets := filepath.Join(dir, "targets.yaml")
+	if err := os.WriteFile(targets, []byte("targets:\n  ops:\n    webhook:\n      url: "+hook.URL+"\n      secret: s3cr3t-for-the-test\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "Spot interruptions: aws g5.12xlarge us-east-1/us-east-1a had 3 in 5.2 instance-hours"
+	for run := 1; run <= 2; run++ {
+		code, out, errOut := runCLI(t, dir, "report", "spot", "--store", events, "--targets", targets)
+		if code != exitOK {
+			t.Fatalf("report spot --targets (run %d): exit %d, %s", run, code, errOut)
+		}
+		for _, w := range []string{want, "57.7%/h", "llm-finetune", "Move to aws g5.12xlarge us-east-1/us-east-1c"} {
+			if !strings.Contains(out, w) {
+				t.Errorf("report spot (run %d) lacks %q:\n%s", run, w, out)
+			}
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "us-east-1a") {
+		t.Errorf("webhook got %d alerts %q, want the one alert once", len(got), got)
 	}
 }

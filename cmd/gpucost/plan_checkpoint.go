@@ -49,7 +49,7 @@ catalog import --format aws-spot-advisor, and says which (docs/architecture.md "
 	f.DurationVar(&o.Restart, "restart", 0, "R: how long a restart takes, reading the checkpoint back included")
 	f.DurationVar(&o.MTBI, "mtbi", 0, "M: mean time between interruptions")
 	f.StringVar(&rate, "interruption-rate", "", "interruptions per hour instead of --mtbi: 10%/h, 0.1 or auto (the pool's measured rate, else its advisor bucket)")
-	pool.register(f)
+	pool.register(cmd)
 	f.StringVar(&size, "size", "", "checkpoint size, such as 98GB (with --bandwidth, instead of --checkpoint-time)")
 	f.StringVar(&bandwidth, "bandwidth", "", "write bandwidth to checkpoint storage, such as 1GB/s")
 	f.DurationVar(&o.Notice, "notice", 0, "interruption notice (default: the --provider's)")

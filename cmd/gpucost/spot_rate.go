@@ -9,7 +9,7 @@ import (
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/recommend"
 	"github.com/gpucost/gpucost/spotrisk"
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 )
 
 // rateAuto is the --interruption-rate value that takes the pool's rate from data.
@@ -22,7 +22,8 @@ type spotPoolFlags struct {
 	pool  spotrisk.Pool
 }
 
-func (f *spotPoolFlags) register(fs *pflag.FlagSet) {
+func (f *spotPoolFlags) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
 	fs.StringVar(&f.store, "events", "", "for --interruption-rate auto: the store gpucost run wrote job events to (s3://BUCKET/PREFIX, file://PATH or a directory)")
 	fs.StringVar(&f.pool.InstanceType, "instance-type", "", "for --interruption-rate auto: the spot pool's instance type, such as g5.12xlarge")
 	fs.StringVar(&f.pool.Region, "region", "", "for --interruption-rate auto: the spot pool's region")

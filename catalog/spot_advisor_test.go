@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/gpucost/gpucost"
 )
 
 func nearRel(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Abs(b) }
@@ -80,4 +82,33 @@ func TestParseSpotAdvisorRefuses(t *testing.T) {
 			t.Errorf("%s: ParseSpotAdvisor() error = %v, want one naming the file", name, err)
 		}
 	}
+}
+
+// FuzzParseSpotAdvisor checks that any input either parses into an advisor whose every entry
+// names one of its buckets, or is refused with an EInvalid error.
+func FuzzParseSpotAdvisor(f *testing.F) {
+	if b, err := os.ReadFile("testdata/spot-advisor-data.json"); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(`{"ranges":[{"index":0,"label":"<5%","max":5}],"spot_advisor":{"r":{"Linux":{"t":{"s":1,"r":0}}}}}`))
+	f.Add([]byte(`{"ranges":[{"index":0,"max":5},{"index":1,"max":5}],"spot_advisor":{}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, err := ParseSpotAdvisor(strings.NewReader(string(b)), "fuzz")
+		if err != nil {
+			if gpucost.ErrorCode(err) != gpucost.EInvalid {
+				t.Fatalf("ParseSpotAdvisor error %v is not EInvalid", err)
+			}
+			return
+		}
+		for region, types := range a.Regions {
+			for typ, e := range types {
+				if e.Bucket < 0 || e.Bucket >= len(a.Buckets) {
+					t.Fatalf("%s %s names bucket %d of %d", region, typ, e.Bucket, len(a.Buckets))
+				}
+				if _, _, ok := a.Lookup(region, typ); !ok {
+					t.Fatalf("Lookup(%s, %s) found nothing", region, typ)
+				}
+			}
+		}
+	})
 }

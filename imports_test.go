@@ -257,7 +257,7 @@ func TestNoSQLOutsideStores(t *testing.T) {
 // pureIOFree are the packages that decide without touching the world: the analyses, the
 // planners, the recommender, the application core (fleet), its queries of a period (query) and
 // the presentation of results. Time, files, stores and writers come in as arguments.
-var pureIOFree = []string{"analyze", "plan", "recommend", "fleet", "query", "present"}
+var pureIOFree = []string{"analyze", "plan", "recommend", "fleet", "query", "present", "spotrisk"}
 
 // ioImports are the standard packages that reach outside the process.
 var ioImports = []string{"os", "os/exec", "os/signal", "net", "net/http", "database/sql", "syscall", "io/ioutil", "path/filepath", "log", "log/slog", "runtime"}

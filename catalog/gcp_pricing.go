@@ -266,7 +266,7 @@ func ReadImportsAs(format string, paths []string, provider string, asOf time.Tim
 			return nil, gpucost.Errorf(gpucost.EInvalid, "--provider %q: a GCP pricing YAML holds gcp prices; leave --provider out", provider)
 		}
 	default:
-		return nil, gpucost.Errorf(gpucost.EInvalid, "--format %q: use %s or %s", format, FormatSkyPilot, FormatGCPPricingYML)
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--format %q: use %s, %s or %s", format, FormatSkyPilot, FormatGCPPricingYML, FormatAWSSpotAdvisor)
 	}
 	var out []*Import
 	for _, path := range paths {

@@ -148,7 +148,7 @@ func TestReadImportsAs(t *testing.T) {
 		t.Errorf("offer as of %v from %q; want the file's date and name", o.AsOf, o.Source)
 	}
 	for _, tc := range []struct{ format, provider, want string }{
-		{"csv", "", "use skypilot or gcp-pricing-yml"},
+		{"csv", "", "use skypilot, gcp-pricing-yml or aws-spot-advisor"},
 		{FormatGCPPricingYML, "aws", "holds gcp prices"},
 	} {
 		_, err := ReadImportsAs(tc.format, []string{gcpPricingFile}, tc.provider, asOf)

@@ -78,12 +78,13 @@ func GPUs(fleet []Instance) int {
 // requests and its --serving file, and the budgets the dashboard shows.
 type Files struct {
 	Bill, Requests, Serving, Budgets string
+	Jobs                             string // the folder of the spot jobs' events (report spot --store)
 }
 
 // FilesAt names the demo's files by base, a path without extension: base-bill.focus.csv,
 // base-requests.csv, base-serving.yaml and base-budgets.yaml.
 func FilesAt(base string) Files {
-	return Files{Bill: base + "-bill.focus.csv", Requests: base + "-requests.csv",
+	return Files{Bill: base + "-bill.focus.csv", Requests: base + "-requests.csv", Jobs: base + "-jobs",
 		Serving: base + "-serving.yaml", Budgets: base + "-budgets.yaml"}
 }
 

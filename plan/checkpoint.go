@@ -32,6 +32,9 @@ type CheckpointOptions struct {
 	// InterruptionsPerHour is the interruption rate λ of a Poisson process; M = 1 h / λ, so
 	// "10%/h" is 0.1 and M = 10 h.
 	InterruptionsPerHour float64
+	// RateSource says where InterruptionsPerHour came from when it was not typed: a pool's
+	// measured rate or its Spot Instance Advisor bucket (docs/architecture.md "Spot risk").
+	RateSource string
 
 	SizeBytes               float64 // checkpoint size; with the bandwidth, gives δ and the emergency write
 	BandwidthBytesPerSecond float64 // write bandwidth to checkpoint storage
@@ -54,6 +57,7 @@ type CheckpointResult struct {
 	Restart              time.Duration `json:"-"`
 	MTBI                 time.Duration `json:"-"`
 	Work                 time.Duration `json:"-"`
+	RateSource           string        `json:"interruption_rate_source,omitempty"`
 
 	Young   Interval `json:"young"`   // τ = √(2δM), Young 1974
 	Daly    Interval `json:"daly"`    // Daly's higher-order estimate, the recommended interval
@@ -184,7 +188,10 @@ func Checkpoint(o CheckpointOptions) (CheckpointResult, error) {
 	if err != nil {
 		return r, err
 	}
-	r = CheckpointResult{CheckpointTime: delta, CheckpointTimeSource: src, Restart: o.Restart, MTBI: mtbi, Work: o.Work}
+	r = CheckpointResult{CheckpointTime: delta, CheckpointTimeSource: src, Restart: o.Restart, MTBI: mtbi, Work: o.Work, RateSource: o.RateSource}
+	if o.RateSource != "" {
+		r.Notes = append(r.Notes, fmt.Sprintf("interruption rate %.3g%%/h (M = %v): %s", 100*o.InterruptionsPerHour, mtbi.Round(time.Second), o.RateSource))
+	}
 	d, m := delta.Seconds(), mtbi.Seconds()
 	for _, iv := range []struct {
 		dst *Interval

@@ -38,9 +38,49 @@ type FleetOptions struct {
 	FleetType string `json:"fleet_type,omitempty"`
 	// NodeClass is the Karpenter EC2NodeClass the NodePools use; "default" when empty.
 	NodeClass string `json:"node_class,omitempty"`
+	// PoolRisk is each spot pool's interruption rate where one is known (docs/architecture.md
+	// "Spot risk"): pools above MaxRiskPerHour are used only after the others, whatever their
+	// price, and the plan sums the interruptions it expects.
+	PoolRisk       []PoolRisk `json:"pool_risk,omitempty"`
+	MaxRiskPerHour float64    `json:"max_risk_per_hour,omitempty"`
+	// MaxPoolShare caps the share of the spot GPUs any one spot pool holds (0 to 1; 0 is no cap),
+	// so one reclaim takes at most that share; a pool whose one instance passes the cap is used
+	// only when no other pool can take the GPUs left.
+	MaxPoolShare float64 `json:"max_pool_share,omitempty"`
 	// ZoneNames maps AWS zone IDs (use1-az1) to this account's zone names (us-east-1a), which
 	// EC2 Fleet overrides need; `aws ec2 describe-availability-zones` lists them.
 	ZoneNames map[string]string `json:"zone_names,omitempty"`
+}
+
+// PoolRisk is one spot pool's interruption rate and where it came from (measured, or the
+// Spot Instance Advisor's bucket). An empty Zone applies to every zone of the region.
+type PoolRisk struct {
+	Region       string  `json:"region"`
+	Zone         string  `json:"zone,omitempty"`
+	InstanceType string  `json:"instance_type"`
+	PerHour      float64 `json:"per_hour"` // interruptions per instance-hour
+	Source       string  `json:"source"`
+}
+
+// risk returns the rate opt gives the pool of c, the zone's before the region's.
+func (opt FleetOptions) risk(c fleetCandidate) (PoolRisk, bool) {
+	return LookupPoolRisk(opt.PoolRisk, c.o.Region, c.o.Zone, c.o.InstanceType)
+}
+
+// LookupPoolRisk returns the rate risks give instance type typ in region and zone: the zone's,
+// else the region's (an entry without a zone).
+func LookupPoolRisk(risks []PoolRisk, region, zone, typ string) (PoolRisk, bool) {
+	var found PoolRisk
+	ok := false
+	for _, r := range risks {
+		if r.InstanceType != typ || r.Region != region || (r.Zone != "" && r.Zone != zone) {
+			continue
+		}
+		if !ok || r.Zone != "" {
+			found, ok = r, true
+		}
+	}
+	return found, ok
 }
 
 // FleetPool is one pool of the fleet, an instance type in one zone under one pricing model, and
@@ -61,6 +101,11 @@ type FleetPool struct {
 	OnDemandPerHour gpucost.PerHour      `json:"on_demand_per_hour"` // one instance, on-demand
 	PerGPUHour      gpucost.PerHour      `json:"per_gpu_hour"`       // under Capacity
 	TotalPerHour    gpucost.PerHour      `json:"total_per_hour"`     // Instances × PricePerHour
+	// InterruptionsPerHour is the pool's rate per instance-hour where FleetOptions.PoolRisk gives
+	// one, and RiskSource where it came from; HighRisk marks a rate above MaxRiskPerHour.
+	InterruptionsPerHour float64 `json:"interruptions_per_hour,omitempty"`
+	RiskSource           string  `json:"risk_source,omitempty"`
+	HighRisk             bool    `json:"high_risk,omitempty"`
 }
 
 // FleetResult is a planned fleet in one region: spot pools ranked by $/GPU-hour, the on-demand
@@ -86,7 +131,9 @@ type FleetResult struct {
 	SavingPerHour      gpucost.PerHour `json:"saving_per_hour"`
 	SavingPercent      float64         `json:"saving_percent"`
 	SpotPools          int             `json:"spot_pools_available"` // spot pools in the region
-	Warnings           []string        `json:"warnings,omitempty"`
+	// ExpectedInterruptionsPerHour is Σ instances × rate over the spot pools with a known rate.
+	ExpectedInterruptionsPerHour float64  `json:"expected_interruptions_per_hour,omitempty"`
+	Warnings                     []string `json:"warnings,omitempty"`
 }
 
 // fleetCandidate is one offer that can serve as a pool.
@@ -145,6 +192,8 @@ func checkFleetOptions(opt FleetOptions) (FleetOptions, error) {
 	case opt.Diversify < 0:
 		return opt, gpucost.Errorf(gpucost.EInvalid, "plan fleet: diversify %d: give 1 or more pools, or 0 for %d",
 			opt.Diversify, DefaultDiversify)
+	case math.IsNaN(opt.MaxPoolShare) || opt.MaxPoolShare < 0 || opt.MaxPoolShare > 1:
+		return opt, gpucost.Errorf(gpucost.EInvalid, "plan fleet: max pool share %v is not a share: give 0 to 1 (40%% is 0.4), 0 for no cap", opt.MaxPoolShare)
 	case math.IsNaN(opt.MinVRAMGB) || opt.MinVRAMGB < 0:
 		return opt, gpucost.Errorf(gpucost.EInvalid, "plan fleet: minimum VRAM %v GB: give 0 or more", opt.MinVRAMGB)
 	}
@@ -278,6 +327,7 @@ func planRegion(cands []fleetCandidate, opt FleetOptions) (FleetResult, error) {
 	o := cands[0].o
 	r := FleetResult{Options: opt, Provider: strings.ToLower(o.Provider), Region: o.Region, TargetGPUs: opt.GPUs}
 	spot, dearer := spotCandidates(cands)
+	spot = preferLowRisk(spot, opt)
 	r.SpotPools = len(spot)
 	base := opt.GPUs
 	if opt.Spot {
@@ -309,9 +359,19 @@ func planRegion(cands []fleetCandidate, opt FleetOptions) (FleetResult, error) {
 	}
 	if opt.Spot && len(spot) > 0 {
 		chosen := spot[:min(opt.Diversify, len(spot))]
-		counts := spread(max(0, opt.GPUs-baseGPUs), chosen)
+		gpus := max(0, opt.GPUs-baseGPUs)
+		counts, capped := spread(gpus, chosen, int(math.Ceil(opt.MaxPoolShare*float64(gpus)-1e-9)))
+		if capped {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("the %d spot pools cannot hold %d GPUs with no pool over %g%% of them: the cap is passed; widen --diversify", len(chosen), gpus, 100*opt.MaxPoolShare))
+		}
 		for i, c := range chosen {
-			r.Pools = append(r.Pools, fleetPool(c, gpucost.Spot, i+1, counts[i]))
+			p := fleetPool(c, gpucost.Spot, i+1, counts[i])
+			if rk, ok := opt.risk(c); ok {
+				p.InterruptionsPerHour, p.RiskSource = rk.PerHour, rk.Source
+				p.HighRisk = opt.MaxRiskPerHour > 0 && rk.PerHour > opt.MaxRiskPerHour
+				r.ExpectedInterruptionsPerHour += float64(p.Instances) * rk.PerHour
+			}
+			r.Pools = append(r.Pools, p)
 		}
 	}
 	if basePool != nil {
@@ -363,25 +423,52 @@ func cheapestCover(gpus int, cs []fleetCandidate, p gpucost.PricingModel) (best,
 	return best, instances
 }
 
+// preferLowRisk moves the spot pools whose rate is above opt.MaxRiskPerHour after the others,
+// each part in its price order, so the fleet takes the low-risk pools first.
+func preferLowRisk(spot []fleetCandidate, opt FleetOptions) []fleetCandidate {
+	if opt.MaxRiskPerHour <= 0 || len(opt.PoolRisk) == 0 {
+		return spot
+	}
+	var low, high []fleetCandidate
+	for _, c := range spot {
+		if rk, ok := opt.risk(c); ok && rk.PerHour > opt.MaxRiskPerHour {
+			high = append(high, c)
+		} else {
+			low = append(low, c)
+		}
+	}
+	return append(low, high...)
+}
+
 // spread deals gpus GPUs over pools one instance at a time in rank order, passing over pools
-// whose instance is larger than what is left; when every pool's is, the pool that covers the
-// rest at the lowest $/hour takes it.
-func spread(gpus int, pools []fleetCandidate) []int {
-	counts := make([]int, len(pools))
+// whose instance is larger than what is left, or, with capGPUs > 0, that would pass capGPUs;
+// when every pool is passed over, the pool that covers the rest at the lowest $/hour takes it,
+// and capped says whether that passed the cap.
+func spread(gpus int, pools []fleetCandidate, capGPUs int) (counts []int, capped bool) {
+	counts = make([]int, len(pools))
+	fits := func(j int) bool {
+		c := pools[j]
+		return c.gpus <= gpus && (capGPUs <= 0 || (counts[j]+1)*c.gpus <= capGPUs)
+	}
 	for i := 0; gpus > 0; {
-		j := slices.IndexFunc(pools[i:], func(c fleetCandidate) bool { return c.gpus <= gpus })
-		if j >= 0 {
-			j += i
-		} else if j = slices.IndexFunc(pools[:i], func(c fleetCandidate) bool { return c.gpus <= gpus }); j < 0 {
+		j := -1
+		for k := range pools {
+			if at := (i + k) % len(pools); fits(at) {
+				j = at
+				break
+			}
+		}
+		if j < 0 {
 			k, n := cheapestCover(gpus, pools, gpucost.Spot)
 			counts[k] += n
+			capped = capGPUs > 0 && counts[k]*pools[k].gpus > capGPUs
 			break
 		}
 		counts[j]++
 		gpus -= pools[j].gpus
 		i = (j + 1) % len(pools)
 	}
-	return counts
+	return counts, capped
 }
 
 // fleetPool builds the pool of candidate c under pricing model p with n instances.

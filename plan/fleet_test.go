@@ -356,3 +356,48 @@ func TestFleetSmallBaseRoundsDown(t *testing.T) {
 		t.Errorf("Fleet(8 A100, 50%% base) = %d on-demand GPUs, want 8", r.OnDemandGPUs)
 	}
 }
+
+// TestFleetPoolRisk checks that pools above the risk limit are used last and that the cap keeps
+// each pool under its share. L4 in us-east-1 by spot $/GPU-hour: g6.48xlarge use1-az1
+// 2.7361/8 = 0.3420, g6.xlarge use1-az4 0.4007, use1-az6 0.4064, use1-az2 0.4102.
+func TestFleetPoolRisk(t *testing.T) {
+	base := FleetOptions{Models: []string{"L4"}, GPUs: 8, Spot: true, Diversify: 3, Regions: []string{"us-east-1"}}
+	risky := base
+	risky.PoolRisk = []PoolRisk{
+		{Region: "us-east-1", InstanceType: "g6.48xlarge", PerHour: 0.2, Source: "measured"},
+		{Region: "us-east-1", Zone: "use1-az4", InstanceType: "g6.xlarge", PerHour: 0.01, Source: "advisor"},
+	}
+	risky.MaxRiskPerHour = 0.1
+	capped := base
+	capped.MaxPoolShare = 0.5
+	cases := []struct {
+		name     string
+		opt      FleetOptions
+		want     []string // zone type ×instances of the spot pools, in order
+		expected float64
+	}{
+		{"price only", base, []string{"use1-az1 g6.48xlarge ×1", "use1-az4 g6.xlarge ×0", "use1-az6 g6.xlarge ×0"}, 0},
+		// g6.48xlarge goes last, out of the 3 chosen; 8 GPUs dealt 3, 3, 2; 3 instances × 0.01/h.
+		{"risk", risky, []string{"use1-az4 g6.xlarge ×3", "use1-az6 g6.xlarge ×3", "use1-az2 g6.xlarge ×2"}, 0.03},
+		// a cap of 4 GPUs passes over the 8-GPU instance: 4 and 4 on the next two pools.
+		{"cap 50%", capped, []string{"use1-az1 g6.48xlarge ×0", "use1-az4 g6.xlarge ×4", "use1-az6 g6.xlarge ×4"}, 0},
+	}
+	for _, c := range cases {
+		r, err := Fleet(fleetOffers(t), c.opt)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
+		for _, p := range r.Pools {
+			if p.Capacity == gpucost.Spot {
+				got = append(got, p.Zone+" "+p.InstanceType+" ×"+strconv.Itoa(p.Instances))
+			}
+		}
+		if !slices.Equal(got, c.want) || r.GPUs != 8 {
+			t.Errorf("%s: Fleet() spot pools = %q (%d GPUs), want %q (8)", c.name, got, r.GPUs, c.want)
+		}
+		if d := r.ExpectedInterruptionsPerHour - c.expected; d > 1e-12 || d < -1e-12 {
+			t.Errorf("%s: Fleet() expected interruptions = %v/h, want %v", c.name, r.ExpectedInterruptionsPerHour, c.expected)
+		}
+	}
+}

@@ -117,14 +117,34 @@ func (e *engine) shrinkPool(g *group, keep int, kind gpucost.RecommendationKind,
 	}}
 }
 
+// spotRisk is the interruption rate the spot lever assumes for one spot offer, and what follows
+// from it under Daly's model.
+type spotRisk struct {
+	rate   float64
+	source string // where the pool's rate came from; empty for the assumed Options.InterruptionRate
+	tau    time.Duration
+	ratio  float64 // expected wall time over failure-free time (plan.WallTimeRatio)
+}
+
+// riskOf returns the rate of o's pool from Options.PoolRisk, else the assumed rate, with its
+// optimal checkpoint interval and wall-time ratio; false when the ratio is not usable.
+func (e *engine) riskOf(o gpucost.Offer) (spotRisk, bool) {
+	rk := spotRisk{rate: e.opt.InterruptionRate}
+	if pr, ok := plan.LookupPoolRisk(e.opt.PoolRisk, o.Region, o.Zone, o.InstanceType); ok && pr.PerHour > 0 {
+		rk.rate, rk.source = pr.PerHour, pr.Source
+	}
+	mtbi := time.Duration(float64(time.Hour) / rk.rate)
+	rk.tau = plan.OptimalInterval(e.opt.CheckpointTime, mtbi)
+	rk.ratio = plan.WallTimeRatio(rk.tau, e.opt.CheckpointTime, e.opt.RestartTime, mtbi)
+	return rk, !math.IsNaN(rk.ratio) && !math.IsInf(rk.ratio, 0) && rk.ratio >= 1
+}
+
 // findSpot moves interruptible on-demand work to the spot price of the same instance type, net
-// of the expected wall-time overhead of checkpoints, lost work and restarts at the assumed
-// interruption rate (Daly's model, plan.WallTimeRatio at plan.OptimalInterval).
+// of the expected wall-time overhead of checkpoints, lost work and restarts at the pool's
+// interruption rate where data gives one, else the assumed rate (Daly's model,
+// plan.WallTimeRatio at plan.OptimalInterval).
 func findSpot(e *engine) []step {
-	mtbi := time.Duration(float64(time.Hour) / e.opt.InterruptionRate)
-	tau := plan.OptimalInterval(e.opt.CheckpointTime, mtbi)
-	ratio := plan.WallTimeRatio(tau, e.opt.CheckpointTime, e.opt.RestartTime, mtbi)
-	if math.IsNaN(ratio) || math.IsInf(ratio, 0) || ratio < 1 {
+	if _, ok := e.riskOf(gpucost.Offer{}); !ok && len(e.opt.PoolRisk) == 0 {
 		return nil
 	}
 	offers := map[string]gpucost.Offer{}
@@ -135,7 +155,10 @@ func findSpot(e *engine) []step {
 		}
 		o, ok := e.prices.Cheapest(PriceQuery{Model: r.GPUModel, Provider: r.Provider, Region: r.Region,
 			InstanceType: r.InstanceType, Spot: true})
-		if !ok || float64(o.SpotPrice.Nanos)*ratio >= float64(r.Hourly.Nanos) {
+		if !ok {
+			return "", false
+		}
+		if rk, usable := e.riskOf(o); !usable || float64(o.SpotPrice.Nanos)*rk.ratio >= float64(r.Hourly.Nanos) {
 			return "", false
 		}
 		k := r.InstanceType + "|" + r.Namespace
@@ -143,6 +166,8 @@ func findSpot(e *engine) []step {
 		return k, true
 	}) {
 		o, r0 := offers[g.key], g.rs[0]
+		rk, _ := e.riskOf(o)
+		tau, ratio := rk.tau, rk.ratio
 		f := float64(o.SpotPrice.Nanos) * ratio / float64(r0.Hourly.Nanos)
 		saving := gpucost.USD(0)
 		for _, r := range g.rs {
@@ -154,12 +179,16 @@ func findSpot(e *engine) []step {
 			MonthlySaving: saving,
 			Evidence: append(e.common(g.rs),
 				fmt.Sprintf("spot %s/h against on-demand %s/h (%s)", o.SpotPrice, r0.Hourly, o.Source),
-				fmt.Sprintf("at %.0f%%/h interruptions, δ = %s, R = %s: wall time ×%.3f (Daly)", 100*e.opt.InterruptionRate,
+				fmt.Sprintf("at %.3g%%/h interruptions, δ = %s, R = %s: wall time ×%.3f (Daly)", 100*rk.rate,
 					e.opt.CheckpointTime, e.opt.RestartTime, ratio)),
 			Risk: "interruptions above the assumed rate cost more re-run time; the work must checkpoint and resume",
 		}
 		e.confidence(&rec, "the workload is marked interruptible")
-		lower(&rec, gpucost.ConfidenceMedium, "the interruption rate is assumed, not measured")
+		if rk.source == "" {
+			lower(&rec, gpucost.ConfidenceMedium, "the interruption rate is assumed, not measured")
+		} else {
+			rec.Evidence = append(rec.Evidence, "interruption rate: "+rk.source)
+		}
 		steps = append(steps, step{rec: rec, target: "spot " + o.InstanceType,
 			needs: []string{fmt.Sprintf("the jobs on %s checkpoint every %s and resume from the last checkpoint (gpucost run --checkpoint-dir)", Names(g.ids), tau.Round(time.Minute))},
 			apply: func(fl []Resource) {

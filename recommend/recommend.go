@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/plan"
 )
 
 // HoursPerMonth is the month length used to turn hourly figures into monthly ones (8,760 / 12).
@@ -89,6 +90,10 @@ const Committed gpucost.PricingModel = "committed"
 type Options struct {
 	MinSaving        gpucost.Money // recommendations saving less per month are dropped
 	InterruptionRate float64       // expected spot interruptions per hour (0.05 = 5%/h)
+	// PoolRisk is the interruption rate of spot pools where data gives one (measured, or the
+	// Spot Instance Advisor's bucket; docs/architecture.md "Spot risk"): the spot lever uses a
+	// pool's own rate for its checkpoint interval and overhead, InterruptionRate elsewhere.
+	PoolRisk         []plan.PoolRisk
 	CheckpointTime   time.Duration // δ: time to write one checkpoint
 	RestartTime      time.Duration // R: time to get a new machine and resume
 	CommitDiscount   float64       // fraction off on-demand for a 1-year commitment

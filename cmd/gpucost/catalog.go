@@ -158,13 +158,22 @@ land in one transaction: either every offer is stored or none is.
 --format gcp-pricing-yml reads a GCP pricing YAML of GPU machine types (the format of
 google-cloud-pricing-cost-calculator's pricing.yml): its on-demand and spot prices become
 offers, and the store keeps its committed-use prices (1- and 3-year), those of the newest file
-imported, which plan commit --gcp-cud then uses in place of the bundled file's.`,
+imported, which plan commit --gcp-cud then uses in place of the bundled file's.
+
+--format aws-spot-advisor reads the Spot Instance Advisor's spot-advisor-data.json (from
+https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json): each region's Linux instance
+types, their interruption frequency bucket and spot saving, kept in the store for report spot and
+--interruption-rate auto (docs/architecture.md "Spot risk").`,
 		Example: `  gpucost catalog import --format skypilot ~/skypilot-catalog/catalogs/v8/aws/vms.csv
   gpucost catalog import --format skypilot --provider lambda vms.csv
   gpucost catalog import --format skypilot --output json gcp_vms.csv
-  gpucost catalog import --format gcp-pricing-yml pricing.yml`,
+  gpucost catalog import --format gcp-pricing-yml pricing.yml
+  gpucost catalog import --format aws-spot-advisor spot-advisor-data.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
+			if format == catalog.FormatAWSSpotAdvisor {
+				return importSpotAdvisor(cmd.Context(), e, args)
+			}
 			imports, err := catalog.ReadImportsAs(format, args, provider, e.now().UTC())
 			if err != nil {
 				return result{}, err
@@ -185,7 +194,7 @@ imported, which plan commit --gcp-cud then uses in place of the bundled file's.`
 			return out, nil
 		}),
 	}
-	cmd.Flags().StringVar(&format, "format", "", "file format: skypilot or gcp-pricing-yml (required)")
+	cmd.Flags().StringVar(&format, "format", "", "file format: skypilot, gcp-pricing-yml or aws-spot-advisor (required)")
 	cmd.Flags().StringVar(&provider, "provider", "", "provider of every file (default: from each file's path)")
 	return cmd
 }

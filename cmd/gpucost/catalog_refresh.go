@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/gpucost/gpucost"
@@ -25,7 +27,8 @@ func newCatalogRefreshCmd(e *env) *cobra.Command {
 replace bundled or earlier offers with the same provider, region, zone and instance type:
 
   aws    AWS Price List Query API (GetProducts: Linux, shared tenancy, on-demand) and EC2
-         DescribeSpotPriceHistory (the current spot price per zone). Needs AWS_ACCESS_KEY_ID and
+         DescribeSpotPriceHistory (the current spot price per zone), and the Spot Instance
+         Advisor's interruption buckets (spot-advisor-data.json, kept for report spot). Needs AWS_ACCESS_KEY_ID and
          AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary credentials).
   azure  Azure Retail Prices API (pay-as-you-go and spot, Linux). Needs no credentials.
   gcp    Cloud Billing Catalog API (Compute Engine GPU SKUs, on-demand and spot). Needs an API
@@ -70,7 +73,11 @@ func (e *env) refresh(ctx context.Context, f refreshFlags) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	return present.CatalogRefresh(c, results, added, replaced, e.now(), e.dbPath), nil
+	out := present.CatalogRefresh(c, results, added, replaced, e.now(), e.dbPath)
+	if slices.ContainsFunc(f.providers, func(p string) bool { return strings.EqualFold(strings.TrimSpace(p), "aws") }) {
+		out.Notes = append(out.Notes, e.refreshSpotAdvisor(ctx, f.baseURL))
+	}
+	return out, nil
 }
 
 // awsCredentials reads the standard AWS environment variables; without them only a mirror

@@ -111,6 +111,9 @@ func (e *env) loadDemo(ctx context.Context, end time.Time, days int, fresh bool)
 		if err := e.applyDemoStep(ctx, db, load); err != nil {
 			return fmt.Errorf("apply the demo's step: %w", err)
 		}
+		if err := e.writeDemoSpotJobs(ctx, load); err != nil {
+			return fmt.Errorf("write the demo's spot jobs: %w", err)
+		}
 		return load.MarkLoaded(ctx, db)
 	})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"strconv"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -9,6 +10,7 @@ import (
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/plan/planfile"
 	"github.com/gpucost/gpucost/present"
+	"github.com/gpucost/gpucost/spotrisk"
 	"github.com/spf13/cobra"
 )
 
@@ -22,6 +24,8 @@ type autoscaleFlags struct {
 	spotShare, spotRate, spotPrice            string
 	spotFallback                              bool
 	seed                                      uint64
+	pool                                      spotPoolFlags
+	rateNote                                  string // where an auto interruption rate came from
 }
 
 func newPlanAutoscaleCmd(e *env) *cobra.Command {
@@ -83,6 +87,9 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 			}
 			out.Notes = append(out.Notes, tr.Summary()...)
 			out.Notes = append(out.Notes, sf.priceNotes(" on demand")...)
+			if af.rateNote != "" {
+				out.Notes = append(out.Notes, af.rateNote)
+			}
 			if af.chart != "" {
 				if err := present.AutoscaleChart(o, runs).WriteFile(af.chart); err != nil {
 					return result{}, err
@@ -126,7 +133,8 @@ func (af *autoscaleFlags) register(cmd *cobra.Command, o *plan.AutoscaleOptions)
 	f.DurationVar(&o.Season, "season", 24*time.Hour, "predictive: the traffic's period")
 	f.DurationVar(&o.MaxQueueWait, "max-queue-wait", 0, "drop requests waiting longer (default 10 × the SLO)")
 	f.StringVar(&af.spotShare, "spot-share", "", "share of replicas on spot, such as 50%")
-	f.StringVar(&af.spotRate, "interruption-rate", "5%/h", "spot interruptions per replica-hour")
+	f.StringVar(&af.spotRate, "interruption-rate", "5%/h", "spot interruptions per replica-hour, or auto: the pool's measured rate, else its advisor bucket (the default when --instance-type names the pool)")
+	af.pool.register(cmd)
 	f.StringVar(&af.spotPrice, "spot-price", "", "spot $ per GPU-hour (default: --gpu's spot discount in the catalog)")
 	f.BoolVar(&af.spotFallback, "spot-fallback", true, "replace an interrupted spot replica with an on-demand one at once")
 	f.Uint64Var(&af.seed, "seed", 1, "seed for spot interruptions")
@@ -158,7 +166,16 @@ func (af *autoscaleFlags) options(cmd *cobra.Command, e *env, sf *servingFlags, 
 // spot sets up the spot mix and its price: --spot-price, else --gpu's on-demand price less
 // the catalog's spot discount.
 func (af *autoscaleFlags) spot(cmd *cobra.Command, e *env, sf *servingFlags, o *plan.AutoscaleOptions) error {
-	s, err := plan.SpotMix(af.spotShare, af.spotRate, sf.provider, af.spotFallback, af.seed)
+	rate := af.spotRate
+	if rate == rateAuto || (!cmd.Flags().Changed("interruption-rate") && af.pool.pool.InstanceType != "") {
+		perHour, why, err := af.pool.rate(cmd.Context(), e)
+		if err != nil {
+			return err
+		}
+		rate = strconv.FormatFloat(perHour, 'g', -1, 64)
+		af.rateNote = "Spot interruptions " + spotrisk.FormatRate(perHour) + " per replica: " + why + "."
+	}
+	s, err := plan.SpotMix(af.spotShare, rate, sf.provider, af.spotFallback, af.seed)
 	if err != nil {
 		return err
 	}
@@ -226,5 +243,7 @@ replica prefills --prefill-rate and decodes --decode-rate tokens a second in all
 --concurrency sequences) and prices a million tokens for every run.
 
 --spot-share runs that share of replicas on spot, interrupted at --interruption-rate per replica
+(auto, the default when --instance-type and --region name the spot pool: its measured rate from
+the job events in --events, else its Spot Instance Advisor bucket; docs/architecture.md "Spot risk")
 with the provider's notice, replaced on demand (--spot-fallback); the table adds the same policy
 all on-demand for comparison.`

@@ -12,6 +12,7 @@ func newPlanCheckpointCmd(e *env) *cobra.Command {
 	var (
 		o                     plan.CheckpointOptions
 		rate, size, bandwidth string
+		pool                  spotPoolFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "checkpoint",
@@ -20,14 +21,23 @@ func newPlanCheckpointCmd(e *env) *cobra.Command {
 τ = √(2δM)·[1 + ⅓√(δ/2M) + (δ/2M)/9] − δ for δ < 2M, else M) and the exact optimum of Daly's
 expected wall-time model, with the overhead each costs against failure-free time, and whether an
 emergency checkpoint fits the provider's interruption notice (AWS 2 min, GCP and Azure 30 s).
-δ is --checkpoint-time, or --size over --bandwidth; M is --mtbi or 1 / --interruption-rate.`,
+δ is --checkpoint-time, or --size over --bandwidth; M is --mtbi or 1 / --interruption-rate.
+
+--interruption-rate auto (the default when --instance-type names a spot pool and neither --mtbi
+nor a rate is typed) takes the pool's rate from data: the rate measured from the job events
+in --events where its runs were interrupted, else the Spot Instance Advisor's bucket kept by
+catalog import --format aws-spot-advisor, and says which (docs/architecture.md "Spot risk").`,
 		Example: `  gpucost plan checkpoint --checkpoint-time 45s --restart 5m --mtbi 6h
   gpucost plan checkpoint --size 98GB --bandwidth 1GB/s --restart 5m --interruption-rate 10%/h --provider aws
-  gpucost plan checkpoint --checkpoint-time 5m --restart 10m --mtbi 24h --output json`,
+  gpucost plan checkpoint --checkpoint-time 5m --restart 10m --mtbi 24h --output json
+  gpucost plan checkpoint --checkpoint-time 45s --restart 5m --instance-type g5.12xlarge --region us-east-1 --events s3://my-bucket/jobs`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
-			if err := cmp.Or(parseOptional(&o.InterruptionsPerHour, "interruption-rate", rate, plan.ParseRate),
-				parseOptional(&o.SizeBytes, "size", size, func(s string) (float64, error) { return plan.ParseBytes(s, false) }),
+			var err error
+			if o.InterruptionsPerHour, o.RateSource, err = pool.parseRate(cmd.Context(), e, rate, o.MTBI != 0); err != nil {
+				return result{}, err
+			}
+			if err := cmp.Or(parseOptional(&o.SizeBytes, "size", size, func(s string) (float64, error) { return plan.ParseBytes(s, false) }),
 				parseOptional(&o.BandwidthBytesPerSecond, "bandwidth", bandwidth, func(s string) (float64, error) { return plan.ParseBytes(s, true) })); err != nil {
 				return result{}, err
 			}
@@ -38,7 +48,8 @@ emergency checkpoint fits the provider's interruption notice (AWS 2 min, GCP and
 	f.DurationVar(&o.CheckpointTime, "checkpoint-time", 0, "δ: how long writing one checkpoint takes")
 	f.DurationVar(&o.Restart, "restart", 0, "R: how long a restart takes, reading the checkpoint back included")
 	f.DurationVar(&o.MTBI, "mtbi", 0, "M: mean time between interruptions")
-	f.StringVar(&rate, "interruption-rate", "", "interruptions per hour instead of --mtbi: 10%/h or 0.1")
+	f.StringVar(&rate, "interruption-rate", "", "interruptions per hour instead of --mtbi: 10%/h, 0.1 or auto (the pool's measured rate, else its advisor bucket)")
+	pool.register(cmd)
 	f.StringVar(&size, "size", "", "checkpoint size, such as 98GB (with --bandwidth, instead of --checkpoint-time)")
 	f.StringVar(&bandwidth, "bandwidth", "", "write bandwidth to checkpoint storage, such as 1GB/s")
 	f.DurationVar(&o.Notice, "notice", 0, "interruption notice (default: the --provider's)")

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
@@ -9,9 +11,11 @@ import (
 
 func newPlanFleetCmd(e *env) *cobra.Command {
 	var (
-		o         plan.FleetOptions
-		gpu, base string
-		export    string
+		o                      plan.FleetOptions
+		gpu, base              string
+		export                 string
+		rate, maxRisk, poolCap string
+		events                 string
 	)
 	cmd := &cobra.Command{
 		Use:   "fleet --gpu A100 --count 8",
@@ -21,7 +25,13 @@ region â€” up to --diversify of them, so one pool's reclaim takes only a share â
 --on-demand-base share on the cheapest on-demand pool, and compares the blended $/h with running
 the same instances on-demand. --export ec2-fleet prints an AWS EC2 CreateFleet request (capacity
 counted in GPUs, price-capacity-optimized spot), --export karpenter a karpenter.sh/v1 NodePool
-per capacity type.`,
+per capacity type.
+
+--interruption-rate auto (the default) gives each spot pool its rate from data where there is
+some: measured from the job events in --events, else the Spot Instance Advisor's bucket kept by
+catalog import --format aws-spot-advisor (docs/architecture.md "Spot risk"). Pools above
+--max-risk are used only after the others, and the plan shows the interruptions per hour it
+expects; --max-pool-share caps the share of the spot GPUs any one pool holds.`,
 		Example: `  gpucost plan fleet --gpu A100 --count 8 --min-vram 40 --spot --diversify 6 --on-demand-base 20%
   gpucost plan fleet --gpu L4 --count 16 --diversify 8 --export karpenter > nodepool.yaml
   gpucost plan fleet --gpu H100 --count 64 --min-vram 80 --region us-east-1 --export ec2-fleet`,
@@ -34,12 +44,22 @@ per capacity type.`,
 			if o.OnDemandBase, err = flagValue("on-demand-base", base, plan.ParseShare); err != nil {
 				return err
 			}
+			if err := cmp.Or(parseOptional(&o.MaxRiskPerHour, "max-risk", maxRisk, plan.ParseRate),
+				parseOptional(&o.MaxPoolShare, "max-pool-share", poolCap, plan.ParseShare)); err != nil {
+				return err
+			}
+			if maxRisk == "" {
+				o.MaxRiskPerHour = catalog.MonthlyToHourly(0.10)
+			}
 			cat, err := e.loadCatalog(cmd.Context())
 			if err != nil {
 				return err
 			}
 			if o.Models = cat.MatchGPU(gpu); len(o.Models) == 0 {
 				return gpucost.Errorf(gpucost.EInvalid, "--gpu %q matches no GPU of the catalog; see gpucost catalog gpus", gpu)
+			}
+			if o.PoolRisk, err = fleetPoolRisk(cmd.Context(), e, cat.Offers(), o, rate, events); err != nil {
+				return err
 			}
 			res, err := plan.Fleet(cat.Offers(), o)
 			if err != nil {
@@ -57,6 +77,10 @@ per capacity type.`,
 	f.BoolVar(&o.Spot, "spot", true, "spread over spot pools; --spot=false plans the whole fleet on-demand")
 	f.StringVar(&o.Provider, "provider", "aws", "the provider whose offers to use")
 	f.StringSliceVar(&o.Regions, "region", nil, "only these regions")
+	f.StringVar(&rate, "interruption-rate", rateAuto, "auto: each spot pool's rate from data (measured, else its advisor bucket), or none")
+	f.StringVar(&events, "events", "", "for --interruption-rate auto: the store gpucost run wrote job events to")
+	f.StringVar(&maxRisk, "max-risk", "", "spot pools interrupted more often than this are used last (default: 10% of instances a month, 0.0144%/h: the advisor's 10-15% bucket and up)")
+	f.StringVar(&poolCap, "max-pool-share", "", "most of the spot GPUs any one pool may hold, such as 40% (default: no cap)")
 	f.StringVar(&export, "export", "", "print ec2-fleet (CreateFleet JSON) or karpenter (NodePool YAML) instead of the plan")
 	return cmd
 }
@@ -67,7 +91,7 @@ func (e *env) printFleet(r plan.FleetResult, export string) error {
 	var err error
 	switch export {
 	case "":
-		return e.print(present.Fleet(r))
+		return e.print(withFleetRisk(present.Fleet(r), r))
 	case "ec2-fleet":
 		out, err = plan.EC2FleetRequest(r)
 	case "karpenter":

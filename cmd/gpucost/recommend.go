@@ -67,12 +67,14 @@ type recommendFlags struct {
 	minSaving      string
 	otherProviders bool
 	moveDataGB     float64
+	spotEvents     string // the job events the spot lever measures pools' rates from
 }
 
 func (f *recommendFlags) register(cmd *cobra.Command) {
 	f.costFlags.register(cmd)
 	cmd.Flags().StringVar(&f.minSaving, "min-saving", "100", "leave out changes saving less than this a month, in dollars")
 	cmd.Flags().BoolVar(&f.otherProviders, "other-providers", false, "let movable work move to another provider, not only another region")
+	cmd.Flags().StringVar(&f.spotEvents, "events", "", "the store gpucost run wrote job events to: the spot lever uses each pool's measured rate (else its Spot Instance Advisor bucket) for its checkpoint interval")
 	cmd.Flags().Float64Var(&f.moveDataGB, "move-data-gb", 1000, "data a moved workload carries once, in GB, priced at the source's egress rate; a move must repay it within 90 days")
 }
 
@@ -89,6 +91,9 @@ func (e *env) withFleet(ctx context.Context, rf *recommendFlags, fn func(recomme
 	defer s.Close()
 	v, prices, err := s.Recommendable(ctx)
 	if err != nil {
+		return err
+	}
+	if opts.PoolRisk, err = e.recommendPoolRisk(ctx, rf.spotEvents, v); err != nil {
 		return err
 	}
 	return fn(v, prices, opts)

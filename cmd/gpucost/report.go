@@ -16,7 +16,7 @@ func newReportCmd(e *env) *cobra.Command {
 	}
 	cmd.AddCommand(newReportUtilizationCmd(e), newReportIdleCmd(e), newReportAlertsCmd(e),
 		newReportCostCmd(e), newReportUntaggedCmd(e), newReportKPICmd(e), newReportAnomaliesCmd(e), newReportSavingsCmd(e),
-		newReportJobsCmd(e))
+		newReportJobsCmd(e), newReportSpotCmd(e))
 	return cmd
 }
 

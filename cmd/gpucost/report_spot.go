@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/internal/storeopen"
+	"github.com/gpucost/gpucost/notify"
+	"github.com/gpucost/gpucost/plan"
+	"github.com/gpucost/gpucost/present"
+	"github.com/gpucost/gpucost/spot"
+	"github.com/gpucost/gpucost/spotrisk"
+	"github.com/spf13/cobra"
+)
+
+func newReportSpotCmd(e *env) *cobra.Command {
+	var (
+		storeURL, targets string
+		rule              = spotrisk.DefaultInterruptionRule
+		threshold         string
+	)
+	cmd := &cobra.Command{
+		Use:   "spot --store URL",
+		Short: "Spot interruptions per pool, measured from gpucost run's events, against the Spot Instance Advisor",
+		Long: `spot reads the events "gpucost run" stored for every job and shows, per pool (provider, instance
+type, region, zone) its spot runs used: the instance-hours they ran, their interruptions
+(terminate notices, and runs that vanished without an exit), the rate per instance-hour with its
+exact 95% Poisson (Garwood) interval, the Spot Instance Advisor's bucket for the pool's region
+and type (after catalog import --format aws-spot-advisor), the spot price trend from the first
+run to the last, the measured checkpoint overhead (billable time beyond the training kept in
+stored checkpoints), and the saving against on-demand after it. These rates are what
+--interruption-rate auto of plan checkpoint, plan autoscale and plan fleet use
+(docs/architecture.md "Spot risk").
+
+The interruption alert: a pool whose spot runs were interrupted, over the --alert-window before
+now, at least twice at a rate whose expected interruptions per instance over the window reach
+--alert-threshold (25% in 6 h by default) is listed under the table with the jobs it hit and
+pools of its instance type to move to (measured lower, or in the advisor's two lowest buckets).
+--targets sends each such alert to the notification targets, once per pool and hour, recorded
+in the store's delivery log like the budget alerts.`,
+		Example: `  gpucost report spot --store s3://my-bucket/jobs
+  gpucost report spot --store file:///mnt/nfs/jobs --output json
+  gpucost report spot --store s3://my-bucket/jobs --targets targets.yaml`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
+			if err := parseOptional(&rule.Threshold, "alert-threshold", threshold, plan.ParseShare); err != nil {
+				return result{}, err
+			}
+			jobs, skipped, err := spotJobEvents(cmd.Context(), e, storeURL)
+			if err != nil {
+				return result{}, err
+			}
+			adv, err := spotAdvisor(cmd.Context(), e)
+			if err != nil {
+				return result{}, err
+			}
+			out := present.SpotPools(measureJobs(jobs), adv, skipped)
+			alerts := spotrisk.CheckInterruptions(jobs, e.now(), rule, adv)
+			for _, a := range alerts {
+				out.Notes = append(out.Notes, spotAlertMessage(a).Text)
+			}
+			if len(alerts) == 0 {
+				out.Notes = append(out.Notes, fmt.Sprintf("No pool was interrupted at %g%% or more in the %v before %s.", 100*rule.Threshold, rule.Window, e.now().UTC().Format(time.RFC3339)))
+			}
+			if targets != "" {
+				return out, e.sendSpotAlerts(cmd.Context(), targets, alerts)
+			}
+			return out, nil
+		}),
+	}
+	cmd.Flags().StringVar(&storeURL, "store", "", "the store gpucost run wrote to: s3://BUCKET/PREFIX, file://PATH or a directory (required)")
+	cmd.Flags().DurationVar(&rule.Window, "alert-window", rule.Window, "the interruption alert's window before now")
+	cmd.Flags().StringVar(&threshold, "alert-threshold", "", "the interruption alert's threshold: expected interruptions per instance over the window (default 25%)")
+	cmd.Flags().StringVar(&targets, "targets", "", "notification targets YAML file: send the interruption alerts there")
+	cmd.MarkFlagRequired("store")
+	return cmd
+}
+
+// spotRates reads the events of every job in the object store storeURL names and measures each
+// pool's interruption rate (spotrisk.Measure).
+func spotRates(ctx context.Context, e *env, storeURL string) ([]spotrisk.Rate, int, error) {
+	jobs, skipped, err := spotJobEvents(ctx, e, storeURL)
+	if err != nil {
+		return nil, 0, err
+	}
+	return measureJobs(jobs), skipped, nil
+}
+
+// measureJobs measures each pool's interruption rate over the events of every job.
+func measureJobs(jobs map[string][]spot.Event) []spotrisk.Rate {
+	var exps []spotrisk.Exposure
+	for _, job := range slices.Sorted(maps.Keys(jobs)) {
+		exps = append(exps, spotrisk.FromEvents(job, jobs[job])...)
+	}
+	return spotrisk.Measure(exps, spotrisk.DefaultConfidence)
+}
+
+// spotJobEvents reads the events of every job in the object store storeURL names, by job. It
+// returns an ENotFound error when no job ran on spot.
+func spotJobEvents(ctx context.Context, e *env, storeURL string) (map[string][]spot.Event, int, error) {
+	store, err := openObjectStore(ctx, e, storeURL)
+	if err != nil {
+		return nil, 0, err
+	}
+	names, err := spot.Jobs(ctx, store)
+	if err != nil {
+		return nil, 0, gpucost.Errorf(gpucost.EUnavailable, "store %s: %w", storeURL, err)
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	jobs := map[string][]spot.Event{}
+	skipped, spotRuns := 0, 0
+	for _, job := range names {
+		events, n, err := spot.ReadEvents(ctx, store, job, log)
+		if err != nil {
+			return nil, 0, gpucost.Errorf(gpucost.EUnavailable, "store %s: %w", storeURL, err)
+		}
+		skipped += n
+		jobs[job] = events
+		spotRuns += len(spotrisk.FromEvents(job, events))
+	}
+	if spotRuns == 0 {
+		return nil, skipped, gpucost.Errorf(gpucost.ENotFound, "store %s has no spot runs; jobs run on spot with \"gpucost run --store %s\" record them", storeURL, storeURL)
+	}
+	return jobs, skipped, nil
+}
+
+// spotAlertMessage is the notification of an interruption alert.
+func spotAlertMessage(a spotrisk.InterruptionAlert) notify.Message {
+	text := fmt.Sprintf("Spot interruptions: %s had %d in %.1f instance-hours over the %v to %s (%s, %.0f%% interval %s–%s), hitting %s.",
+		a.Pool, a.Interruptions, a.Hours, a.To.Sub(a.From), a.To.UTC().Format(time.RFC3339), spotrisk.FormatRate(a.PerHour),
+		100*spotrisk.DefaultConfidence, spotrisk.FormatRate(a.Low), spotrisk.FormatRate(a.High), strings.Join(a.Jobs, ", "))
+	fields := []notify.Field{{Name: "Pool", Value: a.Pool.String()}, {Name: "Rate", Value: spotrisk.FormatRate(a.PerHour)},
+		{Name: "Jobs", Value: strings.Join(a.Jobs, ", ")}}
+	if len(a.MoveTo) == 0 {
+		text += " Move away from it; no lower-risk pool of " + a.Pool.InstanceType + " is known (catalog import --format aws-spot-advisor adds the advisor's)."
+	} else {
+		var to []string
+		for _, m := range a.MoveTo {
+			to = append(to, fmt.Sprintf("%s (%s: %s)", m.Pool, spotrisk.FormatRate(m.PerHour), m.Why))
+		}
+		text += " Move to " + strings.Join(to, "; ") + "."
+		fields = append(fields, notify.Field{Name: "Move to", Value: strings.Join(to, "; ")})
+	}
+	return notify.Message{Kind: "spot.interruptions", Severity: notify.SeverityWarning, At: a.To, Key: a.Key(),
+		Subject: fmt.Sprintf("Spot pool %s interrupted %d times in %v", a.Pool, a.Interruptions, a.To.Sub(a.From)), Text: text, Fields: fields}
+}
+
+// sendSpotAlerts sends each alert to every target in the targets file, once per target as the
+// --db store's delivery log records.
+func (e *env) sendSpotAlerts(ctx context.Context, path string, alerts []spotrisk.InterruptionAlert) error {
+	targets, err := e.loadTargets(path)
+	if err != nil || len(alerts) == 0 {
+		return err
+	}
+	names := slices.Sorted(maps.Keys(targets))
+	return e.withStore(ctx, func(db storeDB) error {
+		d := &notify.Dispatcher{Targets: targets, Log: db, Logger: slog.New(slog.NewTextHandler(e.stderr, nil)), Now: e.now}
+		var errs []error
+		for _, a := range alerts {
+			if err := d.Notify(ctx, spotAlertMessage(a), names...); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	})
+}
+
+// spotAdvisor returns the Spot Instance Advisor data kept in the --db store, nil when there is
+// none (or no store yet).
+func spotAdvisor(ctx context.Context, e *env) (*catalog.SpotAdvisor, error) {
+	if storeopen.Missing(e.dbPath) {
+		return nil, nil
+	}
+	return fromStore(ctx, e, func(db storeDB) (*catalog.SpotAdvisor, error) {
+		s, err := db.Setting(ctx, catalog.SettingSpotAdvisor, "")
+		if err != nil {
+			return nil, err
+		}
+		return catalog.DecodeSpotAdvisor(s)
+	})
+}
+
+// importSpotAdvisor reads the Spot Instance Advisor's JSON at path and keeps it in the --db
+// store for report spot and --interruption-rate auto.
+func importSpotAdvisor(ctx context.Context, e *env, paths []string) (result, error) {
+	if len(paths) != 1 {
+		return result{}, gpucost.Errorf(gpucost.EInvalid, "--format %s takes one file, spot-advisor-data.json; got %d", catalog.FormatAWSSpotAdvisor, len(paths))
+	}
+	adv, err := catalog.ReadSpotAdvisorFile(paths[0])
+	if err != nil {
+		return result{}, err
+	}
+	return putSpotAdvisor(ctx, e, adv)
+}
+
+// putSpotAdvisor keeps adv in the --db store and says what it holds.
+func putSpotAdvisor(ctx context.Context, e *env, adv *catalog.SpotAdvisor) (result, error) {
+	doc, err := adv.Encode()
+	if err != nil {
+		return result{}, err
+	}
+	if err := e.withStore(ctx, func(db storeDB) error { return db.SetSetting(ctx, catalog.SettingSpotAdvisor, doc) }); err != nil {
+		return result{}, err
+	}
+	t := result{Title: "Spot Instance Advisor data", Columns: []string{"Bucket", "Monthly interrupted", "Rate per instance-hour", "Pools"}, Right: []int{3}}
+	counts := make([]int, len(adv.Buckets))
+	for _, types := range adv.Regions {
+		for _, en := range types {
+			counts[en.Bucket]++
+		}
+	}
+	for i, b := range adv.Buckets {
+		lo, hi := b.RangePerHour()
+		rng := spotrisk.FormatRate(lo) + "–" + spotrisk.FormatRate(hi)
+		months := fmt.Sprintf("%g–%g%%", b.LowPct, b.HighPct)
+		if b.Open {
+			rng, months = "≥ "+spotrisk.FormatRate(lo), fmt.Sprintf("≥ %g%%", b.LowPct)
+		}
+		t.Rows = append(t.Rows, []string{b.Label, months, fmt.Sprintf("%s (used: %s)", rng, spotrisk.FormatRate(b.PerHour())), fmt.Sprint(counts[i])})
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("%d Linux pools in %d regions from %s kept for report spot and --interruption-rate auto.", adv.Pools(), len(adv.Regions), adv.Source))
+	return t, nil
+}

@@ -76,7 +76,7 @@ type GroupStats struct {
 	Model string `json:"model"` // the (normalised) model when all the group's series share one, else ""
 	Host  string `json:"host"`  // the host when all the group's series share one, else ""
 
-	GPUs    int   `json:"gpus"`   // distinct physical GPUs
+	GPUs    int   `json:"gpus"`    // distinct physical GPUs
 	Series  int   `json:"series"`  // series: a GPU with one label set
 	Rollups int   `json:"rollups"` // rollups counted
 	Samples int64 `json:"samples"` // samples counted

@@ -5,9 +5,11 @@ DEMO_DB ?= demo.db
 
 .PHONY: demo test build vet fmt-check bench fuzz size gpu-check clean image manifests helm-check
 
-# build builds gpucost and, beside it, the queue server that gpucost queue serve starts.
+# build builds gpucost, stamped with $(VERSION), the commit and the date (gpucost version), and,
+# beside it, the queue server that gpucost queue serve starts.
+LDVERSION = -X main.version=$(VERSION) -X main.commit=$$(git rev-parse HEAD 2>/dev/null) -X main.buildDate=$$(date -u +%Y-%m-%dT%H:%M:%SZ)
 build:
-	$(GO) build -o $(BIN) ./cmd/gpucost
+	$(GO) build -ldflags "$(LDVERSION)" -o $(BIN) ./cmd/gpucost
 	$(GO) build -o bin/gpucost-queue-server ./cmd/gpucost-queue-server
 
 # demo builds gpucost, loads the 30-day demo fleet and its bill into $(DEMO_DB), prints the headlines

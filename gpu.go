@@ -12,14 +12,14 @@ import (
 
 // GPU identifies one physical GPU or one MIG instance on a host.
 type GPU struct {
-	UUID  string // "GPU-…" for a whole GPU, "MIG-…" (or the parent UUID plus Instance) for a MIG instance
-	Host  string
-	Model string // as the driver names it, e.g. "NVIDIA A100-SXM4-80GB"; see catalog.Normalize
-	Index int    // the driver's device index on the host, -1 when unknown
+	UUID  string `json:"uuid"` // "GPU-…" for a whole GPU, "MIG-…" (or the parent UUID plus Instance) for a MIG instance
+	Host  string `json:"host"`
+	Model string `json:"model"` // as the driver names it, e.g. "NVIDIA A100-SXM4-80GB"; see catalog.Normalize
+	Index int    `json:"index"` // the driver's device index on the host, -1 when unknown
 
 	// For a MIG instance: the parent GPU's UUID and the profile name, such as "1g.10gb".
-	Parent  string
-	Profile string
+	Parent  string `json:"parent"`
+	Profile string `json:"profile"`
 }
 
 // Labels attribute a GPU's use to its users: pod, namespace, container, job and any other
@@ -112,8 +112,8 @@ func NewSample(t time.Time, g GPU) Sample {
 // Series is a GPU together with the labels it carried: the unit that rollups are kept for.
 // When a GPU moves from one pod to another, its samples fall into a new series.
 type Series struct {
-	GPU    GPU
-	Labels Labels
+	GPU    GPU    `json:"gpu"`
+	Labels Labels `json:"labels"`
 }
 
 // Key returns a string that identifies the series: equal series have equal keys.

@@ -26,27 +26,27 @@ const Staleness = 5 * time.Minute
 
 // Alert is one episode of a rule's condition holding on one series for at least the rule's For.
 type Alert struct {
-	Rule     Rule
-	Series   gpucost.Series
-	State    AlertState
-	Start    time.Time // the start of the first minute the condition held (Prometheus' activeAt)
-	FiredAt  time.Time // Start + Rule.For: when the alert began to fire
-	End      time.Time // the end of the last minute the condition held
-	Duration time.Duration
-	Worst    float64 // the value furthest past the threshold, in the metric's unit
-	Mean     float64 // the mean value over the episode
-	Evidence string  // what was seen, in a sentence
+	Rule     Rule           `json:"rule"`
+	Series   gpucost.Series `json:"series"`
+	State    AlertState     `json:"state"`
+	Start    time.Time      `json:"start"`    // the start of the first minute the condition held (Prometheus' activeAt)
+	FiredAt  time.Time      `json:"fired_at"` // Start + Rule.For: when the alert began to fire
+	End      time.Time      `json:"end"`      // the end of the last minute the condition held
+	Duration time.Duration  `json:"duration_ns"`
+	Worst    float64        `json:"worst"`    // the value furthest past the threshold, in the metric's unit
+	Mean     float64        `json:"mean"`     // the mean value over the episode
+	Evidence string         `json:"evidence"` // what was seen, in a sentence
 }
 
 // AlertReport is what an alert evaluation found.
 type AlertReport struct {
-	Now     time.Time
-	Rules   []Rule
-	Alerts  []Alert  // firing first, then most severe, then earliest
-	Series  int      // series evaluated
-	Minutes int      // minute rollups evaluated
-	Skipped int      // rollups left out: not one minute wide, or starting at or after now
-	NoTDP   []string // models without a known TDP, on which power rules were not evaluated
+	Now     time.Time `json:"now"`
+	Rules   []Rule    `json:"rules"`
+	Alerts  []Alert   `json:"alerts"`  // firing first, then most severe, then earliest
+	Series  int       `json:"series"`  // series evaluated
+	Minutes int       `json:"minutes"` // minute rollups evaluated
+	Skipped int       `json:"skipped"` // rollups left out: not one minute wide, or starting at or after now
+	NoTDP   []string  `json:"no_tdp"`  // models without a known TDP, on which power rules were not evaluated
 }
 
 // AlertEvaluator evaluates alert rules over a stream of minute rollups with Prometheus-like `for`

@@ -48,11 +48,11 @@ const sigmaMin = 10_000_000
 // CostPoint is the cost of one resource under one SKU on one day, as part of one scope. Points
 // with the same day, scope, resource, SKU and currency add up.
 type CostPoint struct {
-	Day        time.Time     // the UTC day; a time of day is dropped
-	Scope      string        // what the cost is judged as part of, such as "team=ml" or "service=EC2"
-	ResourceID string        // the billed resource, named in drivers
-	SkuID      string        // the SKU, named in drivers
-	Cost       gpucost.Money // may be negative (credits, refunds); an empty currency is USD
+	Day        time.Time     `json:"day"`         // the UTC day; a time of day is dropped
+	Scope      string        `json:"scope"`       // what the cost is judged as part of, such as "team=ml" or "service=EC2"
+	ResourceID string        `json:"resource_id"` // the billed resource, named in drivers
+	SkuID      string        `json:"sku_id"`      // the SKU, named in drivers
+	Cost       gpucost.Money `json:"cost"`        // may be negative (credits, refunds); an empty currency is USD
 }
 
 // AnomalyOptions configure a Detector. Zero fields take the defaults above; a negative K or
@@ -61,27 +61,27 @@ type AnomalyOptions struct {
 	// Window is how many trailing days make a day's baseline, at most 3,660. MinDays is the
 	// fewest of them that must lie within the scope's span and hold data before the day is
 	// judged.
-	Window  int
-	MinDays int
+	Window  int `json:"window"`
+	MinDays int `json:"min_days"`
 
 	// K sets the robust rule: a day is anomalous above median + K·σ of its window, where
 	// σ = max(1.4826·MAD, MADFloor·|median|, one cent). The floor keeps a flat baseline, whose
 	// MAD is 0, from flagging every cent: with the defaults a flat $1,000 a day crosses this
 	// bar, $1,030, from $1,040 (MinDelta above it). The quantile rule's bar is then $1,000, so
 	// that rule fires from $1,010: on a flat baseline MinDelta alone sets what is flagged.
-	K        float64
-	MADFloor float64
+	K        float64 `json:"k"`
+	MADFloor float64 `json:"mad_floor"`
 
 	// Quantile sets the second rule: the cost is above this quantile of the window's daily
 	// costs, by nearest rank (an observed day's cost; with fewer than 20 days, 0.95 is the
 	// window's highest day, so the rule flags a new high). It catches spikes the robust rule
 	// misses when the window is bimodal and its MAD wide.
-	Quantile float64
+	Quantile float64 `json:"quantile"`
 
 	// MinDelta is how far above a rule's bar the cost must be for the rule to fire, in the
 	// units of each series' currency (its Nanos apply to every currency; the Currency field
 	// is not compared). It keeps small changes out of the report.
-	MinDelta gpucost.Money
+	MinDelta gpucost.Money `json:"min_delta"`
 
 	// SameWeekday compares a day with the same weekday of the trailing Window weeks (t−7,
 	// t−14, …) instead of the trailing Window days; Window and MinDays then count weeks, with
@@ -90,7 +90,7 @@ type AnomalyOptions struct {
 	// held on fewer days is a spike each time it comes back: a weekly job is flagged every
 	// week. Use SameWeekday for such scopes. Either way a trend whose growth between a day
 	// and its window's highest exceeds MinDelta keeps firing the quantile rule.
-	SameWeekday bool
+	SameWeekday bool `json:"same_weekday"`
 
 	// Weekly sets the weekly check, which learns weekly seasonality on top of the trailing
 	// days: a day the rules flag against its trailing Window days is reported only if they
@@ -103,16 +103,17 @@ type AnomalyOptions struct {
 	// on the same weekday counts as weekly from then on. The check only drops days: it never
 	// flags one the trailing rules pass. Negative turns it off; SameWeekday, whose baseline is
 	// the weekdays already, skips it. See docs/architecture.md "Cost anomalies".
-	Weekly int
+	Weekly int `json:"weekly"`
 
 	// From and To are the days judged, [From, To), as UTC days (a time of day is dropped).
 	// Earlier points only feed baselines; points before From's baseline or from To on only
 	// mark that the scope exists. A zero From or To is open: the data's first or last day.
 	// Give both so memory stays proportional to the days looked at.
-	From, To time.Time
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
 
 	// Drivers is how many resource+SKU pairs to name per anomaly; negative names none.
-	Drivers int
+	Drivers int `json:"drivers"`
 }
 
 // withDefaults returns o with zero fields set to their defaults and out-of-range ones clamped.

@@ -12,54 +12,58 @@ import (
 
 // Anomaly is one day on which a scope cost more than its baseline allows.
 type Anomaly struct {
-	Scope    string
-	Day      time.Time // midnight UTC
-	Currency string    // of every amount below
+	Scope    string    `json:"scope"`
+	Day      time.Time `json:"day"`      // midnight UTC
+	Currency string    `json:"currency"` // of every amount below
 
-	Cost     gpucost.Money // the scope's cost that day
-	Baseline gpucost.Money // the median daily cost of the baseline days
-	MAD      gpucost.Money // their median absolute deviation from Baseline, unscaled and unfloored
+	Cost     gpucost.Money `json:"cost"`     // the scope's cost that day
+	Baseline gpucost.Money `json:"baseline"` // the median daily cost of the baseline days
+	MAD      gpucost.Money `json:"mad"`      // their median absolute deviation from Baseline, unscaled and unfloored
 
 	// MADBar is the robust rule's bar, Baseline + K·σ; QuantileBar is the window's Quantile
 	// cost, the quantile rule's bar. Threshold is the lower bar of the rules that fired, and
 	// Excess = Cost − Threshold, at least MinDelta.
-	MADBar, QuantileBar gpucost.Money
-	Threshold, Excess   gpucost.Money
+	MADBar      gpucost.Money `json:"mad_bar"`
+	QuantileBar gpucost.Money `json:"quantile_bar"`
+	Threshold   gpucost.Money `json:"threshold"`
+	Excess      gpucost.Money `json:"excess"`
 
 	// Score is (Cost − Baseline) / σ, σ = max(1.4826·MAD, MADFloor·|Baseline|, one cent): how
 	// many standard deviations above normal the day was.
-	Score float64
+	Score float64 `json:"score"`
 
-	Rules        []string // the rules that fired: RuleMAD, then the quantile rule ("p95")
-	BaselineDays int      // how many days the baseline holds
-	Drivers      []Driver // the pairs whose cost rose most, largest Delta first
+	Rules        []string `json:"rules"`         // the rules that fired: RuleMAD, then the quantile rule ("p95")
+	BaselineDays int      `json:"baseline_days"` // how many days the baseline holds
+	Drivers      []Driver `json:"drivers"`       // the pairs whose cost rose most, largest Delta first
 }
 
 // Driver is a resource+SKU pair whose cost rose on an anomaly's day.
 type Driver struct {
-	ResourceID, SkuID string
-	Cost              gpucost.Money // the pair's cost that day
-	Baseline          gpucost.Money // its median daily cost over the anomaly's baseline days, absent days 0
-	Delta             gpucost.Money // Cost − Baseline, positive
+	ResourceID string        `json:"resource_id"`
+	SkuID      string        `json:"sku_id"`
+	Cost       gpucost.Money `json:"cost"`     // the pair's cost that day
+	Baseline   gpucost.Money `json:"baseline"` // its median daily cost over the anomaly's baseline days, absent days 0
+	Delta      gpucost.Money `json:"delta"`    // Cost − Baseline, positive
 }
 
 // AnomalyReport is a Detector's result.
 type AnomalyReport struct {
-	Anomalies []Anomaly // largest Excess first, then by scope, currency and day
+	Anomalies []Anomaly `json:"anomalies"` // largest Excess first, then by scope, currency and day
 
-	Scopes int // distinct scopes with points
-	Series int // scope × currency series
-	Days   int // days in [From, To) with at least one point in any scope
+	Scopes int `json:"scopes"` // distinct scopes with points
+	Series int `json:"series"` // scope × currency series
+	Days   int `json:"days"`   // days in [From, To) with at least one point in any scope
 
-	Judged   int // scope-days judged
-	Weekly   int // scope-days the trailing rules flagged but usual for their weekday (AnomalyOptions.Weekly): not reported
-	Unjudged int // scope-days with data in [From, To) left unjudged: fewer than MinDays baseline days
-	Gaps     int // days in [From, To) with no point in any scope: neither judged nor in a baseline
-	Points   int // points added
-	Outside  int // points before From's baseline or from To on: they only mark their scope's span
+	Judged   int `json:"judged"`   // scope-days judged
+	Weekly   int `json:"weekly"`   // scope-days the trailing rules flagged but usual for their weekday (AnomalyOptions.Weekly): not reported
+	Unjudged int `json:"unjudged"` // scope-days with data in [From, To) left unjudged: fewer than MinDays baseline days
+	Gaps     int `json:"gaps"`     // days in [From, To) with no point in any scope: neither judged nor in a baseline
+	Points   int `json:"points"`   // points added
+	Outside  int `json:"outside"`  // points before From's baseline or from To on: they only mark their scope's span
 
-	From, To time.Time      // the days judged, [From, To), open ends resolved to the data's
-	Options  AnomalyOptions // as applied, defaults filled in
+	From    time.Time      `json:"from"`
+	To      time.Time      `json:"to"`      // the days judged, [From, To), open ends resolved to the data's
+	Options AnomalyOptions `json:"options"` // as applied, defaults filled in
 }
 
 // Result judges every scope's days in [From, To) and returns the anomalies. It may be called

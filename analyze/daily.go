@@ -7,8 +7,8 @@ import (
 
 // DayUtil is a group's mean utilisation over one UTC day.
 type DayUtil struct {
-	Day      time.Time // midnight UTC
-	UtilMean Stat      // sample-weighted
+	Day      time.Time `json:"day"`       // midnight UTC
+	UtilMean Stat      `json:"util_mean"` // sample-weighted
 }
 
 // daySum accumulates one day's utilisation of a group.

@@ -23,8 +23,8 @@ const NoneGroup = "(none)"
 
 // GroupBy says how series are grouped: by GPU, host, model, or the value of one label.
 type GroupBy struct {
-	Kind  GroupKind
-	Label string // the label key when Kind is ByLabel, lower-case
+	Kind  GroupKind `json:"kind"`
+	Label string    `json:"label"` // the label key when Kind is ByLabel, lower-case
 }
 
 // groupByForms lists what ParseGroupBy accepts, for error messages and help text.

@@ -10,26 +10,27 @@ import (
 // minute: each minute held samples and its mean utilisation was below the store's idle threshold.
 // It runs across hour boundaries and is broken by a busy minute or one without samples.
 type IdlePeriod struct {
-	Series     *gpucost.Series // the GPU (UUID, host, model, MIG parent) and labels; shared by the series' periods
-	Start, End time.Time       // [Start, End), minute-aligned
-	Duration   time.Duration
-	GPUHours   float64       // Duration in hours times the series' share of its GPU (MIGShare)
-	Cost       gpucost.Money // price × GPU-hours, rounded once to the nano-unit; zero when unpriced
-	Priced     bool
-	Open       bool // the period lasted to the end of the series' data, so it may go on
+	Series   *gpucost.Series `json:"series"` // the GPU (UUID, host, model, MIG parent) and labels; shared by the series' periods
+	Start    time.Time       `json:"start"`
+	End      time.Time       `json:"end"` // [Start, End), minute-aligned
+	Duration time.Duration   `json:"duration_ns"`
+	GPUHours float64         `json:"gpu_hours"` // Duration in hours times the series' share of its GPU (MIGShare)
+	Cost     gpucost.Money   `json:"cost"`      // price × GPU-hours, rounded once to the nano-unit; zero when unpriced
+	Priced   bool            `json:"priced"`
+	Open     bool            `json:"open"` // the period lasted to the end of the series' data, so it may go on
 }
 
 // IdleReport is what an Idle analysis found.
 type IdleReport struct {
-	MinIdle  time.Duration
-	Periods  []IdlePeriod  // by series, then start
-	Patterns []IdlePattern // one per series that had idle minutes, in the order series came
+	MinIdle  time.Duration `json:"min_idle_ns"`
+	Periods  []IdlePeriod  `json:"periods"`  // by series, then start
+	Patterns []IdlePattern `json:"patterns"` // one per series that had idle minutes, in the order series came
 
-	GPUHours float64       // of all periods
-	Cost     gpucost.Money // of the priced periods
-	Currency string        // of Cost; empty when nothing was priced
-	Unpriced int           // periods without a price (or in another currency), not in Cost
-	Outside  int           // rollups left out because they start outside [From, To)
+	GPUHours float64       `json:"gpu_hours"` // of all periods
+	Cost     gpucost.Money `json:"cost"`      // of the priced periods
+	Currency string        `json:"currency"`  // of Cost; empty when nothing was priced
+	Unpriced int           `json:"unpriced"`  // periods without a price (or in another currency), not in Cost
+	Outside  int           `json:"outside"`   // rollups left out because they start outside [From, To)
 }
 
 // Idle finds idle periods and the weekly pattern of idle minutes per series from a stream of

@@ -11,9 +11,9 @@ import (
 // IdlePattern counts one series' idle and covered minutes by weekday and hour of the day (in
 // Options.Location), so a recurring habit such as "idle every night 19:00–08:00" can be stated.
 type IdlePattern struct {
-	Series  *gpucost.Series
-	Idle    [7][24]uint32 // [time.Weekday][hour]: idle minutes
-	Covered [7][24]uint32 // minutes with samples
+	Series  *gpucost.Series `json:"series"`
+	Idle    [7][24]uint32   `json:"idle"`    // [time.Weekday][hour]: idle minutes
+	Covered [7][24]uint32   `json:"covered"` // minutes with samples
 }
 
 // add counts a rollup's minutes; local is its start in local Unix minutes (see localClock).

@@ -16,19 +16,21 @@ const FleetGroup = "(fleet)"
 
 // Report is a utilisation report: one row per group, highest idle cost first, and the fleet.
 type Report struct {
-	By               GroupBy
-	From, To         time.Time     // the period asked for; zero where open
-	DataFrom, DataTo time.Time     // the span the counted rollups cover: first start, last end
-	IdleThreshold    float64       // util % below which a minute counted as idle
-	MinIdle          time.Duration // the shortest idle run counted in SustainedIdle
-	Currency         string        // of every amount; empty when nothing was priced
+	By            GroupBy       `json:"by"`
+	From          time.Time     `json:"from"`
+	To            time.Time     `json:"to"` // the period asked for; zero where open
+	DataFrom      time.Time     `json:"data_from"`
+	DataTo        time.Time     `json:"data_to"`        // the span the counted rollups cover: first start, last end
+	IdleThreshold float64       `json:"idle_threshold"` // util % below which a minute counted as idle
+	MinIdle       time.Duration `json:"min_idle_ns"`    // the shortest idle run counted in SustainedIdle
+	Currency      string        `json:"currency"`       // of every amount; empty when nothing was priced
 
-	Groups []GroupStats
-	Fleet  GroupStats
+	Groups []GroupStats `json:"groups"`
+	Fleet  GroupStats   `json:"fleet"`
 
-	Rollups         int // rollups counted
-	Outside         int // rollups left out because they start outside [From, To)
-	ForeignCurrency int // series priced in another currency than Currency, counted as unpriced
+	Rollups         int `json:"rollups"`          // rollups counted
+	Outside         int `json:"outside"`          // rollups left out because they start outside [From, To)
+	ForeignCurrency int `json:"foreign_currency"` // series priced in another currency than Currency, counted as unpriced
 }
 
 // HoursPerMonth is the month that Monthly scales to: 730 hours, a year's 8,760 over 12, as cloud
@@ -70,51 +72,53 @@ func roundRat(q *big.Rat) int64 {
 // instance counts as its share of a GPU in GPU-hours and cost (see MIGShare) and its parent
 // counts once in GPUs.
 type GroupStats struct {
-	Key   string // the GPU UUID, host, model, label value, NoneGroup or FleetGroup
-	Model string // the (normalised) model when all the group's series share one, else ""
-	Host  string // the host when all the group's series share one, else ""
+	Key   string `json:"key"`   // the GPU UUID, host, model, label value, NoneGroup or FleetGroup
+	Model string `json:"model"` // the (normalised) model when all the group's series share one, else ""
+	Host  string `json:"host"`  // the host when all the group's series share one, else ""
 
-	GPUs    int   // distinct physical GPUs
-	Series  int   // series: a GPU with one label set
-	Rollups int   // rollups counted
-	Samples int64 // samples counted
+	GPUs    int   `json:"gpus"`    // distinct physical GPUs
+	Series  int   `json:"series"`  // series: a GPU with one label set
+	Rollups int   `json:"rollups"` // rollups counted
+	Samples int64 `json:"samples"` // samples counted
 
-	GPUHours float64 // covered minutes / 60
+	GPUHours float64 `json:"gpu_hours"` // covered minutes / 60
 
-	UtilMean Stat // sample-weighted mean util %
-	UtilP50  Stat // median util % over all samples, from the merged whole-percent histograms
-	UtilP95  Stat // 95th percentile util %, likewise
-	UtilMax  Stat
+	UtilMean Stat `json:"util_mean"` // sample-weighted mean util %
+	UtilP50  Stat `json:"util_p50"`  // median util % over all samples, from the merged whole-percent histograms
+	UtilP95  Stat `json:"util_p95"`  // 95th percentile util %, likewise
+	UtilMax  Stat `json:"util_max"`
 
-	MemPeakMiB  Stat // highest memory in use
-	MemP95MiB   Stat // the highest hourly p95: an upper bound of the period's p95
-	MemTotalMiB Stat // the largest framebuffer size seen
+	MemPeakMiB  Stat `json:"mem_peak_mib"`  // highest memory in use
+	MemP95MiB   Stat `json:"mem_p95_mib"`   // the highest hourly p95: an upper bound of the period's p95
+	MemTotalMiB Stat `json:"mem_total_mib"` // the largest framebuffer size seen
 
-	PowerMeanW, PowerMaxW Stat
-	TempMaxC              Stat
-	SMActive, SMOccupancy Stat // sample-weighted means, 0–1; absent without profiling metrics
+	PowerMeanW  Stat `json:"power_mean_w"`
+	PowerMaxW   Stat `json:"power_max_w"`
+	TempMaxC    Stat `json:"temp_max_c"`
+	SMActive    Stat `json:"sm_active"`
+	SMOccupancy Stat `json:"sm_occupancy"` // sample-weighted means, 0–1; absent without profiling metrics
 
 	// IdleGPUHours counts the minutes whose mean utilisation was below the idle threshold, / 60:
 	// zero-util time. Reports show fleet.Figures' idle GPU-hours here instead (fleet.Annotate),
 	// keeping this measure in ZeroUtilGPUHours.
-	IdleGPUHours float64
-	IdlePct      Stat // idle GPU-hours / GPU-hours × 100; fleet.Annotate: idle cost ÷ GPU cost × 100
+	IdleGPUHours float64 `json:"idle_gpu_hours"`
+	IdlePct      Stat    `json:"idle_pct"` // idle GPU-hours / GPU-hours × 100; fleet.Annotate: idle cost ÷ GPU cost × 100
 
-	UsedGPUHours     float64 // set by fleet.Annotate: held time × utilisation
-	ZeroUtilGPUHours float64 // set by fleet.Annotate: minutes below the idle threshold / 60
-	PriceSource      string  // set by fleet.Annotate: bill, catalog or mixed
+	UsedGPUHours     float64 `json:"used_gpu_hours"`      // set by fleet.Annotate: held time × utilisation
+	ZeroUtilGPUHours float64 `json:"zero_util_gpu_hours"` // set by fleet.Annotate: minutes below the idle threshold / 60
+	PriceSource      string  `json:"price_source"`        // set by fleet.Annotate: bill, catalog or mixed
 
 	// SustainedIdleGPUHours counts only idle runs of at least Report.MinIdle minutes.
-	SustainedIdleGPUHours float64
+	SustainedIdleGPUHours float64 `json:"sustained_idle_gpu_hours"`
 
-	Cost              gpucost.Money // price × GPU-hours
-	IdleCost          gpucost.Money // price × idle GPU-hours
-	SustainedIdleCost gpucost.Money
-	UnpricedGPUHours  float64 // GPU-hours of series without a price, not in the costs
+	Cost              gpucost.Money `json:"cost"`      // price × GPU-hours
+	IdleCost          gpucost.Money `json:"idle_cost"` // price × idle GPU-hours
+	SustainedIdleCost gpucost.Money `json:"sustained_idle_cost"`
+	UnpricedGPUHours  float64       `json:"unpriced_gpu_hours"` // GPU-hours of series without a price, not in the costs
 
-	Verdict Verdict
+	Verdict Verdict `json:"verdict"`
 
-	Daily []DayUtil // mean utilisation per UTC day, oldest first: the trend
+	Daily []DayUtil `json:"daily"` // mean utilisation per UTC day, oldest first: the trend
 }
 
 // Verdict is the profiler's judgement of a mean utilisation.

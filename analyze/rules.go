@@ -57,22 +57,22 @@ var metricInfo = map[Metric]struct{ expr, label, unit string }{
 // every minute rollup, must hold for For before the alert fires (Prometheus' `for`). Thresholds,
 // durations and severities can be changed on the values DefaultRules returns.
 type Rule struct {
-	Name      string
-	Severity  Severity
-	Summary   string // what it means, for people
-	Metric    Metric
-	Above     bool    // fire when the value is above Threshold; below it when false
-	Threshold float64 // in the metric's unit
-	For       time.Duration
+	Name      string        `json:"name"`
+	Severity  Severity      `json:"severity"`
+	Summary   string        `json:"summary"` // what it means, for people
+	Metric    Metric        `json:"metric"`
+	Above     bool          `json:"above"`     // fire when the value is above Threshold; below it when false
+	Threshold float64       `json:"threshold"` // in the metric's unit
+	For       time.Duration `json:"for_ns"`
 
 	// MinUtil, when above zero, restricts the rule to minutes whose mean utilisation is at least
 	// MinUtil %: other minutes break the condition. It makes "while training" rules.
-	MinUtil float64
+	MinUtil float64 `json:"min_util"`
 
 	// AlertOnNoData (alert_on_no_data) raises a "no data" alert on any series whose metric
 	// stops for longer than NoDataAfter, firing or not: a dead agent alerts. Without it only a firing
 	// alert goes "no data".
-	AlertOnNoData bool
+	AlertOnNoData bool `json:"alert_on_no_data"`
 }
 
 // NoDataAfter is how long the rule's data may be missing before its alert goes "no data" (once

@@ -270,7 +270,7 @@ func TestReportJSON(t *testing.T) {
 	if err != nil {
 		t.Fatalf("json.Marshal(Report) error: %v", err)
 	}
-	for _, want := range []string{`"PowerMeanW":null`, `"SMOccupancy":null`, `"IdleCost":"4.59"`, `"UtilMean":0,`} {
+	for _, want := range []string{`"power_mean_w":null`, `"sm_occupancy":null`, `"idle_cost":"4.59"`, `"util_mean":0,`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("json.Marshal(Report) = %s\nwant it to contain %s", b, want)
 		}

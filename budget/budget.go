@@ -49,9 +49,9 @@ type Budget struct {
 // Threshold is a share of a budget that, once reached, alerts its recipients: by spend so far
 // (KindActual) or by the period's forecast (KindForecast).
 type Threshold struct {
-	Kind    string   // KindActual or KindForecast
-	Percent float64  // of the budget's amount
-	Notify  []string // notification target names
+	Kind    string   `json:"kind"`    // KindActual or KindForecast
+	Percent float64  `json:"percent"` // of the budget's amount
+	Notify  []string `json:"notify"`  // notification target names
 }
 
 // String names the threshold as people read it: "actual 80%", "forecast 100%".

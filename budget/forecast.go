@@ -29,18 +29,19 @@ const (
 // Projection is a period's forecast spend: what was spent up to the last complete day with
 // cost, what the days after it are predicted to cost, and a p10–p90 band around the total.
 type Projection struct {
-	Method      string
-	Through     time.Time     // the last day counted as spent; zero with no history
-	Spent       gpucost.Money // in the period up to Through
-	Predicted   gpucost.Money // the period's days after Through
-	Projected   gpucost.Money // Spent + Predicted
-	Low, High   gpucost.Money // the p10 and p90 of Projected; zero without a band (see Banded)
-	Level       gpucost.Money // a day's deseasonalised cost
-	Factors     [7]float64    // by time.Weekday; 1 is the average day
-	Trend       float64       // the level's change per day, relative to Level; 0 without 4 weeks of history
-	HistoryDays int           // days of history the forecast read
-	BandDays    int           // days of history the band was read from; 0: not enough data for one
-	Days        []DayCost     // the predicted days
+	Method      string        `json:"method"`
+	Through     time.Time     `json:"through"`   // the last day counted as spent; zero with no history
+	Spent       gpucost.Money `json:"spent"`     // in the period up to Through
+	Predicted   gpucost.Money `json:"predicted"` // the period's days after Through
+	Projected   gpucost.Money `json:"projected"` // Spent + Predicted
+	Low         gpucost.Money `json:"low"`
+	High        gpucost.Money `json:"high"`         // the p10 and p90 of Projected; zero without a band (see Banded)
+	Level       gpucost.Money `json:"level"`        // a day's deseasonalised cost
+	Factors     [7]float64    `json:"factors"`      // by time.Weekday; 1 is the average day
+	Trend       float64       `json:"trend"`        // the level's change per day, relative to Level; 0 without 4 weeks of history
+	HistoryDays int           `json:"history_days"` // days of history the forecast read
+	BandDays    int           `json:"band_days"`    // days of history the band was read from; 0: not enough data for one
+	Days        []DayCost     `json:"days"`         // the predicted days
 }
 
 // Banded reports whether p has a p10–p90 band: it read at least MinBandDays of history, or no

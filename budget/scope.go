@@ -167,8 +167,8 @@ func firstTag(tags gpucost.Labels, keys []string) string {
 
 // DayCost is the cost of one UTC day.
 type DayCost struct {
-	Day  time.Time // midnight UTC
-	Cost gpucost.Money
+	Day  time.Time     `json:"day"` // midnight UTC
+	Cost gpucost.Money `json:"cost"`
 }
 
 // Tally sums the cost lines each of several budgets counts per UTC day of the lines' charge

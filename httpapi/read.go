@@ -29,8 +29,8 @@ type OverviewResponse struct {
 // GPUsResponse is GET /api/v1/gpus: the utilisation report, one page of its groups.
 type GPUsResponse struct {
 	analyze.Report
-	Groups []analyze.GroupStats
-	Page   Page `json:"page"`
+	Groups []analyze.GroupStats `json:"groups"`
+	Page   Page                 `json:"page"`
 }
 
 // HeatmapResponse is GET /api/v1/utilization: one page of the heatmap's rows.
@@ -86,16 +86,16 @@ func currencyTotals(rep CostReport) []CurrencyTotal {
 // weekly idle patterns of the series in that page.
 type IdleResponse struct {
 	analyze.IdleReport
-	Periods  []analyze.IdlePeriod
-	Patterns []analyze.IdlePattern
-	Page     Page `json:"page"`
+	Periods  []analyze.IdlePeriod  `json:"periods"`
+	Patterns []analyze.IdlePattern `json:"patterns"`
+	Page     Page                  `json:"page"`
 }
 
 // AlertsResponse is GET /api/v1/alerts: one page of the alert episodes, firing first.
 type AlertsResponse struct {
 	analyze.AlertReport
-	Alerts []analyze.Alert
-	Page   Page `json:"page"`
+	Alerts []analyze.Alert `json:"alerts"`
+	Page   Page            `json:"page"`
 }
 
 // RecommendationsResponse is GET /api/v1/recommendations: the plan with one page of its groups

@@ -87,6 +87,7 @@ func CatalogGPUs(c *catalog.Catalog, rows []catalog.Row, format string, now time
 			"Spot $/GPU-h", "Spot instance", "Spot region", "Spot discount", "Offers"},
 		Title: "Cheapest price of one GPU-hour per GPU and provider (USD)",
 		Right: []int{1, 3, 6, 9, 10},
+		Units: []string{1: "gb", 9: "pct"},
 	}
 	var js []catalogGPUJSON
 	gcpN1 := false

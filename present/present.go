@@ -5,7 +5,6 @@
 package present
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -28,6 +27,9 @@ type Table struct {
 	Right []int
 	// TableOnly lists the columns only people read, such as sparklines, left out of CSV.
 	TableOnly []int
+	// Units names, by column, the unit of a column whose cells do not show it ("gb" for a
+	// VRAM column of bare numbers); CSV headers and JSON row keys end with it (csv.go).
+	Units []string
 }
 
 // Formats are the values --output takes.
@@ -44,32 +46,18 @@ func Write(out, notes io.Writer, format string, t Table) error {
 		if format == "json" {
 			return WriteJSON(out, t)
 		}
-		w := csv.NewWriter(out)
-		w.Write(dropColumns(t.Columns, t.TableOnly))
-		for _, row := range t.Rows {
-			w.Write(dropColumns(row, t.TableOnly))
-		}
-		w.Flush()
-		return w.Error()
+		return writeCSV(out, t)
 	}
 	writeTable(out, t)
 	return nil
 }
 
-// WriteJSON writes t's JSON value, or its rows as objects keyed by JSONKey of their columns,
+// WriteJSON writes t's JSON value, or its rows as objects keyed like its CSV header (jsonRows),
 // indented.
 func WriteJSON(w io.Writer, t Table) error {
 	v := t.JSON
 	if v == nil {
-		rows := make([]map[string]string, len(t.Rows))
-		for i, row := range t.Rows {
-			m := make(map[string]string, len(row))
-			for j, c := range row {
-				m[JSONKey(t.Columns[j])] = c
-			}
-			rows[i] = m
-		}
-		v = rows
+		v = jsonRows(t)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

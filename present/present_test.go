@@ -37,8 +37,9 @@ func TestJSONKey(t *testing.T) {
 	}
 }
 
-// TestWrite: the table has its title and notes, CSV drops the table-only columns, and JSON and
-// CSV keep stdout data-only, the notes on the other writer.
+// TestWrite: the table has its title and notes, CSV and JSON rows drop the table-only columns
+// and carry the percentage as a number, and both keep stdout data-only, the notes on the other
+// writer.
 func TestWrite(t *testing.T) {
 	tab := Table{Title: "GPUs", Columns: []string{"Model", "Idle %", "Trend"}, Rows: [][]string{{"H100", "12.5%", "▁▂"}},
 		Notes: []string{"Prices: the bill."}, TableOnly: []int{2}, Right: []int{1}}
@@ -53,14 +54,14 @@ func TestWrite(t *testing.T) {
 	if err := Write(&out, &notes, "csv", tab); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := out.String(), "Model,Idle %\nH100,12.5%\n"; got != want || notes.String() != "Prices: the bill.\n" {
+	if got, want := out.String(), "model,idle_pct\nH100,12.5\n"; got != want || notes.String() != "Prices: the bill.\n" {
 		t.Errorf("csv %q (want %q), notes %q", got, want, notes.String())
 	}
 	out.Reset()
 	if err := Write(&out, &notes, "json", tab); err != nil {
 		t.Fatal(err)
 	}
-	if got := out.String(); !strings.Contains(got, `"idle": "12.5%"`) || !strings.Contains(got, `"trend": "▁▂"`) {
+	if got := out.String(); !strings.Contains(got, `"idle_pct": 12.5`) || strings.Contains(got, "trend") {
 		t.Errorf("json %s", got)
 	}
 	if Percent(math.NaN()) != "–" || Percent(12.345) != "12.3%" || Hours(9.999) != "10.00" || Hours(12.34) != "12.3" {

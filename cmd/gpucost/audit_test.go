@@ -72,7 +72,7 @@ func testAuditCommand(t *testing.T, db string) {
 		{[]string{"--actor", "cli"}, []string{"token 1 (old)"}, nil},
 		{[]string{"--actor", "token 3"}, []string{"No audit entry matches."}, []string{"token 1 (old)"}},
 		{[]string{"--limit", "1"}, []string{"token.revoke", "The latest 1 entries"}, []string{"token.create"}},
-		{[]string{"--output", "csv"}, []string{"ID,Time,Actor,Action,Target,Detail,Source\n3,2026-12-02T00:00:00Z,"}, nil},
+		{[]string{"--output", "csv"}, []string{"id,time,actor,action,target,detail,source\n3,2026-12-02T00:00:00Z,"}, nil},
 	} {
 		code, out, errOut := runAt(t, db, auditNow, append([]string{"audit"}, tc.args...)...)
 		all := out + errOut

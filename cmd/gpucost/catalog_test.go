@@ -103,7 +103,7 @@ func TestCatalogGPUsJSONAndCSV(t *testing.T) {
 	if err != nil {
 		t.Fatalf("catalog gpus --output csv is not CSV: %v\n%s", err, out)
 	}
-	if len(recs) != 2 || recs[0][0] != "GPU" || recs[1][0] != "T4" || recs[1][1] != "16" || recs[1][3] != "0.526" || recs[1][4] != "g4dn.xlarge" || recs[1][9] != "88.3" {
+	if len(recs) != 2 || recs[0][0] != "gpu" || recs[0][1] != "vram_gb" || recs[0][3] != "on_demand_usd_per_gpu_hour" || recs[0][9] != "spot_discount_pct" || recs[1][0] != "T4" || recs[1][1] != "16" || recs[1][3] != "0.526" || recs[1][4] != "g4dn.xlarge" || recs[1][9] != "88.3" {
 		t.Errorf("csv = %q; want a header and T4 (16 GB) g4dn.xlarge at 0.526, spot discount 88.3", recs)
 	}
 }

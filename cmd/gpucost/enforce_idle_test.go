@@ -210,7 +210,7 @@ func TestEnforceReplayOneDocument(t *testing.T) {
 		t.Errorf("with a bill: %d actions, replay %v; want the idle machine's stop and the replay\n%s%s", len(d.Actions), d.Replay, out, errb)
 	}
 	_, out, errb = runEnforceCLI(t, db, "enforce", "--policies", policies, "--output", "csv")
-	if n := strings.Count(out, "Policy,Action,"); n != 1 || !strings.Contains(errb, "left out of CSV") {
+	if n := strings.Count(out, "policy,action,"); n != 1 || !strings.Contains(errb, "left out of CSV") {
 		t.Errorf("gpucost enforce --output csv: %d headers (want 1), stderr %q\n%s", n, errb, out)
 	}
 }

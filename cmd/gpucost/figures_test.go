@@ -25,7 +25,7 @@ type figure struct {
 
 // Field names of the figures in each output's JSON.
 var (
-	utilFields   = [6]string{"Key", "GPUHours", "UsedGPUHours", "IdleGPUHours", "Cost", "IdleCost"}
+	utilFields   = [6]string{"key", "gpu_hours", "used_gpu_hours", "idle_gpu_hours", "cost", "idle_cost"}
 	figureFields = [6]string{"group", "gpu_hours", "used_gpu_hours", "idle_gpu_hours", "gpu_cost", "idle_cost"}
 )
 
@@ -173,15 +173,15 @@ func checkFiguresAgree(t *testing.T, dir, source string) {
 	}
 
 	util := cli(t, dir, append([]string{"report", "utilization", "--by", "namespace"}, period...)...)
-	fleetFig := figuresOf(t, []any{field(util, "Fleet")}, utilFields)["(fleet)"]
-	if got := field(util, "Fleet", "PriceSource"); got != source {
+	fleetFig := figuresOf(t, []any{field(util, "fleet")}, utilFields)["(fleet)"]
+	if got := field(util, "fleet", "price_source"); got != source {
 		t.Errorf("report utilization prices the fleet from %v; want %s", got, source)
 	}
 	sameFigures(t, "by namespace", map[string]map[string]figure{
-		"report utilization": figuresOf(t, items(field(util, "Groups")), utilFields),
+		"report utilization": figuresOf(t, items(field(util, "groups")), utilFields),
 		"report cost":        figuresOf(t, items(field(cli(t, dir, append([]string{"report", "cost", "--by", "namespace"}, period...)...), "groups")), figureFields),
 		"report kpi":         figuresOf(t, items(cli(t, dir, append([]string{"report", "kpi", "--by", "namespace"}, period...)...)), figureFields),
-		"/api/v1/gpus":       figuresOf(t, items(field(api("/api/v1/gpus?by=namespace&limit=100&"+query), "Groups")), utilFields),
+		"/api/v1/gpus":       figuresOf(t, items(field(api("/api/v1/gpus?by=namespace&limit=100&"+query), "groups")), utilFields),
 		"/api/v1/costs":      figuresOf(t, items(field(api("/api/v1/costs?by=namespace&limit=100&"+query), "groups")), figureFields),
 	})
 	costTeam := figuresOf(t, items(field(cli(t, dir, append([]string{"report", "cost", "--by", "team"}, period...)...), "groups")), figureFields)

@@ -61,10 +61,11 @@ func TestImportTelemetryCSVHelpExample(t *testing.T) {
 	}
 	var rep struct {
 		Groups []struct {
-			Key, Model, Host     string
-			Samples              int
-			UtilMax, MemTotalMiB float64
-			PowerMaxW            *float64
+			Key, Model, Host string
+			Samples          int
+			UtilMax          float64  `json:"util_max"`
+			MemTotalMiB      float64  `json:"mem_total_mib"`
+			PowerMaxW        *float64 `json:"power_max_w"`
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Groups) != 2 {

@@ -13,14 +13,16 @@ var smiShapes = filepath.Join("..", "..", "telemetry", "nvidiasmi", "testdata")
 
 // utilGroup is one GPU's row of report utilization --by gpu --output json.
 type utilGroup struct {
-	Key, Model, Host string
+	Key              string `json:"key"`
+	Model            string `json:"model"`
+	Host             string `json:"host"`
 	Samples          int
-	UtilMean         float64
-	UtilMax          float64
-	MemPeakMiB       float64
-	MemTotalMiB      float64
-	PowerMaxW        *float64
-	UnpricedGPUHours float64
+	UtilMean         float64  `json:"util_mean"`
+	UtilMax          float64  `json:"util_max"`
+	MemPeakMiB       float64  `json:"mem_peak_mib"`
+	MemTotalMiB      float64  `json:"mem_total_mib"`
+	PowerMaxW        *float64 `json:"power_max_w"`
+	UnpricedGPUHours float64  `json:"unpriced_gpu_hours"`
 }
 
 // importAndReport imports files with args and returns report utilization --by gpu of the day

@@ -349,7 +349,7 @@ func TestImportPeriods(t *testing.T) {
 	sepB, sepE := billedSums(t, header, rows, func(get func(string) string) bool {
 		return strings.HasPrefix(get("BillingPeriodStart"), "2024-09") && get("ProviderName") == "AWS"
 	})
-	want := "Billing period,Provider,Accounts,First charge,Last charge,Lines,Currency,BilledCost,EffectiveCost\n" +
+	want := "billing_period,provider,accounts,first_charge,last_charge,lines,currency,billed_cost,effective_cost\n" +
 		"2024-09,AWS,1234567890123,2024-09-01,2024-09-30,942,USD," + sepB.Fixed(2) + "," + sepE.Fixed(2) + "\n" +
 		"2024-09,Microsoft,/providers/Microsoft.Billing/billingAccounts/8611537,2024-09-01,2024-09-19,51,USD,1.98,1.98\n" +
 		"2024-09,Oracle,20209880,2024-09-03,2024-09-22,6,USD,0.30,0.00\n" +
@@ -370,10 +370,10 @@ func TestPeriodMonthOverTelemetry(t *testing.T) {
 		t.Helper()
 		rep := cli(t, dir, append([]string{"report", "utilization", "--by", "model"}, args...)...)
 		var sum gpucost.Money
-		for _, g := range items(field(rep, "Groups")) {
-			h, _ := field(g, "GPUHours").(float64)
+		for _, g := range items(field(rep, "groups")) {
+			h, _ := field(g, "gpu_hours").(float64)
 			hours += h
-			c, _ := field(g, "Cost").(string)
+			c, _ := field(g, "cost").(string)
 			sum = sum.Add(mustMoney(t, c))
 		}
 		return hours, sum.Decimal()

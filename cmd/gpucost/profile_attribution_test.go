@@ -130,15 +130,15 @@ func TestReportTimeSlicedPods(t *testing.T) {
 	var rep struct {
 		Groups []struct {
 			Key      string
-			GPUHours float64
+			GPUHours float64 `json:"gpu_hours"`
 			Cost     string
-			UtilP50  float64
-			UtilMean float64
+			UtilP50  float64 `json:"util_p50"`
+			UtilMean float64 `json:"util_mean"`
 			Verdict  string
 		}
 		Fleet struct {
-			GPUHours float64
-			GPUs     int
+			GPUHours float64 `json:"gpu_hours"`
+			GPUs     int     `json:"gpus"`
 			Cost     string
 		}
 	}

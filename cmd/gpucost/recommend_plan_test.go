@@ -105,7 +105,7 @@ func TestRecommendPlanDemo(t *testing.T) {
 	if code != exitOK || err != nil || len(rows) < 2 {
 		t.Fatalf("recommend --output csv: exit %d, %v\n%s", code, err, out)
 	}
-	col := sliceIndex(rows[0], "Saving")
+	col := sliceIndex(rows[0], "saving_usd")
 	csvSum := gpucost.USD(0)
 	for _, r := range rows[1:] {
 		if r[col] != "" {

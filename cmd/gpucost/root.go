@@ -103,6 +103,8 @@ job (gpucost estimate --policies).`,
 		newBudgetCmd(e), newEstimateCmd(e), newEnforceCmd(e),
 		newBillsCmd(e),
 	)
+	addVersionFlag(root)
+	registerCompletions(root, e)
 	markUsageErrors(root)
 	return root
 }
@@ -146,18 +148,3 @@ func (u usageError) Unwrap() error { return u.error }
 
 // UsageError makes it an exitcode.Usage.
 func (usageError) UsageError() {}
-
-// version is set by the linker: -ldflags "-X main.version=v0.1.0".
-var version = "dev"
-
-func newVersionCmd(e *env) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			fmt.Fprintln(e.stdout, "gpucost", version)
-			return nil
-		},
-	}
-}

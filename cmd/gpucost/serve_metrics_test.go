@@ -52,9 +52,10 @@ func checkFleetMetrics(t *testing.T, dir string) {
 	}
 	var rep struct {
 		Groups []struct {
-			Key                    string
-			GPUs                   int
-			GPUHours, IdleGPUHours float64
+			Key          string
+			GPUs         int     `json:"gpus"`
+			GPUHours     float64 `json:"gpu_hours"`
+			IdleGPUHours float64 `json:"idle_gpu_hours"`
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {

@@ -44,15 +44,15 @@ func TestDemoReportsMatchTheFleet(t *testing.T) {
 	var rep struct {
 		Groups []struct {
 			Key      string
-			GPUs     int
-			UtilMean float64
-			IdlePct  float64
-			IdleCost string
+			GPUs     int     `json:"gpus"`
+			UtilMean float64 `json:"util_mean"`
+			IdlePct  float64 `json:"idle_pct"`
+			IdleCost string  `json:"idle_cost"`
 			Verdict  string
 		}
 		Fleet struct {
-			GPUs     int
-			GPUHours float64
+			GPUs     int     `json:"gpus"`
+			GPUHours float64 `json:"gpu_hours"`
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {

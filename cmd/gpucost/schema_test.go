@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gpucost/gpucost/analyze"
+	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/internal/jsonschema"
+	"github.com/gpucost/gpucost/present"
+)
+
+// schemaDir holds the JSON Schemas of the outputs, one file per command or API response;
+// go test ./cmd/gpucost -run TestSchemas -update writes them from the Go types.
+var schemaDir = filepath.Join("..", "..", "docs", "schema")
+
+// outputSchemas are the outputs with a schema: a command's --output json (args) or an API
+// response (goldens: the files in testdata that hold one), each from the Go type it encodes.
+var outputSchemas = []struct {
+	name    string
+	typ     reflect.Type
+	args    []string
+	goldens []string
+}{
+	{name: "version", typ: reflect.TypeFor[BuildInfo](), args: []string{"version"}},
+	{name: "report-utilization", typ: reflect.TypeFor[analyze.Report](), args: []string{"report", "utilization", "--since", "3d"}},
+	{name: "report-idle", typ: reflect.TypeFor[present.IdleReport](), args: []string{"report", "idle", "--since", "3d"}},
+	{name: "report-alerts", typ: reflect.TypeFor[analyze.AlertReport](), args: []string{"report", "alerts", "--since", "3d"}},
+	{name: "report-anomalies", typ: reflect.TypeFor[analyze.AnomalyReport](), args: []string{"report", "anomalies", "--since", "3d"}},
+	{name: "api-overview", typ: reflect.TypeFor[httpapi.OverviewResponse](), goldens: []string{"api-overview"}},
+	{name: "api-gpus", typ: reflect.TypeFor[httpapi.GPUsResponse](), goldens: []string{"api-gpus-namespace"}},
+	{name: "api-utilization", typ: reflect.TypeFor[httpapi.HeatmapResponse](), goldens: []string{"api-utilization-host"}},
+	{name: "api-costs", typ: reflect.TypeFor[httpapi.CostsResponse](), goldens: []string{"api-costs-team", "api-allocations-namespace-serving"}},
+	{name: "api-idle", typ: reflect.TypeFor[httpapi.IdleResponse](), goldens: []string{"api-idle"}},
+	{name: "api-alerts", typ: reflect.TypeFor[httpapi.AlertsResponse](), goldens: []string{"api-alerts"}},
+	{name: "api-recommendations", typ: reflect.TypeFor[httpapi.RecommendationsResponse](), goldens: []string{"api-recommendations"}},
+	{name: "api-budgets", typ: reflect.TypeFor[httpapi.BudgetsResponse](), goldens: []string{"api-budgets"}},
+	{name: "api-jobs", typ: reflect.TypeFor[httpapi.JobsResponse](), goldens: []string{"api-jobs"}},
+	{name: "api-queues", typ: reflect.TypeFor[httpapi.QueuesResponse](), goldens: []string{"api-queues"}},
+}
+
+// schemaJSON is the schema file's text.
+func schemaJSON(t *testing.T, name string, typ reflect.Type) []byte {
+	t.Helper()
+	b, err := json.MarshalIndent(jsonschema.For("gpucost "+strings.ReplaceAll(name, "-", " "), typ), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}
+
+// loadSchema reads a checked-in schema.
+func loadSchema(t *testing.T, name string) jsonschema.Schema {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(schemaDir, name+".json"))
+	if err != nil {
+		t.Fatalf("%v: go test ./cmd/gpucost -run TestSchemas -update writes it", err)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("%s.json: %v", name, err)
+	}
+	return s
+}
+
+// TestSchemasUpToDate: the checked-in schemas are what the Go types give now, and the API
+// golden files validate against theirs.
+func TestSchemasUpToDate(t *testing.T) {
+	for _, o := range outputSchemas {
+		want := schemaJSON(t, o.name, o.typ)
+		path := filepath.Join(schemaDir, o.name+".json")
+		if *update {
+			if err := os.MkdirAll(schemaDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s is not what %v gives (%v): go test ./cmd/gpucost -run TestSchemas -update", path, o.typ, err)
+			continue
+		}
+		s := loadSchema(t, o.name)
+		for _, g := range o.goldens {
+			b, err := os.ReadFile(filepath.Join("testdata", g+".golden.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAgainstSchema(t, g+".golden.json", o.name, s, b)
+		}
+	}
+}
+
+// checkSchemaOutputs runs the commands of outputSchemas on the store in dir and validates
+// their --output json against the checked-in schemas.
+func checkSchemaOutputs(t *testing.T, dir string) {
+	for _, o := range outputSchemas {
+		if o.args == nil {
+			continue
+		}
+		code, out, errOut := runCLI(t, dir, append(o.args, "--output", "json")...)
+		if code != exitOK {
+			t.Fatalf("gpucost %s --output json: exit %d, stderr %s", strings.Join(o.args, " "), code, errOut)
+		}
+		checkAgainstSchema(t, "gpucost "+strings.Join(o.args, " "), o.name, loadSchema(t, o.name), []byte(out))
+	}
+}
+
+func checkAgainstSchema(t *testing.T, what, name string, s jsonschema.Schema, b []byte) {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	errs := jsonschema.Validate(s, v)
+	for i, err := range errs {
+		if i == 10 {
+			t.Errorf("%s: … and %d more", what, len(errs)-i)
+			break
+		}
+		t.Errorf("%s against docs/schema/%s.json: %v", what, name, err)
+	}
+}

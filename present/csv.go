@@ -1,0 +1,178 @@
+package present
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Data columns: CSV and JSON rows carry plain numbers, the unit in the key
+// (docs/architecture.md "Output conventions"). A table's cells are what people read, "$599.36",
+// "79.0%", "0.0 GiB"; dataColumns reads each column back into plain numbers when every cell
+// of it is a number in one unit, so the table, the CSV and the JSON rows render from the same
+// cells and no builder formats a figure twice.
+
+// unitForm is how a unit shows on a cell: a prefix or a suffix around the number.
+type unitForm struct{ prefix, suffix, unit string }
+
+// unitForms are the units cells show, tried in order.
+var unitForms = []unitForm{
+	{"$", "", "usd"}, {"", "%", "pct"}, {"", " GiB", "gib"}, {"", " GB", "gb"}, {"", " MiB", "mib"},
+	{"", " W", "w"}, {"", " °C", "c"}, {"", " TFLOPS", "tflops"},
+}
+
+var (
+	plainNumber  = regexp.MustCompile(`^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$`)
+	currencyCell = regexp.MustCompile(`^([A-Z]{3}) (.+)$`)
+	camelWord    = regexp.MustCompile(`([a-z])([A-Z])`)
+	perGPUHour   = regexp.MustCompile(`/(\w+ )?GPU-h\b`)
+	gpuHours     = regexp.MustCompile(`GPU-h\b`)
+	endHours     = regexp.MustCompile(` h$`)
+)
+
+// missingCell reports whether c stands for no value.
+func missingCell(c string) bool { return c == "" || c == "–" || c == "-" || c == "—" }
+
+// cellNumber reads a cell such as "$1,234.50", "-$3.00", "79.0%", "EUR 2.000" or "12" as a
+// plain number and its unit ("" for a bare number).
+func cellNumber(c string) (num, unit string, ok bool) {
+	c = strings.TrimSpace(c)
+	sign := ""
+	if rest, found := strings.CutPrefix(c, "−"); found {
+		sign, c = "-", rest
+	} else if strings.HasPrefix(c, "-") && len(c) > 1 && !plainNumber.MatchString(c) {
+		sign, c = "-", c[1:]
+	}
+	if m := currencyCell.FindStringSubmatch(c); m != nil && plainNumber.MatchString(m[2]) {
+		return sign + strings.ReplaceAll(m[2], ",", ""), strings.ToLower(m[1]), true
+	}
+	for _, f := range unitForms {
+		v, ok := strings.CutPrefix(c, f.prefix)
+		if !ok {
+			continue
+		}
+		if v, ok = strings.CutSuffix(v, f.suffix); ok && plainNumber.MatchString(v) {
+			return sign + strings.ReplaceAll(v, ",", ""), f.unit, true
+		}
+	}
+	if plainNumber.MatchString(c) {
+		return sign + strings.ReplaceAll(c, ",", ""), "", true
+	}
+	return "", "", false
+}
+
+// dataColumn is one column as CSV and JSON rows carry it.
+type dataColumn struct {
+	key     string   // snake_case, the unit last: "cost_usd", "util_pct", "gpu_hours"
+	numeric bool     // every cell is a number in unit, or missing
+	unit    string   // "usd", "pct", …; "" for bare numbers and text
+	cells   []string // plain numbers ("" when missing) when numeric, else the cells as shown
+}
+
+// dataColumns returns t's columns, less TableOnly, with numeric columns read into plain
+// numbers. t.Units, where set, names a column's unit its cells do not show.
+func dataColumns(t Table) []dataColumn {
+	var cols []dataColumn
+	for j, title := range t.Columns {
+		if slices.Contains(t.TableOnly, j) {
+			continue
+		}
+		col := dataColumn{cells: make([]string, len(t.Rows))}
+		nums, seen, numeric, unit := make([]string, len(t.Rows)), 0, true, ""
+		for i, row := range t.Rows {
+			c := ""
+			if j < len(row) {
+				c = row[j]
+			}
+			col.cells[i] = c
+			if missingCell(c) || !numeric {
+				continue
+			}
+			n, u, ok := cellNumber(c)
+			if !ok || seen > 0 && u != unit {
+				numeric = false
+				continue
+			}
+			nums[i], unit = n, u
+			seen++
+		}
+		col.numeric = numeric && seen > 0
+		if col.numeric {
+			col.cells, col.unit = nums, unit
+		}
+		if j < len(t.Units) && t.Units[j] != "" {
+			col.unit = t.Units[j]
+		}
+		col.key = dataKey(title, col.unit)
+		cols = append(cols, col)
+	}
+	return cols
+}
+
+// dataKey turns a column title and its cells' unit into a CSV header and JSON row key:
+// "Cost" in dollars is "cost_usd", "Util" in percent "util_pct", "$/used GPU-h" is
+// "usd_per_used_gpu_hours", "VRAM peak" in GiB "vram_peak_gib".
+func dataKey(title, unit string) string {
+	s := camelWord.ReplaceAllString(title, "$1 $2") // FOCUS's "BilledCost" is billed_cost
+	s = perGPUHour.ReplaceAllString(s, "/${1}GPU hour")
+	s = endHours.ReplaceAllString(gpuHours.ReplaceAllString(s, "GPU hours"), " hours")
+	s = strings.NewReplacer("$/", " usd per ", "$", " usd ", "%", " pct ", "/", " per ", "#", " number ").Replace(s)
+	key := JSONKey(s)
+	if unit != "" && !slices.Contains(strings.Split(key, "_"), unit) {
+		key += "_" + unit
+	}
+	return key
+}
+
+// writeCSV writes t's data columns: a header of keys, then plain numbers and text.
+func writeCSV(out io.Writer, t Table) error {
+	cols := dataColumns(t)
+	w := csv.NewWriter(out)
+	rec := make([]string, len(cols))
+	for j, c := range cols {
+		rec[j] = c.key
+	}
+	w.Write(rec)
+	for i := range t.Rows {
+		for j, c := range cols {
+			rec[j] = c.cells[i]
+		}
+		w.Write(rec)
+	}
+	w.Flush()
+	return w.Error()
+}
+
+// jsonRows returns t's rows as objects keyed by their data columns' keys: numbers as JSON
+// numbers, amounts of money as exact decimal strings, missing values as null.
+func jsonRows(t Table) []map[string]any {
+	cols := dataColumns(t)
+	rows := make([]map[string]any, len(t.Rows))
+	for i := range t.Rows {
+		m := make(map[string]any, len(cols))
+		for _, c := range cols {
+			v := c.cells[i]
+			switch {
+			case !c.numeric:
+				m[c.key] = v
+			case v == "":
+				m[c.key] = nil
+			case isCurrency(c.unit):
+				m[c.key] = v
+			default:
+				m[c.key] = json.Number(v)
+			}
+		}
+		rows[i] = m
+	}
+	return rows
+}
+
+// isCurrency reports whether unit is a currency code, lower-case ("usd", "eur"), and not one
+// of the three-letter units of unitForms: money goes to JSON as a decimal string.
+func isCurrency(unit string) bool {
+	return len(unit) == 3 && !slices.Contains([]string{"gib", "mib", "pct"}, unit)
+}

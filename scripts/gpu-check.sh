@@ -113,7 +113,7 @@ if want nvml || want nvidia-smi; then
 			result "$src" FAIL "report utilization over the agent's store failed: $(tail -1 "$work/report-$src.log")"
 			continue
 		fi
-		got=$(json "$out" "next((round(g['UtilMean'], 2), round(g['MemPeakMiB'])) for g in d['Groups'] if g['Key'] == '$uuid')" 2>/dev/null)
+		got=$(json "$out" "next((round(g['util_mean'], 2), round(g['mem_peak_mib'])) for g in d['groups'] if g['key'] == '$uuid')" 2>/dev/null)
 		if [ -z "$got" ] || [ "$got" = None ]; then
 			result "$src" FAIL "no samples of $uuid in the agent's store (see $work/agent-$src.log)"
 			continue

@@ -51,7 +51,7 @@ func Idle(rep IdleReport, limit int) Table {
 			patterns[p.Series.Key()]})
 	}
 	if n := len(z.Periods) - len(periods); n > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("%d shorter periods not listed (--limit 0 lists all).", n))
+		t.Notes = append(t.Notes, fmt.Sprintf("Showing %d of %d periods, the longest; --limit 0 for all.", len(periods), len(z.Periods)))
 	}
 	t.Notes = append(t.Notes, "Idle is GPU-hours − used GPU-hours (held time × utilisation); a zero-util period is a run of minutes below the store's idle threshold, a different measure.")
 	t.Notes = append(t.Notes, rep.Notes...)

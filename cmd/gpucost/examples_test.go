@@ -303,3 +303,34 @@ func TestCatalogImportProviderFromRows(t *testing.T) {
 		t.Errorf("catalog import --format skypilot vms.csv: exit %d, want lambda offers\n%s%s", code, out, errOut)
 	}
 }
+
+// TestNothingSilent checks that what a user asked is not changed without a word: an
+// out-of-range --min is refused naming the range, a cut list says so, plan commit's columns
+// carry units, and serving plans without a price say why their money column is blank.
+func TestNothingSilent(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"report", "idle", "--min", "0s"}, {"report", "idle", "--limit", "-1"}} {
+		code, _, errOut := runCLI(t, dir, args...)
+		if code != exitInvalid || !strings.Contains(errOut, "give ") {
+			t.Errorf("%s: exit %d, %q; want exit %d naming the range", strings.Join(args, " "), code, errOut, exitInvalid)
+		}
+	}
+	profile, err := filepath.Abs("../../plan/testdata/latency_profile.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, dir, "plan", "batching", "--rate", "300", "--batch-profile", profile, "--slo", "p99=200ms")
+	if code != exitOK || !strings.Contains(out, "No price: the $/h column is blank because neither --gpu nor --price was given") {
+		t.Errorf("plan batching without --gpu: exit %d; want a note on the blank $/h\n%s%s", code, out, errOut)
+	}
+	if trace, err := filepath.Abs("../../../shared/datasets/azure/AzureLLMInferenceTrace_code.csv"); err == nil && fileExists(trace) {
+		code, out, errOut := runCLI(t, dir, "plan", "autoscale", "--trace", trace, "--service-time", "1s", "--slo", "p99=5s")
+		if code != exitOK || !strings.Contains(out, "No price: the Cost column is blank") || strings.Contains(out, "$0.00") {
+			t.Errorf("plan autoscale without --gpu: exit %d; want a blank Cost column and a note\n%s%s", code, out, errOut)
+		}
+	}
+	code, out, errOut = runCLI(t, dir, "plan", "batching", "--rate", "300", "--batch-profile", profile, "--slo", "p99=200ms", "--gpu", "T4")
+	if code != exitOK || strings.Contains(out, "No price") {
+		t.Errorf("plan batching --gpu T4: exit %d; want no no-price note\n%s%s", code, out, errOut)
+	}
+}

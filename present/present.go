@@ -28,6 +28,10 @@ type Table struct {
 	Right []int
 	// TableOnly lists the columns only people read, such as sparklines, left out of CSV.
 	TableOnly []int
+	// Priority ranks the columns for a narrow terminal: the lowest (0 where unset) are left
+	// out first (width.go). Width is the terminal's, 0 for no limit.
+	Priority []int
+	Width    int
 }
 
 // Formats are the values --output takes.
@@ -96,6 +100,7 @@ func JSONKey(col string) string {
 }
 
 func writeTable(w io.Writer, t Table) {
+	t = fitWidth(t)
 	if t.Title != "" {
 		fmt.Fprintln(w, t.Title)
 	}

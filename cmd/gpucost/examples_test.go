@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 )
@@ -332,5 +333,40 @@ func TestNothingSilent(t *testing.T) {
 	code, out, errOut = runCLI(t, dir, "plan", "batching", "--rate", "300", "--batch-profile", profile, "--slo", "p99=200ms", "--gpu", "T4")
 	if code != exitOK || strings.Contains(out, "No price") {
 		t.Errorf("plan batching --gpu T4: exit %d; want no no-price note\n%s%s", code, out, errOut)
+	}
+}
+
+// TestTablesFitColumns prints report alerts on the demo fleet at $COLUMNS 80 and 200: every
+// table line fits and a note names the columns left out; --wide prints them all.
+func TestTablesFitColumns(t *testing.T) {
+	dir := loadDemo(t)
+	runCols := func(cols string, args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+			getenv: func(k string) string {
+				if k == "COLUMNS" {
+					return cols
+				}
+				return ""
+			},
+			now: func() time.Time { return time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC) }}
+		code := run(context.Background(), append([]string{"--db", filepath.Join(dir, "gpucost.db"), "report", "alerts", "--since", "7d"}, args...), e)
+		return code, out.String() + errb.String()
+	}
+	for _, width := range []int{80, 200} {
+		code, out := runCols(fmt.Sprint(width))
+		if code != exitOK || !strings.Contains(out, fmt.Sprintf("Columns left out to fit %d characters", width)) || !strings.Contains(out, "--wide shows all") {
+			t.Errorf("COLUMNS=%d report alerts: exit %d; want a note naming the columns left out\n%s", width, code, out)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if strings.ContainsRune(line, '│') && utf8.RuneCountInString(line) > width {
+				t.Errorf("COLUMNS=%d report alerts: a line of %d characters: %s", width, utf8.RuneCountInString(line), line)
+				break
+			}
+		}
+	}
+	code, out := runCols("80", "--wide")
+	if code != exitOK || strings.Contains(out, "Columns left out") || !strings.Contains(out, "LABELS") {
+		t.Errorf("COLUMNS=80 report alerts --wide: exit %d; want every column\n%s", code, out)
 	}
 }

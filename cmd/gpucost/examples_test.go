@@ -213,8 +213,21 @@ func exampleFixtures(t *testing.T) map[string][]byte {
 		"bert.csv":                        "../../plan/testdata/latency_profile.csv",
 		"openb_pod_list_default.csv":      shared + "alibaba/gpu-v2023/csv/openb_pod_list_default.csv",
 		"pods.csv":                        shared + "alibaba/gpu-v2023/csv/openb_pod_list_default.csv",
+		"smi.csv":                         "../../telemetry/nvidiasmi/testdata/a100-8gpu/query-gpu.csv",
+	}
+	var rates, hourly strings.Builder // a day of request rates a minute; 30 days of usage an hour, busier 9–18
+	rates.WriteString("timestamp,rate\n")
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for m := range 24 * 60 {
+		fmt.Fprintf(&rates, "%s,%d\n", start.Add(time.Duration(m)*time.Minute).Format(time.RFC3339), 20+m%360/6)
+	}
+	hourly.WriteString("hour,usage\n")
+	for h := range 24 * 30 {
+		fmt.Fprintf(&hourly, "%d,%d\n", h, 40+20*min(1, max(0, (h%24-8)*(18-h%24))))
 	}
 	files := map[string][]byte{
+		"rates.csv":   []byte(rates.String()),
+		"hourly.csv":  []byte(hourly.String()),
 		"serving.csv": []byte("name,memory_gb,compute_share\nchat-a,18,0.3\nchat-b,18,0.3\nembed,8,0.1\nrerank,9,0.12\nsummar,35,0.4\nvision,30,0.45\n"),
 	}
 	for name, src := range from {
@@ -260,21 +273,20 @@ var skippedExamples = []struct {
 	{"gpucost import inventory", 0, "needs the user's inventory"},
 	{"gpucost import telemetry --format dcgm --at", 0, "needs the user's scrape"},
 	{"gpucost import telemetry --format dcgm --price", 0, "needs the user's scrape"},
-	{"gpucost import telemetry --format nvidia-smi", 0, "needs the user's nvidia-smi output (TestImportSMI* run the formats)"},
 	{"gpucost import telemetry --format csv", 0, "needs the user's trace (TestImportTelemetryCSVHelpExample runs its help example)"},
 	{"gpucost import remove 12", 0, "names an import of the user's store"},
 	{"gpucost bills remove 12", 0, "names an import of the user's store"},
 	{"gpucost enforce undo", 0, "acts on AWS or Kubernetes"},
 	{"gpucost enforce --policies policies.yaml --budgets budgets.yaml --aws-region", 0, "reads AWS"},
 	{"gpucost estimate job.yaml --budgets budgets.yaml --policies", 0, "reads AWS"},
+	{"gpucost import telemetry --format nvidia-smi --gpu", 0, "needs the user's one-GPU nvidia-smi output"},
+	{"gpucost import telemetry --format nvidia-smi-", 0, "needs the user's nvidia-smi -q -x or pmon output (TestImportSMI* run the formats)"},
 	{"gpucost estimate endpoint.yaml", 0, "needs the user's endpoint file"},
 	{"gpucost budget check", 0, "sends alerts to the targets"},
 	{"gpucost report kpi --by namespace --requests-prometheus", 0, "needs Prometheus"},
 	{"gpucost report kpi --by namespace --tokens-prometheus", 0, "needs Prometheus"},
 	{"gpucost report kpi --db demo.db --by namespace --requests requests.csv", 0, "needs the user's request counts"},
 	{"gpucost report kpi --by namespace --requests requests.csv", 0, "needs the user's request counts"},
-	{"gpucost plan autoscale --trace rates.csv", 0, "needs the user's rate trace"},
-	{"gpucost plan commit --usage hourly.csv", 0, "needs the user's usage file"},
 	{"gpucost recommend --serving serving.yaml", 0, "needs the user's serving pools"},
 	{"gpucost recommend --db demo.db --serving demo-serving.yaml", 0, "needs the serving file the 30-day demo writes"},
 	{"gpucost recommend applied --remove", 0, "names a recorded step of the user's store"},

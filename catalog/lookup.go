@@ -86,7 +86,9 @@ func ReadImports(paths []string, provider string, asOf time.Time) ([]*Import, er
 		if p == "" {
 			var ok bool
 			if p, ok = ProviderFromName(path); !ok {
-				return nil, gpucost.Errorf(gpucost.EInvalid, "%s: cannot tell the provider from the file name; say --provider aws|gcp|lambda|nebius|…", path)
+				if p, ok = providerFromFile(path); !ok {
+					return nil, gpucost.Errorf(gpucost.EInvalid, "%s: cannot tell the provider from the file name or its rows; say --provider aws|gcp|lambda|nebius|…", path)
+				}
 			}
 		}
 		f, err := os.Open(path)

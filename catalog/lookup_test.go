@@ -116,7 +116,14 @@ func TestReadImports(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	unknown := filepath.Join(dir, "unknown.csv")
+	if err := os.WriteFile(unknown, []byte("InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,SpotPrice\nbox-1,H100,1,8,64,2.5,somewhere,,\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	asOf := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
+	if ims, err := ReadImports([]string{anon}, "", asOf); err != nil || ims[0].Provider != "gcp" {
+		t.Errorf("ReadImports(prices.csv) = %+v, %v; want GCP told by the rows", ims, err)
+	}
 	ims, err := ReadImports([]string{named}, "", asOf)
 	if err != nil || len(ims) != 1 || ims[0].Provider != "gcp" || len(ims[0].Offers) == 0 {
 		t.Fatalf("ReadImports(gcp_vms.csv) = %+v, %v", ims, err)
@@ -134,7 +141,7 @@ func TestReadImports(t *testing.T) {
 		paths []string
 		want  string
 	}{
-		{"no provider", []string{named, anon}, "prices.csv: cannot tell the provider from the file name; say --provider"},
+		{"no provider", []string{named, unknown}, "unknown.csv: cannot tell the provider from the file name or its rows; say --provider"},
 		{"missing", []string{filepath.Join(dir, "aws_vms.csv")}, "import " + filepath.Join(dir, "aws_vms.csv") + ": open"},
 	} {
 		if _, err := ReadImports(tc.paths, "", asOf); err == nil || gpucost.ErrorCode(err) != gpucost.EInvalid || !strings.Contains(err.Error(), tc.want) {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -471,4 +473,76 @@ func ProviderFromName(path string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// rowSigns tell a provider from a vms.csv row: its instance type's shape, else its region's.
+var rowSigns = []struct {
+	provider         string
+	instance, region *regexp.Regexp
+}{
+	{"azure", regexp.MustCompile(`^Standard_`), nil},
+	{"lambda", regexp.MustCompile(`^(gpu|cpu)_\d+x_`), nil},
+	{"nebius", regexp.MustCompile(`^(gpu|cpu)-[a-z0-9]+(-[a-z0-9]+)*_\d+(gpu|vcpu)-`), nil},
+	{"gcp", regexp.MustCompile(`^(a2|a3|a4|g2|n1|n2|n2d|e2|c2|c3|ct\d\w*)-[a-z]+(-\d+[a-z]*)?`), regexp.MustCompile(`^[a-z]+-[a-z]+\d+$`)},
+	{"aws", regexp.MustCompile(`^[a-z][a-z0-9-]*\.(\d*x?large|metal|medium|small|micro|nano)`), regexp.MustCompile(`^[a-z]{2}(-gov)?-[a-z]+-\d+$`)},
+}
+
+// ProviderFromRows tells a SkyPilot vms.csv file's provider from its rows, for a file whose name
+// names none: Azure sizes start Standard_, Lambda's are gpu_1x_a10, Nebius's gpu-h100-sxm_8gpu-…,
+// GCP's a2-highgpu-1g in regions like us-central1, AWS's p5.48xlarge in regions like us-east-1.
+// It reads at most 200 rows and returns false unless they all point to one provider.
+func ProviderFromRows(r io.Reader) (string, bool) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err != nil {
+		return "", false
+	}
+	inst, reg := slices.Index(header, "InstanceType"), slices.Index(header, "Region")
+	if inst < 0 {
+		return "", false
+	}
+	found := ""
+	for n := 0; n < 200; n++ {
+		rec, err := cr.Read()
+		if err != nil {
+			break
+		}
+		if inst >= len(rec) {
+			continue
+		}
+		region := ""
+		if reg >= 0 && reg < len(rec) {
+			region = rec[reg]
+		}
+		p := providerOfRow(rec[inst], region)
+		switch {
+		case p == "":
+			continue
+		case found != "" && p != found:
+			return "", false
+		}
+		found = p
+	}
+	return found, found != ""
+}
+
+// providerOfRow returns the provider whose signs instance (and region, where it has one) bear.
+func providerOfRow(instance, region string) string {
+	for _, s := range rowSigns {
+		if s.instance.MatchString(instance) && (s.region == nil || region == "" || s.region.MatchString(region)) {
+			return s.provider
+		}
+	}
+	return ""
+}
+
+// providerFromFile is ProviderFromRows on the file at path; false when it cannot be read.
+func providerFromFile(path string) (string, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	return ProviderFromRows(f)
 }

@@ -341,3 +341,36 @@ func checkOffer(t *testing.T, o gpucost.Offer) {
 		t.Fatalf("offer %+v: a price is present but not positive, or absent but set", o)
 	}
 }
+
+// TestProviderFromRows tells each provider's vms.csv from its rows, and refuses rows that name
+// none or mix two.
+func TestProviderFromRows(t *testing.T) {
+	const header = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,SpotPrice\n"
+	for _, tc := range []struct {
+		name, rows, want string
+	}{
+		{"aws", "p5.48xlarge,H100,8,192,2048,55.04,us-east-1,,\ng5.xlarge,A10G,1,4,16,1.0,eu-west-1,,\n", "aws"},
+		{"gcp", "a2-highgpu-1g,A100,1,12,85,3.67,us-central1,,\n", "gcp"},
+		{"lambda", "cpu_4x_general,,,4,16,0.2,us-east-1,,\ngpu_1x_h100_pcie,H100,1,26,200,2.49,us-east-1,,\n", "lambda"},
+		{"nebius", "cpu-d3_4vcpu-16gb,,0,4,16,0.0992,eu-north1,,\ngpu-h100-sxm_8gpu-128vcpu-1600gb,H100,8,128,1600,23.6,eu-north1,,\n", "nebius"},
+		{"azure", "Standard_NC24ads_A100_v4,A100,1,24,220,3.67,eastus,,\n", "azure"},
+		{"mixed", "p5.48xlarge,H100,8,192,2048,55.04,us-east-1,,\na2-highgpu-1g,A100,1,12,85,3.67,us-central1,,\n", ""},
+		{"unknown", "box-1,H100,1,8,64,2.5,somewhere,,\n", ""},
+	} {
+		got, ok := ProviderFromRows(strings.NewReader(header + tc.rows))
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("ProviderFromRows(%s) = %q, %v; want %q", tc.name, got, ok, tc.want)
+		}
+	}
+	for file, want := range map[string]string{"aws_vms_gpu.csv": "aws", "gcp_vms_gpu.csv": "gcp", "lambda_vms.csv": "lambda", "nebius_vms.csv": "nebius"} {
+		f, err := os.Open(filepath.Join("..", "..", "shared", "datasets", "catalog", file))
+		if err != nil {
+			t.Skipf("the shared datasets are not beside the repository: %v", err)
+		}
+		got, _ := ProviderFromRows(f)
+		f.Close()
+		if got != want {
+			t.Errorf("ProviderFromRows(%s) = %q, want %q", file, got, want)
+		}
+	}
+}

@@ -185,6 +185,7 @@ func Instance(in InstanceInput, offers []gpucost.Offer, spec SpecFunc) (Instance
 	}
 	r.Notes = instanceNotes(in, r)
 	if in.Limit > 0 && len(r.Options) > in.Limit {
+		r.Notes = append(r.Notes, fmt.Sprintf("Showing %d of %d options that hold it; --limit 0 for all.", in.Limit, len(r.Options)))
 		r.Options = r.Options[:in.Limit]
 	}
 	return r, nil

@@ -7,6 +7,9 @@ import (
 	"github.com/gpucost/gpucost/plan"
 )
 
+// commitUnitNote says what plan commit's units are.
+const commitUnitNote = "A unit is one GPU with --from-store (GPU-hours per hour), one unit of the usage column with --usage."
+
 // Commit is plan commit's table: the hindsight-optimal commitment's figures, one a row.
 func Commit(c plan.CommitResult) Table {
 	r := Table{
@@ -40,7 +43,7 @@ func Commit(c plan.CommitResult) Table {
 func Backtest(res plan.BacktestResult, lookback, period time.Duration, discount float64) Table {
 	r := Table{
 		Title:   fmt.Sprintf("Back-test: buy on the last %s, score the next %s, discount %.0f%%", lookback, period, 100*discount),
-		Columns: []string{"From hour", "Bought", "Optimal", "Saving", "Optimal saving", "Captured", "Utilisation"},
+		Columns: []string{"From hour", "Bought units/h", "Optimal units/h", "Saving $", "Optimal saving $", "Captured", "Utilisation"},
 		Right:   []int{0, 1, 2, 3, 4, 5, 6},
 		JSON:    res,
 	}
@@ -50,6 +53,7 @@ func Backtest(res plan.BacktestResult, lookback, period time.Duration, discount 
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("Over %d scored hours: saved %s of a hindsight-optimal %s (%.1f%%; worst window %.1f%%).",
 		res.ScoredHours, res.Saving.Dollars(), res.OptimalSaving.Dollars(), 100*res.Captured, 100*res.WorstCaptured))
+	r.Notes = append(r.Notes, commitUnitNote)
 	return r
 }
 
@@ -58,7 +62,7 @@ func Layers(res plan.LayerResult) Table {
 	r := Table{
 		Title: fmt.Sprintf("Layered commitments over %d hours: %s instead of %s on-demand (%s saved, %.1f%%)",
 			res.Hours, res.PlanCost.Dollars(), res.OnDemandCost.Dollars(), res.Saving.Dollars(), res.SavingPercent),
-		Columns: []string{"Instrument", "Discount", "From units", "Units", "Cost", "Utilisation"},
+		Columns: []string{"Instrument", "Discount", "From units/h", "Units/h", "Cost", "Utilisation"},
 		Right:   []int{1, 2, 3, 4, 5},
 		JSON:    res,
 	}
@@ -68,6 +72,7 @@ func Layers(res plan.LayerResult) Table {
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("On-demand above the layers: %s. The best single instrument, %s, would cost %s: the mix saves %s more.",
 		res.OverflowCost.Dollars(), res.BestSingle, res.BestSingleCost.Dollars(), res.SavingVsBestOnly.Dollars()))
+	r.Notes = append(r.Notes, commitUnitNote)
 	return r
 }
 

@@ -30,6 +30,10 @@ type Table struct {
 	// Units names, by column, the unit of a column whose cells do not show it ("gb" for a
 	// VRAM column of bare numbers); CSV headers and JSON row keys end with it (csv.go).
 	Units []string
+	// Priority ranks the columns for a narrow terminal: the lowest (0 where unset) are left
+	// out first (width.go). Width is the terminal's, 0 for no limit.
+	Priority []int
+	Width    int
 }
 
 // Formats are the values --output takes.
@@ -84,6 +88,7 @@ func JSONKey(col string) string {
 }
 
 func writeTable(w io.Writer, t Table) {
+	t = fitWidth(t)
 	if t.Title != "" {
 		fmt.Fprintln(w, t.Title)
 	}

@@ -12,7 +12,9 @@ func Alerts(rep analyze.AlertReport, state string) Table {
 	t := Table{
 		Title:   fmt.Sprintf("Alerts over %d minute rollups of %d series", rep.Minutes, rep.Series),
 		Columns: []string{"State", "Severity", "Rule", "GPU", "Host", "Labels", "Start", "End", "Duration", "Worst", "Evidence"},
-		JSON:    rep,
+		// On a narrow terminal the rule, host and evidence stay; labels and the end go first.
+		Priority: []int{7, 4, 10, 5, 9, 0, 6, 1, 3, 2, 8},
+		JSON:     rep,
 	}
 	for _, a := range rep.Alerts {
 		if state != "all" && string(a.State) != state {

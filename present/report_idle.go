@@ -32,8 +32,10 @@ func Idle(rep IdleReport, limit int) Table {
 		Title: fmt.Sprintf("Idle GPU time: %s.\nZero-util periods of at least %s: %d, %.1f GPU-hours, %s",
 			strings.Join(head, "; "), z.MinIdle, len(z.Periods), z.GPUHours, z.Cost.Dollars()),
 		Columns: []string{"GPU", "Host", "Model", "Labels", "Start", "End", "Duration", "GPU-h", "Cost", "Daily pattern"},
-		Right:   []int{6, 7, 8},
-		JSON:    rep,
+		// On a narrow terminal the host, start, duration and cost stay.
+		Priority: []int{0, 8, 5, 0, 6, 2, 9, 4, 10, 3},
+		Right:    []int{6, 7, 8},
+		JSON:     rep,
 	}
 	patterns := map[string]string{}
 	for _, p := range z.Patterns {
@@ -51,7 +53,7 @@ func Idle(rep IdleReport, limit int) Table {
 			patterns[p.Series.Key()]})
 	}
 	if n := len(z.Periods) - len(periods); n > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("%d shorter periods not listed (--limit 0 lists all).", n))
+		t.Notes = append(t.Notes, fmt.Sprintf("Showing %d of %d periods, the longest; --limit 0 for all.", len(periods), len(z.Periods)))
 	}
 	t.Notes = append(t.Notes, "Idle is GPU-hours − used GPU-hours (held time × utilisation); a zero-util period is a run of minutes below the store's idle threshold, a different measure.")
 	t.Notes = append(t.Notes, rep.Notes...)

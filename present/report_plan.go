@@ -33,7 +33,8 @@ func PlanHeadline(p recommend.Plan) string {
 // under each step the alternatives it was chosen over, folded into "instead of" lines. Each
 // step's evidence, risk and what it needs from people are in the notes.
 func RecommendPlan(p recommend.Plan) Table {
-	t := Table{Title: PlanHeadline(p), Columns: planColumns, Right: []int{0, 4, 5, 6}, JSON: p}
+	t := Table{Title: PlanHeadline(p), Columns: planColumns, Right: []int{0, 4, 5, 6}, JSON: p,
+		Priority: []int{0, 5, 2, 9, 3, 4, 10, 1}} // narrow: the action and its saving stay
 	n := 0
 	for _, g := range p.Groups {
 		if len(g.Steps) == 0 && len(g.NotChosen) == 0 {

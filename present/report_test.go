@@ -174,7 +174,7 @@ func TestIdle(t *testing.T) {
 	if len(got.Rows) != 2 || got.Rows[0][0] != "GPU-a" || got.Rows[0][5] != "2026-03-01 22:00 (still idle)" || got.Rows[1][7] != "2.00" {
 		t.Errorf("Idle rows = %q; want GPU-a still idle, then GPU-b with 2.00 GPU-hours", got.Rows)
 	}
-	if got.Notes[0] != "1 shorter periods not listed (--limit 0 lists all)." {
+	if got.Notes[0] != "Showing 2 of 3 periods, the longest; --limit 0 for all." {
 		t.Errorf("Idle first note = %q; want the one period left out", got.Notes[0])
 	}
 }

@@ -16,6 +16,8 @@ func Utilization(rep analyze.Report, by analyze.GroupBy, priceNotes []string) Ta
 		Title: fmt.Sprintf("GPU utilisation by %s, %s to %s", by, rep.From.Format("2006-01-02 15:04"), rep.To.Format("2006-01-02 15:04 MST")),
 		Columns: []string{by.String(), "GPUs", "GPU-h", "Util", "p50", "p95", "Max", "VRAM peak",
 			"Used GPU-h", "Idle GPU-h", "Idle %", "Idle cost", "Cost", "Price", "Zero-util h", "Daily util", "Verdict"},
+		// On a narrow terminal the mean utilisation, idle %, idle cost, cost and verdict stay.
+		Priority:  []int{0, 6, 5, 9, 2, 4, 1, 3, 4, 5, 8, 9, 10, 2, 1, 0, 7},
 		Right:     []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14},
 		TableOnly: []int{15},
 		JSON:      rep,

@@ -175,7 +175,8 @@ func TestCatalogImportReplacesBundledOffers(t *testing.T) {
 func TestCatalogImportBadInput(t *testing.T) {
 	dir := t.TempDir()
 	good := writeLambdaCopy(t, dir, "lambda_vms.csv", "0.61")
-	noName := writeLambdaCopy(t, dir, "prices.csv", "0.61")
+	noName := filepath.Join(dir, "prices.csv") // neither its name nor its rows tell the provider
+	os.WriteFile(noName, []byte("InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,SpotPrice\nbox-1,H100,1,8,64,2.5,somewhere,,\n"), 0o644)
 	badHeader := filepath.Join(dir, "aws_bad.csv")
 	os.WriteFile(badHeader, []byte("Name,Price\nx,1\n"), 0o644)
 	cpuOnly := filepath.Join(dir, "nebius_cpu.csv")

@@ -28,6 +28,7 @@ func (e *env) print(r result) error {
 	if err := e.validOutput(); err != nil {
 		return err
 	}
+	r.Width = e.tableWidth()
 	return present.Write(e.stdout, e.stderr, e.output, r)
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"slices"
 	"strconv"
 	"time"
 
@@ -89,6 +90,10 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 			out.Notes = append(out.Notes, sf.priceNotes(" on demand")...)
 			if af.rateNote != "" {
 				out.Notes = append(out.Notes, af.rateNote)
+			}
+			if note := sf.noPriceNote("the Cost column"); note != nil && af.spotPrice == "" {
+				blankColumn(out.Rows, slices.Index(out.Columns, "Cost"))
+				out.Notes = append(out.Notes, note...)
 			}
 			if af.chart != "" {
 				if err := present.AutoscaleChart(o, runs).WriteFile(af.chart); err != nil {

@@ -57,6 +57,7 @@ and --max-batch.`,
 			}
 			out := present.Batching(res)
 			out.Notes = append(out.Notes, sf.priceNotes("")...)
+			out.Notes = append(out.Notes, sf.noPriceNote("the $/h column")...)
 			return out, nil
 		}),
 	}

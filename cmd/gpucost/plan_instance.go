@@ -48,6 +48,6 @@ about 16 bytes × params plus activations (reference case R3), so that rule unde
 	f.Float64Var(&in.MFU, "mfu", 0, "model-FLOPs utilisation for training time (default 0.40)")
 	f.StringVar(&in.Provider, "provider", "", "only this provider's instances")
 	f.BoolVar(&in.Spot, "spot", false, "rank by spot price")
-	f.IntVar(&in.Limit, "limit", 10, "show at most this many options")
+	f.IntVar(&in.Limit, "limit", 10, "show at most this many options (0: all)")
 	return cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/gpucost/gpucost/analyze"
@@ -27,6 +28,9 @@ the same hours every day ("idle daily 19:00–08:00"), which are the ones to put
   gpucost report idle --min 4h --limit 50 --output csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkIdleFlags(minIdle, limit); err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			rc, err := f.open(ctx, e)
 			if err != nil {
@@ -43,7 +47,19 @@ the same hours every day ("idle daily 19:00–08:00"), which are the ones to put
 		},
 	}
 	f.register(cmd, "7d")
-	cmd.Flags().DurationVar(&minIdle, "min", analyze.DefaultMinIdle, "shortest idle period to list")
+	cmd.Flags().DurationVar(&minIdle, "min", analyze.DefaultMinIdle, "shortest idle period to list, 1m or more (the store counts idle time in whole minutes)")
 	cmd.Flags().IntVar(&limit, "limit", 20, "list at most this many periods (0: all)")
 	return cmd
+}
+
+// checkIdleFlags refuses what report idle would otherwise change silently: a --min below the
+// store's one-minute resolution and a negative --limit.
+func checkIdleFlags(minIdle time.Duration, limit int) error {
+	if minIdle < time.Minute {
+		return usageError{fmt.Errorf("--min %s: give 1m or more; the store counts idle time in whole minutes, so --min 1m lists every idle period", minIdle)}
+	}
+	if limit < 0 {
+		return usageError{fmt.Errorf("--limit %d: give 0 (all) or more", limit)}
+	}
+	return nil
 }

@@ -21,6 +21,7 @@ type env struct {
 
 	dbPath string // --db
 	output string // --output
+	wide   bool   // --wide
 }
 
 // Exit codes that scripts can rely on (internal/exitcode).
@@ -84,6 +85,7 @@ job (gpucost estimate --policies).`,
 	root.PersistentFlags().StringVar(&e.dbPath, "db", storeopen.DefaultPath(e.getenv),
 		"the store: a SQLite file, or a postgres:// URL shared by server replicas (default from $GPUCOST_DB, else a file in the user data directory)")
 	root.PersistentFlags().StringVarP(&e.output, "output", "o", "table", "output format: table, json or csv")
+	root.PersistentFlags().BoolVar(&e.wide, "wide", false, "print every column of a table whole, however wide the terminal ($COLUMNS or its size)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		newVersionCmd(e),

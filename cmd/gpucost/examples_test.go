@@ -1,0 +1,384 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+)
+
+// docExample is one gpucost command line that the README or a command's --help shows.
+type docExample struct {
+	where string // "README.md:12" or "gpucost report idle --help"
+	line  string // as written, comment and shell redirection included
+}
+
+// readmeExamples returns the gpucost lines of README.md's code blocks, and the command table's
+// backticked commands that name no placeholder (FILE, a|b, [optional], ...).
+func readmeExamples(t *testing.T) []docExample {
+	t.Helper()
+	f, err := os.Open("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var got []docExample
+	inCode := false
+	tick := regexp.MustCompile("`(gpucost [^`]+)`")
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode && strings.TrimPrefix(line, "```") == "sh" // plain blocks show output
+			continue
+		}
+		where := fmt.Sprintf("README.md:%d", n)
+		if inCode {
+			if cmd := exampleCommand(line); cmd != "" {
+				got = append(got, docExample{where, strings.TrimSpace(line)})
+			}
+			continue
+		}
+		if !strings.HasPrefix(line, "| `gpucost") {
+			continue
+		}
+		for _, m := range tick.FindAllStringSubmatch(line, -1) {
+			if !hasPlaceholder(m[1]) {
+				got = append(got, docExample{where, m[1]})
+			}
+		}
+	}
+	return got
+}
+
+// helpExamples returns every gpucost line of every command's Example text.
+func helpExamples(root *cobra.Command) []docExample {
+	var got []docExample
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, line := range strings.Split(strings.ReplaceAll(c.Example, "\\\n", ""), "\n") {
+			if exampleCommand(line) != "" {
+				got = append(got, docExample{c.CommandPath() + " --help", strings.TrimSpace(line)})
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	return got
+}
+
+// exampleCommand returns line's command without its comment, or "" when it runs no gpucost.
+func exampleCommand(line string) string {
+	line = strings.TrimSpace(line)
+	if i := strings.Index(line, " #"); i >= 0 {
+		line = strings.TrimSpace(line[:i])
+	}
+	for strings.Contains(strings.SplitN(line, " ", 2)[0], "=") { // GPUCOST_TOKEN=… gpucost agent
+		_, line, _ = strings.Cut(line, " ")
+	}
+	if !strings.HasPrefix(line, "gpucost ") {
+		return ""
+	}
+	return line
+}
+
+// hasPlaceholder reports whether a command table entry is a synopsis rather than a command.
+func hasPlaceholder(s string) bool {
+	if strings.ContainsAny(s, "|[…") || strings.Contains(s, "...") {
+		return true
+	}
+	for _, w := range strings.Fields(s) {
+		w, _, _ = strings.Cut(strings.Trim(w, ",.:"), ".") // FILE.csv
+		if len(w) > 1 && strings.ToUpper(w) == w && strings.IndexFunc(w, func(r rune) bool { return r >= 'A' && r <= 'Z' }) >= 0 && !strings.HasPrefix(w, "-") {
+			return true
+		}
+	}
+	return false
+}
+
+// runExample runs one example line in-process in the current directory, the store in $GPUCOST_DB
+// being demo.db; "a && b" runs b only when a exits 0, and "> FILE" writes FILE.
+func runExample(t *testing.T, line string) (int, string) {
+	t.Helper()
+	var all bytes.Buffer
+	for _, part := range strings.Split(exampleCommand(line), "&&") {
+		part = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(part), "&"))
+		redirect := ""
+		if i := strings.Index(part, " > "); i >= 0 {
+			part, redirect = part[:i], strings.TrimSpace(part[i+3:])
+		}
+		var args []string
+		for _, w := range shellWords(t, part) {
+			if m, _ := filepath.Glob(w); strings.Contains(w, "*") && len(m) > 0 {
+				args = append(args, m...)
+				continue
+			}
+			args = append(args, w)
+		}
+		var out, errb bytes.Buffer
+		e := &env{
+			stdin:  strings.NewReader(""),
+			stdout: &out,
+			stderr: &errb,
+			getenv: func(k string) string {
+				if k == "GPUCOST_DB" {
+					return "demo.db"
+				}
+				return ""
+			},
+			now: time.Now,
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		code := run(ctx, args[1:], e)
+		cancel()
+		if redirect != "" {
+			if err := os.WriteFile(redirect, out.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		all.WriteString(out.String() + errb.String())
+		if code != exitOK {
+			return code, all.String()
+		}
+	}
+	return exitOK, all.String()
+}
+
+func TestDocExamples(t *testing.T) {
+	readme := readmeExamples(t)
+	fixtures := exampleFixtures(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for name, data := range fixtures {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, out := runExample(t, "gpucost demo --days 3 --no-serve --db demo.db"); code != exitOK {
+		t.Fatalf("demo: exit %d\n%s", code, out)
+	}
+	ex := append(readme, helpExamples(newRootCmd(&env{getenv: func(string) string { return "" }, now: time.Now}))...)
+	ran := 0
+	for _, x := range ex {
+		skip, want := skipReason(x.line)
+		if skip != "" {
+			continue
+		}
+		ran++
+		if code, out := runExample(t, x.line); code != want {
+			t.Errorf("%s: %s\nexit %d, want %d:\n%s", x.where, x.line, code, want, out)
+		}
+	}
+	t.Logf("ran %d of the %d examples; skipped the rest (skippedExamples)", ran, len(ex))
+	if ran < 100 {
+		t.Errorf("ran %d examples of %d; want at least 100 (is the skip table too broad?)", ran, len(ex))
+	}
+}
+
+// exampleFixtures returns the files the examples name, by the name they use, read from the
+// repository's test data and the shared datasets; it skips the test when those are absent.
+func exampleFixtures(t *testing.T) map[string][]byte {
+	t.Helper()
+	const shared = "../../../shared/datasets/"
+	from := map[string]string{
+		"vms.csv":                         shared + "catalog/aws_vms_gpu.csv", // no provider in the name: told by the rows
+		"aws_vms.csv":                     shared + "catalog/aws_vms_gpu.csv",
+		"gcp_vms.csv":                     shared + "catalog/gcp_vms_gpu.csv",
+		"pricing.yml":                     "../../catalog/testdata/gcp_pricing_small.yml",
+		"scrapes/rafay_T4.prom":           shared + "dcgm/samples/rafay_T4.prom",
+		"scrapes/kops_aws_L4.prom":        shared + "dcgm/samples/kops_aws_L4.prom",
+		"focus-2026-10.csv":               shared + "focus/focus_sample.csv",
+		"budgets.yaml":                    "../../budget/testdata/budgets.yaml",
+		"job.yaml":                        "../../budget/testdata/job.yaml",
+		"policies.yaml":                   "../../enforce/testdata/policies.yaml",
+		"targets.yaml":                    "../../notify/testdata/targets.yaml",
+		"examples/policies/idle.yaml":     "../../examples/policies/idle.yaml",
+		"AzureLLMInferenceTrace_code.csv": shared + "azure/AzureLLMInferenceTrace_code.csv",
+		"profile.csv":                     "../../plan/testdata/latency_profile.csv",
+		"bert-t4.csv":                     "../../plan/testdata/latency_profile.csv",
+		"bert.csv":                        "../../plan/testdata/latency_profile.csv",
+		"openb_pod_list_default.csv":      shared + "alibaba/gpu-v2023/csv/openb_pod_list_default.csv",
+		"pods.csv":                        shared + "alibaba/gpu-v2023/csv/openb_pod_list_default.csv",
+		"smi.csv":                         "../../telemetry/nvidiasmi/testdata/a100-8gpu/query-gpu.csv",
+	}
+	var rates, hourly strings.Builder // a day of request rates a minute; 30 days of usage an hour, busier 9–18
+	rates.WriteString("timestamp,rate\n")
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for m := range 24 * 60 {
+		fmt.Fprintf(&rates, "%s,%d\n", start.Add(time.Duration(m)*time.Minute).Format(time.RFC3339), 20+m%360/6)
+	}
+	hourly.WriteString("hour,usage\n")
+	for h := range 24 * 30 {
+		fmt.Fprintf(&hourly, "%d,%d\n", h, 40+20*min(1, max(0, (h%24-8)*(18-h%24))))
+	}
+	files := map[string][]byte{
+		"rates.csv":   []byte(rates.String()),
+		"hourly.csv":  []byte(hourly.String()),
+		"serving.csv": []byte("name,memory_gb,compute_share\nchat-a,18,0.3\nchat-b,18,0.3\nembed,8,0.1\nrerank,9,0.12\nsummar,35,0.4\nvision,30,0.45\n"),
+	}
+	for name, src := range from {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Skipf("example file %s: %v (the shared datasets are not beside the repository?)", name, err)
+		}
+		files[name] = data
+	}
+	return files
+}
+
+// skippedExamples are the examples no test can run as written, by the start of their command
+// after its comment is cut, and why; or that exit with a documented code other than 0 (why
+// empty). Every other example must exit 0 against the 3-day demo store and exampleFixtures.
+var skippedExamples = []struct {
+	prefix string
+	code   int
+	why    string
+}{
+	{"gpucost serve", 0, "serves until stopped"},
+	{"gpucost demo --no-serve", 0, "rebuilds the 30-day demo fleet: a minute (TestDocExamples builds 3 days)"},
+	{"gpucost demo", 0, "serves the dashboard until stopped"},
+	{"gpucost report utilization --db /tmp/demo.db", 0, "reads the store the demo example before it builds in /tmp"},
+	{"gpucost budget status --file budgets.yaml --db /tmp/demo.db", 0, "reads the store the demo example builds in /tmp"},
+	{"gpucost agent", 0, "samples GPUs or a server until stopped"},
+	{"gpucost queue", 0, "needs a running queue server"},
+	{"gpucost run ", 0, "runs a training command against a cloud store"},
+	{"gpucost profile", 0, "needs a GPU and the profiled command"},
+	{"gpucost catalog refresh", 0, "needs the providers' price APIs"},
+	{"gpucost catalog import --format skypilot ~/", 0, "reads a SkyPilot catalog checkout"},
+	{"gpucost report jobs --store s3:", 0, "needs an S3 bucket"},
+	{"gpucost report jobs --store file:///mnt/nfs/jobs", 0, "needs a shared jobs store"},
+	{"gpucost import billing s3:", 0, "needs an S3 bucket and credentials"},
+	{"gpucost import billing azure:", 0, "needs an Azure storage account"},
+	{"gpucost import billing cur2/", 0, "needs the user's CUR export"},
+	{"gpucost import billing --format aws-cur exports/", 0, "needs the user's CUR export"},
+	{"gpucost import billing exports/", 0, "needs the user's CUR export"},
+	{"gpucost import billing focus-2026-10.csv cur2/", 0, "needs the user's four bills"},
+	{"gpucost import billing --replace --grain hour gcp_billing_export.jsonl", 0, "needs the user's GCP export"},
+	{"gpucost import billing --lenient", 0, "needs the user's spreadsheet"},
+	{"gpucost import billing jan.csv", 0, "needs the user's bills"},
+	{"gpucost import inventory", 0, "needs the user's inventory"},
+	{"gpucost import telemetry --format dcgm --at", 0, "needs the user's scrape"},
+	{"gpucost import telemetry --format dcgm --price", 0, "needs the user's scrape"},
+	{"gpucost import telemetry --format csv", 0, "needs the user's trace (TestImportTelemetryCSVHelpExample runs its help example)"},
+	{"gpucost import remove 12", 0, "names an import of the user's store"},
+	{"gpucost bills remove 12", 0, "names an import of the user's store"},
+	{"gpucost enforce undo", 0, "acts on AWS or Kubernetes"},
+	{"gpucost enforce --policies policies.yaml --budgets budgets.yaml --aws-region", 0, "reads AWS"},
+	{"gpucost estimate job.yaml --budgets budgets.yaml --policies", 0, "reads AWS"},
+	{"gpucost import telemetry --format nvidia-smi --gpu", 0, "needs the user's one-GPU nvidia-smi output"},
+	{"gpucost import telemetry --format nvidia-smi-", 0, "needs the user's nvidia-smi -q -x or pmon output (TestImportSMI* run the formats)"},
+	{"gpucost estimate endpoint.yaml", 0, "needs the user's endpoint file"},
+	{"gpucost budget check", 0, "sends alerts to the targets"},
+	{"gpucost report kpi --by namespace --requests-prometheus", 0, "needs Prometheus"},
+	{"gpucost report kpi --by namespace --tokens-prometheus", 0, "needs Prometheus"},
+	{"gpucost report kpi --db demo.db --by namespace --requests requests.csv", 0, "needs the user's request counts"},
+	{"gpucost report kpi --by namespace --requests requests.csv", 0, "needs the user's request counts"},
+	{"gpucost recommend --serving serving.yaml", 0, "needs the user's serving pools"},
+	{"gpucost recommend --db demo.db --serving demo-serving.yaml", 0, "needs the serving file the 30-day demo writes"},
+	{"gpucost recommend applied --remove", 0, "names a recorded step of the user's store"},
+	{"gpucost recommend apply eval-p4d", 0, "names a step of the 30-day demo's plan"},
+	{"gpucost report cost --by team --month 2025-10", exitNotFound, ""},
+	{"gpucost report utilization --month 2025-10", exitNotFound, ""},
+}
+
+// skipReason returns why line is not run, or "" and the exit code it must return.
+func skipReason(line string) (string, int) {
+	cmd := exampleCommand(line)
+	for _, s := range skippedExamples {
+		if strings.HasPrefix(cmd, s.prefix) {
+			return s.why, s.code
+		}
+	}
+	return "", exitOK
+}
+
+// TestCatalogImportProviderFromRows imports a Lambda vms.csv copy whose name names no provider,
+// as the README's tour does: the rows tell it.
+func TestCatalogImportProviderFromRows(t *testing.T) {
+	dir := t.TempDir()
+	file := writeLambdaCopy(t, dir, "vms.csv", "0.61")
+	code, out, errOut := runCLI(t, dir, "catalog", "import", "--format", "skypilot", file, "--output", "json")
+	if code != exitOK || !strings.Contains(out, `"lambda"`) {
+		t.Errorf("catalog import --format skypilot vms.csv: exit %d, want lambda offers\n%s%s", code, out, errOut)
+	}
+}
+
+// TestNothingSilent checks that what a user asked is not changed without a word: an
+// out-of-range --min is refused naming the range, a cut list says so, plan commit's columns
+// carry units, and serving plans without a price say why their money column is blank.
+func TestNothingSilent(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"report", "idle", "--min", "0s"}, {"report", "idle", "--limit", "-1"}} {
+		code, _, errOut := runCLI(t, dir, args...)
+		if code != exitInvalid || !strings.Contains(errOut, "give ") {
+			t.Errorf("%s: exit %d, %q; want exit %d naming the range", strings.Join(args, " "), code, errOut, exitInvalid)
+		}
+	}
+	profile, err := filepath.Abs("../../plan/testdata/latency_profile.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, dir, "plan", "batching", "--rate", "300", "--batch-profile", profile, "--slo", "p99=200ms")
+	if code != exitOK || !strings.Contains(out, "No price: the $/h column is blank because neither --gpu nor --price was given") {
+		t.Errorf("plan batching without --gpu: exit %d; want a note on the blank $/h\n%s%s", code, out, errOut)
+	}
+	if trace, err := filepath.Abs("../../../shared/datasets/azure/AzureLLMInferenceTrace_code.csv"); err == nil && fileExists(trace) {
+		code, out, errOut := runCLI(t, dir, "plan", "autoscale", "--trace", trace, "--service-time", "1s", "--slo", "p99=5s")
+		if code != exitOK || !strings.Contains(out, "No price: the Cost column is blank") || strings.Contains(out, "$0.00") {
+			t.Errorf("plan autoscale without --gpu: exit %d; want a blank Cost column and a note\n%s%s", code, out, errOut)
+		}
+	}
+	code, out, errOut = runCLI(t, dir, "plan", "batching", "--rate", "300", "--batch-profile", profile, "--slo", "p99=200ms", "--gpu", "T4")
+	if code != exitOK || strings.Contains(out, "No price") {
+		t.Errorf("plan batching --gpu T4: exit %d; want no no-price note\n%s%s", code, out, errOut)
+	}
+}
+
+// TestTablesFitColumns prints report alerts on the demo fleet at $COLUMNS 80 and 200: every
+// table line fits and a note names the columns left out; --wide prints them all.
+func TestTablesFitColumns(t *testing.T) {
+	dir := loadDemo(t)
+	runCols := func(cols string, args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+			getenv: func(k string) string {
+				if k == "COLUMNS" {
+					return cols
+				}
+				return ""
+			},
+			now: func() time.Time { return time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC) }}
+		code := run(context.Background(), append([]string{"--db", filepath.Join(dir, "gpucost.db"), "report", "alerts", "--since", "7d"}, args...), e)
+		return code, out.String() + errb.String()
+	}
+	for _, width := range []int{80, 200} {
+		code, out := runCols(fmt.Sprint(width))
+		if code != exitOK || !strings.Contains(out, fmt.Sprintf("Columns left out to fit %d characters", width)) || !strings.Contains(out, "--wide shows all") {
+			t.Errorf("COLUMNS=%d report alerts: exit %d; want a note naming the columns left out\n%s", width, code, out)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if strings.ContainsRune(line, '│') && utf8.RuneCountInString(line) > width {
+				t.Errorf("COLUMNS=%d report alerts: a line of %d characters: %s", width, utf8.RuneCountInString(line), line)
+				break
+			}
+		}
+	}
+	code, out := runCols("80", "--wide")
+	if code != exitOK || strings.Contains(out, "Columns left out") || !strings.Contains(out, "LABELS") {
+		t.Errorf("COLUMNS=80 report alerts --wide: exit %d; want every column\n%s", code, out)
+	}
+}

@@ -30,12 +30,19 @@ echo "load: $(uptime | sed 's/.*load/load/')"
 agg=$($go test ./billing -run '^$' -bench 'AggregatorUnmergeable' -benchtime 1x -cpu 1 2>&1)
 fleet=$($go test ./billing/billimport -run '^$' -bench 'ImportFleet' -benchtime 1x 2>&1)
 pq=$($go test ./billing/focus -run '^$' -bench 'ReadParquet$' -cpu 1 2>&1)
+sq=$($go test ./sqlite -run '^$' -bench 'PutCosts$' -benchtime 3x 2>&1)
+pg=$($go test ./postgres -run '^$' -bench 'StorePutCosts$' -benchtime 3x 2>&1 || true)
+
+# per1M LINES_PER_S prints the seconds 1 M lines take at that rate.
+per1M() { [ -n "$1" ] && awk -v r="$1" 'BEGIN { printf "%.2f", 1e6 / r }'; }
 
 printf '%-60s %-14s %12s  %s\n' figure target measured verdict
 row "aggregator: bytes per distinct line" "<= 200 B" "$(metric "$agg" Unmergeable bytes/line)" "m <= 200"
 row "import 1 M distinct rows: heap held per line, its strings too" "(info)" "$(metric "$fleet" 'ImportFleet/distinct' held-B/line)" "m > 0"
 row "import 1 M distinct rows: SQLite store, seconds" "<= 2 s" "$(metric "$fleet" 'ImportFleet/distinct' store-s)" "m <= 2"
 row "import 1 M distinct rows: test process peak RSS, MiB" "< 300 MB" "$(metric "$fleet" 'ImportFleet/distinct' peak-RSS-MiB)" "m < 286"
+row "store 1 M lines, SQLite, s (from PutCosts' lines/s)" "<= 2 s" "$(per1M "$(metric "$sq" 'PutCosts' lines/s)")" "m <= 2"
+row "store 1 M lines, PostgreSQL COPY, s (StorePutCosts' lines/s)" "<= 3 s" "$(per1M "$(metric "$pg" 'StorePutCosts' lines/s)")" "m <= 3"
 row "import 1 M aggregating rows: rows/s (2 cores)" "" "$(metric "$fleet" 'ImportFleet/aggregating' rows/s)" "m > 0"
 row "import 1 M distinct rows: rows/s (2 cores)" "" "$(metric "$fleet" 'ImportFleet/distinct' rows/s)" "m > 0"
 row "FOCUS Parquet read + aggregate, rows/s on one core" ">= 3 M" "$(metric "$pq" ReadParquet rows/s)" "m >= 3e6"

@@ -22,8 +22,8 @@ const Day = 24 * time.Hour
 // one grain (monthly fees, taxes, commitments bought for a term) keep their own period.
 //
 // Memory grows with the lines that cannot merge, not with the rows: each distinct line holds
-// about 195 bytes (its dimension tuple, 104, held once, whose context — account, categories,
-// service, region, units — is a number into a table of the few a bill has; its 72-byte cell
+// about 165 bytes (its dimension tuple, 72, held once, whose context — account, categories,
+// service, region, units, price — is a number into a table of the few a bill has; its 72-byte cell
 // and its entry in the tuples' hash table; BenchmarkAggregatorUnmergeable measures it) plus the
 // bytes of the values no earlier line shares — each at most limits.MaxField, a row at most
 // limits.MaxLine (billing/internal/limits) — and of its Tags and Extra maps when they are new.
@@ -55,7 +55,8 @@ type Aggregator struct {
 }
 
 // ctxKey is what a stored line keeps that few lines differ in: the account, charge and pricing
-// categories, commitment, service, region, units and currency. A bill holds a handful of them
+// categories, commitment, service, region, units, currency, SKU price and charge description
+// (a price's wording, the same for every resource charged at it). A bill holds a handful of them
 // however many lines it has, so each dimension tuple refers to its context by number.
 type ctxKey struct {
 	provider, billingAccount, subAccount         string
@@ -66,6 +67,7 @@ type ctxKey struct {
 	resourceType, instanceType                   string
 	service, serviceCategory, region, zone       string
 	consumedUnit, pricingUnit, currency          string
+	skuPrice, description                        string
 	billingPeriod                                int64
 }
 
@@ -74,8 +76,7 @@ type ctxKey struct {
 type dimKey struct {
 	ctx, tags, extra int32
 	resourceID, name string
-	sku, skuPrice    string
-	description      string
+	sku              string
 }
 
 // dim is a distinct dimension tuple and the cell it was last added to.
@@ -98,7 +99,7 @@ const slotBits = 16
 // blockSize is the cells in a block: 4,096 × 72 bytes.
 const blockSize = 1 << 12
 
-// dimBlock is the dimension tuples in a block: 1,024 × 104 bytes. Growing a block list never
+// dimBlock is the dimension tuples in a block: 1,024 × 72 bytes. Growing a block list never
 // copies the tuples, where growing one slice of a million would copy a hundred megabytes.
 const dimBlock = 1 << 10
 
@@ -211,12 +212,12 @@ func (a *Aggregator) Add(l *gpucost.CostLine) {
 		resourceType: l.ResourceType, instanceType: l.InstanceType,
 		service: l.ServiceName, serviceCategory: l.ServiceCategory, region: l.RegionID, zone: l.AvailabilityZone,
 		consumedUnit: l.ConsumedUnit, pricingUnit: l.PricingUnit, currency: l.BillingCurrency(),
+		skuPrice: l.SkuPriceID, description: l.ChargeDescription,
 		billingPeriod: l.BillingPeriodStart.Unix(),
 	}
 	k := dimKey{
 		tags: a.tags.id(l.Tags), extra: a.extra.id(l.Extra),
-		resourceID: l.ResourceID, name: l.ResourceName, sku: l.SkuID, skuPrice: l.SkuPriceID,
-		description: l.ChargeDescription,
+		resourceID: l.ResourceID, name: l.ResourceName, sku: l.SkuID,
 	}
 	id := a.dim(&ctx, &k)
 	start, end := a.period(l.ChargePeriodStart, l.ChargePeriodEnd)
@@ -284,14 +285,14 @@ func (a *Aggregator) dim(ctx *ctxKey, k *dimKey) int32 {
 // sameExceptCtx reports whether k and o are equal but for their contexts.
 func (k *dimKey) sameExceptCtx(o *dimKey) bool {
 	return k.resourceID == o.resourceID && k.sku == o.sku && k.tags == o.tags && k.extra == o.extra &&
-		k.name == o.name && k.skuPrice == o.skuPrice && k.description == o.description
+		k.name == o.name
 }
 
 // hash returns the hash of k under seed.
 func (k *dimKey) hash(seed maphash.Seed) uint64 {
 	var h maphash.Hash
 	h.SetSeed(seed)
-	for _, s := range [...]string{k.resourceID, k.name, k.sku, k.skuPrice, k.description} {
+	for _, s := range [...]string{k.resourceID, k.name, k.sku} {
 		h.WriteString(s)
 		h.WriteByte(0)
 	}
@@ -403,17 +404,19 @@ func (a *Aggregator) order() []lineOrder {
 // dimRanks returns each dimension tuple's place in the order of resource, SKU and id: the lines'
 // order within a period start, so that sorting the lines compares numbers, not strings.
 func (a *Aggregator) dimRanks() []int32 {
-	type entry struct {
-		resource, sku string
-		id            int32
+	type entry struct { // 24 bytes: the SKU is read from the tuple when resources tie
+		resource string
+		id       int32
 	}
 	es := make([]entry, a.ndims)
 	for i := range es {
-		k := &a.dimAt(int32(i)).key
-		es[i] = entry{k.resourceID, k.sku, int32(i)}
+		es[i] = entry{a.dimAt(int32(i)).key.resourceID, int32(i)}
 	}
 	slices.SortFunc(es, func(x, y entry) int {
-		return cmp.Or(strings.Compare(x.resource, y.resource), strings.Compare(x.sku, y.sku), cmp.Compare(x.id, y.id))
+		if c := strings.Compare(x.resource, y.resource); c != 0 {
+			return c
+		}
+		return cmp.Or(strings.Compare(a.dimAt(x.id).key.sku, a.dimAt(y.id).key.sku), cmp.Compare(x.id, y.id))
 	})
 	rank := make([]int32, a.ndims)
 	for r, e := range es {
@@ -438,8 +441,8 @@ func (a *Aggregator) fill(l *gpucost.CostLine, c *cell) {
 		CommitmentDiscountType: x.commitmentType, CommitmentDiscountCategory: x.commitmentCategory,
 		ResourceID: d.resourceID, ResourceName: d.name, ResourceType: x.resourceType,
 		InstanceType: x.instanceType, ServiceName: x.service, ServiceCategory: x.serviceCategory,
-		RegionID: x.region, AvailabilityZone: x.zone, SkuID: d.sku, SkuPriceID: d.skuPrice,
-		ChargeDescription: d.description,
+		RegionID: x.region, AvailabilityZone: x.zone, SkuID: d.sku, SkuPriceID: x.skuPrice,
+		ChargeDescription: x.description,
 		ConsumedQuantity:  c.consumed, ConsumedUnit: x.consumedUnit,
 		PricingQuantity: c.pricing, PricingUnit: x.pricingUnit,
 		Tags: a.tags.get(d.tags), Extra: a.extra.get(d.extra),

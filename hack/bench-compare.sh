@@ -40,6 +40,7 @@ printf '%-60s %-14s %12s  %s\n' figure target measured verdict
 row "aggregator: bytes per distinct line" "<= 200 B" "$(metric "$agg" Unmergeable bytes/line)" "m <= 200"
 row "import 1 M distinct rows: heap held per line, its strings too" "(info)" "$(metric "$fleet" 'ImportFleet/distinct' held-B/line)" "m > 0"
 row "import 1 M distinct rows: SQLite store, seconds" "<= 2 s" "$(metric "$fleet" 'ImportFleet/distinct' store-s)" "m <= 2"
+row "import 1 M distinct rows: SQLite store, CPU seconds" "<= 2 s" "$(metric "$fleet" 'ImportFleet/distinct' store-cpu-s)" "m <= 2"
 row "import 1 M distinct rows: test process peak RSS, MiB" "< 300 MB" "$(metric "$fleet" 'ImportFleet/distinct' peak-RSS-MiB)" "m < 286"
 row "store 1 M lines, SQLite, s (from PutCosts' lines/s)" "<= 2 s" "$(per1M "$(metric "$sq" 'PutCosts' lines/s)")" "m <= 2"
 row "store 1 M lines, PostgreSQL COPY, s (StorePutCosts' lines/s)" "<= 3 s" "$(per1M "$(metric "$pg" 'StorePutCosts' lines/s)")" "m <= 3"

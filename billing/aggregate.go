@@ -22,7 +22,7 @@ const Day = 24 * time.Hour
 // one grain (monthly fees, taxes, commitments bought for a term) keep their own period.
 //
 // Memory grows with the lines that cannot merge, not with the rows: each distinct line holds
-// about 165 bytes (its dimension tuple, 72, held once, whose context — account, categories,
+// about 155 bytes (its dimension tuple, 64, held once, whose context — account, categories,
 // service, region, units, price — is a number into a table of the few a bill has; its 72-byte cell
 // and its entry in the tuples' hash table; BenchmarkAggregatorUnmergeable measures it) plus the
 // bytes of the values no earlier line shares — each at most limits.MaxField, a row at most
@@ -79,10 +79,23 @@ type dimKey struct {
 	sku              string
 }
 
-// dim is a distinct dimension tuple and the cell it was last added to.
+// dim is a distinct dimension tuple, as dimKey, and the cell it was last added to: 64 bytes,
+// the cell's index filling what would be dimKey's padding.
 type dim struct {
-	key    dimKey
-	recent int32 // index of the cell last added to, -1 for none
+	ctx, tags, extra int32
+	recent           int32 // index of the cell last added to, -1 for none
+	resourceID, name string
+	sku              string
+}
+
+// is reports whether d is the tuple k.
+func (d *dim) is(k *dimKey) bool {
+	return d.ctx == k.ctx && d.sameExceptCtx(k)
+}
+
+// sameExceptCtx reports whether d and k are equal but for their contexts.
+func (d *dim) sameExceptCtx(k *dimKey) bool {
+	return d.resourceID == k.resourceID && d.sku == k.sku && d.tags == k.tags && d.extra == k.extra && d.name == k.name
 }
 
 type cellKey struct {
@@ -99,7 +112,7 @@ const slotBits = 16
 // blockSize is the cells in a block: 4,096 × 72 bytes.
 const blockSize = 1 << 12
 
-// dimBlock is the dimension tuples in a block: 1,024 × 72 bytes. Growing a block list never
+// dimBlock is the dimension tuples in a block: 1,024 × 64 bytes. Growing a block list never
 // copies the tuples, where growing one slice of a million would copy a hundred megabytes.
 const dimBlock = 1 << 10
 
@@ -262,30 +275,24 @@ func (a *Aggregator) dim(ctx *ctxKey, k *dimKey) int32 {
 	if *sl != 0 && *sl>>32 == h&0xFFFFFFFF {
 		id := int32(uint32(*sl) - 1)
 		d := a.dimAt(id)
-		if k.sameExceptCtx(&d.key) && a.ctxList[d.key.ctx] == *ctx {
+		if d.sameExceptCtx(k) && a.ctxList[d.ctx] == *ctx {
 			return id
 		}
 	}
 	k.ctx = a.ctxID(ctx)
 	full := k.hash(a.seed)
-	id, ok := a.dims.find(full, func(id int32) bool { return a.dimAt(id).key == *k })
+	id, ok := a.dims.find(full, func(id int32) bool { return a.dimAt(id).is(k) })
 	if !ok {
 		if a.ndims%dimBlock == 0 {
 			a.dimList = append(a.dimList, make([]dim, dimBlock))
 		}
 		id = int32(a.ndims)
 		a.ndims++
-		*a.dimAt(id) = dim{key: *k, recent: -1}
+		*a.dimAt(id) = dim{ctx: k.ctx, tags: k.tags, extra: k.extra, recent: -1, resourceID: k.resourceID, name: k.name, sku: k.sku}
 		a.dims.insert(full, id)
 	}
 	*sl = h<<32 | uint64(uint32(id)+1)
 	return id
-}
-
-// sameExceptCtx reports whether k and o are equal but for their contexts.
-func (k *dimKey) sameExceptCtx(o *dimKey) bool {
-	return k.resourceID == o.resourceID && k.sku == o.sku && k.tags == o.tags && k.extra == o.extra &&
-		k.name == o.name
 }
 
 // hash returns the hash of k under seed.
@@ -410,13 +417,13 @@ func (a *Aggregator) dimRanks() []int32 {
 	}
 	es := make([]entry, a.ndims)
 	for i := range es {
-		es[i] = entry{a.dimAt(int32(i)).key.resourceID, int32(i)}
+		es[i] = entry{a.dimAt(int32(i)).resourceID, int32(i)}
 	}
 	slices.SortFunc(es, func(x, y entry) int {
 		if c := strings.Compare(x.resource, y.resource); c != 0 {
 			return c
 		}
-		return cmp.Or(strings.Compare(a.dimAt(x.id).key.sku, a.dimAt(y.id).key.sku), cmp.Compare(x.id, y.id))
+		return cmp.Or(strings.Compare(a.dimAt(x.id).sku, a.dimAt(y.id).sku), cmp.Compare(x.id, y.id))
 	})
 	rank := make([]int32, a.ndims)
 	for r, e := range es {
@@ -426,7 +433,7 @@ func (a *Aggregator) dimRanks() []int32 {
 }
 
 func (a *Aggregator) fill(l *gpucost.CostLine, c *cell) {
-	d := &a.dimAt(c.dim).key
+	d := a.dimAt(c.dim)
 	x := &a.ctxList[d.ctx]
 	money := func(n int64) gpucost.Money { return gpucost.Money{Nanos: n, Currency: x.currency} }
 	*l = gpucost.CostLine{

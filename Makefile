@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/gpucost
 DEMO_DB ?= demo.db
 
-.PHONY: demo test build vet fmt-check bench fuzz size gpu-check clean image manifests helm-check
+.PHONY: demo test build vet fmt-check bench bench-compare fuzz size gpu-check clean image manifests helm-check
 
 # build builds gpucost, stamped with $(VERSION), the commit and the date (gpucost version), and,
 # beside it, the queue server that gpucost queue serve starts.
@@ -31,6 +31,12 @@ fmt-check:
 # bench runs the speed and memory benchmarks named in the issues.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# bench-compare prints each import figure of issue 21 beside its target, and gpucost's import
+# time beside DuckDB's on the same bills when node is installed: ROWS="1000000 10000000" for both
+# sizes (hack/bench-compare.sh).
+bench-compare:
+	GO="$(GO)" ./hack/bench-compare.sh
 
 # fuzz runs every fuzz target, one at a time, for FUZZTIME (10,000 inputs each; a failing input
 # is minimised for 3s, not Go's 60s) and prints a line per target: inputs run and seconds taken.

@@ -2,10 +2,13 @@ package billing
 
 import (
 	"cmp"
+	"encoding/binary"
 	"hash/maphash"
 	"iter"
 	"reflect"
+	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -20,12 +23,13 @@ const Day = 24 * time.Hour
 // one grain (monthly fees, taxes, commitments bought for a term) keep their own period.
 //
 // Memory grows with the lines that cannot merge, not with the rows: each distinct line holds
-// about 650 bytes (its dimension tuple, 416, held once; its cell and index entries;
-// BenchmarkAggregatorUnmergeable measures it) plus the bytes of the values no earlier line
-// shares — each at most limits.MaxField, a row at most limits.MaxLine (billing/internal/limits)
-// — and of its Tags and Extra maps when they are new. Readers keep columns outside a format out
-// of Extra unless asked (focus.Options.Extra), so a column unique per row cannot make every row
-// a line.
+// about 155 bytes (its dimension tuple, 64, held once, whose context — account, categories,
+// service, region, units, price — is a number into a table of the few a bill has; its 72-byte cell
+// and its entry in the tuples' hash table; BenchmarkAggregatorUnmergeable measures it) plus the
+// bytes of the values no earlier line shares — each at most limits.MaxField, a row at most
+// limits.MaxLine (billing/internal/limits) — and of its Tags and Extra maps when they are new.
+// Readers keep columns outside a format out of Extra unless asked (focus.Options.Extra), so a
+// column unique per row cannot make every row a line.
 //
 // The lines fed to Add must follow the readers' contract: a line's string fields and its Tags and
 // Extra maps are not changed after the line is emitted (readers reuse the *CostLine, not the maps
@@ -33,16 +37,17 @@ const Day = 24 * time.Hour
 type Aggregator struct {
 	Grain time.Duration // Day unless set
 
-	dims    map[uint64]int32 // by hash, the last distinct dimension tuple added with it
-	next    []int32          // per tuple, the one added before it with the same hash, or -1
-	dimList [][]dimKey       // the distinct dimension tuples, each held once, dimBlock to a block
+	ctxs    map[ctxKey]int32 // the distinct contexts, numbered
+	ctxList []ctxKey
+	lastCtx int32    // the context last looked up, -1 before any
+	dims    dimTable // the distinct dimension tuples, by hash
+	dimList [][]dim  // the distinct dimension tuples, each held once, dimBlock to a block
 	ndims   int
-	slots   []int32   // a direct-mapped cache in front of dims, by resource, SKU and tags: id+1
-	recent  []cellRef // per dimension tuple, the cell it was last added to
+	slots   []uint64 // a direct-mapped cache in front of dims, by resource, SKU and tags: hash<<32 | id+1
 	seed    maphash.Seed
 	tags    mapIDs
 	extra   mapIDs
-	cells   map[cellKey]int32 // index into blocks; no pointers, so the collector skips it
+	cells   map[cellKey]int32 // every cell but the dims' recent ones; no pointers, so the collector skips it
 	blocks  [][]cell          // the cells, blockSize to a block: growing never copies them
 	ncells  int
 	totals  gpucost.CostTotals
@@ -50,19 +55,48 @@ type Aggregator struct {
 	started bool
 }
 
-// dimKey is everything a stored line keeps except its period and its sums.
-type dimKey struct {
+// ctxKey is what a stored line keeps that few lines differ in: the account, charge and pricing
+// categories, commitment, service, region, units, currency, SKU price and charge description
+// (a price's wording, the same for every resource charged at it). A bill holds a handful of them
+// however many lines it has, so each dimension tuple refers to its context by number.
+type ctxKey struct {
 	provider, billingAccount, subAccount         string
 	chargeCategory, chargeClass, chargeFrequency string
 	pricingCategory                              string
 	commitmentID, commitmentStatus               string
 	commitmentType, commitmentCategory           string
-	resourceID, resourceName, resourceType       string
-	instanceType, service, serviceCategory       string
-	region, zone, sku, skuPrice, description     string
+	resourceType, instanceType                   string
+	service, serviceCategory, region, zone       string
 	consumedUnit, pricingUnit, currency          string
+	skuPrice, description                        string
 	billingPeriod                                int64
-	tags, extra                                  int32
+}
+
+// dimKey is everything a stored line keeps except its period and its sums: its context by
+// number, and what tells its resource and SKU apart.
+type dimKey struct {
+	ctx, tags, extra int32
+	resourceID, name string
+	sku              string
+}
+
+// dim is a distinct dimension tuple, as dimKey, and the cell it was last added to: 64 bytes,
+// the cell's index filling what would be dimKey's padding.
+type dim struct {
+	ctx, tags, extra int32
+	recent           int32 // index of the cell last added to, -1 for none
+	resourceID, name string
+	sku              string
+}
+
+// is reports whether d is the tuple k.
+func (d *dim) is(k *dimKey) bool {
+	return d.ctx == k.ctx && d.sameExceptCtx(k)
+}
+
+// sameExceptCtx reports whether d and k are equal but for their contexts.
+func (d *dim) sameExceptCtx(k *dimKey) bool {
+	return d.resourceID == k.resourceID && d.sku == k.sku && d.tags == k.tags && d.extra == k.extra && d.name == k.name
 }
 
 type cellKey struct {
@@ -70,21 +104,21 @@ type cellKey struct {
 	dim        int32
 }
 
-// slotBits sizes the slot table in front of the dims map: 65,536 slots (256 KiB) cover the
+// slotBits sizes the slot table in front of the dims table: 65,536 slots (512 KiB) cover the
 // resources × SKUs a bill interleaves. Readers share the strings of repeated values between
 // lines, so comparing a slot's tuple with a line's is mostly comparing pointers, where hashing
-// every field for the map would read them all.
+// every field would read them all.
 const slotBits = 16
 
-// blockSize is the cells in a block: 4,096 × 80 bytes.
+// blockSize is the cells in a block: 4,096 × 72 bytes.
 const blockSize = 1 << 12
 
-// dimBlock is the dimension tuples in a block: 1,024 × 416 bytes. Growing a block list never
-// copies the tuples, where growing one slice of a million would copy hundreds of megabytes.
+// dimBlock is the dimension tuples in a block: 1,024 × 64 bytes. Growing a block list never
+// copies the tuples, where growing one slice of a million would copy a hundred megabytes.
 const dimBlock = 1 << 10
 
 // dimAt returns the i-th dimension tuple.
-func (a *Aggregator) dimAt(i int32) *dimKey { return &a.dimList[i/dimBlock][i%dimBlock] }
+func (a *Aggregator) dimAt(i int32) *dim { return &a.dimList[i/dimBlock][i%dimBlock] }
 
 // cell returns the i-th cell.
 func (a *Aggregator) cell(i int32) *cell { return &a.blocks[i/blockSize][i%blockSize] }
@@ -96,20 +130,19 @@ func (a *Aggregator) newCell(k cellKey) int32 {
 	}
 	i := int32(a.ncells)
 	a.ncells++
-	a.cell(i).key = k
+	c := a.cell(i)
+	c.start, c.end, c.dim = k.start, k.end, k.dim
 	return i
 }
 
-type cellRef struct {
-	start, end int64
-	cell       int32 // index of the cell, -1 for none
-}
-
+// cell is the sums of one stored line: 72 bytes. Rows counts to 4,294,967,295, more rows than
+// a bill of limits.MaxFile bytes can hold (billing/internal/limits).
 type cell struct {
-	key                                 cellKey
+	start, end                          int64
 	billed, effective, list, contracted int64
 	consumed, pricing                   float64
-	rows                                int
+	dim                                 int32
+	rows                                uint32
 }
 
 // mapIDs numbers distinct maps: first by the identity of the map (readers share one map among
@@ -184,33 +217,26 @@ func (a *Aggregator) Add(l *gpucost.CostLine) {
 	if !a.started {
 		a.start()
 	}
-	k := dimKey{
+	ctx := ctxKey{
 		provider: l.Provider, billingAccount: l.BillingAccountID, subAccount: l.SubAccountID,
 		chargeCategory: l.ChargeCategory, chargeClass: l.ChargeClass, chargeFrequency: l.ChargeFrequency,
 		pricingCategory: l.PricingCategory,
 		commitmentID:    l.CommitmentDiscountID, commitmentStatus: l.CommitmentDiscountStatus,
 		commitmentType: l.CommitmentDiscountType, commitmentCategory: l.CommitmentDiscountCategory,
-		resourceID: l.ResourceID, resourceName: l.ResourceName, resourceType: l.ResourceType,
-		instanceType: l.InstanceType, service: l.ServiceName, serviceCategory: l.ServiceCategory,
-		region: l.RegionID, zone: l.AvailabilityZone, sku: l.SkuID, skuPrice: l.SkuPriceID,
-		description:  l.ChargeDescription,
+		resourceType: l.ResourceType, instanceType: l.InstanceType,
+		service: l.ServiceName, serviceCategory: l.ServiceCategory, region: l.RegionID, zone: l.AvailabilityZone,
 		consumedUnit: l.ConsumedUnit, pricingUnit: l.PricingUnit, currency: l.BillingCurrency(),
+		skuPrice: l.SkuPriceID, description: l.ChargeDescription,
 		billingPeriod: l.BillingPeriodStart.Unix(),
-		tags:          a.tags.id(l.Tags), extra: a.extra.id(l.Extra),
 	}
-	dim := a.dim(&k)
+	k := dimKey{
+		tags: a.tags.id(l.Tags), extra: a.extra.id(l.Extra),
+		resourceID: l.ResourceID, name: l.ResourceName, sku: l.SkuID,
+	}
+	id := a.dim(&ctx, &k)
 	start, end := a.period(l.ChargePeriodStart, l.ChargePeriodEnd)
-	ref := &a.recent[dim]
-	if ref.cell < 0 || ref.start != start || ref.end != end {
-		ck := cellKey{start, end, dim}
-		i, ok := a.cells[ck]
-		if !ok {
-			i = a.newCell(ck)
-			a.cells[ck] = i
-		}
-		*ref = cellRef{start, end, i}
-	}
-	c := a.cell(ref.cell)
+	d := a.dimAt(id)
+	c := a.cellOf(d, id, start, end)
 	c.billed += l.BilledCost.Nanos
 	c.effective += l.EffectiveCost.Nanos
 	c.list += l.ListCost.Nanos
@@ -222,34 +248,82 @@ func (a *Aggregator) Add(l *gpucost.CostLine) {
 	a.totals.Add(l.BilledCost, l.EffectiveCost)
 }
 
-// dim returns the id of a dimension tuple, numbering new ones.
-func (a *Aggregator) dim(k *dimKey) int32 {
+// cellOf returns the cell of dimension tuple d (numbered id) for [start, end), adding it if
+// new. A tuple's recent cell stays out of the cells map until another cell takes its place, so
+// a line that merges with no other costs no map entry.
+func (a *Aggregator) cellOf(d *dim, id int32, start, end int64) *cell {
+	if d.recent >= 0 {
+		if c := a.cell(d.recent); c.start == start && c.end == end {
+			return c
+		}
+		old := a.cell(d.recent)
+		a.cells[cellKey{old.start, old.end, id}] = d.recent
+	}
+	ck := cellKey{start, end, id}
+	i, ok := a.cells[ck]
+	if !ok {
+		i = a.newCell(ck)
+	}
+	d.recent = i
+	return a.cell(i)
+}
+
+// dim returns the id of the dimension tuple of a line with context ctx and key k (whose ctx is
+// not yet set), numbering new ones.
+func (a *Aggregator) dim(ctx *ctxKey, k *dimKey) int32 {
 	h := maphash.String(a.seed, k.resourceID) ^ maphash.String(a.seed, k.sku)*31 ^ uint64(k.tags)*0x9E3779B97F4A7C15
 	sl := &a.slots[h>>(64-slotBits)]
-	if *sl > 0 && *a.dimAt(*sl - 1) == *k {
-		return *sl - 1
-	}
-	full := maphash.Comparable(a.seed, *k)
-	head, ok := a.dims[full]
-	if !ok {
-		head = -1
-	}
-	for id := head; id >= 0; id = a.next[id] {
-		if *a.dimAt(id) == *k {
-			*sl = id + 1
+	if *sl != 0 && *sl>>32 == h&0xFFFFFFFF {
+		id := int32(uint32(*sl) - 1)
+		d := a.dimAt(id)
+		if d.sameExceptCtx(k) && a.ctxList[d.ctx] == *ctx {
 			return id
 		}
 	}
-	if a.ndims%dimBlock == 0 {
-		a.dimList = append(a.dimList, make([]dimKey, dimBlock))
+	k.ctx = a.ctxID(ctx)
+	full := k.hash(a.seed)
+	id, ok := a.dims.find(full, func(id int32) bool { return a.dimAt(id).is(k) })
+	if !ok {
+		if a.ndims%dimBlock == 0 {
+			a.dimList = append(a.dimList, make([]dim, dimBlock))
+		}
+		id = int32(a.ndims)
+		a.ndims++
+		*a.dimAt(id) = dim{ctx: k.ctx, tags: k.tags, extra: k.extra, recent: -1, resourceID: k.resourceID, name: k.name, sku: k.sku}
+		a.dims.insert(full, id)
 	}
-	id := int32(a.ndims)
-	a.ndims++
-	*a.dimAt(id) = *k
-	a.dims[full] = id
-	a.next = append(a.next, head)
-	a.recent = append(a.recent, cellRef{cell: -1})
-	*sl = id + 1
+	*sl = h<<32 | uint64(uint32(id)+1)
+	return id
+}
+
+// hash returns the hash of k under seed.
+func (k *dimKey) hash(seed maphash.Seed) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	for _, s := range [...]string{k.resourceID, k.name, k.sku} {
+		h.WriteString(s)
+		h.WriteByte(0)
+	}
+	var b [12]byte
+	binary.LittleEndian.PutUint32(b[0:], uint32(k.ctx))
+	binary.LittleEndian.PutUint32(b[4:], uint32(k.tags))
+	binary.LittleEndian.PutUint32(b[8:], uint32(k.extra))
+	h.Write(b[:])
+	return h.Sum64()
+}
+
+// ctxID returns the number of the context c, numbering a new one.
+func (a *Aggregator) ctxID(c *ctxKey) int32 {
+	if a.lastCtx >= 0 && a.ctxList[a.lastCtx] == *c {
+		return a.lastCtx
+	}
+	id, ok := a.ctxs[*c]
+	if !ok {
+		id = int32(len(a.ctxList))
+		a.ctxList = append(a.ctxList, *c)
+		a.ctxs[*c] = id
+	}
+	a.lastCtx = id
 	return id
 }
 
@@ -257,9 +331,10 @@ func (a *Aggregator) start() {
 	if a.Grain <= 0 {
 		a.Grain = Day
 	}
-	a.dims = map[uint64]int32{}
+	a.ctxs = map[ctxKey]int32{}
+	a.lastCtx = -1
 	a.cells = map[cellKey]int32{}
-	a.slots = make([]int32, 1<<slotBits)
+	a.slots = make([]uint64, 1<<slotBits)
 	a.seed = maphash.MakeSeed()
 	a.started = true
 }
@@ -296,24 +371,18 @@ func (a *Aggregator) Totals() []gpucost.CostTotal { return a.totals.Sorted() }
 // reused: it is valid until the next one is asked for. Rows says how many lines each sums. Once
 // Lines is called, no more lines may be added.
 func (a *Aggregator) Lines() iter.Seq[*gpucost.CostLine] {
-	a.cells, a.recent, a.dims, a.next, a.slots = nil, nil, nil, nil, nil // the lines are final: let the collector have the indexes
-	order := make([]int32, a.ncells)
-	for i := range order {
-		order[i] = int32(i)
+	a.cells, a.dims, a.ctxs, a.slots = nil, dimTable{}, nil, nil // the lines are final: let the collector have the indexes
+	if a.ncells >= collectAt {
+		// Storing is when an import holds the most: the lines, their order and the store's
+		// chunk. Collecting now sets the collector's next goal by what the lines hold, without
+		// the indexes just dropped and the reader's garbage.
+		runtime.GC()
 	}
-	slices.SortFunc(order, func(i, j int32) int {
-		x, y := &a.cell(i).key, &a.cell(j).key
-		if c := cmp.Compare(x.start, y.start); c != 0 {
-			return c
-		}
-		dx, dy := a.dimAt(x.dim), a.dimAt(y.dim)
-		return cmp.Or(cmp.Compare(dx.resourceID, dy.resourceID), cmp.Compare(dx.sku, dy.sku),
-			cmp.Compare(x.dim, y.dim), cmp.Compare(x.end, y.end))
-	})
+	order := a.order()
 	return func(yield func(*gpucost.CostLine) bool) {
 		var l gpucost.CostLine
-		for _, i := range order {
-			a.fill(&l, a.cell(i))
+		for _, o := range order {
+			a.fill(&l, a.cell(o.cell))
 			if !yield(&l) {
 				return
 			}
@@ -321,28 +390,81 @@ func (a *Aggregator) Lines() iter.Seq[*gpucost.CostLine] {
 	}
 }
 
+// lineOrder is a line's place in the order Lines gives: its period start and its dimension
+// tuple's rank, held side by side so that sorting reads no cell.
+type lineOrder struct {
+	start      int64
+	rank, cell int32
+}
+
+// order returns the cells in the order of their period start, resource, SKU, dimension tuple
+// and period end.
+func (a *Aggregator) order() []lineOrder {
+	rank := a.dimRanks()
+	order := make([]lineOrder, a.ncells)
+	for i := range order {
+		c := a.cell(int32(i))
+		order[i] = lineOrder{c.start, rank[c.dim], int32(i)}
+	}
+	slices.SortFunc(order, func(x, y lineOrder) int {
+		if c := cmp.Or(cmp.Compare(x.start, y.start), cmp.Compare(x.rank, y.rank)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.cell(x.cell).end, a.cell(y.cell).end)
+	})
+	return order
+}
+
+// collectAt is the lines from which Lines collects garbage before ordering them: a few
+// milliseconds against the tens of megabytes a large import's peak then leaves out.
+const collectAt = 1 << 16
+
+// dimRanks returns each dimension tuple's place in the order of resource, SKU and id: the lines'
+// order within a period start, so that sorting the lines compares numbers, not strings.
+func (a *Aggregator) dimRanks() []int32 {
+	type entry struct { // 24 bytes: the SKU is read from the tuple when resources tie
+		resource string
+		id       int32
+	}
+	es := make([]entry, a.ndims)
+	for i := range es {
+		es[i] = entry{a.dimAt(int32(i)).resourceID, int32(i)}
+	}
+	slices.SortFunc(es, func(x, y entry) int {
+		if c := strings.Compare(x.resource, y.resource); c != 0 {
+			return c
+		}
+		return cmp.Or(strings.Compare(a.dimAt(x.id).sku, a.dimAt(y.id).sku), cmp.Compare(x.id, y.id))
+	})
+	rank := make([]int32, a.ndims)
+	for r, e := range es {
+		rank[e.id] = int32(r)
+	}
+	return rank
+}
+
 func (a *Aggregator) fill(l *gpucost.CostLine, c *cell) {
-	k := c.key
-	d := a.dimAt(k.dim)
-	money := func(n int64) gpucost.Money { return gpucost.Money{Nanos: n, Currency: d.currency} }
+	d := a.dimAt(c.dim)
+	x := &a.ctxList[d.ctx]
+	money := func(n int64) gpucost.Money { return gpucost.Money{Nanos: n, Currency: x.currency} }
 	*l = gpucost.CostLine{
-		Provider: d.provider, BillingAccountID: d.billingAccount, SubAccountID: d.subAccount,
-		BillingPeriodStart: unixTime(d.billingPeriod),
-		ChargePeriodStart:  time.Unix(k.start, 0).UTC(), ChargePeriodEnd: time.Unix(k.end, 0).UTC(),
-		ChargeCategory: d.chargeCategory, ChargeClass: d.chargeClass, ChargeFrequency: d.chargeFrequency,
-		PricingCategory: d.pricingCategory,
+		Provider: x.provider, BillingAccountID: x.billingAccount, SubAccountID: x.subAccount,
+		BillingPeriodStart: unixTime(x.billingPeriod),
+		ChargePeriodStart:  time.Unix(c.start, 0).UTC(), ChargePeriodEnd: time.Unix(c.end, 0).UTC(),
+		ChargeCategory: x.chargeCategory, ChargeClass: x.chargeClass, ChargeFrequency: x.chargeFrequency,
+		PricingCategory: x.pricingCategory,
 		BilledCost:      money(c.billed), EffectiveCost: money(c.effective),
 		ListCost: money(c.list), ContractedCost: money(c.contracted),
-		CommitmentDiscountID: d.commitmentID, CommitmentDiscountStatus: d.commitmentStatus,
-		CommitmentDiscountType: d.commitmentType, CommitmentDiscountCategory: d.commitmentCategory,
-		ResourceID: d.resourceID, ResourceName: d.resourceName, ResourceType: d.resourceType,
-		InstanceType: d.instanceType, ServiceName: d.service, ServiceCategory: d.serviceCategory,
-		RegionID: d.region, AvailabilityZone: d.zone, SkuID: d.sku, SkuPriceID: d.skuPrice,
-		ChargeDescription: d.description,
-		ConsumedQuantity:  c.consumed, ConsumedUnit: d.consumedUnit,
-		PricingQuantity: c.pricing, PricingUnit: d.pricingUnit,
+		CommitmentDiscountID: x.commitmentID, CommitmentDiscountStatus: x.commitmentStatus,
+		CommitmentDiscountType: x.commitmentType, CommitmentDiscountCategory: x.commitmentCategory,
+		ResourceID: d.resourceID, ResourceName: d.name, ResourceType: x.resourceType,
+		InstanceType: x.instanceType, ServiceName: x.service, ServiceCategory: x.serviceCategory,
+		RegionID: x.region, AvailabilityZone: x.zone, SkuID: d.sku, SkuPriceID: x.skuPrice,
+		ChargeDescription: x.description,
+		ConsumedQuantity:  c.consumed, ConsumedUnit: x.consumedUnit,
+		PricingQuantity: c.pricing, PricingUnit: x.pricingUnit,
 		Tags: a.tags.get(d.tags), Extra: a.extra.get(d.extra),
-		Rows: c.rows,
+		Rows: int(c.rows),
 	}
 }
 

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# bench-compare.sh prints each import figure of issue 21 beside its target (make bench-compare):
+# the Go benchmarks' figures, then, when node and npm are on the PATH, gpucost against DuckDB on
+# the same generated bills (hack/bench-duckdb/run.sh). ROWS picks the bill sizes of that
+# comparison (default 1000000; "1000000 10000000" for both of the issue's sizes).
+#
+#   make bench-compare
+#   ROWS="1000000 10000000" REPEAT=3 hack/bench-compare.sh
+#
+# Wall-clock figures vary with the machine's load (printed first); memory figures do not.
+set -euo pipefail
+
+go=${GO:-go}
+rows=${ROWS:-1000000}
+
+# metric OUTPUT BENCH UNIT prints the figure a benchmark line of BENCH reports in UNIT.
+metric() {
+	awk -v b="$2" -v u="$3" '$1 ~ b { for (i = 3; i <= NF; i++) if ($i == u) { print $(i - 1); exit } }' <<<"$1"
+}
+
+# row FIGURE TARGET MEASURED OK prints a figure, its target, what was measured and whether it
+# met it (OK is an awk condition on m, the measured value).
+row() {
+	local verdict=missed
+	if [ -n "$3" ] && awk -v m="$3" "BEGIN { exit !($4) }"; then verdict=met; fi
+	printf '%-60s %-14s %12s  %s\n' "$1" "$2" "${3:-none}" "$verdict"
+}
+
+echo "load: $(uptime | sed 's/.*load/load/')"
+agg=$($go test ./billing -run '^$' -bench 'AggregatorUnmergeable' -benchtime 1x -cpu 1 2>&1)
+fleet=$($go test ./billing/billimport -run '^$' -bench 'ImportFleet' -benchtime 1x 2>&1)
+pq=$($go test ./billing/focus -run '^$' -bench 'ReadParquet$' -cpu 1 2>&1)
+sq=$($go test ./sqlite -run '^$' -bench 'PutCosts$' -benchtime 3x 2>&1)
+pg=$($go test ./postgres -run '^$' -bench 'StorePutCosts$' -benchtime 3x 2>&1 || true)
+
+# per1M LINES_PER_S prints the seconds 1 M lines take at that rate.
+per1M() { [ -n "$1" ] && awk -v r="$1" 'BEGIN { printf "%.2f", 1e6 / r }'; }
+
+printf '%-60s %-14s %12s  %s\n' figure target measured verdict
+row "aggregator: bytes per distinct line" "<= 200 B" "$(metric "$agg" Unmergeable bytes/line)" "m <= 200"
+row "import 1 M distinct rows: heap held per line, its strings too" "(info)" "$(metric "$fleet" 'ImportFleet/distinct' held-B/line)" "m > 0"
+row "import 1 M distinct rows: SQLite store, seconds" "<= 2 s" "$(metric "$fleet" 'ImportFleet/distinct' store-s)" "m <= 2"
+row "import 1 M distinct rows: SQLite store, CPU seconds" "<= 2 s" "$(metric "$fleet" 'ImportFleet/distinct' store-cpu-s)" "m <= 2"
+row "import 1 M distinct rows: test process peak RSS, MiB" "< 300 MB" "$(metric "$fleet" 'ImportFleet/distinct' peak-RSS-MiB)" "m < 286"
+row "store 1 M lines, SQLite, s (from PutCosts' lines/s)" "<= 2 s" "$(per1M "$(metric "$sq" 'PutCosts' lines/s)")" "m <= 2"
+row "store 1 M lines, PostgreSQL COPY, s (StorePutCosts' lines/s)" "<= 3 s" "$(per1M "$(metric "$pg" 'StorePutCosts' lines/s)")" "m <= 3"
+row "import 1 M aggregating rows: rows/s (2 cores)" "" "$(metric "$fleet" 'ImportFleet/aggregating' rows/s)" "m > 0"
+row "import 1 M distinct rows: rows/s (2 cores)" "" "$(metric "$fleet" 'ImportFleet/distinct' rows/s)" "m > 0"
+row "FOCUS Parquet read (the reader alone), rows/s, one core" ">= 3 M" "$(metric "$pq" ReadParquet rows/s)" "m >= 3e6"
+
+if command -v node >/dev/null && command -v npm >/dev/null; then
+	echo
+	echo "gpucost against DuckDB (target: ratio >= 1.0x; peak RSS at 10 M rows < 300 MB aggregating, < 2 GB distinct):"
+	# shellcheck disable=SC2086
+	"$(dirname "$0")/bench-duckdb/run.sh" $rows
+else
+	echo "gpucost against DuckDB: skipped, node and npm are not on the PATH (hack/bench-duckdb/run.sh needs them)"
+fi

@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/enforce"
+	"github.com/gpucost/gpucost/internal/bearer"
 )
 
 // DefaultBaseURL is Azure Resource Manager's.
@@ -155,31 +155,12 @@ func (c *Client) do(ctx context.Context, method, p string, out any) error {
 	if err != nil {
 		return gpucost.Errorf(gpucost.EInvalid, "Azure Resource Manager %s: %w", base, err)
 	}
-	req.Header.Set("Accept", "application/json")
-	token := c.Token
-	if c.Tokens != nil {
-		if token, err = c.Tokens(ctx); err != nil {
-			return err
-		}
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	client := c.HTTP
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
+	status, data, err := bearer.Auth{HTTP: c.HTTP, Token: c.Token, Tokens: c.Tokens}.Do(ctx, req, "Azure Resource Manager "+base)
 	if err != nil {
-		return gpucost.Errorf(gpucost.EUnavailable, "Azure Resource Manager %s cannot be reached: %w", base, err)
+		return err
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
-	if err != nil {
-		return gpucost.Errorf(gpucost.EUnavailable, "read Azure Resource Manager's answer: %w", err)
-	}
-	if resp.StatusCode/100 != 2 {
-		return armError(resp.StatusCode, data)
+	if status/100 != 2 {
+		return armError(status, data)
 	}
 	if out == nil || len(data) == 0 {
 		return nil

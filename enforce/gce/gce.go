@@ -19,6 +19,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/enforce"
+	"github.com/gpucost/gpucost/internal/bearer"
 )
 
 // DefaultBaseURL is the Compute Engine API's.
@@ -153,31 +154,12 @@ func (c *Client) do(ctx context.Context, method, p string, out any) error {
 	if err != nil {
 		return gpucost.Errorf(gpucost.EInvalid, "Compute Engine API %s: %w", base, err)
 	}
-	req.Header.Set("Accept", "application/json")
-	token := c.Token
-	if c.Tokens != nil {
-		if token, err = c.Tokens(ctx); err != nil {
-			return err
-		}
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	client := c.HTTP
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
+	status, data, err := bearer.Auth{HTTP: c.HTTP, Token: c.Token, Tokens: c.Tokens}.Do(ctx, req, "Compute Engine API "+base)
 	if err != nil {
-		return gpucost.Errorf(gpucost.EUnavailable, "Compute Engine API %s cannot be reached: %w", base, err)
+		return err
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
-	if err != nil {
-		return gpucost.Errorf(gpucost.EUnavailable, "read the Compute Engine API's answer: %w", err)
-	}
-	if resp.StatusCode/100 != 2 {
-		return apiError("Compute Engine", resp.StatusCode, data)
+	if status/100 != 2 {
+		return apiError("Compute Engine", status, data)
 	}
 	if out == nil {
 		return nil

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/enforce"
+	"github.com/gpucost/gpucost/internal/bearer"
 )
 
 // gpuResources are the extended resources that count as GPUs in a pod spec.
@@ -205,34 +206,15 @@ func (k *Client) do(ctx context.Context, method, path, contentType string, body,
 	if err != nil {
 		return gpucost.Errorf(gpucost.EInvalid, "Kubernetes API %s: %w", k.Server, err)
 	}
-	req.Header.Set("Accept", "application/json")
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	token := k.Token
-	if k.Tokens != nil {
-		if token, err = k.Tokens(ctx); err != nil {
-			return err
-		}
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	client := k.HTTP
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
+	status, data, err := bearer.Auth{HTTP: k.HTTP, Token: k.Token, Tokens: k.Tokens}.Do(ctx, req, "Kubernetes API "+k.Server)
 	if err != nil {
-		return gpucost.Errorf(gpucost.EUnavailable, "Kubernetes API %s cannot be reached: %w", k.Server, err)
+		return err
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
-	if err != nil {
-		return gpucost.Errorf(gpucost.EUnavailable, "read the Kubernetes API's answer: %w", err)
-	}
-	if resp.StatusCode/100 != 2 {
-		return kubeError(resp.StatusCode, data)
+	if status/100 != 2 {
+		return kubeError(status, data)
 	}
 	if out == nil {
 		return nil

@@ -214,6 +214,7 @@ func exampleFixtures(t *testing.T) map[string][]byte {
 		"openb_pod_list_default.csv":      shared + "alibaba/gpu-v2023/csv/openb_pod_list_default.csv",
 		"pods.csv":                        shared + "alibaba/gpu-v2023/csv/openb_pod_list_default.csv",
 		"smi.csv":                         "../../telemetry/nvidiasmi/testdata/a100-8gpu/query-gpu.csv",
+		"spot-advisor-data.json":          "../../catalog/testdata/spot-advisor-data.json",
 	}
 	var rates, hourly strings.Builder // a day of request rates a minute; 30 days of usage an hour, busier 9–18
 	rates.WriteString("timestamp,rate\n")
@@ -278,6 +279,10 @@ var skippedExamples = []struct {
 	{"gpucost bills remove 12", 0, "names an import of the user's store"},
 	{"gpucost enforce undo", 0, "acts on AWS or Kubernetes"},
 	{"gpucost enforce --policies policies.yaml --budgets budgets.yaml --aws-region", 0, "reads AWS"},
+	{"gpucost enforce --policies policies.yaml --aws-region", 0, "reads AWS and a Kubernetes cluster"},
+	{"gpucost plan checkpoint --checkpoint-time 45s --restart 5m --instance-type g5.12xlarge --region us-east-1 --events s3:", 0, "needs the jobs' S3 bucket"},
+	{"gpucost report spot --store s3:", 0, "needs the jobs' S3 bucket"},
+	{"gpucost report spot --store file:///mnt/nfs/jobs", 0, "needs a shared jobs store"},
 	{"gpucost estimate job.yaml --budgets budgets.yaml --policies", 0, "reads AWS"},
 	{"gpucost import telemetry --format nvidia-smi --gpu", 0, "needs the user's one-GPU nvidia-smi output"},
 	{"gpucost import telemetry --format nvidia-smi-", 0, "needs the user's nvidia-smi -q -x or pmon output (TestImportSMI* run the formats)"},

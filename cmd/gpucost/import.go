@@ -36,21 +36,8 @@ const csvExample = `timestamp,gpu,util,memory_used_mib,memory_total_mib,power_w,
 // fileStats is what importing one telemetry file did.
 type fileStats = teleimport.Stats
 
-func newImportTelemetryCmd(e *env) *cobra.Command {
-	var (
-		format string
-		at     string
-		host   string
-		model  string
-		gpu    string
-		start  string
-		step   time.Duration
-		price  string
-	)
-	cmd := &cobra.Command{
-		Use:   "telemetry FILE...",
-		Short: "Import recorded dcgm-exporter or nvidia-smi output, or a telemetry CSV file",
-		Long: `telemetry reads recorded GPU telemetry and stores its minute and hourly rollups, the same way
+// importTelemetryHelp is import telemetry's --help: the formats it reads.
+var importTelemetryHelp = `telemetry reads recorded GPU telemetry and stores its minute and hourly rollups, the same way
 the agent does. dcgm files hold one or more /metrics scrapes; sample lines carry the
 exposition format's millisecond timestamps, and lines without one take --at (default: the
 file's modification time). nvidia-smi files hold the output of
@@ -86,7 +73,23 @@ lists it with its source; importing with another --price replaces it.
 A CSV file util.csv such as
   ` + strings.ReplaceAll(csvExample, "\n", "\n  ") + `
 is imported with
-  gpucost import telemetry --format csv util.csv`,
+  gpucost import telemetry --format csv util.csv`
+
+func newImportTelemetryCmd(e *env) *cobra.Command {
+	var (
+		format string
+		at     string
+		host   string
+		model  string
+		gpu    string
+		start  string
+		step   time.Duration
+		price  string
+	)
+	cmd := &cobra.Command{
+		Use:   "telemetry FILE...",
+		Short: "Import recorded dcgm-exporter or nvidia-smi output, or a telemetry CSV file",
+		Long:  importTelemetryHelp,
 		Example: `  gpucost import telemetry --format dcgm scrapes/*.prom
   gpucost import telemetry --format dcgm --at 2026-11-01T10:00:00Z one-scrape.prom
   gpucost import telemetry --format nvidia-smi --host gpu-node-7 smi.csv

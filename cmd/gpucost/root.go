@@ -105,7 +105,7 @@ job (gpucost estimate --policies).`,
 		newBudgetCmd(e), newEstimateCmd(e), newEnforceCmd(e),
 		newBillsCmd(e),
 	)
-	addVersionFlag(root)
+	addVersionFlag(root, e)
 	registerCompletions(root, e)
 	markUsageErrors(root)
 	return root

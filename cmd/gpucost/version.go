@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"strings"
 
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
@@ -107,8 +106,17 @@ func newVersionCmd(e *env) *cobra.Command {
 	}
 }
 
-// addVersionFlag gives root a --version flag printing BuildInfo's one line.
-func addVersionFlag(root *cobra.Command) {
-	root.Version = strings.TrimPrefix(buildInfo().String(), "gpucost ")
-	root.SetVersionTemplate("gpucost {{.Version}}\n")
+// addVersionFlag gives root a --version flag printing BuildInfo's one line. It is gpucost's
+// own flag, not cobra's Version field: cobra prints that through text/template, whose
+// reflect.Value.MethodByName keeps every exported method in the binary (docs/architecture.md
+// "Binary size").
+func addVersionFlag(root *cobra.Command, e *env) {
+	version := root.Flags().Bool("version", false, "print the version, commit, build date and Go version on one line")
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if *version {
+			_, err := fmt.Fprintln(e.stdout, buildInfo().String())
+			return err
+		}
+		return cmd.Help()
+	}
 }

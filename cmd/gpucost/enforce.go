@@ -18,12 +18,8 @@ type enforceOpts struct {
 	inv                        inventoryFlags
 }
 
-func newEnforceCmd(e *env) *cobra.Command {
-	var o enforceOpts
-	cmd := &cobra.Command{
-		Use:   "enforce",
-		Short: "Apply spend policies: notify, tag, stop instances, scale endpoints to zero (dry run by default)",
-		Long: `enforce evaluates policies against the budgets (spend and forecast from the bills in the
+// enforceHelp is enforce's --help.
+var enforceHelp = `enforce evaluates policies against the budgets (spend and forecast from the bills in the
 store, as budget status shows them) and the live inventory: EC2 instances and SageMaker endpoints
 in the --aws-region regions, and the GPU Deployments of a Kubernetes cluster (--kube-server). It
 prints every action with the policy, the resource and the evidence, and logs every action in the
@@ -94,7 +90,14 @@ identity, or az login. Secrets are never printed or logged.
 
 Exit codes: 0 no policy triggered; 7 a policy triggered and its actions were planned (dry run) or
 all carried out; 4 an action failed or a cloud API could not be reached; 2 the policies, budgets or
-targets file or a flag is invalid.`,
+targets file or a flag is invalid.`
+
+func newEnforceCmd(e *env) *cobra.Command {
+	var o enforceOpts
+	cmd := &cobra.Command{
+		Use:   "enforce",
+		Short: "Apply spend policies: notify, tag, stop instances, scale endpoints to zero (dry run by default)",
+		Long:  enforceHelp,
 		Example: `  gpucost enforce --policies policies.yaml --budgets budgets.yaml --aws-region us-east-1
   gpucost enforce --policies policies.yaml --budgets budgets.yaml --aws-region us-east-1 \
       --kube-server https://10.0.0.1:6443 --kube-token-file /var/run/secrets/kubernetes.io/serviceaccount/token \

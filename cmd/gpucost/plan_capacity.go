@@ -14,20 +14,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newPlanCapacityCmd(e *env) *cobra.Command {
-	var (
-		sf       servingFlags
-		o        plan.CapacityOptions
-		headroom string
-		trace    planfile.TraceOptions
-		file     string
-	)
-	cmd := &cobra.Command{
-		Use:   "capacity --rate QPS --service-time DURATION --slo pNN=DURATION",
-		Short: "Replicas for a latency target by Erlang C, their latency and cost, against the rule of thumb",
-		Long: `capacity sizes a serving pool as an M/M/c queue (Erlang C, docs/architecture.md): the fewest replicas c
-with C(c, λS)·e^{−(cμ−λ)(SLO−S)} ≤ 1 − p, so that the p-quantile of the response time (queue wait
-plus service time S) stays within the SLO at λ requests per second. --headroom sizes for that much
+// planCapacityHelp is plan capacity's --help.
+var planCapacityHelp = `capacity sizes a serving pool as an M/M/c queue (Erlang C, docs/architecture.md): the fewest replicas c
+with P(T > SLO) ≤ 1 − p, T the response time (the queue wait plus the request's own service time),
+so that its p-quantile stays within the SLO at λ requests per second. --headroom sizes for that much
 more traffic. It prints the utilisation at that size, the predicted latency distribution, the
 highest rate the size still serves, cost per hour and per 1,000 requests for --gpu (or --price),
 and reference case R4's rule of thumb — ⌈λ / per-GPU QPS⌉ GPUs plus the headroom — beside it.
@@ -48,7 +38,20 @@ shared by --concurrency sequences, and the plan prices a million tokens (input, 
 
 --trace sizes for a trace's busiest interval (per --step) with --headroom on top, instead of
 --rate; the trace's shape (request log, rate series, per-source samples) is told from the file
-or given with --trace-shape.`,
+or given with --trace-shape.`
+
+func newPlanCapacityCmd(e *env) *cobra.Command {
+	var (
+		sf       servingFlags
+		o        plan.CapacityOptions
+		headroom string
+		trace    planfile.TraceOptions
+		file     string
+	)
+	cmd := &cobra.Command{
+		Use:   "capacity --rate QPS --service-time DURATION --slo pNN=DURATION",
+		Short: "Replicas for a latency target by Erlang C, their latency and cost, against the rule of thumb",
+		Long:  planCapacityHelp,
 		Example: `  gpucost plan capacity --rate 500 --service-time 30ms --slo p99=200ms --gpu L4 --headroom 20%
   gpucost plan capacity --rate 500 --service-time 30ms --slo p99=200ms --per-gpu-qps 200 --headroom 20%
   gpucost plan capacity --trace AzureLLMInferenceTrace_code.csv --service-time 1s --slo p99=5s --headroom 20%

@@ -7,20 +7,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newReportKPICmd(e *env) *cobra.Command {
-	var (
-		f        costFlags
-		by       string
-		reqFile  string
-		reqProm  string
-		reqQuery string
-		tok      serving.GroupTokens
-		weight   float64
-	)
-	cmd := &cobra.Command{
-		Use:   "kpi",
-		Short: "Unit economics: cost per used GPU-hour, idle %, cost per job, cost per 1,000 requests",
-		Long: `kpi reports GPU unit economics per group over a period: each group's GPU cost (the
+// reportKPIHelp is report kpi's --help.
+var reportKPIHelp = `kpi reports GPU unit economics per group over a period: each group's GPU cost (the
 GPU-hours it held, idle included, each at its price: the bill's effective cost where a bill line
 covers it, the catalog's on-demand price elsewhere), its idle cost and idle % (idle cost ÷ GPU
 cost), GPU-hours and $/GPU-h, used GPU-hours (held × utilisation) and $/used GPU-h (GPU cost ÷
@@ -36,7 +24,22 @@ Token counts come from Prometheus (--tokens-prometheus URL): the increase over t
 --by label, of vLLM's vllm:prompt_tokens_total and vllm:generation_tokens_total, TGI's
 tgi_request_input_length_sum and tgi_request_generated_tokens_sum, or Triton's TensorRT-LLM
 backend nv_llm_input_token_len_sum and nv_llm_output_token_len_sum (--tokens-server), or your
-own queries. The table then adds $/1M input, output and all tokens.`,
+own queries. The table then adds $/1M input, output and all tokens.`
+
+func newReportKPICmd(e *env) *cobra.Command {
+	var (
+		f        costFlags
+		by       string
+		reqFile  string
+		reqProm  string
+		reqQuery string
+		tok      serving.GroupTokens
+		weight   float64
+	)
+	cmd := &cobra.Command{
+		Use:   "kpi",
+		Short: "Unit economics: cost per used GPU-hour, idle %, cost per job, cost per 1,000 requests",
+		Long:  reportKPIHelp,
 		Example: `  gpucost report kpi --by team --since 30d
   gpucost report kpi --by namespace --requests requests.csv
   gpucost report kpi --by namespace --requests-prometheus http://prometheus:9090 \

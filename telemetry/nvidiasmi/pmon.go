@@ -93,14 +93,10 @@ func (pr PmonReader) Read(r io.Reader, name string) ([]PmonRow, Stats, error) {
 	if step <= 0 {
 		step = time.Second
 	}
+	iv := pmonIntervals{pr: pr, loc: loc, step: step, n: -1, seen: map[[2]int]bool{}}
 	var (
 		h        pmonHeader
 		haveHead bool
-		interval = -1
-		seen     = map[[2]int]bool{} // (gpu, pid) of the current interval
-		lastKey  string              // the date and time columns of the current interval
-		day      time.Time           // -o T: the date the times fall on
-		lastTime time.Time
 	)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -121,11 +117,8 @@ func (pr PmonReader) Read(r io.Reader, name string) ([]PmonRow, Stats, error) {
 		if !haveHead {
 			return nil, st, gpucost.Errorf(gpucost.EInvalid, "%s line %d: no \"# gpu pid …\" header line before it: is this nvidia-smi pmon output?", name, num)
 		}
-		if h.date < 0 && h.time < 0 && pr.Start.IsZero() {
-			return nil, st, gpucost.Errorf(gpucost.EInvalid, "%s has no time column, so its intervals cannot be placed in time: give --start (the time of its first interval) and --interval (pmon's -d, default 1s), or record with nvidia-smi pmon -o DT", name)
-		}
-		if h.date < 0 && h.time >= 0 && pr.Start.IsZero() {
-			return nil, st, gpucost.Errorf(gpucost.EInvalid, "%s has a time column but no date: give --start on the day of its first line, or record with nvidia-smi pmon -o DT", name)
+		if err := pr.checkStart(h, name); err != nil {
+			return nil, st, err
 		}
 		st.Lines++
 		f := strings.Fields(line)
@@ -138,29 +131,10 @@ func (pr PmonReader) Read(r io.Reader, name string) ([]PmonRow, Stats, error) {
 			st.skip(name, num, "", why+"; line left out")
 			continue
 		}
-		// A new interval starts when the time columns change, or, without them, when a GPU's
-		// process comes round again.
-		key := h.timeKey(f)
-		if h.date >= 0 || h.time >= 0 {
-			if interval < 0 || key != lastKey {
-				t, why := pr.lineTime(h, f, loc, &day, lastTime)
-				if why != "" {
-					st.skip(name, num, "", why+"; line left out")
-					continue
-				}
-				interval++
-				lastKey, lastTime = key, t
-			}
-			row.Time = lastTime
-		} else {
-			if interval < 0 || seen[[2]int{row.GPU, row.PID}] {
-				interval++
-				clear(seen)
-			}
-			row.Time = pr.Start.Add(time.Duration(interval) * step).UTC()
+		if why := iv.place(h, f, &row); why != "" {
+			st.skip(name, num, "", why+"; line left out")
+			continue
 		}
-		seen[[2]int{row.GPU, row.PID}] = true
-		row.Interval = interval
 		rows = append(rows, row)
 	}
 	if err := sc.Err(); err != nil {
@@ -170,6 +144,54 @@ func (pr PmonReader) Read(r io.Reader, name string) ([]PmonRow, Stats, error) {
 		return nil, st, gpucost.Errorf(gpucost.EInvalid, "%s holds no nvidia-smi pmon lines", name)
 	}
 	return rows, st, nil
+}
+
+// checkStart says what to give when output of header h cannot be placed in time without Start.
+func (pr PmonReader) checkStart(h pmonHeader, name string) error {
+	switch {
+	case !pr.Start.IsZero() || h.date >= 0:
+		return nil
+	case h.time < 0:
+		return gpucost.Errorf(gpucost.EInvalid, "%s has no time column, so its intervals cannot be placed in time: give --start (the time of its first interval) and --interval (pmon's -d, default 1s), or record with nvidia-smi pmon -o DT", name)
+	}
+	return gpucost.Errorf(gpucost.EInvalid, "%s has a time column but no date: give --start on the day of its first line, or record with nvidia-smi pmon -o DT", name)
+}
+
+// pmonIntervals places pmon's rows in time. A new interval starts when the time columns
+// change, or, without them, when a GPU's process comes round again.
+type pmonIntervals struct {
+	pr      PmonReader
+	loc     *time.Location
+	step    time.Duration
+	n       int             // the current interval, -1 before the first
+	seen    map[[2]int]bool // (gpu, pid) of the current interval
+	lastKey string          // the date and time columns of the current interval
+	day     time.Time       // -o T: the date the times fall on
+	last    time.Time       // the current interval's time
+}
+
+// place sets row's time and interval from its fields f, or says why it cannot.
+func (iv *pmonIntervals) place(h pmonHeader, f []string, row *PmonRow) string {
+	if h.date >= 0 || h.time >= 0 {
+		if key := h.timeKey(f); iv.n < 0 || key != iv.lastKey {
+			t, why := iv.pr.lineTime(h, f, iv.loc, &iv.day, iv.last)
+			if why != "" {
+				return why
+			}
+			iv.n++
+			iv.lastKey, iv.last = key, t
+		}
+		row.Time = iv.last
+	} else {
+		if iv.n < 0 || iv.seen[[2]int{row.GPU, row.PID}] {
+			iv.n++
+			clear(iv.seen)
+		}
+		row.Time = iv.pr.Start.Add(time.Duration(iv.n) * iv.step).UTC()
+	}
+	iv.seen[[2]int{row.GPU, row.PID}] = true
+	row.Interval = iv.n
+	return ""
 }
 
 // timeKey is the date and time fields of a line.

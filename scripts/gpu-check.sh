@@ -5,11 +5,16 @@
 #   driver      nvidia-smi answers; PyTorch with CUDA is there for the workloads
 #   nvml        gpucost agent --source nvml against nvidia-smi's own 1 s readings
 #   nvidia-smi  gpucost agent --source nvidia-smi against the same readings
+#   xml, pmon   gpucost import telemetry of nvidia-smi -q -x and nvidia-smi pmon -o DT recorded
+#               under full load
 #   profile     gpucost profile of a job alone on GPU 0
 #   shared      gpucost profile of a light job beside a heavy one on the same GPU
 #   run         examples/pytorch/train.py under gpucost run on CUDA: a notice mid-run, exit 75,
 #               a resume into an empty checkpoint directory, the uninterrupted run's loss
 #   jobs        gpucost report jobs over that run: productive time and lost work
+#   container   the agent as the Dockerfile's image runs it: the binary in a root of its own with
+#               glibc only, uid 65532, NVML and the device nodes injected as the NVIDIA container
+#               runtime does (needs root for chroot and bind mounts)
 #
 # Usage:
 #   scripts/gpu-check.sh                 # builds gpucost with go, runs every check on GPU 0
@@ -43,19 +48,21 @@ want() { # want CHECK: true when the check was asked for (all when none was name
 }
 checks=("$@")
 
-# The workloads: a matmul loop at a duty cycle on GPU 0 (duty 1 is flat out).
+# The workloads: a matmul loop at a duty cycle on GPU 0 (duty 1 is flat out), busy for duty ×
+# period of every period (default 1 s).
 cat >"$work/load.py" <<'EOF'
 import sys, time, torch
 secs, duty = float(sys.argv[1]), float(sys.argv[2])
+period = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
 a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16); b = torch.randn_like(a)
 torch.cuda.synchronize()
 t0 = time.time()
 while time.time() - t0 < secs:
     s = time.time()
-    while time.time() - s < duty:
+    while time.time() - s < duty * period:
         for _ in range(4): a @ b
         torch.cuda.synchronize()
-    rest = 1.0 - (time.time() - s)
+    rest = period - (time.time() - s)
     if rest > 0: time.sleep(rest)
 EOF
 
@@ -88,8 +95,12 @@ fi
 json() { "$py" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 
 # --- nvml and nvidia-smi: the collectors against nvidia-smi's own readings --------------------
-if want nvml || want nvidia-smi; then
+if want nvml || want nvidia-smi || want xml || want pmon; then
 	log "collectors: 45 s of idle, full load and 30% duty on GPU 0, sampled by both agents and by nvidia-smi"
+	# nvidia-smi's other outputs, recorded well inside the full-load phase (10 s to 30 s).
+	(sleep 18; nvidia-smi -q -x -i 0 >"$work/smi.xml" 2>"$work/smi-xml.log"
+		nvidia-smi pmon -i 0 -c 5 -o DT >"$work/pmon.txt" 2>"$work/pmon.log") &
+	recorder=$!
 	nvidia-smi -i 0 --query-gpu=timestamp,utilization.gpu,memory.used --format=csv,noheader,nounits \
 		-lms 1000 >"$work/reference.csv" &
 	ref=$!
@@ -100,10 +111,13 @@ if want nvml || want nvidia-smi; then
 		agents+=($!)
 	done
 	sleep 10
-	"$py" "$work/load.py" 20 1.0 && "$py" "$work/load.py" 15 0.3
+	# The 30% phase cycles every 100 ms: at a 1 s cycle, samples taken once a second fall in
+	# the same part of every cycle, and one H200 run read 98% from nvidia-smi and 1% from the
+	# agents over the same seconds.
+	"$py" "$work/load.py" 20 1.0 && "$py" "$work/load.py" 15 0.3 0.1
 	sleep 2
 	kill -TERM "${agents[@]}" "$ref" 2>/dev/null
-	wait "${agents[@]}" "$ref" 2>/dev/null
+	wait "${agents[@]}" "$ref" "$recorder" 2>/dev/null
 	refmean=$(awk -F', *' '{s += $2; n++} END {if (n) printf "%.2f", s / n}' "$work/reference.csv")
 	refpeak=$(awk -F', *' '$3 > m {m = $3} END {printf "%.0f", m}' "$work/reference.csv")
 	for src in nvml nvidia-smi; do
@@ -125,6 +139,38 @@ if want nvml || want nvidia-smi; then
 			print (d <= 5 && pd <= 0.05 * rp + 512) ? "PASS" : "FAIL" }')
 		result "$src" "$verdict" "mean utilisation $mean% against nvidia-smi's $refmean% (within 5 points); VRAM peak $peak MiB against $refpeak MiB"
 	done
+fi
+
+# --- xml and pmon: nvidia-smi's other outputs through import telemetry ------------------------
+if want xml; then
+	rm -f "$work/xml.db"
+	if "$gpucost" import telemetry --format nvidia-smi-xml --db "$work/xml.db" "$work/smi.xml" >"$work/import-xml.log" 2>&1 &&
+		"$gpucost" report utilization --db "$work/xml.db" --since "$(date -u +%F)" -o json >"$work/util-xml.json" 2>>"$work/import-xml.log"; then
+		got=$(json "$work/util-xml.json" "next(('%.1f' % g['util_mean']) for g in d['groups'] if g['key'] == '$uuid')" 2>/dev/null)
+		if [ -n "$got" ] && [ "$got" != None ] && awk -v u="$got" 'BEGIN { exit !(u >= 50) }'; then
+			result xml PASS "nvidia-smi -q -x under full load stored as $uuid at $got% utilisation"
+		else
+			result xml FAIL "nvidia-smi -q -x imported, but $uuid shows ${got:-nothing} (want ≥ 50% under full load): see $work/util-xml.json"
+		fi
+	else
+		result xml FAIL "import of nvidia-smi -q -x failed: $(tail -1 "$work/import-xml.log")"
+	fi
+fi
+if want pmon; then
+	rm -f "$work/pmon.db"
+	if ! grep -qv '^#' "$work/pmon.txt" 2>/dev/null; then
+		result pmon SKIP "nvidia-smi pmon recorded no process lines here: $(head -c 200 "$work/pmon.log" "$work/pmon.txt" 2>/dev/null | tr '\n' ' ')"
+	elif "$gpucost" import telemetry --format nvidia-smi-pmon --host gpu-check --db "$work/pmon.db" "$work/pmon.txt" >"$work/import-pmon.log" 2>&1 &&
+		"$gpucost" report utilization --db "$work/pmon.db" --since "$(date -u +%F)" -o json >"$work/util-pmon.json" 2>>"$work/import-pmon.log"; then
+		got=$(json "$work/util-pmon.json" "','.join('%s:%.1f' % (g['key'], g['util_mean']) for g in d['groups'])" 2>/dev/null)
+		if [[ "$got" == *gpu0:* ]]; then
+			result pmon PASS "nvidia-smi pmon -o DT under full load stored as ${got} (the processes' SM % summed)"
+		else
+			result pmon FAIL "nvidia-smi pmon imported, but no gpu0 samples (got [${got}]): see $work/pmon.txt"
+		fi
+	else
+		result pmon FAIL "import of nvidia-smi pmon failed: $(tail -1 "$work/import-pmon.log")"
+	fi
 fi
 
 # --- profile: a job alone ---------------------------------------------------------------------
@@ -203,6 +249,74 @@ if want run || want jobs; then
 		else
 			result jobs FAIL "report jobs failed: $(tail -1 "$work/jobs.log")"
 		fi
+	fi
+fi
+
+# --- container: the agent as the image runs it, NVML injected ---------------------------------
+# The Dockerfile's image is the cgo binary on a glibc-only base, run as 65532; the NVIDIA
+# container runtime mounts the GPUs' device nodes and libnvidia-ml.so.1 into it. This builds
+# that root here (the binary, the C library it links, /etc/passwd), checks that the agent there
+# cannot find NVML before the injection and finds the same GPU after it.
+if want container; then
+	root=$work/rootfs
+	if [ "$(id -u)" != 0 ] || ! command -v chroot >/dev/null; then
+		result container SKIP "needs root and chroot to build the image's root filesystem"
+	else
+		log "container: the agent in a glibc-only root as uid 65532, before and after NVML is injected"
+		# A root left by an earlier run may still have the host's /dev, /proc and /sys mounted in
+		# it: unmount them first, and never let rm cross into another file system.
+		for m in dev proc sys; do mountpoint -q "$root/$m" 2>/dev/null && umount -l "$root/$m"; done
+		rm -rf --one-file-system "$root" && mkdir -p "$root"/{tmp,dev,proc,sys,etc,usr/lib/x86_64-linux-gnu}
+		chmod 1777 "$root/tmp"
+		cp "$gpucost" "$root/gpucost"
+		# The C library as a glibc base image holds it: what gpucost links and what NVML needs.
+		nvml=$(ldconfig -p | awk '/libnvidia-ml\.so\.1 / {print $NF; exit}')
+		for lib in $(ldd "$gpucost" ${nvml:+"$nvml"} | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// && $1 !~ /:$/ {print $1}' | sort -u); do
+			case $lib in *nvidia*) continue ;; esac
+			cp -L --parents "$lib" "$root"
+		done
+		echo 'nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin' >"$root/etc/passwd"
+		mounted=()
+		for m in dev proc sys; do mount --bind "/$m" "$root/$m" 2>>"$work/container.log" && mounted+=("$root/$m"); done
+		# Where bind mounts are refused, the device nodes themselves, as the runtime creates them.
+		[ -e "$root/dev/null" ] || cp -a /dev/null /dev/nvidia* "$root/dev/" 2>>"$work/container.log"
+		# stop PID: TERM, then KILL after 10 s; its exit status. chroot execs gpucost in the
+		# process it was started as, so TERM reaches the agent.
+		stop() {
+			kill -TERM "$1" 2>/dev/null
+			for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+			kill -KILL "$1" 2>/dev/null
+			wait "$1"
+		}
+		in_image() { chroot --userspec=65532:65532 "$root" /gpucost "$@"; }
+		chroot --userspec=65532:65532 "$root" /gpucost agent --source nvml --interval 1s --flush 1s --db /tmp/before.db >"$work/container-before.log" 2>&1 &
+		pid=$!
+		sleep 4
+		stop "$pid"
+		before=$?
+		if [ -z "$nvml" ]; then
+			result container FAIL "the host's libnvidia-ml.so.1 is not in ldconfig's cache: nothing to inject"
+		else
+			cp -L "$nvml" "$root/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"
+			ldconfig -r "$root" 2>>"$work/container.log" # the runtime's update-ldcache hook
+			in_image version >"$work/container-version.txt" 2>&1
+			chroot --userspec=65532:65532 "$root" /gpucost agent --source nvml --interval 1s --flush 1s --db /tmp/agent.db >"$work/container-agent.log" 2>&1 &
+			pid=$!
+			sleep 6
+			stop "$pid"
+			after=$?
+			out=$work/container-util.json
+			"$gpucost" report utilization --db "$root/tmp/agent.db" --since "$(date -u +%F)" -o json >"$out" 2>>"$work/container.log"
+			got=$(json "$out" "','.join(g['key'] for g in d['groups'])" 2>/dev/null)
+			if [ "$before" -ne 0 ] && [ "$after" -eq 0 ] && [[ ",$got," == *",$uuid,"* ]]; then
+				result container PASS "without NVML the agent exits $before ($(grep -m1 -io 'nvml[^"]*' "$work/container-before.log" | cut -c1-90)); injected, as uid 65532 in a glibc-only root, it stored $uuid"
+			else
+				result container FAIL "before injection exit $before (want non-zero), after exit $after (want 0), GPUs stored [${got}] (want $uuid): see $work/container-*.log"
+				{ ldd "$nvml"; find "$root" -path "$root/proc" -prune -o -path "$root/sys" -prune -o -path "$root/dev" -prune -o -print; ls -la "$root/dev" | head -20
+					LD_DEBUG=libs timeout 3 chroot --userspec=65532:65532 "$root" /gpucost agent --source nvml --interval 1s --db /tmp/debug.db; } >>"$work/container-debug.log" 2>&1
+			fi
+		fi
+		for m in "${mounted[@]}"; do umount -l "$m" 2>/dev/null; done
 	fi
 fi
 

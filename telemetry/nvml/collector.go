@@ -25,6 +25,11 @@ type Collector struct {
 	// OnStats, if set, is called after each Collect with what it skipped and which GPUs
 	// vanished, so that they can be logged.
 	OnStats func(Stats)
+	// MemoryV2 reads memory with nvmlDeviceGetMemoryInfo_v2, whose used memory leaves out what
+	// the driver reserves for itself, as nvidia-smi's memory.used and dcgm-exporter's
+	// DCGM_FI_DEV_FB_USED do (docs/telemetry.md "Memory used"). New sets it where the driver has
+	// the function (R510 and later); without it, used memory includes the reservation.
+	MemoryV2 bool
 
 	mu    sync.Mutex
 	last  gpucost.GPUsSeen        // the GPUs of the last Collect
@@ -35,7 +40,15 @@ var _ gpucost.Collector = (*Collector)(nil)
 
 // New loads NVML from the NVIDIA driver and initialises it. Without the driver it returns an
 // error wrapping ErrUnavailable that says so.
-func New() (*Collector, error) { return Open(gonvml.New()) }
+func New() (*Collector, error) {
+	lib := gonvml.New()
+	c, err := Open(lib)
+	if err != nil {
+		return nil, err
+	}
+	c.MemoryV2 = lib.Extensions().LookupSymbol("nvmlDeviceGetMemoryInfo_v2") == nil
+	return c, nil
+}
 
 // Open initialises lib, the real library or a mock, and returns a Collector over it.
 func Open(lib gonvml.Interface) (*Collector, error) {
@@ -60,7 +73,7 @@ func initError(ret gonvml.Return) error {
 	default:
 		why = "nvmlInit: " + ret.Error()
 	}
-	return gpucost.Errorf(gpucost.EUnavailable, "%w: %s falling back to nvidia-smi", ErrUnavailable, why)
+	return gpucost.Errorf(gpucost.EUnavailable, "%w: %s", ErrUnavailable, why)
 }
 
 // Close shuts NVML down.
@@ -159,7 +172,7 @@ func (c *Collector) device(i int, at time.Time, r *read) {
 	}
 	name, _ := dev.GetName()
 	s := gpucost.NewSample(at, gpucost.GPU{UUID: uuid, Host: c.Host, Model: name, Index: i})
-	rd := readings{dev: dev, what: fmt.Sprintf("GPU %d (%s)", i, uuid), st: st}
+	rd := readings{dev: dev, what: fmt.Sprintf("GPU %d (%s)", i, uuid), st: st, memV2: c.MemoryV2}
 	rd.device(&s)
 	if rd.lost {
 		return
@@ -196,7 +209,7 @@ func (c *Collector) instances(dev gonvml.Device, g gpucost.GPU, at time.Time, r 
 		}
 		s := gpucost.NewSample(at, gpucost.GPU{UUID: uuid, Host: g.Host, Model: g.Model, Index: g.Index,
 			Parent: g.UUID, Profile: profile(dev, mig)})
-		rd := readings{dev: mig, what: "MIG " + uuid, st: st}
+		rd := readings{dev: mig, what: "MIG " + uuid, st: st, memV2: c.MemoryV2}
 		rd.memory(&s)
 		if rd.lost {
 			return

@@ -339,7 +339,7 @@ func TestNewWithoutDriver(t *testing.T) {
 		c.Close()
 		t.Skip("this host has NVML")
 	}
-	want := "NVML unavailable: libnvidia-ml.so.1 not found — no NVIDIA driver? falling back to nvidia-smi"
+	want := "NVML unavailable: libnvidia-ml.so.1 not found — no NVIDIA driver?"
 	if !errors.Is(err, ErrUnavailable) || !strings.HasPrefix(err.Error(), want) || gpucost.ErrorCode(err) != gpucost.EUnavailable {
 		t.Errorf("New() = %v, want %q wrapping ErrUnavailable", err, want)
 	}
@@ -367,5 +367,44 @@ func BenchmarkCollect(b *testing.B) {
 		if s, err := c.Collect(context.Background()); err != nil || len(s) != 8 {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestMemoryV2 reads used memory without the driver's reservation, as nvidia-smi shows it: on
+// the H200 of docs/gpu-check.md, nvidia-smi said 1011 MiB used and 616 MiB reserved while the
+// version 1 call said 1627 MiB. A driver without the version 2 call keeps the version 1 figure.
+func TestMemoryV2(t *testing.T) {
+	gpu := &fakeGPU{uuid: "GPU-4260bfb0-645d-3cec-f3d7-764bea0daa6c", name: "NVIDIA H200", util: 100,
+		used: 1627 << 20, total: 143771 << 20, powerMW: 300000, temp: 40}
+	for _, tc := range []struct {
+		name  string
+		v2    bool
+		ret   gonvml.Return
+		wantU float64
+	}{
+		{"v2", true, gonvml.SUCCESS, 1011},
+		{"v2 not supported", true, gonvml.ERROR_NOT_SUPPORTED, 1627},
+		{"v1 only", false, gonvml.SUCCESS, 1627},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lib := fakeLib(gpu)
+			get := lib.DeviceGetHandleByIndexFunc
+			lib.DeviceGetHandleByIndexFunc = func(i int) (gonvml.Device, gonvml.Return) {
+				d, ret := get(i)
+				d.(*mock.Device).GetMemoryInfo_v2Func = func() (gonvml.Memory_v2, gonvml.Return) {
+					return gonvml.Memory_v2{Total: 143771 << 20, Reserved: 616 << 20, Used: 1011 << 20, Free: 142144 << 20}, tc.ret
+				}
+				return d, ret
+			}
+			c, err := Open(lib)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.MemoryV2 = tc.v2
+			samples, _ := collect(t, c)
+			if len(samples) != 1 || samples[0].MemUsedMiB != tc.wantU || samples[0].MemTotalMiB != 143771 {
+				t.Fatalf("samples %+v; want one with %g MiB used of 143771", samples, tc.wantU)
+			}
+		})
 	}
 }

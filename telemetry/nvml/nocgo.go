@@ -21,7 +21,7 @@ type Collector struct {
 var _ gpucost.Collector = (*Collector)(nil)
 
 func errNoCgo() error {
-	return gpucost.Errorf(gpucost.EUnavailable, "%w: gpucost was built without cgo (CGO_ENABLED=0), which go-nvml needs; falling back to nvidia-smi", ErrUnavailable)
+	return gpucost.Errorf(gpucost.EUnavailable, "%w: gpucost was built without cgo (CGO_ENABLED=0), which go-nvml needs", ErrUnavailable)
 }
 
 // New returns an error wrapping ErrUnavailable: this build cannot load NVML.

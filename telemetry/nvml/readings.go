@@ -15,7 +15,8 @@ type readings struct {
 	dev  gonvml.Device
 	what string // names the device in skips
 	st   *Stats
-	lost bool // the device stopped answering: the sample is void
+	lost  bool // the device stopped answering: the sample is void
+	memV2 bool // Collector.MemoryV2
 }
 
 const mib = 1 << 20
@@ -34,8 +35,19 @@ func (r *readings) device(s *gpucost.Sample) {
 	}
 }
 
-// memory reads the framebuffer memory in use and in all.
+// memory reads the framebuffer memory in use and in all: in use without the driver's
+// reservation where the version 2 call answers (Collector.MemoryV2), else with it.
 func (r *readings) memory(s *gpucost.Sample) {
+	if r.memV2 {
+		m, ret := r.dev.GetMemoryInfo_v2()
+		if ret == gonvml.SUCCESS || ret == gonvml.ERROR_GPU_IS_LOST {
+			if r.ok(ret, "memory") {
+				r.set(&s.MemUsedMiB, float64(m.Used)/mib, "memory", 0)
+				r.set(&s.MemTotalMiB, float64(m.Total)/mib, "memory", 0)
+			}
+			return
+		}
+	}
 	if m, ret := r.dev.GetMemoryInfo(); r.ok(ret, "memory") {
 		r.set(&s.MemUsedMiB, float64(m.Used)/mib, "memory", 0)
 		r.set(&s.MemTotalMiB, float64(m.Total)/mib, "memory", 0)

@@ -71,7 +71,7 @@ func Open(spec string, o Options) (Source, error) {
 	case "nvml":
 		c, err := nvml.New()
 		if err != nil {
-			return Source{}, gpucost.Errorf(gpucost.EUnavailable, "source nvml: %w", err)
+			return Source{}, gpucost.Errorf(gpucost.EUnavailable, "source nvml: %w; in a container, run it with the NVIDIA container runtime, or read another source: --source nvidia-smi, dcgm=URL", err)
 		}
 		return Source{Collector: c, Name: "nvml", Processes: c.PIDs, close: c.Close}, nil
 	case "nvidia-smi":

@@ -12,9 +12,9 @@ import (
 
 // readings reads one device's readings into a sample, noting what fails.
 type readings struct {
-	dev  gonvml.Device
-	what string // names the device in skips
-	st   *Stats
+	dev   gonvml.Device
+	what  string // names the device in skips
+	st    *Stats
 	lost  bool // the device stopped answering: the sample is void
 	memV2 bool // Collector.MemoryV2
 }

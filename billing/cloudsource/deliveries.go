@@ -121,13 +121,21 @@ func newestRun(export, period string, runs map[string][]gpucost.Object) Delivery
 	}
 	d := Delivery{Export: export, Period: period, Objects: runs[best]}
 	for _, o := range runs[best] {
-		if path.Base(o.Key) == "manifest.json" {
+		if isAzureManifest(o.Key) {
 			d.Manifest = o.Key
 		} else if isBill(o.Key) {
 			d.Files = append(d.Files, o)
 		}
 	}
 	return d
+}
+
+// isAzureManifest reports whether key is an Azure export run's manifest: manifest.json as
+// exports write it now, _manifest.json as partitioned exports of manifestVersion 2021-01-01
+// did (docs/bill-sources.md).
+func isAzureManifest(key string) bool {
+	b := path.Base(key)
+	return b == "manifest.json" || b == "_manifest.json"
 }
 
 // newest is the latest modification time among objs.

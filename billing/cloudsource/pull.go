@@ -176,13 +176,16 @@ func (p *Puller) resolve(ctx context.Context, src *Source, d *delivery, byKey ma
 		}
 		if len(keys) > 0 || len(d.Files) == 0 {
 			d.Files = nil
-			for _, k := range keys {
-				o, ok := byKey[k]
+			for _, e := range keys {
+				o, ok := byKey[e.key]
 				if !ok { // a name relative to the manifest's folder
-					o, ok = byKey[path.Join(path.Dir(d.Manifest), k)]
+					o, ok = byKey[path.Join(path.Dir(d.Manifest), e.key)]
 				}
 				if !ok {
-					return gpucost.Errorf(gpucost.ENotFound, "pull %s%s: it names %s, which is not in the bucket listing; the export may still be delivering: pull again later", src.Root, d.Manifest, k)
+					return gpucost.Errorf(gpucost.ENotFound, "pull %s%s: it names %s, which is not in the bucket listing; the export may still be delivering: pull again later", src.Root, d.Manifest, e.key)
+				}
+				if e.size >= 0 && o.Size != e.size {
+					return gpucost.Errorf(gpucost.ENotFound, "pull %s%s: it gives %s as %d bytes, the bucket holds %d; the export may still be delivering: pull again later", src.Root, d.Manifest, o.Key, e.size, o.Size)
 				}
 				d.Files = append(d.Files, o)
 			}
@@ -258,18 +261,29 @@ func (p *Puller) download(ctx context.Context, src *Source, o gpucost.Object, di
 }
 
 // manifest is what a pull reads of a manifest: an AWS Data Exports manifest's dataFiles (full
-// s3:// URIs), a legacy CUR manifest's reportKeys (keys) or an Azure export run's blobs.
+// s3:// URIs), a legacy CUR manifest's reportKeys (keys) or an Azure export run's blobs, with
+// their count and sizes where the manifest gives them.
 type manifest struct {
 	DataFiles  []string `json:"dataFiles"`
 	ReportKeys []string `json:"reportKeys"`
+	BlobCount  *int     `json:"blobCount"`
 	Blobs      []struct {
-		BlobName string `json:"blobName"`
+		BlobName  string `json:"blobName"`
+		ByteCount *int64 `json:"byteCount"`
 	} `json:"blobs"`
 }
 
-// manifestKeys returns the object keys the manifest at key names, in its bucket, and the
-// SHA-256 of its bytes.
-func manifestKeys(ctx context.Context, src *Source, key string) ([]string, string, error) {
+// manifestEntry is a data file a manifest names: its key, and its size in bytes where the
+// manifest says it (-1 where not).
+type manifestEntry struct {
+	key  string
+	size int64
+}
+
+// manifestKeys returns the data files the manifest at key names, in its bucket, and the
+// SHA-256 of its bytes. An Azure manifest whose blobCount is not the number of blobs it lists
+// is refused.
+func manifestKeys(ctx context.Context, src *Source, key string) ([]manifestEntry, string, error) {
 	r, err := src.Bucket.Get(ctx, key)
 	if err != nil {
 		return nil, "", err
@@ -286,16 +300,23 @@ func manifestKeys(ctx context.Context, src *Source, key string) ([]string, strin
 	if err := json.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), &m); err != nil {
 		return nil, "", gpucost.Errorf(gpucost.EInvalid, "pull %s%s: not a readable manifest: %v", src.Root, key, err)
 	}
-	var keys []string
+	var keys []manifestEntry
 	for _, u := range append(m.DataFiles, m.ReportKeys...) {
 		k, err := src.keyOf(u)
 		if err != nil {
 			return nil, "", gpucost.Errorf(gpucost.EInvalid, "pull %s%s: %v", src.Root, key, err)
 		}
-		keys = append(keys, k)
+		keys = append(keys, manifestEntry{key: k, size: -1})
+	}
+	if m.BlobCount != nil && *m.BlobCount != len(m.Blobs) {
+		return nil, "", gpucost.Errorf(gpucost.EInvalid, "pull %s%s: its blobCount is %d but it lists %d blobs; the export wrote a damaged manifest: run the export again", src.Root, key, *m.BlobCount, len(m.Blobs))
 	}
 	for _, b := range m.Blobs {
-		keys = append(keys, strings.TrimPrefix(b.BlobName, "/"))
+		e := manifestEntry{key: strings.TrimPrefix(b.BlobName, "/"), size: -1}
+		if b.ByteCount != nil {
+			e.size = *b.ByteCount
+		}
+		keys = append(keys, e)
 	}
 	sum := sha256.Sum256(data)
 	return keys, hex.EncodeToString(sum[:]), nil

@@ -17,13 +17,13 @@ type Status struct {
 	Percent         float64       `json:"percent"` // Spent as a percentage of Amount
 	Remaining       gpucost.Money `json:"remaining"`
 	Forecast        Projection    `json:"forecast"`
-	ForecastPercent float64       `json:"forecast_percent"` // the projected total as a percentage of Amount
-	DaysLeft        int           `json:"days_left"`        // today included
-	BurnRate        gpucost.Money `json:"burn_rate"`        // spent per day with data
-	DataDays        int           `json:"data_days"`        // days of the period up to today with bill data
-	AllowedRate     gpucost.Money `json:"allowed_rate"`     // what may be spent per day left to end at Amount
-	Crossed         []Crossing    `json:"crossed"`          // thresholds reached, in the budget's order
-	Daily           []DayCost     `json:"daily"`            // every day of the period up to today, zeros included
+	ForecastPercent float64       `json:"forecast_pct"` // the projected total as a percentage of Amount
+	DaysLeft        int           `json:"days_left"`    // today included
+	BurnRate        gpucost.Money `json:"burn_rate"`    // spent per day with data
+	DataDays        int           `json:"data_days"`    // days of the period up to today with bill data
+	AllowedRate     gpucost.Money `json:"allowed_rate"` // what may be spent per day left to end at Amount
+	Crossed         []Crossing    `json:"crossed"`      // thresholds reached, in the budget's order
+	Daily           []DayCost     `json:"daily"`        // every day of the period up to today, zeros included
 }
 
 // Crossing is a threshold a budget has reached in a period, with the key that makes its alert

@@ -86,7 +86,7 @@ type Evidence struct {
 	Spent           *gpucost.Money    `json:"spent,omitempty"`
 	Forecast        *gpucost.Money    `json:"forecast,omitempty"`
 	Percent         float64           `json:"percent,omitempty"`
-	ForecastPercent float64           `json:"forecast_percent,omitempty"`
+	ForecastPercent float64           `json:"forecast_pct,omitempty"`
 	Over            float64           `json:"over,omitempty"`
 	SpotCount       int               `json:"spot_count,omitempty"`
 	SpotCap         *int              `json:"spot_cap,omitempty"`

@@ -125,7 +125,7 @@ func (f Figures) MarshalJSON() ([]byte, error) {
 		UsedGPUHours        float64         `json:"used_gpu_hours"`
 		IdleGPUHours        float64         `json:"idle_gpu_hours"`
 		NoTelemetryGPUHours float64         `json:"no_telemetry_gpu_hours"`
-		Utilisation         float64         `json:"utilisation_percent"`
+		Utilisation         float64         `json:"util_pct"`
 		GPUCost             gpucost.Money   `json:"gpu_cost"`
 		UsedCost            gpucost.Money   `json:"used_cost"`
 		IdleCost            gpucost.Money   `json:"idle_cost"`
@@ -134,7 +134,7 @@ func (f Figures) MarshalJSON() ([]byte, error) {
 		TotalCost           gpucost.Money   `json:"total_cost"`
 		EffectiveCost       gpucost.Money   `json:"effective_cost"` // total less idle: report cost's Cost column
 		BilledCost          gpucost.Money   `json:"billed_cost"`
-		IdlePercent         float64         `json:"idle_percent"`
+		IdlePercent         float64         `json:"idle_pct"`
 		PerGPUHour          gpucost.Money   `json:"cost_per_gpu_hour"`
 		PerUsedGPUHour      gpucost.Money   `json:"cost_per_used_gpu_hour"`
 		Jobs                int             `json:"jobs"`

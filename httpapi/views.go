@@ -103,7 +103,7 @@ type Overview struct {
 	Forecast    budget.Projection `json:"forecast"`      // the month's projected total
 	Daily       []budget.DayCost  `json:"daily"`         // the month's spend per day so far
 	GPUs        int               `json:"gpus"`          // GPUs reporting over the last 7 days
-	IdlePercent float64           `json:"idle_percent"`  // month to date: idle cost ÷ GPU cost, in percent
+	IdlePercent float64           `json:"idle_pct"`      // month to date: idle cost ÷ GPU cost, in percent
 	IdleCost    gpucost.Money     `json:"idle_cost"`     // month to date
 	PriceSource string            `json:"price_source"`  // of the month's GPU-hours: bill, catalog or mixed
 	Savings     gpucost.Money     `json:"savings"`       // monthly, all recommendations together
@@ -124,7 +124,7 @@ type CostGroup struct {
 	GPUHours      float64         `json:"gpu_hours"`
 	UsedGPUHours  float64         `json:"used_gpu_hours"`
 	IdleGPUHours  float64         `json:"idle_gpu_hours"`
-	IdlePercent   float64         `json:"idle_percent"` // idle cost ÷ GPU cost
+	IdlePercent   float64         `json:"idle_pct"`     // idle cost ÷ GPU cost
 	PriceSource   string          `json:"price_source"` // bill, catalog or mixed
 	Daily         []gpucost.Money `json:"daily"`        // effective + idle cost per day of CostReport.Days
 }

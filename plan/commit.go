@@ -85,7 +85,7 @@ type CommitResult struct {
 	OnDemandCost       gpucost.Money   `json:"on_demand_cost"`           // all usage on-demand
 	PlanCost           gpucost.Money   `json:"plan_cost"`                // commitment plus on-demand above it
 	Saving             gpucost.Money   `json:"saving"`                   // OnDemandCost − PlanCost, never negative
-	SavingPercent      float64         `json:"saving_percent"`           // Saving as a percentage of OnDemandCost
+	SavingPercent      float64         `json:"saving_pct"`               // Saving as a percentage of OnDemandCost
 	MonthlySaving      gpucost.Money   `json:"monthly_saving"`           // Saving per month of HoursPerMonth hours
 	Upfront            gpucost.Money   `json:"upfront"`                  // paid at purchase
 	MonthlyFee         gpucost.Money   `json:"monthly_fee"`              // paid each month of the term
@@ -394,8 +394,8 @@ type ROIRow struct {
 	Yearly        gpucost.Money   `json:"yearly"`         // fleet, twelve months
 	MonthlySaving gpucost.Money   `json:"monthly_saving"` // against on-demand
 	YearlySaving  gpucost.Money   `json:"yearly_saving"`
-	TermSaving    gpucost.Money   `json:"term_saving"`    // over the whole term (one year on-demand)
-	SavingPercent float64         `json:"saving_percent"` // against on-demand
+	TermSaving    gpucost.Money   `json:"term_saving"` // over the whole term (one year on-demand)
+	SavingPercent float64         `json:"saving_pct"`  // against on-demand
 }
 
 // ROIResult is the reserved-instance ROI table of reference case R2.

@@ -44,7 +44,7 @@ type LayerResult struct {
 	OverflowCost     gpucost.Money `json:"overflow_cost"`   // usage above the layers, on-demand
 	PlanCost         gpucost.Money `json:"plan_cost"`       // layers plus overflow
 	Saving           gpucost.Money `json:"saving"`          // OnDemandCost − PlanCost, never negative
-	SavingPercent    float64       `json:"saving_percent"`
+	SavingPercent    float64       `json:"saving_pct"`
 	BestSingle       string        `json:"best_single"`           // the instrument that alone saves most
 	BestSingleCost   gpucost.Money `json:"best_single_cost"`      // plan cost with that instrument alone
 	SavingVsBestOnly gpucost.Money `json:"saving_vs_best_single"` // BestSingleCost − PlanCost, never negative

@@ -127,7 +127,7 @@ type FleetResult struct {
 	OnDemandPerHour    gpucost.PerHour `json:"on_demand_per_hour"`
 	OnDemandPerGPUHour gpucost.PerHour `json:"on_demand_per_gpu_hour"`
 	SavingPerHour      gpucost.PerHour `json:"saving_per_hour"`
-	SavingPercent      float64         `json:"saving_percent"`
+	SavingPercent      float64         `json:"saving_pct"`
 	SpotPools          int             `json:"spot_pools_available"` // spot pools in the region
 	// ExpectedInterruptionsPerHour is Σ instances × rate over the spot pools with a known rate.
 	ExpectedInterruptionsPerHour float64  `json:"expected_interruptions_per_hour,omitempty"`

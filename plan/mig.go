@@ -115,7 +115,7 @@ type MIGResult struct {
 	GPUsNeeded            int          `json:"gpus_needed"`
 	WholeGPUs             int          `json:"whole_gpus"` // whole-GPU serving: one GPU per workload
 	GPUsSaved             int          `json:"gpus_saved"`
-	SavedPercent          float64      `json:"saved_percent"`
+	SavedPercent          float64      `json:"saved_pct"`
 	LowerBound            int          `json:"lower_bound"` // no packing needs fewer GPUs
 	Method                string       `json:"method"`      // "exact" or "first-fit-decreasing"
 	Optimal               bool         `json:"optimal"`     // proven: exact, or equal to LowerBound

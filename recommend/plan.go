@@ -20,7 +20,7 @@ type Plan struct {
 	Before        gpucost.Money `json:"before"`
 	After         gpucost.Money `json:"after"`
 	Saving        gpucost.Money `json:"saving"`
-	SavingPercent float64       `json:"saving_percent"`
+	SavingPercent float64       `json:"saving_pct"`
 	// OneTimeCost is paid once to make the changes (the data egress of moves), not monthly.
 	OneTimeCost gpucost.Money `json:"one_time_cost"`
 	// Levers is each lever's saving and its share of Before, in the order Levers lists them.

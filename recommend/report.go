@@ -16,7 +16,7 @@ type SavingsReport struct {
 	Before        gpucost.Money  `json:"before"`
 	After         gpucost.Money  `json:"after"`
 	Saving        gpucost.Money  `json:"saving"`
-	SavingPercent float64        `json:"saving_percent"`
+	SavingPercent float64        `json:"saving_pct"`
 	OneTimeCost   gpucost.Money  `json:"one_time_cost"` // paid once to make the changes (data egress of moves)
 	Levers        []LeverSavings `json:"levers"`
 }

@@ -251,7 +251,7 @@ func TestDemoRecommendations(t *testing.T) {
 	}
 	var rep struct {
 		Before, After, Saving string
-		SavingPercent         float64 `json:"saving_percent"`
+		SavingPercent         float64 `json:"saving_pct"`
 		Levers                []struct {
 			Lever         string
 			MonthlySaving string `json:"monthly_saving"`

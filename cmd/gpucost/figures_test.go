@@ -240,8 +240,8 @@ func checkFiguresAgree(t *testing.T, dir, source string) {
 		t.Errorf("overview month to date %v, idle %v; report cost --since 1d %s, %s", field(ov, "month_to_date"), field(ov, "idle_cost"), mtd.Decimal(), mIdle.Decimal())
 	}
 	// The idle share beside the idle cost is the same month's: idle cost ÷ GPU cost.
-	if got, want := field(ov, "idle_percent"), fleet.IdleShare(mIdle, mGPU); got != want {
-		t.Errorf("overview idle_percent %v; report cost --since 1d: idle %s of GPU cost %s = %v%%", got, mIdle.Decimal(), mGPU.Decimal(), want)
+	if got, want := field(ov, "idle_pct"), fleet.IdleShare(mIdle, mGPU); got != want {
+		t.Errorf("overview idle_pct %v; report cost --since 1d: idle %s of GPU cost %s = %v%%", got, mIdle.Decimal(), mGPU.Decimal(), want)
 	}
 }
 

@@ -27,7 +27,7 @@ func TestRecommendPlanDemo(t *testing.T) {
 	}
 	var plan struct {
 		Before, After, Saving string
-		SavingPercent         float64 `json:"saving_percent"`
+		SavingPercent         float64 `json:"saving_pct"`
 		Levers                []struct {
 			Lever   string
 			Percent float64

@@ -43,7 +43,7 @@ type DetectedChange struct {
 	Namespace string    `json:"namespace"`
 	Provider  string    `json:"provider"`
 	Kind      string    `json:"kind"`
-	From      string    `json:"from"` // instance types, pricing or GPUs (billed GPU-hours ÷ 24, a day on average) before
+	From      string    `json:"from"` // instance types, pricing or GPUs before (billed GPU-hours ÷ 24 a day: see fall)
 	To        string    `json:"to"`   // and after; for a commitment, its discount ids
 	At        time.Time `json:"at"`   // the midnight starting the first day of the change
 	How       string    `json:"how"`  // for AppliedStep.How: "detected: pricing became spot"
@@ -71,12 +71,20 @@ type dayLines struct {
 // A line the telemetry of several namespaces shows is each one's.
 func (s *Snapshot) DetectChanges() []DetectedChange {
 	lines := map[workloadKey]map[*Line]bool{}
+	billFrom := map[string]time.Time{} // each provider's first day of bill lines
 	for i := range s.Charges {
 		c := &s.Charges[i]
-		if c.Kind != GPUTime || c.Line == nil || c.Owner.Namespace == "" || c.Line.Start.Before(s.Period.Start) {
+		if c.Line == nil || c.Line.Start.Before(s.Period.Start) {
 			continue // a line that starts before the period bills a day only partly in it
 		}
-		k := workloadKey{c.Owner.Namespace, strings.ToLower(c.Line.Provider)}
+		provider := strings.ToLower(c.Line.Provider)
+		if d, ok := billFrom[provider]; !ok || c.Line.Start.Before(d) {
+			billFrom[provider] = c.Line.Start.UTC().Truncate(oneDay)
+		}
+		if c.Kind != GPUTime || c.Owner.Namespace == "" {
+			continue
+		}
+		k := workloadKey{c.Owner.Namespace, provider}
 		if lines[k] == nil {
 			lines[k] = map[*Line]bool{}
 		}
@@ -86,7 +94,7 @@ func (s *Snapshot) DetectChanges() []DetectedChange {
 	for k, ls := range lines {
 		days := byDay(ls)
 		order := slices.SortedFunc(maps.Keys(days), func(a, b time.Time) int { return a.Compare(b) })
-		out = append(out, detect(k, order, days)...)
+		out = append(out, detect(k, order, days, billFrom[k.provider])...)
 	}
 	slices.SortFunc(out, func(a, b DetectedChange) int {
 		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Kind, b.Kind))
@@ -134,8 +142,9 @@ func commitmentOf(l *gpucost.CostLine) string {
 	return ""
 }
 
-// detect finds a workload's changes over its days, oldest first.
-func detect(k workloadKey, order []time.Time, days map[time.Time]*dayLines) []DetectedChange {
+// detect finds a workload's changes over its days, oldest first; its provider's bill starts
+// on billFrom.
+func detect(k workloadKey, order []time.Time, days map[time.Time]*dayLines, billFrom time.Time) []DetectedChange {
 	if len(order) < 2 {
 		return nil
 	}
@@ -167,7 +176,7 @@ func detect(k workloadKey, order []time.Time, days map[time.Time]*dayLines) []De
 		c.Namespace, c.Provider = k.namespace, k.provider
 		out = append(out, c)
 	}
-	if c, ok := fall(order, days); ok {
+	if c, ok := fall(earliest(billFrom, order[0]), order[len(order)-1], days); ok {
 		// A move to a type with fewer GPUs bills fewer GPU-hours too: the change of instance
 		// type names its step.
 		if retyped.IsZero() || c.At.Sub(retyped).Abs() > FallAfterDays*oneDay {
@@ -210,10 +219,11 @@ func commitment(order []time.Time, days map[time.Time]*dayLines) (DetectedChange
 //     of their weekdays' means over the RealizedBeforeDays days (at most) before t, so a dip
 //     that recovers is no fall.
 //
-// Days without lines between the workload's first and last bill no GPU-hours.
-func fall(order []time.Time, days map[time.Time]*dayLines) (DetectedChange, bool) {
-	first := order[0]
-	n := int(order[len(order)-1].Sub(first)/oneDay) + 1
+// Its From and To are the GPUs the days from t on held on average (billed GPU-hours ÷ 24 a
+// day) at their weekdays' levels before t, and as billed. The days run from first, the first day of the provider's bill, to last, the workload's last
+// billed day; a day without lines of the workload bills no GPU-hours.
+func fall(first, last time.Time, days map[time.Time]*dayLines) (DetectedChange, bool) {
+	n := int(last.Sub(first)/oneDay) + 1
 	g := make([]int64, n)
 	for d, dl := range days {
 		g[int(d.Sub(first)/oneDay)] = dl.gpuTime
@@ -225,10 +235,9 @@ func fall(order []time.Time, days map[time.Time]*dayLines) (DetectedChange, bool
 		}
 		from := max(0, t-RealizedBeforeDays)
 		var sum, count [7]int64
-		var before int64
 		for i := from; i < t; i++ {
 			w := first.AddDate(0, 0, i).Weekday()
-			sum[w], count[w], before = sum[w]+g[i], count[w]+1, before+g[i]
+			sum[w], count[w] = sum[w]+g[i], count[w]+1
 		}
 		level := func(i int) float64 {
 			w := first.AddDate(0, 0, i).Weekday()
@@ -250,16 +259,23 @@ func fall(order []time.Time, days map[time.Time]*dayLines) (DetectedChange, bool
 				maps.Copy(types, dl.types)
 			}
 		}
-		was, is := meanGPUs(float64(before), t-from), meanGPUs(got, n-t)
+		// From and To compare like with like: the days after at their weekdays' levels before,
+		// and as billed.
+		was, is := meanGPUs(want, n-t), meanGPUs(got, n-t)
 		return DetectedChange{Kind: ChangeFewerGPUs, From: was, To: is, At: first.AddDate(0, 0, t), InstanceTypes: sortedKeys(types),
 			How: fmt.Sprintf("%s fewer GPUs billed, %s→%s a day on average", gpucost.AppliedDetected, was, is)}, true
 	}
 	return DetectedChange{}, false
 }
 
-// meanGPUs is the GPUs that units of GPU time over days hold on average, to a tenth.
+// meanGPUs is the GPUs that units of GPU time over days hold on average: to a tenth, or
+// under one GPU (a weekly job) to a thousandth.
 func meanGPUs(units float64, days int) string {
-	return strconv.FormatFloat(math.Round(units/unitsPerHour/24/float64(days)*10)/10, 'f', -1, 64)
+	gpus, scale := units/unitsPerHour/24/float64(days), 10.0
+	if gpus < 1 {
+		scale = 1000
+	}
+	return strconv.FormatFloat(math.Round(gpus*scale)/scale, 'f', -1, 64)
 }
 
 func overlaps(a, b map[string]bool) bool {

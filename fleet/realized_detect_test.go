@@ -238,6 +238,10 @@ func TestDetectNoChange(t *testing.T) {
 		{"a dip that recovers", 21, func(f *fakeStore) {
 			replicas(f, "batch", 21, func(d int) int { return 4 - 2*b2i(d >= 8 && d <= 10) }, fullDays, busy)
 		}, nil},
+		{"a weekly job that ran once before it was released when its work ends", 21, func(f *fakeStore) {
+			replicas(f, "train", 21, func(int) int { return 1 }, fullDays, busy)
+			replicas(f, "eval", 16, func(d int) int { return b2i(d%7 == 1) }, func(d int) int { return 24 - 16*b2i(d > 1) }, busy)
+		}, []string{ChangeFewerGPUs}},
 		{"a fall that recovers at the end", 21, func(f *fakeStore) {
 			replicas(f, "batch", 21, func(d int) int { return 4 - 2*b2i(d >= 8 && d < 18) }, fullDays, busy)
 		}, nil},

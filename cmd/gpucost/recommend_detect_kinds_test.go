@@ -126,10 +126,10 @@ func TestDetectFewerGPUsAndCommitment(t *testing.T) {
 		t.Fatalf("--detect --output json: %v\n%s", err, out)
 	}
 	// The evaluation machine billed 8 GPUs for 12 hours on the first Monday and 24 on the
-	// second: 0.9 GPUs a day over the 14 days before the third Monday; 8 for 8 hours on each
-	// of the 3 Mondays of the 15 days after it: 0.5.
+	// second, 144 GPU-hours a Monday; the 15 days from the third Monday hold 3 Mondays: 432
+	// GPU-hours at that level, 1.2 GPUs a day, and 3 × 8 GPUs × 8 hours as billed, 0.533.
 	want := []struct{ ns, kind, how, step string }{
-		{"eval", "fewer-gpus", "detected: fewer GPUs billed, 0.9→0.5 a day on average", "eval-p4d.24xlarge/right-sizing/release-on-exit"},
+		{"eval", "fewer-gpus", "detected: fewer GPUs billed, 1.2→0.533 a day on average", "eval-p4d.24xlarge/right-sizing/release-on-exit"},
 		{"training", "commitment", "detected: a commitment appeared on p5.48xlarge (sp-demo)", "training-p5.48xlarge/commitments/"},
 	}
 	wantAt := []time.Time{time.Date(2026, 11, 9, 0, 0, 0, 0, time.UTC), committed}
@@ -143,7 +143,7 @@ func TestDetectFewerGPUsAndCommitment(t *testing.T) {
 		}
 	}
 	code, out, _ = runAt(t, path, now, "recommend", "applied", "--detect", "--since", "29d")
-	if code != exitOK || !strings.Contains(out, "fewer GPUs billed, 0.9→0.5") || !strings.Contains(out, "a commitment appeared on p5.48xlarge") {
+	if code != exitOK || !strings.Contains(out, "fewer GPUs billed, 1.2→0.533") || !strings.Contains(out, "a commitment appeared on p5.48xlarge") {
 		t.Errorf("recommend applied --detect = exit %d\n%s\nwant both changes", code, out)
 	}
 

@@ -53,6 +53,7 @@ type Line struct {
 	EffectiveCost, BilledCost       gpucost.Money // of the lines together
 	capacity                        int64         // billed GPU time, units
 	hosts                           []string
+	commitment                      string // the commitment discount id of the line or of a line merged into it
 }
 
 // Charge is one piece of the period's spend: a series' GPU time in one bill line or day, billed
@@ -259,6 +260,7 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 		} else {
 			c.line.EffectiveCost = c.line.EffectiveCost.Add(l.EffectiveCost)
 			c.line.BilledCost = c.line.BilledCost.Add(l.BilledCost)
+			c.line.commitment = cmp.Or(c.line.commitment, commitmentOf(l))
 		}
 		c.line.capacity += capacity
 		return nil
@@ -269,7 +271,8 @@ func (b *builder) newLine(l *gpucost.CostLine, tags gpucost.Labels, gpu catalog.
 	ln := &Line{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
 		Account: l.SubAccountID, Service: l.ServiceName, SKU: l.SkuID, Pricing: l.PricingCategory, Category: l.ChargeCategory,
 		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: maps.Clone(tags), Owner: b.tags.Of(tags),
-		Start: l.ChargePeriodStart, End: l.ChargePeriodEnd, EffectiveCost: l.EffectiveCost, BilledCost: l.BilledCost}
+		Start: l.ChargePeriodStart, End: l.ChargePeriodEnd, EffectiveCost: l.EffectiveCost, BilledCost: l.BilledCost,
+		commitment: commitmentOf(l)}
 	if gpu.Model == "" {
 		return ln
 	}

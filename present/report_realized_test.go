@@ -46,3 +46,28 @@ func TestRealizedTable(t *testing.T) {
 		t.Errorf("Realized() without steps = %q, want a row saying how to record one", empty.Rows)
 	}
 }
+
+// DetectedChanges shows each change by its namespace, first day and what the bill showed, with
+// the step it made or why none is named, and whether it is recorded.
+func TestDetectedChangesTable(t *testing.T) {
+	at := time.Date(2026, 11, 9, 0, 0, 0, 0, time.UTC)
+	changes := []DetectedChange{
+		{DetectedChange: fleet.DetectedChange{Namespace: "eval", Kind: fleet.ChangeFewerGPUs, From: "1.6", To: "0.533", At: at,
+			How: "detected: fewer GPUs billed, 1.6→0.533 a day on average"}, Step: "eval-p4d.24xlarge/right-sizing/release-on-exit", Recorded: true},
+		{DetectedChange: fleet.DetectedChange{Namespace: "training", Kind: fleet.ChangeCommitment, At: at.AddDate(0, 0, 1),
+			How: "detected: a commitment appeared on p5.48xlarge (sp-1)"}},
+	}
+	tab := DetectedChanges(changes, false)
+	want := [][]string{
+		{"eval", "2026-11-09", "detected: fewer GPUs billed, 1.6→0.533 a day on average", "eval-p4d.24xlarge/right-sizing/release-on-exit", "yes"},
+		{"training", "2026-11-10", "detected: a commitment appeared on p5.48xlarge (sp-1)", "(no step of the plan before the change names it)", "no"},
+	}
+	if tab.Title != "2 changes found on the bill" || len(tab.Rows) != len(want) {
+		t.Fatalf("DetectedChanges() = %q, %q; want 2 changes", tab.Title, tab.Rows)
+	}
+	for i := range want {
+		if strings.Join(tab.Rows[i], "|") != strings.Join(want[i], "|") {
+			t.Errorf("row %d = %q\nwant %q", i, tab.Rows[i], want[i])
+		}
+	}
+}

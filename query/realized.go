@@ -24,8 +24,8 @@ func Realized(ctx context.Context, st fleet.Store, cat *catalog.Catalog, steps [
 	return snap.Realized(steps, end), nil
 }
 
-// DetectChanges finds the changes of instance type and moves to spot that p's bill shows
-// (fleet.Snapshot.DetectChanges).
+// DetectChanges finds the changes that p's bill shows (fleet.Snapshot.DetectChanges): changes
+// of instance type, moves to spot, commitments that appear and falls in billed GPU-hours.
 func DetectChanges(ctx context.Context, st fleet.Store, cat *catalog.Catalog, p fleet.Period, provider string) ([]fleet.DetectedChange, error) {
 	snap, err := fleet.Build(ctx, st, cat, fleet.Options{Period: p, Provider: provider})
 	if err != nil {

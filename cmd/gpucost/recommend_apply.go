@@ -106,8 +106,9 @@ func newRecommendAppliedCmd(e *env) *cobra.Command {
 		Long: `applied lists the plan steps recorded applied (gpucost recommend apply, the API, the
 dashboard), with what the plan predicted when they were. --remove ID forgets one record (kept
 in the audit log). --detect reads the bill of the period (--since, default 30d) for changes of
-a namespace's instance type and moves to spot, and names the step of the plan over the 30 days
-before each change that made it; --record records those not recorded yet as applied, "detected".`,
+a namespace's instance type, moves to spot, commitments that appear and falls in its billed
+GPU-hours, and names the step of the plan over the 30 days before each change that made it;
+--record records those not recorded yet as applied, "detected".`,
 		Example: `  gpucost recommend applied
   gpucost recommend applied --detect --record
   gpucost recommend applied --remove research-p3.8xlarge/spot/spot-g6e.2xlarge`,
@@ -147,7 +148,7 @@ before each change that made it; --record records those not recorded yet as appl
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&remove, "remove", "", "forget the record of the step with this ID")
-	cmd.Flags().BoolVar(&detect, "detect", false, "find the changes of instance type and moves to spot the period's bill shows")
+	cmd.Flags().BoolVar(&detect, "detect", false, "find the changes the period's bill shows: instance type, spot, a commitment, fewer GPUs")
 	cmd.Flags().BoolVar(&record, "record", false, "with --detect: record the changes that name a step as applied")
 	return cmd
 }

@@ -4,7 +4,9 @@
 // (~/.config/gcloud/application_default_credentials.json, under $CLOUDSDK_CONFIG when set), else
 // the metadata server of the GCE VM, GKE pod or Cloud Run service gpucost runs on. A service
 // account key signs a JWT exchanged at its token_uri; an authorized_user file's refresh token
-// is exchanged at oauth2.googleapis.com. Requests are plain HTTP, made here.
+// is exchanged at oauth2.googleapis.com; an external_account configuration's subject token
+// (workload identity federation) is exchanged at the Security Token Service, then for an
+// impersonated service account's. Requests are plain HTTP, made here.
 package gcpcreds
 
 import (
@@ -171,8 +173,11 @@ func (c *Chain) fromFile(ctx context.Context, path string) (tokenAnswer, error) 
 		c.source = "gcloud application-default login"
 		return c.exchange(ctx, cmp.Or(c.TokenURL, DefaultTokenURL), url.Values{"grant_type": {"refresh_token"},
 			"client_id": {f.ClientID}, "client_secret": {f.ClientSecret}, "refresh_token": {f.RefreshToken}})
+	case "external_account":
+		return c.external(ctx, b)
 	}
-	return tokenAnswer{}, gpucost.Errorf(gpucost.EInvalid, "credentials of type %q are not read by gpucost; use a service_account key or gcloud auth application-default login", f.Type)
+	return tokenAnswer{}, gpucost.Errorf(gpucost.EInvalid, "credentials of type %q are not read by gpucost; use a service_account key, "+
+		"an external_account configuration (workload identity federation) or gcloud auth application-default login", f.Type)
 }
 
 // jwt signs the service account's assertion: RS256 over the header and claims, one hour long.

@@ -59,6 +59,10 @@ type Chain struct {
 
 var errNotSet = errors.New("not set")
 
+// ErrNone is in the error of a chain none of whose sources is configured, so that a caller
+// with another way in (an API key, a mirror) can tell it from a source that failed.
+var ErrNone = errors.New("no Google Cloud credentials")
+
 // Token returns a current access token. When no source is configured its EInvalid error lists
 // the sources tried and what to set.
 func (c *Chain) Token(ctx context.Context) (string, error) {
@@ -107,8 +111,8 @@ func (c *Chain) retrieve(ctx context.Context) (tokenAnswer, error) {
 		return tok, wrap("the GCE metadata server", err)
 	}
 	tried = append(tried, "the GCE metadata server")
-	return tokenAnswer{}, gpucost.Errorf(gpucost.EInvalid, "no Google Cloud credentials; tried %s. Run gcloud auth application-default login, "+
-		"set GOOGLE_APPLICATION_CREDENTIALS to a service account key file, run on GCE or GKE with a service account, or set GPUCOST_GCE_TOKEN", strings.Join(tried, ", "))
+	return tokenAnswer{}, gpucost.Errorf(gpucost.EInvalid, "%w; tried %s. Run gcloud auth application-default login, "+
+		"set GOOGLE_APPLICATION_CREDENTIALS to a service account key file, run on GCE or GKE with a service account, or set GPUCOST_GCE_TOKEN", ErrNone, strings.Join(tried, ", "))
 }
 
 // wrap names the source of an error; a gpucost error keeps its code, others are EUnavailable.

@@ -88,4 +88,3 @@ func (e *env) refresh(ctx context.Context, f refreshFlags) (result, error) {
 	}
 	return out, nil
 }
-

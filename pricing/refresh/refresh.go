@@ -54,7 +54,7 @@ type Config struct {
 	// GCPTokens returns the source of the OAuth 2 tokens the Cloud Billing Catalog API is asked
 	// with when there is no GCPKey, or nil to ask unsigned (a mirror); it is called only then.
 	GCPTokens func() (func(context.Context) (string, error), error)
-	Now            func() time.Time // when the prices are read
+	Now       func() time.Time // when the prices are read
 }
 
 // Fetch reads each provider's price API in turn; c names the GPUs of instance types and gives

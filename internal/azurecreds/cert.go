@@ -78,7 +78,14 @@ func readCertificate(b []byte, password string) (clientCert, error) {
 	if len(blocks) == 0 {
 		var err error
 		if blocks, err = pkcs12.ToPEM(b, password); err != nil {
-			return clientCert{}, pkcs12Error(err, password)
+			var ni pkcs12.NotImplementedError
+			if !errors.As(err, &ni) {
+				return clientCert{}, pkcs12Error(err, password)
+			}
+			// Not the legacy encryption x/crypto/pkcs12 reads: PBES2, as OpenSSL 3 writes.
+			if blocks, err = pbes2PEM(b, password); err != nil {
+				return clientCert{}, pkcs12Error(err, password)
+			}
 		}
 	}
 	var out clientCert
@@ -138,17 +145,13 @@ func parseRSAKey(der []byte) (*rsa.PrivateKey, error) {
 
 // pkcs12Error says what to do about a PKCS#12 file that cannot be opened.
 func pkcs12Error(err error, password string) error {
-	var ni pkcs12.NotImplementedError
 	switch {
-	case errors.As(err, &ni):
-		return fmt.Errorf("a PKCS#12 file gpucost cannot open (%v): convert it to PEM with openssl pkcs12 -in FILE -nodes -out cert.pem "+
-			"and set AZURE_CLIENT_CERTIFICATE_PATH to cert.pem, or export it with openssl pkcs12 -export -legacy", err)
-	case errors.Is(err, pkcs12.ErrIncorrectPassword) && password == "":
+	case (errors.Is(err, pkcs12.ErrIncorrectPassword) || errors.Is(err, errWrongPassword)) && password == "":
 		return errors.New("a PKCS#12 file with a password: set AZURE_CLIENT_CERTIFICATE_PASSWORD")
-	case errors.Is(err, pkcs12.ErrIncorrectPassword):
-		return errors.New("AZURE_CLIENT_CERTIFICATE_PASSWORD does not open the PKCS#12 file")
+	case errors.Is(err, pkcs12.ErrIncorrectPassword) || errors.Is(err, errWrongPassword):
+		return errWrongPassword
 	}
-	return fmt.Errorf("neither PEM nor a PKCS#12 file gpucost can read: %w", err)
+	return fmt.Errorf("%w; convert it to PEM with openssl pkcs12 -in FILE -nodes -out cert.pem and set AZURE_CLIENT_CERTIFICATE_PATH to cert.pem", err)
 }
 
 // assertion signs the client assertion of Microsoft identity platform's certificate

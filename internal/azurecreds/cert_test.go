@@ -196,9 +196,11 @@ func TestCertificatePEM(t *testing.T) {
 	}
 }
 
-// TestCertificatePKCS12: a legacy PKCS#12 file opens with AZURE_CLIENT_CERTIFICATE_PASSWORD and
-// its key signs the assertion; a wrong or missing password, and OpenSSL 3's AES files, are
-// refused with what to do.
+// TestCertificatePKCS12: PKCS#12 files open with AZURE_CLIENT_CERTIFICATE_PASSWORD and their
+// key signs the assertion: the legacy kind (3DES, SHA-1 MAC), OpenSSL 3's default (PBES2 with
+// AES-256 and a SHA-256 MAC), AES-128 with a SHA-1 MAC, and an unencrypted one without a
+// password; a wrong or missing password, and a file that is not PKCS#12, are refused with what
+// to do.
 func TestCertificatePKCS12(t *testing.T) {
 	b, err := os.ReadFile("testdata/sp-legacy.p12")
 	if err != nil {
@@ -209,24 +211,35 @@ func TestCertificatePKCS12(t *testing.T) {
 		t.Fatalf("testdata/sp-legacy.p12: %v", err)
 	}
 	f := newCertEndpoint(t, cert)
-	tok, err := certChain(f.srv.URL, "AZURE_CLIENT_CERTIFICATE_PATH", "testdata/sp-legacy.p12", "AZURE_CLIENT_CERTIFICATE_PASSWORD", "test-pfx-password").Token(context.Background())
-	if err != nil || tok != "arm-cert-1" {
-		t.Fatalf("Token() with sp-legacy.p12 = %q, %v; want arm-cert-1", tok, err)
+	for i, c := range []struct{ file, password string }{
+		{"testdata/sp-legacy.p12", "test-pfx-password"},
+		{"testdata/sp-aes.p12", "test-pfx-password"},
+		{"testdata/sp-aes128-sha1mac.p12", "test-pfx-password"},
+		{"testdata/sp-nopass.p12", ""},
+	} {
+		tok, err := certChain(f.srv.URL, "AZURE_CLIENT_CERTIFICATE_PATH", c.file, "AZURE_CLIENT_CERTIFICATE_PASSWORD", c.password).Token(context.Background())
+		if want := fmt.Sprintf("arm-cert-%d", i+1); err != nil || tok != want {
+			t.Errorf("Token() with %s = %q, %v; want %s", c.file, tok, err, want)
+		}
 	}
+	notP12 := filepath.Join(t.TempDir(), "sp.p12")
+	os.WriteFile(notP12, []byte("\x30\x03\x02\x01\x03 not DER"), 0o600)
 	for _, c := range []struct {
 		name, file, password, want string
 	}{
-		{"wrong password", "testdata/sp-legacy.p12", "nope", "does not open"},
-		{"no password", "testdata/sp-legacy.p12", "", "set AZURE_CLIENT_CERTIFICATE_PASSWORD"},
-		{"AES", "testdata/sp-aes.p12", "test-pfx-password", "openssl pkcs12 -in FILE -nodes"},
+		{"wrong password, legacy", "testdata/sp-legacy.p12", "nope", "does not open"},
+		{"wrong password, AES", "testdata/sp-aes.p12", "nope", "does not open"},
+		{"no password, legacy", "testdata/sp-legacy.p12", "", "set AZURE_CLIENT_CERTIFICATE_PASSWORD"},
+		{"no password, AES", "testdata/sp-aes.p12", "", "set AZURE_CLIENT_CERTIFICATE_PASSWORD"},
+		{"not PKCS#12", notP12, "x", "openssl pkcs12 -in FILE -nodes"},
 	} {
 		_, err := certChain(f.srv.URL, "AZURE_CLIENT_CERTIFICATE_PATH", c.file, "AZURE_CLIENT_CERTIFICATE_PASSWORD", c.password).Token(context.Background())
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "test-pfx-password") {
 			t.Errorf("%s: Token() = %v, want an error saying %q and never the password", c.name, err, c.want)
 		}
 	}
-	if f.tokens != 1 {
-		t.Errorf("the token endpoint was asked %d times, want once", f.tokens)
+	if f.tokens != 4 {
+		t.Errorf("the token endpoint was asked %d times, want 4", f.tokens)
 	}
 }
 

@@ -42,6 +42,11 @@ type externalAccount struct {
 		URL           string            `json:"url"`
 		Headers       map[string]string `json:"headers"`
 		EnvironmentID string            `json:"environment_id"`
+		// AWS-sourced: where the EC2 metadata server gives the region, the role's credentials
+		// and an IMDSv2 session token, and the GetCallerIdentity URL to sign.
+		RegionURL                   string `json:"region_url"`
+		RegionalCredVerificationURL string `json:"regional_cred_verification_url"`
+		IMDSv2SessionTokenURL       string `json:"imdsv2_session_token_url"`
 		Executable    json.RawMessage   `json:"executable"`
 		Format        struct {
 			Type                  string `json:"type"`
@@ -50,8 +55,8 @@ type externalAccount struct {
 	} `json:"credential_source"`
 }
 
-// external gets an access token for an external account: the subject token from its file or
-// URL, exchanged at the Security Token Service (RFC 8693), then, when the configuration names
+// external gets an access token for an external account: the subject token from its file, URL
+// or AWS credentials, exchanged at the Security Token Service (RFC 8693), then, when the configuration names
 // a service account to impersonate, exchanged again at IAM Credentials' generateAccessToken.
 func (c *Chain) external(ctx context.Context, b []byte) (tokenAnswer, error) {
 	var x externalAccount
@@ -98,15 +103,14 @@ func (c *Chain) external(ctx context.Context, b []byte) (tokenAnswer, error) {
 }
 
 // subjectToken reads the external account's subject token from its file or URL, as text or
-// as a field of a JSON object. AWS- and executable-sourced configurations are refused with
-// what to use instead.
+// as a field of a JSON object, or, AWS-sourced, signed by AWS credentials (awsSubject).
+// Executable-sourced configurations are refused with what to use instead.
 func (c *Chain) subjectToken(ctx context.Context, x externalAccount) (string, error) {
 	src := x.CredentialSource
 	var raw []byte
 	switch {
 	case strings.HasPrefix(src.EnvironmentID, "aws"):
-		return "", gpucost.Errorf(gpucost.EInvalid, "external_account credentials sourced from AWS (environment_id %s) are not read by gpucost; "+
-			"set GPUCOST_GCE_TOKEN=$(gcloud auth print-access-token), which gcloud gets from that configuration, or use a service account key", src.EnvironmentID)
+		return c.awsSubject(ctx, x)
 	case len(src.Executable) > 0 && string(src.Executable) != "null":
 		return "", gpucost.Errorf(gpucost.EInvalid, "executable-sourced external_account credentials are not run by gpucost; "+
 			"set GPUCOST_GCE_TOKEN=$(gcloud auth print-access-token), or write the subject token to a file and name it in credential_source.file")

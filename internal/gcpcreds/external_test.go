@@ -197,9 +197,10 @@ func TestExternalAccountRefusals(t *testing.T) {
 		code      string
 		calls     string
 	}{
-		{"aws", base(map[string]any{"subject_token_type": "urn:ietf:params:aws:token-type:aws4_request",
+		{"aws without credentials", base(map[string]any{"subject_token_type": "urn:ietf:params:aws:token-type:aws4_request",
 			"credential_source": map[string]any{"environment_id": "aws1", "region_url": "http://169.254.169.254/latest/meta-data/placement/availability-zone"}}),
-			0, 0, []string{"aws1", "GPUCOST_GCE_TOKEN", "gcloud auth print-access-token"}, gpucost.EInvalid, ""},
+			0, 0, []string{"AWS_ACCESS_KEY_ID", "credential_source.url"}, gpucost.EInvalid, ""},
+		{"aws2", base(map[string]any{"credential_source": map[string]any{"environment_id": "aws2"}}), 0, 0, []string{`"aws2"`, "aws1"}, gpucost.EInvalid, ""},
 		{"executable", base(map[string]any{"credential_source": map[string]any{"executable": map[string]any{"command": "/bin/get-token"}}}),
 			0, 0, []string{"executable", "credential_source.file"}, gpucost.EInvalid, ""},
 		{"no source", base(map[string]any{"credential_source": map[string]any{}}), 0, 0, []string{"no file or url"}, gpucost.EInvalid, ""},

@@ -44,11 +44,11 @@ type externalAccount struct {
 		EnvironmentID string            `json:"environment_id"`
 		// AWS-sourced: where the EC2 metadata server gives the region, the role's credentials
 		// and an IMDSv2 session token, and the GetCallerIdentity URL to sign.
-		RegionURL                   string `json:"region_url"`
-		RegionalCredVerificationURL string `json:"regional_cred_verification_url"`
-		IMDSv2SessionTokenURL       string `json:"imdsv2_session_token_url"`
-		Executable    json.RawMessage   `json:"executable"`
-		Format        struct {
+		RegionURL                   string          `json:"region_url"`
+		RegionalCredVerificationURL string          `json:"regional_cred_verification_url"`
+		IMDSv2SessionTokenURL       string          `json:"imdsv2_session_token_url"`
+		Executable                  json.RawMessage `json:"executable"`
+		Format                      struct {
 			Type                  string `json:"type"`
 			SubjectTokenFieldName string `json:"subject_token_field_name"`
 		} `json:"format"`

@@ -32,6 +32,11 @@ func TestEnforceSageMakerUndo(t *testing.T) {
 	if e := aws.Endpoint("chat"); code != exitPolicy || e.Components["chat-70b"] != 0 || e.Components["chat-8b"] != 0 || e.Instances != 0 {
 		t.Fatalf("gpucost enforce --apply = %d, endpoint %+v; want 7 and no copies\n%s%s", code, e, out, errb)
 	}
+	zero := []sageMakerCall{
+		{"UpdateInferenceComponentRuntimeConfig", map[string]any{"InferenceComponentName": "chat-70b", "DesiredRuntimeConfig": map[string]any{"CopyCount": float64(0)}}},
+		{"UpdateInferenceComponentRuntimeConfig", map[string]any{"InferenceComponentName": "chat-8b", "DesiredRuntimeConfig": map[string]any{"CopyCount": float64(0)}}},
+	}
+	checkSageMakerChanges(t, "apply", aws.Calls(), zero)
 	var logged []enforce.LogEntry
 	_, js, _ := runEnforceCLI(t, db, "enforce", "log", "--output", "json")
 	if err := json.Unmarshal([]byte(js), &logged); err != nil || len(logged) != 1 {
@@ -48,30 +53,38 @@ func TestEnforceSageMakerUndo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("gpucost enforce undo %s = %d\n%s%s", id, code, out, errb)
 	}
-	var got []fakecloud.Call
-	for _, c := range aws.Calls()[before:] {
-		if !strings.HasPrefix(c.Action, "Describe") && !strings.HasPrefix(c.Action, "List") {
-			got = append(got, c)
-		}
-	}
-	want := []struct {
-		action string
-		json   map[string]any
-	}{
+	checkSageMakerChanges(t, "undo", aws.Calls()[before:], []sageMakerCall{
 		{"UpdateInferenceComponentRuntimeConfig", map[string]any{"InferenceComponentName": "chat-70b", "DesiredRuntimeConfig": map[string]any{"CopyCount": float64(2)}}},
 		{"UpdateInferenceComponentRuntimeConfig", map[string]any{"InferenceComponentName": "chat-8b", "DesiredRuntimeConfig": map[string]any{"CopyCount": float64(4)}}},
 		{"UpdateEndpointWeightsAndCapacities", map[string]any{"EndpointName": "chat",
 			"DesiredWeightsAndCapacities": []any{map[string]any{"VariantName": "AllTraffic", "DesiredInstanceCount": float64(3)}}}},
+	})
+	if e := aws.Endpoint("chat"); e.Components["chat-70b"] != 2 || e.Components["chat-8b"] != 4 || e.Instances != 3 {
+		t.Errorf("endpoint after the undo = %+v, want 2 and 4 copies on 3 instances", e)
+	}
+}
+
+// sageMakerCall is a SageMaker request that changes something: its action and JSON body.
+type sageMakerCall struct {
+	action string
+	json   map[string]any
+}
+
+// checkSageMakerChanges checks that the requests of calls other than List* and Describe* are exactly want.
+func checkSageMakerChanges(t *testing.T, step string, calls []fakecloud.Call, want []sageMakerCall) {
+	t.Helper()
+	var got []fakecloud.Call
+	for _, c := range calls {
+		if !strings.HasPrefix(c.Action, "Describe") && !strings.HasPrefix(c.Action, "List") {
+			got = append(got, c)
+		}
 	}
 	if len(got) != len(want) {
-		t.Fatalf("undo's requests = %+v, want %d", got, len(want))
+		t.Fatalf("%s's requests = %+v, want %d", step, got, len(want))
 	}
 	for i, w := range want {
 		if got[i].Action != w.action || !reflect.DeepEqual(got[i].JSON, w.json) {
-			t.Errorf("undo request %d = %s %v, want %s %v", i, got[i].Action, got[i].JSON, w.action, w.json)
+			t.Errorf("%s request %d = %s %v, want %s %v", step, i, got[i].Action, got[i].JSON, w.action, w.json)
 		}
-	}
-	if e := aws.Endpoint("chat"); e.Components["chat-70b"] != 2 || e.Components["chat-8b"] != 4 || e.Instances != 3 {
-		t.Errorf("endpoint after the undo = %+v, want 2 and 4 copies on 3 instances", e)
 	}
 }

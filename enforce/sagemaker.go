@@ -3,6 +3,8 @@ package enforce
 import (
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
 )
 
 // recordScale fills a scale-to-zero action with what its scale-back restores: a Kubernetes
@@ -35,4 +37,22 @@ func (a Action) restorable() error {
 	}
 	return fmt.Errorf("scaled SageMaker endpoint %s to zero without recording its inference components' copy counts: "+
 		"set them back with aws sagemaker update-inference-component-runtime-config --desired-runtime-config CopyCount=N", a.Resource.ID)
+}
+
+// recordedCounts says what a SageMaker scale-back restores: "chat-70b 2 copies, chat-8b 4
+// copies on AllTraffic 3 instances".
+func (a Action) recordedCounts() string {
+	var parts []string
+	for _, ic := range slices.Sorted(maps.Keys(a.Copies)) {
+		parts = append(parts, fmt.Sprintf("%s %d copies", ic, a.Copies[ic]))
+	}
+	out := strings.Join(parts, ", ")
+	parts = nil
+	for _, v := range slices.Sorted(maps.Keys(a.Variants)) {
+		parts = append(parts, fmt.Sprintf("%s %d instances", v, a.Variants[v]))
+	}
+	if len(parts) > 0 {
+		out += " on " + strings.Join(parts, ", ")
+	}
+	return out
 }

@@ -201,6 +201,9 @@ func Reverse(e LogEntry) (Action, error) {
 // what says what a reverse action does: "start ec2-instance i-0abc", "scale k8s-statefulset
 // ns/nb back to 1".
 func (a Action) what() string {
+	if a.Action == ActScaleBack && len(a.Copies) > 0 {
+		return fmt.Sprintf("scale %s %s back to %s", a.Resource.Kind, a.Resource.ID, a.recordedCounts())
+	}
 	if a.Action == ActScaleBack {
 		return fmt.Sprintf("scale %s %s back to %d", a.Resource.Kind, a.Resource.ID, a.Size)
 	}

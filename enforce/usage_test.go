@@ -390,6 +390,9 @@ func TestReverseSageMaker(t *testing.T) {
 	if err != nil || got.Action != ActScaleBack || got.Undoes != 7 || !reflect.DeepEqual(got.Copies, done.Copies) || !reflect.DeepEqual(got.Variants, done.Variants) {
 		t.Errorf("Reverse(scale-to-zero chat) = %+v, %v; want a scale-back with copies a=2 and AllTraffic=3", got, err)
 	}
+	if w, want := got.what(), "scale sagemaker-endpoint chat back to a 2 copies on AllTraffic 3 instances"; w != want {
+		t.Errorf("what() = %q, want %q", w, want)
+	}
 	old := done
 	old.Copies, old.Variants = nil, nil
 	if _, err := Reverse(LogEntry{ID: 8, Action: old}); err == nil || !strings.Contains(err.Error(), "update-inference-component-runtime-config") {

@@ -61,6 +61,10 @@ type Action struct {
 	Tags     map[string]string `json:"tags,omitempty"`     // tag's
 	// Components are the SageMaker inference components scale-to-zero sets to zero copies.
 	Components []string `json:"inference_components,omitempty"`
+	// Copies and Variants are a SageMaker endpoint's inference components' copy counts and
+	// production variants' instance counts before scale-to-zero: what its scale-back restores.
+	Copies   map[string]int `json:"copy_counts,omitempty"`
+	Variants map[string]int `json:"variant_instances,omitempty"`
 	// Size is what scale-to-zero found and scale-back restores: replicas, or an endpoint's
 	// instances; GPUs are the resource's when it was acted on, for the GPU-hours avoided.
 	Size int `json:"size,omitempty"`
@@ -278,7 +282,7 @@ func actionsFor(pol Policy, scope budget.Scope, targets []*Resource, ev Evidence
 			case ActTag:
 				act.Tags = tags
 			case ActScaleToZero:
-				act.Components = r.Components
+				r.recordScale(&act)
 			}
 			out = append(out, act)
 		}

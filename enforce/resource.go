@@ -43,6 +43,10 @@ type Resource struct {
 	// Components are a SageMaker endpoint's inference components, which scale-to-zero sets to
 	// zero copies; empty for an endpoint that hosts its model in production variants.
 	Components []string `json:"inference_components,omitempty"`
+	// Copies are each inference component's desired copy count and Variants each production
+	// variant's desired instance count, as listed: what a scale-back of the endpoint restores.
+	Copies   map[string]int `json:"copy_counts,omitempty"`
+	Variants map[string]int `json:"variant_instances,omitempty"`
 	// Hosts are the telemetry host names its GPUs report from (the store's inventory joins a
 	// billed resource id to them); idle policies also match its ID and Name.
 	Hosts []string `json:"hosts,omitempty"`

@@ -124,7 +124,8 @@ func haltActions(pol Policy, r *Resource, ev Evidence, dryRun bool) []Action {
 		case ActTag:
 			act.Tags = pol.tagsToSet()
 		case ActScaleToZero:
-			act.Components, act.Size, halted = r.Components, r.Count, true
+			r.recordScale(&act)
+			act.Size, halted = r.Count, true
 		case ActStop:
 			act.Size, halted = 1, true
 		}
@@ -177,15 +178,17 @@ func Reverse(e LogEntry) (Action, error) {
 		return Action{}, gpucost.Errorf(gpucost.EInvalid, "action %d (%s of policy %s) changed nothing (%s%s): there is nothing to undo",
 			e.ID, a.Action, a.Policy, a.Result, map[bool]string{true: ", dry run"}[a.DryRun])
 	}
-	out := Action{Policy: a.Policy, Resource: a.Resource, Size: a.Size, GPUs: a.GPUs, Components: a.Components, Undoes: e.ID, Evidence: a.Evidence}
+	out := Action{Policy: a.Policy, Resource: a.Resource, Size: a.Size, GPUs: a.GPUs, Components: a.Components,
+		Copies: a.Copies, Variants: a.Variants, Undoes: e.ID, Evidence: a.Evidence}
 	switch a.Action {
 	case ActStop:
 		out.Action = ActStart
 	case ActScaleToZero:
 		if a.Resource.Kind == KindSageMaker {
-			return Action{}, gpucost.Errorf(gpucost.EInvalid, "action %d scaled SageMaker endpoint %s to zero; its inference components' copy counts are not recorded: set them back with UpdateInferenceComponentRuntimeConfig", e.ID, a.Resource.ID)
-		}
-		if a.Size <= 0 {
+			if err := a.restorable(); err != nil {
+				return Action{}, gpucost.Errorf(gpucost.EInvalid, "action %d %v", e.ID, err)
+			}
+		} else if a.Size <= 0 {
 			return Action{}, gpucost.Errorf(gpucost.EInvalid, "action %d scaled %s to zero without recording its size; scale it back by hand", e.ID, a.Resource.ID)
 		}
 		out.Action = ActScaleBack
@@ -198,6 +201,9 @@ func Reverse(e LogEntry) (Action, error) {
 // what says what a reverse action does: "start ec2-instance i-0abc", "scale k8s-statefulset
 // ns/nb back to 1".
 func (a Action) what() string {
+	if a.Action == ActScaleBack && len(a.Copies) > 0 {
+		return fmt.Sprintf("scale %s %s back to %s", a.Resource.Kind, a.Resource.ID, a.recordedCounts())
+	}
 	if a.Action == ActScaleBack {
 		return fmt.Sprintf("scale %s %s back to %d", a.Resource.Kind, a.Resource.ID, a.Size)
 	}

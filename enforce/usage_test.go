@@ -379,3 +379,23 @@ func TestIdleNotification(t *testing.T) {
 		t.Errorf("Message = %+v", m)
 	}
 }
+
+// TestReverseSageMaker: a SageMaker scale-to-zero is reversed by a scale-back carrying the
+// recorded copy and instance counts; one logged without them is refused with what to run.
+func TestReverseSageMaker(t *testing.T) {
+	ref := &Ref{Kind: KindSageMaker, ID: "chat", Region: "us-east-1"}
+	done := Action{Policy: "off", Action: ActScaleToZero, Resource: ref, Result: ResultDone, Size: 3, Components: []string{"a"},
+		Copies: map[string]int{"a": 2}, Variants: map[string]int{"AllTraffic": 3}}
+	got, err := Reverse(LogEntry{ID: 7, Action: done})
+	if err != nil || got.Action != ActScaleBack || got.Undoes != 7 || !reflect.DeepEqual(got.Copies, done.Copies) || !reflect.DeepEqual(got.Variants, done.Variants) {
+		t.Errorf("Reverse(scale-to-zero chat) = %+v, %v; want a scale-back with copies a=2 and AllTraffic=3", got, err)
+	}
+	if w, want := got.what(), "scale sagemaker-endpoint chat back to a 2 copies on AllTraffic 3 instances"; w != want {
+		t.Errorf("what() = %q, want %q", w, want)
+	}
+	old := done
+	old.Copies, old.Variants = nil, nil
+	if _, err := Reverse(LogEntry{ID: 8, Action: old}); err == nil || !strings.Contains(err.Error(), "update-inference-component-runtime-config") {
+		t.Errorf("Reverse(scale-to-zero without counts) = %v, want a refusal naming the command to run", err)
+	}
+}

@@ -6,16 +6,16 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/pricing/refresh"
 	"github.com/spf13/cobra"
 )
 
 type refreshFlags struct {
-	providers []string
-	regions   []string
-	baseURL   string
+	providers  []string
+	regions    []string
+	baseURL    string
+	awsProfile string
 }
 
 func newCatalogRefreshCmd(e *env) *cobra.Command {
@@ -28,18 +28,25 @@ replace bundled or earlier offers with the same provider, region, zone and insta
 
   aws    AWS Price List Query API (GetProducts: Linux, shared tenancy, on-demand) and EC2
          DescribeSpotPriceHistory (the current spot price per zone), and the Spot Instance
-         Advisor's interruption buckets (spot-advisor-data.json, kept for report spot). Needs AWS_ACCESS_KEY_ID and
-         AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary credentials).
+         Advisor's interruption buckets (spot-advisor-data.json, kept for report spot). Signed
+         with the AWS credential chain, as enforce is: --aws-profile or AWS_PROFILE (static
+         keys, a role, SSO), AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, web identity, the
+         default profile, the ECS or EC2 instance role (pricing:GetProducts and
+         ec2:DescribeSpotPriceHistory).
   azure  Azure Retail Prices API (pay-as-you-go and spot, Linux). Needs no credentials.
-  gcp    Cloud Billing Catalog API (Compute Engine GPU SKUs, on-demand and spot). Needs an API
-         key in GPUCOST_GCP_API_KEY. GPUs attached to N1 machines (T4, V100, P100, P4) are
-         refreshed; A2, A3, A4 and G2 machine types keep their bundled prices.
+  gcp    Cloud Billing Catalog API (Compute Engine GPU SKUs, on-demand and spot), with the API
+         key in GPUCOST_GCP_API_KEY, else Application Default Credentials (gcloud auth
+         application-default login, GOOGLE_APPLICATION_CREDENTIALS, the metadata server).
+         GPUs attached to N1 machines (T4, V100, P100, P4) are refreshed; A2, A3, A4 and G2
+         machine types keep their bundled prices.
 
 Every provider is read before anything is stored, and all offers land in one transaction. When
 a price API cannot be reached the command fails with exit code 4 and the bundled catalog, whose
-date it names, stays in use. --base-url sends the requests to a mirror or a test server.`,
+date it names, stays in use. --base-url sends the requests to a mirror or a test server, unsigned
+when no credentials are configured.`,
 		Example: `  gpucost catalog refresh --provider azure --region eastus --region westeurope
   gpucost catalog refresh --provider aws --region us-east-1
+  gpucost catalog refresh --provider aws --aws-profile pricing-reader
   GPUCOST_GCP_API_KEY=... gpucost catalog refresh --provider gcp --region us-central1
   gpucost catalog refresh --provider azure --base-url http://localhost:8080`,
 		Args: cobra.NoArgs,
@@ -48,6 +55,7 @@ date it names, stays in use. --base-url sends the requests to a mirror or a test
 	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "aws, azure or gcp (repeat, or separate with commas)")
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region (repeatable; default: every region)")
 	cmd.Flags().StringVar(&f.baseURL, "base-url", "", "send the requests to this URL instead of the provider's endpoint")
+	cmd.Flags().StringVar(&f.awsProfile, "aws-profile", "", "AWS profile of ~/.aws/config to take credentials from (static keys, a role, SSO); beats $AWS_PROFILE and the environment's keys")
 	cmd.MarkFlagRequired("provider")
 	return cmd
 }
@@ -64,7 +72,8 @@ func (e *env) refresh(ctx context.Context, f refreshFlags) (result, error) {
 		return result{}, err
 	}
 	cfg := refresh.Config{Regions: f.regions, BaseURL: f.baseURL, GCPKey: e.getenv("GPUCOST_GCP_API_KEY"), Now: e.now,
-		AWSCredentials: func() (aws.CredentialsProvider, error) { return e.awsCredentials(f.baseURL != "") }}
+		AWSCredentials: func() (aws.CredentialsProvider, error) { return e.priceAWSCredentials(f.awsProfile, f.baseURL != "") },
+		GCPTokens:      func() (func(context.Context) (string, error), error) { return e.priceGCPTokens(f.baseURL != "") }}
 	results, err := refresh.Fetch(ctx, c, providers, cfg)
 	if err != nil {
 		return result{}, err
@@ -78,19 +87,4 @@ func (e *env) refresh(ctx context.Context, f refreshFlags) (result, error) {
 		out.Notes = append(out.Notes, e.refreshSpotAdvisor(ctx, f.baseURL))
 	}
 	return out, nil
-}
-
-// awsCredentials reads the standard AWS environment variables; without them only a mirror
-// (--base-url) is asked, unsigned.
-func (e *env) awsCredentials(mirror bool) (aws.CredentialsProvider, error) {
-	id, secret := e.getenv("AWS_ACCESS_KEY_ID"), e.getenv("AWS_SECRET_ACCESS_KEY")
-	if id == "" || secret == "" {
-		if mirror {
-			return aws.AnonymousCredentials{}, nil
-		}
-		return nil, gpucost.Errorf(gpucost.EInvalid,
-			"the AWS Price List API needs credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (any IAM user with pricing:GetProducts and ec2:DescribeSpotPriceHistory)")
-	}
-	c := aws.Credentials{AccessKeyID: id, SecretAccessKey: secret, SessionToken: e.getenv("AWS_SESSION_TOKEN"), Source: "environment"}
-	return aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) { return c, nil }), nil
 }

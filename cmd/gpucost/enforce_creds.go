@@ -24,7 +24,8 @@ func (f *inventoryFlags) enforceAWS(e *env) (aws.CredentialsProvider, []string, 
 	c, err := creds.Retrieve(ctx)
 	if err != nil {
 		return nil, nil, gpucost.Errorf(gpucost.ErrorCode(err), "--aws-region: the EC2 and SageMaker APIs need credentials (an IAM role with ec2:DescribeInstances, "+
-			"ec2:StopInstances, ec2:CreateTags, sagemaker:List*, sagemaker:Describe*, sagemaker:AddTags and sagemaker:UpdateInferenceComponentRuntimeConfig): %w", err)
+			"ec2:StopInstances, ec2:StartInstances, ec2:CreateTags, sagemaker:List*, sagemaker:Describe*, sagemaker:AddTags, sagemaker:UpdateInferenceComponentRuntimeConfig "+
+			"and, to scale endpoints back, sagemaker:UpdateEndpointWeightsAndCapacities): %w", err)
 	}
 	return creds, []string{c.SecretAccessKey, c.SessionToken}, nil
 }

@@ -229,13 +229,22 @@ func (c *Client) endpoint(ctx context.Context, sm *awsrpc.Client, region string,
 		State: e.EndpointStatus, Tags: map[string]string{}, Launched: e.CreationTime.time()}
 	var d struct {
 		EndpointConfigName string
-		ProductionVariants []struct{ CurrentInstanceCount int }
+		ProductionVariants []struct {
+			VariantName                                string
+			CurrentInstanceCount, DesiredInstanceCount int
+		}
 	}
 	if err := sm.JSON(ctx, "SageMaker DescribeEndpoint", "SageMaker.DescribeEndpoint", map[string]string{"EndpointName": name}, &d); err != nil {
 		return r, classify("SageMaker DescribeEndpoint "+name, err)
 	}
 	for _, v := range d.ProductionVariants {
 		r.Count += v.CurrentInstanceCount
+		if v.VariantName != "" {
+			if r.Variants == nil {
+				r.Variants = map[string]int{}
+			}
+			r.Variants[v.VariantName] = v.DesiredInstanceCount
+		}
 	}
 	if cfg := d.EndpointConfigName; cfg != "" {
 		var dc struct {
@@ -276,13 +285,15 @@ func (c *Client) endpoint(ctx context.Context, sm *awsrpc.Client, region string,
 		in.NextToken = page.NextToken
 	}
 	slices.Sort(r.Components)
+	if err := c.copyCounts(ctx, sm, &r); err != nil {
+		return r, err
+	}
 	r.Running = r.State == "InService" && r.Count > 0 || r.State == "Updating" || r.State == "Creating"
 	return r, nil
 }
 
-// Do carries out a tag, stop, start or scale-to-zero action on an EC2 instance or SageMaker
-// endpoint. Scaling an endpoint back is refused: its inference components' copy counts are not
-// recorded.
+// Do carries out a tag, stop, start, scale-to-zero or scale-back action on an EC2 instance or
+// SageMaker endpoint.
 func (c *Client) Do(ctx context.Context, a enforce.Action) error {
 	if a.Resource == nil {
 		return fmt.Errorf("%s: no resource", a.Action)
@@ -321,27 +332,10 @@ func (c *Client) Do(ctx context.Context, a enforce.Action) error {
 		return classify("SageMaker AddTags "+ref.ID, err)
 	case ref.Kind == enforce.KindSageMaker && a.Action == enforce.ActScaleToZero:
 		return c.scaleEndpoint(ctx, ref, a.Components)
+	case ref.Kind == enforce.KindSageMaker && a.Action == enforce.ActScaleBack:
+		return c.restoreEndpoint(ctx, ref, a.Copies, a.Variants)
 	}
 	return fmt.Errorf("%s cannot be done to %s %s", a.Action, ref.Kind, ref.ID)
-}
-
-// scaleEndpoint sets every inference component of an endpoint to zero copies.
-func (c *Client) scaleEndpoint(ctx context.Context, ref *enforce.Ref, components []string) error {
-	if len(components) == 0 {
-		return fmt.Errorf("scale SageMaker endpoint %s to zero: it hosts no inference components; SageMaker scales only those to zero", ref.ID)
-	}
-	sm := c.sagemaker(ref.Region)
-	var errs []error
-	for _, ic := range components {
-		in := struct {
-			InferenceComponentName string
-			DesiredRuntimeConfig   struct{ CopyCount int }
-		}{InferenceComponentName: ic}
-		if err := sm.JSON(ctx, "SageMaker UpdateInferenceComponentRuntimeConfig", "SageMaker.UpdateInferenceComponentRuntimeConfig", in, nil); err != nil {
-			errs = append(errs, classify("SageMaker UpdateInferenceComponentRuntimeConfig "+ic, err))
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // classify gives an AWS error its code: throttling, server errors and unreachable endpoints are
@@ -363,7 +357,7 @@ func classify(api string, err error) error {
 }
 
 // sortedKeys returns m's keys in order.
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

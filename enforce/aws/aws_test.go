@@ -67,6 +67,9 @@ func TestAWSResources(t *testing.T) {
 		ep.ARN != fakecloud.ARN("llm-serve") || ep.Tags["team"] != "research" || !ep.Running {
 		t.Errorf("llm-serve = %+v", ep)
 	}
+	if !reflect.DeepEqual(ep.Copies, map[string]int{"llm-a": 2, "llm-b": 1}) || !reflect.DeepEqual(ep.Variants, map[string]int{"AllTraffic": 2}) {
+		t.Errorf("llm-serve copies %v, variants %v; want llm-a 2, llm-b 1 on AllTraffic's 2 instances", ep.Copies, ep.Variants)
+	}
 	if len(rs[5].Components) != 0 {
 		t.Errorf("classic components = %v, want none", rs[5].Components)
 	}
@@ -201,6 +204,6 @@ func TestAWSStartInstance(t *testing.T) {
 	}
 	a.Action, a.Resource = enforce.ActScaleBack, &enforce.Ref{Kind: enforce.KindSageMaker, ID: "llm-serve", Region: "us-east-1"}
 	if err := testAWS(f.URL).Do(context.Background(), a); err == nil {
-		t.Errorf("Do(scale-back llm-serve) = nil, want a refusal: the copy counts are not recorded")
+		t.Errorf("Do(scale-back llm-serve) = nil, want a refusal: the action records no copy counts")
 	}
 }

@@ -43,6 +43,10 @@ var _ aws.CredentialsProvider = (*Chain)(nil)
 // report rather than to skip.
 var errNotSet = errors.New("not set")
 
+// ErrNone is in the error of a chain none of whose sources is configured, so that a caller
+// for which credentials are optional (a price mirror) can go on without them.
+var ErrNone = errors.New("no AWS credentials")
+
 // Retrieve returns the credentials of the first configured source. When none is configured
 // the EInvalid error lists every source tried and what to set.
 func (c *Chain) Retrieve(ctx context.Context) (aws.Credentials, error) {
@@ -74,8 +78,8 @@ func (c *Chain) Retrieve(ctx context.Context) (aws.Credentials, error) {
 		}
 		tried = append(tried, src.name)
 	}
-	return aws.Credentials{}, gpucost.Errorf(gpucost.EInvalid, "no AWS credentials; tried %s. Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "+
-		"pass --aws-profile (aws configure, or aws configure sso and aws sso login), or run with an IAM role (EC2, ECS, or EKS with IRSA)", strings.Join(tried, ", "))
+	return aws.Credentials{}, gpucost.Errorf(gpucost.EInvalid, "%w; tried %s. Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "+
+		"pass --aws-profile (aws configure, or aws configure sso and aws sso login), or run with an IAM role (EC2, ECS, or EKS with IRSA)", ErrNone, strings.Join(tried, ", "))
 }
 
 // wrap names the source of an error; a gpucost error keeps its code, others (a request that

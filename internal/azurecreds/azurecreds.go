@@ -1,6 +1,7 @@
 // Package azurecreds gets Azure Resource Manager access tokens as the Azure SDKs'
 // DefaultAzureCredential does (docs/architecture.md "Credentials"): a service principal's
-// secret from AZURE_TENANT_ID, AZURE_CLIENT_ID and AZURE_CLIENT_SECRET, else workload identity
+// secret from AZURE_TENANT_ID, AZURE_CLIENT_ID and AZURE_CLIENT_SECRET, or its certificate
+// (AZURE_CLIENT_CERTIFICATE_PATH, a signed client assertion), else workload identity
 // (AZURE_FEDERATED_TOKEN_FILE, as AKS injects it), else the VM's managed identity through the
 // instance metadata service, else the Azure CLI's login (az account get-access-token). The
 // requests are plain HTTP, made here.
@@ -71,6 +72,7 @@ func (c *Chain) Token(ctx context.Context) (string, error) {
 		get  func(context.Context) (token, error)
 	}{
 		{"the environment (AZURE_TENANT_ID, AZURE_CLIENT_ID, AZURE_CLIENT_SECRET)", c.secret},
+		{"the environment (AZURE_CLIENT_CERTIFICATE_PATH)", c.certificate},
 		{"workload identity (AZURE_FEDERATED_TOKEN_FILE)", c.workload},
 		{"the managed identity (instance metadata service)", c.managed},
 		{"the Azure CLI (az account get-access-token)", c.cli},
@@ -86,7 +88,7 @@ func (c *Chain) Token(ctx context.Context) (string, error) {
 		tried = append(tried, src.name)
 	}
 	return "", gpucost.Errorf(gpucost.EInvalid, "no Azure credentials; tried %s. Run az login, set AZURE_TENANT_ID, AZURE_CLIENT_ID and "+
-		"AZURE_CLIENT_SECRET for a service principal, run on a VM or AKS with a managed or workload identity, or set GPUCOST_AZURE_TOKEN", strings.Join(tried, ", "))
+		"AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE_PATH for a service principal, run on a VM or AKS with a managed or workload identity, or set GPUCOST_AZURE_TOKEN", strings.Join(tried, ", "))
 }
 
 // wrap names the source of an error; a gpucost error keeps its code, others are EUnavailable.
@@ -133,8 +135,7 @@ func (c *Chain) workload(ctx context.Context) (token, error) {
 func (c *Chain) login(ctx context.Context, tenant string, form url.Values) (token, error) {
 	form.Set("grant_type", "client_credentials")
 	form.Set("scope", Scope)
-	host := strings.TrimRight(cmp.Or(c.AuthorityHost, c.getenv("AZURE_AUTHORITY_HOST"), "https://login.microsoftonline.com"), "/")
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, host+"/"+url.PathEscape(tenant)+"/oauth2/v2.0/token", strings.NewReader(form.Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.tokenURL(tenant), strings.NewReader(form.Encode()))
 	if err != nil {
 		return token{}, err
 	}
@@ -147,6 +148,12 @@ func (c *Chain) login(ctx context.Context, tenant string, form url.Values) (toke
 		return token{}, err
 	}
 	return token{out.AccessToken, c.now().Add(time.Duration(out.ExpiresIn) * time.Second)}, nil
+}
+
+// tokenURL is the tenant's v2.0 token endpoint, which a client assertion names as its audience.
+func (c *Chain) tokenURL(tenant string) string {
+	host := strings.TrimRight(cmp.Or(c.AuthorityHost, c.getenv("AZURE_AUTHORITY_HOST"), "https://login.microsoftonline.com"), "/")
+	return host + "/" + url.PathEscape(tenant) + "/oauth2/v2.0/token"
 }
 
 // managed asks the instance metadata service for the managed identity's token (the

@@ -150,6 +150,10 @@ func (f *AWS) sagemaker(w http.ResponseWriter, action string, in map[string]any)
 		writeJSON(w, map[string]any{"InferenceComponents": ics})
 	case "UpdateInferenceComponentRuntimeConfig":
 		f.updateRuntime(w, in)
+	case "DescribeInferenceComponent":
+		f.describeComponent(w, str("InferenceComponentName"))
+	case "UpdateEndpointWeightsAndCapacities":
+		f.updateCapacities(w, in)
 	default:
 		jsonError(w, 400, "UnknownOperationException", "unknown operation "+action)
 	}
@@ -194,6 +198,7 @@ func (f *AWS) updateRuntime(w http.ResponseWriter, in map[string]any) {
 	for _, e := range f.endpoints {
 		if _, ok := e.Components[name]; ok {
 			e.Components[name] = int(copies)
+			e.scaleInstances()
 			writeJSON(w, map[string]any{"InferenceComponentArn": arn("inference-component/" + name)})
 			return
 		}

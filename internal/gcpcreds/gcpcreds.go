@@ -4,7 +4,9 @@
 // (~/.config/gcloud/application_default_credentials.json, under $CLOUDSDK_CONFIG when set), else
 // the metadata server of the GCE VM, GKE pod or Cloud Run service gpucost runs on. A service
 // account key signs a JWT exchanged at its token_uri; an authorized_user file's refresh token
-// is exchanged at oauth2.googleapis.com. Requests are plain HTTP, made here.
+// is exchanged at oauth2.googleapis.com; an external_account configuration's subject token
+// (workload identity federation) is exchanged at the Security Token Service, then for an
+// impersonated service account's. Requests are plain HTTP, made here.
 package gcpcreds
 
 import (
@@ -57,6 +59,10 @@ type Chain struct {
 
 var errNotSet = errors.New("not set")
 
+// ErrNone is in the error of a chain none of whose sources is configured, so that a caller
+// with another way in (an API key, a mirror) can tell it from a source that failed.
+var ErrNone = errors.New("no Google Cloud credentials")
+
 // Token returns a current access token. When no source is configured its EInvalid error lists
 // the sources tried and what to set.
 func (c *Chain) Token(ctx context.Context) (string, error) {
@@ -105,8 +111,8 @@ func (c *Chain) retrieve(ctx context.Context) (tokenAnswer, error) {
 		return tok, wrap("the GCE metadata server", err)
 	}
 	tried = append(tried, "the GCE metadata server")
-	return tokenAnswer{}, gpucost.Errorf(gpucost.EInvalid, "no Google Cloud credentials; tried %s. Run gcloud auth application-default login, "+
-		"set GOOGLE_APPLICATION_CREDENTIALS to a service account key file, run on GCE or GKE with a service account, or set GPUCOST_GCE_TOKEN", strings.Join(tried, ", "))
+	return tokenAnswer{}, gpucost.Errorf(gpucost.EInvalid, "%w; tried %s. Run gcloud auth application-default login, "+
+		"set GOOGLE_APPLICATION_CREDENTIALS to a service account key file, run on GCE or GKE with a service account, or set GPUCOST_GCE_TOKEN", ErrNone, strings.Join(tried, ", "))
 }
 
 // wrap names the source of an error; a gpucost error keeps its code, others are EUnavailable.
@@ -171,8 +177,11 @@ func (c *Chain) fromFile(ctx context.Context, path string) (tokenAnswer, error) 
 		c.source = "gcloud application-default login"
 		return c.exchange(ctx, cmp.Or(c.TokenURL, DefaultTokenURL), url.Values{"grant_type": {"refresh_token"},
 			"client_id": {f.ClientID}, "client_secret": {f.ClientSecret}, "refresh_token": {f.RefreshToken}})
+	case "external_account":
+		return c.external(ctx, b)
 	}
-	return tokenAnswer{}, gpucost.Errorf(gpucost.EInvalid, "credentials of type %q are not read by gpucost; use a service_account key or gcloud auth application-default login", f.Type)
+	return tokenAnswer{}, gpucost.Errorf(gpucost.EInvalid, "credentials of type %q are not read by gpucost; use a service_account key, "+
+		"an external_account configuration (workload identity federation) or gcloud auth application-default login", f.Type)
 }
 
 // jwt signs the service account's assertion: RS256 over the header and claims, one hour long.

@@ -159,7 +159,7 @@ func TestChainErrors(t *testing.T) {
 	f := newFakeGoogle(t)
 	_, userFile, _ := f.files(t)
 	bad := filepath.Join(t.TempDir(), "ext.json")
-	os.WriteFile(bad, []byte(`{"type":"external_account"}`), 0o600)
+	os.WriteFile(bad, []byte(`{"type":"impersonated_service_account"}`), 0o600)
 	for _, c := range []struct {
 		name string
 		env  map[string]string
@@ -168,7 +168,7 @@ func TestChainErrors(t *testing.T) {
 		{"nothing", map[string]string{"HOME": t.TempDir(), "GCE_METADATA_HOST": "127.0.0.1:1"},
 			[]string{"GOOGLE_APPLICATION_CREDENTIALS", "application_default_credentials.json", "metadata server", "gcloud auth application-default login"}},
 		{"missing file", map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": filepath.Join(t.TempDir(), "none.json")}, []string{"none.json"}},
-		{"unsupported type", map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": bad}, []string{`"external_account"`}},
+		{"unsupported type", map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": bad}, []string{`"impersonated_service_account"`}},
 		{"refused refresh", map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": userFile}, []string{"HTTP 400", "invalid_grant"}},
 	} {
 		ch := &Chain{Getenv: func(k string) string { return c.env[k] }, TokenURL: f.srv.URL + "/revoked", Now: func() time.Time { return testNow }}

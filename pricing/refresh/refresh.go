@@ -7,6 +7,7 @@ package refresh
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,10 +48,13 @@ func ParseProviders(names []string) ([]string, error) {
 type Config struct {
 	Regions []string // only these regions; every region when empty
 	BaseURL string   // a mirror or test server instead of every provider's endpoint
-	GCPKey  string   // the Cloud Billing Catalog API key; needed unless BaseURL is set
+	GCPKey  string   // the Cloud Billing Catalog API key; GCPTokens are asked without one
 	// AWSCredentials returns the credentials of the AWS APIs; it is called only when AWS is read.
 	AWSCredentials func() (aws.CredentialsProvider, error)
-	Now            func() time.Time // when the prices are read
+	// GCPTokens returns the source of the OAuth 2 tokens the Cloud Billing Catalog API is asked
+	// with when there is no GCPKey, or nil to ask unsigned (a mirror); it is called only then.
+	GCPTokens func() (func(context.Context) (string, error), error)
+	Now       func() time.Time // when the prices are read
 }
 
 // Fetch reads each provider's price API in turn; c names the GPUs of instance types and gives
@@ -75,11 +79,17 @@ func fetch(ctx context.Context, c *catalog.Catalog, provider string, cfg Config)
 	case "azure":
 		return (&azureprices.Client{BaseURL: cfg.BaseURL, GPUs: gpus, Now: cfg.Now}).Fetch(ctx, cfg.Regions)
 	case "gcp":
-		if cfg.GCPKey == "" && cfg.BaseURL == "" {
-			return nil, gpucost.Errorf(gpucost.EInvalid, "the Cloud Billing Catalog API needs an API key: set GPUCOST_GCP_API_KEY")
+		client := &gcpprices.Client{BaseURL: cfg.BaseURL, APIKey: cfg.GCPKey, Now: cfg.Now, Shapes: gcpprices.ShapesOf(c.Offers())}
+		if cfg.GCPKey == "" {
+			tokens, err := gcpTokens(cfg)
+			if err != nil {
+				return nil, err
+			}
+			if tokens != nil {
+				client.HTTP = &http.Client{Timeout: 5 * time.Minute, Transport: bearer{tokens: tokens, base: http.DefaultTransport}}
+			}
 		}
-		shapes := gcpprices.ShapesOf(c.Offers())
-		return (&gcpprices.Client{BaseURL: cfg.BaseURL, APIKey: cfg.GCPKey, Now: cfg.Now, Shapes: shapes}).Fetch(ctx, cfg.Regions)
+		return client.Fetch(ctx, cfg.Regions)
 	default:
 		creds, err := cfg.AWSCredentials()
 		if err != nil {
@@ -87,6 +97,34 @@ func fetch(ctx context.Context, c *catalog.Catalog, provider string, cfg Config)
 		}
 		return (&awsprices.Client{BaseURL: cfg.BaseURL, Credentials: creds, GPUs: gpus, Now: cfg.Now}).Fetch(ctx, cfg.Regions)
 	}
+}
+
+// gcpTokens returns cfg's token source for the Cloud Billing Catalog API; without one, only a
+// mirror is asked, unsigned.
+func gcpTokens(cfg Config) (func(context.Context) (string, error), error) {
+	if cfg.GCPTokens != nil {
+		return cfg.GCPTokens()
+	}
+	if cfg.BaseURL != "" {
+		return nil, nil
+	}
+	return nil, gpucost.Errorf(gpucost.EInvalid, "the Cloud Billing Catalog API needs an API key or Google Cloud credentials: set GPUCOST_GCP_API_KEY")
+}
+
+// bearer sends each request with a token of tokens as its Authorization.
+type bearer struct {
+	tokens func(context.Context) (string, error)
+	base   http.RoundTripper
+}
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	tok, err := b.tokens(req.Context())
+	if err != nil {
+		return nil, err
+	}
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", "Bearer "+tok)
+	return b.base.RoundTrip(req)
 }
 
 // offline adds to an unreachable API's error that the bundled prices stay in use, and how old

@@ -69,11 +69,19 @@ func (e *env) refresh(ctx context.Context, f refreshFlags) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	added, replaced, err := e.putOffers(ctx, refresh.Offers(results))
+	offers := refresh.Offers(results)
+	added, replaced, err := e.putOffers(ctx, offers)
+	if err != nil {
+		return result{}, err
+	}
+	kept, err := e.keepSpotPrices(ctx, offers)
 	if err != nil {
 		return result{}, err
 	}
 	out := present.CatalogRefresh(c, results, added, replaced, e.now(), e.dbPath)
+	if kept != "" {
+		out.Notes = append(out.Notes, kept)
+	}
 	if slices.ContainsFunc(f.providers, func(p string) bool { return strings.EqualFold(strings.TrimSpace(p), "aws") }) {
 		out.Notes = append(out.Notes, e.refreshSpotAdvisor(ctx, f.baseURL))
 	}

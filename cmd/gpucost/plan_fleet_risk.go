@@ -71,5 +71,14 @@ func withFleetRisk(t present.Table, r plan.FleetResult) present.Table {
 	if n > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("Expected interruptions: %.3g an hour over the spot instances.", r.ExpectedInterruptionsPerHour))
 	}
+	unmatched := 0
+	for _, p := range r.Options.PoolRisk {
+		if strings.Contains(p.Source, "zone unmatched") {
+			unmatched++
+		}
+	}
+	if unmatched > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d spot pools' zones could not be matched with the zones runs and bills name (zone IDs against names): they take their region's measured rate. --zones FILE (aws ec2 describe-availability-zones --output json) matches them.", unmatched))
+	}
 	return t
 }

@@ -123,8 +123,40 @@ func TestPriceTrend(t *testing.T) {
 	if _, ok := h.Trend(Pool{Provider: "aws", InstanceType: "g5.xlarge", Region: "us-east-1", Zone: "use1-az4"}, nil, now); ok {
 		t.Errorf("Trend(zone ID, no mapping) = ok, want no history")
 	}
+	// A regional price (GCP): $2.00 the whole first week, $1.50 from 7 days ago: −25%, down,
+	// for any zone of the region.
+	two, _ := gpucost.ParseMoney("2.00", "USD")
+	oneHalf, _ := gpucost.ParseMoney("1.50", "USD")
+	for _, o := range []gpucost.Offer{{Provider: "gcp", Region: "us-central1", InstanceType: "g2-standard-4", SpotPrice: two, HasSpot: true, AsOf: day(31)},
+		{Provider: "gcp", Region: "us-central1", InstanceType: "g2-standard-4", SpotPrice: oneHalf, HasSpot: true, AsOf: day(7)},
+		{Provider: "gcp", Region: "us-central1", InstanceType: "g2-standard-4", SpotPrice: oneHalf, HasSpot: true, AsOf: now}} {
+		h.Add([]gpucost.Offer{o})
+	}
+	if tr, ok := h.Trend(Pool{Provider: "gcp", InstanceType: "g2-standard-4", Region: "us-central1", Zone: "us-central1-a"}, nil, now); !ok ||
+		tr.String() != "$2.00 → $1.50 (-25.0%, down)" {
+		t.Errorf("Trend(regional) = %v, %v; want $2.00 → $1.50, −25%%, down", tr, ok)
+	}
 	// Read last 40 days ago: no price in either week of the 30 days before now.
 	if _, ok := h.Trend(Pool{InstanceType: "g5.xlarge", Region: "us-east-1", Zone: "us-east-1a"}, nil, now.Add(40*24*time.Hour)); ok {
 		t.Errorf("Trend(40 days on) = ok, want no history")
 	}
+}
+
+// FuzzParseZones checks that any input is read or refused with a message, never a panic, and
+// that what is read maps every name to an ID.
+func FuzzParseZones(f *testing.F) {
+	f.Add(describeZones)
+	f.Add(`{"AvailabilityZones": []}`)
+	f.Add(`{"AvailabilityZones": [{"ZoneName": "a", "ZoneId": "x-az"}]}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		z, err := ParseZones(strings.NewReader(s), "zones.json")
+		if err != nil {
+			return
+		}
+		for name, id := range z.ids {
+			if !IsZoneID(id) || z.names[id] != name && z.ids[z.names[id]] != id {
+				t.Errorf("ParseZones(%q) maps %q to %q", s, name, id)
+			}
+		}
+	})
 }

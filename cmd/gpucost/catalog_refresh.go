@@ -27,7 +27,8 @@ func newCatalogRefreshCmd(e *env) *cobra.Command {
 replace bundled or earlier offers with the same provider, region, zone and instance type:
 
   aws    AWS Price List Query API (GetProducts: Linux, shared tenancy, on-demand) and EC2
-         DescribeSpotPriceHistory (the current spot price per zone), and the Spot Instance
+         DescribeSpotPriceHistory (the current spot price per zone, also added to the price
+         history report spot's trend reads), and the Spot Instance
          Advisor's interruption buckets (spot-advisor-data.json, kept for report spot). Needs AWS_ACCESS_KEY_ID and
          AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary credentials).
   azure  Azure Retail Prices API (pay-as-you-go and spot, Linux). Needs no credentials.

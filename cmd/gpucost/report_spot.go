@@ -58,7 +58,7 @@ pools of its instance type to move to (measured lower, or in the advisor's two l
 in the store's delivery log like the budget alerts.`,
 		Example: `  gpucost report spot --store s3://my-bucket/jobs
   gpucost report spot --store file:///mnt/nfs/jobs --output json
-  gpucost report spot --bill-since 30d --zones zones.json
+  gpucost report spot --store s3://my-bucket/jobs --bill-since 30d --zones zones.json
   gpucost report spot --store s3://my-bucket/jobs --targets targets.yaml`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {

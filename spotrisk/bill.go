@@ -26,13 +26,14 @@ const ReplaceWithin = time.Hour
 // is its lines' charge periods, one run per stretch without a gap.
 type Bill struct {
 	res     map[string]*billResource
-	end     map[string]time.Time // per provider: the latest charge period end of any line
+	end     map[string]time.Time // per provider and billing account: the latest charge period end of any line
 	Lines   int                  // spot usage lines read
 	Skipped int                  // spot usage lines without a resource ID, an instance type or hours
 }
 
 type billResource struct {
 	id       string
+	account  string // the provider and billing account whose bill shows it
 	pool     Pool
 	workload string
 	periods  map[time.Time]billPeriod
@@ -44,14 +45,16 @@ type billPeriod struct {
 }
 
 // Add reads one stored bill line. Lines of every kind are read, since the latest charge period
-// of a provider's lines says when the bill stops, and an instance running then has not ended.
+// of a billing account's lines says when its bill stops, and an instance running then has not
+// ended.
 func (b *Bill) Add(c *gpucost.CostLine) {
 	prov := NormalizeProvider(c.Provider)
+	account := prov + "\x00" + c.BillingAccountID
 	if b.end == nil {
 		b.end, b.res = map[string]time.Time{}, map[string]*billResource{}
 	}
-	if c.ChargePeriodEnd.After(b.end[prov]) {
-		b.end[prov] = c.ChargePeriodEnd
+	if c.ChargePeriodEnd.After(b.end[account]) {
+		b.end[account] = c.ChargePeriodEnd
 	}
 	if c.PricingCategory != "Dynamic" || !strings.EqualFold(c.ChargeCategory, "Usage") {
 		return
@@ -68,7 +71,7 @@ func (b *Bill) Add(c *gpucost.CostLine) {
 	}
 	r := b.res[c.ResourceID]
 	if r == nil {
-		r = &billResource{id: c.ResourceID, periods: map[time.Time]billPeriod{},
+		r = &billResource{id: c.ResourceID, account: account, periods: map[time.Time]billPeriod{},
 			pool:     Pool{Provider: prov, InstanceType: c.InstanceType, Region: c.RegionID, Zone: c.AvailabilityZone},
 			workload: workloadKey(prov, c.RegionID, c.InstanceType, c.Tags)}
 		b.res[c.ResourceID] = r
@@ -137,8 +140,8 @@ type billRun struct {
 // to be continuous, so one over several periods ran across each boundary: it started h₁ hours
 // before its first period's end and ended hₙ hours into its last (h its hours there). A run
 // within one period of length L started in [start, end − h] and ended h later, in
-// [start + h, end]; a whole period pins both. A run whose last period reaches the provider's
-// bill end has not ended.
+// [start + h, end]; a whole period pins both. A run whose last period reaches its billing
+// account's last charge period has not ended.
 func (r *billResource) runs(billEnd time.Time) []*billRun {
 	ps := slices.SortedFunc(maps.Values(r.periods), func(a, b billPeriod) int { return a.start.Compare(b.start) })
 	var out []*billRun
@@ -186,7 +189,7 @@ func (b *Bill) Exposures(counted map[string]bool) ([]Exposure, int) {
 			left++
 			continue
 		}
-		runs = append(runs, r.runs(b.end[r.pool.Provider])...)
+		runs = append(runs, r.runs(b.end[r.account])...)
 	}
 	markReplaced(runs)
 	var out []Exposure

@@ -106,7 +106,7 @@ func TestBillRunBounds(t *testing.T) {
 		hour("b", 15, 50.0/60), hour("b", 16, 1), hour("c", 17, 1)} {
 		b.Add(c)
 	}
-	runs := b.res["a"].runs(b.end["aws"])
+	runs := b.res["a"].runs(b.end["aws\x00"])
 	at := func(h, m int) time.Time { return t0.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute) }
 	if len(runs) != 1 || !runs[0].startFrom.Equal(at(10, 20)) || !runs[0].startTo.Equal(at(10, 20)) ||
 		!runs[0].endFrom.Equal(at(14, 40)) || !runs[0].endTo.Equal(at(14, 40)) || !runs[0].ended {

@@ -1,6 +1,8 @@
 package spotrisk
 
 import (
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -153,4 +155,52 @@ func TestMergeRunsAndBill(t *testing.T) {
 	if !ok || got.Source != SourceMeasured || !strings.HasPrefix(got.Why, want) || !strings.Contains(got.Why, "from the bill 2 of 4 interruptions in 171.0 instance-hours, at most 6") {
 		t.Errorf("Resolve(runs + bill) = %+v, want %q… naming the bill's part", got, want)
 	}
+}
+
+// FuzzBill reads bills of up to 32 hourly or daily spot lines made from the input's bytes
+// (instance, team, period, hours) and checks what must hold of any bill: the interruptions are
+// at most the ends, the hours are the lines' hours, each at most its period.
+func FuzzBill(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 255, 0, 0, 1, 100, 1, 0, 1, 155, 1, 0, 2, 255})
+	f.Add([]byte{1, 1, 0, 40, 1, 1, 1, 255, 2, 1, 1, 10, 2, 0, 9, 200})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+		var b Bill
+		want := map[[2]string]float64{} // resource and period → hours kept
+		for i := 0; i+4 <= len(data) && i < 4*32; i += 4 {
+			id, team, period, share := fmt.Sprintf("i-%d", data[i]%5), fmt.Sprint(data[i+1]%2), int(data[i+2]%12), float64(data[i+3])/255
+			length := time.Hour
+			if data[i]&0x80 != 0 {
+				length = 24 * time.Hour
+			}
+			start := t0.Add(time.Duration(period) * length)
+			c := &gpucost.CostLine{Provider: "AWS", ChargeCategory: "Usage", PricingCategory: "Dynamic", ResourceID: id, InstanceType: "g5.xlarge",
+				RegionID: "us-east-1", ChargePeriodStart: start, ChargePeriodEnd: start.Add(length), ConsumedQuantity: share * length.Hours(),
+				ConsumedUnit: "Hours", Tags: gpucost.Labels{"team": team}}
+			b.Add(c)
+			if share > 0 {
+				k := [2]string{id, start.String()}
+				if r := b.res[id]; r != nil {
+					want[k] = r.periods[start].hours
+				}
+			}
+		}
+		exps, _ := b.Exposures(nil)
+		var hours, wantHours float64
+		for _, e := range exps {
+			if e.Interruptions > e.Ends || e.Hours < 0 {
+				t.Errorf("Exposures() = %+v: more interruptions than ends, or negative hours", e)
+			}
+			hours += e.Hours
+		}
+		for k, h := range want {
+			if h > 24 || h < 0 {
+				t.Errorf("period %v kept %v hours", k, h)
+			}
+			wantHours += h
+		}
+		if math.Abs(hours-wantHours) > 1e-6 {
+			t.Errorf("Exposures() = %v hours, want the lines' %v", hours, wantHours)
+		}
+	})
 }

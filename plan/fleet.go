@@ -60,18 +60,29 @@ type PoolRisk struct {
 	Source       string  `json:"source"`
 }
 
-// risk returns the rate opt gives the pool of c, the zone's before the region's.
+// risk returns the rate opt gives the pool of c, the zone's before the region's. A rate given
+// for the zone's name in ZoneNames is the zone's too: the catalog names AWS zones by ID, runs
+// and bills by name (docs/architecture.md "Spot risk").
 func (opt FleetOptions) risk(c fleetCandidate) (PoolRisk, bool) {
-	return LookupPoolRisk(opt.PoolRisk, c.o.Region, c.o.Zone, c.o.InstanceType)
+	zones := []string{c.o.Zone}
+	if name, ok := opt.ZoneNames[c.o.Zone]; ok {
+		zones = append(zones, name)
+	}
+	return lookupPoolRisk(opt.PoolRisk, c.o.Region, c.o.InstanceType, zones)
 }
 
 // LookupPoolRisk returns the rate risks give instance type typ in region and zone: the zone's,
 // else the region's (an entry without a zone).
 func LookupPoolRisk(risks []PoolRisk, region, zone, typ string) (PoolRisk, bool) {
+	return lookupPoolRisk(risks, region, typ, []string{zone})
+}
+
+// lookupPoolRisk is LookupPoolRisk for a zone that any of zones names (its ID, its name).
+func lookupPoolRisk(risks []PoolRisk, region, typ string, zones []string) (PoolRisk, bool) {
 	var found PoolRisk
 	ok := false
 	for _, r := range risks {
-		if r.InstanceType != typ || r.Region != region || (r.Zone != "" && r.Zone != zone) {
+		if r.InstanceType != typ || r.Region != region || (r.Zone != "" && !slices.Contains(zones, r.Zone)) {
 			continue
 		}
 		if !ok || r.Zone != "" {

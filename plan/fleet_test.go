@@ -370,6 +370,13 @@ func TestFleetPoolRisk(t *testing.T) {
 	risky.MaxRiskPerHour = 0.1
 	capped := base
 	capped.MaxPoolShare = 0.5
+	// the same rate given for the zone's name (as runs and bills record it): it applies through
+	// ZoneNames, and without them is another zone's.
+	byName := risky
+	byName.PoolRisk = []PoolRisk{risky.PoolRisk[0], {Region: "us-east-1", Zone: "us-east-1b", InstanceType: "g6.xlarge", PerHour: 0.01, Source: "measured"}}
+	byName.ZoneNames = map[string]string{"use1-az4": "us-east-1b"}
+	unnamed := byName
+	unnamed.ZoneNames = nil
 	cases := []struct {
 		name     string
 		opt      FleetOptions
@@ -381,6 +388,8 @@ func TestFleetPoolRisk(t *testing.T) {
 		{"risk", risky, []string{"use1-az4 g6.xlarge ×3", "use1-az6 g6.xlarge ×3", "use1-az2 g6.xlarge ×2"}, 0.03},
 		// a cap of 4 GPUs passes over the 8-GPU instance: 4 and 4 on the next two pools.
 		{"cap 50%", capped, []string{"use1-az1 g6.48xlarge ×0", "use1-az4 g6.xlarge ×4", "use1-az6 g6.xlarge ×4"}, 0},
+		{"risk by zone name", byName, []string{"use1-az4 g6.xlarge ×3", "use1-az6 g6.xlarge ×3", "use1-az2 g6.xlarge ×2"}, 0.03},
+		{"zone name without its ID", unnamed, []string{"use1-az4 g6.xlarge ×3", "use1-az6 g6.xlarge ×3", "use1-az2 g6.xlarge ×2"}, 0},
 	}
 	for _, c := range cases {
 		r, err := Fleet(fleetOffers(t), c.opt)

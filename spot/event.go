@@ -40,6 +40,8 @@ type Event struct {
 	InstanceType string `json:"instance_type,omitempty"`
 	Region       string `json:"region,omitempty"`
 	Zone         string `json:"zone,omitempty"`
+	ZoneID       string `json:"zone_id,omitempty"`     // AWS's availability-zone-id (use1-az1), the same zone in every account
+	InstanceID   string `json:"instance_id,omitempty"` // the cloud's ID of the machine, as its bill names the resource
 	Spot         bool   `json:"spot"`
 	Price        string `json:"price_per_hour,omitempty"`     // what this machine costs an hour, a decimal in Currency; empty if unknown
 	OnDemand     string `json:"on_demand_per_hour,omitempty"` // the same type on demand, if known

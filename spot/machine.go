@@ -43,7 +43,7 @@ func DescribeMachine(ctx context.Context, o MachineOptions) (Machine, error) {
 		if d, err = notice.Describe(ctx, o.Cloud, o.Probe); err != nil {
 			o.Log.Warn("the metadata service did not describe the whole machine; --instance-type and --spot fill in", "err", err)
 		}
-		m.Region, m.Zone = d.Region, d.Zone
+		m.Region, m.Zone, m.ZoneID, m.InstanceID = d.Region, d.Zone, d.ZoneID, d.InstanceID
 		if m.InstanceType == "" {
 			m.InstanceType = d.InstanceType
 		}

@@ -56,6 +56,8 @@ type Machine struct {
 	InstanceType string
 	Region       string // from the cloud's metadata service; empty when unknown
 	Zone         string
+	ZoneID       string // AWS's availability-zone-id, which names the same zone in every account
+	InstanceID   string // the cloud's ID of the machine (i-0abc… on AWS); empty when unknown
 	Spot         bool
 	Source       string        // where InstanceType and Spot came from, for the start event's detail
 	Price        gpucost.Money // per hour; zero Currency with HasPrice false when unknown

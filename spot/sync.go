@@ -115,7 +115,7 @@ func (r *Runner) record(ctx context.Context, ev Event) {
 		ev.Time = r.Now().UTC()
 	}
 	ev.Host, ev.Cloud, ev.InstanceType, ev.Spot = m.Host, m.Cloud, m.InstanceType, m.Spot
-	ev.Region, ev.Zone = m.Region, m.Zone
+	ev.Region, ev.Zone, ev.ZoneID, ev.InstanceID = m.Region, m.Zone, m.ZoneID, m.InstanceID
 	if ev.Attempt == 0 {
 		ev.Attempt = int(r.attempt.Load())
 	}

@@ -36,11 +36,15 @@ func comparePools(a, b Pool) int {
 }
 
 // Exposure is the time spot instances of one pool ran and how often they were interrupted: one
-// runner process of gpucost run, or several summed.
+// runner process of gpucost run, or one spot instance of the bill (Source FromBill: no prices,
+// productive time or price trend; Ends its ends before the bill stops), or several summed.
 type Exposure struct {
 	Pool          Pool          `json:"pool"`
+	Source        string        `json:"-"` // FromRuns or FromBill
 	Hours         float64       `json:"instance_hours"`
 	Interruptions int           `json:"interruptions"`
+	Ends          int           `json:"-"` // FromBill: the instance's ends the bill shows
+	Resources     int           `json:"-"` // FromBill: the instances
 	Productive    time.Duration `json:"-"`
 	Billable      time.Duration `json:"-"`
 	Cost          gpucost.Money `json:"cost"`      // at the prices the runs recorded
@@ -85,7 +89,7 @@ func FromEvents(job string, events []spot.Event) []Exposure {
 			continue
 		}
 		rep := spot.Summarize(job, run)
-		e := Exposure{Pool: pool, Hours: rep.Billable.Hours(), Interruptions: rep.Interruptions,
+		e := Exposure{Pool: pool, Source: FromRuns, Hours: rep.Billable.Hours(), Interruptions: rep.Interruptions,
 			Productive: rep.Productive, Billable: rep.Billable, Cost: rep.Cost, OnDemand: rep.OnDemand,
 			Priced: rep.Priced && rep.HasOnDemand}
 		for _, ev := range run {
@@ -110,14 +114,23 @@ func runPool(run []spot.Event) (Pool, bool) {
 }
 
 // Rate is a pool's measured interruption rate: interruptions per instance-hour, with its exact
-// Poisson confidence interval (Garwood).
+// Poisson confidence interval (Garwood), over the runs' and the bill's exposure together.
 type Rate struct {
 	Exposure
-	Runs       int     `json:"runs"`
-	PerHour    float64 `json:"per_hour"`
-	Low        float64 `json:"low_per_hour"`
-	High       float64 `json:"high_per_hour"`
-	Confidence float64 `json:"confidence"`
+	Runs int `json:"runs"`
+	// RunHours and RunInterruptions are the runs' part; BillHours, BillInterruptions the
+	// bill's, whose BillEnds (every end of a BillResources instance before the bill stops)
+	// bound the bill's interruptions from above.
+	RunHours          float64 `json:"run_instance_hours"`
+	RunInterruptions  int     `json:"run_interruptions"`
+	BillHours         float64 `json:"bill_instance_hours"`
+	BillInterruptions int     `json:"bill_interruptions"`
+	BillEnds          int     `json:"bill_ends"`
+	BillResources     int     `json:"bill_instances"`
+	PerHour           float64 `json:"per_hour"`
+	Low               float64 `json:"low_per_hour"`
+	High              float64 `json:"high_per_hour"`
+	Confidence        float64 `json:"confidence"`
 	// Overhead is (billable − productive) / productive: the extra machine time each hour of kept
 	// training cost in checkpoints, restarts and lost work.
 	Overhead float64 `json:"overhead"`
@@ -126,7 +139,9 @@ type Rate struct {
 }
 
 // Measure sums exposures by pool and returns each pool's rate at confidence conf, pools in
-// order of provider, instance type, region and zone.
+// order of provider, instance type, region and zone. The bill's exposures add instance-hours
+// and interruptions only: cost, saving and overhead are the runs', and a pool the bill alone
+// shows is not Priced.
 func Measure(exps []Exposure, conf float64) []Rate {
 	byPool := map[Pool]*Rate{}
 	for _, e := range exps {
@@ -135,9 +150,18 @@ func Measure(exps []Exposure, conf float64) []Rate {
 			r = &Rate{Exposure: Exposure{Pool: e.Pool, Priced: true}}
 			byPool[e.Pool] = r
 		}
-		r.Runs++
 		r.Hours += e.Hours
 		r.Interruptions += e.Interruptions
+		if e.Source == FromBill {
+			r.BillHours += e.Hours
+			r.BillInterruptions += e.Interruptions
+			r.BillEnds += e.Ends
+			r.BillResources += e.Resources
+			continue
+		}
+		r.Runs++
+		r.RunHours += e.Hours
+		r.RunInterruptions += e.Interruptions
 		r.Productive += e.Productive
 		r.Billable += e.Billable
 		r.Priced = r.Priced && e.Priced
@@ -159,6 +183,15 @@ func Measure(exps []Exposure, conf float64) []Rate {
 		}
 		r.Low, r.High = Garwood(r.Interruptions, r.Hours, conf)
 		r.Confidence = conf
+		r.Priced = r.Priced && r.Runs > 0
+		switch {
+		case r.Runs == 0:
+			r.Source = FromBill
+		case r.BillResources == 0:
+			r.Source = FromRuns
+		default:
+			r.Source = FromRuns + " + " + FromBill
+		}
 		if r.Productive > 0 {
 			r.Overhead = float64(r.Billable-r.Productive) / float64(r.Productive)
 		}
@@ -192,17 +225,24 @@ type Resolved struct {
 	Why     string // a sentence for people
 }
 
-// Resolve picks the rate of pool: the measured rate where its runs saw interruptions; else the
-// advisor's bucket for the pool's region and instance type; else, where runs saw none, the
-// upper end of the measured interval (no interruption in a short exposure is not a rate of
-// zero). A measured rate matches pool's zone when pool names one, else the pool's measurement
-// summed over zones. It returns false when nothing is known of the pool.
-func Resolve(pool Pool, rates []Rate, adv *catalog.SpotAdvisor) (Resolved, bool) {
-	m, measured := measuredFor(pool, rates)
+// Resolve picks the rate of pool: the measured rate where its runs or the bill saw
+// interruptions; else the advisor's bucket for the pool's region and instance type; else, where
+// they saw none, the upper end of the measured interval (no interruption in a short exposure is
+// not a rate of zero). A measured rate matches pool's zone when pool names one (a zone name and
+// a zone ID through zones), else the pool's measurement summed over zones; where pool's zone
+// and the measured ones are a zone ID and names zones cannot match, the region's measurement is
+// used and the sentence says "zone unmatched". It returns false when nothing is known of the
+// pool.
+func Resolve(pool Pool, rates []Rate, adv *catalog.SpotAdvisor, zones *Zones) (Resolved, bool) {
+	m, measured, unmatched := measuredFor(pool, rates, zones)
+	where := pool.String()
+	if len(unmatched) > 0 {
+		where += " (" + unmatchedNote(pool.Zone, unmatched) + "; measured over the region's zones)"
+	}
 	if measured && m.Interruptions > 0 {
 		return Resolved{PerHour: m.PerHour, Source: SourceMeasured,
-			Why: fmt.Sprintf("measured on %s: %d interruptions in %.1f instance-hours (%.0f%% interval %s–%s)",
-				pool, m.Interruptions, m.Hours, 100*m.Confidence, FormatRate(m.Low), FormatRate(m.High))}, true
+			Why: fmt.Sprintf("measured on %s: %d interruptions in %.1f instance-hours (%.0f%% interval %s–%s%s)",
+				where, m.Interruptions, m.Hours, 100*m.Confidence, FormatRate(m.Low), FormatRate(m.High), sourceNote(m))}, true
 	}
 	if b, _, ok := adv.Lookup(pool.Region, pool.InstanceType); ok {
 		lo, hi := b.RangePerHour()
@@ -215,31 +255,79 @@ func Resolve(pool Pool, rates []Rate, adv *catalog.SpotAdvisor) (Resolved, bool)
 	}
 	if measured && m.High > 0 {
 		return Resolved{PerHour: m.High, Source: SourceUpper,
-			Why: fmt.Sprintf("no interruption in %.1f instance-hours on %s: the %.0f%% upper bound", m.Hours, pool, 100*m.Confidence)}, true
+			Why: fmt.Sprintf("no interruption in %.1f instance-hours on %s: the %.0f%% upper bound%s", m.Hours, where, 100*m.Confidence, sourceNote(m))}, true
 	}
 	return Resolved{}, false
 }
 
+// sourceNote says what of a measurement came from the bill, when some did.
+func sourceNote(m Rate) string {
+	if m.BillResources == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; from the bill %d of %d interruptions in %.1f instance-hours, at most %d",
+		m.BillInterruptions, m.Interruptions, m.BillHours, m.RunInterruptions+m.BillEnds)
+}
+
 // measuredFor returns the measurement of pool from rates: the zone's, or all zones' summed when
-// pool names no zone.
-func measuredFor(pool Pool, rates []Rate) (Rate, bool) {
-	var exps []Exposure
+// pool names no zone. Where pool's zone matches none of the measured zones of its region but
+// some cannot be matched (ZoneUnmatched), it returns the region's measurement and those zones.
+func measuredFor(pool Pool, rates []Rate, zones *Zones) (Rate, bool, []string) {
+	var exps, region []Exposure
+	var unmatched []string
 	conf := DefaultConfidence
 	for _, r := range rates {
 		p := r.Pool
-		if p.InstanceType != pool.InstanceType || p.Region != pool.Region ||
-			(pool.Provider != "" && p.Provider != pool.Provider) || (pool.Zone != "" && p.Zone != pool.Zone) {
+		if p.InstanceType != pool.InstanceType || p.Region != pool.Region || (pool.Provider != "" && p.Provider != pool.Provider) {
 			continue
 		}
-		e := r.Exposure
-		e.Pool = pool
-		exps = append(exps, e)
 		conf = r.Confidence
+		for _, part := range splitRate(r) {
+			part.Pool = pool
+			region = append(region, part)
+		}
+		if pool.Zone != "" {
+			if p.Zone == "" {
+				continue
+			}
+			if m := zones.Match(p.Zone, pool.Zone); m != ZoneSame {
+				if m == ZoneUnmatched {
+					unmatched = append(unmatched, p.Zone)
+				}
+				continue
+			}
+		}
+		for _, part := range splitRate(r) {
+			part.Pool = pool
+			exps = append(exps, part)
+		}
 	}
-	if len(exps) == 0 {
-		return Rate{}, false
+	switch {
+	case len(exps) > 0:
+		return Measure(exps, conf)[0], true, nil
+	case len(unmatched) > 0:
+		return Measure(region, conf)[0], true, unmatched
 	}
-	return Measure(exps, conf)[0], true
+	return Rate{}, false, nil
+}
+
+// splitRate gives back a measured rate as the exposures it summed, its runs' and its bill's, so
+// that Measure can sum it with others.
+func splitRate(r Rate) []Exposure {
+	var out []Exposure
+	if r.Runs > 0 || r.BillResources == 0 {
+		e := r.Exposure
+		e.Source, e.Hours, e.Interruptions, e.Ends, e.Resources = FromRuns, r.RunHours, r.RunInterruptions, 0, 0
+		if r.RunHours == 0 && r.BillHours == 0 { // a Rate built by hand, without its parts
+			e.Hours, e.Interruptions = r.Hours, r.Interruptions
+		}
+		out = append(out, e)
+	}
+	if r.BillResources > 0 {
+		out = append(out, Exposure{Pool: r.Pool, Source: FromBill, Hours: r.BillHours, Interruptions: r.BillInterruptions,
+			Ends: r.BillEnds, Resources: r.BillResources})
+	}
+	return out
 }
 
 // FormatRate writes a rate per instance-hour as people read it: "2.5%/h".

@@ -128,12 +128,12 @@ func TestResolve(t *testing.T) {
 		if c.source == SourceUpper {
 			a = nil
 		}
-		got, ok := Resolve(c.pool, c.rates, a)
+		got, ok := Resolve(c.pool, c.rates, a, nil)
 		if !ok || got.Source != c.source || !near(got.PerHour, c.rate, 1e-9) {
 			t.Errorf("%s: Resolve(%v) = %+v, %v; want %s at %v", c.name, c.pool, got, ok, c.source, c.rate)
 		}
 	}
-	if got, ok := Resolve(Pool{InstanceType: "p5.48xlarge", Region: "us-east-1"}, rates, adv); ok {
+	if got, ok := Resolve(Pool{InstanceType: "p5.48xlarge", Region: "us-east-1"}, rates, adv, nil); ok {
 		t.Errorf("Resolve(p5.48xlarge) = %+v, want nothing known", got)
 	}
 }

@@ -27,12 +27,12 @@ func newCatalogRefreshCmd(e *env) *cobra.Command {
 replace bundled or earlier offers with the same provider, region, zone and instance type:
 
   aws    AWS Price List Query API (GetProducts: Linux, shared tenancy, on-demand) and EC2
-         DescribeSpotPriceHistory (the current spot price per zone), and the Spot Instance
-         Advisor's interruption buckets (spot-advisor-data.json, kept for report spot). Signed
-         with the AWS credential chain, as enforce is: --aws-profile or AWS_PROFILE (static
-         keys, a role, SSO), AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, web identity, the
-         default profile, the ECS or EC2 instance role (pricing:GetProducts and
-         ec2:DescribeSpotPriceHistory).
+         DescribeSpotPriceHistory (the current spot price per zone, also added to the price
+         history report spot's trend reads), and the Spot Instance Advisor's interruption
+         buckets (spot-advisor-data.json, kept for report spot). Signed with the AWS credential
+         chain, as enforce is: --aws-profile or AWS_PROFILE (static keys, a role, SSO),
+         AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, web identity, the default profile, the ECS
+         or EC2 instance role (pricing:GetProducts and ec2:DescribeSpotPriceHistory).
   azure  Azure Retail Prices API (pay-as-you-go and spot, Linux). Needs no credentials.
   gcp    Cloud Billing Catalog API (Compute Engine GPU SKUs, on-demand and spot), with the API
          key in GPUCOST_GCP_API_KEY, else Application Default Credentials (gcloud auth
@@ -78,11 +78,19 @@ func (e *env) refresh(ctx context.Context, f refreshFlags) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	added, replaced, err := e.putOffers(ctx, refresh.Offers(results))
+	offers := refresh.Offers(results)
+	added, replaced, err := e.putOffers(ctx, offers)
+	if err != nil {
+		return result{}, err
+	}
+	kept, err := e.keepSpotPrices(ctx, offers)
 	if err != nil {
 		return result{}, err
 	}
 	out := present.CatalogRefresh(c, results, added, replaced, e.now(), e.dbPath)
+	if kept != "" {
+		out.Notes = append(out.Notes, kept)
+	}
 	if slices.ContainsFunc(f.providers, func(p string) bool { return strings.EqualFold(strings.TrimSpace(p), "aws") }) {
 		out.Notes = append(out.Notes, e.refreshSpotAdvisor(ctx, f.baseURL))
 	}

@@ -15,7 +15,7 @@ func newPlanFleetCmd(e *env) *cobra.Command {
 		gpu, base              string
 		export                 string
 		rate, maxRisk, poolCap string
-		events                 string
+		events, zones          string
 	)
 	cmd := &cobra.Command{
 		Use:   "fleet --gpu A100 --count 8",
@@ -28,8 +28,11 @@ counted in GPUs, price-capacity-optimized spot), --export karpenter a karpenter.
 per capacity type.
 
 --interruption-rate auto (the default) gives each spot pool its rate from data where there is
-some: measured from the job events in --events, else the Spot Instance Advisor's bucket kept by
-catalog import --format aws-spot-advisor (docs/architecture.md "Spot risk"). Pools above
+some: measured from the job events in --events and the bill's spot lines in the --db store,
+else the Spot Instance Advisor's bucket kept by catalog import --format aws-spot-advisor
+(docs/architecture.md "Spot risk"). The catalog names AWS zones by ID (use1-az4), runs and bills
+by name (us-east-1a): the pairs the runner records, or --zones, match them; a pool whose zone
+cannot be matched takes its region's measured rate and says "zone unmatched". Pools above
 --max-risk are used only after the others, and the plan shows the interruptions per hour it
 expects; --max-pool-share caps the share of the spot GPUs any one pool holds.`,
 		Example: `  gpucost plan fleet --gpu A100 --count 8 --min-vram 40 --spot --diversify 6 --on-demand-base 20%
@@ -58,7 +61,7 @@ expects; --max-pool-share caps the share of the spot GPUs any one pool holds.`,
 			if o.Models = cat.MatchGPU(gpu); len(o.Models) == 0 {
 				return gpucost.Errorf(gpucost.EInvalid, "--gpu %q matches no GPU of the catalog; see gpucost catalog gpus", gpu)
 			}
-			if o.PoolRisk, err = fleetPoolRisk(cmd.Context(), e, cat.Offers(), o, rate, events); err != nil {
+			if o.PoolRisk, err = fleetPoolRisk(cmd.Context(), e, cat.Offers(), &o, rate, events, zones); err != nil {
 				return err
 			}
 			res, err := plan.Fleet(cat.Offers(), o)
@@ -79,6 +82,7 @@ expects; --max-pool-share caps the share of the spot GPUs any one pool holds.`,
 	f.StringSliceVar(&o.Regions, "region", nil, "only these regions")
 	f.StringVar(&rate, "interruption-rate", rateAuto, "auto: each spot pool's rate from data (measured, else its advisor bucket), or none")
 	f.StringVar(&events, "events", "", "for --interruption-rate auto: the store gpucost run wrote job events to")
+	f.StringVar(&zones, "zones", "", "aws ec2 describe-availability-zones --output json: matches the catalog's zone IDs with the zone names runs and bills record, and names the EC2 Fleet's zones")
 	f.StringVar(&maxRisk, "max-risk", "", "spot pools interrupted more often than this are used last (default: 10% of instances a month, 0.0144%/h: the advisor's 10-15% bucket and up)")
 	f.StringVar(&poolCap, "max-pool-share", "", "most of the spot GPUs any one pool may hold, such as 40% (default: no cap)")
 	f.StringVar(&export, "export", "", "print ec2-fleet (CreateFleet JSON) or karpenter (NodePool YAML) instead of the plan")

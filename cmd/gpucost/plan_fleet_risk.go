@@ -13,7 +13,11 @@ import (
 
 // fleetPoolRisk gives each spot offer plan fleet may use its interruption rate from data
 // (spotrisk.Resolve), for --interruption-rate auto; none for "none", or where there is no data.
-func fleetPoolRisk(ctx context.Context, e *env, offers []gpucost.Offer, o plan.FleetOptions, rate, events string) ([]plan.PoolRisk, error) {
+//
+// Offers name AWS zones by ID (use1-az4) and runs and bills by name (us-east-1a): the runner's
+// recorded pairs and the zones file match them, and the names the mapping knows become
+// o.ZoneNames for the EC2 Fleet export.
+func fleetPoolRisk(ctx context.Context, e *env, offers []gpucost.Offer, o *plan.FleetOptions, rate, events, zonesFile string) ([]plan.PoolRisk, error) {
 	switch rate {
 	case "none":
 		return nil, nil
@@ -21,13 +25,17 @@ func fleetPoolRisk(ctx context.Context, e *env, offers []gpucost.Offer, o plan.F
 	default:
 		return nil, gpucost.Errorf(gpucost.EInvalid, "--interruption-rate %q: plan fleet takes auto (each pool's rate from data) or none", rate)
 	}
-	var rates []spotrisk.Rate
-	if events != "" {
-		var err error
-		if rates, _, err = spotRates(ctx, e, events); err != nil && gpucost.ErrorCode(err) != gpucost.ENotFound {
-			return nil, err
-		}
+	m, err := e.measureSpot(ctx, events, "", zonesFile)
+	if err != nil {
+		return nil, err
 	}
+	for id, name := range m.zones.Names() {
+		if o.ZoneNames == nil {
+			o.ZoneNames = map[string]string{}
+		}
+		o.ZoneNames[id] = name
+	}
+	rates := m.rates
 	adv, err := spotAdvisor(ctx, e)
 	if err != nil || (adv == nil && len(rates) == 0) {
 		return nil, err
@@ -37,7 +45,7 @@ func fleetPoolRisk(ctx context.Context, e *env, offers []gpucost.Offer, o plan.F
 		if !of.HasSpot || (o.Provider != "" && !strings.EqualFold(of.Provider, o.Provider)) {
 			continue
 		}
-		r, ok := spotrisk.Resolve(spotrisk.Pool{InstanceType: of.InstanceType, Region: of.Region, Zone: of.Zone}, rates, adv)
+		r, ok := spotrisk.Resolve(spotrisk.Pool{InstanceType: of.InstanceType, Region: of.Region, Zone: of.Zone}, rates, adv, m.zones)
 		if ok {
 			out = append(out, plan.PoolRisk{Region: of.Region, Zone: of.Zone, InstanceType: of.InstanceType, PerHour: r.PerHour, Source: r.Why})
 		}
@@ -62,6 +70,15 @@ func withFleetRisk(t present.Table, r plan.FleetResult) present.Table {
 	}
 	if n > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("Expected interruptions: %.3g an hour over the spot instances.", r.ExpectedInterruptionsPerHour))
+	}
+	unmatched := 0
+	for _, p := range r.Options.PoolRisk {
+		if strings.Contains(p.Source, "zone unmatched") {
+			unmatched++
+		}
+	}
+	if unmatched > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d spot pools' zones could not be matched with the zones runs and bills name (zone IDs against names): they take their region's measured rate. --zones FILE (aws ec2 describe-availability-zones --output json) matches them.", unmatched))
 	}
 	return t
 }

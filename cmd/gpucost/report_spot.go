@@ -24,21 +24,31 @@ import (
 func newReportSpotCmd(e *env) *cobra.Command {
 	var (
 		storeURL, targets string
+		billSince, zones  string
 		rule              = spotrisk.DefaultInterruptionRule
 		threshold         string
 	)
 	cmd := &cobra.Command{
-		Use:   "spot --store URL",
-		Short: "Spot interruptions per pool, measured from gpucost run's events, against the Spot Instance Advisor",
-		Long: `spot reads the events "gpucost run" stored for every job and shows, per pool (provider, instance
-type, region, zone) its spot runs used: the instance-hours they ran, their interruptions
-(terminate notices, and runs that vanished without an exit), the rate per instance-hour with its
-exact 95% Poisson (Garwood) interval, the Spot Instance Advisor's bucket for the pool's region
-and type (after catalog import --format aws-spot-advisor), the spot price trend from the first
-run to the last, the measured checkpoint overhead (billable time beyond the training kept in
-stored checkpoints), and the saving against on-demand after it. These rates are what
---interruption-rate auto of plan checkpoint, plan autoscale and plan fleet use
-(docs/architecture.md "Spot risk").
+		Use:   "spot [--store URL]",
+		Short: "Spot interruptions per pool, measured from gpucost run's events and the bill, against the Spot Instance Advisor",
+		Long: `spot reads the events "gpucost run" stored for every job (--store) and the spot lines of the bill
+in the --db store (--bill-since, 90 days by default), and shows, per pool (provider, instance
+type, region, zone) its spot instances used: where its figures come from (runs, bill or both),
+the instance-hours, the interruptions, the rate per instance-hour with its exact 95% Poisson
+(Garwood) interval, the Spot Instance Advisor's bucket for the pool's region and type (after
+catalog import --format aws-spot-advisor), the spot price trend over 30 days (the first week's
+mean price against the last week's, from the prices catalog refresh keeps), the measured
+checkpoint overhead (billable time beyond the training kept in stored checkpoints), and the
+saving against on-demand after it. These rates are what --interruption-rate auto of plan
+checkpoint, plan autoscale and plan fleet use (docs/architecture.md "Spot risk").
+
+Runs count a terminate notice, or a run that vanished without an exit, as an interruption. The
+bill shows when each spot instance ran, not why it ended: it counts an end as an interruption
+only where another instance of the same workload (provider, region, instance type and tags)
+started within the hour after it, and says how many ends it saw in all, the most the
+interruptions can be. An instance whose ID a run recorded is counted by its run alone. --zones
+takes the output of aws ec2 describe-availability-zones --output json, to match zone names
+(us-east-1a) with zone IDs (use1-az4) where the runner did not record both.
 
 The interruption alert: a pool whose spot runs were interrupted, over the --alert-window before
 now, at least twice at a rate whose expected interruptions per instance over the window reach
@@ -48,59 +58,67 @@ pools of its instance type to move to (measured lower, or in the advisor's two l
 in the store's delivery log like the budget alerts.`,
 		Example: `  gpucost report spot --store s3://my-bucket/jobs
   gpucost report spot --store file:///mnt/nfs/jobs --output json
+  gpucost report spot --store s3://my-bucket/jobs --bill-since 30d --zones zones.json
   gpucost report spot --store s3://my-bucket/jobs --targets targets.yaml`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
 			if err := parseOptional(&rule.Threshold, "alert-threshold", threshold, plan.ParseShare); err != nil {
 				return result{}, err
 			}
-			jobs, skipped, err := spotJobEvents(cmd.Context(), e, storeURL)
+			ctx := cmd.Context()
+			m, err := e.measureSpot(ctx, storeURL, billSince, zones)
 			if err != nil {
 				return result{}, err
 			}
-			adv, err := spotAdvisor(cmd.Context(), e)
+			if len(m.rates) == 0 {
+				return result{}, gpucost.Errorf(gpucost.ENotFound, "no spot instance to measure: %s; jobs run on spot with \"gpucost run --store URL\" record their runs (report spot --store URL reads them), and bills imported with gpucost import billing show spot instances' hours",
+					spotNothing(storeURL, billSince, m.bill))
+			}
+			adv, err := spotAdvisor(ctx, e)
 			if err != nil {
 				return result{}, err
 			}
-			out := present.SpotPools(measureJobs(jobs), adv, skipped)
-			alerts := spotrisk.CheckInterruptions(jobs, e.now(), rule, adv)
+			history, err := spotPriceHistory(ctx, e)
+			if err != nil {
+				return result{}, err
+			}
+			out := present.SpotPools(present.SpotReport{Rates: m.rates, Advisor: adv, Zones: m.zones, History: history, Now: e.now(),
+				Skipped: m.skipped, BillFrom: m.bill.From, BillLines: m.bill.Lines, BillSkipped: m.bill.Skipped, BillCounted: m.bill.Counted})
+			alerts := spotrisk.CheckInterruptions(m.jobs, e.now(), rule, adv)
 			for _, a := range alerts {
 				out.Notes = append(out.Notes, spotAlertMessage(a).Text)
 			}
-			if len(alerts) == 0 {
+			if len(alerts) == 0 && len(m.jobs) > 0 {
 				out.Notes = append(out.Notes, fmt.Sprintf("No pool was interrupted at %g%% or more in the %v before %s.", 100*rule.Threshold, rule.Window, e.now().UTC().Format(time.RFC3339)))
 			}
 			if targets != "" {
-				return out, e.sendSpotAlerts(cmd.Context(), targets, alerts)
+				return out, e.sendSpotAlerts(ctx, targets, alerts)
 			}
 			return out, nil
 		}),
 	}
-	cmd.Flags().StringVar(&storeURL, "store", "", "the store gpucost run wrote to: s3://BUCKET/PREFIX, file://PATH or a directory (required)")
+	cmd.Flags().StringVar(&storeURL, "store", "", "the store gpucost run wrote to: s3://BUCKET/PREFIX, file://PATH or a directory")
+	cmd.Flags().StringVar(&billSince, "bill-since", defaultBillSince, "read the --db store's bill lines charged since then (90d, 2025-10-01), or none")
+	cmd.Flags().StringVar(&zones, "zones", "", "aws ec2 describe-availability-zones --output json: matches zone names with zone IDs")
 	cmd.Flags().DurationVar(&rule.Window, "alert-window", rule.Window, "the interruption alert's window before now")
 	cmd.Flags().StringVar(&threshold, "alert-threshold", "", "the interruption alert's threshold: expected interruptions per instance over the window (default 25%)")
 	cmd.Flags().StringVar(&targets, "targets", "", "notification targets YAML file: send the interruption alerts there")
-	cmd.MarkFlagRequired("store")
 	return cmd
 }
 
-// spotRates reads the events of every job in the object store storeURL names and measures each
-// pool's interruption rate (spotrisk.Measure).
-func spotRates(ctx context.Context, e *env, storeURL string) ([]spotrisk.Rate, int, error) {
-	jobs, skipped, err := spotJobEvents(ctx, e, storeURL)
-	if err != nil {
-		return nil, 0, err
+// spotNothing says where report spot looked and found no spot instance.
+func spotNothing(storeURL, billSince string, b spotBillRead) string {
+	runs := "no --store given"
+	if storeURL != "" {
+		runs = "store " + storeURL + " has no spot runs"
 	}
-	return measureJobs(jobs), skipped, nil
-}
-
-// measureJobs measures each pool's interruption rate over the events of every job.
-func measureJobs(jobs map[string][]spot.Event) []spotrisk.Rate {
-	var exps []spotrisk.Exposure
-	for _, job := range slices.Sorted(maps.Keys(jobs)) {
-		exps = append(exps, spotrisk.FromEvents(job, jobs[job])...)
+	switch {
+	case billSince == "none":
+		return runs + ", and --bill-since none leaves the bill out"
+	case b.From.IsZero():
+		return runs + ", and there is no --db store with a bill"
 	}
-	return spotrisk.Measure(exps, spotrisk.DefaultConfidence)
+	return fmt.Sprintf("%s, and the bill has no spot instance-hours charged since %s", runs, b.From.UTC().Format(time.DateOnly))
 }
 
 // spotJobEvents reads the events of every job in the object store storeURL names, by job. It

@@ -37,25 +37,21 @@ func (f *spotPoolFlags) auto(value string, typed bool) bool {
 }
 
 // rate returns the pool's interruptions per instance-hour and a sentence saying where it came
-// from: the rate measured from the events in --events, else the Spot Instance Advisor's bucket
+// from: the rate measured from the events in --events and the bill in the --db store, else the Spot Instance Advisor's bucket
 // kept in the --db store (spotrisk.Resolve).
 func (f *spotPoolFlags) rate(ctx context.Context, e *env) (float64, string, error) {
 	if f.pool.InstanceType == "" || f.pool.Region == "" {
 		return 0, "", gpucost.Errorf(gpucost.EInvalid, "--interruption-rate auto needs the pool: --instance-type and --region (and --events with the store gpucost run wrote to)")
 	}
-	var rates []spotrisk.Rate
-	if f.store != "" {
-		var err error
-		rates, _, err = spotRates(ctx, e, f.store)
-		if err != nil && gpucost.ErrorCode(err) != gpucost.ENotFound {
-			return 0, "", err
-		}
+	m, err := e.measureSpot(ctx, f.store, "", "")
+	if err != nil {
+		return 0, "", err
 	}
 	adv, err := spotAdvisor(ctx, e)
 	if err != nil {
 		return 0, "", err
 	}
-	r, ok := spotrisk.Resolve(f.pool, rates, adv)
+	r, ok := spotrisk.Resolve(f.pool, m.rates, adv, m.zones)
 	if !ok {
 		return 0, "", gpucost.Errorf(gpucost.EInvalid, "--interruption-rate auto: nothing is known of %s; give --events with the store gpucost run wrote to, import the Spot Instance Advisor's data (gpucost catalog import --format aws-spot-advisor spot-advisor-data.json), or type a rate such as 10%%/h", f.pool)
 	}
@@ -75,17 +71,15 @@ func (f *spotPoolFlags) parseRate(ctx context.Context, e *env, value string, typ
 }
 
 // recommendPoolRisk gives the spot lever the rate of every pool of the fleet's instance types
-// that data covers: measured from the job events in events, else the Spot Instance Advisor's
+// that data covers: measured from the job events in events and the bill in the --db store, else the Spot Instance Advisor's
 // bucket kept in the --db store. It returns nil where there is no data, and the lever assumes
 // its default rate.
 func (e *env) recommendPoolRisk(ctx context.Context, events string, v recommend.FleetView) ([]plan.PoolRisk, error) {
-	var rates []spotrisk.Rate
-	if events != "" {
-		var err error
-		if rates, _, err = spotRates(ctx, e, events); err != nil && gpucost.ErrorCode(err) != gpucost.ENotFound {
-			return nil, err
-		}
+	m, err := e.measureSpot(ctx, events, "", "")
+	if err != nil {
+		return nil, err
 	}
+	rates := m.rates
 	adv, err := spotAdvisor(ctx, e)
 	if err != nil || (adv == nil && len(rates) == 0) {
 		return nil, err
@@ -111,7 +105,7 @@ func (e *env) recommendPoolRisk(ctx context.Context, events string, v recommend.
 	}
 	var out []plan.PoolRisk
 	for p := range pools {
-		if r, ok := spotrisk.Resolve(p, rates, adv); ok {
+		if r, ok := spotrisk.Resolve(p, rates, adv, m.zones); ok {
 			out = append(out, plan.PoolRisk{Region: p.Region, InstanceType: p.InstanceType, PerHour: r.PerHour, Source: r.Why})
 		}
 	}

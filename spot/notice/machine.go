@@ -21,6 +21,7 @@ type Machine struct {
 	Region       string // us-east-1, us-central1, eastus
 	Zone         string // us-east-1a, us-central1-a, "1"; empty where the machine has none
 	ZoneID       string // AWS's availability-zone-id (use1-az1), the same zone in every account; empty elsewhere
+	InstanceID   string // AWS's instance-id (i-0abc…), the resource ID its bill lines carry; empty elsewhere
 	Lifecycle    string // the service's own word: spot, on-demand, SPOT, STANDARD, Spot, Regular, Low…
 	Spot         bool   // the machine can be reclaimed: spot, preemptible or low priority
 	KnowsSpot    bool   // Lifecycle was read, so Spot is an answer and not a default
@@ -90,7 +91,7 @@ func (p Probe) describeAWS(ctx context.Context, c *http.Client) (Machine, error)
 	if err := w.ensureToken(ctx); err != nil {
 		return Machine{}, err
 	}
-	keys := []string{"instance-type", "placement/region", "placement/availability-zone", "placement/availability-zone-id", "instance-life-cycle"}
+	keys := []string{"instance-type", "placement/region", "placement/availability-zone", "placement/availability-zone-id", "instance-life-cycle", "instance-id"}
 	vals := make([]string, len(keys))
 	var errs []error
 	for i, k := range keys {
@@ -99,11 +100,12 @@ func (p Probe) describeAWS(ctx context.Context, c *http.Client) (Machine, error)
 		if status == 0 {
 			return Machine{}, err // the service stopped answering: asking on only repeats it
 		}
-		if err != nil && !(errors.Is(err, errMissing) && (k == "placement/region" || k == "placement/availability-zone-id")) {
+		if err != nil && !(errors.Is(err, errMissing) && (k == "placement/region" || k == "placement/availability-zone-id" || k == "instance-id")) {
 			errs = append(errs, err) // older instances lack the region and zone id; the zone gives the region
 		}
 	}
 	m, err := ParseAWSMachine(vals[0], vals[1], vals[2], vals[3], vals[4])
+	m.InstanceID = vals[5] // for report spot's match of runs to bill lines
 	return m, errors.Join(append(errs, err)...)
 }
 

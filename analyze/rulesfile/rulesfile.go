@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +48,9 @@ type Set struct {
 	Rules         []analyze.Rule
 	Interruptions Interruptions
 }
+
+// ruleName is what a rule may be called: a Prometheus alert name, which the export writes.
+var ruleName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
 
 // The keys a rules file's entries take.
 var (
@@ -153,6 +157,9 @@ func (p *rulesParser) ruleList(doc *yaml.Node) (*yaml.Node, error) {
 		if v.Kind != yaml.SequenceNode {
 			return nil, p.errorf(v, "rules: not a list; write each rule as an item starting with - name:")
 		}
+		if list != nil {
+			return nil, p.errorf(k, "rules: given twice; list every rule under one rules:")
+		}
 		list = v
 	}
 	if list == nil || len(list.Content) == 0 {
@@ -186,8 +193,11 @@ func (p *rulesParser) entry(n *yaml.Node) (analyze.Rule, bool, error) {
 	if err != nil {
 		return analyze.Rule{}, false, err
 	}
-	if name == "" || p.seen[name] {
-		return analyze.Rule{}, false, p.errorf(nameKV[1], "name: %q is empty or given twice; give each rule once, by a name of its own", name)
+	if !ruleName.MatchString(name) {
+		return analyze.Rule{}, false, p.errorf(nameKV[1], "name: %q: use letters, digits and underscores, starting with a letter, such as gpu_very_hot (it is the Prometheus alert's name too)", name)
+	}
+	if p.seen[name] {
+		return analyze.Rule{}, false, p.errorf(nameKV[1], "name: %q is given twice; give each rule once, by a name of its own", name)
 	}
 	p.seen[name] = true
 	e := ruleEntry{p: p, name: name, fields: fields, order: order}
@@ -234,8 +244,8 @@ func (e ruleEntry) gpu(r *analyze.Rule, isNew bool) error {
 	if isNew {
 		for _, k := range []string{"metric", "above", "threshold"} {
 			if _, ok := e.fields[k]; !ok {
-				return e.p.errorf(e.fields["name"][0], "rule %s: %s: missing; a new rule needs metric: (one of %s), above: true or false, and threshold:",
-					e.name, k, strings.Join(metricNames(), ", "))
+				return e.p.errorf(e.fields["name"][0], "rule %s: %s: missing; no default rule is called %s (they are %s, %s), and a new rule needs metric: (one of %s), above: true or false, and threshold:",
+					e.name, k, e.name, strings.Join(ruleNames(analyze.DefaultRules()), ", "), SpotInterruptions, strings.Join(metricNames(), ", "))
 			}
 		}
 	}

@@ -73,7 +73,7 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestParseRulesErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, file string
 		want       []string // substrings of the message
@@ -95,10 +95,15 @@ func TestParseRulesErrors(t *testing.T) {
 		{"disabled not a bool", "rules:\n  - name: gpu_hot\n    disabled: yes\n", []string{"line 3, column 15: disabled: \"yes\": write true or false"}},
 		{"min_util out of range", "rules:\n  - name: low_sm_occupancy\n    min_util: 140\n", []string{"min_util: 140 is not a utilisation; write a percentage from 0 to 100"}},
 		{"no name", "rules:\n  - threshold: 80\n", []string{"line 2, column 5: name: missing; name a default rule (gpu_underutilized,", "spot_interruptions"}},
-		{"named twice", "rules:\n  - name: gpu_hot\n  - name: gpu_hot\n", []string{"line 3, column 11: name: \"gpu_hot\" is empty or given twice"}},
+		{"named twice", "rules:\n  - name: gpu_hot\n  - name: gpu_hot\n", []string{"line 3, column 11: name: \"gpu_hot\" is given twice"}},
+		{"a name Prometheus refuses", "rules:\n  - name: gpu very hot\n    metric: temp_c\n    above: true\n    threshold: 90\n",
+			[]string{"line 2, column 11: name: \"gpu very hot\": use letters, digits and underscores"}},
 		{"key twice", "rules:\n  - name: gpu_hot\n    for: 1m\n    for: 2m\n", []string{"line 4, column 5: for: given twice in one rule"}},
 		{"new rule without metric", "rules:\n  - name: mine\n    above: true\n    threshold: 3\n",
-			[]string{"line 2, column 5: rule mine: metric: missing; a new rule needs metric: (one of mem_used_pct,", "above: true or false"}},
+			[]string{"line 2, column 5: rule mine: metric: missing; no default rule is called mine", "a new rule needs metric: (one of mem_used_pct,", "above: true or false"}},
+		{"a misspelt default rule", "rules:\n  - name: gpu_underutilised\n    threshold: 30\n",
+			[]string{"line 2, column 5: rule gpu_underutilised: metric: missing; no default rule is called gpu_underutilised (they are gpu_underutilized, gpu_at_capacity"}},
+		{"rules twice", "rules:\n  - name: gpu_hot\nrules:\n  - name: power_high\n", []string{"line 3, column 1: rules: given twice"}},
 		{"new rule without direction", "rules:\n  - name: mine\n    metric: util\n    threshold: 3\n", []string{"rule mine: above: missing"}},
 		{"default rule's metric changed", "rules:\n  - name: gpu_hot\n    metric: util\n",
 			[]string{"line 3, column 13: rule gpu_hot: metric: a default rule keeps its metric (temp_c)"}},

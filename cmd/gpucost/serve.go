@@ -61,6 +61,7 @@ func newServeCmd(e *env) *cobra.Command {
   GPUCOST_TOKEN=gpc_… gpucost agent --server http://gpucost:8080
   gpucost serve --budgets budgets.yaml --targets targets.yaml --check-every 15m
   gpucost serve --pull-bills sources.yaml --targets targets.yaml --pull-every 6h
+  gpucost serve --jobs-store s3://my-bucket/jobs --targets targets.yaml --rules examples/alerts/rules.yaml   # spot interruption alerts
   gpucost serve --budgets budgets.yaml --targets targets.yaml --policies policies.yaml --aws-region us-east-1 --apply
   gpucost token create --name alice --role viewer    # then sign in at http://HOST:8080/`,
 		Args: cobra.NoArgs,

@@ -2,6 +2,8 @@ package analyze
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +54,14 @@ var metricInfo = map[Metric]struct{ expr, label, unit string }{
 	MetricPower:       {"avg_over_time(power[1m]) / tdp * 100", "power (1-min mean)", "% of TDP"},
 	MetricSMOccupancy: {"avg_over_time(sm_occupancy[1m]) * 100", "SM occupancy (1-min mean)", "%"},
 }
+
+// Metrics returns the metrics a rule can watch, sorted by name.
+func Metrics() []Metric {
+	return slices.Sorted(maps.Keys(metricInfo))
+}
+
+// Known reports whether m is a metric a rule can watch.
+func (m Metric) Known() bool { return metricInfo[m].expr != "" }
 
 // Rule is an alert rule as data: the condition "Metric above (or below) Threshold", checked on
 // every minute rollup, must hold for For before the alert fires (Prometheus' `for`). Thresholds,
@@ -138,6 +148,16 @@ func (r Rule) Expr() string {
 	}
 	b.WriteString(" for " + formatDuration(r.For))
 	return b.String()
+}
+
+// Condition says the rule's condition in words, such as "temperature (1-min max) above 83 °C".
+func (r Rule) Condition() string {
+	dir := "below"
+	if r.Above {
+		dir = "above"
+	}
+	info := metricInfo[r.Metric]
+	return fmt.Sprintf("%s %s %s%s", info.label, dir, formatFloat(r.Threshold), info.unit)
 }
 
 func (r Rule) op() string {

@@ -68,12 +68,24 @@ func PrometheusRules(rules []analyze.Rule, models []gpucost.GPUModel) ([]byte, e
 			Labels: map[string]string{"severity": string(r.Severity), "source": "gpucost"},
 			Annotations: map[string]string{"summary": r.Summary,
 				"description": fmt.Sprintf("GPU {{ $labels.UUID }} on {{ $labels.Hostname }} reads {{ $value | printf \"%%.1f\" }}: %s.", r.Expr())},
-			comment: fmt.Sprintf("gpucost rule %s: %s (analyze.DefaultRules; gpucost report alerts evaluates it over minute rollups).", r.Name, r.Expr())})
+			comment: fmt.Sprintf("gpucost rule %s: %s (%s; gpucost report alerts evaluates it over minute rollups).", r.Name, r.Expr(), ruleOrigin(r))})
 		if r.AlertOnNoData {
 			g.Rules = append(g.Rules, noDataRule(r))
 		}
 	}
 	return marshalRules(promRuleFile{Groups: []promGroup{g}})
+}
+
+// ruleOrigin says where a rule comes from: analyze.DefaultRules as they are, changed by a rules
+// file (--rules), or added by one.
+func ruleOrigin(r analyze.Rule) string {
+	switch d := analyze.RuleByName(analyze.DefaultRules(), r.Name); {
+	case d == nil:
+		return "added by a --rules file"
+	case *d != r:
+		return "analyze.DefaultRules, changed by a --rules file"
+	}
+	return "analyze.DefaultRules"
 }
 
 // noDataRule fires for a GPU whose metric was reported within the last hour (or the rule's

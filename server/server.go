@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/agent"
+	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/billing/cloudsource"
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/notify"
@@ -48,6 +49,11 @@ type Options struct {
 	// OpenObjectStore opens JobsStore when the jobs view is computed.
 	OpenObjectStore func(ctx context.Context, url string) (gpucost.ObjectStore, error)
 	NATSURL         string // the work queues' NATS server (/api/v1/queues); "" for none
+
+	AlertRules []analyze.Rule // the GPU alert rules of the alerts view; nil: analyze.DefaultRules()
+	// SpotAlerts, with Targets, is run every CheckEvery and what it returns is sent to every
+	// target once per Key (spot_alerts.go); nil: none.
+	SpotAlerts SpotCheck
 
 	// BillSources are pulled every PullEvery (DefaultPullEvery when zero) into the store, each
 	// opened by OpenBillSource on its first pull; their state is in GET /api/v1/bill-sources,
@@ -116,6 +122,9 @@ func Run(ctx context.Context, st gpucost.Store, ln net.Listener, o Options) erro
 	}
 	if pulls != nil {
 		wg.Go(func() { pulls.run(background, cmp.Or(o.PullEvery, DefaultPullEvery)) })
+	}
+	if spot := newSpotAlerts(st, o); spot != nil {
+		wg.Go(func() { spot.run(background, max(o.CheckEvery, time.Second)) })
 	}
 
 	log.Info("serving", "addr", ln.Addr().String(), "db", st.Name())

@@ -38,6 +38,7 @@ type Views struct {
 	jobsStore       string
 	openObjectStore func(ctx context.Context, url string) (gpucost.ObjectStore, error)
 	natsURL         string
+	alertRules      []analyze.Rule // nil: analyze.DefaultRules()
 	now             func() time.Time
 	log             *slog.Logger
 	cache           *httpapi.ViewCache
@@ -49,7 +50,7 @@ var _ httpapi.Views = (*Views)(nil)
 func NewViews(st gpucost.Store, o Options) *Views {
 	o.defaults()
 	return &Views{store: st, budgetsFile: o.BudgetsFile, jobsStore: o.JobsStore, openObjectStore: o.OpenObjectStore,
-		natsURL: o.NATSURL, now: o.Now, log: o.Log, cache: httpapi.NewViewCache(o.ViewsEvery, o.Now)}
+		natsURL: o.NATSURL, alertRules: o.AlertRules, now: o.Now, log: o.Log, cache: httpapi.NewViewCache(o.ViewsEvery, o.Now)}
 }
 
 // cachedView returns the view under key from the cache, computing it on a miss.
@@ -133,9 +134,10 @@ func (v *Views) Idle(ctx context.Context, q httpapi.Query) (analyze.IdleReport, 
 }
 
 // Alerts is gpucost report alerts over q (the last 24 hours by default): the monitoring rules
-// over the minute rollups.
+// (Options.AlertRules) over the minute rollups.
 func (v *Views) Alerts(ctx context.Context, q httpapi.Query) (analyze.AlertReport, error) {
 	return reportView(ctx, v, "alerts", q, viewAlertsPeriod, func(ctx context.Context, r *query.Report) (analyze.AlertReport, error) {
+		r.AlertRules = v.alertRules
 		return r.Alerts(ctx, fleet.MatchSeries(q.Filter))
 	})
 }

@@ -31,7 +31,8 @@ type InterruptionAlert struct {
 	Jobs          []string
 	From, To      time.Time
 	Interruptions int
-	Hours         float64 // instance-hours in the window
+	Since         time.Time // the episode's first interruption (EpisodeStart): what Key names
+	Hours         float64   // instance-hours in the window
 	PerHour       float64
 	Low, High     float64 // Garwood interval of PerHour
 	MoveTo        []Move
@@ -44,10 +45,10 @@ type Move struct {
 	Why     string
 }
 
-// Key names the alert for the delivery log: the pool and the window's end hour, so one episode
-// is sent once per target.
+// Key names the alert for the delivery log: the pool and its episode's first interruption, so
+// one episode is sent once per target however often it is checked while it lasts.
 func (a InterruptionAlert) Key() string {
-	return "spot-interruptions:" + a.Pool.String() + ":" + a.To.Truncate(time.Hour).Format(time.RFC3339)
+	return "spot-interruptions:" + a.Pool.String() + ":" + a.Since.UTC().Format(time.RFC3339)
 }
 
 // CheckInterruptions evaluates rule at now over the events of each job (job name → events):
@@ -63,6 +64,7 @@ func CheckInterruptions(jobs map[string][]spot.Event, now time.Time, rule Interr
 		jobs  []string
 	}
 	byPool := map[Pool]*acc{}
+	hits := map[Pool][]time.Time{} // every interruption up to now, for the episode's start
 	var all []Exposure
 	for _, job := range slices.Sorted(maps.Keys(jobs)) {
 		all = append(all, FromEvents(job, jobs[job])...)
@@ -74,6 +76,9 @@ func CheckInterruptions(jobs map[string][]spot.Event, now time.Time, rule Interr
 			start, end := run[0].Time, run[len(run)-1].Time
 			hours := max(0, minTime(end, now).Sub(maxTime(start, from)).Hours())
 			at, interrupted := interruption(run)
+			if interrupted && !at.After(now) {
+				hits[pool] = append(hits[pool], at)
+			}
 			hit := interrupted && !at.Before(from) && !at.After(now)
 			if hours == 0 && !hit {
 				continue
@@ -103,7 +108,8 @@ func CheckInterruptions(jobs map[string][]spot.Event, now time.Time, rule Interr
 			continue
 		}
 		lo, hi := Garwood(a.k, a.hours, DefaultConfidence)
-		out = append(out, InterruptionAlert{Pool: pool, Jobs: a.jobs, From: from, To: now, Interruptions: a.k, Hours: a.hours,
+		out = append(out, InterruptionAlert{Pool: pool, Jobs: a.jobs, From: from, To: now, Interruptions: a.k,
+			Since: EpisodeStart(hits[pool], now, rule.Window), Hours: a.hours,
 			PerHour: rate, Low: lo, High: hi, MoveTo: movesFrom(pool, rate, rates, adv)})
 	}
 	slices.SortFunc(out, func(a, b InterruptionAlert) int {

@@ -211,6 +211,7 @@ func exampleFixtures(t *testing.T) map[string][]byte {
 		"policies.yaml":                   "../../enforce/testdata/policies.yaml",
 		"targets.yaml":                    "../../notify/testdata/targets.yaml",
 		"examples/policies/idle.yaml":     "../../examples/policies/idle.yaml",
+		"examples/alerts/rules.yaml":      "../../examples/alerts/rules.yaml",
 		"AzureLLMInferenceTrace_code.csv": shared + "azure/AzureLLMInferenceTrace_code.csv",
 		"profile.csv":                     "../../plan/testdata/latency_profile.csv",
 		"bert-t4.csv":                     "../../plan/testdata/latency_profile.csv",

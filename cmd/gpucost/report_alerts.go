@@ -15,9 +15,9 @@ func newReportAlertsCmd(e *env) *cobra.Command {
 	var (
 		f      reportFlags
 		state  string
-		noData bool
-		export string // --export prometheus-rules
-		out    string // --out, with --export
+		rules  alertRulesFlags // --rules, --alert-on-no-data
+		export string          // --export prometheus-rules
+		out    string          // --out, with --export
 	)
 	cmd := &cobra.Command{
 		Use:   "alerts",
@@ -30,9 +30,15 @@ duration (at least 5 minutes), then goes "no data", so a dead agent does not rea
 With --alert-on-no-data, gpu_underutilized (whose utilisation every collector reports) also
 raises a "no data" alert on any GPU silent for longer than 30 minutes, firing or not.
 
+--rules FILE changes the rules below (threshold, for, severity, min_util, alert_on_no_data,
+disabled: true), adds rules over their metrics, and sets spot_interruptions (the interruption
+rate report spot and serve --jobs-store evaluate: 25% in 6 h by default); the same file goes
+to --export and gpucost serve (docs/architecture.md "Alert rules file").
+
 ` + present.AlertRules(analyze.DefaultRules()),
 		Example: `  gpucost report alerts --since 24h
   gpucost report alerts --since 7d --state firing --output json
+  gpucost report alerts --rules examples/alerts/rules.yaml --alert-on-no-data
   gpucost report alerts --export prometheus-rules --out gpucost-rules.yaml   # promtool check rules gpucost-rules.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -42,8 +48,12 @@ raises a "no data" alert on any GPU silent for longer than 30 minutes, firing or
 			if state != "all" && state != string(analyze.Firing) && state != string(analyze.Resolved) && state != string(analyze.AlertNoData) {
 				return usageError{fmt.Errorf("--state %q: use all, firing, no-data or resolved", state)}
 			}
+			alertRules, err := rules.rules()
+			if err != nil {
+				return err
+			}
 			if export != "" {
-				return e.exportAlertRules(export, out, noData)
+				return e.exportAlertRules(export, out, alertRules)
 			}
 			if out != "" {
 				return usageError{fmt.Errorf("--out goes with --export prometheus-rules")}
@@ -54,10 +64,7 @@ raises a "no data" alert on any GPU silent for longer than 30 minutes, firing or
 				return err
 			}
 			defer rc.close()
-			if noData {
-				rc.AlertRules = analyze.DefaultRules()
-				analyze.RuleByName(rc.AlertRules, analyze.RuleUnderutilized).AlertOnNoData = true
-			}
+			rc.AlertRules = alertRules
 			rep, err := rc.Alerts(ctx, nil)
 			if err != nil {
 				return err
@@ -67,21 +74,20 @@ raises a "no data" alert on any GPU silent for longer than 30 minutes, firing or
 	}
 	f.register(cmd, "24h")
 	cmd.Flags().StringVar(&state, "state", "all", "show all, firing, no-data or resolved alerts")
-	cmd.Flags().BoolVar(&noData, "alert-on-no-data", false, "a GPU silent for over 30 minutes raises a no data alert, firing or not")
+	rules.add(cmd, true)
 	cmd.Flags().StringVar(&export, "export", "", "prometheus-rules: write the rules as Prometheus alerting rules over dcgm-exporter's series instead of evaluating them (no store is read)")
 	cmd.Flags().StringVar(&out, "out", "", "with --export, the file to write (default: standard output)")
 	return cmd
 }
 
-// exportAlertRules writes the default rules (with --alert-on-no-data's change) as Prometheus
-// alerting rules to out, or to standard output (present.PrometheusRules; docs/deploy.md).
-func (e *env) exportAlertRules(format, out string, noData bool) error {
+// exportAlertRules writes rules (the default rules where nil) as Prometheus alerting rules to
+// out, or to standard output (present.PrometheusRules; docs/deploy.md).
+func (e *env) exportAlertRules(format, out string, rules []analyze.Rule) error {
 	if format != "prometheus-rules" {
 		return usageError{fmt.Errorf("--export %q: use prometheus-rules", format)}
 	}
-	rules := analyze.DefaultRules()
-	if noData {
-		analyze.RuleByName(rules, analyze.RuleUnderutilized).AlertOnNoData = true
+	if rules == nil {
+		rules = analyze.DefaultRules()
 	}
 	b, err := present.PrometheusRules(rules, catalog.Specs())
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/analyze/rulesfile"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/internal/storeopen"
 	"github.com/gpucost/gpucost/notify"
@@ -27,6 +28,7 @@ func newReportSpotCmd(e *env) *cobra.Command {
 		billSince, zones  string
 		rule              = spotrisk.DefaultInterruptionRule
 		threshold         string
+		rulesFile         string // --rules: spot_interruptions of an alert rules file
 	)
 	cmd := &cobra.Command{
 		Use:   "spot [--store URL]",
@@ -54,8 +56,10 @@ The interruption alert: a pool whose spot runs were interrupted, over the --aler
 now, at least twice at a rate whose expected interruptions per instance over the window reach
 --alert-threshold (25% in 6 h by default) is listed under the table with the jobs it hit and
 pools of its instance type to move to (measured lower, or in the advisor's two lowest buckets).
---targets sends each such alert to the notification targets, once per pool and hour, recorded
-in the store's delivery log like the budget alerts.`,
+--rules FILE sets the rule as its spot_interruptions entry does (threshold, window,
+min_interruptions, disabled); the two flags win over it. --targets sends each such alert to the
+notification targets, once per pool and episode (interruptions no more than the window apart),
+recorded in the store's delivery log like the budget alerts.`,
 		Example: `  gpucost report spot --store s3://my-bucket/jobs
   gpucost report spot --store file:///mnt/nfs/jobs --output json
   gpucost report spot --store s3://my-bucket/jobs --bill-since 30d --zones zones.json
@@ -63,6 +67,10 @@ in the store's delivery log like the budget alerts.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
 			if err := parseOptional(&rule.Threshold, "alert-threshold", threshold, plan.ParseShare); err != nil {
+				return result{}, err
+			}
+			alertOn, err := spotRuleFromFile(cmd, rulesFile, &rule)
+			if err != nil {
 				return result{}, err
 			}
 			ctx := cmd.Context()
@@ -84,11 +92,17 @@ in the store's delivery log like the budget alerts.`,
 			}
 			out := present.SpotPools(present.SpotReport{Rates: m.rates, Advisor: adv, Zones: m.zones, History: history, Now: e.now(),
 				Skipped: m.skipped, BillFrom: m.bill.From, BillLines: m.bill.Lines, BillSkipped: m.bill.Skipped, BillCounted: m.bill.Counted})
-			alerts := spotrisk.CheckInterruptions(m.jobs, e.now(), rule, adv)
+			var alerts []spotrisk.InterruptionAlert
+			if alertOn {
+				alerts = spotrisk.CheckInterruptions(m.jobs, e.now(), rule, adv)
+			}
 			for _, a := range alerts {
 				out.Notes = append(out.Notes, spotAlertMessage(a).Text)
 			}
-			if len(alerts) == 0 && len(m.jobs) > 0 {
+			if !alertOn {
+				out.Notes = append(out.Notes, "The interruption alert is off: "+rulesFile+" disables "+rulesfile.SpotInterruptions+".")
+			}
+			if len(alerts) == 0 && alertOn && len(m.jobs) > 0 {
 				out.Notes = append(out.Notes, fmt.Sprintf("No pool was interrupted at %g%% or more in the %v before %s.", 100*rule.Threshold, rule.Window, e.now().UTC().Format(time.RFC3339)))
 			}
 			if targets != "" {
@@ -102,6 +116,7 @@ in the store's delivery log like the budget alerts.`,
 	cmd.Flags().StringVar(&zones, "zones", "", "aws ec2 describe-availability-zones --output json: matches zone names with zone IDs")
 	cmd.Flags().DurationVar(&rule.Window, "alert-window", rule.Window, "the interruption alert's window before now")
 	cmd.Flags().StringVar(&threshold, "alert-threshold", "", "the interruption alert's threshold: expected interruptions per instance over the window (default 25%)")
+	cmd.Flags().StringVar(&rulesFile, "rules", "", "alert rules YAML file whose spot_interruptions sets the interruption alert (as report alerts --rules takes)")
 	cmd.Flags().StringVar(&targets, "targets", "", "notification targets YAML file: send the interruption alerts there")
 	return cmd
 }

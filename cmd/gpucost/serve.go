@@ -44,6 +44,8 @@ type serveOptions struct {
 	security serveSecurityOptions // rate limits, the login throttle, --tls-cert/--tls-key and --trusted-proxy
 
 	pull servePullOptions // --pull-bills and --pull-every: bills pulled from where they land
+
+	alerts serveAlertOptions // --rules, --alert-on-no-data: the alert rules, and the interruption rule over --jobs-store
 }
 
 func newServeCmd(e *env) *cobra.Command {
@@ -59,6 +61,7 @@ func newServeCmd(e *env) *cobra.Command {
   GPUCOST_TOKEN=gpc_… gpucost agent --server http://gpucost:8080
   gpucost serve --budgets budgets.yaml --targets targets.yaml --check-every 15m
   gpucost serve --pull-bills sources.yaml --targets targets.yaml --pull-every 6h
+  gpucost serve --jobs-store s3://my-bucket/jobs --targets targets.yaml --rules examples/alerts/rules.yaml   # spot interruption alerts
   gpucost serve --budgets budgets.yaml --targets targets.yaml --policies policies.yaml --aws-region us-east-1 --apply
   gpucost token create --name alice --role viewer    # then sign in at http://HOST:8080/`,
 		Args: cobra.NoArgs,
@@ -71,6 +74,9 @@ func newServeCmd(e *env) *cobra.Command {
 				return err
 			}
 			if err := o.pull.load(); err != nil {
+				return err
+			}
+			if err := o.alerts.load(); err != nil {
 				return err
 			}
 			if o.budgets != "" {
@@ -97,7 +103,7 @@ func newServeCmd(e *env) *cobra.Command {
 	cmd.Flags().DurationVar(&o.flush, "flush", defaultServeFlush, "time between writes of pushed samples to the store")
 	cmd.Flags().DurationVar(&o.keepMinutes, "keep-minutes", telemetry.DefaultMinuteRetention, "how long to keep minute rollups (hourly rollups are kept)")
 	cmd.Flags().StringVar(&o.budgets, "budgets", "", "budgets YAML file; wins over budgets stored with PUT /api/v1/budgets")
-	cmd.Flags().StringVar(&o.jobsStore, "jobs-store", "", "where gpucost run keeps spot job events (s3://BUCKET/PREFIX, file://PATH or a directory), for /api/v1/jobs")
+	cmd.Flags().StringVar(&o.jobsStore, "jobs-store", "", "where gpucost run keeps spot job events (s3://BUCKET/PREFIX, file://PATH or a directory), for /api/v1/jobs and, with --targets, the interruption alerts")
 	cmd.Flags().StringVar(&o.natsURL, "nats", "", "the work queues' NATS server (nats://HOST:4222), for /api/v1/queues")
 	cmd.Flags().DurationVar(&o.viewsEvery, "views-every", defaultViewsEvery, "compute each report view from the store at most once per this, per distinct query (0: on every request)")
 	cmd.Flags().StringVar(&o.wal, "wal", "", "directory of the write-ahead log that makes a 200 to pushed samples survive a crash (default: beside the SQLite file, or in the data directory for PostgreSQL; off: none)")
@@ -107,6 +113,7 @@ func newServeCmd(e *env) *cobra.Command {
 	o.enforce.add(cmd)
 	o.security.add(cmd)
 	o.pull.add(cmd)
+	o.alerts.add(cmd)
 	return cmd
 }
 
@@ -139,6 +146,7 @@ func (e *env) serverOptions(db storeDB, o serveOptions) (server.Options, error) 
 		so.StoreDir = filepath.Dir(e.dbPath)
 	}
 	o.pull.apply(e, &so)
+	o.alerts.apply(e, db, o.jobsStore, &so)
 	return so, nil
 }
 
@@ -178,6 +186,12 @@ policy says dry_run: false AND --apply is given. Every action is logged with its
 evidence in the store (GET /api/v1/actions, gpucost enforce log; a dry run planning the same
 action again is logged once); a cloud API that cannot be reached is logged and tried again on
 the next check, never stopping the server. Alert attempts are at GET /api/v1/deliveries.
+
+With --jobs-store and --targets, the server also checks every --check-every the interruption
+rate of each spot pool the jobs ran in, as gpucost report spot does (25% of instances in 6 h by
+default), and alerts every target once per episode, naming the jobs hit and lower-risk pools to
+move to. --rules FILE (as gpucost report alerts takes) sets that rule's threshold and window
+and the GPU alert rules of /api/v1/alerts and the dashboard.
 
 With --pull-bills FILE, the server pulls the bills of the sources the file lists (s3://,
 gs://, azure:// prefixes where AWS Data Exports, Azure cost exports or a BigQuery export land;

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/analyze/rulesfile"
+	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/notify"
+	"github.com/gpucost/gpucost/server"
+	"github.com/gpucost/gpucost/spotrisk"
+	"github.com/spf13/cobra"
+)
+
+// serveAlertOptions are gpucost serve's --rules and --alert-on-no-data: the GPU alert rules of
+// the alerts view and the dashboard, and the interruption rule checked over --jobs-store.
+type serveAlertOptions struct {
+	flags alertRulesFlags
+	set   rulesfile.Set // by load; the zero value keeps the defaults
+}
+
+func (o *serveAlertOptions) add(cmd *cobra.Command) { o.flags.add(cmd, true) }
+
+// load reads the rules file.
+func (o *serveAlertOptions) load() (err error) {
+	if o.flags.file != "" || o.flags.noData {
+		o.set, err = o.flags.set()
+	}
+	return err
+}
+
+// apply sets the server's alert rules and, with a jobs store and targets, its interruption
+// check over that store.
+func (o *serveAlertOptions) apply(e *env, db storeDB, jobsStore string, so *server.Options) {
+	so.AlertRules = o.set.Rules
+	if rule, on := interruptionRule(o.set.Interruptions); on && jobsStore != "" && len(so.Targets) > 0 {
+		so.SpotAlerts = e.spotAlertCheck(db, jobsStore, rule)
+	}
+}
+
+// spotAlertCheck is serve's interruption check: each time, the events of every job in the jobs
+// store at url and the Spot Instance Advisor data in db, evaluated by rule at now
+// (spotrisk.CheckInterruptions) and worded as report spot --targets words them. A store with no
+// spot runs yet fires nothing.
+func (e *env) spotAlertCheck(db storeDB, url string, rule spotrisk.InterruptionRule) server.SpotCheck {
+	return func(ctx context.Context, now time.Time) ([]notify.Message, error) {
+		jobs, _, err := spotJobEvents(ctx, e, url)
+		if gpucost.ErrorCode(err) == gpucost.ENotFound {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		doc, err := db.Setting(ctx, catalog.SettingSpotAdvisor, "")
+		if err != nil {
+			return nil, err
+		}
+		adv, err := catalog.DecodeSpotAdvisor(doc)
+		if err != nil {
+			return nil, err
+		}
+		var msgs []notify.Message
+		for _, a := range spotrisk.CheckInterruptions(jobs, now, rule, adv) {
+			msgs = append(msgs, spotAlertMessage(a))
+		}
+		return msgs, nil
+	}
+}

@@ -17,37 +17,13 @@ import (
 // the newest is imported, and a newer run replaces it.
 func TestPullAzureExport(t *testing.T) {
 	ctx := context.Background()
-	endpoint := azblobtest.Start(t)
-	c := azblobtest.Container(t, endpoint, "costs")
-	data, err := os.ReadFile("../azure/testdata/ea_actual.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	csv := func(n int) []byte { return []byte(strings.Join(lines[:n+1], "\n") + "\n") }
-	put := func(name string, data []byte) {
-		t.Helper()
-		if err := c.Put(ctx, name, data); err != nil {
-			t.Fatal(err)
-		}
-	}
+	put, csv, lines, src, db := azureExport(t)
 	const period = "exports/gpu-actual/20251001-20251031/"
 	put(period+"run-1/part_0_0001.csv", csv(5))
 	put(period+"run-2/part_0_0001.csv", csv(8))
 	put(period+"run-2/part_1_0001.csv", []byte(strings.Join(append(lines[:1], lines[9:]...), "\n")+"\n"))
 	put(period+"run-2/manifest.json", []byte(`{"blobCount":2,"blobs":[{"blobName":"`+period+`run-2/part_0_0001.csv"},{"blobName":"`+period+`run-2/part_1_0001.csv"}]}`))
 
-	db, err := sqlite.Open(ctx, t.TempDir()+"/gpucost.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	env := map[string]string{"AZURE_STORAGE_CONNECTION_STRING": "DefaultEndpointsProtocol=http;AccountName=" + azblobtest.Account +
-		";AccountKey=" + azblobtest.Key + ";BlobEndpoint=" + endpoint + ";"}
-	src, err := cloudsource.Open(ctx, "azure://"+azblobtest.Account+"/costs/exports/", func(k string) string { return env[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := &cloudsource.Puller{Importer: &billimport.Importer{Store: db}, Dir: t.TempDir()}
 	rep, err := p.Pull(ctx, src)
 	if err != nil || rep.Deliveries != 1 || rep.Imported != 1 {
@@ -77,20 +53,7 @@ func TestPullAzureExport(t *testing.T) {
 // blobCount disagrees with its blobs is refused as damaged.
 func TestPullAzurePartitionedManifest(t *testing.T) {
 	ctx := context.Background()
-	endpoint := azblobtest.Start(t)
-	c := azblobtest.Container(t, endpoint, "costs")
-	data, err := os.ReadFile("../azure/testdata/ea_actual.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	csv := func(n int) []byte { return []byte(strings.Join(lines[:n+1], "\n") + "\n") }
-	put := func(name string, data []byte) {
-		t.Helper()
-		if err := c.Put(ctx, name, data); err != nil {
-			t.Fatal(err)
-		}
-	}
+	put, csv, _, src, db := azureExport(t)
 	manifest := func(count int, size int) []byte {
 		return []byte(`{"manifestVersion":"2021-01-01","dataFormat":"csv","blobCount":` + strconv.Itoa(count) +
 			`,"blobs":[{"blobName":"part_0.csv","byteCount":` + strconv.Itoa(size) + `,"dataRowCount":8,"headerRowCount":1}]}`)
@@ -99,17 +62,6 @@ func TestPullAzurePartitionedManifest(t *testing.T) {
 	put(period+"run-1/part_0.csv", csv(8))
 	put(period+"run-1/_manifest.json", manifest(1, len(csv(8))))
 
-	db, err := sqlite.Open(ctx, t.TempDir()+"/gpucost.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	env := map[string]string{"AZURE_STORAGE_CONNECTION_STRING": "DefaultEndpointsProtocol=http;AccountName=" + azblobtest.Account +
-		";AccountKey=" + azblobtest.Key + ";BlobEndpoint=" + endpoint + ";"}
-	src, err := cloudsource.Open(ctx, "azure://"+azblobtest.Account+"/costs/exports/", func(k string) string { return env[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := &cloudsource.Puller{Importer: &billimport.Importer{Store: db}, Dir: t.TempDir()}
 	rep, err := p.Pull(ctx, src)
 	if err != nil || rep.Imported != 1 {
@@ -144,4 +96,38 @@ func TestPullAzurePartitionedManifest(t *testing.T) {
 	if imps := imports(t, db); len(imps) != 1 || imps[0].Rows != 12 {
 		t.Errorf("after run-2 the store holds %+v; want run-2's 12 rows", imps)
 	}
+}
+
+// azureExport starts Azurite with a container "costs" and returns: put, which writes a blob;
+// csv, the first n data lines of the EA actual-cost sample with its header; lines, the sample's
+// lines; the source over the container's exports/ folder; and a fresh store.
+func azureExport(t *testing.T) (put func(string, []byte), csv func(int) []byte, lines []string, src *cloudsource.Source, db *sqlite.DB) {
+	t.Helper()
+	ctx := context.Background()
+	endpoint := azblobtest.Start(t)
+	c := azblobtest.Container(t, endpoint, "costs")
+	data, err := os.ReadFile("../azure/testdata/ea_actual.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines = strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	csv = func(n int) []byte { return []byte(strings.Join(lines[:n+1], "\n") + "\n") }
+	put = func(name string, data []byte) {
+		t.Helper()
+		if err := c.Put(ctx, name, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err = sqlite.Open(ctx, t.TempDir()+"/gpucost.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	env := map[string]string{"AZURE_STORAGE_CONNECTION_STRING": "DefaultEndpointsProtocol=http;AccountName=" + azblobtest.Account +
+		";AccountKey=" + azblobtest.Key + ";BlobEndpoint=" + endpoint + ";"}
+	src, err = cloudsource.Open(ctx, "azure://"+azblobtest.Account+"/costs/exports/", func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return put, csv, lines, src, db
 }

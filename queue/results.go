@@ -221,8 +221,11 @@ func readSegment(ctx context.Context, store gpucost.ObjectStore, key string, giv
 			continue
 		}
 		var rec segmentRecord
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil || rec.ID == "" {
-			return gpucost.Errorf(gpucost.EInvalid, "results segment %s line %d: not a result record (%v)", key, line, err)
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return gpucost.Errorf(gpucost.EInvalid, "results segment %s line %d: not a result record: %w", key, line, err)
+		}
+		if err := CheckID(rec.ID); err != nil { // it may name a file (gpucost queue results --to)
+			return gpucost.Errorf(gpucost.EInvalid, "results segment %s line %d: %w", key, line, err)
 		}
 		data := rec.Base64
 		if rec.Result != nil {

@@ -102,7 +102,8 @@ func TestReadResultsForeignSegment(t *testing.T) {
 	for _, tc := range []struct{ name, data string }{
 		{"newer format", `{"gpucost_results":2}` + "\n"},
 		{"not a segment", "hello\n"},
-		{"bad record", `{"gpucost_results":1}` + "\n" + `{"result":"x"}` + "\n"},
+		{"record without an id", `{"gpucost_results":1}` + "\n" + `{"result":"x"}` + "\n"},
+		{"id that is a path", `{"gpucost_results":1}` + "\n" + `{"id":"../x","result":"x"}` + "\n"},
 	} {
 		store := newStore(t)
 		key := SegmentPrefix + "2026-11-27/x.jsonl"
@@ -215,8 +216,8 @@ func FuzzReadSegment(f *testing.F) {
 		store := &memStore{}
 		store.Put(context.Background(), SegmentPrefix+"s", bytes.NewReader(data), int64(len(data)))
 		err := readSegment(context.Background(), store, SegmentPrefix+"s", func(r Result) error {
-			if r.ID == "" {
-				t.Fatalf("readSegment(%q) gave a result without an id", data)
+			if err := CheckID(r.ID); err != nil {
+				t.Fatalf("readSegment(%q) gave a result whose id cannot name a result: %v", data, err)
 			}
 			return nil
 		})

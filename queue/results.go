@@ -1,7 +1,6 @@
 package queue
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -126,28 +125,70 @@ func ReadResults(ctx context.Context, store gpucost.ObjectStore, fn func(Result)
 		st.Items++
 		return fn(r)
 	}
-	var segments []string
+	var perItem, segments []string
 	for _, o := range objs {
 		switch {
 		case strings.HasPrefix(o.Key, SegmentPrefix):
 			segments = append(segments, o.Key)
 		case CheckID(o.Key) == nil:
-			data, err := readObject(ctx, store, o.Key)
-			if err != nil {
-				return st, err
-			}
-			if err := give(Result{ID: o.Key, Data: data, Key: o.Key}); err != nil {
-				return st, err
-			}
+			perItem = append(perItem, o.Key)
 		}
 	}
-	for _, key := range segments { // List returns them in key order, the order written
+	err = readAhead(ctx, store, perItem, func(key string, data []byte) error {
+		return give(Result{ID: key, Data: data, Key: key})
+	})
+	if err != nil {
+		return st, err
+	}
+	// List returns the segments in key order, the order they were written.
+	err = readAhead(ctx, store, segments, func(key string, data []byte) error {
 		st.Segments++
-		if err := readSegment(ctx, store, key, give); err != nil {
-			return st, err
-		}
+		return parseSegment(key, data, give)
+	})
+	return st, err
+}
+
+// readAheadObjects is how many objects readAhead fetches at once: S3 answers a GET in some
+// milliseconds, and a million items are ten thousand segments.
+const readAheadObjects = 16
+
+// readAhead calls fn with each of keys and its object's data, in the order of keys, fetching up
+// to readAheadObjects ahead. It stops at the first error.
+func readAhead(ctx context.Context, store gpucost.ObjectStore, keys []string, fn func(key string, data []byte) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // stops the fetching when fn fails
+	type fetched struct {
+		data []byte
+		err  error
 	}
-	return st, nil
+	order := make(chan chan fetched, readAheadObjects)
+	go func() {
+		defer close(order)
+		for _, key := range keys {
+			c := make(chan fetched, 1)
+			select {
+			case order <- c:
+			case <-ctx.Done():
+				return
+			}
+			go func() {
+				data, err := readObject(ctx, store, key)
+				c <- fetched{data, err}
+			}()
+		}
+	}()
+	i := 0
+	for c := range order {
+		f := <-c
+		if f.err != nil {
+			return f.err
+		}
+		if err := fn(keys[i], f.data); err != nil {
+			return err
+		}
+		i++
+	}
+	return ctx.Err()
 }
 
 // ResultStats counts what ReadResults read.
@@ -199,44 +240,36 @@ func readObject(ctx context.Context, store gpucost.ObjectStore, key string) ([]b
 	return data, nil
 }
 
-// maxSegmentLine bounds one line of a segment: a result of NATS's largest item run alone, with
-// room for a command that writes more than it reads.
-const maxSegmentLine = 256 << 20
-
-// readSegment calls give with each result in the segment under key.
-func readSegment(ctx context.Context, store gpucost.ObjectStore, key string, give func(Result) error) error {
-	r, err := store.Get(ctx, key)
-	if err != nil {
-		return fmt.Errorf("read results segment %s: %w", key, err)
-	}
-	defer r.Close()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxSegmentLine)
-	for line := 1; sc.Scan(); line++ {
+// parseSegment calls give with each result in data, the segment under key.
+func parseSegment(key string, data []byte, give func(Result) error) error {
+	for line := 1; len(data) > 0; line++ {
+		var text []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			text, data = data[:i], data[i+1:]
+		} else {
+			text, data = data, nil
+		}
 		if line == 1 {
 			var h segmentHeader
-			if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Version != segmentVersion {
-				return gpucost.Errorf(gpucost.EInvalid, "results segment %s: not a segment of format %d (header %.80q); a newer gpucost may have written it", key, segmentVersion, sc.Bytes())
+			if err := json.Unmarshal(text, &h); err != nil || h.Version != segmentVersion {
+				return gpucost.Errorf(gpucost.EInvalid, "results segment %s: not a segment of format %d (header %.80q); a newer gpucost may have written it", key, segmentVersion, text)
 			}
 			continue
 		}
 		var rec segmentRecord
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+		if err := json.Unmarshal(text, &rec); err != nil {
 			return gpucost.Errorf(gpucost.EInvalid, "results segment %s line %d: not a result record: %w", key, line, err)
 		}
 		if err := CheckID(rec.ID); err != nil { // it may name a file (gpucost queue results --to)
 			return gpucost.Errorf(gpucost.EInvalid, "results segment %s line %d: %w", key, line, err)
 		}
-		data := rec.Base64
+		result := rec.Base64
 		if rec.Result != nil {
-			data = []byte(*rec.Result)
+			result = []byte(*rec.Result)
 		}
-		if err := give(Result{ID: rec.ID, Data: data, Key: key}); err != nil {
+		if err := give(Result{ID: rec.ID, Data: result, Key: key}); err != nil {
 			return err
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read results segment %s: %w", key, err)
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package queue
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +96,37 @@ func TestReadResultsFirstCommitted(t *testing.T) {
 	}
 	if _, err := FindResult(ctx, store, "zz"); gpucost.ErrorCode(err) != gpucost.ENotFound {
 		t.Errorf("FindResult(zz) = %v, want a not-found error", err)
+	}
+}
+
+// Many segments are read ahead, and still given in the order written; an error from the
+// caller stops the reading.
+func TestReadResultsManySegments(t *testing.T) {
+	store := newStore(t)
+	t0 := time.Date(2026, 11, 27, 16, 0, 0, 0, time.UTC)
+	const n = 3*readAheadObjects + 5
+	for i := range n {
+		putSegment(t, store, t0.Add(time.Duration(i)*time.Millisecond), []string{fmt.Sprint(i)}, []string{fmt.Sprintf("r%d\n", i)})
+	}
+	got, st := readAll(t, store)
+	if len(got) != n || st.Segments != n {
+		t.Fatalf("ReadResults = %d results from %d segments, want %d", len(got), st.Segments, n)
+	}
+	for i, r := range got {
+		if r.ID != fmt.Sprint(i) || string(r.Data) != fmt.Sprintf("r%d\n", i) {
+			t.Fatalf("result %d = %s %q, want the segments in the order written", i, r.ID, r.Data)
+		}
+	}
+	stop := errors.New("stop")
+	calls := 0
+	_, err := ReadResults(context.Background(), store, func(Result) error {
+		if calls++; calls == 7 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || calls != 7 {
+		t.Errorf("ReadResults with fn failing on the 7th = %v after %d calls, want that error after 7", err, calls)
 	}
 }
 
@@ -206,23 +239,21 @@ func TestDoneStreamOfOlderQueue(t *testing.T) {
 	}
 }
 
-// FuzzReadSegment feeds readSegment what a results store might hold: it must never panic, and
-// whatever it gives must be records of the segment.
-func FuzzReadSegment(f *testing.F) {
+// FuzzParseSegment feeds parseSegment what a results store might hold: it must never panic,
+// give only results whose id can name a result, and refuse anything else as invalid data.
+func FuzzParseSegment(f *testing.F) {
 	f.Add([]byte(`{"gpucost_results":1}` + "\n" + `{"id":"a","result":"x\n"}` + "\n"))
 	f.Add([]byte(`{"gpucost_results":1}` + "\n" + `{"id":"b","result_base64":"/w=="}`))
 	f.Add([]byte("{}\n{}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		store := &memStore{}
-		store.Put(context.Background(), SegmentPrefix+"s", bytes.NewReader(data), int64(len(data)))
-		err := readSegment(context.Background(), store, SegmentPrefix+"s", func(r Result) error {
+		err := parseSegment(SegmentPrefix+"s", data, func(r Result) error {
 			if err := CheckID(r.ID); err != nil {
-				t.Fatalf("readSegment(%q) gave a result whose id cannot name a result: %v", data, err)
+				t.Fatalf("parseSegment(%q) gave a result whose id cannot name a result: %v", data, err)
 			}
 			return nil
 		})
 		if err != nil && gpucost.ErrorCode(err) != gpucost.EInvalid {
-			t.Fatalf("readSegment(%q) = %v, want nil or an invalid-data error", data, err)
+			t.Fatalf("parseSegment(%q) = %v, want nil or an invalid-data error", data, err)
 		}
 	})
 }

@@ -308,7 +308,7 @@ func (w *Worker) sweep(ctx context.Context, n names, ackFloor uint64) error {
 		t := parseTask(m.Data, m.Header)
 		t.delivered = deliveryCap(w.MaxDeliveries) + deadLetterDeliveries
 		drop := func() { items.DeleteMsg(ctx, m.Sequence) } // another sweeper may have deleted it
-		if w.resultExists(ctx, t.item.ID) {
+		if w.resultStored(ctx, n, t) {
 			drop() // done, and acked as this sweep began
 			continue
 		}

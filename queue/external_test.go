@@ -55,9 +55,9 @@ func TestExternalNATSServer(t *testing.T) {
 	if err != nil || status.Done != 3 || status.Dead != 2 || status.Pending != 0 || status.InFlight != 0 {
 		t.Errorf("Status = %+v, %v; want 3 done, 2 dead", status, err)
 	}
-	objs, err := store.List(ctx, "")
-	if err != nil || len(objs) != 3 {
-		t.Errorf("results = %v, %v; want 3", objs, err)
+	res, err := ReadResults(ctx, store, func(Result) error { return nil })
+	if err != nil || res.Items != 3 {
+		t.Errorf("ReadResults = %+v, %v; want 3 items", res, err)
 	}
 	// A worker with another --max-deliveries updates the consumer, and the record of failed
 	// deliveries (a key-value bucket) works on this server too.

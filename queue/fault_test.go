@@ -134,16 +134,14 @@ func superviseWorkers(t *testing.T, n int, args []string, limit time.Duration) i
 	return kills
 }
 
-// checkResults checks that the results store holds one object per item not built to fail,
-// each with the fake job's answer, and nothing else. It reads the store as any reader would:
-// a Put cut short by SIGKILL leaves a temporary file that List never shows.
+// checkResults checks that the results store holds one result per item not built to fail, each
+// with the fake job's answer, and nothing else. It reads the store as any reader would
+// (ReadResults): a Put cut short by SIGKILL leaves a temporary file that List never shows, and
+// an item stored again after its worker was killed between its segment and its done message
+// counts once, with its first result.
 func checkResults(t *testing.T, dir string, items []testItem) {
 	t.Helper()
 	store, err := file.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, err := store.List(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,19 +152,23 @@ func checkResults(t *testing.T, dir string, items []testItem) {
 		}
 	}
 	seen := map[string]bool{}
-	for _, o := range objs {
-		id := o.Key
-		exp, ok := want[id]
-		if !ok || seen[id] {
-			t.Errorf("unexpected object %s in the results", o.Key)
-			continue
+	st, err := ReadResults(context.Background(), store, func(r Result) error {
+		exp, ok := want[r.ID]
+		if !ok || seen[r.ID] {
+			t.Errorf("unexpected result %s in %s", r.ID, r.Key)
+			return nil
 		}
-		seen[id] = true
-		if got, _ := readResult(t, store, id); got != exp {
-			t.Errorf("result %s = %q, want %q", id, got, exp)
+		seen[r.ID] = true
+		if string(r.Data) != exp {
+			t.Errorf("result %s = %q, want %q", r.ID, r.Data, exp)
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(seen) != len(want) {
-		t.Errorf("%d results, want %d", len(seen), len(want))
+	t.Logf("results: %d items in %d segments, %d stored again after a kill", st.Items, st.Segments, st.Duplicates)
+	if len(seen) != len(want) || st.Items != len(want) {
+		t.Errorf("%d results (ReadResults counted %d), want %d", len(seen), st.Items, len(want))
 	}
 }

@@ -5,7 +5,9 @@
 // Per queue Q there are three streams:
 //
 //	GPUCOST_Q_<Q>       subject gpucost.q.Q.items, work-queue retention: items not yet acked
-//	GPUCOST_QDONE_<Q>   subject gpucost.q.Q.done, one message per finished item (done, rate)
+//	GPUCOST_QDONE_<Q>   subjects gpucost.q.Q.done.<token>, one message per finished item (done,
+//	                    rate), found by its item's token (doneToken); gpucost.q.Q.done holds
+//	                    those of workers from before results segments (results.go)
 //	GPUCOST_QDEAD_<Q>   subject gpucost.q.Q.dead, dead letters: the item, its error, deliveries
 //
 // a key-value bucket GPUCOST_QTRIES_<Q> of what each failed delivery of an item came to, so
@@ -22,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,6 +55,8 @@ const (
 	headerError  = "Gpucost-Error"  // why the line is not an item; the worker dead-letters it
 	// headerTimeout is the item's own time limit, a Go duration; it wins over the worker's.
 	headerTimeout = "Gpucost-Item-Timeout"
+	// headerSegment, on a done message, is the results segment the item's result went into.
+	headerSegment = "Gpucost-Segment"
 )
 
 // Client is a connection to the NATS server that holds the queues.
@@ -125,7 +130,7 @@ func (c *Client) ensureStreams(ctx context.Context, q string) (names, error) {
 	cfgs := []jetstream.StreamConfig{
 		{Name: n.itemStream, Subjects: []string{n.items}, Retention: jetstream.WorkQueuePolicy,
 			Storage: jetstream.FileStorage, Duplicates: DuplicateWindow, Discard: jetstream.DiscardOld},
-		{Name: n.doneStr, Subjects: []string{n.done}, Retention: jetstream.LimitsPolicy,
+		{Name: n.doneStr, Subjects: []string{n.done, n.done + ".*"}, Retention: jetstream.LimitsPolicy,
 			Storage: jetstream.FileStorage, Duplicates: DuplicateWindow},
 		{Name: n.deadStr, Subjects: []string{n.dead}, Retention: jetstream.LimitsPolicy,
 			Storage: jetstream.FileStorage, Duplicates: DuplicateWindow},
@@ -138,15 +143,36 @@ func (c *Client) ensureStreams(ctx context.Context, q string) (names, error) {
 	return n, nil
 }
 
+// ensureStream creates the stream cfg names, or adds the subjects of cfg that an existing one
+// lacks (the done stream of a queue made before results segments has no per-item subjects).
 func (c *Client) ensureStream(ctx context.Context, cfg jetstream.StreamConfig) error {
-	if _, err := c.js.Stream(ctx, cfg.Name); err == nil {
-		return nil
+	s, err := c.js.Stream(ctx, cfg.Name)
+	if err == nil {
+		return c.addSubjects(ctx, s.CachedInfo().Config, cfg.Subjects)
 	} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
 		return unavailable("look up stream "+cfg.Name, err)
 	}
-	_, err := c.js.CreateStream(ctx, cfg)
+	_, err = c.js.CreateStream(ctx, cfg)
 	if err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 		return unavailable("create stream "+cfg.Name, err)
+	}
+	return nil
+}
+
+// addSubjects updates the stream of cfg to take subjects as well, if it does not.
+func (c *Client) addSubjects(ctx context.Context, cfg jetstream.StreamConfig, subjects []string) error {
+	missing := false
+	for _, s := range subjects {
+		if !slices.Contains(cfg.Subjects, s) {
+			cfg.Subjects = append(cfg.Subjects, s)
+			missing = true
+		}
+	}
+	if !missing {
+		return nil
+	}
+	if _, err := c.js.UpdateStream(ctx, cfg); err != nil {
+		return unavailable("add subjects to stream "+cfg.Name, err)
 	}
 	return nil
 }
@@ -262,6 +288,8 @@ func CheckID(id string) error {
 	return nil
 }
 
-// ResultKey is the object key under which an item's result is stored: the id itself, so that
-// `--results out/` holds out/<id> and `--results s3://b/p` holds p/<id>.
+// ResultKey is the object key under which workers stored an item's result before results
+// segments (results.go): the id itself, so that `--results out/` held out/<id>. ReadResults and
+// a worker's check for a stored result still read it; `gpucost queue results --to DIR` writes
+// results in that layout.
 func ResultKey(id string) string { return id }

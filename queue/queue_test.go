@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,18 +57,17 @@ func jsonl(items ...testItem) string {
 	return b.String()
 }
 
+// readResult reads the result of item id as any reader would (FindResult).
 func readResult(t testing.TB, s gpucost.ObjectStore, id string) (string, bool) {
 	t.Helper()
-	r, err := s.Get(context.Background(), ResultKey(id))
+	r, err := FindResult(context.Background(), s, id)
 	if gpucost.ErrorCode(err) == gpucost.ENotFound {
 		return "", false
 	}
 	if err != nil {
-		t.Fatalf("Get(%s): %v", id, err)
+		t.Fatalf("FindResult(%s): %v", id, err)
 	}
-	defer r.Close()
-	b, _ := io.ReadAll(r)
-	return string(b), true
+	return string(r.Data), true
 }
 
 func testWorker(c *Client, q string, store gpucost.ObjectStore) *Worker {

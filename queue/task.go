@@ -24,6 +24,8 @@ type task struct {
 	delivered uint64
 	parseErr  error
 	timeout   time.Duration // the item's own limit from its push; 0: the worker's
+	// doneRecorded is set on a redelivered item whose done message is stored already.
+	doneRecorded bool
 }
 
 // newTask reads a delivered message. Its delivery count is JetStream's own, so that a
@@ -150,38 +152,30 @@ func splitLines(out []byte, n int) ([][]byte, error) {
 	return lines, nil
 }
 
-// putParallel bounds concurrent result writes per batch.
-const putParallel = 64
-
-// finish stores outputs (nil: the results exist already), records each item as done, and
-// acks it: in that order, so that an acked item always has its result.
+// finish stores outputs as one results segment (nil: the results exist already), records each
+// item as done, and acks it: in that order, so that an acked item always has its result.
 func (w *Worker) finish(ctx context.Context, n names, tasks []*task, outputs [][]byte) {
-	stored := make([]error, len(tasks))
+	var seg string
+	var err error
 	if outputs != nil {
-		sem := make(chan struct{}, putParallel)
-		var wg sync.WaitGroup
-		for i, t := range tasks {
-			sem <- struct{}{}
-			wg.Go(func() {
-				defer func() { <-sem }()
-				out := outputs[i]
-				stored[i] = w.Results.Put(ctx, ResultKey(t.item.ID), bytes.NewReader(out), int64(len(out)))
-			})
-		}
-		wg.Wait()
+		seg, err = w.storeSegment(ctx, n, tasks, outputs)
 	}
+	stored := make([]error, len(tasks))
 	futs := make([]jetstream.PubAckFuture, len(tasks))
 	for i, t := range tasks {
-		if stored[i] != nil {
+		if stored[i] = err; err != nil || t.doneRecorded {
 			continue
 		}
-		m := nats.NewMsg(n.done)
+		m := nats.NewMsg(n.done + "." + doneToken(t.item.ID))
 		m.Data = []byte(t.item.ID)
 		m.Header.Set(jetstream.MsgIDHeader, t.item.ID)
+		if seg != "" {
+			m.Header.Set(headerSegment, seg)
+		}
 		futs[i], stored[i] = w.Client.js.PublishMsgAsync(m)
 	}
 	for i, t := range tasks {
-		if stored[i] == nil {
+		if stored[i] == nil && futs[i] != nil {
 			stored[i] = waitAck(ctx, futs[i])
 		}
 		if stored[i] != nil {
@@ -200,6 +194,17 @@ func (w *Worker) finish(ctx context.Context, n names, tasks []*task, outputs [][
 			w.forget(ctx, t.item.ID) // earlier deliveries may have recorded failures
 		}
 	}
+}
+
+// storeSegment stores the outputs of tasks as one results segment and returns its key.
+func (w *Worker) storeSegment(ctx context.Context, n names, tasks []*task, outputs [][]byte) (string, error) {
+	now := w.now()
+	data := encodeSegment(segmentHeader{Queue: n.queue, Worker: w.Name, Time: now.UTC()}, tasks, outputs)
+	key := segmentKey(now)
+	if err := w.Results.Put(ctx, key, bytes.NewReader(data), int64(len(data))); err != nil {
+		return "", fmt.Errorf("results segment %s: %w", key, err)
+	}
+	return key, nil
 }
 
 func waitAck(ctx context.Context, f jetstream.PubAckFuture) error {

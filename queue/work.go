@@ -29,7 +29,7 @@ import (
 type Worker struct {
 	Client  *Client
 	Queue   string
-	Results gpucost.ObjectStore // results go under ResultKey(id)
+	Results gpucost.ObjectStore // one segment of results per batch (results.go)
 	Command []string            // the program and its arguments; items arrive as JSONL on stdin
 
 	Visibility    time.Duration // an unacked delivery goes to another worker after this; default 10m
@@ -46,6 +46,7 @@ type Worker struct {
 
 	stats WorkStats
 	tries jetstream.KeyValue // records of failed deliveries, by item
+	done  jetstream.Stream   // the done messages, looked up by item (resultStored)
 }
 
 func (w *Worker) now() time.Time {
@@ -133,6 +134,9 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	if w.tries, err = w.Client.ensureTries(ctx, n); err != nil {
 		return err
+	}
+	if w.done, err = w.Client.js.Stream(ctx, n.doneStr); err != nil {
+		return unavailable("open stream "+n.doneStr, err)
 	}
 	hard, cancelHard := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelHard()
@@ -263,7 +267,7 @@ func (w *Worker) handle(ctx context.Context, n names, msgs []jetstream.Msg) {
 		switch {
 		case t.parseErr != nil:
 			w.deadLetter(ctx, n, t, history{}, 0, w.settleMsg(t))
-		case t.delivered > 1 && w.resultExists(ctx, t.item.ID):
+		case t.delivered > 1 && w.resultStored(ctx, n, t):
 			w.stats.Skipped.Add(1)
 			w.finish(ctx, n, []*task{t}, nil)
 		case t.delivered > uint64(w.MaxDeliveries):
@@ -318,8 +322,21 @@ func (w *Worker) heartbeat(msgs []jetstream.Msg) func() {
 	return func() { close(done); wg.Wait() }
 }
 
-func (w *Worker) resultExists(ctx context.Context, id string) bool {
-	r, err := w.Results.Get(ctx, ResultKey(id))
+// resultStored reports whether t's item has a stored result: its done message, which a worker
+// stores only after the result, or else its own result object from a worker before results
+// segments (ResultKey). It sets t.doneRecorded when it found the done message. Either lookup
+// failing reads as no result: the item runs again, and readers keep its first result
+// (ReadResults).
+func (w *Worker) resultStored(ctx context.Context, n names, t *task) bool {
+	m, err := w.done.GetLastMsgForSubject(ctx, n.done+"."+doneToken(t.item.ID))
+	if err == nil && string(m.Data) == t.item.ID {
+		t.doneRecorded = true
+		return true
+	}
+	if err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+		w.Log.Warn("look up the item's done message failed", "id", t.item.ID, "err", err)
+	}
+	r, err := w.Results.Get(ctx, ResultKey(t.item.ID))
 	if err != nil {
 		return false
 	}

@@ -30,9 +30,10 @@ $GPUCOST_NATS, else ` + queue.DefaultURL + `), so the same commands work against
 		Example: `  gpucost queue serve --data /var/lib/gpucost/queue &
   gpucost queue push --queue captions images.jsonl
   gpucost queue work --queue captions --results s3://bucket/captions --batch 32 -- python caption.py
-  gpucost queue status --queue captions`,
+  gpucost queue status --queue captions
+  gpucost queue results --results s3://bucket/captions > captions.jsonl`,
 	}
-	cmd.AddCommand(newQueueServeCmd(e), newQueuePushCmd(e), newQueueWorkCmd(e), newQueueStatusCmd(e), newQueueDeadCmd(e))
+	cmd.AddCommand(newQueueServeCmd(e), newQueuePushCmd(e), newQueueWorkCmd(e), newQueueStatusCmd(e), newQueueDeadCmd(e), newQueueResultsCmd(e))
 	return cmd
 }
 

@@ -52,10 +52,26 @@ func TestQueueCommands(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "2 done, 0 already done, 0 retried, 1 dead-lettered") {
 		t.Fatalf("queue work: exit %d\n%s%s", code, out, errOut)
 	}
-	for id, want := range map[string]string{"a": `{"id":"a","text":"one"}` + "\n", "2": `{"id":2,"text":"two"}` + "\n"} {
-		got, err := os.ReadFile(filepath.Join(results, id))
+	wantResults := map[string]string{"a": `{"id":"a","text":"one"}` + "\n", "2": `{"id":2,"text":"two"}` + "\n"}
+	code, out, errOut = runQueueCLI(t, url, "", "queue", "results", "--results", results)
+	if code != exitOK || out != wantResults["a"]+wantResults["2"] || !strings.Contains(errOut, "2 results from 1 segments") {
+		t.Errorf("queue results: exit %d, stdout %q, stderr %q; want both results in order, and 2 results from 1 segments", code, out, errOut)
+	}
+	code, out, errOut = runQueueCLI(t, url, "", "queue", "results", "--results", results, "--id", "2")
+	if code != exitOK || out != wantResults["2"] {
+		t.Errorf("queue results --id 2: exit %d, stdout %q, stderr %q; want %q", code, out, errOut, wantResults["2"])
+	}
+	if code, _, errOut = runQueueCLI(t, url, "", "queue", "results", "--results", results, "--id", "zz"); code != exitNotFound {
+		t.Errorf("queue results --id zz: exit %d, stderr %q; want %d", code, errOut, exitNotFound)
+	}
+	perItem := t.TempDir()
+	if code, out, errOut = runQueueCLI(t, url, "", "queue", "results", "--results", results, "--to", perItem); code != exitOK {
+		t.Errorf("queue results --to: exit %d\n%s%s", code, out, errOut)
+	}
+	for id, want := range wantResults {
+		got, err := os.ReadFile(filepath.Join(perItem, id))
 		if err != nil || string(got) != want {
-			t.Errorf("result %s = %q, %v; want %q", id, got, err, want)
+			t.Errorf("queue results --to: %s = %q, %v; want %q", id, got, err, want)
 		}
 	}
 	code, out, errOut = runQueueCLI(t, url, "", "queue", "dead", "--queue", "cli", "--output", "csv")

@@ -19,10 +19,13 @@ func newQueueWorkCmd(e *env) *cobra.Command {
 		Use:   "work --queue Q --results DIR|s3://BUCKET/PREFIX [flags] -- CMD [ARGS...]",
 		Short: "Run a command over a queue's items and store each item's result",
 		Long: `work fetches up to --batch items, runs CMD once with them as JSONL on stdin, and on exit 0
-stores the command's stdout as each item's result, named by its id, in the --results store: one
-output line per input line, in order (with --batch 1, the whole stdout). An item is acked only
-after its result is stored, and a redelivered item whose result exists is not run again, so each
-item gets exactly one result even if workers are killed.
+stores the command's stdout as each item's result, by its id, in the --results store: one output
+line per input line, in order (with --batch 1, the whole stdout). A batch's results go into one
+object, a segment under ` + queue.SegmentPrefix + `, so that a store where each new object costs
+milliseconds still takes thousands of items a second; read them with gpucost queue results. An
+item is acked only after its segment is stored, and a redelivered item whose result is recorded
+is not run again, so each item gets exactly one result even if workers are killed (an item
+stored twice, by a worker killed between its segment and its record, is read with its first).
 
 While CMD runs the worker extends the items' visibility every --visibility/3. A non-zero exit,
 or a run longer than --item-timeout per item (its whole process group is killed), retries the

@@ -40,7 +40,7 @@ func BenchmarkReportUtilization(b *testing.B) {
 // BenchmarkReportCost runs `gpucost report cost` end to end over one year of daily aggregates
 // for 10,000 resources (3.65 M stored lines, 12 monthly imports) against the target of < 1 s:
 //
-//	go test ./cmd/gpucost -run XXX -bench ReportCost -benchtime 3x
+//	go test ./cmd/gpucost -run XXX -bench 'ReportCost$' -benchtime 3x
 //
 // The store (about 90 MB) is built on first use and cached in the temporary folder.
 func BenchmarkReportCost(b *testing.B) {

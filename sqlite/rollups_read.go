@@ -31,7 +31,7 @@ func (db *DB) ScanRollups(ctx context.Context, width time.Duration, f gpucost.Ro
 	// A connection of its own, reading pages with a system call each rather than through memory
 	// mapping: a report reads much of the file once, and every mapped page it touched counted in
 	// the process's resident set until the scan ended (10,000 GPUs × 30 days: 0.25 GB of a
-	// report's peak, where the page reads cost about 0.1 s of CPU; docs/architecture.md "Speed
+	// report's peak, where the page reads cost about 0.15 s of CPU; docs/architecture.md "Speed
 	// of the reports").
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {

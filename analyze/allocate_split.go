@@ -259,3 +259,12 @@ func Apportion(total int64, weights []int64) []int64 {
 	var h hamilton
 	return h.split(total, weights, nil)
 }
+
+// Apportioner divides totals as Apportion does, keeping its buffers from one call to the next:
+// a fleet snapshot splits each of tens of thousands of bill lines twice.
+type Apportioner struct{ h hamilton }
+
+// Split returns Apportion(total, weights) in out, resized; the next call may reuse out.
+func (a *Apportioner) Split(total int64, weights, out []int64) []int64 {
+	return a.h.split(total, weights, out)
+}

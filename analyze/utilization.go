@@ -21,7 +21,9 @@ type Options struct {
 	Normalize func(model string) string
 
 	// Price returns the on-demand price of one hour of the series' whole GPU. For a MIG instance
-	// the analysis charges its share (see MIGShare). False leaves the series unpriced.
+	// the analysis charges its share (see MIGShare). False leaves the series unpriced. A
+	// Utilization asks it only in Result, once per series, so it may be set up while the rollups
+	// stream (query.Report.Utilization prices by the snapshot built from the same scan).
 	Price func(s *gpucost.Series) (gpucost.Money, bool)
 
 	IdleThreshold float64       // the util % below which the store counted a minute idle; shown only
@@ -77,8 +79,17 @@ type Utilization struct {
 	first   int64 // the Unix minute the earliest rollup starts
 	last    int64 // the Unix minute after the latest rollup ends
 
+	series []*unpricedSeries // the time of each series streamed, in order, priced in Result
+
 	currency string // of the first priced series; the report's
 	foreign  int    // series priced in another currency, left unpriced
+}
+
+// unpricedSeries is one series' time, waiting for its price.
+type unpricedSeries struct {
+	series *gpucost.Series
+	group  *groupAcc
+	time   costBucket
 }
 
 // current caches what Add needs of the series being streamed, looked up once per series.
@@ -156,14 +167,35 @@ func (u *Utilization) startSeries(s *gpucost.Series) {
 	gpu := physicalGPU(s.GPU)
 	g.addSeries(s, gpu, model)
 	u.gpus[gpu] = struct{}{}
+	st := &unpricedSeries{series: s, group: g}
+	u.series = append(u.series, st)
 	u.cur = current{ptr: s, uuid: s.GPU.UUID, host: s.GPU.Host, group: g,
-		bucket: &g.unpriced, share: int64(MIGShare(s.GPU)), sliced: TimeSliced(s)}
+		bucket: &st.time, share: int64(MIGShare(s.GPU)), sliced: TimeSliced(s)}
+}
+
+// price adds each series' time to its group's counters at its price (Options.Price), in the
+// order the series came: the first priced one names the report's currency.
+func (u *Utilization) price() {
+	for _, st := range u.series {
+		b := &st.group.unpriced
+		if p, ok := u.priceOf(st.series); ok {
+			b = st.group.bucket(p)
+		}
+		b.covered += st.time.covered
+		b.idle += st.time.idle
+		b.sustained += st.time.sustained
+	}
+	u.series = nil
+}
+
+// priceOf returns the price of a series' GPU-hour in the report's currency.
+func (u *Utilization) priceOf(s *gpucost.Series) (gpucost.Money, bool) {
 	if u.opts.Price == nil {
-		return
+		return gpucost.Money{}, false
 	}
 	p, ok := u.opts.Price(s)
 	if !ok {
-		return
+		return p, false
 	}
 	if p.Currency == "" {
 		p.Currency = "USD"
@@ -173,9 +205,9 @@ func (u *Utilization) startSeries(s *gpucost.Series) {
 	}
 	if p.Currency != u.currency {
 		u.foreign++ // Money never adds currencies together: left unpriced, and counted
-		return
+		return p, false
 	}
-	u.cur.bucket = g.bucket(p)
+	return p, true
 }
 
 // idleRunEnded counts a finished idle run of the current series when it is long enough.
@@ -190,6 +222,7 @@ func (u *Utilization) idleRunEnded(_ time.Time, minutes int, _ bool) {
 func (u *Utilization) Result() Report {
 	u.run.reset()
 	u.cur = current{}
+	u.price()
 	rep := Report{By: u.opts.By, From: u.opts.From, To: u.opts.To, IdleThreshold: u.opts.IdleThreshold,
 		MinIdle: u.opts.minIdle(), Rollups: u.rollups, Outside: u.outside}
 	fleet := newGroupAcc(FleetGroup)

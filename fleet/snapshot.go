@@ -126,7 +126,7 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 	b := &builder{cat: cat, o: o, provider: cmp.Or(o.Provider, "aws"),
 		snap:     &Snapshot{Period: o.Period, series: map[string]*gpucost.Series{}, reader: analyze.NewOwnerReader(o.TagKeys)},
 		invHosts: map[string][]string{}, invTags: map[string]gpucost.Labels{}, hostTags: map[string]gpucost.Owner{},
-		cells: map[cellKey]*cell{}, hostCells: map[string][]*cell{}, prices: map[string]price{}, merged: map[mergeKey]int{}}
+		cells: map[cellKey]*cell{}, hostCells: map[string][]*cell{}, prices: map[string]price{}}
 	b.snap.Stats.CatalogFor = map[string]string{}
 	b.tags = analyze.TagOwners{Keys: o.TagKeys}
 	if b.tags.Keys == nil {
@@ -186,8 +186,31 @@ type builder struct {
 	order     []*cell
 	hostCells map[string][]*cell // by start
 	prices    map[string]price   // catalog, by series model
-	merged    map[mergeKey]int   // the charge of each series in each line or day
+	merged    map[mergeKey]int   // the charge of each series in each line or day, once needed (mergedFor)
 	byCatalog []int              // the charges the catalog prices
+
+	// The previous rollup's series and charge: a scan gives a series' rollups together and in
+	// time order, so most rollups add to the charge the one before added to (see last).
+	cur     seriesInfo
+	last    lastCharge
+	pending chargeBlocks // the GPUTime charges while the telemetry is read
+}
+
+// seriesInfo is what the builder works out once per series: intern's argument and result, and
+// what the series' rollups and charges need of it.
+type seriesInfo struct {
+	in, ser *gpucost.Series
+	share   int64            // analyze.MIGShare
+	sliced  bool             // analyze.TimeSliced
+	merged  map[mergeKey]int // its charges, while it is new and current (mergedFor)
+}
+
+// lastCharge is the charge the previous rollup added to, and the span of hours that add to
+// it: those its cell holds and no later-starting cell of the host takes (cellSpan).
+type lastCharge struct {
+	series   *gpucost.Series
+	from, to int64 // Unix seconds; empty when from ≥ to
+	charge   int
 }
 
 func (b *builder) inventory(ctx context.Context, st Inventory) error {
@@ -297,6 +320,7 @@ func (b *builder) telemetry(ctx context.Context, st Telemetry) error {
 		slices.SortFunc(cs, func(x, y *cell) int { return x.line.Start.Compare(y.line.Start) })
 	}
 	sliced := map[sliceKey][]slicedHour{}
+	b.pending = chargeBlocks{base: len(s.Charges)}
 	err := st.ScanRollups(ctx, time.Hour, gpucost.RollupFilter{From: p.Start, To: p.End}, func(r *gpucost.Rollup) error {
 		if r.Series == nil || !p.Contains(r.Start) {
 			return nil
@@ -312,12 +336,12 @@ func (b *builder) telemetry(ctx context.Context, st Telemetry) error {
 		if r.Samples > 0 {
 			util = min(max(r.UtilSum/float64(r.Samples)/100, 0), 1)
 		}
-		if analyze.TimeSliced(ser) {
+		if b.cur.sliced {
 			k := sliceKey{ser.GPU.Host, ser.GPU.UUID, r.Start.Unix()}
 			sliced[k] = append(sliced[k], slicedHour{ser, r.Start, analyze.SliceMember{Cov: r.Coverage, Util: util * 100}})
 			return nil
 		}
-		held := minutes * int64(analyze.MIGShare(ser.GPU)) * unitsPerSeventhMinute
+		held := minutes * b.cur.share * unitsPerSeventhMinute
 		b.charge(ser, r.Start, held, int64(math.Round(float64(held)*util)))
 		return nil
 	})
@@ -325,6 +349,8 @@ func (b *builder) telemetry(ctx context.Context, st Telemetry) error {
 		return err
 	}
 	b.shareSliced(sliced)
+	b.pending.flush(b, len(b.order)) // split adds a NoTelemetry charge per cell at most
+	b.merged, b.cur = nil, seriesInfo{}
 	return nil
 }
 
@@ -365,33 +391,72 @@ func (b *builder) shareSliced(sliced map[sliceKey][]slicedHour) {
 }
 
 // charge adds a series' held and used time in the hour starting at start to its charge in the
-// bill line or day that prices it.
+// bill line or day that prices it (a pendingCharge until the telemetry is read).
 func (b *builder) charge(ser *gpucost.Series, start time.Time, held, used int64) {
-	s, p := b.snap, b.o.Period
+	if t := start.Unix(); ser == b.last.series && t >= b.last.from && t < b.last.to {
+		pc := b.pending.at(b.last.charge)
+		pc.held += held
+		pc.used += used
+		return
+	}
 	// A series' GPU time is one charge per bill line that prices it, or per day where the
 	// catalog does: no figure is finer than a day.
-	c := b.cellOf(ser.GPU.Host, start)
+	c, from, to := b.cellSpan(ser.GPU.Host, start)
 	k := mergeKey{ser, c, 0}
 	if c == nil {
 		k.day = start.Unix() / 86400
 	}
-	if i, ok := b.merged[k]; ok {
-		s.Charges[i].held += held
-		s.Charges[i].used += used
+	merged := b.mergedFor(ser)
+	if i, ok := merged[k]; ok {
+		b.last = lastCharge{ser, from, to, i}
+		pc := b.pending.at(i)
+		pc.held += held
+		pc.used += used
 		return
 	}
-	b.merged[k] = len(s.Charges)
-	ch := Charge{Kind: GPUTime, Series: ser, Model: seriesModel(ser), held: held, used: used}
+	i := b.pending.next()
+	b.last = lastCharge{ser, from, to, i}
+	merged[k] = i
 	if c != nil {
+		c.entries = append(c.entries, i)
+	} else {
+		b.byCatalog = append(b.byCatalog, i)
+	}
+	b.pending.add(pendingCharge{ser: ser, cell: c, day: k.day, held: held, used: used})
+}
+
+// mergedFor returns the map that finds ser's charges by mergeKey. While the series come one at
+// a time, as the stores scan them, it is the current series' own small map (b.cur.merged): a
+// series' charges are all made while it is current. The first charge of another series, one
+// met again or a time-sliced one, switches to one map of all charges (b.merged), built from
+// the pending ones, for the rest of the build.
+func (b *builder) mergedFor(ser *gpucost.Series) map[mergeKey]int {
+	if b.merged != nil {
+		return b.merged
+	}
+	if ser == b.cur.ser && b.cur.merged != nil {
+		return b.cur.merged
+	}
+	b.merged = make(map[mergeKey]int, b.pending.n)
+	for i := b.pending.base; i < b.pending.next(); i++ {
+		pc := b.pending.at(i)
+		b.merged[mergeKey{pc.ser, pc.cell, pc.day}] = i // day is 0 where cell is set, as in charge
+	}
+	return b.merged
+}
+
+// newCharge returns the GPUTime charge of pc, model being its series' canonical model.
+func (b *builder) newCharge(pc *pendingCharge, model string) Charge {
+	s, p, ser := b.snap, b.o.Period, pc.ser
+	ch := Charge{Kind: GPUTime, Series: ser, Model: model, held: pc.held, used: pc.used}
+	if c := pc.cell; c != nil {
 		ch.Start, ch.Line, ch.Source = later(c.line.Start, p.Start), c.line, SourceBill
 		ch.Owner = s.reader.Of(ser.Labels, c.line.Owner)
-		c.entries = append(c.entries, len(s.Charges))
 	} else {
-		ch.Start = later(time.Unix(k.day*86400, 0).UTC(), p.Start)
+		ch.Start = later(time.Unix(pc.day*86400, 0).UTC(), p.Start)
 		ch.Owner = s.reader.Of(ser.Labels, b.hostTags[ser.GPU.Host])
-		b.byCatalog = append(b.byCatalog, len(s.Charges))
 	}
-	s.Charges = append(s.Charges, ch)
+	return ch
 }
 
 // mergeKey names the charge a rollup adds to: its series' in one bill line, or in one day
@@ -409,21 +474,40 @@ func later(a, b time.Time) time.Time {
 	return b
 }
 
+// intern returns the snapshot's one copy of series s and makes it the current one (b.cur). The
+// stores hand out one *Series per series in a scan, so the current series is tried before the
+// key is built.
 func (b *builder) intern(s *gpucost.Series) *gpucost.Series {
-	k := s.Key()
-	if have, ok := b.snap.series[k]; ok {
-		return have
+	if c := b.cur.ser; s == b.cur.in && s.GPU.UUID == c.GPU.UUID && s.GPU.Host == c.GPU.Host {
+		return c
 	}
-	c := *s
-	b.snap.series[k] = &c
-	return &c
+	k := s.Key()
+	have, ok := b.snap.series[k]
+	var merged map[mergeKey]int
+	if !ok {
+		c := *s
+		have = &c
+		b.snap.series[k] = have
+		if merged = b.cur.merged; merged == nil {
+			merged = map[mergeKey]int{}
+		}
+		clear(merged) // the previous series' map: no one asks it again
+	}
+	b.cur = seriesInfo{in: s, ser: have, share: int64(analyze.MIGShare(have.GPU)), sliced: analyze.TimeSliced(have), merged: merged}
+	return have
 }
 
-// cellOf returns the cell covering host at t, if any.
-func (b *builder) cellOf(host string, t time.Time) *cell {
+// cellSpan returns the cell covering host at t, if any (the latest starting at or before t that
+// holds t), and the span [from, to) of Unix seconds around t for which it is the same: the cell
+// holds them and no later-starting cell of the host does; empty when that is not known cheaply.
+func (b *builder) cellSpan(host string, t time.Time) (c *cell, from, to int64) {
 	cs := b.hostCells[host]
 	if len(cs) == 0 {
 		cs = b.hostCells[strings.ToLower(host)]
+	}
+	if len(cs) == 0 { // the catalog prices the host's time by the day
+		day := t.Unix() / 86400 * 86400
+		return nil, day, day + 86400
 	}
 	i, _ := slices.BinarySearchFunc(cs, t, func(c *cell, t time.Time) int {
 		if c.line.Start.After(t) {
@@ -433,13 +517,20 @@ func (b *builder) cellOf(host string, t time.Time) *cell {
 	})
 	for j := i - 1; j >= 0; j-- { // the latest cell starting at or before t that holds t
 		if t.Before(cs[j].line.End) {
-			return cs[j]
+			if j != i-1 { // an earlier-starting cell: a later one might hold the next hours
+				return cs[j], 0, 0
+			}
+			to := cs[j].line.End.Unix()
+			if i < len(cs) {
+				to = min(to, cs[i].line.Start.Unix())
+			}
+			return cs[j], cs[j].line.Start.Unix(), to
 		}
 		if cs[j].line.Start.Before(t.Add(-32 * 24 * time.Hour)) { // no bill line is longer than a month
 			break
 		}
 	}
-	return nil
+	return nil, 0, 0
 }
 
 // catalogPrice prices GPU time no bill line covers at the catalog's on-demand price of a
@@ -482,7 +573,10 @@ func (b *builder) catalogPrice(ch *Charge) {
 // time (see Price), and charges the rest of its billed GPU time as NoTelemetry.
 func (b *builder) split() {
 	s := b.snap
-	var weights []int64
+	var (
+		weights, eff, bil []int64
+		ap                analyze.Apportioner
+	)
 	for _, c := range b.order {
 		ln := c.line
 		if c.priceOnly {
@@ -503,8 +597,8 @@ func (b *builder) split() {
 		} else {
 			s.Stats.Matched++
 		}
-		eff := analyze.Apportion(ln.EffectiveCost.Nanos, weights)
-		bil := analyze.Apportion(ln.BilledCost.Nanos, weights)
+		eff = ap.Split(ln.EffectiveCost.Nanos, weights, eff)
+		bil = ap.Split(ln.BilledCost.Nanos, weights, bil)
 		ec, bc := ln.EffectiveCost.Currency, ln.BilledCost.Currency
 		for j, i := range c.entries {
 			ch := &s.Charges[i]

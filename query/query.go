@@ -88,7 +88,12 @@ func (r *Report) Snapshot(ctx context.Context) (*fleet.Snapshot, error) {
 	if r.snap != nil {
 		return r.snap, nil
 	}
-	s, err := fleet.Build(ctx, r.Store, r.Catalog, fleet.Options{Period: r.Period, Provider: r.Provider})
+	return r.build(ctx, r.Store)
+}
+
+// build builds the report's snapshot from st and keeps it.
+func (r *Report) build(ctx context.Context, st fleet.Store) (*fleet.Snapshot, error) {
+	s, err := fleet.Build(ctx, st, r.Catalog, fleet.Options{Period: r.Period, Provider: r.Provider})
 	if err != nil {
 		return nil, err
 	}
@@ -96,14 +101,76 @@ func (r *Report) Snapshot(ctx context.Context) (*fleet.Snapshot, error) {
 	return s, nil
 }
 
+// snapshotAnd returns the fleet snapshot, as Snapshot does, and streams the period's hourly
+// rollups through add, as Scan does. Where it builds the snapshot, one scan of the store does
+// both (teeHours); add then sees each rollup after the snapshot's builder has.
+func (r *Report) snapshotAnd(ctx context.Context, add func(*gpucost.Rollup)) (*fleet.Snapshot, error) {
+	if r.snap != nil {
+		return r.snap, r.Scan(ctx, time.Hour, add)
+	}
+	tee := &teeHours{Store: r.Store, want: r.scanFilter(time.Hour), add: add}
+	s, err := r.build(ctx, tee)
+	if err != nil {
+		return nil, err
+	}
+	if !tee.done { // the builder read no hourly rollups: read them for add
+		return s, r.Scan(ctx, time.Hour, add)
+	}
+	return s, nil
+}
+
+// teeHours is a Store whose first scan of all series' hourly rollups also passes the rollups
+// of want (Report.Scan's range) to add, so that one read of the store feeds both the snapshot's
+// builder and a report. Each callback sees only the rollups of its own range.
+type teeHours struct {
+	Store
+	want gpucost.RollupFilter
+	add  func(*gpucost.Rollup)
+	done bool // the tee has scanned: later scans go to the store alone
+}
+
+func (t *teeHours) ScanRollups(ctx context.Context, width time.Duration, f gpucost.RollupFilter, fn func(*gpucost.Rollup) error) error {
+	if width != time.Hour || t.done || len(f.Hosts)+len(f.GPUs)+len(f.Models)+len(f.Labels) > 0 {
+		return t.Store.ScanRollups(ctx, width, f, fn)
+	}
+	t.done = true
+	asked, both := f, f
+	if !asked.From.IsZero() && (t.want.From.IsZero() || t.want.From.Before(asked.From)) {
+		both.From = t.want.From
+	}
+	if !asked.To.IsZero() && (t.want.To.IsZero() || t.want.To.After(asked.To)) {
+		both.To = t.want.To
+	}
+	return t.Store.ScanRollups(ctx, width, both, func(r *gpucost.Rollup) error {
+		if within(r.Start, asked) {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		if within(r.Start, t.want) {
+			t.add(r)
+		}
+		return nil
+	})
+}
+
+// within reports whether a rollup starting at t lies in f's [From, To), a zero bound being open.
+func within(t time.Time, f gpucost.RollupFilter) bool {
+	return (f.From.IsZero() || !t.Before(f.From)) && (f.To.IsZero() || t.Before(f.To))
+}
+
 // Scan streams the period's rollups of one width through add, from the start of the period's
 // first whole width.
 func (r *Report) Scan(ctx context.Context, width time.Duration, add func(*gpucost.Rollup)) error {
-	f := gpucost.RollupFilter{From: r.Period.Start.Truncate(width), To: r.Period.End}
-	return r.Store.ScanRollups(ctx, width, f, func(ru *gpucost.Rollup) error {
+	return r.Store.ScanRollups(ctx, width, r.scanFilter(width), func(ru *gpucost.Rollup) error {
 		add(ru)
 		return nil
 	})
+}
+
+// scanFilter is the range Scan reads: the period, from the start of its first whole width.
+func (r *Report) scanFilter(width time.Duration) gpucost.RollupFilter {
+	return gpucost.RollupFilter{From: r.Period.Start.Truncate(width), To: r.Period.End}
 }
 
 // Pricer returns the catalog's on-demand price of an hour of a series' GPU (its model at the

@@ -14,18 +14,21 @@ import (
 
 // Utilization runs the utilisation analysis by by over the period's hourly rollups of the series
 // keep accepts (all where nil), with the fleet snapshot's figures (report utilization).
+//
+// The rollups are read once: the scan that builds the snapshot feeds the analysis too
+// (snapshotAnd), which prices its series only when the snapshot is done.
 func (r *Report) Utilization(ctx context.Context, by analyze.GroupBy, keep func(*gpucost.Series) bool) (analyze.Report, *fleet.Snapshot, error) {
-	snap, err := r.Snapshot(ctx)
+	opts := r.Options
+	opts.By = by
+	var priceOf func(*gpucost.Series) (gpucost.Money, bool)
+	// prices the zero-util runs (SustainedIdleCost) as the snapshot does, asked in u.Result
+	opts.Price = func(s *gpucost.Series) (gpucost.Money, bool) { return priceOf(s) }
+	u := analyze.NewUtilization(opts)
+	snap, err := r.snapshotAnd(ctx, OnlySeries(keep, u.Add))
 	if err != nil {
 		return analyze.Report{}, nil, err
 	}
-	opts := r.Options
-	opts.By = by
-	opts.Price = snap.PriceOf() // prices the zero-util runs (SustainedIdleCost) as the snapshot does
-	u := analyze.NewUtilization(opts)
-	if err := r.Scan(ctx, time.Hour, OnlySeries(keep, u.Add)); err != nil {
-		return analyze.Report{}, nil, err
-	}
+	priceOf = snap.PriceOf()
 	return snap.Annotate(u.Result(), SeriesCharges(keep)), snap, nil
 }
 

@@ -5,16 +5,21 @@ import (
 	"html"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/httpapi"
 	gpuquery "github.com/gpucost/gpucost/query"
+	"github.com/gpucost/gpucost/web/webtest"
 )
 
 // fakeDetector is a fakeApplier that finds changes on the bill: each is recorded once its
@@ -47,16 +52,13 @@ func (f *fakeDetector) RecordDetected(ctx context.Context, id string, at time.Ti
 
 var recordForm = regexp.MustCompile(`<input type="hidden" name="csrf" value="([^"]+)"><input type="hidden" name="step" value="([^"]+)"><input type="hidden" name="at" value="([^"]+)"><input type="hidden" name="how" value="([^"]+)"><button type="submit">Record as applied</button>`)
 
-// The Recommendations page lists a change the bill shows whose step is not recorded, with an
-// admin's "Record as applied" button; posting it records the step made that day, how the bill
-// showed it, and the row is gone. A change without a step or recorded already is not listed;
-// a form whose at or how is not a detected change's records nothing.
-func TestRecordDetectedFromRecommendationsPage(t *testing.T) {
+// detectedSite is the test site whose dashboard detects research's change of instance type
+// on the bill, its step not recorded, a change without a step and one recorded already.
+func detectedSite(t *testing.T) (*testSite, *fakeDetector, *memAudit) {
 	ts := newTestSite(t)
 	at := ts.now.Truncate(24*time.Hour).AddDate(0, 0, -6)
-	const step, how = "research-p3.8xlarge/right-sizing/p3.2xlarge", "detected: instance type changed p3.8xlarge→p3.2xlarge"
 	det := &fakeDetector{fakeApplier: &fakeApplier{}, changes: []gpuquery.DetectedStep{
-		{DetectedChange: fleet.DetectedChange{Namespace: "research", Kind: fleet.ChangeInstanceType, At: at, How: how}, Step: step},
+		{DetectedChange: fleet.DetectedChange{Namespace: "research", Kind: fleet.ChangeInstanceType, At: at, How: detectedHow}, Step: detectedStep},
 		{DetectedChange: fleet.DetectedChange{Namespace: "eval", Kind: fleet.ChangeSpot, At: at, How: "detected: pricing became spot"}},
 		{DetectedChange: fleet.DetectedChange{Namespace: "training", Kind: fleet.ChangeCommitment, At: at, How: "detected: a commitment appeared"},
 			Step: "training-p5.48xlarge/commitments/commit-p5.48xlarge", Recorded: true},
@@ -65,6 +67,51 @@ func TestRecordDetectedFromRecommendationsPage(t *testing.T) {
 	d := &Dashboard{Views: ts.views, Activity: ts.views, Tokens: ts.tokens, Key: []byte("0123456789abcdef0123456789abcdef"),
 		Now: func() time.Time { return ts.now }, Log: slog.New(slog.NewTextHandler(ts.log, nil)), Applied: det, Audit: audit}
 	ts.h = d.Handler()
+	return ts, det, audit
+}
+
+const (
+	detectedStep = "research-p3.8xlarge/right-sizing/p3.2xlarge"
+	detectedHow  = "detected: instance type changed p3.8xlarge→p3.2xlarge"
+)
+
+// In headless Chromium an admin sees the detected change on the Recommendations page (kept as
+// a screenshot), presses Record as applied, and lands on the page without it.
+func TestBrowserRecordDetected(t *testing.T) {
+	exe := webtest.Chromium(t)
+	ts, det, _ := detectedSite(t)
+	secret, _ := ts.tokens.newToken(t, "alice", gpucost.RoleAdmin)
+	srv := httptest.NewServer(ts.h)
+	b := webtest.Start(t, exe, srv.URL)
+	b.Resize(1400, 1000)
+	b.LogIn("/recommendations", secret)
+	b.Open("/recommendations")
+	b.Run("see the detected change", chromedp.WaitVisible(chromedp.CSS(".detected form button")))
+	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), "recommendations-detected.png"), b.Screenshot(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.Run("record it", chromedp.Click(chromedp.CSS(".detected form button")), chromedp.WaitNotPresent(chromedp.CSS(".detected")),
+		chromedp.WaitVisible(chromedp.CSS("main h1")))
+	at, err := chromedp.Run(b.Context(), chromedp.Evaluate[string](`location.pathname`))
+	if err != nil || at != "/recommendations" {
+		t.Errorf("after Record as applied the browser is at %q (%v), want /recommendations", at, err)
+	}
+	if p := b.Problems(); len(p) > 0 {
+		t.Errorf("the browser console reported:\n%s", strings.Join(p, "\n"))
+	}
+	srv.Close() // the handlers are done: det is the test's again
+	if len(det.applied) != 1 || det.applied[0].ID != detectedStep || det.applied[0].How != detectedHow {
+		t.Errorf("applied = %+v; want %s, %q", det.applied, detectedStep, detectedHow)
+	}
+}
+
+// The Recommendations page lists a change the bill shows whose step is not recorded, with an
+// admin's "Record as applied" button; posting it records the step made that day, how the bill
+// showed it, and the row is gone. A change without a step or recorded already is not listed;
+// a form whose at or how is not a detected change's records nothing.
+func TestRecordDetectedFromRecommendationsPage(t *testing.T) {
+	ts, det, audit := detectedSite(t)
+	at, step, how := det.changes[0].At, detectedStep, detectedHow
 	adminSecret, _ := ts.tokens.newToken(t, "alice", gpucost.RoleAdmin)
 	viewerSecret, _ := ts.tokens.newToken(t, "bob", gpucost.RoleViewer)
 	admin, viewer := ts.login(adminSecret), ts.login(viewerSecret)

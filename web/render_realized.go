@@ -85,7 +85,7 @@ func writeDetected(h *htmlPage, l layout, d recommendationsPage) {
   <h2>Detected on the bill, not recorded</h2>
   <p class="sub">%v change%v the bill shows made a step of the plan before it</p>
   <table>
-    <thead><tr><th>Change</th><th>Namespace</th><th>From</th><th>Step</th><th></th></tr></thead>
+    <thead><tr><th>Change</th><th>Namespace</th><th>First day</th><th>Step</th><th></th></tr></thead>
     <tbody>`, len(rows), plural(len(rows)))
 	for _, c := range rows {
 		h.f(`

@@ -175,8 +175,10 @@ func (e *env) detectChanges(ctx context.Context, rf *recommendFlags, record bool
 	if err != nil || !record {
 		return found, err
 	}
+	recorded := map[string]bool{} // two changes may name one step: the first records it
 	for i, d := range found {
-		if d.Step == "" || d.Recorded {
+		if d.Step == "" || d.Recorded || recorded[d.Step] {
+			found[i].Recorded = d.Recorded || recorded[d.Step]
 			continue
 		}
 		before, err := e.flagsBefore(ctx, rf, d.At)
@@ -186,7 +188,7 @@ func (e *env) detectChanges(ctx context.Context, rf *recommendFlags, record bool
 		if _, err := e.applyStep(ctx, before, d.Step, d.At, d.How, ""); err != nil {
 			return nil, err
 		}
-		found[i].Recorded = true
+		found[i].Recorded, recorded[d.Step] = true, true
 	}
 	return found, nil
 }

@@ -50,12 +50,13 @@ func (s *site) applyStep(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var a gpucost.AppliedStep
-	if d, ok := s.d.Applied.(httpapi.ChangeDetector); ok && how != "" {
-		a, err = d.RecordDetected(r.Context(), id, at, how, actor, r.PostForm.Get("note"))
-	} else if how != "" {
-		err = gpucost.Errorf(gpucost.EInvalid, "this dashboard records no detected steps")
-	} else {
+	switch d, detects := s.d.Applied.(httpapi.ChangeDetector); {
+	case how == "":
 		a, err = s.d.Applied.ApplyStep(r.Context(), id, at, actor, r.PostForm.Get("note"))
+	case detects:
+		a, err = d.RecordDetected(r.Context(), id, at, how, actor, r.PostForm.Get("note"))
+	default:
+		err = gpucost.Errorf(gpucost.EInvalid, "this dashboard records no detected steps")
 	}
 	if err != nil {
 		status := http.StatusInternalServerError

@@ -31,10 +31,10 @@ type ApplyRequest struct {
 const MaxApplyBody = 16 << 10
 
 func (s *Server) appliedRoutes() []route {
-	return []route{
+	return append([]route{
 		{"POST", "/api/v1/recommendations/{id}/apply", []gpucost.Role{}, s.postApply},
 		{"GET", "/api/v1/recommendations/realized", []gpucost.Role{gpucost.RoleViewer}, s.getRealized},
-	}
+	}, s.detectedRoutes()...)
 }
 
 // postApply records a plan step as applied (admin only: it changes what the store keeps) and

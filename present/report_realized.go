@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/fleet"
+	"github.com/gpucost/gpucost/query"
 )
 
 // Realized is report savings --realized: per applied step, the monthly saving the plan
@@ -83,12 +84,9 @@ func workload(s gpucost.AppliedStep) string {
 	return fmt.Sprintf("%d machines (%s)", len(s.Resources), w)
 }
 
-// DetectedChange is one change the bill shows, with the plan step it made where one is found.
-type DetectedChange struct {
-	fleet.DetectedChange
-	Step     string `json:"step,omitempty"`
-	Recorded bool   `json:"recorded"`
-}
+// DetectedChange is one change the bill shows, with the plan step it made where one is found
+// (query.DetectedSteps computes them for the CLI, the API and the dashboard alike).
+type DetectedChange = query.DetectedStep
 
 // DetectedChanges is gpucost recommend applied --detect.
 func DetectedChanges(changes []DetectedChange, recorded bool) Table {

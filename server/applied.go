@@ -24,10 +24,11 @@ var _ httpapi.StepApplier = (*AppliedSteps)(nil)
 // ApplyStep records step id of the plan over the 30 days before at (query.PlanBefore), as
 // gpucost recommend apply does.
 func (a *AppliedSteps) ApplyStep(ctx context.Context, id string, at time.Time, actor, note string) (gpucost.AppliedStep, error) {
-	opts, err := recommend.NewOptions("100", false, 1000)
-	if err != nil {
-		return gpucost.AppliedStep{}, err
-	}
+	return a.apply(ctx, id, at, gpucost.AppliedManual, actor, note)
+}
+
+// apply records step id of the plan over the 30 days before at, made how.
+func (a *AppliedSteps) apply(ctx context.Context, id string, at time.Time, how, actor, note string) (gpucost.AppliedStep, error) {
 	bp, err := query.PlanBefore(ctx, a.Store, at)
 	if err != nil {
 		return gpucost.AppliedStep{}, err
@@ -36,24 +37,36 @@ func (a *AppliedSteps) ApplyStep(ctx context.Context, id string, at time.Time, a
 	if err != nil {
 		return gpucost.AppliedStep{}, err
 	}
-	b, err := query.OpenBill(ctx, a.Store, cat, fleet.SplitOptions{Period: bp, Policy: gpucost.PolicyUsed, Weight: 0.5})
+	plan, v, err := a.planOver(cat)(ctx, bp)
 	if err != nil {
 		return gpucost.AppliedStep{}, err
 	}
-	v, prices, err := b.Recommendable(ctx)
-	if err != nil {
-		return gpucost.AppliedStep{}, err
-	}
-	plan, err := recommend.NewPlan(v, prices, opts)
-	if err != nil {
-		return gpucost.AppliedStep{}, err
-	}
-	s, err := recommend.Applied(plan, v, id, at, gpucost.AppliedManual, actor, note)
+	s, err := recommend.Applied(plan, v, id, at, how, actor, note)
 	if err != nil {
 		return s, err
 	}
 	s.Recorded = a.Now().UTC()
 	return s, a.Store.PutAppliedStep(ctx, s)
+}
+
+// planOver returns the plan over a period with gpucost recommend's default options.
+func (a *AppliedSteps) planOver(cat *catalog.Catalog) query.PlanOver {
+	return func(ctx context.Context, p fleet.Period) (recommend.Plan, recommend.FleetView, error) {
+		opts, err := recommend.NewOptions("100", false, 1000)
+		if err != nil {
+			return recommend.Plan{}, recommend.FleetView{}, err
+		}
+		b, err := query.OpenBill(ctx, a.Store, cat, fleet.SplitOptions{Period: p, Policy: gpucost.PolicyUsed, Weight: 0.5})
+		if err != nil {
+			return recommend.Plan{}, recommend.FleetView{}, err
+		}
+		v, prices, err := b.Recommendable(ctx)
+		if err != nil {
+			return recommend.Plan{}, recommend.FleetView{}, err
+		}
+		plan, err := recommend.NewPlan(v, prices, opts)
+		return plan, v, err
+	}
 }
 
 // Realized measures the recorded steps on the bill up to the end of q's period (now by default).

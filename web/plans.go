@@ -18,7 +18,8 @@ import (
 type recommendationsPage struct {
 	httpapi.RecommendationReport
 	Realized fleet.RealizedReport
-	CanApply bool // the dashboard records applied steps (Dashboard.Applied)
+	CanApply bool                     // the dashboard records applied steps (Dashboard.Applied)
+	Detected httpapi.DetectedResponse // the changes the bill shows (httpapi.ChangeDetector)
 }
 
 func loadRecommendations(s *site, r *http.Request, q query) (any, error) {
@@ -31,6 +32,11 @@ func loadRecommendations(s *site, r *http.Request, q query) (any, error) {
 		p.CanApply = true
 		if p.Realized, err = s.d.Applied.Realized(r.Context(), q.Query); err != nil {
 			return nil, err
+		}
+		if d, ok := s.d.Applied.(httpapi.ChangeDetector); ok {
+			if p.Detected, err = d.DetectedChanges(r.Context(), q.Query); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return p, nil

@@ -16,6 +16,7 @@ func writeRecommendations(h *htmlPage, l layout) {
 	h.s(`
 `)
 	writeRealized(h, d.Realized)
+	writeDetected(h, l, d)
 	apply := applyForm(l, d)
 	steps := len(d.Plan.Steps())
 	if steps == 0 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/fleet"
+	"github.com/gpucost/gpucost/httpapi"
 )
 
 // writeRealized writes the applied steps measured on the bill (docs/architecture.md "Realized
@@ -63,4 +64,42 @@ func applyForm(l layout, d recommendationsPage) func(*htmlPage, string) {
 		h.f(`<form method="post" action="/recommendations/apply" class="apply"><input type="hidden" name="csrf" value="%v"><input type="hidden" name="step" value="%v"><input type="text" name="note" placeholder="note (optional)" maxlength="500"> <button type="submit">Mark applied</button></form>`,
 			l.Viewer.CSRF, id)
 	}
+}
+
+// writeDetected writes the changes the bill shows whose plan step is not recorded applied
+// (httpapi.ChangeDetector): the change, its first day and the step it made, each with an admin's
+// "Record as applied" form that records the step made that day, how the bill showed it.
+func writeDetected(h *htmlPage, l layout, d recommendationsPage) {
+	var rows httpapi.DetectedResponse
+	for _, c := range d.Detected {
+		if c.Step != "" && !c.Recorded {
+			rows = append(rows, c)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	admin := d.CanApply && l.Viewer != nil && l.Viewer.Token.Role == gpucost.RoleAdmin
+	h.f(`
+<section class="card detected">
+  <h2>Detected on the bill, not recorded</h2>
+  <p class="sub">%v change%v the bill shows made a step of the plan before it</p>
+  <table>
+    <thead><tr><th>Change</th><th>Namespace</th><th>First day</th><th>Step</th><th></th></tr></thead>
+    <tbody>`, len(rows), plural(len(rows)))
+	for _, c := range rows {
+		h.f(`
+      <tr><td>%v</td><td>%v</td><td>%v</td><td><code>%v</code></td><td>`, c.How, c.Namespace, c.At.Format(time.DateOnly), c.Step)
+		if admin {
+			h.f(`<form method="post" action="/recommendations/apply" class="apply"><input type="hidden" name="csrf" value="%v"><input type="hidden" name="step" value="%v"><input type="hidden" name="at" value="%v"><input type="hidden" name="how" value="%v"><button type="submit">Record as applied</button></form>`,
+				l.Viewer.CSRF, c.Step, c.At.UTC().Format(time.RFC3339), c.How)
+		}
+		h.s(`</td></tr>`)
+	}
+	h.s(`
+    </tbody>
+  </table>
+  <p class="note">Recorded, a step is measured under Realized savings. An admin records one here or with <code>gpucost recommend applied --detect --record</code>.</p>
+</section>
+`)
 }

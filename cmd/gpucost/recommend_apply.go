@@ -153,71 +153,69 @@ GPU-hours, and names the step of the plan over the 30 days before each change th
 	return cmd
 }
 
-// detectChanges finds the changes rf's period's bill shows, names the step of the plan before
-// each, and records those not recorded yet when record is set.
+// detectChanges finds the changes rf's period's bill shows and names the step of the plan
+// before each (query.DetectedSteps, the API's and the dashboard's computation too), and
+// records those not recorded yet when record is set.
 func (e *env) detectChanges(ctx context.Context, rf *recommendFlags, record bool) ([]present.DetectedChange, error) {
 	p, _, err := rf.billPeriod(e)
 	if err != nil {
 		return nil, err
 	}
-	found, err := fromStore(ctx, e, func(db storeDB) ([]fleet.DetectedChange, error) {
+	found, err := fromStore(ctx, e, func(db storeDB) ([]query.DetectedStep, error) {
 		cat, err := catalog.Load(ctx, db)
 		if err != nil {
 			return nil, err
 		}
-		return query.DetectChanges(ctx, db, cat, p, "aws")
-	})
-	if err != nil {
-		return nil, err
-	}
-	applied, err := fromStore(ctx, e, func(db storeDB) ([]gpucost.AppliedStep, error) { return db.AppliedSteps(ctx) })
-	if err != nil {
-		return nil, err
-	}
-	out := []present.DetectedChange{}
-	for _, c := range found {
-		d := present.DetectedChange{DetectedChange: c}
-		p, err := fromStore(ctx, e, func(db storeDB) (fleet.Period, error) { return query.PlanBefore(ctx, db, c.At) })
+		applied, err := db.AppliedSteps(ctx)
 		if err != nil {
 			return nil, err
 		}
-		before := *rf
-		before.period = period{at: p}
-		if d.Step, err = e.stepBefore(ctx, &before, c); err != nil {
+		return query.DetectedSteps(ctx, db, cat, p, "aws", applied, e.planOver(rf))
+	})
+	if err != nil || !record {
+		return found, err
+	}
+	recorded := map[string]bool{} // two changes may name one step: the first records it
+	for i, d := range found {
+		if d.Step == "" || d.Recorded || recorded[d.Step] {
+			found[i].Recorded = d.Recorded || recorded[d.Step]
+			continue
+		}
+		before, err := e.flagsBefore(ctx, rf, d.At)
+		if err != nil {
 			return nil, err
 		}
-		for _, a := range applied {
-			d.Recorded = d.Recorded || a.ID == d.Step && d.Step != ""
+		if _, err := e.applyStep(ctx, before, d.Step, d.At, d.How, ""); err != nil {
+			return nil, err
 		}
-		if record && d.Step != "" && !d.Recorded {
-			if _, err := e.applyStep(ctx, &before, d.Step, c.At, c.How, ""); err != nil {
-				return nil, err
-			}
-			d.Recorded = true
-		}
-		out = append(out, d)
+		found[i].Recorded, recorded[d.Step] = true, true
 	}
-	return out, nil
+	return found, nil
 }
 
-// stepBefore returns the id of the step of the plan over rf's period that c made, "" where
-// none did: a period without a bill has no plan.
-func (e *env) stepBefore(ctx context.Context, rf *recommendFlags, c fleet.DetectedChange) (string, error) {
-	var id string
-	err := e.withFleet(ctx, rf, func(v recommend.FleetView, p recommend.Prices, o recommend.Options) error {
-		plan, err := recommend.NewPlan(v, p, o)
-		if err != nil {
+// planOver returns the plan over a period with rf's options: rf with that period.
+func (e *env) planOver(rf *recommendFlags) query.PlanOver {
+	return func(ctx context.Context, p fleet.Period) (plan recommend.Plan, view recommend.FleetView, err error) {
+		at := *rf
+		at.period = period{at: p}
+		err = e.withFleet(ctx, &at, func(v recommend.FleetView, pr recommend.Prices, o recommend.Options) error {
+			view = v
+			plan, err = recommend.NewPlan(v, pr, o)
 			return err
-		}
-		if s, ok := c.Step(plan, v); ok {
-			id = s.ID
-		}
-		return nil
-	})
-	if gpucost.ErrorCode(err) == gpucost.ENotFound {
-		return "", nil
+		})
+		return plan, view, err
 	}
-	return id, err
+}
+
+// flagsBefore is rf over the period whose plan names the step of a change made at at.
+func (e *env) flagsBefore(ctx context.Context, rf *recommendFlags, at time.Time) (*recommendFlags, error) {
+	p, err := fromStore(ctx, e, func(db storeDB) (fleet.Period, error) { return query.PlanBefore(ctx, db, at) })
+	if err != nil {
+		return nil, err
+	}
+	before := *rf
+	before.period = period{at: p}
+	return &before, nil
 }
 
 // realized measures the applied steps on the bill up to the end of rf's period.

@@ -39,6 +39,7 @@ var outputSchemas = []struct {
 	{name: "api-idle", typ: reflect.TypeFor[httpapi.IdleResponse](), goldens: []string{"api-idle"}},
 	{name: "api-alerts", typ: reflect.TypeFor[httpapi.AlertsResponse](), goldens: []string{"api-alerts"}},
 	{name: "api-recommendations", typ: reflect.TypeFor[httpapi.RecommendationsResponse](), goldens: []string{"api-recommendations"}},
+	{name: "api-recommendations-detected", typ: reflect.TypeFor[httpapi.DetectedResponse](), goldens: []string{"api-recommendations-detected"}},
 	{name: "api-budgets", typ: reflect.TypeFor[httpapi.BudgetsResponse](), goldens: []string{"api-budgets"}},
 	{name: "api-jobs", typ: reflect.TypeFor[httpapi.JobsResponse](), goldens: []string{"api-jobs"}},
 	{name: "api-queues", typ: reflect.TypeFor[httpapi.QueuesResponse](), goldens: []string{"api-queues"}},

@@ -54,6 +54,8 @@ type Options struct {
 	// SpotAlerts, with Targets, is run every CheckEvery and what it returns is sent to every
 	// target once per Key (spot_alerts.go); nil: none.
 	SpotAlerts SpotCheck
+	// GPUAlerts, with Targets, sends the AlertRules' episodes every CheckEvery (gpu_alerts.go).
+	GPUAlerts GPUAlerts
 
 	// BillSources are pulled every PullEvery (DefaultPullEvery when zero) into the store, each
 	// opened by OpenBillSource on its first pull; their state is in GET /api/v1/bill-sources,
@@ -125,6 +127,9 @@ func Run(ctx context.Context, st gpucost.Store, ln net.Listener, o Options) erro
 	}
 	if spot := newSpotAlerts(st, o); spot != nil {
 		wg.Go(func() { spot.run(background, max(o.CheckEvery, time.Second)) })
+	}
+	if gpu := newGPUAlerts(st, o); gpu != nil {
+		wg.Go(func() { gpu.run(background, max(o.CheckEvery, time.Second)) })
 	}
 
 	log.Info("serving", "addr", ln.Addr().String(), "db", st.Name())

@@ -60,7 +60,7 @@ type gpuAlertFixture struct {
 	o    Options
 }
 
-func newGPUAlertFixture(t *testing.T, rules []analyze.Rule, cfg GPUAlerts) *gpuAlertFixture {
+func newGPUAlertFixture(t testing.TB, rules []analyze.Rule, cfg GPUAlerts) *gpuAlertFixture {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "gpucost.db"))
 	if err != nil {
@@ -76,7 +76,7 @@ func newGPUAlertFixture(t *testing.T, rules []analyze.Rule, cfg GPUAlerts) *gpuA
 }
 
 // checks returns a check as a server starting now would run it.
-func (f *gpuAlertFixture) checks(t *testing.T) *gpuAlerts {
+func (f *gpuAlertFixture) checks(t testing.TB) *gpuAlerts {
 	t.Helper()
 	o := f.o
 	o.defaults()
@@ -88,7 +88,7 @@ func (f *gpuAlertFixture) checks(t *testing.T) *gpuAlerts {
 }
 
 // checkAt runs a's check with its clock at now.
-func checkAt(t *testing.T, a *gpuAlerts, now time.Time) {
+func checkAt(t testing.TB, a *gpuAlerts, now time.Time) {
 	t.Helper()
 	if err := a.check(context.Background(), now); err != nil {
 		t.Fatalf("check at %s: %v", now.Format("15:04"), err)
@@ -97,7 +97,7 @@ func checkAt(t *testing.T, a *gpuAlerts, now time.Time) {
 
 // write stores minute rollups of GPU index on node-a from minute from (of gt0) for n minutes,
 // each at util(minute).
-func (f *gpuAlertFixture) write(t *testing.T, index, from, n int, util func(m int) float64) {
+func (f *gpuAlertFixture) write(t testing.TB, index, from, n int, util func(m int) float64) {
 	t.Helper()
 	s := &gpucost.Series{GPU: gpucost.GPU{UUID: fmt.Sprintf("GPU-%d", index), Host: "node-a", Model: "NVIDIA A100-SXM4-80GB", Index: index}}
 	var rs []gpucost.Rollup
@@ -244,6 +244,27 @@ func TestNewGPUAlertsOff(t *testing.T) {
 	} {
 		if a := newGPUAlerts(nil, o); a != nil {
 			t.Errorf("newGPUAlerts(%s) = a check; want none", name)
+		}
+	}
+}
+
+// BenchmarkGPUAlertCheck is one check over 80 idle GPUs' 6 hours of minute rollups, all 80
+// episodes already sent: the scan, the evaluation and a delivery log lookup per episode.
+func BenchmarkGPUAlertCheck(b *testing.B) {
+	f := newGPUAlertFixture(b, []analyze.Rule{idleRule(false)}, GPUAlerts{})
+	const minutes = 6 * 60
+	for i := range 80 {
+		f.write(b, i, 0, minutes, idle)
+	}
+	a := f.checks(b)
+	checkAt(b, a, at(minutes))
+	if len(f.hook.received()) != 1 {
+		b.Fatalf("the first check sent %d messages; want 1", len(f.hook.received()))
+	}
+	b.ResetTimer()
+	for range b.N {
+		if err := a.check(context.Background(), at(minutes)); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

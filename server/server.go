@@ -38,7 +38,8 @@ type Options struct {
 	StoreDir    string        // the SQLite file's folder, whose free space a bill upload checks; "" for PostgreSQL
 
 	BudgetsFile string // budgets YAML; wins over budgets stored through the API
-	// Targets are where budget alerts go; with them, the budgets are checked every CheckEvery.
+	// Targets are where alerts go; with them, the budgets (and the GPU alert rules) are checked
+	// every CheckEvery.
 	Targets     map[string]notify.Target
 	TargetsFile string // where Targets were read, for messages
 	CheckEvery  time.Duration

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
+	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/notify"
 	"github.com/gpucost/gpucost/query"
@@ -228,7 +229,7 @@ func (a *gpuAlerts) place(ctx context.Context, rs string, al analyze.Alert, span
 			}
 		}
 		if !al.Start.After(windowStart) {
-			key, err := a.deliveredSince(ctx, rs, windowStart)
+			key, err := a.deliveredWhile(ctx, rs, windowStart, al)
 			if err != nil || key != "" {
 				return span{key: key, start: al.Start, end: al.End}, err
 			}
@@ -237,20 +238,75 @@ func (a *gpuAlerts) place(ctx context.Context, rs string, al analyze.Alert, span
 	return span{key: rs + ":" + al.FiredAt.UTC().Format("20060102T1504Z"), start: al.Start, end: al.End}, nil
 }
 
-// deliveredSince returns the key of the episode of rs last delivered to any target since
-// from, or "". An alert that has held since the window's start continues such an episode:
-// when it was sent, its condition held, and it has held without a break since.
-func (a *gpuAlerts) deliveredSince(ctx context.Context, rs string, from time.Time) (string, error) {
-	ds, err := a.store.Deliveries(ctx, gpucost.DeliveryFilter{Since: from, KeyPrefix: rs + ":"})
+// deliveredWhile returns the key of the episode of rs last delivered to any target that
+// alert al, which has held since the window's start from, continues; "" when there is none.
+// A firing sent at or after from, and before al's end plus its NoDataAfter (a later episode
+// must hold its For after al ends before it fires), is al's: its condition held when it was
+// sent and has held since. One sent before from is al's if the series' minutes since then,
+// evaluated again, show the condition holding from before it was sent until al's end.
+func (a *gpuAlerts) deliveredWhile(ctx context.Context, rs string, from time.Time, al analyze.Alert) (string, error) {
+	ds, err := a.store.Deliveries(ctx, gpucost.DeliveryFilter{KeyPrefix: rs + ":"})
 	if err != nil {
-		return "", fmt.Errorf("read the GPU alerts delivered since %s: %w", from.Format(time.RFC3339), err)
+		return "", fmt.Errorf("read the GPU alerts delivered for %s: %w", rs, err)
 	}
+	until := al.End.Add(al.Rule.NoDataAfter())
 	for i := len(ds) - 1; i >= 0; i-- {
-		if d := ds[i]; d.OK && d.Kind == kindGPUFiring {
+		d := ds[i]
+		switch {
+		case !d.OK || d.Kind != kindGPUFiring || !d.At.Before(until):
+			continue
+		case !d.At.Before(from):
 			return d.Key, nil
 		}
+		held, err := a.heldSince(ctx, al, d.At)
+		if err != nil || !held {
+			return "", err
+		}
+		return d.Key, nil
 	}
 	return "", nil
+}
+
+// heldSince evaluates al's rule again on al's series from its For before sent to al's end, and
+// reports whether one episode, flaps joined as the check joins them, held from before sent to
+// there.
+func (a *gpuAlerts) heldSince(ctx context.Context, al analyze.Alert, sent time.Time) (bool, error) {
+	from := sent.Add(-al.Rule.For - time.Minute).Truncate(time.Minute)
+	ev, err := analyze.EvaluateAlerts([]analyze.Rule{al.Rule}, al.End.Add(time.Minute), tdp)
+	if err != nil {
+		return false, err
+	}
+	g, key := al.Series.GPU, al.Series.Key()
+	f := gpucost.RollupFilter{From: from, To: al.End, Hosts: []string{g.Host}, GPUs: []string{g.UUID}}
+	err = a.store.ScanRollups(ctx, time.Minute, f, func(r *gpucost.Rollup) error {
+		if r.Series.Key() == key {
+			ev.Add(r)
+		}
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("read %s/%s's minutes since %s: %w", g.Host, g.UUID, from.Format(time.RFC3339), err)
+	}
+	alerts := ev.Result().Alerts
+	slices.SortFunc(alerts, func(x, y analyze.Alert) int { return x.Start.Compare(y.Start) })
+	var end time.Time // of the episode held since before sent, flaps joined; zero before it
+	for _, x := range alerts {
+		switch {
+		case end.IsZero() && x.Start.Before(sent):
+			end = x.End
+		case !end.IsZero() && x.Start.Before(end.Add(al.Rule.For)):
+			end = x.End
+		case !end.IsZero():
+			return false, nil // a break longer than a flap: a new episode since
+		}
+	}
+	return !end.IsZero() && !end.Before(al.End), nil
+}
+
+// tdp returns a model's board power from the catalog's datasheets, as the alerts view reads it.
+func tdp(model string) (float64, bool) {
+	spec, ok := catalog.Spec(query.NormalizeModel(model))
+	return spec.TDPW, ok && spec.TDPW > 0
 }
 
 // ruleSeries names a rule on a series in keys: "gpu-alert:gpu_underutilized:node-a/GPU-1", with
@@ -352,7 +408,11 @@ func (a *gpuAlerts) message(kind string, items []item, now time.Time) gpuMessage
 			break
 		}
 		names = append(names, gpuName(it.Series))
-		lines = append(lines, "- "+gpuName(it.Series)+": "+it.Evidence)
+		line := "- " + gpuName(it.Series) + ": " + it.Evidence
+		if from := now.Add(-a.window).Truncate(time.Minute); !it.Start.After(from) && it.State != analyze.AlertNoData {
+			line += fmt.Sprintf(" (it held before %s too: a check reads the last %s)", from.Format("2006-01-02 15:04 UTC"), a.window)
+		}
+		lines = append(lines, line)
 	}
 	m.Text = fmt.Sprintf("%s (%s, %s): %s %s.\n%s", rule.Summary, rule.Expr(), rule.Severity, rule.Name, state, strings.Join(lines, "\n"))
 	more := ""

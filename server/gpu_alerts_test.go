@@ -90,6 +90,7 @@ func (f *gpuAlertFixture) checks(t testing.TB) *gpuAlerts {
 // checkAt runs a's check with its clock at now.
 func checkAt(t testing.TB, a *gpuAlerts, now time.Time) {
 	t.Helper()
+	a.now = func() time.Time { return now } // the delivery log's times too
 	if err := a.check(context.Background(), now); err != nil {
 		t.Fatalf("check at %s: %v", now.Format("15:04"), err)
 	}

@@ -71,6 +71,7 @@ type gpuAlerts struct {
 
 	mu    sync.Mutex
 	carry map[string][]span // rule and series → the previous check's episodes, oldest first
+	last  time.Time         // the previous check's time; zero before the first
 }
 
 // span is one episode's key and reach, kept from one check to the next.
@@ -139,9 +140,11 @@ func (a *gpuAlerts) check(ctx context.Context, now time.Time) error {
 	if err != nil {
 		return err
 	}
+	since := a.last
+	a.last = now
 	var errs []error
 	for _, target := range a.names {
-		msgs, err := a.messages(ctx, eps, target, now)
+		msgs, err := a.messages(ctx, eps, target, since, now)
 		if err != nil {
 			return err
 		}
@@ -160,13 +163,16 @@ type episode struct {
 	key string
 }
 
-// event is what an episode's state sends: its message kind and key, or "" for nothing. An
-// episode that stops reporting goes no data, never resolved, and is sent as such only under a
-// rule with AlertOnNoData (also a silence the window holds that a check did not see, once);
-// a resolved one is sent only once its rule's For has passed without the condition back.
-func (ep episode) event(cfg GPUAlerts, now time.Time) (kind, key string) {
+// event is what an episode's state sends at now, the previous check at since: its message kind
+// and key, or "" for nothing. One that fired after since and has resolved is sent as firing,
+// so an episode shorter than a check's interval is not missed (the first check after a start
+// sends only what fires at it). An episode that stops reporting
+// goes no data, never resolved, and is sent as such only under a rule with AlertOnNoData (also
+// a silence the window holds that a check did not see, once); a resolved one is sent only once
+// its rule's For has passed without the condition back.
+func (ep episode) event(cfg GPUAlerts, since, now time.Time) (kind, key string) {
 	switch {
-	case ep.State == analyze.Firing:
+	case ep.State == analyze.Firing, !since.IsZero() && ep.FiredAt.After(since) && ep.State == analyze.Resolved:
 		return kindGPUFiring, ep.key
 	case ep.State == analyze.AlertNoData && ep.Rule.AlertOnNoData:
 		return kindGPUNoData, ep.key + ":no-data"
@@ -329,10 +335,10 @@ type item struct {
 // messages returns the grouped messages target lacks: per rule and kind, the episode events
 // whose key the delivery log has not seen delivered to it. A resolved episode is sent only
 // where its firing was.
-func (a *gpuAlerts) messages(ctx context.Context, eps []episode, target string, now time.Time) ([]gpuMessage, error) {
+func (a *gpuAlerts) messages(ctx context.Context, eps []episode, target string, since, now time.Time) ([]gpuMessage, error) {
 	groups := map[[2]string][]item{}
 	for _, ep := range eps {
-		kind, key := ep.event(a.cfg, now)
+		kind, key := ep.event(a.cfg, since, now)
 		if kind == "" || a.cfg.Quiet[ep.Rule.Name] {
 			continue
 		}

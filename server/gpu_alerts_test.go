@@ -234,6 +234,26 @@ func TestGPUAlertsResolved(t *testing.T) {
 	}
 }
 
+// TestGPUAlertsShortEpisode: an episode that fires and resolves between two checks is sent as
+// firing by the second, once; a server started after it sends nothing of it.
+func TestGPUAlertsShortEpisode(t *testing.T) {
+	f := newGPUAlertFixture(t, []analyze.Rule{idleRule(false)}, GPUAlerts{})
+	f.write(t, 0, 0, 15, idle) // fires at minute 10, resolves at 15
+	f.write(t, 0, 15, 60, busy)
+	checkAt(t, f.checks(t), at(30))
+	if got := f.hook.received(); len(got) != 0 {
+		t.Fatalf("a server started after the episode sent %q; want nothing", kinds(got))
+	}
+	a := f.checks(t)
+	for _, m := range []int{5, 20, 35, 50} {
+		checkAt(t, a, at(m))
+	}
+	got := f.hook.received()
+	if len(got) != 1 || got[0].Kind != kindGPUFiring || !strings.Contains(got[0].Text, "for 15m, from 2026-11-20 08:00 UTC to 2026-11-20 08:15 UTC") {
+		t.Errorf("checks at 5 and 20 minutes around a 10–15 minute firing sent %q; want one firing message saying when it held", kinds(got))
+	}
+}
+
 // TestNewGPUAlertsOff: no GPU alert check runs without targets, when turned off, or when every
 // rule is quiet.
 func TestNewGPUAlertsOff(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 type serveAlertOptions struct {
 	flags    alertRulesFlags
 	set      rulesfile.Set // by load; the zero value keeps the defaults
-	notify   bool          // --notify-gpu-alerts: send the GPU alert rules' episodes to --targets
+	notify   bool          // --notify-gpu-alerts (true unless given false): send the GPU alert rules' episodes to --targets; false in options built without flags
 	resolved bool          // --notify-resolved: and one message when a sent episode resolves
 }
 

@@ -145,7 +145,10 @@ func TestPullBills(t *testing.T) {
 	}
 	deliver("exec-2", len(lines)-1)
 	waitFor("pull after the restatement", func(s map[string]httpapi.BillSourceStatus) bool {
-		return storedRows() == len(lines)-1 && s["cur"].Unchanged == 1
+		// The audit entry too: it is written after the import, and the status before the
+		// restatement's pull already reads unchanged.
+		entries, err := st.Audit(ctx, gpucost.AuditFilter{})
+		return storedRows() == len(lines)-1 && s["cur"].Unchanged == 1 && err == nil && len(entries) > 0
 	})
 	if n := alerts.Load(); n != 1 {
 		t.Errorf("the failing source alerted %d times; want once", n)

@@ -38,7 +38,8 @@ type Options struct {
 	StoreDir    string        // the SQLite file's folder, whose free space a bill upload checks; "" for PostgreSQL
 
 	BudgetsFile string // budgets YAML; wins over budgets stored through the API
-	// Targets are where budget alerts go; with them, the budgets are checked every CheckEvery.
+	// Targets are where alerts go; with them, the budgets (and the GPU alert rules) are checked
+	// every CheckEvery.
 	Targets     map[string]notify.Target
 	TargetsFile string // where Targets were read, for messages
 	CheckEvery  time.Duration
@@ -54,6 +55,8 @@ type Options struct {
 	// SpotAlerts, with Targets, is run every CheckEvery and what it returns is sent to every
 	// target once per Key (spot_alerts.go); nil: none.
 	SpotAlerts SpotCheck
+	// GPUAlerts, with Targets, sends the AlertRules' episodes every CheckEvery (gpu_alerts.go).
+	GPUAlerts GPUAlerts
 
 	// BillSources are pulled every PullEvery (DefaultPullEvery when zero) into the store, each
 	// opened by OpenBillSource on its first pull; their state is in GET /api/v1/bill-sources,
@@ -125,6 +128,9 @@ func Run(ctx context.Context, st gpucost.Store, ln net.Listener, o Options) erro
 	}
 	if spot := newSpotAlerts(st, o); spot != nil {
 		wg.Go(func() { spot.run(background, max(o.CheckEvery, time.Second)) })
+	}
+	if gpu := newGPUAlerts(st, o); gpu != nil {
+		wg.Go(func() { gpu.run(background, max(o.CheckEvery, time.Second)) })
 	}
 
 	log.Info("serving", "addr", ln.Addr().String(), "db", st.Name())

@@ -47,6 +47,9 @@ type Set struct {
 	// the rules the file adds, in its order.
 	Rules         []analyze.Rule
 	Interruptions Interruptions
+	// Quiet names the rules with notify: false: evaluated and shown, never sent by serve's
+	// GPU alert notifications; nil when there are none.
+	Quiet map[string]bool
 }
 
 // ruleName is what a rule may be called: a Prometheus alert name, which the export writes.
@@ -54,7 +57,7 @@ var ruleName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
 
 // The keys a rules file's entries take.
 var (
-	gpuRuleKeys  = []string{"name", "metric", "above", "threshold", "for", "severity", "summary", "min_util", "alert_on_no_data", "disabled"}
+	gpuRuleKeys  = []string{"name", "metric", "above", "threshold", "for", "severity", "summary", "min_util", "alert_on_no_data", "notify", "disabled"}
 	spotRuleKeys = []string{"name", "threshold", "window", "min_interruptions", "disabled"}
 )
 
@@ -87,6 +90,7 @@ func ReadFile(path string) (Set, error) {
 //	    threshold: 90
 //	    for: 2m
 //	    severity: critical
+//	    notify: false             # shown, never sent by serve --targets
 //	  - name: spot_interruptions  # the interruption rule: threshold in % over window
 //	    threshold: 20
 //	    window: 3h
@@ -308,6 +312,14 @@ func (e ruleEntry) gpuField(r *analyze.Rule, k string, isNew bool) (err error) {
 		r.Summary, err = e.p.str(kv)
 	case "alert_on_no_data":
 		r.AlertOnNoData, err = e.p.boolean(kv)
+	case "notify":
+		var on bool
+		if on, err = e.p.boolean(kv); err == nil && !on {
+			if e.p.set.Quiet == nil {
+				e.p.set.Quiet = map[string]bool{}
+			}
+			e.p.set.Quiet[r.Name] = true
+		}
 	case "disabled":
 		var off bool
 		if off, err = e.p.boolean(kv); err == nil && off && !isNew {

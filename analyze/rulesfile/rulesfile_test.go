@@ -225,3 +225,27 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseNotify: notify: false names the rule in Set.Quiet and leaves it evaluated; true, or
+// no notify key, leaves it out; a value that is not a boolean is an error naming the key.
+func TestParseNotify(t *testing.T) {
+	set, err := Parse("rules.yaml", []byte("rules:\n  - name: gpu_underutilized\n    notify: false\n  - name: gpu_hot\n    notify: true\n"+
+		"  - name: gpu_very_hot\n    metric: temp_c\n    above: true\n    threshold: 90\n    notify: false\n"))
+	if err != nil {
+		t.Fatalf("Parse(notify) error: %v", err)
+	}
+	want := map[string]bool{analyze.RuleUnderutilized: true, "gpu_very_hot": true}
+	if len(set.Quiet) != len(want) || !set.Quiet[analyze.RuleUnderutilized] || !set.Quiet["gpu_very_hot"] {
+		t.Errorf("Parse(notify).Quiet = %v, want %v", set.Quiet, want)
+	}
+	if analyze.RuleByName(set.Rules, analyze.RuleUnderutilized) == nil || analyze.RuleByName(set.Rules, "gpu_very_hot") == nil {
+		t.Errorf("Parse(notify) rules = %v; a quiet rule is still evaluated", ruleNames(set.Rules))
+	}
+	if set, _ := Parse("rules.yaml", []byte(goodRules)); set.Quiet != nil {
+		t.Errorf("Parse(good).Quiet = %v, want nil", set.Quiet)
+	}
+	_, err = Parse("rules.yaml", []byte("rules:\n  - name: gpu_hot\n    notify: no-thanks\n"))
+	if err == nil || !strings.Contains(err.Error(), `rules.yaml line 3, column 13: notify: "no-thanks": write true or false`) {
+		t.Errorf("Parse(notify: no-thanks) error = %v, want it placed at the value, naming notify", err)
+	}
+}

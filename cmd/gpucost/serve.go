@@ -193,6 +193,14 @@ default), and alerts every target once per episode, naming the jobs hit and lowe
 move to. --rules FILE (as gpucost report alerts takes) sets that rule's threshold and window
 and the GPU alert rules of /api/v1/alerts and the dashboard.
 
+With --targets, the server also evaluates the GPU alert rules every --check-every over the
+last 6 hours of minute rollups and sends each episode (a rule on one GPU from its first firing
+minute; a flap within the rule's for is the same episode) once per target as it starts firing,
+and once as it goes no data under a rule with alert_on_no_data; a GPU that stops reporting is
+never "resolved". GPUs firing one rule together are one message naming up to 10 and how many
+more. --notify-resolved adds one message when a sent episode resolves; notify: false on a rule
+in --rules keeps it out; --notify-gpu-alerts=false sends none.
+
 With --pull-bills FILE, the server pulls the bills of the sources the file lists (s3://,
 gs://, azure:// prefixes where AWS Data Exports, Azure cost exports or a BigQuery export land;
 docs/bill-sources.md) at start and every --pull-every, importing the current delivery of each

@@ -16,11 +16,17 @@ import (
 // serveAlertOptions are gpucost serve's --rules and --alert-on-no-data: the GPU alert rules of
 // the alerts view and the dashboard, and the interruption rule checked over --jobs-store.
 type serveAlertOptions struct {
-	flags alertRulesFlags
-	set   rulesfile.Set // by load; the zero value keeps the defaults
+	flags    alertRulesFlags
+	set      rulesfile.Set // by load; the zero value keeps the defaults
+	notify   bool          // --notify-gpu-alerts (true unless given false): send the GPU alert rules' episodes to --targets; false in options built without flags
+	resolved bool          // --notify-resolved: and one message when a sent episode resolves
 }
 
-func (o *serveAlertOptions) add(cmd *cobra.Command) { o.flags.add(cmd, true) }
+func (o *serveAlertOptions) add(cmd *cobra.Command) {
+	o.flags.add(cmd, true)
+	cmd.Flags().BoolVar(&o.notify, "notify-gpu-alerts", true, "with --targets, send each GPU alert episode once as it starts firing (and no data under rules with alert_on_no_data), grouped per rule; a rule with notify: false in --rules is not sent")
+	cmd.Flags().BoolVar(&o.resolved, "notify-resolved", false, "with --targets, also send one message when a GPU alert episode sent as firing resolves")
+}
 
 // load reads the rules file.
 func (o *serveAlertOptions) load() (err error) {
@@ -30,10 +36,11 @@ func (o *serveAlertOptions) load() (err error) {
 	return err
 }
 
-// apply sets the server's alert rules and, with a jobs store and targets, its interruption
-// check over that store.
+// apply sets the server's alert rules and what of them it sends and, with a jobs store and
+// targets, its interruption check over that store.
 func (o *serveAlertOptions) apply(e *env, db storeDB, jobsStore string, so *server.Options) {
 	so.AlertRules = o.set.Rules
+	so.GPUAlerts = server.GPUAlerts{Quiet: o.set.Quiet, Resolved: o.resolved, Off: !o.notify}
 	if rule, on := interruptionRule(o.set.Interruptions); on && jobsStore != "" && len(so.Targets) > 0 {
 		so.SpotAlerts = e.spotAlertCheck(db, jobsStore, rule)
 	}

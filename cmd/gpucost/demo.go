@@ -103,8 +103,8 @@ func (e *env) loadDemo(ctx context.Context, end time.Time, days int, fresh bool)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "Imported %d dcgm-exporter lines: %d samples of %d GPUs over %d days.\n",
-			stats.Lines, stats.Samples, demo.GPUs(fleet), days)
+		fmt.Fprintf(e.stderr, "Imported %d samples of %d GPUs over %d days, one a minute: %d rollups.\n",
+			stats.Samples, demo.GPUs(fleet), days, stats.Rollups)
 		if err := e.loadDemoBill(ctx, db, load, fleet); err != nil {
 			return fmt.Errorf("load the demo bill: %w", err)
 		}

@@ -97,9 +97,14 @@ func (e *env) loadDemo(ctx context.Context, end time.Time, days int, fresh bool)
 			return err
 		}
 		fleet := load.Applied(demo.Fleet())
+		// The serving pool's files and the spot jobs' events need nothing from the store: they
+		// are written while the telemetry is stored, and said once it is.
+		sideFiles := make(chan demoSideFiles, 1)
+		go func() { sideFiles <- e.writeDemoSideFiles(ctx, load, fleet) }()
 		bar := e.progress(int64(days*24), "demo fleet → "+e.dbPath, false)
 		stats, err := load.ImportTelemetry(ctx, w, fleet, func() { bar.Add(1) })
 		bar.Finish()
+		side := <-sideFiles
 		if err != nil {
 			return err
 		}
@@ -108,11 +113,12 @@ func (e *env) loadDemo(ctx context.Context, end time.Time, days int, fresh bool)
 		if err := e.loadDemoBill(ctx, db, load, fleet); err != nil {
 			return fmt.Errorf("load the demo bill: %w", err)
 		}
+		if side.err != nil {
+			return side.err
+		}
+		fmt.Fprint(e.stderr, side.said)
 		if err := e.applyDemoStep(ctx, db, load); err != nil {
 			return fmt.Errorf("apply the demo's step: %w", err)
-		}
-		if err := e.writeDemoSpotJobs(ctx, load); err != nil {
-			return fmt.Errorf("write the demo's spot jobs: %w", err)
 		}
 		return load.MarkLoaded(ctx, db)
 	})

@@ -55,20 +55,22 @@ func (db *DB) WriteRollups(ctx context.Context, rs []gpucost.Rollup) (gpucost.Wr
 	if err != nil {
 		return st, fmt.Errorf("write rollups to %s: %w", db.Path, err)
 	}
-	items := make([]rowItem, len(rs))
-	for i := range rs {
-		r := &rs[i]
-		l := layoutOf(r.Width)
-		row, slot := l.rowOf(r.Start)
-		id := ids[r.Series]
-		items[i] = rowItem{hour: r.Width == time.Hour, key: l.key(id, row), series: id, row: row, slot: slot, i: i}
-	}
-	slices.SortFunc(items, func(a, b rowItem) int {
-		if a.hour != b.hour {
-			return cmpBool(a.hour, b.hour)
+	// Minutes first, then hours, each in the order written: a writer's rollups, series by
+	// series and each in time order, are then in order already, most often.
+	items := make([]rowItem, 0, len(rs))
+	for _, hour := range []bool{false, true} {
+		for i := range rs {
+			r := &rs[i]
+			if (r.Width == time.Hour) != hour {
+				continue
+			}
+			l := layoutOf(r.Width)
+			row, slot := l.rowOf(r.Start)
+			id := ids[r.Series]
+			items = append(items, rowItem{hour: hour, key: l.key(id, row), series: id, row: row, slot: slot, i: i})
 		}
-		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.slot, b.slot), cmp.Compare(a.i, b.i))
-	})
+	}
+	items = sortItems(items)
 	m, err := newRowMerger(ctx, tx)
 	if err != nil {
 		return st, fmt.Errorf("write rollups to %s: %w", db.Path, err)
@@ -88,6 +90,44 @@ func (db *DB) WriteRollups(ctx context.Context, rs []gpucost.Rollup) (gpucost.Wr
 		return gpucost.WriteStats{}, fmt.Errorf("write rollups to %s: commit: %w", db.Path, err)
 	}
 	return st, nil
+}
+
+// sortItems returns items in the order of cmpItems. A writer's rollups come series by series,
+// each in time order, and a series' row keys are a range of their own: items is then a few
+// stretches of one series each, in order, which are put in order of their first items rather
+// than sorted item by item.
+func sortItems(items []rowItem) []rowItem {
+	var runs [][]rowItem
+	for lo := 0; lo < len(items); {
+		hi := lo + 1
+		for hi < len(items) && items[hi].series == items[lo].series && items[hi].hour == items[lo].hour &&
+			cmpItems(items[hi-1], items[hi]) <= 0 {
+			hi++
+		}
+		runs = append(runs, items[lo:hi])
+		lo = hi
+	}
+	if len(runs) <= len(items)/16 {
+		slices.SortFunc(runs, func(a, b []rowItem) int { return cmpItems(a[0], b[0]) })
+		out := make([]rowItem, 0, len(items))
+		for _, r := range runs {
+			out = append(out, r...)
+		}
+		if slices.IsSortedFunc(out, cmpItems) {
+			return out
+		}
+	}
+	slices.SortFunc(items, cmpItems)
+	return items
+}
+
+// cmpItems orders rollups as they are merged: minutes before hours, then by row and slot, and
+// in the order written.
+func cmpItems(a, b rowItem) int {
+	if a.hour != b.hour {
+		return cmpBool(a.hour, b.hour)
+	}
+	return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.slot, b.slot), cmp.Compare(a.i, b.i))
 }
 
 func cmpBool(a, b bool) int {

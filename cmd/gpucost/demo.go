@@ -31,10 +31,10 @@ func newDemoCmd(e *env) *cobra.Command {
 		Long: `demo builds a month of telemetry for a realistic GPU fleet — 88 GPUs in five teams: small
 experiments on 4×V100 p3.8xlarge machines that use one GPU, a 40×A100 serving pool at about
 20% utilisation, notebooks idle every night and weekend, a weekly evaluation job holding
-8 A100s for 24 hours to work for 8, and a busy H100 training node — writes it as
-dcgm-exporter text with timestamps, imports that through the same path as
-"gpucost import telemetry", and prints the headline: GPUs, GPU-hours, idle share, idle cost
-per month and the top idle consumers. It also writes the fleet's AWS bill for the same hours as
+8 A100s for 24 hours to work for 8, and a busy H100 training node — stores the samples
+that "gpucost import telemetry" reads from its dcgm-exporter text, one scrape a minute, and
+prints the headline: GPUs, GPU-hours, idle share, idle cost per month and the top idle
+consumers. It also writes the fleet's AWS bill for the same hours as
 a FOCUS file beside the store, imports it through "gpucost import billing", and prints the spend
 by team with idle capacity apart and what the recommendations would save.
 

@@ -69,9 +69,14 @@ if untilIn "$work/out" "gpucost demo —" 120; then
 	if untilIn "$work/out" "Dashboard: http://" 60; then
 		addr=$(sed -n 's|.*Dashboard: http://\([^/]*\)/.*|\1|p' "$work/out")
 		token=$(sed -n 's|.*sign in with the token \([^ ]*\).*|\1|p' "$work/out")
-		until curl -sf -o /dev/null "http://$addr/login"; do sleep 0.05; done
-		serving=$(since "$t")
-		overview=$(curl -sf -o /dev/null -w '%{time_total}' -H "Authorization: Bearer $token" "http://$addr/api/v1/overview" || true)
+		for _ in $(seq 600); do
+			if curl -sf -o /dev/null "http://$addr/login"; then
+				serving=$(since "$t")
+				break
+			fi
+			sleep 0.05
+		done
+		[ -z "$serving" ] || overview=$(curl -sf -o /dev/null -w '%{time_total}' -H "Authorization: Bearer $token" "http://$addr/api/v1/overview" || true)
 	fi
 fi
 kill "$pid" 2>/dev/null || true

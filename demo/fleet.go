@@ -128,37 +128,105 @@ func (in Instance) UUID(gpu int) string {
 }
 
 // Samples calls emit for every sample of every GPU in the fleet from from to to, one every step,
-// in time order. Readings follow the workloads; power and temperature follow utilisation.
+// in time order. Readings follow the workloads; power and temperature follow utilisation. The
+// samples of one series share their Labels map: emit must not change it.
 func Samples(fleet []Instance, from, to time.Time, step time.Duration, emit func(gpucost.Sample)) {
-	rngs := make([]*rand.Rand, len(fleet))
-	for i := range fleet {
-		rngs[i] = rand.New(rand.NewPCG(uint64(i)+1, 42))
-	}
+	sc := newScraper(fleet)
+	var scrape []gpucost.Sample
 	for t := from; t.Before(to); t = t.Add(step) {
-		for i, in := range fleet {
-			for g := range in.GPUs {
-				util, mem, ok := in.Workload(g, t, rngs[i])
-				if !ok {
-					continue
-				}
-				emit(in.sample(g, t, util, mem))
-			}
+		scrape = sc.scrape(scrape[:0], t)
+		for _, s := range scrape {
+			emit(s)
 		}
 	}
 }
 
-func (in Instance) sample(g int, t time.Time, util, mem float64) gpucost.Sample {
-	s := gpucost.NewSample(t, gpucost.GPU{UUID: in.UUID(g), Host: in.Host, Model: in.GPUModel, Index: g})
+// scraper makes the fleet's samples one time at a time, oldest first: each instance draws its
+// readings from its own random source, seeded by its place in the fleet, so the same period
+// gives the same samples. It keeps each GPU's identity and labels, which do not change between
+// scrapes (a job label changes with the job).
+type scraper struct {
+	fleet  []Instance
+	rngs   []*rand.Rand
+	gpus   [][]gpucost.GPU  // per instance, per GPU index
+	labels []gpucost.Labels // per instance: the labels of its latest sample
+	jobs   []string         // per instance with a Job: the job its labels name
+}
+
+func newScraper(fleet []Instance) *scraper {
+	sc := &scraper{fleet: fleet, rngs: make([]*rand.Rand, len(fleet)), gpus: make([][]gpucost.GPU, len(fleet)),
+		labels: make([]gpucost.Labels, len(fleet)), jobs: make([]string, len(fleet))}
+	for i, in := range fleet {
+		sc.rngs[i] = rand.New(rand.NewPCG(uint64(i)+1, 42))
+		for g := range in.GPUs {
+			sc.gpus[i] = append(sc.gpus[i], in.gpu(g))
+		}
+	}
+	return sc
+}
+
+// scrape appends the samples of every running GPU of the fleet at t to buf.
+func (sc *scraper) scrape(buf []gpucost.Sample, t time.Time) []gpucost.Sample {
+	for i, in := range sc.fleet {
+		for g := range in.GPUs {
+			util, mem, ok := in.Workload(g, t, sc.rngs[i])
+			if !ok {
+				continue
+			}
+			s := gpucost.NewSample(t, sc.gpus[i][g])
+			in.read(&s, util, mem)
+			s.Labels = sc.labelsAt(i, t)
+			buf = append(buf, s)
+		}
+	}
+	return buf
+}
+
+// labelsAt returns the labels of instance i's samples at t, made anew only when its job changes.
+func (sc *scraper) labelsAt(i int, t time.Time) gpucost.Labels {
+	in := &sc.fleet[i]
+	job := ""
+	if in.Job != nil {
+		job = in.Job(t)
+	}
+	if sc.labels[i] == nil || job != sc.jobs[i] {
+		sc.labels[i], sc.jobs[i] = in.labels(job), job
+	}
+	return sc.labels[i]
+}
+
+func (in Instance) gpu(g int) gpucost.GPU {
+	return gpucost.GPU{UUID: in.UUID(g), Host: in.Host, Model: in.GPUModel, Index: g}
+}
+
+// read sets the readings of s from its utilisation and memory: power and temperature follow
+// utilisation.
+func (in Instance) read(s *gpucost.Sample, util, mem float64) {
 	s.Util = util
 	s.MemUsedMiB = mem
 	s.MemTotalMiB = in.MemTotalMiB
 	idleW := in.TDPW * 0.15
 	s.PowerW = math.Round((idleW+(in.TDPW*0.85-idleW)*util/100)*1000) / 1000
 	s.TempC = math.Round(32 + 45*util/100)
-	s.Labels = gpucost.Labels{gpucost.LabelNamespace: in.Namespace, gpucost.LabelPod: in.Pod, gpucost.LabelContainer: in.Namespace}
+}
+
+// labels are the labels of the instance's samples while job runs ("" for none).
+func (in Instance) labels(job string) gpucost.Labels {
+	l := gpucost.Labels{gpucost.LabelNamespace: in.Namespace, gpucost.LabelPod: in.Pod, gpucost.LabelContainer: in.Namespace}
 	if in.Job != nil {
-		s.Labels[gpucost.LabelJob] = in.Job(t)
+		l[gpucost.LabelJob] = job
 	}
+	return l
+}
+
+func (in Instance) sample(g int, t time.Time, util, mem float64) gpucost.Sample {
+	s := gpucost.NewSample(t, in.gpu(g))
+	in.read(&s, util, mem)
+	job := ""
+	if in.Job != nil {
+		job = in.Job(t)
+	}
+	s.Labels = in.labels(job)
 	return s
 }
 

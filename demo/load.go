@@ -3,7 +3,6 @@ package demo
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 	"github.com/gpucost/gpucost/billing/focus"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/telemetry"
-	"github.com/gpucost/gpucost/telemetry/teleimport"
 )
 
 // Version names the demo fleet's definition; a store holding another is rebuilt.
@@ -47,21 +45,72 @@ func (l Load) MarkLoaded(ctx context.Context, db gpucost.SettingStore) error {
 	return db.SetSetting(ctx, settingKey, l.stamp())
 }
 
-// ImportTelemetry writes the fleet's samples of the load as dcgm-exporter text into a pipe, one
-// scrape a minute, and imports the other end into w through teleimport, the path of gpucost
-// import telemetry; w is closed. hour is called at the start of each hour after the first. A
-// skipped line is an error: the demo writes none.
-func (l Load) ImportTelemetry(ctx context.Context, w *telemetry.Writer, fleet []Instance, hour func()) (teleimport.Stats, error) {
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(WriteScrapes(pw, fleet, l.From(), l.End, hour)) }()
-	st, err := teleimport.Import(ctx, w, pr, "demo-fleet.prom", teleimport.Options{Format: teleimport.DCGM})
-	pr.CloseWithError(io.ErrClosedPipe)
-	if err != nil {
+// TelemetryStats is what storing a load's telemetry did.
+type TelemetryStats struct {
+	Samples  int // samples written
+	Rollups  int // rollups written (new, merged or replaced)
+	Repeated int // rollups the store held already
+}
+
+// ImportTelemetry writes the fleet's samples of the load into w, one scrape a minute, and closes
+// w; hour is called at the start of each hour after the first. They are the samples, in the
+// order, that gpucost import telemetry reads from the load's dcgm-exporter text (WriteScrapes),
+// so the store holds what that import would store (TestImportTelemetryIsTheImportPath); the demo
+// skips writing and parsing 17 M lines of text. The next hour's samples are made while w writes
+// the last. A skipped sample is an error: the demo makes none.
+func (l Load) ImportTelemetry(ctx context.Context, w *telemetry.Writer, fleet []Instance, hour func()) (TelemetryStats, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	hours := make(chan []gpucost.Sample, 1)
+	spent := make(chan []gpucost.Sample, 2)
+	spent <- nil
+	spent <- nil
+	go func() {
+		defer close(hours)
+		sc := newScraper(fleet)
+		for at := l.From(); at.Before(l.End); {
+			var buf []gpucost.Sample
+			select {
+			case buf = <-spent:
+			case <-ctx.Done():
+				return
+			}
+			buf = buf[:0]
+			end := at.Truncate(time.Hour).Add(time.Hour)
+			if end.After(l.End) {
+				end = l.End
+			}
+			for ; at.Before(end); at = at.Add(time.Minute) {
+				buf = sc.scrape(buf, at)
+			}
+			select {
+			case hours <- buf:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var st TelemetryStats
+	first := true
+	for buf := range hours {
+		if !first {
+			hour()
+		}
+		first = false
+		if err := w.Add(ctx, buf...); err != nil {
+			return st, fmt.Errorf("load the demo fleet: %w", err)
+		}
+		st.Samples += len(buf)
+		spent <- buf
+	}
+	if err := w.Close(ctx); err != nil {
 		return st, fmt.Errorf("load the demo fleet: %w", err)
 	}
-	if st.Skipped > 0 {
-		return st, fmt.Errorf("load the demo fleet: %d lines skipped, first: %v", st.Skipped, st.Skips[0])
+	if n := w.Skipped(); n > 0 {
+		return st, fmt.Errorf("load the demo fleet: %d samples skipped, first: %v", n, w.Skips()[0])
 	}
+	ws := w.Stats()
+	st.Rollups, st.Repeated = ws.Written+ws.Merged+ws.Replaced, ws.Unchanged
 	return st, nil
 }
 

@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -85,12 +86,33 @@ func (l Load) runEvents(j spotJob, i int, r spotRun) []spot.Event {
 	return append(evs, exit)
 }
 
-// WriteSpotJobs stores the demo's spot job events in store, as gpucost run does, and returns how
-// many it wrote.
+// spotWriters is how many events WriteSpotJobs stores at once: a file store syncs each one
+// to disk, and the syncs overlap.
+const spotWriters = 16
+
+// WriteSpotJobs stores the demo's spot job events in store, as gpucost run does, several at a
+// time, and returns how many it wrote.
 func (l Load) WriteSpotJobs(ctx context.Context, store gpucost.ObjectStore) (int, error) {
 	evs := l.SpotJobEvents()
+	next := make(chan spot.Event)
+	errs := make([]error, spotWriters)
+	var wg sync.WaitGroup
+	for i := range spotWriters {
+		wg.Go(func() {
+			for ev := range next {
+				if errs[i] == nil {
+					errs[i] = spot.PutEvent(ctx, store, ev)
+				}
+			}
+		})
+	}
 	for _, ev := range evs {
-		if err := spot.PutEvent(ctx, store, ev); err != nil {
+		next <- ev
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return 0, err
 		}
 	}

@@ -56,3 +56,6 @@ if command -v node >/dev/null && command -v npm >/dev/null; then
 else
 	echo "gpucost against DuckDB: skipped, node and npm are not on the PATH (hack/bench-duckdb/run.sh needs them)"
 fi
+
+echo
+"$(dirname "$0")/bench-demo.sh"

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -55,26 +54,38 @@ func (db *DB) WriteRollups(ctx context.Context, rs []gpucost.Rollup) (gpucost.Wr
 	if err != nil {
 		return st, fmt.Errorf("write rollups to %s: %w", db.Path, err)
 	}
-	items := make([]rowItem, len(rs))
-	for i := range rs {
-		r := &rs[i]
-		l := layoutOf(r.Width)
-		row, slot := l.rowOf(r.Start)
-		id := ids[r.Series]
-		items[i] = rowItem{hour: r.Width == time.Hour, key: l.key(id, row), series: id, row: row, slot: slot, i: i}
-	}
-	slices.SortFunc(items, func(a, b rowItem) int {
-		if a.hour != b.hour {
-			return cmpBool(a.hour, b.hour)
+	// Minutes first, then hours, each in the order written: a writer's rollups, series by
+	// series and each in time order, are then in order already, most often.
+	items := make([]rowItem, 0, len(rs))
+	for _, hour := range []bool{false, true} {
+		for i := range rs {
+			r := &rs[i]
+			if (r.Width == time.Hour) != hour {
+				continue
+			}
+			l := layoutOf(r.Width)
+			row, slot := l.rowOf(r.Start)
+			id := ids[r.Series]
+			items = append(items, rowItem{hour: hour, key: l.key(id, row), series: id, row: row, slot: slot, i: i})
 		}
-		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.slot, b.slot), cmp.Compare(a.i, b.i))
-	})
+	}
+	items = sortItems(items)
 	m, err := newRowMerger(ctx, tx)
 	if err != nil {
 		return st, fmt.Errorf("write rollups to %s: %w", db.Path, err)
 	}
 	defer m.close()
-	for lo := 0; lo < len(items); {
+	for lo, end := 0, 0; lo < len(items); {
+		if lo == end {
+			// A new stretch of rows of one series and width, no more than maxGap rows apart:
+			// its stored rows in one read.
+			for end = lo + 1; end < len(items) && items[end].hour == items[lo].hour && items[end].series == items[lo].series &&
+				items[end].key-items[end-1].key <= maxGap; end++ {
+			}
+			if err := m.fetch(ctx, items[lo], items[end-1].key); err != nil {
+				return gpucost.WriteStats{}, fmt.Errorf("write rollups to %s: %w", db.Path, err)
+			}
+		}
 		hi := lo + 1
 		for hi < len(items) && items[hi].hour == items[lo].hour && items[hi].key == items[lo].key {
 			hi++
@@ -88,6 +99,44 @@ func (db *DB) WriteRollups(ctx context.Context, rs []gpucost.Rollup) (gpucost.Wr
 		return gpucost.WriteStats{}, fmt.Errorf("write rollups to %s: commit: %w", db.Path, err)
 	}
 	return st, nil
+}
+
+// sortItems returns items in the order of cmpItems. A writer's rollups come series by series,
+// each in time order, and a series' row keys are a range of their own: items is then a few
+// stretches of one series each, in order, which are put in order of their first items rather
+// than sorted item by item.
+func sortItems(items []rowItem) []rowItem {
+	var runs [][]rowItem
+	for lo := 0; lo < len(items); {
+		hi := lo + 1
+		for hi < len(items) && items[hi].series == items[lo].series && items[hi].hour == items[lo].hour &&
+			cmpItems(items[hi-1], items[hi]) <= 0 {
+			hi++
+		}
+		runs = append(runs, items[lo:hi])
+		lo = hi
+	}
+	if len(runs) <= len(items)/16 {
+		slices.SortFunc(runs, func(a, b []rowItem) int { return cmpItems(a[0], b[0]) })
+		out := make([]rowItem, 0, len(items))
+		for _, r := range runs {
+			out = append(out, r...)
+		}
+		if slices.IsSortedFunc(out, cmpItems) {
+			return out
+		}
+	}
+	slices.SortFunc(items, cmpItems)
+	return items
+}
+
+// cmpItems orders rollups as they are merged: minutes before hours, then by row and slot, and
+// in the order written.
+func cmpItems(a, b rowItem) int {
+	if a.hour != b.hour {
+		return cmpBool(a.hour, b.hour)
+	}
+	return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.slot, b.slot), cmp.Compare(a.i, b.i))
 }
 
 func cmpBool(a, b bool) int {
@@ -107,9 +156,14 @@ func layoutOf(width time.Duration) rowLayout {
 	return minuteRows
 }
 
+// maxGap is how many rows apart two rows of a series written at once may be and still be read
+// in one range: the rows between are read too.
+const maxGap = 16
+
 // rowMerger reads, merges and writes packed rows within one transaction.
 type rowMerger struct {
-	get, put [2]*sql.Stmt // [0] minute rows, [1] hour rows
+	get, put [2]*sql.Stmt     // [0] minute rows, [1] hour rows
+	stored   map[int64][]byte // the stored rows of the stretch being merged, by key
 	slots    [maxSlots]gpucost.Rollup
 	row      rowBuf // decodes stored rows, each with new histograms
 	buf      []byte
@@ -117,10 +171,10 @@ type rowMerger struct {
 }
 
 func newRowMerger(ctx context.Context, tx *sql.Tx) (*rowMerger, error) {
-	m := &rowMerger{split: map[splitKey]bool{}}
+	m := &rowMerger{split: map[splitKey]bool{}, stored: map[int64][]byte{}}
 	for i, l := range []rowLayout{minuteRows, hourRows} {
 		var err error
-		if m.get[i], err = tx.PrepareContext(ctx, `SELECT data FROM `+l.table+` WHERE key = ?`); err != nil {
+		if m.get[i], err = tx.PrepareContext(ctx, `SELECT key, data FROM `+l.table+` WHERE key BETWEEN ? AND ?`); err != nil {
 			m.close()
 			return nil, err
 		}
@@ -148,7 +202,7 @@ func (m *rowMerger) mergeRow(ctx context.Context, items []rowItem, rs []gpucost.
 	if first.hour {
 		l, which = hourRows, 1
 	}
-	present, err := m.load(ctx, l, which, first, rs[first.i].Series)
+	present, err := m.load(l, first, rs[first.i].Series)
 	if err != nil {
 		return fmt.Errorf("read %s row %d: %w", l.table, first.key, err)
 	}
@@ -194,15 +248,36 @@ func (m *rowMerger) mergeRow(ctx context.Context, items []rowItem, rs []gpucost.
 	return nil
 }
 
-// load decodes the stored row of it into m.slots and returns which slots it holds.
-func (m *rowMerger) load(ctx context.Context, l rowLayout, which int, it rowItem, s *gpucost.Series) (present uint64, err error) {
-	var data []byte
-	err = m.get[which].QueryRowContext(ctx, it.key).Scan(&data)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
+// fetch reads the stored rows from first's to key last of first's table into m.stored: a
+// stretch of rows of one series takes one read, rather than one a row.
+func (m *rowMerger) fetch(ctx context.Context, first rowItem, last int64) error {
+	which := 0
+	if first.hour {
+		which = 1
 	}
+	clear(m.stored)
+	rows, err := m.get[which].QueryContext(ctx, first.key, last)
 	if err != nil {
-		return 0, err
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key int64
+		var data []byte
+		if err := rows.Scan(&key, &data); err != nil {
+			return err
+		}
+		m.stored[key] = data
+	}
+	return rows.Err()
+}
+
+// load decodes the stored row of it, fetched into m.stored, into m.slots and returns which
+// slots it holds.
+func (m *rowMerger) load(l rowLayout, it rowItem, s *gpucost.Series) (present uint64, err error) {
+	data, ok := m.stored[it.key]
+	if !ok {
+		return 0, nil
 	}
 	if err := decodeRow(data, &m.row); err != nil {
 		return 0, err

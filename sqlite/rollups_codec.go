@@ -99,9 +99,10 @@ func intField(r *gpucost.Rollup, col int) uint64 {
 	return uint64(r.IdleMinutes)
 }
 
-func floatField(r *gpucost.Rollup, col int) float64 {
+// floatFields returns r's float columns, in column order.
+func floatFields(r *gpucost.Rollup) [numFloatCols]float64 {
 	return [numFloatCols]float64{r.UtilSum, r.UtilMax, r.UtilP50, r.UtilP95, r.MemMaxMiB, r.MemP95MiB,
-		r.MemTotalMiB, r.PowerSum, r.PowerMax, r.TempMaxC, r.SMActiveSum, r.SMOccupancySum, r.GrEngineActiveSum}[col]
+		r.MemTotalMiB, r.PowerSum, r.PowerMax, r.TempMaxC, r.SMActiveSum, r.SMOccupancySum, r.GrEngineActiveSum}
 }
 
 // encodeRow packs slots[i] for each bit i of present into a row, appended to b[:0].
@@ -113,18 +114,20 @@ func encodeRow(b []byte, slots []gpucost.Rollup, present uint64) []byte {
 		rs = append(rs, &slots[bits.TrailingZeros64(p)])
 	}
 	var ints [maxSlots]uint64
-	var floats [maxSlots]float64
 	for col := range numIntCols {
 		for k, r := range rs {
 			ints[k] = intField(r, col)
 		}
 		b = appendIntColumn(b, ints[:len(rs)])
 	}
-	for col := range numFloatCols {
-		for k, r := range rs {
-			floats[k] = floatField(r, col)
+	var floats [numFloatCols][maxSlots]float64 // by column, then slot: each rollup read once
+	for k, r := range rs {
+		for col, v := range floatFields(r) {
+			floats[col][k] = v
 		}
-		b = appendFloatColumn(b, floats[:len(rs)])
+	}
+	for col := range numFloatCols {
+		b = appendFloatColumn(b, floats[col][:len(rs)])
 	}
 	var withHist uint64
 	for k, r := range rs {

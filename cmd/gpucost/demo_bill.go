@@ -16,8 +16,8 @@ func (e *env) demoFiles() demo.Files {
 }
 
 // loadDemoBill writes the demo fleet's AWS bill of load as a FOCUS 1.2 file, ties the
-// instances to their hosts, imports the bill through the same path as gpucost import billing,
-// and writes the serving pool's files.
+// instances to their hosts, and imports the bill through the same path as gpucost import
+// billing.
 func (e *env) loadDemoBill(ctx context.Context, db storeDB, load demo.Load, fleet []demo.Instance) error {
 	files := e.demoFiles()
 	if err := load.WriteBill(ctx, db, files.Bill, fleet); err != nil {
@@ -33,11 +33,6 @@ func (e *env) loadDemoBill(ctx context.Context, db storeDB, load demo.Load, flee
 	for _, t := range all[0].Totals {
 		fmt.Fprintf(e.stderr, "Imported the demo bill %s: %d FOCUS rows, %s %s billed.\n", files.Bill, all[0].Rows, t.Currency, t.BilledCost.Fixed(2))
 	}
-	if err := load.WriteServing(files, fleet); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "Wrote the serving pool's requests a minute to %s and %s: gpucost recommend --db %s --serving %s\n",
-		files.Requests, files.Serving, e.dbPath, files.Serving)
 	return nil
 }
 

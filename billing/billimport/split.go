@@ -126,11 +126,11 @@ func readSplit(r io.ReaderAt, size int64, name string, rd format, o Options, agg
 	errs := make([]error, len(spans))
 	var failed atomic.Bool
 	var wg sync.WaitGroup
+	aggs[0] = agg
+	for i := range spans[1:] {
+		aggs[i+1] = &billing.Aggregator{Grain: agg.Grain}
+	}
 	for i, sp := range spans {
-		aggs[i] = agg
-		if i > 0 {
-			aggs[i] = &billing.Aggregator{Grain: agg.Grain}
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -50,6 +50,7 @@ type Aggregator struct {
 	cells   map[cellKey]int32 // every cell but the dims' recent ones; no pointers, so the collector skips it
 	blocks  [][]cell          // the cells, blockSize to a block: growing never copies them
 	ncells  int
+	holes   int // cells that hold no line: a merged part's (merge.go)
 	totals  gpucost.CostTotals
 	rows    int
 	started bool
@@ -362,7 +363,7 @@ func mod(a, b int64) int64 {
 func (a *Aggregator) Rows() int { return a.rows }
 
 // Len returns the number of aggregated lines.
-func (a *Aggregator) Len() int { return a.ncells }
+func (a *Aggregator) Len() int { return a.ncells - a.holes }
 
 // Totals returns the exact sums of BilledCost and EffectiveCost per currency, by currency.
 func (a *Aggregator) Totals() []gpucost.CostTotal { return a.totals.Sorted() }
@@ -401,10 +402,11 @@ type lineOrder struct {
 // and period end.
 func (a *Aggregator) order() []lineOrder {
 	rank := a.dimRanks()
-	order := make([]lineOrder, a.ncells)
-	for i := range order {
-		c := a.cell(int32(i))
-		order[i] = lineOrder{c.start, rank[c.dim], int32(i)}
+	order := make([]lineOrder, 0, a.Len())
+	for i := range a.ncells {
+		if c := a.cell(int32(i)); c.rows > 0 {
+			order = append(order, lineOrder{c.start, rank[c.dim], int32(i)})
+		}
 	}
 	slices.SortFunc(order, func(x, y lineOrder) int {
 		if c := cmp.Or(cmp.Compare(x.start, y.start), cmp.Compare(x.rank, y.rank)); c != 0 {

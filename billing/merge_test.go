@@ -45,13 +45,36 @@ func mergeRows() []gpucost.CostLine {
 // totals of one aggregator reading the whole file, wherever it is split and into however many
 // parts.
 func TestAggregatorMerge(t *testing.T) {
-	rows := mergeRows()
+	testMerge(t, mergeRows(), [][]int{{0}, {1}, {100}, {101}, {252}, {503}, {504}, {50, 200, 400}, {0, 0, 300}})
+}
+
+// Bills of many lines that seldom merge fill many blocks of tuples and cells in each part, which
+// the merge takes over as they are.
+func TestAggregatorMergeBlocks(t *testing.T) {
+	day := time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC)
+	var rows []gpucost.CostLine
+	for i := range 30_000 {
+		r := i % 9_000
+		if i%7 == 0 {
+			r = i % 50 // lines many parts share
+		}
+		start := day.AddDate(0, 0, i/9_000)
+		rows = append(rows, gpucost.CostLine{Provider: "AWS", ResourceID: fmt.Sprintf("i-%d", r), SkuID: "A",
+			ChargePeriodStart: start, ChargePeriodEnd: start.Add(time.Hour), BilledCost: gpucost.USD(int64(i + 1)), ConsumedQuantity: 1})
+	}
+	testMerge(t, rows, [][]int{{5_000}, {4_096, 8_192}, {10_000, 20_000, 25_000}, {1, 2, 29_999}})
+}
+
+// testMerge checks that the aggregators of rows cut at each set of cuts, merged in order, give
+// the lines of one aggregator of all the rows.
+func testMerge(t *testing.T, rows []gpucost.CostLine, cutSets [][]int) {
+	t.Helper()
 	var whole billing.Aggregator
 	for i := range rows {
 		whole.Add(&rows[i])
 	}
 	want := collect(&whole)
-	for _, cuts := range [][]int{{0}, {1}, {100}, {101}, {len(rows) / 2}, {len(rows) - 1}, {len(rows)}, {50, 200, 400}, {0, 0, 300}} {
+	for _, cuts := range cutSets {
 		t.Run(fmt.Sprint(cuts), func(t *testing.T) {
 			parts := make([]billing.Aggregator, len(cuts)+1)
 			from := 0

@@ -429,6 +429,9 @@ const collectAt = 1 << 16
 // dimRanks returns each dimension tuple's place in the order of resource, SKU and id: the lines'
 // order within a period start, so that sorting the lines compares numbers, not strings.
 func (a *Aggregator) dimRanks() []int32 {
+	if a.ndims >= compactRanksAt {
+		return a.dimRanksCompact()
+	}
 	type entry struct { // 24 bytes: the SKU is read from the tuple when resources tie
 		resource string
 		id       int32
@@ -448,6 +451,45 @@ func (a *Aggregator) dimRanks() []int32 {
 		rank[e.id] = int32(r)
 	}
 	return rank
+}
+
+// compactRanksAt is the tuples from which dimRanks sorts their numbers alone, 4 bytes a tuple,
+// reading each one's resource from the tuple, where the entries hold it (24 bytes): a quarter
+// slower, but 200 MB less at 10 M tuples, when ranking is a large import's peak.
+var compactRanksAt = 1 << 22
+
+// dimRanksCompact is dimRanks for many tuples.
+func (a *Aggregator) dimRanksCompact() []int32 {
+	ids := make([]int32, a.ndims)
+	for i := range ids {
+		ids[i] = int32(i)
+	}
+	slices.SortFunc(ids, func(x, y int32) int {
+		dx, dy := a.dimAt(x), a.dimAt(y)
+		return cmp.Or(strings.Compare(dx.resourceID, dy.resourceID), strings.Compare(dx.sku, dy.sku), cmp.Compare(x, y))
+	})
+	invert(ids)
+	return ids
+}
+
+// invert turns the permutation p (p[rank] = id) into its inverse (p[id] = rank) in place,
+// following each cycle once; an entry done is marked by its bits complemented.
+func invert(p []int32) {
+	for start := range p {
+		if p[start] < 0 {
+			continue
+		}
+		prev, cur := int32(start), p[start]
+		for cur != int32(start) {
+			next := p[cur]
+			p[cur] = ^prev
+			prev, cur = cur, next
+		}
+		p[start] = ^prev
+	}
+	for i := range p {
+		p[i] = ^p[i]
+	}
 }
 
 func (a *Aggregator) fill(l *gpucost.CostLine, c *cell) {

@@ -113,3 +113,18 @@ func collect(a *billing.Aggregator) []string {
 	}
 	return out
 }
+
+// The ranks of many tuples, sorted by number alone, are those the entries' sort gives.
+func TestDimRanksCompact(t *testing.T) {
+	var a billing.Aggregator
+	day := time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC)
+	for i := range 5000 {
+		r := (i * 7919) % 1200
+		l := gpucost.CostLine{ResourceID: fmt.Sprintf("i-%d", r), SkuID: fmt.Sprint("S", i%3), PricingCategory: fmt.Sprint(i % 2),
+			ChargePeriodStart: day, ChargePeriodEnd: day.Add(time.Hour), BilledCost: gpucost.USD(1)}
+		a.Add(&l)
+	}
+	if got, want := billing.DimRanksCompact(&a), billing.DimRanks(&a); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("dimRanksCompact = %v, want dimRanks' %v", got, want)
+	}
+}

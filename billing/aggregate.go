@@ -50,7 +50,8 @@ type Aggregator struct {
 	cells   map[cellKey]int32 // every cell but the dims' recent ones; no pointers, so the collector skips it
 	blocks  [][]cell          // the cells, blockSize to a block: growing never copies them
 	ncells  int
-	holes   int // cells that hold no line: a merged part's (merge.go)
+	holes   int         // cells that hold no line: a merged part's (merge.go)
+	sorted  []lineOrder // the lines in the order Lines gives, once it is called: an import reads them twice
 	totals  gpucost.CostTotals
 	rows    int
 	started bool
@@ -372,14 +373,17 @@ func (a *Aggregator) Totals() []gpucost.CostTotal { return a.totals.Sorted() }
 // reused: it is valid until the next one is asked for. Rows says how many lines each sums. Once
 // Lines is called, no more lines may be added.
 func (a *Aggregator) Lines() iter.Seq[*gpucost.CostLine] {
-	a.cells, a.dims, a.ctxs, a.slots = nil, dimTable{}, nil, nil // the lines are final: let the collector have the indexes
-	if a.ncells >= collectAt {
-		// Storing is when an import holds the most: the lines, their order and the store's
-		// chunk. Collecting now sets the collector's next goal by what the lines hold, without
-		// the indexes just dropped and the reader's garbage.
-		runtime.GC()
+	if a.sorted == nil {
+		a.cells, a.dims, a.ctxs, a.slots = nil, dimTable{}, nil, nil // the lines are final: let the collector have the indexes
+		if a.ncells >= collectAt {
+			// Storing is when an import holds the most: the lines, their order and the store's
+			// chunk. Collecting now sets the collector's next goal by what the lines hold, without
+			// the indexes just dropped and the reader's garbage.
+			runtime.GC()
+		}
+		a.sorted = a.order()
 	}
-	order := a.order()
+	order := a.sorted
 	return func(yield func(*gpucost.CostLine) bool) {
 		var l gpucost.CostLine
 		for _, o := range order {

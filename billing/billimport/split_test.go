@@ -38,7 +38,7 @@ func splitting(t *testing.T, min int64) {
 // stats.
 func readText(t *testing.T, path string) ([]string, Stats) {
 	t.Helper()
-	fr, err := (&Importer{}).readFile(Source{Path: path, Name: "bill.csv"}, Options{})
+	fr, err := (&Importer{}).readFile(Source{Path: path, Name: "bill.csv"}, Options{}, nil)
 	if err != nil {
 		t.Fatalf("readFile(%s): %v", path, err)
 	}

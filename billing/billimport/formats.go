@@ -75,6 +75,7 @@ var formats = map[string]format{
 			return bytes.Contains(first, []byte("line_item_")) || bytes.Contains(first, []byte("lineItem/")) ||
 				slices.ContainsFunc(columns, func(c string) bool { return strings.HasPrefix(c, "line_item_") })
 		},
+		split: true,
 	},
 	"azure": {
 		read: func(r io.Reader, name string, _ Options, emit emitFunc) (Stats, error) {

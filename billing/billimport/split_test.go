@@ -61,6 +61,7 @@ func TestReadSplitSameLines(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, path string }{
 		{"sample", focusSample},
+		{"CUR sample", curSample},
 		{"generated", writeFile(t, "gen.csv", gen.Bytes())},
 		{"lines that tie", writeFile(t, "ties.csv", tieRows(3000))},
 	} {

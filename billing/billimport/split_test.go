@@ -3,9 +3,11 @@ package billimport
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,6 +64,7 @@ func TestReadSplitSameLines(t *testing.T) {
 	for _, tc := range []struct{ name, path string }{
 		{"sample", focusSample},
 		{"CUR sample", curSample},
+		{"CUR sample many times", writeFile(t, "cur.csv", curCopies(t, 300))},
 		{"generated", writeFile(t, "gen.csv", gen.Bytes())},
 		{"lines that tie", writeFile(t, "ties.csv", tieRows(3000))},
 	} {
@@ -89,6 +92,34 @@ func TestReadSplitSameLines(t *testing.T) {
 			}
 		})
 	}
+}
+
+// curCopies is the CUR sample's rows n times over, each copy's resources numbered apart (one
+// in 37), so that lines both merge across parts and stay apart.
+func curCopies(t *testing.T, n int) []byte {
+	t.Helper()
+	records, err := csv.NewReader(bytes.NewReader(readFile(t, curSample))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(records[0], "line_item_resource_id")
+	if col < 0 {
+		t.Fatalf("the CUR sample has no line_item_resource_id")
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write(records[0])
+	for i := range n {
+		for _, r := range records[1:] {
+			r = slices.Clone(r)
+			if r[col] != "" {
+				r[col] += fmt.Sprint("-", i%37)
+			}
+			w.Write(r)
+		}
+	}
+	w.Flush()
+	return b.Bytes()
 }
 
 // tieRows is a FOCUS bill of rows of four resources, one SKU and three days, in seven tag

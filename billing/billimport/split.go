@@ -47,7 +47,7 @@ func splitParts(size int64) int {
 	return int(min(int64(runtime.GOMAXPROCS(0)), size/max(splitMin, 1), maxParts))
 }
 
-// splitCSV returns the header of the CSV file r of size bytes (its first line, with its line
+// splitCSV returns the header of the CSV file r of size bytes (its first record, with its line
 // end) and up to n spans of its rows, each starting after a line end; ok is false when the file
 // is not split: a gzip stream, a header the CSV scanner does not read as one record, or no line
 // ends to split at.

@@ -165,7 +165,7 @@ func (b *batch) release() {
 }
 
 // readFile detects src's format, reads its rows into an Aggregator and reconciles the totals.
-// large is called when the file holds tightAt lines or more, before they are ordered.
+// large is called when the file holds tightAt lines or more.
 func (im *Importer) readFile(src Source, o Options, large func()) (*fileRead, error) {
 	format := o.Format
 	if format == "" || format == "auto" {
@@ -187,7 +187,7 @@ func (im *Importer) readFile(src Source, o Options, large func()) (*fileRead, er
 		large()
 	}
 	var id gpucost.BillIdentity
-	for l := range f.agg.Lines() {
+	for l := range f.agg.Coverage() {
 		id.Add(l)
 	}
 	id.Describe(&f.imp, format)
@@ -341,7 +341,7 @@ func (b *batch) groupImport(g []*fileRead) gpucost.CostImport {
 	imp.Rows = 0
 	sums := sha256.New()
 	for _, f := range g {
-		for l := range f.agg.Lines() {
+		for l := range f.agg.Coverage() {
 			id.Add(l)
 		}
 		for _, t := range f.agg.Totals() {

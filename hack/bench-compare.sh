@@ -32,6 +32,8 @@ fleet=$($go test ./billing/billimport -run '^$' -bench 'ImportFleet' -benchtime 
 pq=$($go test ./billing/focus -run '^$' -bench 'ReadParquet$' -cpu 1 2>&1)
 sq=$($go test ./sqlite -run '^$' -bench 'PutCosts$' -benchtime 3x 2>&1)
 pg=$($go test ./postgres -run '^$' -bench 'StorePutCosts$' -benchtime 3x 2>&1 || true)
+pgcpu=$($go test ./postgres -run '^$' -bench 'PutCostsCPU$' -benchtime 2x 2>&1 || true)
+split=$($go test ./billing/billimport -run '^$' -bench 'ReadSplit' -benchtime 2x -cpu 1,2 2>&1)
 
 # per1M LINES_PER_S prints the seconds 1 M lines take at that rate.
 per1M() { [ -n "$1" ] && awk -v r="$1" 'BEGIN { printf "%.2f", 1e6 / r }'; }
@@ -44,6 +46,13 @@ row "import 1 M distinct rows: SQLite store, CPU seconds" "<= 2 s" "$(metric "$f
 row "import 1 M distinct rows: test process peak RSS, MiB" "< 300 MB" "$(metric "$fleet" 'ImportFleet/distinct' peak-RSS-MiB)" "m < 286"
 row "store 1 M lines, SQLite, s (from PutCosts' lines/s)" "<= 2 s" "$(per1M "$(metric "$sq" 'PutCosts' lines/s)")" "m <= 2"
 row "store 1 M lines, PostgreSQL COPY, s (StorePutCosts' lines/s)" "<= 3 s" "$(per1M "$(metric "$pg" 'StorePutCosts' lines/s)")" "m <= 3"
+row "store 1 M lines, PostgreSQL: wall s (PutCostsCPU)" "<= 3 s" "$(metric "$pgcpu" 'PutCostsCPU' wall-s/M)" "m <= 3"
+row "store 1 M lines, PostgreSQL: gpucost's CPU s" "(info)" "$(metric "$pgcpu" 'PutCostsCPU' client-cpu-s/M)" "m > 0"
+row "store 1 M lines, PostgreSQL: the server's CPU s" "(info)" "$(metric "$pgcpu" 'PutCostsCPU' server-cpu-s/M)" "m > 0"
+row "read 1 M distinct rows, one reader: rows/s" "(info)" "$(metric "$split" 'ReadSplit/distinct/rows=[0-9]+$' rows/s)" "m > 0"
+row "read 1 M distinct rows, in parts on 2 cores: rows/s" "(info)" "$(metric "$split" 'ReadSplit/distinct/rows=[0-9]+-2$' rows/s)" "m > 0"
+row "read 1 M aggregating rows, one reader: rows/s" "(info)" "$(metric "$split" 'ReadSplit/aggregating/rows=[0-9]+$' rows/s)" "m > 0"
+row "read 1 M aggregating rows, in parts on 2 cores: rows/s" "(info)" "$(metric "$split" 'ReadSplit/aggregating/rows=[0-9]+-2$' rows/s)" "m > 0"
 row "import 1 M aggregating rows: rows/s (2 cores)" "" "$(metric "$fleet" 'ImportFleet/aggregating' rows/s)" "m > 0"
 row "import 1 M distinct rows: rows/s (2 cores)" "" "$(metric "$fleet" 'ImportFleet/distinct' rows/s)" "m > 0"
 row "FOCUS Parquet read (the reader alone), rows/s, one core" ">= 3 M" "$(metric "$pq" ReadParquet rows/s)" "m >= 3e6"

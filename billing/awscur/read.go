@@ -62,13 +62,14 @@ func (rd *reader) finish(where func(f field) (row, column string)) error {
 	case r.times[tStart-tBillStart].IsZero():
 		return missing(tStart, wants[kTime])
 	}
-	row, _ := where(-1)
 	r.extra = rd.mc.extra(r.str[fUsageType], r.str[fOperation], r.str[fServiceCode])
 	r.fill(&rd.line)
-	if err := rd.tally.Add(&rd.line, r.nanos(aUnblended), r.str[fLineItemType]); err != nil {
-		return fmt.Errorf("%s: %w", row, err)
+	err := rd.tally.Add(&rd.line, r.nanos(aUnblended), r.str[fLineItemType])
+	if err == nil {
+		err = rd.emit(&rd.line)
 	}
-	if err := rd.emit(&rd.line); err != nil {
+	if err != nil {
+		row, _ := where(-1) // formatted for an error only: every row would allocate it
 		return fmt.Errorf("%s: %w", row, err)
 	}
 	return nil

@@ -41,6 +41,7 @@ func (im *Importer) Import(ctx context.Context, sources []Source, o Options) ([]
 		return nil, err
 	}
 	b := batch{im: im, o: o, stored: stored}
+	defer b.release()
 	for _, src := range sources {
 		if src.Name == "" {
 			src.Name = src.Path
@@ -64,6 +65,8 @@ type batch struct {
 	files   []*fileRead
 	groups  [][]*fileRead
 	imps    []gpucost.CostImport // the import of each group (groupImport)
+
+	tightened func() // restores the collector's goal a large file lowered (memory.go)
 }
 
 // fileRead is one file of a batch, read and checked, waiting to be stored.
@@ -126,7 +129,7 @@ func (b *batch) addFile(ctx context.Context, src Source) {
 			return
 		}
 	}
-	f, err := b.im.readFile(src, b.o)
+	f, err := b.im.readFile(src, b.o, b.tighten)
 	if err != nil {
 		b.refuse(res, err)
 		return
@@ -147,8 +150,23 @@ func (b *batch) refuse(res *Result, err error) {
 	}
 }
 
+// tighten lowers the collector's goal until the batch is stored, once (memory.go); release
+// restores it.
+func (b *batch) tighten() {
+	if b.tightened == nil {
+		b.tightened = tighten()
+	}
+}
+
+func (b *batch) release() {
+	if b.tightened != nil {
+		b.tightened()
+	}
+}
+
 // readFile detects src's format, reads its rows into an Aggregator and reconciles the totals.
-func (im *Importer) readFile(src Source, o Options) (*fileRead, error) {
+// large is called when the file holds tightAt lines or more.
+func (im *Importer) readFile(src Source, o Options, large func()) (*fileRead, error) {
 	format := o.Format
 	if format == "" || format == "auto" {
 		var err error
@@ -165,8 +183,11 @@ func (im *Importer) readFile(src Source, o Options) (*fileRead, error) {
 		return nil, err
 	}
 	f.st = st
+	if f.agg.Len() >= tightAt && large != nil {
+		large()
+	}
 	var id gpucost.BillIdentity
-	for l := range f.agg.Lines() {
+	for l := range f.agg.Coverage() {
 		id.Add(l)
 	}
 	id.Describe(&f.imp, format)
@@ -320,7 +341,7 @@ func (b *batch) groupImport(g []*fileRead) gpucost.CostImport {
 	imp.Rows = 0
 	sums := sha256.New()
 	for _, f := range g {
-		for l := range f.agg.Lines() {
+		for l := range f.agg.Coverage() {
 			id.Add(l)
 		}
 		for _, t := range f.agg.Totals() {

@@ -41,6 +41,10 @@ type format struct {
 	// lenient says o.Lenient changes what read reads: the import is then recorded as lenient
 	// (CostImport.Lenient), and export focus --all reads its source the same way.
 	lenient bool
+	// split says read may read a part of a CSV file — its header followed by some of its rows —
+	// as a file of its own, each row read the same whatever rows come before it: large files
+	// are then read in parts side by side (split.go).
+	split bool
 }
 
 // formats is the reader registry: every format gpucost imports, by the name --format takes.
@@ -58,6 +62,7 @@ var formats = map[string]format{
 			return bytes.Contains(first, []byte("BilledCost")) || slices.Contains(columns, "BilledCost")
 		},
 		lenient: true,
+		split:   true,
 	},
 	"aws-cur": {
 		read: func(r io.Reader, name string, _ Options, emit emitFunc) (Stats, error) {
@@ -70,6 +75,7 @@ var formats = map[string]format{
 			return bytes.Contains(first, []byte("line_item_")) || bytes.Contains(first, []byte("lineItem/")) ||
 				slices.ContainsFunc(columns, func(c string) bool { return strings.HasPrefix(c, "line_item_") })
 		},
+		split: true,
 	},
 	"azure": {
 		read: func(r io.Reader, name string, _ Options, emit emitFunc) (Stats, error) {

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -157,7 +158,26 @@ func (im *Importer) read(src Source, format string, o Options, agg *billing.Aggr
 		}
 		return rd.parquet(progressReaderAt{f, bar}, info.Size(), src.Name, o, emit)
 	}
+	if n := splitParts(info.Size()); rd.split && n > 1 {
+		bars := &lockedWriter{w: bar}
+		if st, ok := readSplit(progressReaderAt{f, bars}, info.Size(), src.Name, rd, o, agg, n); ok {
+			return st, nil
+		}
+		*agg = billing.Aggregator{Grain: agg.Grain} // the one reader's read below is what counts
+	}
 	return rd.read(io.TeeReader(f, bar), src.Name, o, emit)
+}
+
+// lockedWriter serialises the writes of the parts of a file read side by side to its progress.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }
 
 // progressReaderAt counts the bytes a Parquet reader reads on a progress report.

@@ -1,6 +1,7 @@
 package notice_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -99,4 +100,19 @@ func TestParseAzureResourceID(t *testing.T) {
 			t.Errorf("%s: ParseAzureCompute(%s) = %q, %v; want %q, error %q", tc.name, doc, m.InstanceID, err, tc.want, tc.err)
 		}
 	}
+}
+
+// gceName is the full resource name of a VM named by its number.
+var gceName = regexp.MustCompile(`^//compute\.googleapis\.com/projects/[a-z0-9.:-]+/zones/[A-Za-z0-9._-]+/instances/[0-9]+$`)
+
+func FuzzGCPResourceName(f *testing.F) {
+	f.Add("ml-prod-4471", "projects/123456789012/zones/us-central1-a", "8800112233445566778")
+	f.Add("", "projects/1/zones/us-east1-c", "1")
+	f.Add("p", "zones/x", "")
+	f.Fuzz(func(t *testing.T, project, zone, id string) {
+		name, err := notice.GCPResourceName(project, zone, id)
+		if (err == nil && name != "" && !gceName.MatchString(name)) || (err != nil && name != "") {
+			t.Fatalf("GCPResourceName(%q, %q, %q) = %q, %v; want a VM's full resource name or an error", project, zone, id, name, err)
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/gpucost/gpucost"
 )
@@ -267,10 +268,10 @@ func InstanceKey(id string) string {
 	lower := strings.ToLower(id)
 	switch {
 	case strings.HasPrefix(lower, "/subscriptions/"):
-		return strings.TrimSuffix(lower, "/")
+		return strings.TrimRightFunc(lower, func(r rune) bool { return r == '/' || unicode.IsSpace(r) })
 	case strings.HasPrefix(lower, "arn:aws:ec2:"):
 		if i := strings.Index(lower, ":instance/"); i >= 0 {
-			return lower[i+len(":instance/"):]
+			return InstanceKey(lower[i+len(":instance/"):])
 		}
 	case strings.HasPrefix(lower, "i-"):
 		return lower

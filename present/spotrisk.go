@@ -101,7 +101,7 @@ func SpotPools(in SpotReport) Table {
 	t.JSON = js
 	t.Notes = append(t.Notes, "Rate: interruptions per instance-hour; the interval is Garwood's exact Poisson interval. From runs: terminate notices, and runs that vanished without an exit. Overhead: billable time beyond the training kept in stored checkpoints. Saving: the kept training at the on-demand price less what the spot runs cost (runs only).")
 	if bill {
-		t.Notes = append(t.Notes, fmt.Sprintf("From the bill (lines charged since %s): an instance's end counts as an interruption only where another instance of the same workload (provider, region, instance type, tags) started within the hour after it. That is an estimate: an interruption nobody replaced is missed, and a stop or scale-in followed by a launch is counted; (≤ N) is the most there can be, the runs' interruptions and every end the bill shows before its last period. Instances a run recorded are counted by the run alone.",
+		t.Notes = append(t.Notes, fmt.Sprintf("From the bill (lines charged since %s): an instance's end counts as an interruption only where another instance of the same workload (provider, region, instance type, tags) started within the hour after it. That is an estimate: an interruption nobody replaced is missed, and a stop or scale-in followed by a launch is counted; (≤ N) is the most there can be, the runs' interruptions and every end the bill shows before its last period. Instances a run recorded (by AWS instance ID, GCP VM resource name or Azure VM resource ID) are counted by the run alone.",
 			in.BillFrom.UTC().Format(time.DateOnly)))
 	}
 	if in.BillCounted > 0 {

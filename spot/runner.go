@@ -57,7 +57,7 @@ type Machine struct {
 	Region       string // from the cloud's metadata service; empty when unknown
 	Zone         string
 	ZoneID       string // AWS's availability-zone-id, which names the same zone in every account
-	InstanceID   string // the cloud's ID of the machine (i-0abc… on AWS); empty when unknown
+	InstanceID   string // the ID the cloud's bill names the machine by (notice.Machine.InstanceID); empty when unknown
 	Spot         bool
 	Source       string        // where InstanceType and Spot came from, for the start event's detail
 	Price        gpucost.Money // per hour; zero Currency with HasPrice false when unknown

@@ -3,9 +3,11 @@ package spotrisk
 import (
 	"cmp"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/gpucost/gpucost"
 )
@@ -69,12 +71,13 @@ func (b *Bill) Add(c *gpucost.CostLine) {
 		b.Skipped++
 		return
 	}
-	r := b.res[c.ResourceID]
+	key := InstanceKey(c.ResourceID)
+	r := b.res[key]
 	if r == nil {
 		r = &billResource{id: c.ResourceID, account: account, periods: map[time.Time]billPeriod{},
 			pool:     Pool{Provider: prov, InstanceType: c.InstanceType, Region: c.RegionID, Zone: c.AvailabilityZone},
 			workload: workloadKey(prov, c.RegionID, c.InstanceType, c.Tags)}
-		b.res[c.ResourceID] = r
+		b.res[key] = r
 	}
 	// One instance-hour line per period: a second line of the same period (another SKU of the
 	// instance's hours) would count its time twice, so the larger is kept.
@@ -174,18 +177,24 @@ func boundRun(r *billResource, ps []billPeriod, billEnd time.Time) *billRun {
 }
 
 // Exposures returns the exposure of each spot instance the bill shows, but those in counted
-// (resource IDs whose runs gpucost run's events already count), and the number left out for
-// that. An instance's hours are its lines' hours; its interruptions are its ends before the
+// (the instance IDs gpucost run's events recorded, whose runs already count them; compared as
+// InstanceKey), and the number left out for that. An instance's hours are its lines' hours; its interruptions are its ends before the
 // bill's last period that another instance of the same workload (provider, region, instance
 // type, tags) started within ReplaceWithin of, each start taken by one end at most, earliest
 // end first; Ends counts every end before the bill's last period, which bounds the
 // interruptions from above, since every interruption ends an instance.
 func (b *Bill) Exposures(counted map[string]bool) ([]Exposure, int) {
+	recorded := make(map[string]bool, len(counted))
+	for id, ok := range counted {
+		if ok {
+			recorded[InstanceKey(id)] = true
+		}
+	}
 	var runs []*billRun
 	left := 0
-	for _, id := range slices.Sorted(maps.Keys(b.res)) {
-		r := b.res[id]
-		if counted[id] {
+	for _, key := range slices.Sorted(maps.Keys(b.res)) {
+		r := b.res[key]
+		if recorded[key] {
 			left++
 			continue
 		}
@@ -238,4 +247,49 @@ func markReplaced(runs []*billRun) {
 			}
 		}
 	}
+}
+
+// gcpInstance matches a Compute Engine VM's full resource name or its relative one:
+// [//compute.googleapis.com/]projects/PROJECT/zones/ZONE/instances/INSTANCE.
+var gcpInstance = regexp.MustCompile(`^(?://compute\.googleapis\.com/)?projects/([^/]+)/zones/([^/]+)/instances/([^/]+)$`)
+
+// InstanceKey is what a runner's recorded instance ID and a bill line's resource ID are
+// compared by, so the two name one instance alike (docs/architecture.md "Spot risk"):
+//
+//   - AWS: the instance ID (i-0abc…), also out of an ARN (arn:aws:ec2:…:instance/i-0abc…);
+//   - GCP: a VM's full resource name (resource.global_name) as zone and number, since the
+//     number names one VM in every project and exports may write the project by ID or by
+//     number; a VM named by its name keeps its project;
+//   - Azure: the ARM resource ID in lower case, as Azure's exports vary its case.
+//
+// Other IDs are kept as they are, trimmed.
+func InstanceKey(id string) string {
+	id = strings.TrimSpace(id)
+	lower := strings.ToLower(id)
+	switch {
+	case strings.HasPrefix(lower, "/subscriptions/"):
+		return strings.TrimRightFunc(lower, func(r rune) bool { return r == '/' || unicode.IsSpace(r) })
+	case strings.HasPrefix(lower, "arn:aws:ec2:"):
+		if i := strings.Index(lower, ":instance/"); i >= 0 {
+			return InstanceKey(lower[i+len(":instance/"):])
+		}
+	case strings.HasPrefix(lower, "i-"):
+		return lower
+	}
+	if g := gcpInstance.FindStringSubmatch(lower); g != nil {
+		if isDigits(g[3]) {
+			return "gce:" + g[2] + "/" + g[3]
+		}
+		return "gce:" + g[1] + "/" + g[2] + "/" + g[3]
+	}
+	return id
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -21,7 +21,7 @@ type Machine struct {
 	Region       string // us-east-1, us-central1, eastus
 	Zone         string // us-east-1a, us-central1-a, "1"; empty where the machine has none
 	ZoneID       string // AWS's availability-zone-id (use1-az1), the same zone in every account; empty elsewhere
-	InstanceID   string // AWS's instance-id (i-0abc…), the resource ID its bill lines carry; empty elsewhere
+	InstanceID   string // the resource ID the cloud's bill names the machine by (instanceid.go); empty when unknown
 	Lifecycle    string // the service's own word: spot, on-demand, SPOT, STANDARD, Spot, Regular, Low…
 	Spot         bool   // the machine can be reclaimed: spot, preemptible or low priority
 	KnowsSpot    bool   // Lifecycle was read, so Spot is an answer and not a default
@@ -119,7 +119,8 @@ func (p Probe) describeGCP(ctx context.Context, c *http.Client) (Machine, error)
 	if err != nil || strings.ContainsAny(host, "/?#") {
 		return Machine{}, gpucost.Errorf(gpucost.EInvalid, "gcp metadata host %q: give host[:port] without a scheme", host)
 	}
-	keys := []string{"instance/machine-type", "instance/zone", "instance/scheduling/provisioning-model", "instance/scheduling/preemptible"}
+	keys := []string{"instance/machine-type", "instance/zone", "instance/scheduling/provisioning-model", "instance/scheduling/preemptible",
+		"instance/id", "project/project-id"}
 	vals := make([]string, len(keys))
 	var errs []error
 	for i, k := range keys {
@@ -133,12 +134,14 @@ func (p Probe) describeGCP(ctx context.Context, c *http.Client) (Machine, error)
 		if status == 0 {
 			return Machine{}, err // the server does not answer: asking on only repeats it
 		}
-		if err != nil && !(errors.Is(err, errMissing) && strings.HasPrefix(k, "instance/scheduling/")) {
-			errs = append(errs, err) // a VM from before Spot VMs has only one of the two
+		if err != nil && !(errors.Is(err, errMissing) && k != "instance/machine-type" && k != "instance/zone") {
+			errs = append(errs, err) // a VM from before Spot VMs has only one of the two scheduling keys
 		}
 	}
 	m, err := ParseGCPMachine(vals[0], vals[1], vals[2], vals[3])
-	return m, errors.Join(append(errs, err)...)
+	id, idErr := GCPResourceName(vals[5], vals[1], vals[4])
+	m.InstanceID = id // for report spot's match of runs to bill lines
+	return m, errors.Join(append(errs, err, idErr)...)
 }
 
 // describeAzure reads the compute section of the Azure instance metadata, on the host of the
@@ -284,11 +287,13 @@ func validName(s string) bool {
 }
 
 // ParseAzureCompute reads the compute section of the Azure instance metadata
-// (/metadata/instance/compute): vmSize, location, zone and priority (Regular, Spot or Low, the
-// older name of Spot on scale sets). It returns what it could read and an error naming each
-// field it could not; a document that is not JSON is an error alone.
+// (/metadata/instance/compute): vmSize, location, zone, priority (Regular, Spot or Low, the
+// older name of Spot on scale sets) and the VM's resource ID (resourceId, else built from
+// subscriptionId, resourceGroupName and name). It returns what it could read and an error
+// naming each field it could not; a document that is not JSON is an error alone.
 func ParseAzureCompute(b []byte) (Machine, error) {
 	var doc struct {
+		azureCompute
 		VMSize   string `json:"vmSize"`
 		Location string `json:"location"`
 		Zone     string `json:"zone"`
@@ -299,6 +304,9 @@ func ParseAzureCompute(b []byte) (Machine, error) {
 	}
 	m := Machine{Cloud: CloudAzure, Lifecycle: doc.Priority}
 	var errs []error
+	id, err := doc.armID()
+	m.InstanceID = id
+	errs = append(errs, err)
 	for _, f := range []struct {
 		name, v string
 		dst     *string

@@ -81,6 +81,7 @@ func TestDescribeAzure(t *testing.T) {
 			imds := noticetest.NewAzure(t, "vm0")
 			imds.SetCompute(tc.size, tc.location, tc.zone, tc.priority)
 			got, err := notice.Describe(t.Context(), notice.CloudAzure, notice.Probe{AzureURL: imds.URL})
+			tc.want.InstanceID = noticetest.ResourceID("vm0")
 			if err != nil || got != tc.want {
 				t.Errorf("Describe(azure) = %+v, %v; want %+v", got, err, tc.want)
 			}
@@ -151,7 +152,8 @@ func TestDescribePartial(t *testing.T) {
 // values AWS and GCP document.
 func TestParseMachineDocumented(t *testing.T) {
 	m, err := notice.ParseAzureCompute(readTestdata(t, "azure-compute.json"))
-	want := notice.Machine{Cloud: "azure", InstanceType: "Standard_NC24ads_A100_v4", Region: "eastus", Zone: "1", Lifecycle: "Spot", Spot: true, KnowsSpot: true}
+	want := notice.Machine{Cloud: "azure", InstanceType: "Standard_NC24ads_A100_v4", Region: "eastus", Zone: "1", Lifecycle: "Spot", Spot: true, KnowsSpot: true,
+		InstanceID: "/subscriptions/00000000-0000-4000-8000-000000000000/resourceGroups/training/providers/Microsoft.Compute/virtualMachines/train-a100-0"}
 	if err != nil || m != want {
 		t.Errorf("ParseAzureCompute(azure-compute.json) = %+v, %v; want %+v", m, err, want)
 	}
@@ -202,6 +204,9 @@ func checkMachine(t *testing.T, m notice.Machine) {
 		if strings.ContainsAny(s, " /\n\t\"") {
 			t.Fatalf("machine %+v has a field with odd characters: %q", m, s)
 		}
+	}
+	if strings.ContainsAny(m.InstanceID, " \n\t\"?#") {
+		t.Fatalf("machine %+v has an instance ID with odd characters", m)
 	}
 	if m.Spot && !m.KnowsSpot {
 		t.Fatalf("machine %+v is spot without a known life cycle", m)

@@ -27,6 +27,18 @@ type Azure struct {
 	compute     string // the compute section's JSON; 404 when empty
 }
 
+// Subscription and ResourceGroup are where SetCompute's VM lives.
+const (
+	Subscription  = "00000000-0000-4000-8000-000000000000"
+	ResourceGroup = "Training"
+)
+
+// ResourceID is the ARM resource ID SetCompute gives the VM named vmName, in the mixed case the
+// instance metadata service writes it.
+func ResourceID(vmName string) string {
+	return "/subscriptions/" + Subscription + "/resourceGroups/" + ResourceGroup + "/providers/Microsoft.Compute/virtualMachines/" + vmName
+}
+
 // NewAzure starts a fake service for the VM named vmName, with no events scheduled.
 func NewAzure(tb testing.TB, vmName string) *Azure {
 	s := &Azure{VMName: vmName, incarnation: 1}
@@ -105,13 +117,14 @@ func (s *Azure) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // SetCompute serves the compute section of the instance metadata for this VM with the given
-// size, location, zone and priority (Regular, Spot or Low), with the other fields Azure documents.
+// size, location, zone and priority (Regular, Spot or Low), with the other fields Azure
+// documents: its resourceId is ResourceID(VMName).
 func (s *Azure) SetCompute(vmSize, location, zone, priority string) {
 	doc := map[string]any{
 		"azEnvironment": "AzurePublicCloud", "evictionPolicy": "", "location": location, "name": s.VMName,
 		"offer": "ubuntu-hpc", "osType": "Linux", "platformFaultDomain": "0", "platformUpdateDomain": "0",
-		"priority": priority, "provider": "Microsoft.Compute", "publisher": "microsoft-dsvm",
-		"resourceGroupName": "training", "sku": "2204", "subscriptionId": "00000000-0000-4000-8000-000000000000",
+		"priority": priority, "provider": "Microsoft.Compute", "publisher": "microsoft-dsvm", "resourceId": ResourceID(s.VMName),
+		"resourceGroupName": ResourceGroup, "sku": "2204", "subscriptionId": Subscription,
 		"tags": "", "version": "22.04.2024", "vmId": "02aab8a4-74ef-476e-8182-f6d2ba4166a6",
 		"vmScaleSetName": "", "vmSize": vmSize, "zone": zone,
 	}

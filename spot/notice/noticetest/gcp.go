@@ -68,6 +68,14 @@ func (s *GCP) SetInstance(machineType, zone, provisioningModel, preemptible stri
 	s.SetMetadata("instance/scheduling/preemptible", preemptible)
 }
 
+// SetIdentity serves the keys that name the VM: project/project-id, instance/name and
+// instance/id (its number); an empty value takes its key down (404).
+func (s *GCP) SetIdentity(projectID, name, id string) {
+	s.SetMetadata("project/project-id", projectID)
+	s.SetMetadata("instance/name", name)
+	s.SetMetadata("instance/id", id)
+}
+
 // serveKey answers a plain GET of a key set with SetMetadata.
 func (s *GCP) serveKey(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()

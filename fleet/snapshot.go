@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"iter"
 	"maps"
 	"math"
 	"math/bits"
@@ -110,11 +111,46 @@ type Stats struct {
 // Snapshot is a period's GPU time and spend, charge by charge, built once per query: the
 // figures of every report are sums over it (Group).
 type Snapshot struct {
-	Period  Period
+	Period Period
+	// Charges are the charges kept whole. The NoTelemetry charges of GPU lines no telemetry
+	// covers at all are not among them: they are made from their lines as All yields them.
 	Charges []Charge
 	Stats   Stats
 	series  map[string]*gpucost.Series
 	reader  analyze.OwnerReader
+	// bare are the GPU lines no telemetry covers, each one NoTelemetry charge (bareCharge).
+	// A year of daily lines of a fleet without telemetry is millions of them: a Charge each
+	// would add 280 bytes a line to the Line it repeats.
+	bare []*Line
+}
+
+// All yields every charge of the snapshot: Charges, then the NoTelemetry charge of each GPU
+// line no telemetry covers. Those are made as they are yielded, in one variable: a charge
+// yielded is valid only until the next.
+func (s *Snapshot) All() iter.Seq[*Charge] {
+	return func(yield func(*Charge) bool) {
+		for i := range s.Charges {
+			if !yield(&s.Charges[i]) {
+				return
+			}
+		}
+		var c Charge
+		for _, ln := range s.bare {
+			c = bareCharge(ln)
+			if !yield(&c) {
+				return
+			}
+		}
+	}
+}
+
+// bareCharge is the NoTelemetry charge of a GPU line no telemetry covers: all its billed GPU
+// time and its whole cost, as split would make it.
+func bareCharge(ln *Line) Charge {
+	ec, bc := ln.EffectiveCost.Currency, ln.BilledCost.Currency
+	return Charge{Kind: NoTelemetry, Start: ln.Start, Model: ln.Model, Owner: ln.Owner, Line: ln, Source: SourceBill,
+		held: max(ln.capacity, 0), Cost: ln.EffectiveCost, IdleCost: gpucost.Money{Currency: ec},
+		Billed: ln.BilledCost, IdleBilled: gpucost.Money{Currency: bc}}
 }
 
 // Build reads the period's bill lines, hourly rollups and inventory and prices every GPU-hour
@@ -126,7 +162,8 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 	b := &builder{cat: cat, o: o, provider: cmp.Or(o.Provider, "aws"),
 		snap:     &Snapshot{Period: o.Period, series: map[string]*gpucost.Series{}, reader: analyze.NewOwnerReader(o.TagKeys)},
 		invHosts: map[string][]string{}, invTags: map[string]gpucost.Labels{}, hostTags: map[string]gpucost.Owner{},
-		cells: map[cellKey]*cell{}, hostCells: map[string][]*cell{}, prices: map[string]price{}}
+		cells: map[cellKey]*cell{}, hostCells: map[string][]*cell{}, prices: map[string]price{},
+		tagSets: map[string]*tagSet{}, unmatched: map[string]bool{}}
 	b.snap.Stats.CatalogFor = map[string]string{}
 	b.tags = analyze.TagOwners{Keys: o.TagKeys}
 	if b.tags.Keys == nil {
@@ -188,6 +225,8 @@ type builder struct {
 	prices    map[string]price   // catalog, by series model
 	merged    map[mergeKey]int   // the charge of each series in each line or day, once needed (mergedFor)
 	byCatalog []int              // the charges the catalog prices
+	tagSets   map[string]*tagSet // the tags of the last line of each resource (lineTags)
+	unmatched map[string]bool    // GPU resources with a line no telemetry covers
 
 	// The previous rollup's series and charge: a scan gives a series' rollups together and in
 	// time order, so most rollups add to the charge the one before added to (see last).
@@ -232,6 +271,28 @@ func (b *builder) inventory(ctx context.Context, st Inventory) error {
 	return nil
 }
 
+// tagSet is a line's tags, with the inventory's beneath them, and the owner they name.
+type tagSet struct {
+	tags  gpucost.Labels
+	owner gpucost.Owner
+}
+
+// lineTags returns the tags of l, the inventory's beneath them, and their owner. The lines of
+// one resource nearly always have the same tags: they share one copy, the one of the last line
+// of the resource read (Line.Tags are never changed).
+func (b *builder) lineTags(l *gpucost.CostLine) *tagSet {
+	tags := l.Tags
+	if inv, ok := b.invTags[l.ResourceID]; ok {
+		tags = mergeLabels(inv, l.Tags)
+	}
+	if ts := b.tagSets[l.ResourceID]; ts != nil && maps.Equal(ts.tags, tags) {
+		return ts
+	}
+	ts := &tagSet{tags: maps.Clone(tags), owner: b.tags.Of(tags)}
+	b.tagSets[l.ResourceID] = ts
+	return ts
+}
+
 // bill reads the period's lines: GPU usage lines become cells that price the telemetry they
 // cover, every other line a charge of its own.
 func (b *builder) bill(ctx context.Context, st Bills) error {
@@ -240,10 +301,6 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 	// GPU-hours in the period, though it is not the period's to count.
 	from := b.o.Period.Start.Truncate(24 * time.Hour)
 	return st.ScanCosts(ctx, b.o.Period.Lines(from, b.o.Period.End), func(l *gpucost.CostLine) error {
-		tags := l.Tags
-		if inv, ok := b.invTags[l.ResourceID]; ok {
-			tags = mergeLabels(inv, l.Tags)
-		}
 		gpu, isGPU := b.cat.LineGPU(l)
 		before := l.ChargePeriodStart.Before(b.o.Period.Start) && !b.o.Period.Billed
 		if before && (!isGPU || l.ChargeCategory != "Usage") {
@@ -254,7 +311,7 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 			s.Stats.Totals.Add(l.BilledCost, l.EffectiveCost)
 		}
 		if !isGPU || l.ChargeCategory != "Usage" {
-			ln := b.newLine(l, tags, catalog.LineGPU{})
+			ln := b.newLine(l, b.lineTags(l), catalog.LineGPU{})
 			s.Charges = append(s.Charges, Charge{Kind: Other, Start: l.ChargePeriodStart, Owner: ln.Owner, Line: ln,
 				Source: SourceBill, Cost: l.EffectiveCost, Billed: l.BilledCost,
 				IdleCost: gpucost.Money{Currency: l.EffectiveCost.Currency}, IdleBilled: gpucost.Money{Currency: l.BilledCost.Currency}})
@@ -271,7 +328,7 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 		k := cellKey{l.ResourceID, l.ChargePeriodStart.Unix(), l.ChargePeriodEnd.Unix()}
 		c := b.cells[k]
 		if c == nil || l.ResourceID == "" {
-			c = &cell{line: b.newLine(l, tags, gpu), priceOnly: before}
+			c = &cell{line: b.newLine(l, b.lineTags(l), gpu), priceOnly: before}
 			b.cells[k] = c
 			b.order = append(b.order, c)
 			for _, h := range c.line.hosts {
@@ -290,10 +347,10 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 	})
 }
 
-func (b *builder) newLine(l *gpucost.CostLine, tags gpucost.Labels, gpu catalog.LineGPU) *Line {
+func (b *builder) newLine(l *gpucost.CostLine, tags *tagSet, gpu catalog.LineGPU) *Line {
 	ln := &Line{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
 		Account: l.SubAccountID, Service: l.ServiceName, SKU: l.SkuID, Pricing: l.PricingCategory, Category: l.ChargeCategory,
-		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: maps.Clone(tags), Owner: b.tags.Of(tags),
+		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: tags.tags, Owner: tags.owner,
 		Start: l.ChargePeriodStart, End: l.ChargePeriodEnd, EffectiveCost: l.EffectiveCost, BilledCost: l.BilledCost,
 		commitment: commitmentOf(l)}
 	if gpu.Model == "" {
@@ -349,7 +406,13 @@ func (b *builder) telemetry(ctx context.Context, st Telemetry) error {
 		return err
 	}
 	b.shareSliced(sliced)
-	b.pending.flush(b, len(b.order)) // split adds a NoTelemetry charge per cell at most
+	covered := 0 // split adds a NoTelemetry charge per cell with telemetry at most
+	for _, c := range b.order {
+		if len(c.entries) > 0 {
+			covered++
+		}
+	}
+	b.pending.flush(b, covered)
 	b.merged, b.cur = nil, seriesInfo{}
 	return nil
 }
@@ -583,6 +646,14 @@ func (b *builder) split() {
 			b.priceBy(c)
 			continue
 		}
+		if len(c.entries) == 0 {
+			b.unmatched[cmp.Or(ln.ResourceID, "(no resource id)")] = true
+			if ln.capacity > 0 || ln.EffectiveCost.Nanos != 0 || ln.BilledCost.Nanos != 0 {
+				s.bare = append(s.bare, ln)
+			}
+			continue
+		}
+		s.Stats.Matched++
 		held := int64(0)
 		weights = weights[:0]
 		for _, i := range c.entries {
@@ -592,11 +663,6 @@ func (b *builder) split() {
 		}
 		rest := max(ln.capacity, held) - held
 		weights = append(weights, rest)
-		if len(c.entries) == 0 {
-			s.Stats.Unmatched = append(s.Stats.Unmatched, cmp.Or(ln.ResourceID, "(no resource id)"))
-		} else {
-			s.Stats.Matched++
-		}
 		eff = ap.Split(ln.EffectiveCost.Nanos, weights, eff)
 		bil = ap.Split(ln.BilledCost.Nanos, weights, bil)
 		ec, bc := ln.EffectiveCost.Currency, ln.BilledCost.Currency
@@ -615,8 +681,9 @@ func (b *builder) split() {
 				Billed: gpucost.Money{Nanos: bil[last], Currency: bc}, IdleBilled: gpucost.Money{Currency: bc}})
 		}
 	}
-	slices.Sort(s.Stats.Unmatched)
-	s.Stats.Unmatched = slices.Compact(s.Stats.Unmatched)
+	if len(b.unmatched) > 0 {
+		s.Stats.Unmatched = slices.Sorted(maps.Keys(b.unmatched))
+	}
 }
 
 // priceBy prices the GPU-hours a line starting before the period covers at its effective (and

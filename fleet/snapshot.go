@@ -43,18 +43,25 @@ const (
 )
 
 // Line is the bill line (or lines, for one resource over one charge period) behind a charge.
+// What it says of its resource is a LineResource that the lines of the resource share.
 type Line struct {
+	*LineResource
+	Start, End                time.Time
+	EffectiveCost, BilledCost gpucost.Money // of the lines together
+	capacity                  int64         // billed GPU time, units
+	commitment                string        // the commitment discount id of the line or of a line merged into it
+}
+
+// LineResource is what a bill line says of its resource: the same on every line of one
+// resource and SKU (a year of daily lines is 365 lines of each), so they share one.
+type LineResource struct {
 	ResourceID, ResourceName        string
 	Provider, Region, Account       string
 	Service, SKU, Pricing, Category string
 	InstanceType, Model             string // the GPU line's instance type and canonical model
 	Tags                            gpucost.Labels
 	Owner                           gpucost.Owner // the owner its tags name
-	Start, End                      time.Time
-	EffectiveCost, BilledCost       gpucost.Money // of the lines together
-	capacity                        int64         // billed GPU time, units
 	hosts                           []string
-	commitment                      string // the commitment discount id of the line or of a line merged into it
 }
 
 // Charge is one piece of the period's spend: a series' GPU time in one bill line or day, billed
@@ -162,8 +169,8 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 	b := &builder{cat: cat, o: o, provider: cmp.Or(o.Provider, "aws"),
 		snap:     &Snapshot{Period: o.Period, series: map[string]*gpucost.Series{}, reader: analyze.NewOwnerReader(o.TagKeys)},
 		invHosts: map[string][]string{}, invTags: map[string]gpucost.Labels{}, hostTags: map[string]gpucost.Owner{},
-		cells: map[cellKey]*cell{}, hostCells: map[string][]*cell{}, prices: map[string]price{},
-		tagSets: map[string]*tagSet{}, unmatched: map[string]bool{}}
+		byResource: map[string]*resourceCells{}, prices: map[string]price{},
+		resources: map[[2]string]*sharedResource{}, unmatched: map[string]bool{}}
 	b.snap.Stats.CatalogFor = map[string]string{}
 	b.tags = analyze.TagOwners{Keys: o.TagKeys}
 	if b.tags.Keys == nil {
@@ -180,6 +187,7 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 	if err := b.bill(ctx, st); err != nil {
 		return nil, err
 	}
+	b.byResource = nil
 	if err := b.telemetry(ctx, st); err != nil {
 		return nil, err
 	}
@@ -190,14 +198,9 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 	return b.snap, nil
 }
 
-type cellKey struct {
-	resource   string
-	start, end int64
-}
-
 // cell is one GPU resource's bill over one charge period and the telemetry it covers.
 type cell struct {
-	line      *Line
+	line      Line
 	entries   []int // indexes of the snapshot's GPUTime charges it prices
 	priceOnly bool  // the line starts before the period: it prices the GPU-hours in it, its cost is not the period's
 }
@@ -219,14 +222,14 @@ type builder struct {
 	invGPUs  map[string]int
 	hostTags map[string]gpucost.Owner // host → its resource's tag owner
 
-	cells     map[cellKey]*cell
-	order     []*cell
-	hostCells map[string][]*cell // by start
-	prices    map[string]price   // catalog, by series model
-	merged    map[mergeKey]int   // the charge of each series in each line or day, once needed (mergedFor)
-	byCatalog []int              // the charges the catalog prices
-	tagSets   map[string]*tagSet // the tags of the last line of each resource (lineTags)
-	unmatched map[string]bool    // GPU resources with a line no telemetry covers
+	byResource map[string]*resourceCells // the cells of each resource id
+	order      []*cell
+	hostCells  map[string][]*cell            // by start; made for the first rollup (indexHosts)
+	prices     map[string]price              // catalog, by series model
+	merged     map[mergeKey]int              // the charge of each series in each line or day, once needed (mergedFor)
+	byCatalog  []int                         // the charges the catalog prices
+	resources  map[[2]string]*sharedResource // by resource id and SKU (resourceOf)
+	unmatched  map[string]bool               // GPU resources with a line no telemetry covers
 
 	// The previous rollup's series and charge: a scan gives a series' rollups together and in
 	// time order, so most rollups add to the charge the one before added to (see last).
@@ -271,26 +274,46 @@ func (b *builder) inventory(ctx context.Context, st Inventory) error {
 	return nil
 }
 
-// tagSet is a line's tags, with the inventory's beneath them, and the owner they name.
-type tagSet struct {
-	tags  gpucost.Labels
-	owner gpucost.Owner
+// sharedResource is the LineResource of the last line of a resource and SKU read, and the
+// fields of that line it was made of.
+type sharedResource struct {
+	key resourceKey
+	r   *LineResource
 }
 
-// lineTags returns the tags of l, the inventory's beneath them, and their owner. The lines of
-// one resource nearly always have the same tags: they share one copy, the one of the last line
-// of the resource read (Line.Tags are never changed).
-func (b *builder) lineTags(l *gpucost.CostLine) *tagSet {
+type resourceKey struct {
+	name, provider, region, account, service, pricing, category string
+	gpu                                                         catalog.LineGPU
+}
+
+// resourceOf returns the LineResource of l, its tags over the inventory's. The lines of one
+// resource and SKU nearly always say the same of it: they share the one of the last such line
+// read (a LineResource is never changed).
+func (b *builder) resourceOf(l *gpucost.CostLine, gpu catalog.LineGPU) *LineResource {
 	tags := l.Tags
 	if inv, ok := b.invTags[l.ResourceID]; ok {
 		tags = mergeLabels(inv, l.Tags)
 	}
-	if ts := b.tagSets[l.ResourceID]; ts != nil && maps.Equal(ts.tags, tags) {
-		return ts
+	k := resourceKey{l.ResourceName, l.Provider, l.RegionID, l.SubAccountID, l.ServiceName, l.PricingCategory, l.ChargeCategory, gpu}
+	id := [2]string{l.ResourceID, l.SkuID}
+	if sh := b.resources[id]; sh != nil && sh.key == k && maps.Equal(sh.r.Tags, tags) {
+		return sh.r
 	}
-	ts := &tagSet{tags: maps.Clone(tags), owner: b.tags.Of(tags)}
-	b.tagSets[l.ResourceID] = ts
-	return ts
+	r := &LineResource{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
+		Account: l.SubAccountID, Service: l.ServiceName, SKU: l.SkuID, Pricing: l.PricingCategory, Category: l.ChargeCategory,
+		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: maps.Clone(tags), Owner: b.tags.Of(tags)}
+	if gpu.Model != "" {
+		// The telemetry hosts that are this resource: the inventory's, and any named like the
+		// resource id, its last path segment (ARNs, Azure and GCP resource paths) or its name.
+		r.hosts = append(r.hosts, b.invHosts[l.ResourceID]...)
+		for _, name := range []string{l.ResourceID, path.Base(l.ResourceID), l.ResourceName} {
+			if name != "" && name != "." && name != "/" && !slices.Contains(r.hosts, name) {
+				r.hosts = append(r.hosts, name)
+			}
+		}
+	}
+	b.resources[id] = &sharedResource{k, r}
+	return r
 }
 
 // bill reads the period's lines: GPU usage lines become cells that price the telemetry they
@@ -311,7 +334,8 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 			s.Stats.Totals.Add(l.BilledCost, l.EffectiveCost)
 		}
 		if !isGPU || l.ChargeCategory != "Usage" {
-			ln := b.newLine(l, b.lineTags(l), catalog.LineGPU{})
+			ln := new(Line)
+			*ln = b.newLine(l, catalog.LineGPU{})
 			s.Charges = append(s.Charges, Charge{Kind: Other, Start: l.ChargePeriodStart, Owner: ln.Owner, Line: ln,
 				Source: SourceBill, Cost: l.EffectiveCost, Billed: l.BilledCost,
 				IdleCost: gpucost.Money{Currency: l.EffectiveCost.Currency}, IdleBilled: gpucost.Money{Currency: l.BilledCost.Currency}})
@@ -325,17 +349,20 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 			gpus = n
 		}
 		capacity := int64(math.Round(float64(gpus) * analyze.BilledHours(l) * unitsPerHour))
-		k := cellKey{l.ResourceID, l.ChargePeriodStart.Unix(), l.ChargePeriodEnd.Unix()}
-		c := b.cells[k]
-		if c == nil || l.ResourceID == "" {
-			c = &cell{line: b.newLine(l, b.lineTags(l), gpu), priceOnly: before}
-			b.cells[k] = c
+		c, start, end := (*cell)(nil), l.ChargePeriodStart.Unix(), l.ChargePeriodEnd.Unix()
+		rc := b.byResource[l.ResourceID]
+		if rc != nil {
+			c = rc.find(start, end)
+		}
+		if c == nil {
+			c = &cell{line: b.newLine(l, gpu), priceOnly: before}
 			b.order = append(b.order, c)
-			for _, h := range c.line.hosts {
-				b.hostCells[h] = append(b.hostCells[h], c)
-				if low := strings.ToLower(h); low != h {
-					b.hostCells[low] = append(b.hostCells[low], c) // hosts are matched ignoring case
+			if l.ResourceID != "" { // lines without a resource id are never merged
+				if rc == nil {
+					rc = newResourceCells()
+					b.byResource[l.ResourceID] = rc
 				}
+				rc.add(c, start, end)
 			}
 		} else {
 			c.line.EffectiveCost = c.line.EffectiveCost.Add(l.EffectiveCost)
@@ -347,24 +374,9 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 	})
 }
 
-func (b *builder) newLine(l *gpucost.CostLine, tags *tagSet, gpu catalog.LineGPU) *Line {
-	ln := &Line{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
-		Account: l.SubAccountID, Service: l.ServiceName, SKU: l.SkuID, Pricing: l.PricingCategory, Category: l.ChargeCategory,
-		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: tags.tags, Owner: tags.owner,
-		Start: l.ChargePeriodStart, End: l.ChargePeriodEnd, EffectiveCost: l.EffectiveCost, BilledCost: l.BilledCost,
-		commitment: commitmentOf(l)}
-	if gpu.Model == "" {
-		return ln
-	}
-	// The telemetry hosts that are this resource: the inventory's, and any named like the
-	// resource id, its last path segment (ARNs, Azure and GCP resource paths) or its name.
-	ln.hosts = append(ln.hosts, b.invHosts[l.ResourceID]...)
-	for _, name := range []string{l.ResourceID, path.Base(l.ResourceID), l.ResourceName} {
-		if name != "" && name != "." && name != "/" && !slices.Contains(ln.hosts, name) {
-			ln.hosts = append(ln.hosts, name)
-		}
-	}
-	return ln
+func (b *builder) newLine(l *gpucost.CostLine, gpu catalog.LineGPU) Line {
+	return Line{LineResource: b.resourceOf(l, gpu), Start: l.ChargePeriodStart, End: l.ChargePeriodEnd,
+		EffectiveCost: l.EffectiveCost, BilledCost: l.BilledCost, commitment: commitmentOf(l)}
 }
 
 // telemetry reads the period's hour rollups: each is a GPUTime charge, priced by the bill line
@@ -373,9 +385,6 @@ func (b *builder) newLine(l *gpucost.CostLine, tags *tagSet, gpu catalog.LineGPU
 func (b *builder) telemetry(ctx context.Context, st Telemetry) error {
 	s := b.snap
 	p := b.o.Period
-	for _, cs := range b.hostCells {
-		slices.SortFunc(cs, func(x, y *cell) int { return x.line.Start.Compare(y.line.Start) })
-	}
 	sliced := map[sliceKey][]slicedHour{}
 	b.pending = chargeBlocks{base: len(s.Charges)}
 	err := st.ScanRollups(ctx, time.Hour, gpucost.RollupFilter{From: p.Start, To: p.End}, func(r *gpucost.Rollup) error {
@@ -513,7 +522,7 @@ func (b *builder) newCharge(pc *pendingCharge, model string) Charge {
 	s, p, ser := b.snap, b.o.Period, pc.ser
 	ch := Charge{Kind: GPUTime, Series: ser, Model: model, held: pc.held, used: pc.used}
 	if c := pc.cell; c != nil {
-		ch.Start, ch.Line, ch.Source = later(c.line.Start, p.Start), c.line, SourceBill
+		ch.Start, ch.Line, ch.Source = later(c.line.Start, p.Start), &c.line, SourceBill
 		ch.Owner = s.reader.Of(ser.Labels, c.line.Owner)
 	} else {
 		ch.Start = later(time.Unix(pc.day*86400, 0).UTC(), p.Start)
@@ -560,10 +569,30 @@ func (b *builder) intern(s *gpucost.Series) *gpucost.Series {
 	return have
 }
 
+// indexHosts finds the cells of each telemetry host, by start. The bill alone needs none of
+// it: a year of daily lines without telemetry would hold every line twice more in slices.
+func (b *builder) indexHosts() {
+	b.hostCells = map[string][]*cell{}
+	for _, c := range b.order {
+		for _, h := range c.line.hosts {
+			b.hostCells[h] = append(b.hostCells[h], c)
+			if low := strings.ToLower(h); low != h {
+				b.hostCells[low] = append(b.hostCells[low], c) // hosts are matched ignoring case
+			}
+		}
+	}
+	for _, cs := range b.hostCells {
+		slices.SortFunc(cs, func(x, y *cell) int { return x.line.Start.Compare(y.line.Start) })
+	}
+}
+
 // cellSpan returns the cell covering host at t, if any (the latest starting at or before t that
 // holds t), and the span [from, to) of Unix seconds around t for which it is the same: the cell
 // holds them and no later-starting cell of the host does; empty when that is not known cheaply.
 func (b *builder) cellSpan(host string, t time.Time) (c *cell, from, to int64) {
+	if b.hostCells == nil {
+		b.indexHosts()
+	}
 	cs := b.hostCells[host]
 	if len(cs) == 0 {
 		cs = b.hostCells[strings.ToLower(host)]
@@ -641,7 +670,7 @@ func (b *builder) split() {
 		ap                analyze.Apportioner
 	)
 	for _, c := range b.order {
-		ln := c.line
+		ln := &c.line
 		if c.priceOnly {
 			b.priceBy(c)
 			continue
@@ -689,7 +718,7 @@ func (b *builder) split() {
 // priceBy prices the GPU-hours a line starting before the period covers at its effective (and
 // billed) cost ÷ its billed GPU-hours.
 func (b *builder) priceBy(c *cell) {
-	ln := c.line
+	ln := &c.line
 	capacity := ln.capacity
 	for _, i := range c.entries {
 		capacity = max(capacity, b.snap.Charges[i].held) // never more than the line

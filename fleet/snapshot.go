@@ -169,7 +169,7 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 	b := &builder{cat: cat, o: o, provider: cmp.Or(o.Provider, "aws"),
 		snap:     &Snapshot{Period: o.Period, series: map[string]*gpucost.Series{}, reader: analyze.NewOwnerReader(o.TagKeys)},
 		invHosts: map[string][]string{}, invTags: map[string]gpucost.Labels{}, hostTags: map[string]gpucost.Owner{},
-		byResource: map[string]*resourceCells{}, prices: map[string]price{},
+		byResource: map[string]*resourceCells{}, entries: map[*cell][]int{}, prices: map[string]price{},
 		resources: map[[2]string]*sharedResource{}, unmatched: map[string]bool{}}
 	b.snap.Stats.CatalogFor = map[string]string{}
 	b.tags = analyze.TagOwners{Keys: o.TagKeys}
@@ -198,11 +198,16 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 	return b.snap, nil
 }
 
-// cell is one GPU resource's bill over one charge period and the telemetry it covers.
+// cell is one GPU resource's bill over one charge period, which prices the telemetry it covers
+// (builder.entries).
 type cell struct {
-	line      Line
-	entries   []int // indexes of the snapshot's GPUTime charges it prices
-	priceOnly bool  // the line starts before the period: it prices the GPU-hours in it, its cost is not the period's
+	line Line
+}
+
+// priceOnly reports whether c's line starts before the period: it prices the GPU-hours in it,
+// its cost is not the period's.
+func (b *builder) priceOnly(c *cell) bool {
+	return c.line.Start.Before(b.o.Period.Start) && !b.o.Period.Billed
 }
 
 type price struct {
@@ -223,7 +228,8 @@ type builder struct {
 	hostTags map[string]gpucost.Owner // host → its resource's tag owner
 
 	byResource map[string]*resourceCells // the cells of each resource id
-	order      []*cell
+	cells      cellBlocks
+	entries    map[*cell][]int               // indexes of the snapshot's GPUTime charges each cell prices
 	hostCells  map[string][]*cell            // by start; made for the first rollup (indexHosts)
 	prices     map[string]price              // catalog, by series model
 	merged     map[mergeKey]int              // the charge of each series in each line or day, once needed (mergedFor)
@@ -355,8 +361,7 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 			c = rc.find(start, end)
 		}
 		if c == nil {
-			c = &cell{line: b.newLine(l, gpu), priceOnly: before}
-			b.order = append(b.order, c)
+			c = b.cells.add(b.newLine(l, gpu))
 			if l.ResourceID != "" { // lines without a resource id are never merged
 				if rc == nil {
 					rc = newResourceCells()
@@ -415,13 +420,7 @@ func (b *builder) telemetry(ctx context.Context, st Telemetry) error {
 		return err
 	}
 	b.shareSliced(sliced)
-	covered := 0 // split adds a NoTelemetry charge per cell with telemetry at most
-	for _, c := range b.order {
-		if len(c.entries) > 0 {
-			covered++
-		}
-	}
-	b.pending.flush(b, covered)
+	b.pending.flush(b, len(b.entries)) // split adds a NoTelemetry charge per cell with telemetry at most
 	b.merged, b.cur = nil, seriesInfo{}
 	return nil
 }
@@ -490,7 +489,7 @@ func (b *builder) charge(ser *gpucost.Series, start time.Time, held, used int64)
 	b.last = lastCharge{ser, from, to, i}
 	merged[k] = i
 	if c != nil {
-		c.entries = append(c.entries, i)
+		b.entries[c] = append(b.entries[c], i)
 	} else {
 		b.byCatalog = append(b.byCatalog, i)
 	}
@@ -573,7 +572,7 @@ func (b *builder) intern(s *gpucost.Series) *gpucost.Series {
 // it: a year of daily lines without telemetry would hold every line twice more in slices.
 func (b *builder) indexHosts() {
 	b.hostCells = map[string][]*cell{}
-	for _, c := range b.order {
+	for c := range b.cells.all() {
 		for _, h := range c.line.hosts {
 			b.hostCells[h] = append(b.hostCells[h], c)
 			if low := strings.ToLower(h); low != h {
@@ -669,13 +668,14 @@ func (b *builder) split() {
 		weights, eff, bil []int64
 		ap                analyze.Apportioner
 	)
-	for _, c := range b.order {
+	for c := range b.cells.all() {
 		ln := &c.line
-		if c.priceOnly {
+		if b.priceOnly(c) {
 			b.priceBy(c)
 			continue
 		}
-		if len(c.entries) == 0 {
+		entries := b.entries[c]
+		if len(entries) == 0 {
 			b.unmatched[cmp.Or(ln.ResourceID, "(no resource id)")] = true
 			if ln.capacity > 0 || ln.EffectiveCost.Nanos != 0 || ln.BilledCost.Nanos != 0 {
 				s.bare = append(s.bare, ln)
@@ -685,7 +685,7 @@ func (b *builder) split() {
 		s.Stats.Matched++
 		held := int64(0)
 		weights = weights[:0]
-		for _, i := range c.entries {
+		for _, i := range entries {
 			ch := &s.Charges[i]
 			held += ch.held
 			weights = append(weights, ch.used, ch.held-ch.used)
@@ -695,7 +695,7 @@ func (b *builder) split() {
 		eff = ap.Split(ln.EffectiveCost.Nanos, weights, eff)
 		bil = ap.Split(ln.BilledCost.Nanos, weights, bil)
 		ec, bc := ln.EffectiveCost.Currency, ln.BilledCost.Currency
-		for j, i := range c.entries {
+		for j, i := range entries {
 			ch := &s.Charges[i]
 			ch.Cost = gpucost.Money{Nanos: eff[2*j] + eff[2*j+1], Currency: ec}
 			ch.IdleCost = gpucost.Money{Nanos: eff[2*j+1], Currency: ec}
@@ -718,15 +718,15 @@ func (b *builder) split() {
 // priceBy prices the GPU-hours a line starting before the period covers at its effective (and
 // billed) cost ÷ its billed GPU-hours.
 func (b *builder) priceBy(c *cell) {
-	ln := &c.line
+	ln, entries := &c.line, b.entries[c]
 	capacity := ln.capacity
-	for _, i := range c.entries {
+	for _, i := range entries {
 		capacity = max(capacity, b.snap.Charges[i].held) // never more than the line
 	}
 	if capacity == 0 {
 		return
 	}
-	for _, i := range c.entries {
+	for _, i := range entries {
 		ch := &b.snap.Charges[i]
 		ch.outside = true
 		ch.Cost = scale(ln.EffectiveCost, ch.held, capacity)

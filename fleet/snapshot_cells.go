@@ -1,6 +1,9 @@
 package fleet
 
-import "math"
+import (
+	"iter"
+	"math"
+)
 
 // resourceCells are the cells of one resource, in the order read: the bill merges the lines of
 // one resource and charge period into one cell (cellOf). The stores give a resource's lines in
@@ -39,5 +42,38 @@ func (rc *resourceCells) add(c *cell, start, end int64) {
 	rc.latest = max(rc.latest, start)
 	if rc.byPeriod != nil {
 		rc.byPeriod[[2]int64{start, end}] = c
+	}
+}
+
+// cellBlocks holds the cells in the order made, in blocks of a fixed size: a cell is its Line
+// alone (128 bytes), with no slice of pointers to find them all by.
+type cellBlocks struct {
+	blocks [][]cell
+	n      int
+}
+
+const cellBlock = 1 << 12
+
+// add returns a new cell holding ln, after the others.
+func (cb *cellBlocks) add(ln Line) *cell {
+	if cb.n%cellBlock == 0 {
+		cb.blocks = append(cb.blocks, make([]cell, 0, cellBlock))
+	}
+	last := &cb.blocks[len(cb.blocks)-1]
+	*last = append(*last, cell{line: ln})
+	cb.n++
+	return &(*last)[len(*last)-1]
+}
+
+// all yields the cells in the order made.
+func (cb *cellBlocks) all() iter.Seq[*cell] {
+	return func(yield func(*cell) bool) {
+		for _, bl := range cb.blocks {
+			for i := range bl {
+				if !yield(&bl[i]) {
+					return
+				}
+			}
+		}
 	}
 }

@@ -169,7 +169,7 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 	b := &builder{cat: cat, o: o, provider: cmp.Or(o.Provider, "aws"),
 		snap:     &Snapshot{Period: o.Period, series: map[string]*gpucost.Series{}, reader: analyze.NewOwnerReader(o.TagKeys)},
 		invHosts: map[string][]string{}, invTags: map[string]gpucost.Labels{}, hostTags: map[string]gpucost.Owner{},
-		byResource: map[string]*resourceCells{}, entries: map[*cell][]int{}, prices: map[string]price{},
+		entries: map[*cell][]int{}, prices: map[string]price{},
 		resources: map[[2]string]*sharedResource{}, unmatched: map[string]bool{}}
 	b.snap.Stats.CatalogFor = map[string]string{}
 	b.tags = analyze.TagOwners{Keys: o.TagKeys}
@@ -187,7 +187,7 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 	if err := b.bill(ctx, st); err != nil {
 		return nil, err
 	}
-	b.byResource = nil
+	b.index = cellIndex{}
 	if err := b.telemetry(ctx, st); err != nil {
 		return nil, err
 	}
@@ -227,15 +227,15 @@ type builder struct {
 	invGPUs  map[string]int
 	hostTags map[string]gpucost.Owner // host → its resource's tag owner
 
-	byResource map[string]*resourceCells // the cells of each resource id
-	cells      cellBlocks
-	entries    map[*cell][]int               // indexes of the snapshot's GPUTime charges each cell prices
-	hostCells  map[string][]*cell            // by start; made for the first rollup (indexHosts)
-	prices     map[string]price              // catalog, by series model
-	merged     map[mergeKey]int              // the charge of each series in each line or day, once needed (mergedFor)
-	byCatalog  []int                         // the charges the catalog prices
-	resources  map[[2]string]*sharedResource // by resource id and SKU (resourceOf)
-	unmatched  map[string]bool               // GPU resources with a line no telemetry covers
+	index     cellIndex // finds the cell a line merges into
+	cells     cellBlocks
+	entries   map[*cell][]int               // indexes of the snapshot's GPUTime charges each cell prices
+	hostCells map[string][]*cell            // by start; made for the first rollup (indexHosts)
+	prices    map[string]price              // catalog, by series model
+	merged    map[mergeKey]int              // the charge of each series in each line or day, once needed (mergedFor)
+	byCatalog []int                         // the charges the catalog prices
+	resources map[[2]string]*sharedResource // by resource id and SKU (resourceOf)
+	unmatched map[string]bool               // GPU resources with a line no telemetry covers
 
 	// The previous rollup's series and charge: a scan gives a series' rollups together and in
 	// time order, so most rollups add to the charge the one before added to (see last).
@@ -356,18 +356,13 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 		}
 		capacity := int64(math.Round(float64(gpus) * analyze.BilledHours(l) * unitsPerHour))
 		c, start, end := (*cell)(nil), l.ChargePeriodStart.Unix(), l.ChargePeriodEnd.Unix()
-		rc := b.byResource[l.ResourceID]
-		if rc != nil {
-			c = rc.find(start, end)
+		if l.ResourceID != "" { // lines without a resource id are never merged
+			c = b.index.find(l.ResourceID, start, end, &b.cells)
 		}
 		if c == nil {
 			c = b.cells.add(b.newLine(l, gpu))
-			if l.ResourceID != "" { // lines without a resource id are never merged
-				if rc == nil {
-					rc = newResourceCells()
-					b.byResource[l.ResourceID] = rc
-				}
-				rc.add(c, start, end)
+			if l.ResourceID != "" {
+				b.index.add(l.ResourceID, start, end, c)
 			}
 		} else {
 			c.line.EffectiveCost = c.line.EffectiveCost.Add(l.EffectiveCost)

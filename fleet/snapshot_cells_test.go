@@ -61,32 +61,41 @@ func sameFigures(a, b Figures) bool {
 		a.held == b.held && a.used == b.used && a.noTel == b.noTel && slices.Equal(a.Daily, b.Daily)
 }
 
-// resourceCells finds a charge period's cell whether the lines come in time order or not.
-func TestResourceCells(t *testing.T) {
-	rc := newResourceCells()
-	cellAt := func(d int) *cell {
-		return &cell{line: Line{Start: day1.AddDate(0, 0, d), End: day1.AddDate(0, 0, d+1)}}
-	}
+// cellIndex finds a resource's charge period's cell whether the lines come in time order or
+// not, and tells resources apart.
+func TestCellIndex(t *testing.T) {
+	var x cellIndex
+	var cb cellBlocks
 	unix := func(d int) (int64, int64) {
 		return day1.AddDate(0, 0, d).Unix(), day1.AddDate(0, 0, d+1).Unix()
 	}
-	cells := map[int]*cell{}
-	for _, d := range []int{0, 1, 2, 5, 3, 4} { // 3 and 4 after 5: out of order
-		s, e := unix(d)
-		if c := rc.find(s, e); c != nil {
-			t.Fatalf("find(day %d) before add = %v, want nil", d, c.line.Start)
+	cells := map[[2]any]*cell{}
+	for _, k := range []struct {
+		id string
+		d  int
+	}{{"a", 0}, {"b", 0}, {"a", 1}, {"b", 1}, {"a", 2}, {"a", 5}, {"b", 2}, {"a", 3}, {"a", 4}, {"b", 5}} { // a's days 3 and 4 after 5
+		s, e := unix(k.d)
+		if c := x.find(k.id, s, e, &cb); c != nil {
+			t.Fatalf("find(%s, day %d) before add = %v, want nil", k.id, k.d, c.line.Start)
 		}
-		cells[d] = cellAt(d)
-		rc.add(cells[d], s, e)
+		c := cb.add(Line{LineResource: &LineResource{ResourceID: k.id}, Start: day1.AddDate(0, 0, k.d), End: day1.AddDate(0, 0, k.d+1)})
+		cells[[2]any{k.id, k.d}] = c
+		x.add(k.id, s, e, c)
 	}
-	for _, d := range []int{4, 0, 5, 2, 1, 3} {
-		s, e := unix(d)
-		if c := rc.find(s, e); c != cells[d] {
-			t.Errorf("find(day %d) = %p, want %p", d, c, cells[d])
+	if x.all == nil {
+		t.Errorf("no map of all cells after lines out of order")
+	}
+	for k, want := range cells {
+		s, e := unix(k[1].(int))
+		if c := x.find(k[0].(string), s, e, &cb); c != want {
+			t.Errorf("find(%s, day %d) = %p, want %p", k[0], k[1], c, want)
 		}
 	}
 	s, _ := unix(2)
-	if c := rc.find(s, s+int64(time.Hour/time.Second)); c != nil {
-		t.Errorf("find(day 2, one hour) = %v, want nil: another period", c.line.Start)
+	if c := x.find("a", s, s+int64(time.Hour/time.Second), &cb); c != nil {
+		t.Errorf("find(a, day 2, one hour) = %v, want nil: another period", c.line.Start)
+	}
+	if c := x.find("c", s, s+86400, &cb); c != nil {
+		t.Errorf("find(c, day 2) = %v, want nil: another resource", c.line.Start)
 	}
 }

@@ -14,8 +14,7 @@ func (s *Snapshot) Anomalies(d Dimension, o analyze.AnomalyOptions) (analyze.Ano
 	lookback := time.Duration(o.Window) * 24 * time.Hour
 	o.From, o.To = s.Period.Start.Add(lookback).Truncate(24*time.Hour), s.Period.End
 	det := analyze.NewDetector(o)
-	for i := range s.Charges {
-		c := &s.Charges[i]
+	for c := range s.All() {
 		det.Add(analyze.CostPoint{Day: c.Start.UTC().Truncate(24 * time.Hour), Scope: d.Key(c), ResourceID: c.Resource(),
 			SkuID: c.SKU(), Cost: c.Cost})
 	}

@@ -19,7 +19,7 @@ func TestSnapshotAnomalies(t *testing.T) {
 		if day == 18 {
 			cost, id = gpucost.USD(900e9), "i-runaway"
 		}
-		l := &Line{ResourceID: id, SKU: "BoxUsage:p5.48xlarge", Owner: gpucost.Owner{Team: "ml"}}
+		l := &Line{LineResource: &LineResource{ResourceID: id, SKU: "BoxUsage:p5.48xlarge", Owner: gpucost.Owner{Team: "ml"}}}
 		s.Charges = append(s.Charges, Charge{Kind: Other, Start: start.AddDate(0, 0, day).Add(5 * time.Hour), Line: l, Owner: l.Owner, Cost: cost})
 	}
 	d, err := ParseDimension("team")

@@ -176,8 +176,7 @@ func (f *Figures) add(c *Charge, day int) {
 // currency, ordered by currency and then by total cost, largest first.
 func (s *Snapshot) Group(d Dimension, keep func(*Charge) bool) []Figures {
 	g := newGroups(s.Period)
-	for i := range s.Charges {
-		c := &s.Charges[i]
+	for c := range s.All() {
 		if keep != nil && !keep(c) {
 			continue
 		}
@@ -414,8 +413,8 @@ func matches(c *Charge, k, want string) bool {
 // the resources that have GPU lines (a GCP VM's cores and memory, billed apart from its GPUs).
 func (s *Snapshot) GPUResources() func(*Charge) bool {
 	res := map[string]bool{}
-	for i := range s.Charges {
-		if c := &s.Charges[i]; c.Kind != Other && c.Line != nil && c.Line.ResourceID != "" {
+	for c := range s.All() {
+		if c.Kind != Other && c.Line != nil && c.Line.ResourceID != "" {
 			res[c.Line.ResourceID] = true
 		}
 	}
@@ -427,8 +426,8 @@ func (s *Snapshot) GPUResources() func(*Charge) bool {
 // report's money adds up to the stored bill.
 func (s *Snapshot) Reconcile() (charged, bill []gpucost.Money, ok bool) {
 	sums := map[string]int64{}
-	for i := range s.Charges {
-		if c := &s.Charges[i]; (c.Source == SourceBill || c.Kind == Other) && !c.outside {
+	for c := range s.All() {
+		if (c.Source == SourceBill || c.Kind == Other) && !c.outside {
 			sums[c.Cost.Currency] += c.Cost.Nanos
 		}
 	}

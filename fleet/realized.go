@@ -148,8 +148,7 @@ func sameWorkload(a, b gpucost.AppliedStep) bool {
 
 // billDays returns the first and last days the snapshot's bill has lines on.
 func (s *Snapshot) billDays() (first, last time.Time) {
-	for i := range s.Charges {
-		c := &s.Charges[i]
+	for c := range s.All() {
 		if c.Line == nil {
 			continue
 		}
@@ -248,15 +247,14 @@ func (s *Snapshot) realizedStep(st gpucost.AppliedStep, billFirst, afterEnd time
 func (s *Snapshot) workloadDays(st gpucost.AppliedStep, cur string) map[time.Time]*workDay {
 	ofNamespace := map[*Line]bool{}
 	if st.Namespace != "" {
-		for i := range s.Charges {
-			if c := &s.Charges[i]; c.Kind == GPUTime && c.Line != nil && c.Owner.Namespace == st.Namespace {
+		for c := range s.All() {
+			if c.Kind == GPUTime && c.Line != nil && c.Owner.Namespace == st.Namespace {
 				ofNamespace[c.Line] = true
 			}
 		}
 	}
 	out := map[time.Time]*workDay{}
-	for i := range s.Charges {
-		c := &s.Charges[i]
+	for c := range s.All() {
 		if c.Kind == Other || c.Line == nil || cur != "" && c.Cost.Currency != cur {
 			continue
 		}

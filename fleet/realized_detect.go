@@ -72,8 +72,7 @@ type dayLines struct {
 func (s *Snapshot) DetectChanges() []DetectedChange {
 	lines := map[workloadKey]map[*Line]bool{}
 	billFrom := map[string]time.Time{} // each provider's first day of bill lines
-	for i := range s.Charges {
-		c := &s.Charges[i]
+	for c := range s.All() {
 		if c.Line == nil || c.Line.Start.Before(s.Period.Start) {
 			continue // a line that starts before the period bills a day only partly in it
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"iter"
 	"maps"
 	"math"
 	"math/bits"
@@ -42,18 +43,25 @@ const (
 )
 
 // Line is the bill line (or lines, for one resource over one charge period) behind a charge.
+// What it says of its resource is a LineResource that the lines of the resource share.
 type Line struct {
+	*LineResource
+	Start, End                time.Time
+	EffectiveCost, BilledCost gpucost.Money // of the lines together
+	capacity                  int64         // billed GPU time, units
+	commitment                string        // the commitment discount id of the line or of a line merged into it
+}
+
+// LineResource is what a bill line says of its resource: the same on every line of one
+// resource and SKU (a year of daily lines is 365 lines of each), so they share one.
+type LineResource struct {
 	ResourceID, ResourceName        string
 	Provider, Region, Account       string
 	Service, SKU, Pricing, Category string
 	InstanceType, Model             string // the GPU line's instance type and canonical model
 	Tags                            gpucost.Labels
 	Owner                           gpucost.Owner // the owner its tags name
-	Start, End                      time.Time
-	EffectiveCost, BilledCost       gpucost.Money // of the lines together
-	capacity                        int64         // billed GPU time, units
 	hosts                           []string
-	commitment                      string // the commitment discount id of the line or of a line merged into it
 }
 
 // Charge is one piece of the period's spend: a series' GPU time in one bill line or day, billed
@@ -110,11 +118,46 @@ type Stats struct {
 // Snapshot is a period's GPU time and spend, charge by charge, built once per query: the
 // figures of every report are sums over it (Group).
 type Snapshot struct {
-	Period  Period
+	Period Period
+	// Charges are the charges kept whole. The NoTelemetry charges of GPU lines no telemetry
+	// covers at all are not among them: they are made from their lines as All yields them.
 	Charges []Charge
 	Stats   Stats
 	series  map[string]*gpucost.Series
 	reader  analyze.OwnerReader
+	// bare are the GPU lines no telemetry covers, each one NoTelemetry charge (bareCharge).
+	// A year of daily lines of a fleet without telemetry is millions of them: a Charge each
+	// would add 280 bytes a line to the Line it repeats.
+	bare []*Line
+}
+
+// All yields every charge of the snapshot: Charges, then the NoTelemetry charge of each GPU
+// line no telemetry covers. Those are made as they are yielded, in one variable: a charge
+// yielded is valid only until the next.
+func (s *Snapshot) All() iter.Seq[*Charge] {
+	return func(yield func(*Charge) bool) {
+		for i := range s.Charges {
+			if !yield(&s.Charges[i]) {
+				return
+			}
+		}
+		var c Charge
+		for _, ln := range s.bare {
+			c = bareCharge(ln)
+			if !yield(&c) {
+				return
+			}
+		}
+	}
+}
+
+// bareCharge is the NoTelemetry charge of a GPU line no telemetry covers: all its billed GPU
+// time and its whole cost, as split would make it.
+func bareCharge(ln *Line) Charge {
+	ec, bc := ln.EffectiveCost.Currency, ln.BilledCost.Currency
+	return Charge{Kind: NoTelemetry, Start: ln.Start, Model: ln.Model, Owner: ln.Owner, Line: ln, Source: SourceBill,
+		held: max(ln.capacity, 0), Cost: ln.EffectiveCost, IdleCost: gpucost.Money{Currency: ec},
+		Billed: ln.BilledCost, IdleBilled: gpucost.Money{Currency: bc}}
 }
 
 // Build reads the period's bill lines, hourly rollups and inventory and prices every GPU-hour
@@ -126,7 +169,8 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 	b := &builder{cat: cat, o: o, provider: cmp.Or(o.Provider, "aws"),
 		snap:     &Snapshot{Period: o.Period, series: map[string]*gpucost.Series{}, reader: analyze.NewOwnerReader(o.TagKeys)},
 		invHosts: map[string][]string{}, invTags: map[string]gpucost.Labels{}, hostTags: map[string]gpucost.Owner{},
-		cells: map[cellKey]*cell{}, hostCells: map[string][]*cell{}, prices: map[string]price{}}
+		entries: map[*cell][]int{}, prices: map[string]price{},
+		resources: map[[2]string]*sharedResource{}, unmatched: map[string]bool{}}
 	b.snap.Stats.CatalogFor = map[string]string{}
 	b.tags = analyze.TagOwners{Keys: o.TagKeys}
 	if b.tags.Keys == nil {
@@ -143,6 +187,7 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 	if err := b.bill(ctx, st); err != nil {
 		return nil, err
 	}
+	b.index = cellIndex{}
 	if err := b.telemetry(ctx, st); err != nil {
 		return nil, err
 	}
@@ -153,16 +198,16 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 	return b.snap, nil
 }
 
-type cellKey struct {
-	resource   string
-	start, end int64
+// cell is one GPU resource's bill over one charge period, which prices the telemetry it covers
+// (builder.entries).
+type cell struct {
+	line Line
 }
 
-// cell is one GPU resource's bill over one charge period and the telemetry it covers.
-type cell struct {
-	line      *Line
-	entries   []int // indexes of the snapshot's GPUTime charges it prices
-	priceOnly bool  // the line starts before the period: it prices the GPU-hours in it, its cost is not the period's
+// priceOnly reports whether c's line starts before the period: it prices the GPU-hours in it,
+// its cost is not the period's.
+func (b *builder) priceOnly(c *cell) bool {
+	return c.line.Start.Before(b.o.Period.Start) && !b.o.Period.Billed
 }
 
 type price struct {
@@ -182,12 +227,15 @@ type builder struct {
 	invGPUs  map[string]int
 	hostTags map[string]gpucost.Owner // host → its resource's tag owner
 
-	cells     map[cellKey]*cell
-	order     []*cell
-	hostCells map[string][]*cell // by start
-	prices    map[string]price   // catalog, by series model
-	merged    map[mergeKey]int   // the charge of each series in each line or day, once needed (mergedFor)
-	byCatalog []int              // the charges the catalog prices
+	index     cellIndex // finds the cell a line merges into
+	cells     cellBlocks
+	entries   map[*cell][]int               // indexes of the snapshot's GPUTime charges each cell prices
+	hostCells map[string][]*cell            // by start; made for the first rollup (indexHosts)
+	prices    map[string]price              // catalog, by series model
+	merged    map[mergeKey]int              // the charge of each series in each line or day, once needed (mergedFor)
+	byCatalog []int                         // the charges the catalog prices
+	resources map[[2]string]*sharedResource // by resource id and SKU (resourceOf)
+	unmatched map[string]bool               // GPU resources with a line no telemetry covers
 
 	// The previous rollup's series and charge: a scan gives a series' rollups together and in
 	// time order, so most rollups add to the charge the one before added to (see last).
@@ -232,6 +280,48 @@ func (b *builder) inventory(ctx context.Context, st Inventory) error {
 	return nil
 }
 
+// sharedResource is the LineResource of the last line of a resource and SKU read, and the
+// fields of that line it was made of.
+type sharedResource struct {
+	key resourceKey
+	r   *LineResource
+}
+
+type resourceKey struct {
+	name, provider, region, account, service, pricing, category string
+	gpu                                                         catalog.LineGPU
+}
+
+// resourceOf returns the LineResource of l, its tags over the inventory's. The lines of one
+// resource and SKU nearly always say the same of it: they share the one of the last such line
+// read (a LineResource is never changed).
+func (b *builder) resourceOf(l *gpucost.CostLine, gpu catalog.LineGPU) *LineResource {
+	tags := l.Tags
+	if inv, ok := b.invTags[l.ResourceID]; ok {
+		tags = mergeLabels(inv, l.Tags)
+	}
+	k := resourceKey{l.ResourceName, l.Provider, l.RegionID, l.SubAccountID, l.ServiceName, l.PricingCategory, l.ChargeCategory, gpu}
+	id := [2]string{l.ResourceID, l.SkuID}
+	if sh := b.resources[id]; sh != nil && sh.key == k && maps.Equal(sh.r.Tags, tags) {
+		return sh.r
+	}
+	r := &LineResource{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
+		Account: l.SubAccountID, Service: l.ServiceName, SKU: l.SkuID, Pricing: l.PricingCategory, Category: l.ChargeCategory,
+		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: maps.Clone(tags), Owner: b.tags.Of(tags)}
+	if gpu.Model != "" {
+		// The telemetry hosts that are this resource: the inventory's, and any named like the
+		// resource id, its last path segment (ARNs, Azure and GCP resource paths) or its name.
+		r.hosts = append(r.hosts, b.invHosts[l.ResourceID]...)
+		for _, name := range []string{l.ResourceID, path.Base(l.ResourceID), l.ResourceName} {
+			if name != "" && name != "." && name != "/" && !slices.Contains(r.hosts, name) {
+				r.hosts = append(r.hosts, name)
+			}
+		}
+	}
+	b.resources[id] = &sharedResource{k, r}
+	return r
+}
+
 // bill reads the period's lines: GPU usage lines become cells that price the telemetry they
 // cover, every other line a charge of its own.
 func (b *builder) bill(ctx context.Context, st Bills) error {
@@ -240,10 +330,6 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 	// GPU-hours in the period, though it is not the period's to count.
 	from := b.o.Period.Start.Truncate(24 * time.Hour)
 	return st.ScanCosts(ctx, b.o.Period.Lines(from, b.o.Period.End), func(l *gpucost.CostLine) error {
-		tags := l.Tags
-		if inv, ok := b.invTags[l.ResourceID]; ok {
-			tags = mergeLabels(inv, l.Tags)
-		}
 		gpu, isGPU := b.cat.LineGPU(l)
 		before := l.ChargePeriodStart.Before(b.o.Period.Start) && !b.o.Period.Billed
 		if before && (!isGPU || l.ChargeCategory != "Usage") {
@@ -254,7 +340,8 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 			s.Stats.Totals.Add(l.BilledCost, l.EffectiveCost)
 		}
 		if !isGPU || l.ChargeCategory != "Usage" {
-			ln := b.newLine(l, tags, catalog.LineGPU{})
+			ln := new(Line)
+			*ln = b.newLine(l, catalog.LineGPU{})
 			s.Charges = append(s.Charges, Charge{Kind: Other, Start: l.ChargePeriodStart, Owner: ln.Owner, Line: ln,
 				Source: SourceBill, Cost: l.EffectiveCost, Billed: l.BilledCost,
 				IdleCost: gpucost.Money{Currency: l.EffectiveCost.Currency}, IdleBilled: gpucost.Money{Currency: l.BilledCost.Currency}})
@@ -268,17 +355,14 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 			gpus = n
 		}
 		capacity := int64(math.Round(float64(gpus) * analyze.BilledHours(l) * unitsPerHour))
-		k := cellKey{l.ResourceID, l.ChargePeriodStart.Unix(), l.ChargePeriodEnd.Unix()}
-		c := b.cells[k]
-		if c == nil || l.ResourceID == "" {
-			c = &cell{line: b.newLine(l, tags, gpu), priceOnly: before}
-			b.cells[k] = c
-			b.order = append(b.order, c)
-			for _, h := range c.line.hosts {
-				b.hostCells[h] = append(b.hostCells[h], c)
-				if low := strings.ToLower(h); low != h {
-					b.hostCells[low] = append(b.hostCells[low], c) // hosts are matched ignoring case
-				}
+		c, start, end := (*cell)(nil), l.ChargePeriodStart.Unix(), l.ChargePeriodEnd.Unix()
+		if l.ResourceID != "" { // lines without a resource id are never merged
+			c = b.index.find(l.ResourceID, start, end, &b.cells)
+		}
+		if c == nil {
+			c = b.cells.add(b.newLine(l, gpu))
+			if l.ResourceID != "" {
+				b.index.add(l.ResourceID, start, end, c)
 			}
 		} else {
 			c.line.EffectiveCost = c.line.EffectiveCost.Add(l.EffectiveCost)
@@ -290,24 +374,9 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 	})
 }
 
-func (b *builder) newLine(l *gpucost.CostLine, tags gpucost.Labels, gpu catalog.LineGPU) *Line {
-	ln := &Line{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
-		Account: l.SubAccountID, Service: l.ServiceName, SKU: l.SkuID, Pricing: l.PricingCategory, Category: l.ChargeCategory,
-		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: maps.Clone(tags), Owner: b.tags.Of(tags),
-		Start: l.ChargePeriodStart, End: l.ChargePeriodEnd, EffectiveCost: l.EffectiveCost, BilledCost: l.BilledCost,
-		commitment: commitmentOf(l)}
-	if gpu.Model == "" {
-		return ln
-	}
-	// The telemetry hosts that are this resource: the inventory's, and any named like the
-	// resource id, its last path segment (ARNs, Azure and GCP resource paths) or its name.
-	ln.hosts = append(ln.hosts, b.invHosts[l.ResourceID]...)
-	for _, name := range []string{l.ResourceID, path.Base(l.ResourceID), l.ResourceName} {
-		if name != "" && name != "." && name != "/" && !slices.Contains(ln.hosts, name) {
-			ln.hosts = append(ln.hosts, name)
-		}
-	}
-	return ln
+func (b *builder) newLine(l *gpucost.CostLine, gpu catalog.LineGPU) Line {
+	return Line{LineResource: b.resourceOf(l, gpu), Start: l.ChargePeriodStart, End: l.ChargePeriodEnd,
+		EffectiveCost: l.EffectiveCost, BilledCost: l.BilledCost, commitment: commitmentOf(l)}
 }
 
 // telemetry reads the period's hour rollups: each is a GPUTime charge, priced by the bill line
@@ -316,9 +385,6 @@ func (b *builder) newLine(l *gpucost.CostLine, tags gpucost.Labels, gpu catalog.
 func (b *builder) telemetry(ctx context.Context, st Telemetry) error {
 	s := b.snap
 	p := b.o.Period
-	for _, cs := range b.hostCells {
-		slices.SortFunc(cs, func(x, y *cell) int { return x.line.Start.Compare(y.line.Start) })
-	}
 	sliced := map[sliceKey][]slicedHour{}
 	b.pending = chargeBlocks{base: len(s.Charges)}
 	err := st.ScanRollups(ctx, time.Hour, gpucost.RollupFilter{From: p.Start, To: p.End}, func(r *gpucost.Rollup) error {
@@ -349,7 +415,7 @@ func (b *builder) telemetry(ctx context.Context, st Telemetry) error {
 		return err
 	}
 	b.shareSliced(sliced)
-	b.pending.flush(b, len(b.order)) // split adds a NoTelemetry charge per cell at most
+	b.pending.flush(b, len(b.entries)) // split adds a NoTelemetry charge per cell with telemetry at most
 	b.merged, b.cur = nil, seriesInfo{}
 	return nil
 }
@@ -418,7 +484,7 @@ func (b *builder) charge(ser *gpucost.Series, start time.Time, held, used int64)
 	b.last = lastCharge{ser, from, to, i}
 	merged[k] = i
 	if c != nil {
-		c.entries = append(c.entries, i)
+		b.entries[c] = append(b.entries[c], i)
 	} else {
 		b.byCatalog = append(b.byCatalog, i)
 	}
@@ -450,7 +516,7 @@ func (b *builder) newCharge(pc *pendingCharge, model string) Charge {
 	s, p, ser := b.snap, b.o.Period, pc.ser
 	ch := Charge{Kind: GPUTime, Series: ser, Model: model, held: pc.held, used: pc.used}
 	if c := pc.cell; c != nil {
-		ch.Start, ch.Line, ch.Source = later(c.line.Start, p.Start), c.line, SourceBill
+		ch.Start, ch.Line, ch.Source = later(c.line.Start, p.Start), &c.line, SourceBill
 		ch.Owner = s.reader.Of(ser.Labels, c.line.Owner)
 	} else {
 		ch.Start = later(time.Unix(pc.day*86400, 0).UTC(), p.Start)
@@ -497,10 +563,30 @@ func (b *builder) intern(s *gpucost.Series) *gpucost.Series {
 	return have
 }
 
+// indexHosts finds the cells of each telemetry host, by start. The bill alone needs none of
+// it: a year of daily lines without telemetry would hold every line twice more in slices.
+func (b *builder) indexHosts() {
+	b.hostCells = map[string][]*cell{}
+	for c := range b.cells.all() {
+		for _, h := range c.line.hosts {
+			b.hostCells[h] = append(b.hostCells[h], c)
+			if low := strings.ToLower(h); low != h {
+				b.hostCells[low] = append(b.hostCells[low], c) // hosts are matched ignoring case
+			}
+		}
+	}
+	for _, cs := range b.hostCells {
+		slices.SortFunc(cs, func(x, y *cell) int { return x.line.Start.Compare(y.line.Start) })
+	}
+}
+
 // cellSpan returns the cell covering host at t, if any (the latest starting at or before t that
 // holds t), and the span [from, to) of Unix seconds around t for which it is the same: the cell
 // holds them and no later-starting cell of the host does; empty when that is not known cheaply.
 func (b *builder) cellSpan(host string, t time.Time) (c *cell, from, to int64) {
+	if b.hostCells == nil {
+		b.indexHosts()
+	}
 	cs := b.hostCells[host]
 	if len(cs) == 0 {
 		cs = b.hostCells[strings.ToLower(host)]
@@ -577,30 +663,34 @@ func (b *builder) split() {
 		weights, eff, bil []int64
 		ap                analyze.Apportioner
 	)
-	for _, c := range b.order {
-		ln := c.line
-		if c.priceOnly {
+	for c := range b.cells.all() {
+		ln := &c.line
+		if b.priceOnly(c) {
 			b.priceBy(c)
 			continue
 		}
+		entries := b.entries[c]
+		if len(entries) == 0 {
+			b.unmatched[cmp.Or(ln.ResourceID, "(no resource id)")] = true
+			if ln.capacity > 0 || ln.EffectiveCost.Nanos != 0 || ln.BilledCost.Nanos != 0 {
+				s.bare = append(s.bare, ln)
+			}
+			continue
+		}
+		s.Stats.Matched++
 		held := int64(0)
 		weights = weights[:0]
-		for _, i := range c.entries {
+		for _, i := range entries {
 			ch := &s.Charges[i]
 			held += ch.held
 			weights = append(weights, ch.used, ch.held-ch.used)
 		}
 		rest := max(ln.capacity, held) - held
 		weights = append(weights, rest)
-		if len(c.entries) == 0 {
-			s.Stats.Unmatched = append(s.Stats.Unmatched, cmp.Or(ln.ResourceID, "(no resource id)"))
-		} else {
-			s.Stats.Matched++
-		}
 		eff = ap.Split(ln.EffectiveCost.Nanos, weights, eff)
 		bil = ap.Split(ln.BilledCost.Nanos, weights, bil)
 		ec, bc := ln.EffectiveCost.Currency, ln.BilledCost.Currency
-		for j, i := range c.entries {
+		for j, i := range entries {
 			ch := &s.Charges[i]
 			ch.Cost = gpucost.Money{Nanos: eff[2*j] + eff[2*j+1], Currency: ec}
 			ch.IdleCost = gpucost.Money{Nanos: eff[2*j+1], Currency: ec}
@@ -615,22 +705,23 @@ func (b *builder) split() {
 				Billed: gpucost.Money{Nanos: bil[last], Currency: bc}, IdleBilled: gpucost.Money{Currency: bc}})
 		}
 	}
-	slices.Sort(s.Stats.Unmatched)
-	s.Stats.Unmatched = slices.Compact(s.Stats.Unmatched)
+	if len(b.unmatched) > 0 {
+		s.Stats.Unmatched = slices.Sorted(maps.Keys(b.unmatched))
+	}
 }
 
 // priceBy prices the GPU-hours a line starting before the period covers at its effective (and
 // billed) cost ÷ its billed GPU-hours.
 func (b *builder) priceBy(c *cell) {
-	ln := c.line
+	ln, entries := &c.line, b.entries[c]
 	capacity := ln.capacity
-	for _, i := range c.entries {
+	for _, i := range entries {
 		capacity = max(capacity, b.snap.Charges[i].held) // never more than the line
 	}
 	if capacity == 0 {
 		return
 	}
-	for _, i := range c.entries {
+	for _, i := range entries {
 		ch := &b.snap.Charges[i]
 		ch.outside = true
 		ch.Cost = scale(ln.EffectiveCost, ch.held, capacity)

@@ -12,7 +12,7 @@ import (
 func TestChargeBlocks(t *testing.T) {
 	s := &Snapshot{Charges: []Charge{{Kind: Other, held: -1}, {Kind: Other, held: -2}}, reader: analyze.NewOwnerReader(nil)}
 	b := &builder{snap: s, o: Options{Period: Period{Start: day1, End: day1.AddDate(0, 0, 1)}}, hostTags: map[string]gpucost.Owner{}}
-	c := &cell{line: &Line{Start: day1, End: day1.AddDate(0, 0, 1), Owner: gpucost.Owner{Team: "ml"}}}
+	c := &cell{line: Line{LineResource: &LineResource{Owner: gpucost.Owner{Team: "ml"}}, Start: day1, End: day1.AddDate(0, 0, 1)}}
 	sers := []*gpucost.Series{
 		{GPU: gpucost.GPU{UUID: "GPU-1", Host: "a", Model: "NVIDIA H100 80GB HBM3"}, Labels: gpucost.Labels{"namespace": "x"}},
 		{GPU: gpucost.GPU{UUID: "GPU-2", Host: "b", Model: "NVIDIA A100-SXM4-80GB"}},
@@ -41,7 +41,7 @@ func TestChargeBlocks(t *testing.T) {
 		if ch.Kind != GPUTime || ch.held != int64(k) || ch.used != int64(k)*2 || ch.Series != sers[k%2] || !ch.Start.Equal(day1) {
 			t.Fatalf("Charges[%d] = %+v; want series %d's GPU time, held %d, used %d", 2+k, ch, k%2, k, 2*k)
 		}
-		if k%2 == 0 && (ch.Line != c.line || ch.Source != SourceBill || ch.Owner.Team != "ml" || ch.Owner.Namespace != "x" || ch.Model != "H100-SXM") {
+		if k%2 == 0 && (ch.Line != &c.line || ch.Source != SourceBill || ch.Owner.Team != "ml" || ch.Owner.Namespace != "x" || ch.Model != "H100-SXM") {
 			t.Fatalf("Charges[%d] = %+v; want the line's, owned by team ml and namespace x, model H100-SXM", 2+k, ch)
 		}
 		if k%2 == 1 && (ch.Line != nil || ch.Model != "A100-80GB") {

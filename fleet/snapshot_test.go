@@ -224,10 +224,10 @@ func TestParseDimension(t *testing.T) {
 // covers the cost, telemetry where none does, the owner tag for tag dimensions.
 func TestDimensionKey(t *testing.T) {
 	series := &gpucost.Series{GPU: gpucost.GPU{UUID: "GPU-1", Host: "h"}}
-	used := &Charge{Kind: GPUTime, Series: series, Line: &Line{}}
+	used := &Charge{Kind: GPUTime, Series: series, Line: &Line{LineResource: &LineResource{}}}
 	withJob := &Charge{Kind: GPUTime, Series: series, Owner: gpucost.Owner{Job: "train-7b"}}
-	noTel := &Charge{Kind: NoTelemetry, Line: &Line{}}
-	capacity := &Charge{Kind: GPUTime, idleCapacity: true, Line: &Line{}}
+	noTel := &Charge{Kind: NoTelemetry, Line: &Line{LineResource: &LineResource{}}}
+	capacity := &Charge{Kind: GPUTime, idleCapacity: true, Line: &Line{LineResource: &LineResource{}}}
 	catalogPriced := &Charge{Kind: GPUTime, Series: series}
 	for _, tc := range []struct {
 		by   string

@@ -13,9 +13,10 @@ import (
 // the users were charged and IdleCost the capacity nobody was, in one "(idle capacity)" group
 // of the telemetry dimensions.
 type Tally struct {
-	d       Dimension
-	groups  *groups
-	scratch Line // the line of the allocation being added
+	d        Dimension
+	groups   *groups
+	scratch  Line // the line of the allocation being added
+	resource LineResource
 }
 
 // NewTally returns an empty Tally of the period p by d.
@@ -46,9 +47,10 @@ func (t *Tally) line(l *gpucost.CostLine, gpu catalog.LineGPU) *Line {
 	if l == nil {
 		return nil
 	}
-	t.scratch = Line{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
+	t.resource = LineResource{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
 		Account: l.SubAccountID, Service: l.ServiceName, SKU: l.SkuID, Pricing: l.PricingCategory, Category: l.ChargeCategory,
-		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: l.Tags, Start: l.ChargePeriodStart, End: l.ChargePeriodEnd}
+		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: l.Tags}
+	t.scratch = Line{LineResource: &t.resource, Start: l.ChargePeriodStart, End: l.ChargePeriodEnd}
 	return &t.scratch
 }
 

@@ -32,8 +32,7 @@ type SKUCost struct {
 // nobody owns counts too.
 func (s *Snapshot) Untagged(owner string, keep func(*Charge) bool) (list []*Untagged, all, none gpucost.Money) {
 	byRes := map[[2]string]*Untagged{}
-	for i := range s.Charges {
-		c := &s.Charges[i]
+	for c := range s.All() {
 		if keep != nil && !keep(c) {
 			continue
 		}

@@ -33,6 +33,10 @@ catalog import --format aws-spot-advisor, and says which (docs/architecture.md "
   gpucost plan checkpoint --checkpoint-time 45s --restart 5m --instance-type g5.12xlarge --region us-east-1 --events s3://my-bucket/jobs`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
+			if err := firstError(durNotNegative("checkpoint-time", o.CheckpointTime), durNotNegative("restart", o.Restart),
+				durNotNegative("mtbi", o.MTBI), durNotNegative("notice", o.Notice), durNotNegative("work", o.Work)); err != nil {
+				return result{}, err
+			}
 			var err error
 			if o.InterruptionsPerHour, o.RateSource, err = pool.parseRate(cmd.Context(), e, rate, o.MTBI != 0); err != nil {
 				return result{}, err

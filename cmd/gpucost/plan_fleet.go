@@ -7,6 +7,7 @@ import (
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
+	"math"
 )
 
 func newPlanFleetCmd(e *env) *cobra.Command {
@@ -40,7 +41,7 @@ expects; --max-pool-share caps the share of the spot GPUs any one pool holds.`,
   gpucost plan fleet --gpu H100 --count 64 --min-vram 80 --region us-east-1 --export ec2-fleet`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
+			if err := firstError(e.validOutput(), intAtLeast("count", o.GPUs, 1), intAtLeast("diversify", o.Diversify, 0), floatIn("min-vram", o.MinVRAMGB, 0, math.Inf(1))); err != nil {
 				return err
 			}
 			var err error

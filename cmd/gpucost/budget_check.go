@@ -178,7 +178,7 @@ redacted). An alert whose key was delivered to a target is not sent to it again.
 					return present.BudgetDeliveries(nil, true), nil
 				}
 				ds, err := db.Deliveries(cmd.Context(), f)
-				return present.BudgetDeliveries(ds, false), err
+				return latestNote(present.BudgetDeliveries(ds, false), len(ds), f.Limit), err
 			})
 		},
 	}

@@ -212,3 +212,11 @@ func instanceMFU(cmd *cobra.Command, mfu float64) error {
 	}
 	return nil
 }
+
+// latestNote notes under a log listing that --limit cut it: n entries shown, limit asked.
+func latestNote(t result, n, limit int) result {
+	if limit > 0 && n == limit {
+		t.Notes = append(t.Notes, fmt.Sprintf("The latest %d entries; --limit 0 prints them all.", limit))
+	}
+	return t
+}

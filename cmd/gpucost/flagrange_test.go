@@ -443,3 +443,35 @@ func TestFlagRangesCoverTheTree(t *testing.T) {
 		}
 	}
 }
+
+// TestListCutSays runs each listing whose --limit cuts it on the 3-day demo store: cut, the
+// output says so and names --limit 0 (under the table, or on stderr beside CSV); with
+// --limit 0 nothing is cut and the note is gone.
+func TestListCutSays(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the demo store")
+	}
+	dir := loadDemo(t)
+	for range 2 { // two audited entries, so audit --limit 1 cuts
+		if code, _, errOut := runCLI(t, dir, "token", "create", "--name", "n", "--role", "viewer"); code != exitOK {
+			t.Fatalf("token create: exit %d\n%s", code, errOut)
+		}
+	}
+	for _, args := range [][]string{
+		{"report", "idle"}, // the default --limit 20
+		{"report", "idle", "--output", "csv"},
+		{"plan", "instance", "--params", "7e9"}, // the default --limit 10
+		{"report", "untagged", "--limit", "1"},
+		{"audit", "--limit", "1"},
+	} {
+		code, out, errOut := runCLI(t, dir, args...)
+		if code != exitOK || !strings.Contains(out+errOut, "--limit 0") {
+			t.Errorf("gpucost %s: exit %d; want a note that the list was cut and --limit 0 shows all\n%s%s", strings.Join(args, " "), code, out, errOut)
+		}
+		all := append(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "--limit" || a == "1" }), "--limit", "0")
+		code, out, errOut = runCLI(t, dir, all...)
+		if code != exitOK || strings.Contains(out+errOut, "--limit 0") {
+			t.Errorf("gpucost %s: exit %d; want every row and no cut note\n%s%s", strings.Join(all, " "), code, out, errOut)
+		}
+	}
+}

@@ -97,6 +97,10 @@ func (f *costFlags) checkSplit() error {
 			return err
 		}
 	}
+	if f.policy == gpucost.PolicyWeighted && f.weight == 0 {
+		// The split would take 0 for its default, 0.5.
+		return flagRangeError("weight", 0, "a share above 0 and at most 1 with --policy weighted; --policy used splits all by used time")
+	}
 	return floatIn("weight", f.weight, 0, 1)
 }
 
@@ -106,9 +110,17 @@ func (o *serveOptions) checkFlags() error {
 	return firstError(durAtLeast("flush", o.flush, 1), durAtLeast("keep-minutes", o.keepMinutes, 1),
 		durNotNegative("views-every", o.viewsEvery), durAtLeast("check-every", o.checkEvery, 1),
 		durAtLeast("pull-every", o.pull.every, 1),
-		floatIn("ingest-rate", s.IngestRate, 0, math.Inf(1)), floatIn("bill-rate", s.BillRate, 0, math.Inf(1)),
-		intAtLeast("ingest-burst", s.IngestBurst, 0), intAtLeast("bill-burst", s.BillBurst, 0),
-		intAtLeast("max-auth-failures", s.AuthFailures, 0))
+		serveLimit("ingest-rate", s.IngestRate), serveLimit("bill-rate", s.BillRate),
+		serveLimit("ingest-burst", float64(s.IngestBurst)), serveLimit("bill-burst", float64(s.BillBurst)),
+		serveLimit("max-auth-failures", float64(s.AuthFailures)))
+}
+
+// serveLimit refuses a rate limit or throttle of serve's below 0, NaN or infinite.
+func serveLimit(flag string, x float64) error {
+	if !(x >= 0) || math.IsInf(x, 0) {
+		return flagRangeError(flag, x, "a finite number, 0 or more: a limit cannot be negative, and 0 turns it off")
+	}
+	return nil
 }
 
 // checkFlags refuses run's periods, restarts and notice source out of range before the job
@@ -200,6 +212,15 @@ func (f *recommendFlags) checkFlags(e *env) error {
 func hoursPerMonth(h int) error {
 	if h < 1 || h > 744 {
 		return flagRangeError("hours", h, "the hours in a month, from 1 to 744, such as 720 or 730")
+	}
+	return nil
+}
+
+// givenAtLeast refuses n below least when --flag was given: not given, its 0 takes the
+// command's default.
+func givenAtLeast(cmd *cobra.Command, flag string, n, least int) error {
+	if cmd.Flags().Changed(flag) {
+		return intAtLeast(flag, n, least)
 	}
 	return nil
 }

@@ -151,9 +151,9 @@ var flagRanges = map[string]flagRange{
 	"plan fleet --max-risk":          {bad: []string{"-1%", "NaN"}},
 	"plan fleet --interruption-rate": {bad: []string{"bogus"}},
 
-	"plan instance --batch":     {bad: negInt},
-	"plan instance --mfu":       {bad: []string{"-0.1", "1.5", "NaN"}},
-	"plan instance --seq":       {bad: negInt},
+	"plan instance --batch":     {bad: negZeroInt},                          // not given: 1
+	"plan instance --mfu":       {bad: []string{"-0.1", "0", "1.5", "NaN"}}, // not given: 0.40
+	"plan instance --seq":       {bad: negZeroInt},                          // not given: 4096
 	"plan instance --mode":      {bad: []string{"bogus"}},
 	"plan instance --precision": {bad: []string{"fp64"}},
 	"plan instance --params":    {bad: []string{"-7B", "NaN"}},
@@ -420,6 +420,20 @@ func withFlag(args []string, flag string) []string {
 		i = len(args)
 	}
 	return slices.Concat(args[:i], []string{flag}, args[i:])
+}
+
+// TestFlagCombinations tries values that are out of range only beside another flag.
+func TestFlagCombinations(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"report", "cost", "--policy", "weighted", "--weight", "0"}, // 0 would become the default 0.5
+		{"export", "focus", "--out", filepath.Join(dir, "x.csv"), "--policy", "weighted", "--weight", "0"},
+	} {
+		code, out := runFlag(dir, args...)
+		if first, _, _ := strings.Cut(out, "\n"); code != exitInvalid || !strings.Contains(first, "--weight") || !rangeWords.MatchString(first) {
+			t.Errorf("gpucost %s: exit %d, %q; want exit %d naming --weight and the values it takes", strings.Join(args, " "), code, first, exitInvalid)
+		}
+	}
 }
 
 // TestFlagRangesCoverTheTree fails when the tables name a flag no command has, so they do not

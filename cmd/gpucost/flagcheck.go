@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/plan/planfile"
 	"github.com/gpucost/gpucost/recommend"
@@ -141,6 +142,15 @@ func (s *servingFlags) checkFlags() error {
 	return err
 }
 
+// providerNeedsGPU refuses a --provider without --gpu where it only picks the GPU's price
+// (plan batching and capacity; plan autoscale's spot replicas take its notice too).
+func (s *servingFlags) providerNeedsGPU() error {
+	if s.provider != "" && s.gpu == "" {
+		return usageError{fmt.Errorf("--provider %q: give it with --gpu, whose price it picks (--price gives one of your own)", s.provider)}
+	}
+	return nil
+}
+
 // checkTraceFlags refuses --gaps, --trace-shape and --step values that a trace would be read
 // with, whether or not --trace is given, so a misspelt one is not ignored.
 func checkTraceFlags(o planfile.TraceOptions) error {
@@ -240,4 +250,13 @@ func latestNote(t result, n, limit int) result {
 		t.Notes = append(t.Notes, fmt.Sprintf("The latest %d entries; --limit 0 prints them all.", limit))
 	}
 	return t
+}
+
+// knownProvider refuses a --provider the catalog has no offers from: its prices would
+// silently be the other providers'.
+func knownProvider(cat *catalog.Catalog, provider string) error {
+	if provider == "" || slices.ContainsFunc(cat.Providers(), func(p string) bool { return strings.EqualFold(p, provider) }) {
+		return nil
+	}
+	return oneOf("provider", provider, cat.Providers()...)
 }

@@ -60,7 +60,7 @@ func newPlanCapacityCmd(e *env) *cobra.Command {
   gpucost plan capacity --rate 2000 --batch-profile bert.csv --slo p99=100ms --gpu A10G --output json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
-			if err := cmp.Or(checkTraceFlags(trace), intAtLeast("concurrency", o.Concurrency, 1), intAtLeast("max-replicas", o.MaxReplicas, 0),
+			if err := cmp.Or(checkTraceFlags(trace), intAtLeast("concurrency", o.Concurrency, 1), intAtLeast("max-replicas", o.MaxReplicas, 0), sf.providerNeedsGPU(),
 				floatIn("per-gpu-qps", o.PerGPUQPS, 0, math.Inf(1)), sf.resolve(cmd.Context(), e), parseFlag(&o.Headroom, "headroom", headroom, plan.ParsePercent)); err != nil {
 				return result{}, err
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
@@ -36,6 +37,9 @@ catalog import --format aws-spot-advisor, and says which (docs/architecture.md "
 			if err := firstError(durNotNegative("checkpoint-time", o.CheckpointTime), durNotNegative("restart", o.Restart),
 				durNotNegative("mtbi", o.MTBI), durNotNegative("notice", o.Notice), durNotNegative("work", o.Work)); err != nil {
 				return result{}, err
+			}
+			if _, err := plan.SpotNotice(o.Provider); o.Provider != "" && err != nil {
+				return result{}, gpucost.Errorf(gpucost.EInvalid, "--provider %q: use aws, gcp or azure, or leave it out and give --notice", o.Provider)
 			}
 			var err error
 			if o.InterruptionsPerHour, o.RateSource, err = pool.parseRate(cmd.Context(), e, rate, o.MTBI != 0); err != nil {

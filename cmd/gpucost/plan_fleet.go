@@ -2,12 +2,13 @@ package main
 
 import (
 	"cmp"
+	"math"
+
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
-	"math"
 )
 
 func newPlanFleetCmd(e *env) *cobra.Command {
@@ -56,6 +57,9 @@ expects; --max-pool-share caps the share of the spot GPUs any one pool holds.`,
 				o.MaxRiskPerHour = catalog.MonthlyToHourly(0.10)
 			}
 			cat, err := e.loadCatalog(cmd.Context())
+			if err == nil {
+				err = knownProvider(cat, o.Provider)
+			}
 			if err != nil {
 				return err
 			}

@@ -32,6 +32,9 @@ about 16 bytes × params plus activations (reference case R3), so that rule unde
 				return result{}, err
 			}
 			cat, err := e.loadCatalog(cmd.Context())
+			if err == nil {
+				err = knownProvider(cat, in.Provider)
+			}
 			if err != nil {
 				return result{}, err
 			}

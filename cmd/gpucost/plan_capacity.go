@@ -115,7 +115,7 @@ func capacityTrace(cmd *cobra.Command, file string, to planfile.TraceOptions, o 
 		if !cmd.Flags().Changed("rate") {
 			return nil, nil, gpucost.Errorf(gpucost.EInvalid, "--rate is required (requests per second), or give --trace FILE to size for its peak")
 		}
-		return nil, nil, floatAbove("rate", o.Rate, 0)
+		return nil, nil, floatIn("rate", o.Rate, 0, math.Inf(1)) // 0: what an idle service needs
 	}
 	if cmd.Flags().Changed("rate") {
 		return nil, nil, gpucost.Errorf(gpucost.EInvalid, "give --rate or --trace, not both")

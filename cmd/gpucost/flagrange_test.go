@@ -386,6 +386,7 @@ func TestFlagRanges(t *testing.T) {
 	dir := loadDemo(t)
 	writeFlagFixtures(t, dir)
 	base := flagRangeBase(dir)
+	tried := 0
 	for _, f := range sweptFlags() {
 		if f.flag.Value.Type() == "bool" {
 			continue // every value of a switch is valid
@@ -413,6 +414,7 @@ func TestFlagRanges(t *testing.T) {
 		}
 		for _, v := range r.bad {
 			args := withFlag(slices.Concat(cmd, base[strings.Join(cmd, " ")]), "--"+f.flag.Name+"="+v)
+			tried++
 			code, out := runFlag(dir, args...)
 			first, _, _ := strings.Cut(out, "\n")
 			if code != exitInvalid || !strings.Contains(out, "--"+f.flag.Name) || !rangeWords.MatchString(first) {
@@ -420,7 +422,15 @@ func TestFlagRanges(t *testing.T) {
 			}
 		}
 	}
+	if tried < flagRangesTried {
+		t.Errorf("tried %d out-of-range values; want at least %d: has the walk of the command tree lost commands?", tried, flagRangesTried)
+	}
+	t.Logf("tried %d out-of-range values", tried)
 }
+
+// flagRangesTried is how many values TestFlagRanges tries at least: a walk of the tree that
+// found fewer flags than the table lists has lost commands.
+const flagRangesTried = 300
 
 // withFlag returns args with flag last among gpucost's own, before a "--" that starts a
 // command's, so it wins over the base's value of the same flag.

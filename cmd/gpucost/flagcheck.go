@@ -260,3 +260,18 @@ func knownProvider(cat *catalog.Catalog, provider string) error {
 	}
 	return oneOf("provider", provider, cat.Providers()...)
 }
+
+// maxBusyReplicas bounds the replicas busy at once that a serving plan sizes for: no service
+// runs a million GPUs, and the sizing's search grows with the count (a --rate of 1e15 ran
+// for hours).
+const maxBusyReplicas = 1e6
+
+// busyReplicas refuses a rate whose offered load, rate × service time over what one replica
+// serves at once, is over maxBusyReplicas.
+func busyReplicas(rate float64, s time.Duration, perReplica int) error {
+	per := float64(max(perReplica, 1))
+	if rate*s.Seconds()/per > maxBusyReplicas {
+		return usageError{fmt.Errorf("--rate %v at %v a request keeps over %.0f replicas busy at once: give a rate of at most %.4g requests/s", rate, s, float64(maxBusyReplicas), maxBusyReplicas*per/s.Seconds())}
+	}
+	return nil
+}

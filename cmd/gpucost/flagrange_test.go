@@ -114,7 +114,7 @@ var flagRanges = map[string]flagRange{
 	"plan capacity --max-replicas":     {bad: negInt},
 	"plan capacity --per-gpu-qps":      {bad: badFloat},
 	"plan capacity --prefill-rate":     {bad: badFloat},
-	"plan capacity --rate":             {bad: badFloat}, // 0: an idle service
+	"plan capacity --rate":             {bad: []string{"-1", "NaN", "Inf", "1e15"}}, // 0: an idle service
 	"plan capacity --service-time":     {bad: negDur},
 	"plan capacity --headroom":         {bad: []string{"-10%", "NaN"}},
 	"plan capacity --gaps":             {bad: []string{"bogus"}},

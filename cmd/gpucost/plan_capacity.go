@@ -78,6 +78,9 @@ func newPlanCapacityCmd(e *env) *cobra.Command {
 			}
 			o.Tokens = tokens
 			o.ServiceTime, o.Spread, o.Batch, o.BatchFill = bs.S, bs.Spread, bs.Batch, bs.Fill
+			if err := busyReplicas(o.Rate*(1+o.Headroom), bs.S, bs.Batch*o.Concurrency); err != nil {
+				return result{}, err
+			}
 			res, err := plan.Capacity(o)
 			if err != nil {
 				return result{}, err

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -41,7 +42,7 @@ func ParsePercent(s string) (float64, error) {
 	v := strings.TrimSpace(s)
 	pct := strings.HasSuffix(v, "%")
 	f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-	if err != nil || f < 0 || f != f {
+	if err != nil || !(f >= 0) || math.IsInf(f, 0) { // NaN and Inf too
 		return 0, gpucost.Errorf(gpucost.EInvalid, "%q: use a percentage such as 20%% or a share such as 0.2", s)
 	}
 	if pct {
@@ -55,7 +56,7 @@ func ParseShare(s string) (float64, error) {
 	v := strings.TrimSpace(s)
 	pct := strings.HasSuffix(v, "%")
 	var f float64
-	if _, err := fmt.Sscan(strings.TrimSuffix(v, "%"), &f); err != nil || f < 0 {
+	if _, err := fmt.Sscan(strings.TrimSuffix(v, "%"), &f); err != nil || !(f >= 0) { // NaN too
 		return 0, gpucost.Errorf(gpucost.EInvalid, "%q: use a share such as 20%% or 0.2", s)
 	}
 	if pct {
@@ -72,7 +73,7 @@ func ParseRate(s string) (float64, error) {
 	v := strings.TrimSuffix(strings.TrimSpace(s), "/h")
 	pct := strings.HasSuffix(v, "%")
 	f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-	if err != nil || f <= 0 {
+	if err != nil || !(f > 0) || math.IsInf(f, 0) { // NaN and Inf too
 		return 0, gpucost.Errorf(gpucost.EInvalid, "%q: use interruptions per hour, such as 10%%/h or 0.1", s)
 	}
 	if pct {
@@ -101,7 +102,7 @@ func ParseBytes(s string, perSecond bool) (float64, error) {
 	for _, u := range byteUnits {
 		if n, ok := strings.CutSuffix(v, u.suffix); ok {
 			f, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
-			if err != nil || f <= 0 {
+			if err != nil || !(f > 0) || math.IsInf(f, 0) { // NaN and Inf too
 				return 0, bad
 			}
 			return f * u.bytes, nil
@@ -127,7 +128,7 @@ func ParseCount(s string) (float64, error) {
 		}
 	}
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f <= 0 || f != f {
+	if err != nil || !(f > 0) || math.IsInf(f, 0) { // NaN and Inf too
 		return 0, gpucost.Errorf(gpucost.EInvalid, "%q: use a positive count such as 7e9 or 7B", s)
 	}
 	return f * mult, nil

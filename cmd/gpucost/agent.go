@@ -39,6 +39,9 @@ and sent when it is back.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if err := firstError(durAtLeast("interval", interval, 1), durAtLeast("flush", flush, 1), durAtLeast("keep-minutes", keepMinutes, 1)); err != nil {
+				return err
+			}
 			log := slog.New(slog.NewTextHandler(e.stderr, nil))
 			s, err := source.Open(src, source.Options{Interval: interval, Now: e.now, Log: log})
 			if err != nil {

@@ -80,6 +80,8 @@ func (e *env) budgetCheck(ctx context.Context, o budgetCheckOpts) error {
 		return usageError{fmt.Errorf("--targets is required: the notification targets YAML file (or give --dry-run)")}
 	case o.attempts < 1:
 		return usageError{fmt.Errorf("--attempts %d: give 1 or more", o.attempts)}
+	case o.backoff < 0:
+		return durNotNegative("backoff", o.backoff)
 	}
 	budgets, err := budget.ReadFile(o.file)
 	if err != nil {
@@ -176,7 +178,7 @@ redacted). An alert whose key was delivered to a target is not sent to it again.
 					return present.BudgetDeliveries(nil, true), nil
 				}
 				ds, err := db.Deliveries(cmd.Context(), f)
-				return present.BudgetDeliveries(ds, false), err
+				return latestNote(present.BudgetDeliveries(ds, false), len(ds), f.Limit), err
 			})
 		},
 	}

@@ -79,6 +79,9 @@ a family name such as H100 or A100 selects all its variants.`,
 			if err != nil {
 				return result{}, err
 			}
+			if err := knownProvider(c, q.Provider); err != nil {
+				return result{}, err
+			}
 			rows, err := c.Cheapest(q)
 			if err != nil {
 				return result{}, err

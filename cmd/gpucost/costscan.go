@@ -41,7 +41,7 @@ func (s *costScan) Close() error { return s.db.Close() }
 // billPeriod resolves the flags' period (query.BillWindow: from the midnight of its first day,
 // lookback before it) and the owner tag keys.
 func (f *costFlags) billPeriod(e *env) (fleet.Period, map[string][]string, error) {
-	if err := e.validOutput(); err != nil {
+	if err := firstError(e.validOutput(), f.checkSplit()); err != nil {
 		return fleet.Period{}, nil, err
 	}
 	w, err := f.window(e.now())

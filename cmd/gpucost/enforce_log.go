@@ -33,7 +33,7 @@ the tags that put the resource in scope. --output json prints each entry whole.`
 					return present.EnforceLog(nil, true), nil
 				}
 				entries, err := enforce.Log{Store: db}.Actions(cmd.Context(), f)
-				return present.EnforceLog(entries, false), err
+				return latestNote(present.EnforceLog(entries, false), len(entries), f.Limit), err
 			})
 		},
 	}

@@ -106,7 +106,7 @@ func newImportTelemetryCmd(e *env) *cobra.Command {
 			if o.Format, err = teleimport.ParseFormat(format); err != nil {
 				return result{}, err
 			}
-			if err := formatFlags(cmd, o.Format); err != nil {
+			if err := firstError(durNotNegative("interval", step), formatFlags(cmd, o.Format)); err != nil {
 				return result{}, err
 			}
 			if start != "" {

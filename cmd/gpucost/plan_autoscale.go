@@ -147,9 +147,12 @@ func (af *autoscaleFlags) register(cmd *cobra.Command, o *plan.AutoscaleOptions)
 
 // options parses the policy flags into o.
 func (af *autoscaleFlags) options(cmd *cobra.Command, e *env, sf *servingFlags, o *plan.AutoscaleOptions) error {
+	if err := af.checkFlags(o); err != nil {
+		return err
+	}
 	var err error
 	if o.Policy, err = plan.ParsePolicy(af.policy); err != nil {
-		return err
+		return gpucost.Errorf(gpucost.EInvalid, "--%w", err) // "--policy "x": use …"
 	}
 	if af.chart != "" && !chart.Writable(af.chart) {
 		return gpucost.Errorf(gpucost.EInvalid, "--chart %q: give a .png or .svg file", af.chart)
@@ -160,6 +163,9 @@ func (af *autoscaleFlags) options(cmd *cobra.Command, e *env, sf *servingFlags, 
 	if err := cmp.Or(parseFlag(&o.TargetUtilisation, "target", af.target, plan.ParsePercent), parseFlag(&o.StepUp, "step-up", af.stepUp, plan.ParsePercent),
 		parseFlag(&o.StepDown, "step-down", af.stepDown, plan.ParsePercent), parseFlag(&o.Headroom, "headroom", af.headroom, plan.ParsePercent),
 		parseOptional(&o.Schedule, "schedule", af.schedule, plan.ParseSchedule)); err != nil {
+		return err
+	}
+	if err := firstError(floatIn("target", o.TargetUtilisation, 0, 1), floatIn("step-up", o.StepUp, 0, 1), floatIn("step-down", o.StepDown, 0, 1)); err != nil {
 		return err
 	}
 	if af.spotShare == "" {

@@ -35,7 +35,7 @@ and --max-batch.`,
   gpucost plan batching --rate 500 --alpha 8ms --beta 1.5ms --max-batch 64 --slo p99=200ms --output json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
-			if err := sf.resolve(cmd.Context(), e); err != nil {
+			if err := firstError(floatAbove("rate", o.Rate, 0), intAtLeast("max-batch", o.MaxBatch, 0), sf.providerNeedsGPU(), durNotNegative("alpha", alpha), durNotNegative("beta", beta), sf.resolve(cmd.Context(), e)); err != nil {
 				return result{}, err
 			}
 			var err error

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -59,7 +60,8 @@ func newPlanCapacityCmd(e *env) *cobra.Command {
   gpucost plan capacity --rate 2000 --batch-profile bert.csv --slo p99=100ms --gpu A10G --output json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
-			if err := cmp.Or(sf.resolve(cmd.Context(), e), parseFlag(&o.Headroom, "headroom", headroom, plan.ParsePercent)); err != nil {
+			if err := cmp.Or(checkTraceFlags(trace), intAtLeast("concurrency", o.Concurrency, 1), intAtLeast("max-replicas", o.MaxReplicas, 0), sf.providerNeedsGPU(),
+				floatIn("per-gpu-qps", o.PerGPUQPS, 0, math.Inf(1)), sf.resolve(cmd.Context(), e), parseFlag(&o.Headroom, "headroom", headroom, plan.ParsePercent)); err != nil {
 				return result{}, err
 			}
 			o.Quantile, o.SLO, o.PricePerGPU, o.GPU, o.GPUsPerReplica = sf.quantile, sf.target, sf.perGPUHour, sf.gpu, sf.gpusPer
@@ -76,6 +78,9 @@ func newPlanCapacityCmd(e *env) *cobra.Command {
 			}
 			o.Tokens = tokens
 			o.ServiceTime, o.Spread, o.Batch, o.BatchFill = bs.S, bs.Spread, bs.Batch, bs.Fill
+			if err := busyReplicas(o.Rate*(1+o.Headroom), bs.S, bs.Batch*o.Concurrency); err != nil {
+				return result{}, err
+			}
 			res, err := plan.Capacity(o)
 			if err != nil {
 				return result{}, err
@@ -113,7 +118,7 @@ func capacityTrace(cmd *cobra.Command, file string, to planfile.TraceOptions, o 
 		if !cmd.Flags().Changed("rate") {
 			return nil, nil, gpucost.Errorf(gpucost.EInvalid, "--rate is required (requests per second), or give --trace FILE to size for its peak")
 		}
-		return nil, nil, nil
+		return nil, nil, floatIn("rate", o.Rate, 0, math.Inf(1)) // 0: what an idle service needs
 	}
 	if cmd.Flags().Changed("rate") {
 		return nil, nil, gpucost.Errorf(gpucost.EInvalid, "give --rate or --trace, not both")

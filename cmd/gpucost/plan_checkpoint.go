@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
@@ -33,6 +34,13 @@ catalog import --format aws-spot-advisor, and says which (docs/architecture.md "
   gpucost plan checkpoint --checkpoint-time 45s --restart 5m --instance-type g5.12xlarge --region us-east-1 --events s3://my-bucket/jobs`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
+			if err := firstError(durNotNegative("checkpoint-time", o.CheckpointTime), durNotNegative("restart", o.Restart),
+				durNotNegative("mtbi", o.MTBI), durNotNegative("notice", o.Notice), durNotNegative("work", o.Work)); err != nil {
+				return result{}, err
+			}
+			if _, err := plan.SpotNotice(o.Provider); o.Provider != "" && err != nil {
+				return result{}, gpucost.Errorf(gpucost.EInvalid, "--provider %q: use aws, gcp or azure, or leave it out and give --notice", o.Provider)
+			}
 			var err error
 			if o.InterruptionsPerHour, o.RateSource, err = pool.parseRate(cmd.Context(), e, rate, o.MTBI != 0); err != nil {
 				return result{}, err

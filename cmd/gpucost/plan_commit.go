@@ -71,6 +71,9 @@ func (e *env) planCommit(ctx context.Context, c *commitFlags) (result, error) {
 	if (c.usage == "") == !c.fromStore {
 		return result{}, gpucost.Errorf(gpucost.EInvalid, "give the usage: --usage FILE.csv or --from-store")
 	}
+	if err := c.checkFlags(e); err != nil {
+		return result{}, err
+	}
 	in := c.in
 	if err := e.applyGCPCUD(ctx, c.gcpCUD, &in); err != nil {
 		return result{}, err
@@ -93,7 +96,11 @@ func (e *env) planCommit(ctx context.Context, c *commitFlags) (result, error) {
 		if err != nil {
 			return result{}, err
 		}
-		return shown(present.Layers)(plan.Layer(plan.LayerInput{Usage: in.Usage, OnDemand: in.OnDemand, Instruments: ins}))
+		res, err := plan.Layer(plan.LayerInput{Usage: in.Usage, OnDemand: in.OnDemand, Instruments: ins})
+		if gpucost.ErrorCode(err) == gpucost.EInvalid {
+			err = gpucost.Errorf(gpucost.EInvalid, "--layer %q: %w", c.layers, err)
+		}
+		return shown(present.Layers)(res, err)
 	case c.backtest:
 		lb, err := parseAgo("lookback", c.lookback)
 		if err != nil {
@@ -137,7 +144,7 @@ func newPlanROICmd(e *env) *cobra.Command {
 		Example: `  gpucost plan commit roi --on-demand 3.06 --reserved-1y 1.82 --reserved-3y 1.31 --instances 8`,
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
-			if err := cmp.Or(parseFlag(&in.OnDemand, "on-demand", onDemand, plan.ParseDollars), parseFlag(&in.Reserved1y, "reserved-1y", r1, plan.ParseDollars),
+			if err := cmp.Or(intAtLeast("instances", in.Instances, 1), hoursPerMonth(in.HoursPerMonth), parseFlag(&in.OnDemand, "on-demand", onDemand, plan.ParseDollars), parseFlag(&in.Reserved1y, "reserved-1y", r1, plan.ParseDollars),
 				parseFlag(&in.Reserved3y, "reserved-3y", r3, plan.ParseDollars)); err != nil {
 				return result{}, err
 			}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"cmp"
+	"math"
+
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/plan"
@@ -40,7 +42,7 @@ expects; --max-pool-share caps the share of the spot GPUs any one pool holds.`,
   gpucost plan fleet --gpu H100 --count 64 --min-vram 80 --region us-east-1 --export ec2-fleet`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
+			if err := firstError(e.validOutput(), intAtLeast("count", o.GPUs, 1), intAtLeast("diversify", o.Diversify, 0), floatIn("min-vram", o.MinVRAMGB, 0, math.Inf(1))); err != nil {
 				return err
 			}
 			var err error
@@ -55,6 +57,9 @@ expects; --max-pool-share caps the share of the spot GPUs any one pool holds.`,
 				o.MaxRiskPerHour = catalog.MonthlyToHourly(0.10)
 			}
 			cat, err := e.loadCatalog(cmd.Context())
+			if err == nil {
+				err = knownProvider(cat, o.Provider)
+			}
 			if err != nil {
 				return err
 			}

@@ -28,10 +28,13 @@ about 16 bytes × params plus activations (reference case R3), so that rule unde
   gpucost plan instance --params 13e9 --mode lora --provider aws --spot --output json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
-			if err := cmp.Or(parseFlag(&in.Params, "params", params, plan.ParseCount), parseOptional(&in.Tokens, "tokens", tokens, plan.ParseCount)); err != nil {
+			if err := cmp.Or(intAtLeast("limit", in.Limit, 0), givenAtLeast(cmd, "batch", in.Batch, 1), givenAtLeast(cmd, "seq", in.Seq, 1), instanceMFU(cmd, in.MFU), parseFlag(&in.Params, "params", params, plan.ParseCount), parseOptional(&in.Tokens, "tokens", tokens, plan.ParseCount)); err != nil {
 				return result{}, err
 			}
 			cat, err := e.loadCatalog(cmd.Context())
+			if err == nil {
+				err = knownProvider(cat, in.Provider)
+			}
 			if err != nil {
 				return result{}, err
 			}

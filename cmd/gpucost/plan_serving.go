@@ -59,6 +59,9 @@ func (s *servingFlags) register(cmd *cobra.Command) {
 
 // resolve parses the SLO and finds the price.
 func (s *servingFlags) resolve(ctx context.Context, e *env) error {
+	if err := s.checkFlags(); err != nil {
+		return err
+	}
 	var err error
 	if s.quantile, s.target, err = plan.ParseSLO(s.slo); err != nil {
 		return gpucost.Errorf(gpucost.EInvalid, "--slo %w", err)

@@ -33,7 +33,7 @@ It exits with CMD's exit code.`,
   gpucost profile --interval 500ms --output json -- ./bench.sh`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.validOutput(); err != nil {
+			if err := firstError(e.validOutput(), durAtLeast("interval", interval, 1)); err != nil {
 				return err
 			}
 			ctx := cmd.Context()

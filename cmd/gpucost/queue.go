@@ -124,6 +124,9 @@ moves it to the dead-letter stream with its parse error and file:line.
 that per item, whatever the worker's own --item-timeout.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
+			if err := durNotNegative("item-timeout", itemTimeout); err != nil {
+				return result{}, err
+			}
 			r, name, closeIn, err := openInput(e, args[0])
 			if err != nil {
 				return result{}, err

@@ -50,6 +50,10 @@ SIGTERM or Ctrl-C stops fetching and lets the running batch finish within --visi
 			if cmd.ArgsLenAtDash() != 0 {
 				return usageError{fmt.Errorf("give the command after --, such as: gpucost queue work --queue Q --results DIR -- cat")}
 			}
+			if err := firstError(durAtLeast("visibility", w.Visibility, 1), intAtLeast("max-deliveries", w.MaxDeliveries, 1),
+				durNotNegative("item-timeout", w.ItemTimeout), intAtLeast("batch", w.Batch, 1), intAtLeast("concurrency", w.Concurrency, 1)); err != nil {
+				return err
+			}
 			store, err := openObjectStore(cmd.Context(), e, results)
 			if err != nil {
 				return err

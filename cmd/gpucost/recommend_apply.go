@@ -115,6 +115,9 @@ GPU-hours, and names the step of the plan over the 30 days before each change th
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if err := f.checkFlags(e); err != nil {
+				return err
+			}
 			switch {
 			case remove != "" && detect:
 				return usageError{fmt.Errorf("--remove and --detect go apart")}

@@ -51,7 +51,13 @@ func (f *reportFlags) open(ctx context.Context, e *env) (*reportContext, error) 
 	if err != nil {
 		return nil, err
 	}
-	return e.openReport(ctx, p, f.provider)
+	rc, err := e.openReport(ctx, p, f.provider)
+	if err == nil {
+		if err = knownProvider(rc.Catalog, f.provider); err != nil {
+			rc.close()
+		}
+	}
+	return rc, err
 }
 
 // openReport opens the store and catalog for a report over p; provider prices the GPU-hours no

@@ -38,8 +38,11 @@ its price, idle on the row of the group that held the GPU; currencies are judged
 			if err != nil {
 				return err
 			}
-			if opts.MinDelta, err = gpucost.ParseMoney(minDelta, ""); err != nil {
-				return gpucost.Errorf(gpucost.EInvalid, "--min-delta %q: use an amount such as 10 or 2.50", minDelta)
+			if err := checkAnomalyFlags(opts); err != nil {
+				return err
+			}
+			if opts.MinDelta, err = gpucost.ParseMoney(minDelta, ""); err != nil || opts.MinDelta.Nanos < 0 {
+				return gpucost.Errorf(gpucost.EInvalid, "--min-delta %q: give an amount of 0 or more, such as 10 or 2.50", minDelta)
 			}
 			f.lookback = time.Duration(opts.Window) * 24 * time.Hour
 			s, err := f.snapshot(cmd.Context(), e)
@@ -60,4 +63,13 @@ its price, idle on the row of the group that held the GPU; currencies are judged
 	cmd.Flags().BoolVar(&opts.SameWeekday, "same-weekday", false, "compare each day with the same weekday of the last 8 weeks, so weekly jobs are not anomalies")
 	cmd.Flags().IntVar(&opts.Weekly, "weekly", analyze.DefaultAnomalyWeekly, "weeks of the same weekday a flagged day is checked against, so a weekly job flags once; -1: no weekly check")
 	return cmd
+}
+
+// checkAnomalyFlags refuses the baselines and thresholds report anomalies cannot judge by.
+func checkAnomalyFlags(o analyze.AnomalyOptions) error {
+	if o.Weekly == 0 || o.Weekly < -1 {
+		return flagRangeError("weekly", o.Weekly, "1 or more weeks, or -1 for no weekly check")
+	}
+	return firstError(intAtLeast("window", o.Window, 1), intAtLeast("min-days", o.MinDays, 0),
+		floatAbove("k", o.K, 0), floatIn("quantile", o.Quantile, 0, 1))
 }

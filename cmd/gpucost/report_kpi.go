@@ -51,6 +51,9 @@ func newReportKPICmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := floatAbove("output-token-weight", weight, 0); err != nil {
+				return err
+			}
 			if (reqProm == "") != (reqQuery == "") {
 				return gpucost.Errorf(gpucost.EInvalid, "--requests-prometheus and --requests-query go together")
 			}

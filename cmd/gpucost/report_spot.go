@@ -66,7 +66,7 @@ recorded in the store's delivery log like the budget alerts.`,
   gpucost report spot --store s3://my-bucket/jobs --targets targets.yaml`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
-			if err := parseOptional(&rule.Threshold, "alert-threshold", threshold, plan.ParseShare); err != nil {
+			if err := firstError(durAtLeast("alert-window", rule.Window, 1), parseOptional(&rule.Threshold, "alert-threshold", threshold, plan.ParseShare)); err != nil {
 				return result{}, err
 			}
 			alertOn, err := spotRuleFromFile(cmd, rulesFile, &rule)

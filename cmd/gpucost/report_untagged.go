@@ -24,6 +24,9 @@ SKUs that cost most and the tag keys the resource does have, so the fix is one t
   gpucost report untagged --owner project --gpu-only --output csv`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := intAtLeast("limit", limit, 0); err != nil {
+				return err
+			}
 			if owner != "team" && owner != "project" {
 				return gpucost.Errorf(gpucost.EInvalid, "--owner %q: use team or project", owner)
 			}

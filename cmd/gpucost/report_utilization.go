@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/present"
@@ -33,7 +34,7 @@ are sorted by idle cost.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g, err := analyze.ParseGroupBy(by)
 			if err != nil {
-				return err
+				return gpucost.Errorf(gpucost.EInvalid, "--by: %w", err)
 			}
 			ctx := cmd.Context()
 			rc, err := f.open(ctx, e)

@@ -83,6 +83,9 @@ Exit codes:
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.spotSet = cmd.Flags().Changed("spot")
+			if err := f.checkFlags(); err != nil {
+				return err
+			}
 			return runError(e, runJob(cmd.Context(), e, f, args))
 		},
 	}

@@ -67,6 +67,9 @@ func newServeCmd(e *env) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			ctx := cmd.Context()
+			if err := o.checkFlags(); err != nil {
+				return err
+			}
 			if o.maxBill, err = server.ParseSize(maxBill); err != nil {
 				return gpucost.Errorf(gpucost.EInvalid, "--max-bill-size %q: %w", maxBill, err)
 			}

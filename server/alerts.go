@@ -31,15 +31,20 @@ type budgetAlerts struct {
 	after   func(ctx context.Context) // run after each check (the enforcer); nil: nothing
 }
 
-// run checks at once and then every every until ctx is done.
-func (a *budgetAlerts) run(ctx context.Context, every time.Duration) {
+// once checks the budgets, then runs what comes after (the enforcer).
+func (a *budgetAlerts) once(ctx context.Context) {
+	a.check(ctx)
+	if a.after != nil {
+		a.after(ctx)
+	}
+}
+
+// repeat runs fn at once and then every every until ctx is done: serve's check loops.
+func repeat(ctx context.Context, every time.Duration, fn func(context.Context)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		a.check(ctx)
-		if a.after != nil {
-			a.after(ctx)
-		}
+		fn(ctx)
 		select {
 		case <-ctx.Done():
 			return

@@ -103,20 +103,6 @@ func newGPUAlerts(st gpucost.Store, o Options) *gpuAlerts {
 		names: slices.Sorted(maps.Keys(o.Targets)), log: o.Log, now: o.Now, carry: map[string][]span{}}
 }
 
-// run checks at once and then every every until ctx is done.
-func (a *gpuAlerts) run(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		a.once(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
 // once evaluates the rules over the window before now and sends what started; a check that
 // fails is logged and tried again on the next.
 func (a *gpuAlerts) once(ctx context.Context) {

@@ -67,20 +67,6 @@ func newBillPulls(st gpucost.Store, o Options) *billPulls {
 	return p
 }
 
-// run pulls every source at once and then every every until ctx is done.
-func (p *billPulls) run(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		p.pullAll(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
 // pullAll pulls each source in turn, one at a time: they share the download folder's disk.
 func (p *billPulls) pullAll(ctx context.Context) {
 	for i := range p.specs {

@@ -121,16 +121,16 @@ func Run(ctx context.Context, st gpucost.Store, ln net.Listener, o Options) erro
 	wg.Go(func() { flushEvery(background, sink, max(o.Flush, 100*time.Millisecond), log, &flushErrors) })
 	if o.Targets != nil || enforcer != nil {
 		alerts := &budgetAlerts{store: st, file: o.BudgetsFile, targets: o.Targets, now: o.Now, log: log, after: enforcer.run}
-		wg.Go(func() { alerts.run(background, max(o.CheckEvery, time.Second)) })
+		wg.Go(func() { repeat(background, max(o.CheckEvery, time.Second), alerts.once) })
 	}
 	if pulls != nil {
-		wg.Go(func() { pulls.run(background, cmp.Or(o.PullEvery, DefaultPullEvery)) })
+		wg.Go(func() { repeat(background, cmp.Or(o.PullEvery, DefaultPullEvery), pulls.pullAll) })
 	}
 	if spot := newSpotAlerts(st, o); spot != nil {
-		wg.Go(func() { spot.run(background, max(o.CheckEvery, time.Second)) })
+		wg.Go(func() { repeat(background, max(o.CheckEvery, time.Second), spot.once) })
 	}
 	if gpu := newGPUAlerts(st, o); gpu != nil {
-		wg.Go(func() { gpu.run(background, max(o.CheckEvery, time.Second)) })
+		wg.Go(func() { repeat(background, max(o.CheckEvery, time.Second), gpu.once) })
 	}
 
 	log.Info("serving", "addr", ln.Addr().String(), "db", st.Name())

@@ -39,20 +39,6 @@ func newSpotAlerts(st gpucost.Store, o Options) *spotAlerts {
 			Backoff: notify.Backoff{Base: alertBackoff}, Logger: o.Log, Now: o.Now}}
 }
 
-// run checks at once and then every every until ctx is done.
-func (a *spotAlerts) run(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		a.once(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
 // once checks the spot pools and sends what fires.
 func (a *spotAlerts) once(ctx context.Context) {
 	msgs, err := a.check(ctx, a.now())

@@ -249,7 +249,7 @@ var textFlags = map[string][]string{
 		"kubeconfig", "kube-token-file", "kube-ca-file", "tls-key", "tls-cert", "token-file", "wal",
 		"checkpoint-dir", "results", "data", "serving", "pull-bills", "requests", "tokens", "source",
 		"server", "nats", "aws-endpoint", "gce-endpoint", "azure-endpoint", "azure-metadata-url",
-		"base-url", "kube-server", "tokens-server", "tokens-prometheus", "requests-prometheus", "listen",
+		"base-url", "kube-server", "tokens-server", "tokens-prometheus", "requests-prometheus", "listen", "to",
 	},
 	"a time, parsed where it is read (its error names the flag)": {"at", "start"},
 	"a name or filter matched against what the store, catalog or cloud holds: one matching nothing lists nothing and says so": {
@@ -257,7 +257,7 @@ var textFlags = map[string][]string{
 		"aws-profile", "context", "kube-selector", "kube-namespace", "aws-region", "gce-project",
 		"azure-subscription", "keep-columns", "model", "budget", "actor", "action",
 		"resource", "host", "note", "remove", "gcp-cud", "requests-query", "input-tokens-query",
-		"output-tokens-query", "trusted-proxy", "bill-since",
+		"output-tokens-query", "trusted-proxy", "bill-since", "id",
 	},
 }
 

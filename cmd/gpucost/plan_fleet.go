@@ -11,18 +11,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newPlanFleetCmd(e *env) *cobra.Command {
-	var (
-		o                      plan.FleetOptions
-		gpu, base              string
-		export                 string
-		rate, maxRisk, poolCap string
-		events, zones          string
-	)
-	cmd := &cobra.Command{
-		Use:   "fleet --gpu A100 --count 8",
-		Short: "A diversified spot GPU pool with an on-demand base, as an EC2 Fleet request or a Karpenter NodePool",
-		Long: `fleet spreads the GPUs asked for over the cheapest spot pools (instance type × zone) of one
+// planFleetHelp is the command's --help text.
+var planFleetHelp = `fleet spreads the GPUs asked for over the cheapest spot pools (instance type × zone) of one
 region — up to --diversify of them, so one pool's reclaim takes only a share — with an
 --on-demand-base share on the cheapest on-demand pool, and compares the blended $/h with running
 the same instances on-demand. --export ec2-fleet prints an AWS EC2 CreateFleet request (capacity
@@ -36,7 +26,20 @@ else the Spot Instance Advisor's bucket kept by catalog import --format aws-spot
 by name (us-east-1a): the pairs the runner records, or --zones, match them; a pool whose zone
 cannot be matched takes its region's measured rate and says "zone unmatched". Pools above
 --max-risk are used only after the others, and the plan shows the interruptions per hour it
-expects; --max-pool-share caps the share of the spot GPUs any one pool holds.`,
+expects; --max-pool-share caps the share of the spot GPUs any one pool holds.`
+
+func newPlanFleetCmd(e *env) *cobra.Command {
+	var (
+		o                      plan.FleetOptions
+		gpu, base              string
+		export                 string
+		rate, maxRisk, poolCap string
+		events, zones          string
+	)
+	cmd := &cobra.Command{
+		Use:   "fleet --gpu A100 --count 8",
+		Short: "A diversified spot GPU pool with an on-demand base, as an EC2 Fleet request or a Karpenter NodePool",
+		Long:  planFleetHelp,
 		Example: `  gpucost plan fleet --gpu A100 --count 8 --min-vram 40 --spot --diversify 6 --on-demand-base 20%
   gpucost plan fleet --gpu L4 --count 16 --diversify 8 --export karpenter > nodepool.yaml
   gpucost plan fleet --gpu H100 --count 64 --min-vram 80 --region us-east-1 --export ec2-fleet`,

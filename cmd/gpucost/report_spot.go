@@ -22,18 +22,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newReportSpotCmd(e *env) *cobra.Command {
-	var (
-		storeURL, targets string
-		billSince, zones  string
-		rule              = spotrisk.DefaultInterruptionRule
-		threshold         string
-		rulesFile         string // --rules: spot_interruptions of an alert rules file
-	)
-	cmd := &cobra.Command{
-		Use:   "spot [--store URL]",
-		Short: "Spot interruptions per pool, measured from gpucost run's events and the bill, against the Spot Instance Advisor",
-		Long: `spot reads the events "gpucost run" stored for every job (--store) and the spot lines of the bill
+// reportSpotHelp is the command's --help text.
+var reportSpotHelp = `spot reads the events "gpucost run" stored for every job (--store) and the spot lines of the bill
 in the --db store (--bill-since, 90 days by default), and shows, per pool (provider, instance
 type, region, zone) its spot instances used: where its figures come from (runs, bill or both),
 the instance-hours, the interruptions, the rate per instance-hour with its exact 95% Poisson
@@ -59,7 +49,20 @@ pools of its instance type to move to (measured lower, or in the advisor's two l
 --rules FILE sets the rule as its spot_interruptions entry does (threshold, window,
 min_interruptions, disabled); the two flags win over it. --targets sends each such alert to the
 notification targets, once per pool and episode (interruptions no more than the window apart),
-recorded in the store's delivery log like the budget alerts.`,
+recorded in the store's delivery log like the budget alerts.`
+
+func newReportSpotCmd(e *env) *cobra.Command {
+	var (
+		storeURL, targets string
+		billSince, zones  string
+		rule              = spotrisk.DefaultInterruptionRule
+		threshold         string
+		rulesFile         string // --rules: spot_interruptions of an alert rules file
+	)
+	cmd := &cobra.Command{
+		Use:   "spot [--store URL]",
+		Short: "Spot interruptions per pool, measured from gpucost run's events and the bill, against the Spot Instance Advisor",
+		Long:  reportSpotHelp,
 		Example: `  gpucost report spot --store s3://my-bucket/jobs
   gpucost report spot --store file:///mnt/nfs/jobs --output json
   gpucost report spot --store s3://my-bucket/jobs --bill-since 30d --zones zones.json

@@ -24,12 +24,8 @@ type runFlags struct {
 	spot, spotSet                                                        bool // spotSet: --spot was given
 }
 
-func newRunCmd(e *env) *cobra.Command {
-	var f runFlags
-	cmd := &cobra.Command{
-		Use:   "run --checkpoint-dir DIR --store URL [flags] -- CMD ARGS...",
-		Short: "Run a training command on spot: checkpoint sync, termination notices, restarts",
-		Long: `run wraps a training command so that it survives spot interruptions and crashes.
+// runHelp is the command's --help text.
+var runHelp = `run wraps a training command so that it survives spot interruptions and crashes.
 
 Before the command starts, the newest complete checkpoint of the job is fetched from --store
 and replaces the contents of --checkpoint-dir. Every file is checked against its size and
@@ -76,7 +72,14 @@ Exit codes:
       is left as it was (delete the damaged manifests named in the log to start fresh)
   70  the command kept failing: it exited non-zero more than --max-restarts times
   74  the final checkpoint upload failed; the previous checkpoint stays latest
-  75  interrupted by a termination notice; the checkpoint is stored: resume on another machine`,
+  75  interrupted by a termination notice; the checkpoint is stored: resume on another machine`
+
+func newRunCmd(e *env) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run --checkpoint-dir DIR --store URL [flags] -- CMD ARGS...",
+		Short: "Run a training command on spot: checkpoint sync, termination notices, restarts",
+		Long:  runHelp,
 		Example: `  gpucost run --name llama-ft --checkpoint-dir /scratch/ckpt --store s3://my-bucket/jobs -- python train.py
   gpucost run --checkpoint-dir ckpt --store file:///mnt/nfs/jobs --cloud aws --poll 1s -- ./train.sh
   gpucost run --checkpoint-dir ckpt --store s3://b/jobs --instance-type g5.xlarge --max-restarts 3 -- python train.py`,

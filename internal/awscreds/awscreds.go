@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpucost/gpucost/internal/hooks"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/gpucost/gpucost"
 )
@@ -107,26 +109,9 @@ func (c *Chain) env(context.Context) (aws.Credentials, error) {
 	return aws.Credentials{AccessKeyID: id, SecretAccessKey: secret, SessionToken: c.getenv("AWS_SESSION_TOKEN"), Source: "environment"}, nil
 }
 
-func (c *Chain) getenv(k string) string {
-	if c.Getenv == nil {
-		return ""
-	}
-	return c.Getenv(k)
-}
-
-func (c *Chain) now() time.Time {
-	if c.Now != nil {
-		return c.Now()
-	}
-	return time.Now()
-}
-
-func (c *Chain) http() *http.Client {
-	if c.HTTP != nil {
-		return c.HTTP
-	}
-	return &http.Client{Timeout: time.Minute}
-}
+func (c *Chain) getenv(k string) string { return hooks.Getenv(c.Getenv, k) }
+func (c *Chain) now() time.Time         { return hooks.Now(c.Now) }
+func (c *Chain) http() *http.Client     { return hooks.HTTP(c.HTTP) }
 
 func (c *Chain) home() string { return c.getenv("HOME") }
 

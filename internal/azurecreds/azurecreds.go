@@ -24,6 +24,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpucost/gpucost/internal/hooks"
+
 	"github.com/gpucost/gpucost"
 )
 
@@ -261,23 +263,6 @@ func read(req *http.Request, res *http.Response, out any) error {
 	return json.Unmarshal(b, out)
 }
 
-func (c *Chain) getenv(k string) string {
-	if c.Getenv == nil {
-		return ""
-	}
-	return c.Getenv(k)
-}
-
-func (c *Chain) now() time.Time {
-	if c.Now != nil {
-		return c.Now()
-	}
-	return time.Now()
-}
-
-func (c *Chain) http() *http.Client {
-	if c.HTTP != nil {
-		return c.HTTP
-	}
-	return &http.Client{Timeout: time.Minute}
-}
+func (c *Chain) getenv(k string) string { return hooks.Getenv(c.Getenv, k) }
+func (c *Chain) now() time.Time         { return hooks.Now(c.Now) }
+func (c *Chain) http() *http.Client     { return hooks.HTTP(c.HTTP) }

@@ -31,6 +31,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpucost/gpucost/internal/hooks"
+
 	"github.com/gpucost/gpucost"
 )
 
@@ -282,23 +284,6 @@ func read(req *http.Request, res *http.Response) (tokenAnswer, error) {
 
 func (c *Chain) scope() string { return cmp.Or(c.Scope, ComputeScope) }
 
-func (c *Chain) getenv(k string) string {
-	if c.Getenv == nil {
-		return ""
-	}
-	return c.Getenv(k)
-}
-
-func (c *Chain) now() time.Time {
-	if c.Now != nil {
-		return c.Now()
-	}
-	return time.Now()
-}
-
-func (c *Chain) http() *http.Client {
-	if c.HTTP != nil {
-		return c.HTTP
-	}
-	return &http.Client{Timeout: time.Minute}
-}
+func (c *Chain) getenv(k string) string { return hooks.Getenv(c.Getenv, k) }
+func (c *Chain) now() time.Time         { return hooks.Now(c.Now) }
+func (c *Chain) http() *http.Client     { return hooks.HTTP(c.HTTP) }

@@ -13,7 +13,11 @@ import (
 )
 
 // TokenCounters are each serving engine's Prometheus counters of input and output tokens:
-// vLLM's counters, and the sums of TGI's and Triton TensorRT-LLM backend's token histograms.
+// vLLM's counters, and the _sum series of TGI's and Triton TensorRT-LLM backend's histograms of
+// tokens per request. A histogram's _sum only grows (each request adds its tokens), so its
+// increase over a period is the tokens of that period, as a counter's is. TGI's histograms carry
+// no labels of their own (group by a scrape target's label, such as namespace); Triton's carry
+// model, version and response_metric_type (docs/architecture.md "Token service model").
 var TokenCounters = map[string][2]string{
 	"vllm":   {"vllm:prompt_tokens_total", "vllm:generation_tokens_total"},
 	"tgi":    {"tgi_request_input_length_sum", "tgi_request_generated_tokens_sum"},

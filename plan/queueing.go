@@ -65,7 +65,7 @@ func ReplicasFor(rate float64, s time.Duration, sp Spread, q float64, slo time.D
 	case ServiceTail(s, sp, slo) >= (1-q)*(1-1e-9):
 		least := ServiceQuantile(s, sp, q)
 		hint := ""
-		if sp.cv() > 0 {
+		if sp.Source == "" || sp.Source == Exponential.Source {
 			hint = " If the service time hardly varies, say so with --service-cv 0."
 		}
 		return 0, gpucost.Errorf(gpucost.EInvalid,

@@ -176,8 +176,12 @@ func (s *servingFlags) tokenService(tr *traffic.Trace, concurrency int) (plan.Ba
 	if err != nil {
 		return plan.BatchService{}, nil, err
 	}
-	note := fmt.Sprintf("Token model: %.0f prefill and %.0f decode tokens/s per replica shared by %d sequences%s; the trace's %.0f requests average %.0f input and %.0f output tokens: %v a request, cv %.2f (M/G/c).",
-		s.prefillRate, s.decodeRate, tp.Model.Concurrency, fitted, t.Requests, t.Input/t.Requests, t.Output/t.Requests, mean.Round(time.Millisecond), sp.CV)
+	seqs := "sequences"
+	if tp.Model.Concurrency == 1 {
+		seqs = "sequence"
+	}
+	note := fmt.Sprintf("Token model: %.0f prefill and %.0f decode tokens/s per replica shared by %d %s%s; the trace's %.0f requests average %.0f input and %.0f output tokens: %v a request, cv %.2f (M/G/c).",
+		s.prefillRate, s.decodeRate, tp.Model.Concurrency, seqs, fitted, t.Requests, t.Input/t.Requests, t.Output/t.Requests, mean.Round(time.Millisecond), sp.CV)
 	return plan.BatchService{S: mean.Round(time.Millisecond), Spread: sp, Batch: 1, Note: note}, tp, nil
 }
 

@@ -7,6 +7,7 @@ package planfile
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -141,6 +142,9 @@ func ReadSharePods(name string) ([]plan.SharePod, error) {
 		p.GPUs, p.Milli = int(n), int(m)
 		if p.GPUs > 1 && p.Milli == 0 {
 			p.Milli = 1000
+		}
+		if c.Has("gpu_spec") {
+			p.Types = strings.TrimSpace(c.Get(rec, "gpu_spec"))
 		}
 		if timed {
 			s, err := c.Number(rec, "creation_time")

@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -31,8 +32,7 @@ type SharePod struct {
 	Start int64 // seconds, creation time
 	End   int64 // seconds, deletion time; End ≤ Start is a request that never ran
 	// Types are the GPU models the pod may run on (openb's gpu_spec, such as "V100M32|A100"); ""
-	// is any. The packing does not yet keep typed pods apart: ShareResult.Typed counts them and a
-	// note says so.
+	// is any. A fraction shares a GPU only with fractions of the same Types or of none.
 	Types string
 }
 
@@ -123,29 +123,89 @@ func PlanShare(pods []SharePod) (ShareResult, error) {
 	return r, nil
 }
 
-// shareNeed packs one set of requests every way.
+// shareNeed packs one set of requests every way. Fractions that name GPU models (Types) share a
+// GPU only with fractions of the same Types and with fractions that name none: each Types is
+// packed on its own GPUs, then the fractions of any model fill the room left on all of them
+// before opening more (under MIG they get GPUs of their own too, a simpler and safe plan).
+// Without Types that is plain best-fit and first-fit decreasing. The lower bounds ignore Types,
+// so they stay bounds.
 func shareNeed(pods []SharePod) (ShareNeed, string, [migKinds]int) {
 	n := ShareNeed{Requests: len(pods)}
-	var fracs []int
-	var d [migKinds]int
+	var fracs, anyModel []int
+	var byTypes map[string][]int // typed fractions by their Types; made at the first
+	var d, anyMIG [migKinds]int
 	whole := 0
 	for _, p := range pods {
-		if p.fractional() {
-			fracs = append(fracs, p.Milli)
-			d[migKind(p.Milli)]++
-		} else {
+		switch {
+		case !p.fractional():
 			whole += p.GPUs
+			continue
+		case p.Types == "":
+			anyModel = append(anyModel, p.Milli)
+			anyMIG[migKind(p.Milli)]++
+		default:
+			if byTypes == nil {
+				byTypes = map[string][]int{}
+			}
+			byTypes[p.Types] = append(byTypes[p.Types], p.Milli)
 		}
+		fracs = append(fracs, p.Milli)
+		d[migKind(p.Milli)]++
 	}
 	n.Whole = whole + len(fracs)
-	slices.SortFunc(fracs, func(a, b int) int { return b - a })
-	n.Fractional = whole + bestFitDecreasing(fracs)
-	n.FFD = whole + firstFitDecreasing(fracs)
+	largestFirst := func(a, b int) int { return b - a }
+	slices.SortFunc(fracs, largestFirst)
+	slices.SortFunc(anyModel, largestFirst)
+	var typed [][]int
+	for _, t := range slices.Sorted(maps.Keys(byTypes)) {
+		slices.SortFunc(byTypes[t], largestFirst)
+		typed = append(typed, byTypes[t])
+	}
+	n.Fractional = whole + bestFitDecreasingTyped(typed, anyModel)
+	n.FFD = whole + firstFitDecreasingTyped(typed, anyModel)
 	n.Bound = whole + binPackingL2(fracs)
-	bins, packer := migPack(d)
+	// MIG GPUs are kept apart by Types; fractions of any model get GPUs of their own.
+	bins, packer := migPack(anyMIG)
 	n.MIG = whole + len(bins)
+	for _, sizes := range typed {
+		var g [migKinds]int
+		for _, m := range sizes {
+			g[migKind(m)]++
+		}
+		bins, how := migPack(g)
+		n.MIG += len(bins)
+		if how != "exact" { // one group packed by first fit makes the whole approximate
+			packer = how
+		}
+	}
 	n.MIGBound = whole + migLowerBound(d)
 	return n, packer, d
+}
+
+// bestFitDecreasingTyped packs each typed group (sorted largest first) by best-fit decreasing
+// on GPUs of its own, then the fractions of any model by best-fit decreasing onto all of them
+// and new ones; it returns the GPUs used.
+func bestFitDecreasingTyped(typed [][]int, any []int) int {
+	var free [milliPerGPU + 1]int
+	bins := 0
+	for _, sizes := range typed {
+		var own [milliPerGPU + 1]int
+		bins += bestFitInto(&own, sizes)
+		for f, k := range own {
+			free[f] += k
+		}
+	}
+	return bins + bestFitInto(&free, any)
+}
+
+// firstFitDecreasingTyped is bestFitDecreasingTyped with first fit: the fractions of any model
+// look at the typed GPUs in the order they were opened, then their own.
+func firstFitDecreasingTyped(typed [][]int, any []int) int {
+	var room []int
+	for _, sizes := range typed {
+		room = append(room, firstFitInto(nil, sizes)...)
+	}
+	return len(firstFitInto(room, any))
 }
 
 // migKind is the smallest MIG shape with the compute slices a fraction needs: ⌈milli·7/1000⌉
@@ -165,10 +225,16 @@ func migKind(milli int) int {
 }
 
 // bestFitDecreasing packs sizes (sorted largest first) into GPUs of 1,000, each onto the GPU it
-// leaves the least room on; it returns the GPUs used. GPUs are kept by their free room, which
-// takes few values.
+// leaves the least room on; it returns the GPUs used.
 func bestFitDecreasing(sizes []int) int {
-	var free [milliPerGPU + 1]int // GPUs by free thousandths
+	var free [milliPerGPU + 1]int
+	return bestFitInto(&free, sizes)
+}
+
+// bestFitInto packs sizes (sorted largest first) by best fit onto the GPUs of free (counts of
+// GPUs by their free thousandths, which take few values), opening GPUs as needed; it returns
+// the GPUs it opened and leaves free holding all of them.
+func bestFitInto(free *[milliPerGPU + 1]int, sizes []int) int {
 	bins := 0
 	for _, s := range sizes {
 		f := s
@@ -188,8 +254,11 @@ func bestFitDecreasing(sizes []int) int {
 
 // firstFitDecreasing packs sizes (sorted largest first) into GPUs of 1,000, each onto the first
 // GPU, in opening order, with room; it returns the GPUs used.
-func firstFitDecreasing(sizes []int) int {
-	var room []int
+func firstFitDecreasing(sizes []int) int { return len(firstFitInto(nil, sizes)) }
+
+// firstFitInto packs sizes (sorted largest first) by first fit onto GPUs with the given room, in
+// order, opening GPUs as needed; it returns the room of all of them.
+func firstFitInto(room []int, sizes []int) []int {
 	for _, s := range sizes {
 		i := slices.IndexFunc(room, func(r int) bool { return r >= s })
 		if i < 0 {
@@ -198,7 +267,7 @@ func firstFitDecreasing(sizes []int) int {
 		}
 		room[i] -= s
 	}
-	return len(room)
+	return room
 }
 
 // binPackingL2 is Martello and Toth's lower bound L2 for sizes sorted largest first: items over
@@ -314,7 +383,7 @@ func shareNotes(r ShareResult) []string {
 			r.GPUHours.NoSharing, r.GPUHours.Fractional, r.GPUHours.MIG, r.Peak.Whole, float64(r.PeakAt)/3600))
 	}
 	if r.Typed > 0 {
-		notes = append(notes, fmt.Sprintf("%d GPU pods name the GPU models they may run on (gpu_spec); the packing does not keep them apart, so the shared and MIG figures are what a cluster of one GPU model would need: a mixed cluster may need more.", r.Typed))
+		notes = append(notes, fmt.Sprintf("%d GPU pods name the GPU models they may run on (gpu_spec): a fraction shares a GPU only with fractions of the same gpu_spec or of none — under time-slicing or MPS those of none fill the room the others leave; under MIG each gpu_spec, and the fractions of none, get GPUs of their own. The lower bounds ignore gpu_spec.", r.Typed))
 	}
 	if r.Openb {
 		notes = append(notes, "For context, the FGD paper (Weng et al., USENIX ATC '23), replaying this trace on an emulated cluster of its 6,212 GPUs, reports Fragmentation Gradient Descent leaving up to 49% fewer GPUs unallocated than packing schedulers, about 290 more GPUs in use. That is a fixed cluster with per-node CPU and GPU limits scheduling pods as they come; these figures pack onto as many GPUs as needed, so the two measure different things.")

@@ -22,7 +22,9 @@ It plans for all the requests at once, at the peak of those running together, an
 GPU-hours, repacking whenever a request starts or ends.
 
 PODS.csv is openb's pod list (alibaba/clusterdata cluster-trace-gpu-v2023): name, num_gpu,
-gpu_milli and, for the peak and GPU-hours, creation_time and deletion_time in seconds.`,
+gpu_milli, optionally gpu_spec (the GPU models a pod may run on, such as V100M32|A100: a
+fraction shares a GPU only with fractions of the same gpu_spec or of none) and, for the peak and
+GPU-hours, creation_time and deletion_time in seconds.`,
 		Example: `  gpucost plan share --workloads openb_pod_list_default.csv
   gpucost plan share --workloads pods.csv --output json`,
 		Args: usageArgs(cobra.NoArgs),
@@ -37,6 +39,6 @@ gpu_milli and, for the peak and GPU-hours, creation_time and deletion_time in se
 			return shown(present.Share)(plan.PlanShare(pods))
 		}),
 	}
-	cmd.Flags().StringVar(&workloads, "workloads", "", "CSV of pods: name, num_gpu, gpu_milli, creation_time, deletion_time (openb's pod list)")
+	cmd.Flags().StringVar(&workloads, "workloads", "", "CSV of pods: name, num_gpu, gpu_milli, gpu_spec, creation_time, deletion_time (openb's pod list)")
 	return cmd
 }

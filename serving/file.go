@@ -46,8 +46,9 @@ type poolYAML struct {
 }
 
 type promSourceYAML struct {
-	URL   string `yaml:"url"`
-	Query string `yaml:"query"`
+	URL    string `yaml:"url"`
+	Query  string `yaml:"query"`
+	Tokens string `yaml:"tokens"`
 }
 
 // Pool is one pool of a --serving file, checked: how it serves and where its request
@@ -73,13 +74,16 @@ type Pool struct {
 	RequestsShape traffic.Format
 	PromURL       string
 	PromQuery     string
-	Line          int // the pool's line in the file
+	// PromTokens names the serving engine whose token counters (TokenCounters) the Prometheus
+	// server holds for the pool's namespace, to price its tokens; "" reads none.
+	PromTokens string
+	Line       int // the pool's line in the file
 }
 
 var fieldsOf = map[string]string{
 	"fileYAML":       "pools",
 	"poolYAML":       "namespace, slo, service_time, service_cv, prefill_rate, decode_rate, batch_profile, concurrency, gpus_per_replica, requests, requests_shape, prometheus",
-	"promSourceYAML": "url, query",
+	"promSourceYAML": "url, query, tokens",
 }
 
 // ParsePools reads a --serving file's pools; name is the file's path, for messages and
@@ -232,6 +236,12 @@ func (py poolYAML) source(p *Pool, dir string, bad func(field, format string, ar
 		return bad("prometheus.query", `missing; give a query for the pool's requests per second, such as sum(rate(vllm:request_success_total{namespace="serving"}[1h]))`)
 	}
 	p.PromURL, p.PromQuery = u.String(), py.Prometheus.Query
+	if t := strings.ToLower(strings.TrimSpace(py.Prometheus.Tokens)); t != "" {
+		if _, ok := TokenCounters[t]; !ok {
+			return bad("prometheus.tokens", "%q: give the serving engine whose token counters Prometheus holds: %s", py.Prometheus.Tokens, strings.Join(tokenServers(), ", "))
+		}
+		p.PromTokens = t
+	}
 	return nil
 }
 

@@ -46,12 +46,7 @@ func (g GroupTokens) Queries(by string, from, to time.Time) (string, string, err
 	}
 	c, ok := TokenCounters[strings.ToLower(g.Server)]
 	if !ok {
-		names := make([]string, 0, len(TokenCounters))
-		for n := range TokenCounters {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return "", "", gpucost.Errorf(gpucost.EInvalid, "--tokens-server %q: use %s, or give --input-tokens-query and --output-tokens-query", g.Server, strings.Join(names, ", "))
+		return "", "", gpucost.Errorf(gpucost.EInvalid, "--tokens-server %q: use %s, or give --input-tokens-query and --output-tokens-query", g.Server, strings.Join(tokenServers(), ", "))
 	}
 	window := fmt.Sprintf("%ds", int64(math.Round(to.Sub(from).Seconds())))
 	q := func(counter string) string { return fmt.Sprintf("sum by (%s) (increase(%s[%s]))", by, counter, window) }
@@ -89,4 +84,14 @@ func (g GroupTokens) Read(ctx context.Context, by string, from, to time.Time) (m
 		}
 	}
 	return m, fmt.Sprintf("%s (%s; %s)", g.Prometheus, in, out), nil
+}
+
+// tokenServers lists TokenCounters' engines in order.
+func tokenServers() []string {
+	names := make([]string, 0, len(TokenCounters))
+	for n := range TokenCounters {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }

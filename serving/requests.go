@@ -114,6 +114,11 @@ func poolRequests(ctx context.Context, p Pool, from, to time.Time) ([7][24]float
 	if err != nil {
 		return [7][24]float64{}, "", nil, err
 	}
+	if p.PromTokens != "" && w.Total() > 0 {
+		if err := readTokensPrometheus(ctx, p, w); err != nil {
+			return [7][24]float64{}, "", nil, err
+		}
+	}
 	if w.CoveredHours() == 0 {
 		return [7][24]float64{}, "", nil, gpucost.Errorf(gpucost.EInvalid, "%s has no requests from %s to %s, the period recommend reads: give --since/--until that overlap it",
 			desc, from.Format(time.DateTime), to.Format(time.DateTime))
@@ -201,4 +206,21 @@ func readRequestsPrometheus(ctx context.Context, p Pool, w *HourCounts) (string,
 		w.Add(t.Add(-time.Hour), time.Hour, rate)
 	}
 	return fmt.Sprintf("%s (%d series, %d hourly points)", desc, len(ss), len(byHour)), nil
+}
+
+// readTokensPrometheus reads the input and output tokens of the pool's namespace over the
+// period from its engine's token counters, beside the requests already counted, for the pool's
+// cost of a million tokens. A namespace whose counters show no tokens leaves Tokens nil.
+func readTokensPrometheus(ctx context.Context, p Pool, w *HourCounts) error {
+	g := GroupTokens{Prometheus: p.PromURL, Server: p.PromTokens}
+	m, _, err := g.Read(ctx, "namespace", w.From, w.To)
+	if err != nil {
+		return fmt.Errorf("read tokens of namespace %s: %w", p.Namespace, err)
+	}
+	t, ok := m[p.Namespace]
+	if !ok || t.Input+t.Output <= 0 {
+		return nil
+	}
+	w.Tokens = &traffic.TokenCounts{Requests: w.Total(), Input: t.Input, Output: t.Output}
+	return nil
 }

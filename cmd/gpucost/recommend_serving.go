@@ -20,7 +20,11 @@ range averages that hour) — averaged by hour of the week:
       concurrency: 1
       gpus_per_replica: 1
       requests: requests.csv      # relative to the YAML file
-      # or: prometheus: {url: http://prom:9090, query: 'sum(rate(vllm:request_success_total{namespace="serving"}[1h]))'}
+      # or: prometheus: {url: http://prom:9090, query: 'sum(rate(vllm:request_success_total{namespace="serving"}[1h]))', tokens: vllm}
+
+A pool's tokens price a million of them (split between input and output by its prefill_rate and
+decode_rate): from a request log with token columns, or from the engine's token counters for its
+namespace in the same Prometheus (tokens: vllm, tgi or triton).
 
 Their capacity, autoscaling and batching changes come in a section of their own: they overlap
 with the utilisation-based serving changes above them and are not added to the total (nor to

@@ -17,11 +17,13 @@ import (
 	"time"
 )
 
-// tokenSeries is one histogram whose _sum counts a serving engine's tokens, as the engine
-// exposes it: name, labels, and the tokens it adds over the series' span.
+// tokenSeries is one histogram whose _sum counts a serving engine's tokens, or with counter
+// one counter (name_total), as the engine exposes it: name, labels, and what it adds over the
+// series' span.
 type tokenSeries struct {
 	name, labels string
 	tokens       float64
+	counter      bool
 }
 
 // TestReportKPITokensRealPrometheus backfills a real Prometheus with TGI's and Triton
@@ -41,12 +43,12 @@ func TestReportKPITokensRealPrometheus(t *testing.T) {
 	}
 	ns := `namespace="serving",job="llm",`
 	series := []tokenSeries{
-		{"tgi_request_input_length", ns + `instance="tgi-0:3000"`, 4e9},
-		{"tgi_request_generated_tokens", ns + `instance="tgi-0:3000"`, 2e8},
-		{"nv_llm_input_token_len", ns + `instance="triton-0:8002",model="llama",version="1",response_metric_type="total_input_tokens"`, 6e9},
-		{"nv_llm_output_token_len", ns + `instance="triton-0:8002",model="llama",version="1",response_metric_type="total_output_tokens"`, 3e8},
-		{"nv_llm_input_token_len", ns + `instance="triton-1:8002",model="mistral",version="1",response_metric_type="total_input_tokens"`, 2e9},
-		{"nv_llm_output_token_len", ns + `instance="triton-1:8002",model="mistral",version="1",response_metric_type="total_output_tokens"`, 1e8},
+		{"tgi_request_input_length", ns + `instance="tgi-0:3000"`, 4e9, false},
+		{"tgi_request_generated_tokens", ns + `instance="tgi-0:3000"`, 2e8, false},
+		{"nv_llm_input_token_len", ns + `instance="triton-0:8002",model="llama",version="1",response_metric_type="total_input_tokens"`, 6e9, false},
+		{"nv_llm_output_token_len", ns + `instance="triton-0:8002",model="llama",version="1",response_metric_type="total_output_tokens"`, 3e8, false},
+		{"nv_llm_input_token_len", ns + `instance="triton-1:8002",model="mistral",version="1",response_metric_type="total_input_tokens"`, 2e9, false},
+		{"nv_llm_output_token_len", ns + `instance="triton-1:8002",model="mistral",version="1",response_metric_type="total_output_tokens"`, 1e8, false},
 	}
 	// Four days of samples, every 5 minutes, ending an hour after the report's now: the report's
 	// period (the window of its increase) sees its share of each series' tokens.
@@ -108,7 +110,8 @@ func TestReportKPITokensRealPrometheus(t *testing.T) {
 }
 
 // startBackfilledPrometheus writes series as OpenMetrics histograms (a +Inf bucket, _count and
-// _sum, each _sum growing evenly from 0 to its tokens between start and end), turns them into
+// _sum, each _sum growing evenly from 0 to its tokens between start and end) or counters
+// (growing the same way), turns them into
 // TSDB blocks with promtool, starts Debian's prometheus on them on a free loopback port and
 // returns its URL once it is ready.
 func startBackfilledPrometheus(t *testing.T, series []tokenSeries, start, end time.Time, every time.Duration) string {
@@ -133,6 +136,15 @@ func startBackfilledPrometheus(t *testing.T, series []tokenSeries, start, end ti
 	}
 	steps := int(end.Sub(start) / every)
 	for _, name := range order {
+		if families[name][0].counter {
+			fmt.Fprintf(&om, "# TYPE %s counter\n", name)
+			for _, s := range families[name] {
+				for i := 0; i <= steps; i++ {
+					fmt.Fprintf(&om, "%s_total{%s} %g %d\n", name, s.labels, s.tokens*float64(i)/float64(steps), start.Add(time.Duration(i)*every).Unix())
+				}
+			}
+			continue
+		}
 		fmt.Fprintf(&om, "# TYPE %s histogram\n", name)
 		for _, s := range families[name] {
 			for i := 0; i <= steps; i++ {

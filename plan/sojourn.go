@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -33,6 +34,55 @@ import (
 type Spread struct {
 	CV     float64 `json:"cv"`     // standard deviation / mean; read only when Source is set
 	Source string  `json:"source"` // such as "--service-cv" or "latency profile"; "" is exponential
+	// measured, when service times were measured request by request (EmpiricalSpread), is
+	// their distribution: P(S > t) and P(W' + S > t) are then taken from it rather than from a
+	// distribution fitted to CV; W' still scales by CV. A pointer keeps Spread comparable.
+	measured *quantiles
+}
+
+// quantiles are equally likely multiples of a service time's mean, sorted.
+type quantiles struct{ q []float64 }
+
+// Measured reports whether the spread carries the measured service times' distribution.
+func (sp Spread) Measured() bool { return sp.measured != nil }
+
+// maxQuantiles bounds a measured spread's points: a tail to 1/4,000 at a few microseconds an evaluation.
+const maxQuantiles = 4000
+
+// EmpiricalSpread returns the spread of measured service times (seconds, any order; at least
+// 100 of them): their coefficient of variation and their distribution, at most maxQuantiles
+// equally likely points.
+func EmpiricalSpread(times []float64, source string) (Spread, bool) {
+	n := len(times)
+	if n < 100 {
+		return Spread{}, false
+	}
+	sorted := slices.Sorted(slices.Values(times))
+	var sum, sum2 float64
+	for _, x := range sorted {
+		sum += x
+		sum2 += x * x
+	}
+	mean := sum / float64(n)
+	if !(mean > 0) {
+		return Spread{}, false
+	}
+	k := min(n, maxQuantiles)
+	q := make([]float64, k)
+	for j := range q {
+		q[j] = sorted[min(n-1, int((float64(j)+0.5)*float64(n)/float64(k)))] / mean
+	}
+	// The points' own mean is 1 up to rounding; rescale so the mean stays the one given.
+	var qm float64
+	for _, x := range q {
+		qm += x
+	}
+	qm /= float64(k)
+	for j := range q {
+		q[j] /= qm
+	}
+	cv := math.Sqrt(max(0, sum2/float64(n)-mean*mean)) / mean
+	return Spread{CV: cv, Source: source, measured: &quantiles{q}}, true
 }
 
 // Exponential is the spread of an exponential service time, the M/M/c assumption.
@@ -81,7 +131,8 @@ func (sp Spread) Exact() bool { return math.Abs(sp.cv()-1) < 1e-9 }
 
 // service is a service time distribution fitted to a mean and a spread.
 type service struct {
-	mean, cv float64 // seconds
+	mean, cv float64   // seconds
+	emp      []float64 // measured: equally likely service times, sorted; nil when fitted
 	// hyperexponential (cv > 1): branch i with probability p[i] and rate mu[i]; the exponential
 	// is one branch
 	p, mu [2]float64
@@ -93,6 +144,11 @@ func newService(s time.Duration, sp Spread) service {
 	m, cv := s.Seconds(), max(0, sp.cv())
 	v := service{mean: m, cv: cv}
 	switch {
+	case sp.measured != nil && sp.Source != "":
+		v.emp = make([]float64, len(sp.measured.q))
+		for i, q := range sp.measured.q {
+			v.emp[i] = q * m
+		}
 	case cv == 0:
 	case cv < 1 && math.Abs(cv-1) >= 1e-9:
 		v.k = 1 / (cv * cv)
@@ -115,6 +171,9 @@ func (v service) tail(t float64) float64 {
 	switch {
 	case t < 0:
 		return 1
+	case v.emp != nil:
+		i, _ := slices.BinarySearch(v.emp, math.Nextafter(t, math.Inf(1)))
+		return float64(len(v.emp)-i) / float64(len(v.emp))
 	case v.cv == 0:
 		if t < v.mean {
 			return 1
@@ -131,6 +190,16 @@ func (v service) waitPlusTail(theta, t float64) float64 {
 	switch {
 	case t < 0:
 		return 1
+	case v.emp != nil: // the mean over the measured times of P(Y > t − s)
+		sum := 0.0
+		for _, s := range v.emp {
+			if s >= t {
+				sum++
+			} else {
+				sum += math.Exp(-theta * (t - s))
+			}
+		}
+		return sum / float64(len(v.emp))
 	case v.cv == 0:
 		if t < v.mean {
 			return 1

@@ -35,6 +35,9 @@ type TokenMoments struct {
 type TokenPlan struct {
 	Model   TokenModel
 	Moments TokenMoments
+	// Sample is the trace's token counts request by request (input, output), when kept: with
+	// 100 or more, Service gives the measured service times' distribution, not only their cv.
+	Sample [][2]float64
 }
 
 // TokenPrices are the costs of a million tokens: input and output each bear the share of the
@@ -74,7 +77,18 @@ func (p TokenPlan) Service() (time.Duration, Spread, error) {
 	mean := (a*t.Input + b*t.Output) / n
 	second := (a*a*t.Input2 + 2*a*b*t.InputOut + b*b*t.Output2) / n
 	cv := math.Sqrt(max(0, second-mean*mean)) / mean
-	return dur(mean), Spread{CV: cv, Source: fmt.Sprintf("token counts of %.0f requests", n)}, nil
+	source := fmt.Sprintf("token counts of %.0f requests", n)
+	if len(p.Sample) > 0 {
+		times := make([]float64, len(p.Sample))
+		for i, r := range p.Sample {
+			times[i] = a*r[0] + b*r[1]
+		}
+		if sp, ok := EmpiricalSpread(times, source+", their own distribution"); ok {
+			sp.CV = cv // the moments of every request, not of the sample
+			return dur(mean), sp, nil
+		}
+	}
+	return dur(mean), Spread{CV: cv, Source: source}, nil
 }
 
 // PrefillShare is the share of a replica's busy time spent prefilling.

@@ -384,5 +384,6 @@ func (rd *reader) tokens(tr *Trace, rec []string, line int) error {
 		tr.Tokens = &TokenCounts{}
 	}
 	tr.Tokens.add(v[0], v[1])
+	tr.sampleTokens(v[0], v[1])
 	return nil
 }

@@ -101,6 +101,34 @@ type Trace struct {
 	// (ContextTokens and GeneratedTokens, prompt_tokens and completion_tokens, input_tokens and
 	// output_tokens); nil otherwise.
 	Tokens *TokenCounts `json:"tokens,omitempty"`
+	// TokenSample is a request log's token counts request by request (input, output), every
+	// request up to MaxTokenSample and an evenly spaced sample of them beyond: the service time's
+	// distribution, not only its moments.
+	TokenSample              [][2]float64 `json:"-"`
+	sampleStride, sampleSeen int
+}
+
+// MaxTokenSample bounds Trace.TokenSample.
+const MaxTokenSample = 1 << 17
+
+// sampleTokens keeps one request's token counts in TokenSample: every request while there is
+// room, then every other of those kept and of those to come, and so on.
+func (tr *Trace) sampleTokens(in, out float64) {
+	if tr.sampleStride == 0 {
+		tr.sampleStride = 1
+	}
+	tr.sampleSeen++
+	if tr.sampleSeen%tr.sampleStride != 0 {
+		return
+	}
+	tr.TokenSample = append(tr.TokenSample, [2]float64{in, out})
+	if len(tr.TokenSample) >= MaxTokenSample {
+		for i := 0; 2*i+1 < len(tr.TokenSample); i++ {
+			tr.TokenSample[i] = tr.TokenSample[2*i+1]
+		}
+		tr.TokenSample = tr.TokenSample[:len(tr.TokenSample)/2]
+		tr.sampleStride *= 2
+	}
 }
 
 // TokenCounts are the moments of a request log's token counts: enough for the mean and spread

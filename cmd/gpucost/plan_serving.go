@@ -171,7 +171,8 @@ func (s *servingFlags) tokenService(tr *traffic.Trace, concurrency int) (plan.Ba
 	}
 	t := tr.Tokens
 	tp := &plan.TokenPlan{Model: model,
-		Moments: plan.TokenMoments{Requests: t.Requests, Input: t.Input, Output: t.Output, Input2: t.Input2, Output2: t.Output2, InputOut: t.InputOut}}
+		Moments: plan.TokenMoments{Requests: t.Requests, Input: t.Input, Output: t.Output, Input2: t.Input2, Output2: t.Output2, InputOut: t.InputOut},
+		Sample:  tr.TokenSample}
 	mean, sp, err := tp.Service()
 	if err != nil {
 		return plan.BatchService{}, nil, err

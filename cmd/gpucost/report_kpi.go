@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"sort"
+	"strings"
+
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/serving"
@@ -24,7 +28,10 @@ Token counts come from Prometheus (--tokens-prometheus URL): the increase over t
 --by label, of vLLM's vllm:prompt_tokens_total and vllm:generation_tokens_total, TGI's
 tgi_request_input_length_sum and tgi_request_generated_tokens_sum, or Triton's TensorRT-LLM
 backend nv_llm_input_token_len_sum and nv_llm_output_token_len_sum (--tokens-server), or your
-own queries. The table then adds $/1M input, output and all tokens.`
+own queries. The table then adds $/1M input, output and all tokens. TGI's and Triton's are
+histograms of tokens per request, whose _sum counts all tokens; TGI's carry no labels of their
+own, so the --by label must come from the scrape (such as namespace from Kubernetes service
+discovery). Tokens of no group in the report are counted in a note, not dropped silently.`
 
 func newReportKPICmd(e *env) *cobra.Command {
 	var (
@@ -80,7 +87,13 @@ func newReportKPICmd(e *env) *cobra.Command {
 					tokens.Counts[g] = [2]float64{t.Input, t.Output}
 				}
 			}
-			return e.print(present.KPIs(d, s, requests, source, tokens))
+			t := present.KPIs(d, s, requests, source, tokens)
+			if tokens != nil {
+				if note := unmatchedTokens(t, counts, by); note != "" {
+					t.Notes = append(t.Notes, note)
+				}
+			}
+			return e.print(t)
 		},
 	}
 	f.register(cmd)
@@ -94,4 +107,31 @@ func newReportKPICmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&tok.OutputQuery, "output-tokens-query", "", "PromQL instant vector of output tokens over the period by the --by label")
 	cmd.Flags().Float64Var(&weight, "output-token-weight", 1, "the input tokens one output token's GPU time is worth, to split $/1M tokens between input and output (decode is slower per token than prefill)")
 	return cmd
+}
+
+// unmatchedTokens says which token counts found no group with GPU cost in the report, such as
+// counters without the --by label (TGI's carry no labels of their own); "" when all matched.
+func unmatchedTokens(t present.Table, counts map[string]serving.Tokens, by string) string {
+	groups := map[string]bool{}
+	for _, r := range t.Rows {
+		groups[r[0]] = true
+	}
+	var left []string
+	var in, out float64
+	for g, c := range counts {
+		if !groups[g] && c.Input+c.Output > 0 {
+			name := fmt.Sprintf("%q", g)
+			if g == "" {
+				name = "no " + by + " label"
+			}
+			left = append(left, name)
+			in, out = in+c.Input, out+c.Output
+		}
+	}
+	if len(left) == 0 {
+		return ""
+	}
+	sort.Strings(left)
+	return fmt.Sprintf("Left out: %.0f input and %.0f output tokens of %s, which hold no GPU cost in this report; label the serving engines' series with %s (a scrape relabel) or give --input-tokens-query and --output-tokens-query.",
+		in, out, strings.Join(left, ", "), by)
 }

@@ -32,7 +32,8 @@ type tokenSeries struct {
 // Triton: nv_llm_input_token_len and nv_llm_output_token_len with model, version and
 // response_metric_type), each series growing evenly over four days, and checks that report kpi
 // --tokens-server tgi and triton read each server's own tokens for the demo's serving namespace
-// over three of them, summed over Triton's two models, and price them.
+// over three of them, summed over Triton's two models, and price them; a TGI server scraped
+// without a namespace label is said to be left out.
 func TestReportKPITokensRealPrometheus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the demo fleet and starts Prometheus")
@@ -49,6 +50,9 @@ func TestReportKPITokensRealPrometheus(t *testing.T) {
 		{"nv_llm_output_token_len", ns + `instance="triton-0:8002",model="llama",version="1",response_metric_type="total_output_tokens"`, 3e8, false},
 		{"nv_llm_input_token_len", ns + `instance="triton-1:8002",model="mistral",version="1",response_metric_type="total_input_tokens"`, 2e9, false},
 		{"nv_llm_output_token_len", ns + `instance="triton-1:8002",model="mistral",version="1",response_metric_type="total_output_tokens"`, 1e8, false},
+		// A TGI server scraped without a namespace label: its tokens are said to be left out.
+		{"tgi_request_input_length", `job="llm",instance="tgi-9:3000"`, 1e9, false},
+		{"tgi_request_generated_tokens", `job="llm",instance="tgi-9:3000"`, 1e8, false},
 	}
 	// Four days of samples, every 5 minutes, ending an hour after the report's now: the report's
 	// period (the window of its increase) sees its share of each series' tokens.
@@ -60,15 +64,19 @@ func TestReportKPITokensRealPrometheus(t *testing.T) {
 		in, out         float64
 		counters        []string
 		otherServerName string
+		leftOut         bool
 	}{
-		{"tgi", 4e9, 2e8, []string{"tgi_request_input_length_sum", "tgi_request_generated_tokens_sum"}, "nv_llm_"},
-		{"triton", 6e9 + 2e9, 3e8 + 1e8, []string{"nv_llm_input_token_len_sum", "nv_llm_output_token_len_sum"}, "tgi_"},
+		{"tgi", 4e9, 2e8, []string{"tgi_request_input_length_sum", "tgi_request_generated_tokens_sum"}, "nv_llm_", true},
+		{"triton", 6e9 + 2e9, 3e8 + 1e8, []string{"nv_llm_input_token_len_sum", "nv_llm_output_token_len_sum"}, "tgi_", false},
 	} {
 		args := []string{"report", "kpi", "--by", "namespace", "--since", "3d", "--tokens-prometheus", url, "--tokens-server", tc.server}
 		code, text, errOut := runAt(t, db, servingNow, args...)
 		m := window.FindStringSubmatch(text)
 		if code != exitOK || m == nil || strings.Contains(text, tc.otherServerName) || !strings.Contains(text, tc.counters[0]) || !strings.Contains(text, tc.counters[1]) {
 			t.Fatalf("report kpi --tokens-server %s: exit %d; want a note naming %q and the window, not %q\n%s%s", tc.server, code, tc.counters, tc.otherServerName, text, errOut)
+		}
+		if left := strings.Contains(text, "tokens of no namespace label, which hold no GPU cost in this report"); left != tc.leftOut {
+			t.Errorf("report kpi --tokens-server %s: a note on tokens without a namespace: %v, want %v\n%s", tc.server, left, tc.leftOut, text)
 		}
 		w, _ := strconv.ParseFloat(m[1], 64)
 		share := w / end.Sub(start).Seconds()

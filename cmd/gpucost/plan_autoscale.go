@@ -86,6 +86,13 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 			case bs.Note != "":
 				out.Notes = append(out.Notes, bs.Note+" Batches planned at the trace's peak rate.")
 			}
+			if tokens == nil {
+				for _, r := range runs {
+					if note := tokenTotalNote(r.Label(), r.Cost, r.Requests, tr.Tokens); note != "" {
+						out.Notes = append(out.Notes, note)
+					}
+				}
+			}
 			out.Notes = append(out.Notes, tr.Summary()...)
 			out.Notes = append(out.Notes, sf.priceNotes(" on demand")...)
 			if af.rateNote != "" {

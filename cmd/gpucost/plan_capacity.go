@@ -91,6 +91,10 @@ func newPlanCapacityCmd(e *env) *cobra.Command {
 			}
 			if res.PerMillionTokens != nil {
 				out.Notes = append(out.Notes, tokenPriceNote("At this rate", res.PerMillionTokens))
+			} else if tr != nil && res.PerHour != nil {
+				if note := tokenTotalNote("At this rate", *res.PerHour, o.Rate*3600, tr.Tokens); note != "" {
+					out.Notes = append(out.Notes, note)
+				}
 			}
 			out.Notes = append(out.Notes, traceNotes...)
 			out.Notes = append(out.Notes, sf.priceNotes("")...)

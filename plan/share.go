@@ -185,7 +185,7 @@ func shareNeed(pods []SharePod) (ShareNeed, string, [migKinds]int) {
 // bestFitDecreasingTyped packs each typed group (sorted largest first) by best-fit decreasing
 // on GPUs of its own, then the fractions of any model by best-fit decreasing onto all of them
 // and new ones; it returns the GPUs used.
-func bestFitDecreasingTyped(typed [][]int, any []int) int {
+func bestFitDecreasingTyped(typed [][]int, anyModel []int) int {
 	var free [milliPerGPU + 1]int
 	bins := 0
 	for _, sizes := range typed {
@@ -195,17 +195,17 @@ func bestFitDecreasingTyped(typed [][]int, any []int) int {
 			free[f] += k
 		}
 	}
-	return bins + bestFitInto(&free, any)
+	return bins + bestFitInto(&free, anyModel)
 }
 
 // firstFitDecreasingTyped is bestFitDecreasingTyped with first fit: the fractions of any model
 // look at the typed GPUs in the order they were opened, then their own.
-func firstFitDecreasingTyped(typed [][]int, any []int) int {
+func firstFitDecreasingTyped(typed [][]int, anyModel []int) int {
 	var room []int
 	for _, sizes := range typed {
 		room = append(room, firstFitInto(nil, sizes)...)
 	}
-	return len(firstFitInto(room, any))
+	return len(firstFitInto(room, anyModel))
 }
 
 // migKind is the smallest MIG shape with the compute slices a fraction needs: ⌈milli·7/1000⌉

@@ -14,7 +14,7 @@
 #   --fresh   make the base images again (new Debian packages), not only the gpucost image.
 # Environment:
 #   GPUCOST_DOCKERFILE_CACHE  where the base images, buildah's storage and its RUN cache mounts
-#                             live (default /var/cache/gpucost-dockerfile; about 3 GB)
+#                             live (default /var/cache/gpucost-dockerfile; about 2.5 GB)
 #   DEBIAN_MIRROR             default http://deb.debian.org/debian
 #   VERSION                   the image's version (default: git describe, else dev)
 set -euo pipefail
@@ -68,6 +68,8 @@ bah() {
 }
 
 has_image() { bah inspect --type image "$1" >/dev/null 2>&1; }
+# Working containers an interrupted run left behind.
+bah rm --all >/dev/null 2>&1 || true
 
 # make_golang makes the builder base: a Debian trixie minbase root with what golang:trixie
 # (buildpack-deps:trixie-scm plus gcc) has that builds gpucost, and the Go toolchain in
@@ -161,6 +163,8 @@ bah build --isolation chroot --layers --pull=never \
   --build-arg VERSION="$version" --build-arg COMMIT="$commit" \
   -f Dockerfile -t "$image" .
 say "built $image"
+# Earlier builds' layers go; this build's stay, as the next build's layer cache.
+bah rmi --prune >/dev/null 2>&1 || true
 
 # The image's configuration: what docker run would use.
 field() { bah inspect --type image --format "$1" "$image"; }
@@ -184,9 +188,10 @@ check "label version" "$(field '{{index .OCIv1.Config.Labels "org.opencontainers
 ctr=$(bah from --pull=never "$image")
 trap 'bah rm "$ctr" >/dev/null 2>&1 || true' EXIT
 run() { bah run --isolation chroot "$ctr" -- /usr/local/bin/gpucost "$@"; }
-out=$(run version) || die "gpucost version failed in the image"
-printf '%s\n' "$out" | sed 's/^/    /'
-check "gpucost version: nvml" "$(printf '%s\n' "$out" | sed -n 's/^│ nvml *│ \([a-z]*\) *│$/\1/p')" yes
+run version | sed 's/^/    /'
+[ "${PIPESTATUS[0]}" = 0 ] || die "gpucost version failed in the image"
+out=$(run version -o json) || die "gpucost version -o json failed in the image"
+check "gpucost version: NVML support (cgo)" "$(printf '%s\n' "$out" | sed -n 's/^ *"nvml": \([a-z]*\).*/\1/p')" true
 # A store in the default place (XDG_DATA_HOME=/tmp) and one in /var/lib/gpucost are owned by
 # the image's user, and / is not writable by it.
 run token list >/dev/null || die "gpucost token list failed in the image"
@@ -204,6 +209,34 @@ else
   check "gpucost --db /denied.db as 65532" "refused" "refused"
 fi
 bah umount "$ctr" >/dev/null
+
+# serve runs in the image over the store in /var/lib/gpucost: GET /readyz answers 200, and it
+# stops on SIGTERM (docker stop) saying so.
+port=$((20000 + RANDOM % 20000))
+bah run --isolation chroot "$ctr" -- /usr/local/bin/gpucost serve --db /var/lib/gpucost/gpucost.db \
+  --listen "127.0.0.1:$port" >"$cache/serve.log" 2>&1 &
+serve=$!
+ready="no answer in 30 s (log: $cache/serve.log)"
+for _ in $(seq 60); do
+  if curl -fsS -o /dev/null "http://127.0.0.1:$port/readyz" 2>/dev/null; then ready=200; break; fi
+  kill -0 "$serve" 2>/dev/null || { ready="exited (log: $cache/serve.log)"; break; }
+  sleep 0.5
+done
+check "gpucost serve in the image: GET /readyz" "$ready" 200
+# buildah run does not pass SIGTERM on: send it to gpucost, the deepest of its processes.
+leaf=$serve
+while child=$(ps -o pid= --ppid "$leaf" | head -1 | tr -d ' '); [ -n "$child" ]; do leaf=$child; done
+kill "$leaf" 2>/dev/null || true
+for _ in $(seq 40); do kill -0 "$serve" 2>/dev/null || break; sleep 0.5; done
+if kill -0 "$serve" 2>/dev/null; then
+  kill -9 "$leaf" "$serve" 2>/dev/null || true
+fi
+wait "$serve" 2>/dev/null || true
+if grep -q 'msg="server stopped"' "$cache/serve.log"; then
+  check "gpucost serve on SIGTERM" "stopped" "stopped"
+else
+  check "gpucost serve on SIGTERM" "no \"server stopped\" in $cache/serve.log" "stopped"
+fi
 
 # The size docker images would show, and the size pushed to a registry (gzip layers).
 size=$(bah images --format '{{.Size}}' "$image" | head -1)

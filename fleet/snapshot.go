@@ -170,7 +170,7 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 		snap:     &Snapshot{Period: o.Period, series: map[string]*gpucost.Series{}, reader: analyze.NewOwnerReader(o.TagKeys)},
 		invHosts: map[string][]string{}, invTags: map[string]gpucost.Labels{}, hostTags: map[string]gpucost.Owner{},
 		entries: map[*cell][]int{}, prices: map[string]price{},
-		resources: map[[2]string]*sharedResource{}, unmatched: map[string]bool{}}
+		unmatched: map[string]bool{}}
 	b.snap.Stats.CatalogFor = map[string]string{}
 	b.tags = analyze.TagOwners{Keys: o.TagKeys}
 	if b.tags.Keys == nil {
@@ -229,13 +229,13 @@ type builder struct {
 
 	index     cellIndex // finds the cell a line merges into
 	cells     cellBlocks
-	entries   map[*cell][]int               // indexes of the snapshot's GPUTime charges each cell prices
-	hostCells map[string][]*cell            // by start; made for the first rollup (indexHosts)
-	prices    map[string]price              // catalog, by series model
-	merged    map[mergeKey]int              // the charge of each series in each line or day, once needed (mergedFor)
-	byCatalog []int                         // the charges the catalog prices
-	resources map[[2]string]*sharedResource // by resource id and SKU (resourceOf)
-	unmatched map[string]bool               // GPU resources with a line no telemetry covers
+	entries   map[*cell][]int    // indexes of the snapshot's GPUTime charges each cell prices
+	hostCells map[string][]*cell // by start; made for the first rollup (indexHosts)
+	prices    map[string]price   // catalog, by series model
+	merged    map[mergeKey]int   // the charge of each series in each line or day, once needed (mergedFor)
+	byCatalog []int              // the charges the catalog prices
+	tagIDs    tagIDs             // the tags of the lines, numbered (resourceOf)
+	unmatched map[string]bool    // GPU resources with a line no telemetry covers
 
 	// The previous rollup's series and charge: a scan gives a series' rollups together and in
 	// time order, so most rollups add to the charge the one before added to (see last).
@@ -283,8 +283,10 @@ func (b *builder) inventory(ctx context.Context, st Inventory) error {
 // sharedResource is the LineResource of the last line of a resource and SKU read, and the
 // fields of that line it was made of.
 type sharedResource struct {
-	key resourceKey
-	r   *LineResource
+	sku  string
+	key  resourceKey
+	tags int // tagIDs.of the line's tags
+	r    *LineResource
 }
 
 type resourceKey struct {
@@ -292,18 +294,19 @@ type resourceKey struct {
 	gpu                                                         catalog.LineGPU
 }
 
-// resourceOf returns the LineResource of l, its tags over the inventory's. The lines of one
-// resource and SKU nearly always say the same of it: they share the one of the last such line
-// read (a LineResource is never changed).
-func (b *builder) resourceOf(l *gpucost.CostLine, gpu catalog.LineGPU) *LineResource {
+// resourceOf returns the LineResource of l, its tags over the inventory's; s is the slot of
+// l's resource id. The lines of one resource and SKU nearly always say the same of it: they
+// share the one of the last such line read (a LineResource is never changed).
+func (b *builder) resourceOf(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGPU) *LineResource {
 	tags := l.Tags
 	if inv, ok := b.invTags[l.ResourceID]; ok {
 		tags = mergeLabels(inv, l.Tags)
 	}
 	k := resourceKey{l.ResourceName, l.Provider, l.RegionID, l.SubAccountID, l.ServiceName, l.PricingCategory, l.ChargeCategory, gpu}
-	id := [2]string{l.ResourceID, l.SkuID}
-	if sh := b.resources[id]; sh != nil && sh.key == k && maps.Equal(sh.r.Tags, tags) {
-		return sh.r
+	id := b.tagIDs.of(tags)
+	i := slices.IndexFunc(s.shared, func(sh *sharedResource) bool { return sh.sku == l.SkuID })
+	if i >= 0 && s.shared[i].key == k && s.shared[i].tags == id {
+		return s.shared[i].r
 	}
 	r := &LineResource{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
 		Account: l.SubAccountID, Service: l.ServiceName, SKU: l.SkuID, Pricing: l.PricingCategory, Category: l.ChargeCategory,
@@ -318,7 +321,12 @@ func (b *builder) resourceOf(l *gpucost.CostLine, gpu catalog.LineGPU) *LineReso
 			}
 		}
 	}
-	b.resources[id] = &sharedResource{k, r}
+	sh := &sharedResource{l.SkuID, k, id, r}
+	if i >= 0 {
+		s.shared[i] = sh
+	} else {
+		s.shared = append(s.shared, sh)
+	}
 	return r
 }
 
@@ -341,7 +349,7 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 		}
 		if !isGPU || l.ChargeCategory != "Usage" {
 			ln := new(Line)
-			*ln = b.newLine(l, catalog.LineGPU{})
+			*ln = b.newLine(b.index.slot(l.ResourceID), l, catalog.LineGPU{})
 			s.Charges = append(s.Charges, Charge{Kind: Other, Start: l.ChargePeriodStart, Owner: ln.Owner, Line: ln,
 				Source: SourceBill, Cost: l.EffectiveCost, Billed: l.BilledCost,
 				IdleCost: gpucost.Money{Currency: l.EffectiveCost.Currency}, IdleBilled: gpucost.Money{Currency: l.BilledCost.Currency}})
@@ -356,13 +364,14 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 		}
 		capacity := int64(math.Round(float64(gpus) * analyze.BilledHours(l) * unitsPerHour))
 		c, start, end := (*cell)(nil), l.ChargePeriodStart.Unix(), l.ChargePeriodEnd.Unix()
+		slot := b.index.slot(l.ResourceID)
 		if l.ResourceID != "" { // lines without a resource id are never merged
-			c = b.index.find(l.ResourceID, start, end, &b.cells)
+			c = b.index.findIn(slot, l.ResourceID, start, end, &b.cells)
 		}
 		if c == nil {
-			c = b.cells.add(b.newLine(l, gpu))
+			c = b.cells.add(b.newLine(slot, l, gpu))
 			if l.ResourceID != "" {
-				b.index.add(l.ResourceID, start, end, c)
+				b.index.addIn(slot, l.ResourceID, start, end, c)
 			}
 		} else {
 			c.line.EffectiveCost = c.line.EffectiveCost.Add(l.EffectiveCost)
@@ -374,8 +383,8 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 	})
 }
 
-func (b *builder) newLine(l *gpucost.CostLine, gpu catalog.LineGPU) Line {
-	return Line{LineResource: b.resourceOf(l, gpu), Start: l.ChargePeriodStart, End: l.ChargePeriodEnd,
+func (b *builder) newLine(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGPU) Line {
+	return Line{LineResource: b.resourceOf(s, l, gpu), Start: l.ChargePeriodStart, End: l.ChargePeriodEnd,
 		EffectiveCost: l.EffectiveCost, BilledCost: l.BilledCost, commitment: commitmentOf(l)}
 }
 

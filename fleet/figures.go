@@ -438,8 +438,11 @@ func (s *Snapshot) Reconcile() (charged, bill []gpucost.Money, ok bool) {
 			sums[c.Cost.Currency] += c.Cost.Nanos
 		}
 	}
-	for _, ln := range s.bare { // bareCharge: the whole line, priced by the bill, never outside
-		sums[ln.EffectiveCost.Currency] += ln.EffectiveCost.Nanos
+	for c := range s.cells.all() {
+		if c.line.bare { // bareCharge: the whole line, priced by the bill, never outside
+			e := c.line.EffectiveCost()
+			sums[e.Currency] += e.Nanos
+		}
 	}
 	for _, t := range s.Stats.Totals.Sorted() {
 		bill = append(bill, t.EffectiveCost)

@@ -43,13 +43,46 @@ const (
 )
 
 // Line is the bill line (or lines, for one resource over one charge period) behind a charge.
-// What it says of its resource is a LineResource that the lines of the resource share.
+// What it says of its resource is a LineResource that the lines of the resource share. A
+// year of daily lines is millions of them, so a line keeps its period and costs as numbers,
+// 64 bytes in all, and its methods give them as times and money.
 type Line struct {
 	*LineResource
-	Start, End                time.Time
-	EffectiveCost, BilledCost gpucost.Money // of the lines together
-	capacity                  int64         // billed GPU time, units
-	commitment                string        // the commitment discount id of the line or of a line merged into it
+	start, end  int64 // charge period, Unix nanoseconds
+	eff, billed int64 // EffectiveCost and BilledCost in the resource's currencies, nano-units
+	capacity    int64 // billed GPU time, units
+	commitment  *string
+	// merged says that another line was added to this one: Money.Add names its currency, so
+	// a line whose currency is empty reads as USD once merged.
+	merged bool
+	bare   bool // a GPU line no telemetry covers, whose charge All makes (bareCharge)
+}
+
+// Start is the start of the line's charge period.
+func (l *Line) Start() time.Time { return time.Unix(0, l.start).UTC() }
+
+// End is the end of the line's charge period.
+func (l *Line) End() time.Time { return time.Unix(0, l.end).UTC() }
+
+// EffectiveCost is the line's amortised cost.
+func (l *Line) EffectiveCost() gpucost.Money { return l.money(l.eff, l.currency) }
+
+// BilledCost is what the invoice says of the line.
+func (l *Line) BilledCost() gpucost.Money { return l.money(l.billed, l.billedCurrency) }
+
+func (l *Line) money(nanos int64, currency string) gpucost.Money {
+	if l.merged && currency == "" {
+		currency = "USD"
+	}
+	return gpucost.Money{Nanos: nanos, Currency: currency}
+}
+
+// commitmentID is the commitment discount id of the line or of a line merged into it.
+func (l *Line) commitmentID() string {
+	if l.commitment == nil {
+		return ""
+	}
+	return *l.commitment
 }
 
 // LineResource is what a bill line says of its resource: the same on every line of one
@@ -62,6 +95,7 @@ type LineResource struct {
 	Tags                            gpucost.Labels
 	Owner                           gpucost.Owner // the owner its tags name
 	hosts                           []string
+	currency, billedCurrency        string // of its lines' EffectiveCost and BilledCost
 }
 
 // Charge is one piece of the period's spend: a series' GPU time in one bill line or day, billed
@@ -125,10 +159,11 @@ type Snapshot struct {
 	Stats   Stats
 	series  map[string]*gpucost.Series
 	reader  analyze.OwnerReader
-	// bare are the GPU lines no telemetry covers, each one NoTelemetry charge (bareCharge).
-	// A year of daily lines of a fleet without telemetry is millions of them: a Charge each
-	// would add 280 bytes a line to the Line it repeats.
-	bare []*Line
+	// cells are the GPU lines. Those no telemetry covers (Line.bare) are each one NoTelemetry
+	// charge (bareCharge), made as All yields it: a year of daily lines of a fleet without
+	// telemetry is millions of them, and a Charge each would add 280 bytes a line to the 64 of
+	// the Line it repeats.
+	cells cellBlocks
 }
 
 // All yields every charge of the snapshot: Charges, then the NoTelemetry charge of each GPU
@@ -142,10 +177,12 @@ func (s *Snapshot) All() iter.Seq[*Charge] {
 			}
 		}
 		var c Charge
-		for _, ln := range s.bare {
-			c = bareCharge(ln)
-			if !yield(&c) {
-				return
+		for cl := range s.cells.all() {
+			if cl.line.bare {
+				c = bareCharge(&cl.line)
+				if !yield(&c) {
+					return
+				}
 			}
 		}
 	}
@@ -154,10 +191,10 @@ func (s *Snapshot) All() iter.Seq[*Charge] {
 // bareCharge is the NoTelemetry charge of a GPU line no telemetry covers: all its billed GPU
 // time and its whole cost, as split would make it.
 func bareCharge(ln *Line) Charge {
-	ec, bc := ln.EffectiveCost.Currency, ln.BilledCost.Currency
-	return Charge{Kind: NoTelemetry, Start: ln.Start, Model: ln.Model, Owner: ln.Owner, Line: ln, Source: SourceBill,
-		held: max(ln.capacity, 0), Cost: ln.EffectiveCost, IdleCost: gpucost.Money{Currency: ec},
-		Billed: ln.BilledCost, IdleBilled: gpucost.Money{Currency: bc}}
+	ef, bi := ln.EffectiveCost(), ln.BilledCost()
+	return Charge{Kind: NoTelemetry, Start: ln.Start(), Model: ln.Model, Owner: ln.Owner, Line: ln, Source: SourceBill,
+		held: max(ln.capacity, 0), Cost: ef, IdleCost: gpucost.Money{Currency: ef.Currency},
+		Billed: bi, IdleBilled: gpucost.Money{Currency: bi.Currency}}
 }
 
 // Build reads the period's bill lines, hourly rollups and inventory and prices every GPU-hour
@@ -170,7 +207,7 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 		snap:     &Snapshot{Period: o.Period, series: map[string]*gpucost.Series{}, reader: analyze.NewOwnerReader(o.TagKeys)},
 		invHosts: map[string][]string{}, invTags: map[string]gpucost.Labels{}, hostTags: map[string]gpucost.Owner{},
 		entries: map[*cell][]int{}, prices: map[string]price{},
-		unmatched: map[string]bool{}}
+		unmatched: map[string]bool{}, commitments: interned{}}
 	b.snap.Stats.CatalogFor = map[string]string{}
 	b.tags = analyze.TagOwners{Keys: o.TagKeys}
 	if b.tags.Keys == nil {
@@ -195,6 +232,7 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 		b.catalogPrice(&b.snap.Charges[i])
 	}
 	b.split()
+	b.snap.cells = b.cells
 	return b.snap, nil
 }
 
@@ -207,7 +245,7 @@ type cell struct {
 // priceOnly reports whether c's line starts before the period: it prices the GPU-hours in it,
 // its cost is not the period's.
 func (b *builder) priceOnly(c *cell) bool {
-	return c.line.Start.Before(b.o.Period.Start) && !b.o.Period.Billed
+	return c.line.start < b.o.Period.Start.UnixNano() && !b.o.Period.Billed
 }
 
 type price struct {
@@ -227,15 +265,16 @@ type builder struct {
 	invGPUs  map[string]int
 	hostTags map[string]gpucost.Owner // host → its resource's tag owner
 
-	index     cellIndex // finds the cell a line merges into
-	cells     cellBlocks
-	entries   map[*cell][]int    // indexes of the snapshot's GPUTime charges each cell prices
-	hostCells map[string][]*cell // by start; made for the first rollup (indexHosts)
-	prices    map[string]price   // catalog, by series model
-	merged    map[mergeKey]int   // the charge of each series in each line or day, once needed (mergedFor)
-	byCatalog []int              // the charges the catalog prices
-	tagIDs    tagIDs             // the tags of the lines, numbered (resourceOf)
-	unmatched map[string]bool    // GPU resources with a line no telemetry covers
+	index       cellIndex // finds the cell a line merges into
+	cells       cellBlocks
+	entries     map[*cell][]int    // indexes of the snapshot's GPUTime charges each cell prices
+	hostCells   map[string][]*cell // by start; made for the first rollup (indexHosts)
+	prices      map[string]price   // catalog, by series model
+	merged      map[mergeKey]int   // the charge of each series in each line or day, once needed (mergedFor)
+	byCatalog   []int              // the charges the catalog prices
+	tagIDs      tagIDs             // the tags of the lines, numbered (resourceOf)
+	commitments interned           // the lines' commitment discount ids
+	unmatched   map[string]bool    // GPU resources with a line no telemetry covers
 
 	// The previous rollup's series and charge: a scan gives a series' rollups together and in
 	// time order, so most rollups add to the charge the one before added to (see last).
@@ -291,6 +330,7 @@ type sharedResource struct {
 
 type resourceKey struct {
 	name, provider, region, account, service, pricing, category string
+	currency, billedCurrency                                    string
 	gpu                                                         catalog.LineGPU
 }
 
@@ -302,7 +342,8 @@ func (b *builder) resourceOf(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGP
 	if inv, ok := b.invTags[l.ResourceID]; ok {
 		tags = mergeLabels(inv, l.Tags)
 	}
-	k := resourceKey{l.ResourceName, l.Provider, l.RegionID, l.SubAccountID, l.ServiceName, l.PricingCategory, l.ChargeCategory, gpu}
+	k := resourceKey{l.ResourceName, l.Provider, l.RegionID, l.SubAccountID, l.ServiceName, l.PricingCategory, l.ChargeCategory,
+		l.EffectiveCost.Currency, l.BilledCost.Currency, gpu}
 	id := b.tagIDs.of(tags)
 	i := slices.IndexFunc(s.shared, func(sh *sharedResource) bool { return sh.sku == l.SkuID })
 	if i >= 0 && s.shared[i].key == k && s.shared[i].tags == id {
@@ -310,7 +351,8 @@ func (b *builder) resourceOf(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGP
 	}
 	r := &LineResource{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
 		Account: l.SubAccountID, Service: l.ServiceName, SKU: l.SkuID, Pricing: l.PricingCategory, Category: l.ChargeCategory,
-		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: maps.Clone(tags), Owner: b.tags.Of(tags)}
+		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: maps.Clone(tags), Owner: b.tags.Of(tags),
+		currency: l.EffectiveCost.Currency, billedCurrency: l.BilledCost.Currency}
 	if gpu.Model != "" {
 		// The telemetry hosts that are this resource: the inventory's, and any named like the
 		// resource id, its last path segment (ARNs, Azure and GCP resource paths) or its name.
@@ -374,9 +416,7 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 				b.index.addIn(slot, l.ResourceID, start, end, c)
 			}
 		} else {
-			c.line.EffectiveCost = c.line.EffectiveCost.Add(l.EffectiveCost)
-			c.line.BilledCost = c.line.BilledCost.Add(l.BilledCost)
-			c.line.commitment = cmp.Or(c.line.commitment, commitmentOf(l))
+			b.merge(&c.line, l)
 		}
 		c.line.capacity += capacity
 		return nil
@@ -384,8 +424,36 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 }
 
 func (b *builder) newLine(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGPU) Line {
-	return Line{LineResource: b.resourceOf(s, l, gpu), Start: l.ChargePeriodStart, End: l.ChargePeriodEnd,
-		EffectiveCost: l.EffectiveCost, BilledCost: l.BilledCost, commitment: commitmentOf(l)}
+	return Line{LineResource: b.resourceOf(s, l, gpu), start: l.ChargePeriodStart.UnixNano(), end: l.ChargePeriodEnd.UnixNano(),
+		eff: l.EffectiveCost.Nanos, billed: l.BilledCost.Nanos, commitment: b.commitments.of(commitmentOf(l))}
+}
+
+// merge adds l, a line of the same resource and charge period, to ln's costs as Money.Add
+// adds them (a line in another currency is a panic), keeping the first commitment id.
+func (b *builder) merge(ln *Line, l *gpucost.CostLine) {
+	ln.eff = ln.EffectiveCost().Add(l.EffectiveCost).Nanos
+	ln.billed = ln.BilledCost().Add(l.BilledCost).Nanos
+	ln.merged = true
+	if ln.commitment == nil {
+		ln.commitment = b.commitments.of(commitmentOf(l))
+	}
+}
+
+// interned keeps one copy of each commitment id the lines name.
+type interned map[string]*string
+
+// of returns the copy of s, nil for "".
+func (in interned) of(s string) *string {
+	if s == "" {
+		return nil
+	}
+	p := in[s]
+	if p == nil {
+		v := s // a copy, so that s does not escape when it is known
+		p = &v
+		in[v] = p
+	}
+	return p
 }
 
 // telemetry reads the period's hour rollups: each is a GPUTime charge, priced by the bill line
@@ -525,7 +593,7 @@ func (b *builder) newCharge(pc *pendingCharge, model string) Charge {
 	s, p, ser := b.snap, b.o.Period, pc.ser
 	ch := Charge{Kind: GPUTime, Series: ser, Model: model, held: pc.held, used: pc.used}
 	if c := pc.cell; c != nil {
-		ch.Start, ch.Line, ch.Source = later(c.line.Start, p.Start), &c.line, SourceBill
+		ch.Start, ch.Line, ch.Source = later(c.line.Start(), p.Start), &c.line, SourceBill
 		ch.Owner = s.reader.Of(ser.Labels, c.line.Owner)
 	} else {
 		ch.Start = later(time.Unix(pc.day*86400, 0).UTC(), p.Start)
@@ -585,7 +653,7 @@ func (b *builder) indexHosts() {
 		}
 	}
 	for _, cs := range b.hostCells {
-		slices.SortFunc(cs, func(x, y *cell) int { return x.line.Start.Compare(y.line.Start) })
+		slices.SortFunc(cs, func(x, y *cell) int { return cmp.Compare(x.line.start, y.line.start) })
 	}
 }
 
@@ -605,23 +673,23 @@ func (b *builder) cellSpan(host string, t time.Time) (c *cell, from, to int64) {
 		return nil, day, day + 86400
 	}
 	i, _ := slices.BinarySearchFunc(cs, t, func(c *cell, t time.Time) int {
-		if c.line.Start.After(t) {
+		if c.line.Start().After(t) {
 			return 1
 		}
 		return -1
 	})
 	for j := i - 1; j >= 0; j-- { // the latest cell starting at or before t that holds t
-		if t.Before(cs[j].line.End) {
+		if t.Before(cs[j].line.End()) {
 			if j != i-1 { // an earlier-starting cell: a later one might hold the next hours
 				return cs[j], 0, 0
 			}
-			to := cs[j].line.End.Unix()
+			to := cs[j].line.End().Unix()
 			if i < len(cs) {
-				to = min(to, cs[i].line.Start.Unix())
+				to = min(to, cs[i].line.Start().Unix())
 			}
-			return cs[j], cs[j].line.Start.Unix(), to
+			return cs[j], cs[j].line.Start().Unix(), to
 		}
-		if cs[j].line.Start.Before(t.Add(-32 * 24 * time.Hour)) { // no bill line is longer than a month
+		if cs[j].line.Start().Before(t.Add(-32 * 24 * time.Hour)) { // no bill line is longer than a month
 			break
 		}
 	}
@@ -681,8 +749,8 @@ func (b *builder) split() {
 		entries := b.entries[c]
 		if len(entries) == 0 {
 			b.unmatched[cmp.Or(ln.ResourceID, "(no resource id)")] = true
-			if ln.capacity > 0 || ln.EffectiveCost.Nanos != 0 || ln.BilledCost.Nanos != 0 {
-				s.bare = append(s.bare, ln)
+			if ln.capacity > 0 || ln.eff != 0 || ln.billed != 0 {
+				ln.bare = true
 			}
 			continue
 		}
@@ -696,9 +764,9 @@ func (b *builder) split() {
 		}
 		rest := max(ln.capacity, held) - held
 		weights = append(weights, rest)
-		eff = ap.Split(ln.EffectiveCost.Nanos, weights, eff)
-		bil = ap.Split(ln.BilledCost.Nanos, weights, bil)
-		ec, bc := ln.EffectiveCost.Currency, ln.BilledCost.Currency
+		eff = ap.Split(ln.eff, weights, eff)
+		bil = ap.Split(ln.billed, weights, bil)
+		ec, bc := ln.EffectiveCost().Currency, ln.BilledCost().Currency
 		for j, i := range entries {
 			ch := &s.Charges[i]
 			ch.Cost = gpucost.Money{Nanos: eff[2*j] + eff[2*j+1], Currency: ec}
@@ -708,7 +776,7 @@ func (b *builder) split() {
 		}
 		last := len(weights) - 1
 		if rest > 0 || eff[last] != 0 || bil[last] != 0 {
-			s.Charges = append(s.Charges, Charge{Kind: NoTelemetry, Start: ln.Start, Model: ln.Model, Owner: ln.Owner, Line: ln,
+			s.Charges = append(s.Charges, Charge{Kind: NoTelemetry, Start: ln.Start(), Model: ln.Model, Owner: ln.Owner, Line: ln,
 				Source: SourceBill, held: rest,
 				Cost: gpucost.Money{Nanos: eff[last], Currency: ec}, IdleCost: gpucost.Money{Currency: ec},
 				Billed: gpucost.Money{Nanos: bil[last], Currency: bc}, IdleBilled: gpucost.Money{Currency: bc}})
@@ -733,10 +801,11 @@ func (b *builder) priceBy(c *cell) {
 	for _, i := range entries {
 		ch := &b.snap.Charges[i]
 		ch.outside = true
-		ch.Cost = scale(ln.EffectiveCost, ch.held, capacity)
-		ch.IdleCost = ch.Cost.Sub(scale(ln.EffectiveCost, ch.used, capacity))
-		ch.Billed = scale(ln.BilledCost, ch.held, capacity)
-		ch.IdleBilled = ch.Billed.Sub(scale(ln.BilledCost, ch.used, capacity))
+		ef, bi := ln.EffectiveCost(), ln.BilledCost()
+		ch.Cost = scale(ef, ch.held, capacity)
+		ch.IdleCost = ch.Cost.Sub(scale(ef, ch.used, capacity))
+		ch.Billed = scale(bi, ch.held, capacity)
+		ch.IdleBilled = ch.Billed.Sub(scale(bi, ch.used, capacity))
 	}
 }
 

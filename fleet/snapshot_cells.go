@@ -62,7 +62,7 @@ func (x *cellIndex) findIn(s *resSlot, id string, start, end int64, cells *cellB
 	switch {
 	case s == nil || s.last.c == nil:
 		return nil
-	case s.last.c.line.Start.Unix() == start && s.last.c.line.End.Unix() == end:
+	case s.last.c.line.Start().Unix() == start && s.last.c.line.End().Unix() == end:
 		return s.last.c
 	case start > s.last.latest: // every cell of the resource starts earlier
 		return nil
@@ -70,7 +70,7 @@ func (x *cellIndex) findIn(s *resSlot, id string, start, end int64, cells *cellB
 	x.all = make(map[cellKey]*cell, cells.n)
 	for c := range cells.all() {
 		if id := c.line.ResourceID; id != "" { // lines without a resource id are never merged
-			x.all[cellKey{id, c.line.Start.Unix(), c.line.End.Unix()}] = c
+			x.all[cellKey{id, c.line.Start().Unix(), c.line.End().Unix()}] = c
 		}
 	}
 	return x.all[cellKey{id, start, end}]
@@ -91,7 +91,7 @@ func (x *cellIndex) addIn(s *resSlot, id string, start, end int64, c *cell) {
 }
 
 // cellBlocks holds the cells in the order made, in blocks of a fixed size: a cell is its Line
-// alone (128 bytes), with no slice of pointers to find them all by.
+// alone (64 bytes), with no slice of pointers to find them all by.
 type cellBlocks struct {
 	blocks [][]cell
 	n      int

@@ -274,6 +274,7 @@ type builder struct {
 	byCatalog   []int              // the charges the catalog prices
 	tagIDs      tagIDs             // the tags of the lines, numbered (resourceOf)
 	commitments interned           // the lines' commitment discount ids
+	lastGPU     lastLineGPU        // the last line's catalog.LineGPU (lineGPU)
 	unmatched   map[string]bool    // GPU resources with a line no telemetry covers
 
 	// The previous rollup's series and charge: a scan gives a series' rollups together and in
@@ -380,7 +381,7 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 	// GPU-hours in the period, though it is not the period's to count.
 	from := b.o.Period.Start.Truncate(24 * time.Hour)
 	return st.ScanCosts(ctx, b.o.Period.Lines(from, b.o.Period.End), func(l *gpucost.CostLine) error {
-		gpu, isGPU := b.cat.LineGPU(l)
+		gpu, isGPU := b.lineGPU(l)
 		before := l.ChargePeriodStart.Before(b.o.Period.Start) && !b.o.Period.Billed
 		if before && (!isGPU || l.ChargeCategory != "Usage") {
 			return nil
@@ -426,6 +427,23 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 func (b *builder) newLine(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGPU) Line {
 	return Line{LineResource: b.resourceOf(s, l, gpu), start: l.ChargePeriodStart.UnixNano(), end: l.ChargePeriodEnd.UnixNano(),
 		eff: l.EffectiveCost.Nanos, billed: l.BilledCost.Nanos, commitment: b.commitments.of(commitmentOf(l))}
+}
+
+// lineGPU is the catalog's LineGPU, asked again only when the line's instance type or
+// description (what the catalog's answer is kept by) differs from the line before's.
+func (b *builder) lineGPU(l *gpucost.CostLine) (catalog.LineGPU, bool) {
+	if lg := &b.lastGPU; !lg.set || lg.instanceType != l.InstanceType || lg.description != l.ChargeDescription {
+		gpu, ok := b.cat.LineGPU(l)
+		*lg = lastLineGPU{true, l.InstanceType, l.ChargeDescription, gpu, ok}
+	}
+	return b.lastGPU.gpu, b.lastGPU.ok
+}
+
+type lastLineGPU struct {
+	set                       bool
+	instanceType, description string
+	gpu                       catalog.LineGPU
+	ok                        bool
 }
 
 // merge adds l, a line of the same resource and charge period, to ln's costs as Money.Add

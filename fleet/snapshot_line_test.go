@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"testing"
+	"time"
 
 	"github.com/gpucost/gpucost"
 )
@@ -93,5 +94,18 @@ func TestLineResourceShared(t *testing.T) {
 	}
 	if res[0] != res[2] || res[0] != res[4] || res[1] == res[3] || res[0] == res[3] {
 		t.Errorf("LineResources shared as %p %p %p %p %p; want lines 0, 2, 4 alike and 1, 3 apart", res[0], res[1], res[2], res[3], res[4])
+	}
+}
+
+// unixNano gives back every time a bill line may hold: to the nanosecond, and the zero time.
+func TestUnixNano(t *testing.T) {
+	for _, tm := range []time.Time{{}, day1, day1.Add(1500 * time.Millisecond), time.Date(1970, 1, 1, 0, 0, 0, 1, time.UTC),
+		time.Date(2261, 12, 31, 23, 59, 59, 999999999, time.UTC)} {
+		if got := fromUnixNano(unixNano(tm)); got != tm {
+			t.Errorf("fromUnixNano(unixNano(%v)) = %v", tm, got)
+		}
+	}
+	if a, b := unixNano(time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC)), unixNano(time.Time{}); a <= b {
+		t.Errorf("unixNano(year 1000) = %d, not after the zero time's %d", a, b)
 	}
 }

@@ -130,8 +130,10 @@ type CostStore interface {
 	PutCostBatch(ctx context.Context, puts []CostPut) ([]CostImport, error)
 
 	// ScanCosts calls fn for each stored line that matches f, in order of import and then line.
-	// The *CostLine and its maps are valid only during the call. Scanning stops at the first
-	// error fn returns, and ScanCosts returns it.
+	// The *CostLine is valid only during the call. Its maps may be shared by the lines that
+	// hold the same ones and are never changed once passed to fn, so a map seen again holds
+	// what it held (fleet.Build compares a resource's tags by the map). Scanning stops at the
+	// first error fn returns, and ScanCosts returns it.
 	ScanCosts(ctx context.Context, f CostFilter, fn func(*CostLine) error) error
 }
 

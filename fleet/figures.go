@@ -191,14 +191,20 @@ type groups struct {
 	days int
 	idx  map[[2]string]int
 	out  []Figures
+	last int // the index in out of the group the last charge went to, -1 before the first
 }
 
 func newGroups(p Period) *groups {
-	return &groups{p: p, days: len(p.Days()), idx: map[[2]string]int{}}
+	return &groups{p: p, days: len(p.Days()), idx: map[[2]string]int{}, last: -1}
 }
 
 func (g *groups) add(key string, c *Charge) {
 	cur := c.Cost.Currency
+	if j := g.last; j >= 0 && g.out[j].Group == key && g.out[j].Currency == cur {
+		// the group of the charge before: the fleet's every time, a resource's over its lines
+		g.out[j].add(c, g.p.dayIndex(c.Start))
+		return
+	}
 	k := [2]string{key, cur}
 	j, ok := g.idx[k]
 	if !ok {
@@ -213,6 +219,7 @@ func (g *groups) add(key string, c *Charge) {
 		}
 		g.out = append(g.out, f)
 	}
+	g.last = j
 	g.out[j].add(c, g.p.dayIndex(c.Start))
 }
 
@@ -426,9 +433,15 @@ func (s *Snapshot) GPUResources() func(*Charge) bool {
 // report's money adds up to the stored bill.
 func (s *Snapshot) Reconcile() (charged, bill []gpucost.Money, ok bool) {
 	sums := map[string]int64{}
-	for c := range s.All() {
-		if (c.Source == SourceBill || c.Kind == Other) && !c.outside {
+	for i := range s.Charges {
+		if c := &s.Charges[i]; (c.Source == SourceBill || c.Kind == Other) && !c.outside {
 			sums[c.Cost.Currency] += c.Cost.Nanos
+		}
+	}
+	for c := range s.cells.all() {
+		if c.line.bare { // bareCharge: the whole line, priced by the bill, never outside
+			e := c.line.EffectiveCost()
+			sums[e.Currency] += e.Nanos
 		}
 	}
 	for _, t := range s.Stats.Totals.Sorted() {
@@ -442,8 +455,15 @@ func (s *Snapshot) Reconcile() (charged, bill []gpucost.Money, ok bool) {
 // CatalogCost returns, per currency, the cost of the GPU time no bill line covers, priced at
 // catalog on-demand prices.
 func (s *Snapshot) CatalogCost() []gpucost.Money {
+	// Only Charges hold GPU time the catalog prices: All's other charges are bare lines'.
+	g := newGroups(s.Period)
+	for i := range s.Charges {
+		if c := &s.Charges[i]; c.Source == SourceCatalog {
+			g.add(FleetGroup, c)
+		}
+	}
 	var out []gpucost.Money
-	for _, f := range s.Fleet(func(c *Charge) bool { return c.Source == SourceCatalog }) {
+	for _, f := range g.sorted() {
 		out = append(out, f.GPUCost())
 	}
 	return out

@@ -73,12 +73,12 @@ func (s *Snapshot) DetectChanges() []DetectedChange {
 	lines := map[workloadKey]map[*Line]bool{}
 	billFrom := map[string]time.Time{} // each provider's first day of bill lines
 	for c := range s.All() {
-		if c.Line == nil || c.Line.Start.Before(s.Period.Start) {
+		if c.Line == nil || c.Line.Start().Before(s.Period.Start) {
 			continue // a line that starts before the period bills a day only partly in it
 		}
 		provider := strings.ToLower(c.Line.Provider)
-		if d, ok := billFrom[provider]; !ok || c.Line.Start.Before(d) {
-			billFrom[provider] = c.Line.Start.UTC().Truncate(oneDay)
+		if d, ok := billFrom[provider]; !ok || c.Line.Start().Before(d) {
+			billFrom[provider] = c.Line.Start().Truncate(oneDay)
 		}
 		if c.Kind != GPUTime || c.Owner.Namespace == "" {
 			continue
@@ -105,7 +105,7 @@ func (s *Snapshot) DetectChanges() []DetectedChange {
 func byDay(ls map[*Line]bool) map[time.Time]*dayLines {
 	days := map[time.Time]*dayLines{}
 	for ln := range ls {
-		d := ln.Start.UTC().Truncate(oneDay)
+		d := ln.Start().Truncate(oneDay)
 		dl := days[d]
 		if dl == nil {
 			dl = &dayLines{types: map[string]bool{}, commitments: map[string]bool{}, committedTypes: map[string]bool{}}
@@ -117,8 +117,8 @@ func byDay(ls map[*Line]bool) map[time.Time]*dayLines {
 			dl.spot++
 		}
 		dl.gpuTime += ln.capacity
-		if ln.commitment != "" {
-			dl.commitments[ln.commitment] = true
+		if id := ln.commitmentID(); id != "" {
+			dl.commitments[id] = true
 			dl.committedTypes[ln.InstanceType] = true
 		}
 	}

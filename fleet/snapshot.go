@@ -8,7 +8,6 @@ import (
 	"maps"
 	"math"
 	"math/bits"
-	"path"
 	"slices"
 	"strings"
 	"time"
@@ -41,28 +40,6 @@ const (
 	// Other is a bill line that pays for no GPU time: storage, network, CPU machines.
 	Other
 )
-
-// Line is the bill line (or lines, for one resource over one charge period) behind a charge.
-// What it says of its resource is a LineResource that the lines of the resource share.
-type Line struct {
-	*LineResource
-	Start, End                time.Time
-	EffectiveCost, BilledCost gpucost.Money // of the lines together
-	capacity                  int64         // billed GPU time, units
-	commitment                string        // the commitment discount id of the line or of a line merged into it
-}
-
-// LineResource is what a bill line says of its resource: the same on every line of one
-// resource and SKU (a year of daily lines is 365 lines of each), so they share one.
-type LineResource struct {
-	ResourceID, ResourceName        string
-	Provider, Region, Account       string
-	Service, SKU, Pricing, Category string
-	InstanceType, Model             string // the GPU line's instance type and canonical model
-	Tags                            gpucost.Labels
-	Owner                           gpucost.Owner // the owner its tags name
-	hosts                           []string
-}
 
 // Charge is one piece of the period's spend: a series' GPU time in one bill line or day, billed
 // GPU time without telemetry, or a line that pays for no GPU.
@@ -125,10 +102,11 @@ type Snapshot struct {
 	Stats   Stats
 	series  map[string]*gpucost.Series
 	reader  analyze.OwnerReader
-	// bare are the GPU lines no telemetry covers, each one NoTelemetry charge (bareCharge).
-	// A year of daily lines of a fleet without telemetry is millions of them: a Charge each
-	// would add 280 bytes a line to the Line it repeats.
-	bare []*Line
+	// cells are the GPU lines. Those no telemetry covers (Line.bare) are each one NoTelemetry
+	// charge (bareCharge), made as All yields it: a year of daily lines of a fleet without
+	// telemetry is millions of them, and a Charge each would add 280 bytes a line to the 64 of
+	// the Line it repeats.
+	cells cellBlocks
 }
 
 // All yields every charge of the snapshot: Charges, then the NoTelemetry charge of each GPU
@@ -142,10 +120,12 @@ func (s *Snapshot) All() iter.Seq[*Charge] {
 			}
 		}
 		var c Charge
-		for _, ln := range s.bare {
-			c = bareCharge(ln)
-			if !yield(&c) {
-				return
+		for cl := range s.cells.all() {
+			if cl.line.bare {
+				c = bareCharge(&cl.line)
+				if !yield(&c) {
+					return
+				}
 			}
 		}
 	}
@@ -154,10 +134,10 @@ func (s *Snapshot) All() iter.Seq[*Charge] {
 // bareCharge is the NoTelemetry charge of a GPU line no telemetry covers: all its billed GPU
 // time and its whole cost, as split would make it.
 func bareCharge(ln *Line) Charge {
-	ec, bc := ln.EffectiveCost.Currency, ln.BilledCost.Currency
-	return Charge{Kind: NoTelemetry, Start: ln.Start, Model: ln.Model, Owner: ln.Owner, Line: ln, Source: SourceBill,
-		held: max(ln.capacity, 0), Cost: ln.EffectiveCost, IdleCost: gpucost.Money{Currency: ec},
-		Billed: ln.BilledCost, IdleBilled: gpucost.Money{Currency: bc}}
+	ef, bi := ln.EffectiveCost(), ln.BilledCost()
+	return Charge{Kind: NoTelemetry, Start: ln.Start(), Model: ln.Model, Owner: ln.Owner, Line: ln, Source: SourceBill,
+		held: max(ln.capacity, 0), Cost: ef, IdleCost: gpucost.Money{Currency: ef.Currency},
+		Billed: bi, IdleBilled: gpucost.Money{Currency: bi.Currency}}
 }
 
 // Build reads the period's bill lines, hourly rollups and inventory and prices every GPU-hour
@@ -170,7 +150,7 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 		snap:     &Snapshot{Period: o.Period, series: map[string]*gpucost.Series{}, reader: analyze.NewOwnerReader(o.TagKeys)},
 		invHosts: map[string][]string{}, invTags: map[string]gpucost.Labels{}, hostTags: map[string]gpucost.Owner{},
 		entries: map[*cell][]int{}, prices: map[string]price{},
-		resources: map[[2]string]*sharedResource{}, unmatched: map[string]bool{}}
+		unmatched: map[string]bool{}, commitments: interned{}}
 	b.snap.Stats.CatalogFor = map[string]string{}
 	b.tags = analyze.TagOwners{Keys: o.TagKeys}
 	if b.tags.Keys == nil {
@@ -195,6 +175,7 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 		b.catalogPrice(&b.snap.Charges[i])
 	}
 	b.split()
+	b.snap.cells = b.cells
 	return b.snap, nil
 }
 
@@ -207,7 +188,7 @@ type cell struct {
 // priceOnly reports whether c's line starts before the period: it prices the GPU-hours in it,
 // its cost is not the period's.
 func (b *builder) priceOnly(c *cell) bool {
-	return c.line.Start.Before(b.o.Period.Start) && !b.o.Period.Billed
+	return c.line.Start().Before(b.o.Period.Start) && !b.o.Period.Billed
 }
 
 type price struct {
@@ -227,15 +208,17 @@ type builder struct {
 	invGPUs  map[string]int
 	hostTags map[string]gpucost.Owner // host → its resource's tag owner
 
-	index     cellIndex // finds the cell a line merges into
-	cells     cellBlocks
-	entries   map[*cell][]int               // indexes of the snapshot's GPUTime charges each cell prices
-	hostCells map[string][]*cell            // by start; made for the first rollup (indexHosts)
-	prices    map[string]price              // catalog, by series model
-	merged    map[mergeKey]int              // the charge of each series in each line or day, once needed (mergedFor)
-	byCatalog []int                         // the charges the catalog prices
-	resources map[[2]string]*sharedResource // by resource id and SKU (resourceOf)
-	unmatched map[string]bool               // GPU resources with a line no telemetry covers
+	index       cellIndex // finds the cell a line merges into
+	cells       cellBlocks
+	entries     map[*cell][]int    // indexes of the snapshot's GPUTime charges each cell prices
+	hostCells   map[string][]*cell // by start; made for the first rollup (indexHosts)
+	prices      map[string]price   // catalog, by series model
+	merged      map[mergeKey]int   // the charge of each series in each line or day, once needed (mergedFor)
+	byCatalog   []int              // the charges the catalog prices
+	tagIDs      tagIDs             // the tags of the lines, numbered (resourceOf)
+	commitments interned           // the lines' commitment discount ids
+	lastGPU     lastLineGPU        // the last line's catalog.LineGPU (lineGPU)
+	unmatched   map[string]bool    // GPU resources with a line no telemetry covers
 
 	// The previous rollup's series and charge: a scan gives a series' rollups together and in
 	// time order, so most rollups add to the charge the one before added to (see last).
@@ -278,105 +261,6 @@ func (b *builder) inventory(ctx context.Context, st Inventory) error {
 		}
 	}
 	return nil
-}
-
-// sharedResource is the LineResource of the last line of a resource and SKU read, and the
-// fields of that line it was made of.
-type sharedResource struct {
-	key resourceKey
-	r   *LineResource
-}
-
-type resourceKey struct {
-	name, provider, region, account, service, pricing, category string
-	gpu                                                         catalog.LineGPU
-}
-
-// resourceOf returns the LineResource of l, its tags over the inventory's. The lines of one
-// resource and SKU nearly always say the same of it: they share the one of the last such line
-// read (a LineResource is never changed).
-func (b *builder) resourceOf(l *gpucost.CostLine, gpu catalog.LineGPU) *LineResource {
-	tags := l.Tags
-	if inv, ok := b.invTags[l.ResourceID]; ok {
-		tags = mergeLabels(inv, l.Tags)
-	}
-	k := resourceKey{l.ResourceName, l.Provider, l.RegionID, l.SubAccountID, l.ServiceName, l.PricingCategory, l.ChargeCategory, gpu}
-	id := [2]string{l.ResourceID, l.SkuID}
-	if sh := b.resources[id]; sh != nil && sh.key == k && maps.Equal(sh.r.Tags, tags) {
-		return sh.r
-	}
-	r := &LineResource{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
-		Account: l.SubAccountID, Service: l.ServiceName, SKU: l.SkuID, Pricing: l.PricingCategory, Category: l.ChargeCategory,
-		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: maps.Clone(tags), Owner: b.tags.Of(tags)}
-	if gpu.Model != "" {
-		// The telemetry hosts that are this resource: the inventory's, and any named like the
-		// resource id, its last path segment (ARNs, Azure and GCP resource paths) or its name.
-		r.hosts = append(r.hosts, b.invHosts[l.ResourceID]...)
-		for _, name := range []string{l.ResourceID, path.Base(l.ResourceID), l.ResourceName} {
-			if name != "" && name != "." && name != "/" && !slices.Contains(r.hosts, name) {
-				r.hosts = append(r.hosts, name)
-			}
-		}
-	}
-	b.resources[id] = &sharedResource{k, r}
-	return r
-}
-
-// bill reads the period's lines: GPU usage lines become cells that price the telemetry they
-// cover, every other line a charge of its own.
-func (b *builder) bill(ctx context.Context, st Bills) error {
-	s := b.snap
-	// Bills are stored by day: the line of the day the period starts in prices that day's
-	// GPU-hours in the period, though it is not the period's to count.
-	from := b.o.Period.Start.Truncate(24 * time.Hour)
-	return st.ScanCosts(ctx, b.o.Period.Lines(from, b.o.Period.End), func(l *gpucost.CostLine) error {
-		gpu, isGPU := b.cat.LineGPU(l)
-		before := l.ChargePeriodStart.Before(b.o.Period.Start) && !b.o.Period.Billed
-		if before && (!isGPU || l.ChargeCategory != "Usage") {
-			return nil
-		}
-		if !before {
-			s.Stats.Lines++
-			s.Stats.Totals.Add(l.BilledCost, l.EffectiveCost)
-		}
-		if !isGPU || l.ChargeCategory != "Usage" {
-			ln := new(Line)
-			*ln = b.newLine(l, catalog.LineGPU{})
-			s.Charges = append(s.Charges, Charge{Kind: Other, Start: l.ChargePeriodStart, Owner: ln.Owner, Line: ln,
-				Source: SourceBill, Cost: l.EffectiveCost, Billed: l.BilledCost,
-				IdleCost: gpucost.Money{Currency: l.EffectiveCost.Currency}, IdleBilled: gpucost.Money{Currency: l.BilledCost.Currency}})
-			return nil
-		}
-		if !before {
-			s.Stats.GPULines++
-		}
-		gpus := max(1, int(math.Ceil(gpu.GPUs)))
-		if n := b.invGPUs[l.ResourceID]; n > 0 {
-			gpus = n
-		}
-		capacity := int64(math.Round(float64(gpus) * analyze.BilledHours(l) * unitsPerHour))
-		c, start, end := (*cell)(nil), l.ChargePeriodStart.Unix(), l.ChargePeriodEnd.Unix()
-		if l.ResourceID != "" { // lines without a resource id are never merged
-			c = b.index.find(l.ResourceID, start, end, &b.cells)
-		}
-		if c == nil {
-			c = b.cells.add(b.newLine(l, gpu))
-			if l.ResourceID != "" {
-				b.index.add(l.ResourceID, start, end, c)
-			}
-		} else {
-			c.line.EffectiveCost = c.line.EffectiveCost.Add(l.EffectiveCost)
-			c.line.BilledCost = c.line.BilledCost.Add(l.BilledCost)
-			c.line.commitment = cmp.Or(c.line.commitment, commitmentOf(l))
-		}
-		c.line.capacity += capacity
-		return nil
-	})
-}
-
-func (b *builder) newLine(l *gpucost.CostLine, gpu catalog.LineGPU) Line {
-	return Line{LineResource: b.resourceOf(l, gpu), Start: l.ChargePeriodStart, End: l.ChargePeriodEnd,
-		EffectiveCost: l.EffectiveCost, BilledCost: l.BilledCost, commitment: commitmentOf(l)}
 }
 
 // telemetry reads the period's hour rollups: each is a GPUTime charge, priced by the bill line
@@ -516,7 +400,7 @@ func (b *builder) newCharge(pc *pendingCharge, model string) Charge {
 	s, p, ser := b.snap, b.o.Period, pc.ser
 	ch := Charge{Kind: GPUTime, Series: ser, Model: model, held: pc.held, used: pc.used}
 	if c := pc.cell; c != nil {
-		ch.Start, ch.Line, ch.Source = later(c.line.Start, p.Start), &c.line, SourceBill
+		ch.Start, ch.Line, ch.Source = later(c.line.Start(), p.Start), &c.line, SourceBill
 		ch.Owner = s.reader.Of(ser.Labels, c.line.Owner)
 	} else {
 		ch.Start = later(time.Unix(pc.day*86400, 0).UTC(), p.Start)
@@ -576,7 +460,7 @@ func (b *builder) indexHosts() {
 		}
 	}
 	for _, cs := range b.hostCells {
-		slices.SortFunc(cs, func(x, y *cell) int { return x.line.Start.Compare(y.line.Start) })
+		slices.SortFunc(cs, func(x, y *cell) int { return cmp.Compare(x.line.start, y.line.start) })
 	}
 }
 
@@ -596,23 +480,23 @@ func (b *builder) cellSpan(host string, t time.Time) (c *cell, from, to int64) {
 		return nil, day, day + 86400
 	}
 	i, _ := slices.BinarySearchFunc(cs, t, func(c *cell, t time.Time) int {
-		if c.line.Start.After(t) {
+		if c.line.Start().After(t) {
 			return 1
 		}
 		return -1
 	})
 	for j := i - 1; j >= 0; j-- { // the latest cell starting at or before t that holds t
-		if t.Before(cs[j].line.End) {
+		if t.Before(cs[j].line.End()) {
 			if j != i-1 { // an earlier-starting cell: a later one might hold the next hours
 				return cs[j], 0, 0
 			}
-			to := cs[j].line.End.Unix()
+			to := cs[j].line.End().Unix()
 			if i < len(cs) {
-				to = min(to, cs[i].line.Start.Unix())
+				to = min(to, cs[i].line.Start().Unix())
 			}
-			return cs[j], cs[j].line.Start.Unix(), to
+			return cs[j], cs[j].line.Start().Unix(), to
 		}
-		if cs[j].line.Start.Before(t.Add(-32 * 24 * time.Hour)) { // no bill line is longer than a month
+		if cs[j].line.Start().Before(t.Add(-32 * 24 * time.Hour)) { // no bill line is longer than a month
 			break
 		}
 	}
@@ -672,8 +556,8 @@ func (b *builder) split() {
 		entries := b.entries[c]
 		if len(entries) == 0 {
 			b.unmatched[cmp.Or(ln.ResourceID, "(no resource id)")] = true
-			if ln.capacity > 0 || ln.EffectiveCost.Nanos != 0 || ln.BilledCost.Nanos != 0 {
-				s.bare = append(s.bare, ln)
+			if ln.capacity > 0 || ln.eff != 0 || ln.billed != 0 {
+				ln.bare = true
 			}
 			continue
 		}
@@ -687,9 +571,9 @@ func (b *builder) split() {
 		}
 		rest := max(ln.capacity, held) - held
 		weights = append(weights, rest)
-		eff = ap.Split(ln.EffectiveCost.Nanos, weights, eff)
-		bil = ap.Split(ln.BilledCost.Nanos, weights, bil)
-		ec, bc := ln.EffectiveCost.Currency, ln.BilledCost.Currency
+		eff = ap.Split(ln.eff, weights, eff)
+		bil = ap.Split(ln.billed, weights, bil)
+		ec, bc := ln.EffectiveCost().Currency, ln.BilledCost().Currency
 		for j, i := range entries {
 			ch := &s.Charges[i]
 			ch.Cost = gpucost.Money{Nanos: eff[2*j] + eff[2*j+1], Currency: ec}
@@ -699,7 +583,7 @@ func (b *builder) split() {
 		}
 		last := len(weights) - 1
 		if rest > 0 || eff[last] != 0 || bil[last] != 0 {
-			s.Charges = append(s.Charges, Charge{Kind: NoTelemetry, Start: ln.Start, Model: ln.Model, Owner: ln.Owner, Line: ln,
+			s.Charges = append(s.Charges, Charge{Kind: NoTelemetry, Start: ln.Start(), Model: ln.Model, Owner: ln.Owner, Line: ln,
 				Source: SourceBill, held: rest,
 				Cost: gpucost.Money{Nanos: eff[last], Currency: ec}, IdleCost: gpucost.Money{Currency: ec},
 				Billed: gpucost.Money{Nanos: bil[last], Currency: bc}, IdleBilled: gpucost.Money{Currency: bc}})
@@ -724,10 +608,11 @@ func (b *builder) priceBy(c *cell) {
 	for _, i := range entries {
 		ch := &b.snap.Charges[i]
 		ch.outside = true
-		ch.Cost = scale(ln.EffectiveCost, ch.held, capacity)
-		ch.IdleCost = ch.Cost.Sub(scale(ln.EffectiveCost, ch.used, capacity))
-		ch.Billed = scale(ln.BilledCost, ch.held, capacity)
-		ch.IdleBilled = ch.Billed.Sub(scale(ln.BilledCost, ch.used, capacity))
+		ef, bi := ln.EffectiveCost(), ln.BilledCost()
+		ch.Cost = scale(ef, ch.held, capacity)
+		ch.IdleCost = ch.Cost.Sub(scale(ef, ch.used, capacity))
+		ch.Billed = scale(bi, ch.held, capacity)
+		ch.IdleBilled = ch.Billed.Sub(scale(bi, ch.used, capacity))
 	}
 }
 

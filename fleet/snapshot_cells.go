@@ -13,8 +13,16 @@ import (
 // cells from the start cost 130 of the 380 ns a line took on a year of daily lines, and 60
 // bytes a line.
 type cellIndex struct {
-	last map[string]lastCell // by resource id
-	all  map[cellKey]*cell   // every cell, once a line came out of order
+	slots map[string]*resSlot // by resource id
+	all   map[cellKey]*cell   // every cell, once a line came out of order
+}
+
+// resSlot is what the bill's reading keeps of one resource id, found with one map lookup a
+// line: the LineResources of its SKUs (resourceOf) and its last cell, while the lines come in
+// time order.
+type resSlot struct {
+	last   lastCell // c is nil until the resource's first cell
+	shared []*sharedResource
 }
 
 type lastCell struct {
@@ -27,49 +35,63 @@ type cellKey struct {
 	start, end int64 // Unix seconds
 }
 
+// slot returns the slot of resource id, made on first use.
+func (x *cellIndex) slot(id string) *resSlot {
+	s := x.slots[id]
+	if s == nil {
+		if x.slots == nil {
+			x.slots = map[string]*resSlot{}
+		}
+		s = &resSlot{last: lastCell{latest: math.MinInt64}}
+		x.slots[id] = s
+	}
+	return s
+}
+
 // find returns the cell of resource id over [start, end), nil if none yet; cells yields every
 // cell made, should the index need them all.
 func (x *cellIndex) find(id string, start, end int64, cells *cellBlocks) *cell {
+	return x.findIn(x.slots[id], id, start, end, cells)
+}
+
+// findIn is find with the slot of id, nil if it has none.
+func (x *cellIndex) findIn(s *resSlot, id string, start, end int64, cells *cellBlocks) *cell {
 	if x.all != nil {
 		return x.all[cellKey{id, start, end}]
 	}
-	lc, ok := x.last[id]
 	switch {
-	case !ok:
+	case s == nil || s.last.c == nil:
 		return nil
-	case lc.c.line.Start.Unix() == start && lc.c.line.End.Unix() == end:
-		return lc.c
-	case start > lc.latest: // every cell of the resource starts earlier
+	case s.last.c.line.Start().Unix() == start && s.last.c.line.End().Unix() == end:
+		return s.last.c
+	case start > s.last.latest: // every cell of the resource starts earlier
 		return nil
 	}
 	x.all = make(map[cellKey]*cell, cells.n)
 	for c := range cells.all() {
 		if id := c.line.ResourceID; id != "" { // lines without a resource id are never merged
-			x.all[cellKey{id, c.line.Start.Unix(), c.line.End.Unix()}] = c
+			x.all[cellKey{id, c.line.Start().Unix(), c.line.End().Unix()}] = c
 		}
 	}
-	x.last = nil
 	return x.all[cellKey{id, start, end}]
 }
 
 // add adds the cell c of resource id over [start, end), which find did not find.
 func (x *cellIndex) add(id string, start, end int64, c *cell) {
+	x.addIn(x.slot(id), id, start, end, c)
+}
+
+// addIn is add with the slot of id.
+func (x *cellIndex) addIn(s *resSlot, id string, start, end int64, c *cell) {
 	if x.all != nil {
 		x.all[cellKey{id, start, end}] = c
 		return
 	}
-	if x.last == nil {
-		x.last = map[string]lastCell{}
-	}
-	lc, ok := x.last[id]
-	if !ok {
-		lc.latest = math.MinInt64
-	}
-	x.last[id] = lastCell{c, max(lc.latest, start)}
+	s.last = lastCell{c, max(s.last.latest, start)}
 }
 
 // cellBlocks holds the cells in the order made, in blocks of a fixed size: a cell is its Line
-// alone (128 bytes), with no slice of pointers to find them all by.
+// alone (64 bytes), with no slice of pointers to find them all by.
 type cellBlocks struct {
 	blocks [][]cell
 	n      int

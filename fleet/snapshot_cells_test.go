@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/gpucost/gpucost"
 )
@@ -22,8 +23,8 @@ func TestBuildMergesLinesInAnyOrder(t *testing.T) {
 	inOrder.hours("a", gpucost.Labels{"namespace": "train"}, day1, 24, 50)
 	p := Period{Start: day1, End: day1.AddDate(0, 0, 5)}
 	want := build(t, inOrder, p)
-	if len(want.bare) != 3*5-1 || want.Stats.Matched != 1 || want.Stats.GPULines != 30 {
-		t.Fatalf("Build(in order): %d bare lines, %d matched of %d GPU lines; want 14, 1 of 30", len(want.bare), want.Stats.Matched, want.Stats.GPULines)
+	if bareLines(want) != 3*5-1 || want.Stats.Matched != 1 || want.Stats.GPULines != 30 {
+		t.Fatalf("Build(in order): %d bare lines, %d matched of %d GPU lines; want 14, 1 of 30", bareLines(want), want.Stats.Matched, want.Stats.GPULines)
 	}
 	if !slices.Equal(want.Stats.Unmatched, []string{"a", "b", "c"}) {
 		t.Errorf("Build(in order).Stats.Unmatched = %q, want [a b c]", want.Stats.Unmatched)
@@ -36,8 +37,8 @@ func TestBuildMergesLinesInAnyOrder(t *testing.T) {
 			shuffled.lines[i], shuffled.lines[j] = shuffled.lines[j], shuffled.lines[i]
 		})
 		got := build(t, shuffled, p)
-		if len(got.bare) != len(want.bare) || got.Stats.Matched != 1 {
-			t.Errorf("seed %d: Build(shuffled) has %d bare lines, %d matched; want %d, 1", seed, len(got.bare), got.Stats.Matched, len(want.bare))
+		if bareLines(got) != bareLines(want) || got.Stats.Matched != 1 {
+			t.Errorf("seed %d: Build(shuffled) has %d bare lines, %d matched; want %d, 1", seed, bareLines(got), got.Stats.Matched, bareLines(want))
 		}
 		for _, d := range []Dimension{team, resource} {
 			if g, w := got.Group(d, nil), want.Group(d, nil); !slices.EqualFunc(g, w, sameFigures) {
@@ -76,9 +77,9 @@ func TestCellIndex(t *testing.T) {
 	}{{"a", 0}, {"b", 0}, {"a", 1}, {"b", 1}, {"a", 2}, {"a", 5}, {"b", 2}, {"a", 3}, {"a", 4}, {"b", 5}} { // a's days 3 and 4 after 5
 		s, e := unix(k.d)
 		if c := x.find(k.id, s, e, &cb); c != nil {
-			t.Fatalf("find(%s, day %d) before add = %v, want nil", k.id, k.d, c.line.Start)
+			t.Fatalf("find(%s, day %d) before add = %v, want nil", k.id, k.d, c.line.Start())
 		}
-		c := cb.add(Line{LineResource: &LineResource{ResourceID: k.id}, Start: day1.AddDate(0, 0, k.d), End: day1.AddDate(0, 0, k.d+1)})
+		c := cb.add(Line{LineResource: &LineResource{ResourceID: k.id}, start: day1.AddDate(0, 0, k.d).UnixNano(), end: day1.AddDate(0, 0, k.d+1).UnixNano()})
 		cells[[2]any{k.id, k.d}] = c
 		x.add(k.id, s, e, c)
 	}
@@ -93,9 +94,28 @@ func TestCellIndex(t *testing.T) {
 	}
 	s, _ := unix(2)
 	if c := x.find("a", s, s+int64(time.Hour/time.Second), &cb); c != nil {
-		t.Errorf("find(a, day 2, one hour) = %v, want nil: another period", c.line.Start)
+		t.Errorf("find(a, day 2, one hour) = %v, want nil: another period", c.line.Start())
 	}
 	if c := x.find("c", s, s+86400, &cb); c != nil {
-		t.Errorf("find(c, day 2) = %v, want nil: another resource", c.line.Start)
+		t.Errorf("find(c, day 2) = %v, want nil: another resource", c.line.Start())
 	}
+}
+
+// A cell is 64 bytes: a year of daily lines of 10,000 resources is 3.65 M of them
+// (docs/architecture.md "Speed of the reports").
+func TestCellSize(t *testing.T) {
+	if n := unsafe.Sizeof(cell{}); n > 64 {
+		t.Errorf("unsafe.Sizeof(cell{}) = %d bytes, want at most 64", n)
+	}
+}
+
+// bareLines counts the GPU lines of s no telemetry covers.
+func bareLines(s *Snapshot) int {
+	n := 0
+	for c := range s.cells.all() {
+		if c.line.bare {
+			n++
+		}
+	}
+	return n
 }

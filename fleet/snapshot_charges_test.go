@@ -12,7 +12,7 @@ import (
 func TestChargeBlocks(t *testing.T) {
 	s := &Snapshot{Charges: []Charge{{Kind: Other, held: -1}, {Kind: Other, held: -2}}, reader: analyze.NewOwnerReader(nil)}
 	b := &builder{snap: s, o: Options{Period: Period{Start: day1, End: day1.AddDate(0, 0, 1)}}, hostTags: map[string]gpucost.Owner{}}
-	c := &cell{line: Line{LineResource: &LineResource{Owner: gpucost.Owner{Team: "ml"}}, Start: day1, End: day1.AddDate(0, 0, 1)}}
+	c := &cell{line: Line{LineResource: &LineResource{Owner: gpucost.Owner{Team: "ml"}}, start: day1.UnixNano(), end: day1.AddDate(0, 0, 1).UnixNano()}}
 	sers := []*gpucost.Series{
 		{GPU: gpucost.GPU{UUID: "GPU-1", Host: "a", Model: "NVIDIA H100 80GB HBM3"}, Labels: gpucost.Labels{"namespace": "x"}},
 		{GPU: gpucost.GPU{UUID: "GPU-2", Host: "b", Model: "NVIDIA A100-SXM4-80GB"}},

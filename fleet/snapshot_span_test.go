@@ -38,7 +38,7 @@ func TestOverlappingLinesPriceTheirHours(t *testing.T) {
 	got := map[key]float64{}
 	for _, c := range s.Charges {
 		if c.Kind == GPUTime && c.Line != nil {
-			got[key{c.Series.Labels["namespace"], c.Line.Start}] += unitHours(c.held)
+			got[key{c.Series.Labels["namespace"], c.Line.Start()}] += unitHours(c.held)
 		}
 	}
 	want := map[key]float64{{"x", day1}: 48, {"x", day1.AddDate(0, 0, 1)}: 24, {"y", day1}: 48, {"y", day1.AddDate(0, 0, 1)}: 24}

@@ -36,7 +36,9 @@ type Store interface {
 }
 
 // Catalog is what a snapshot asks the GPU catalog (*catalog.Catalog): the GPUs a bill line pays
-// for, and the on-demand price of a GPU-hour where no bill line covers it.
+// for, and the on-demand price of a GPU-hour where no bill line covers it. LineGPU's answer is
+// the same for lines of the same InstanceType and ChargeDescription, as *catalog.Catalog keeps
+// its answers by them: a snapshot asks once per run of such lines.
 type Catalog interface {
 	LineGPU(l *gpucost.CostLine) (catalog.LineGPU, bool)
 	PricePerGPUHour(model, provider string) (gpucost.Money, gpucost.Offer, bool)

@@ -50,7 +50,7 @@ func (t *Tally) line(l *gpucost.CostLine, gpu catalog.LineGPU) *Line {
 	t.resource = LineResource{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
 		Account: l.SubAccountID, Service: l.ServiceName, SKU: l.SkuID, Pricing: l.PricingCategory, Category: l.ChargeCategory,
 		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: l.Tags}
-	t.scratch = Line{LineResource: &t.resource, Start: l.ChargePeriodStart, End: l.ChargePeriodEnd}
+	t.scratch = Line{LineResource: &t.resource, start: unixNano(l.ChargePeriodStart), end: unixNano(l.ChargePeriodEnd)}
 	return &t.scratch
 }
 

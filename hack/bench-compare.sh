@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-compare.sh prints each import figure of issue 21 beside its target (make bench-compare):
-# the Go benchmarks' figures, then, when node and npm are on the PATH, gpucost against DuckDB on
+# the Go benchmarks' figures, the reports' over 10,000 GPUs and over a year of bill, then, when node and npm are on the PATH, gpucost against DuckDB on
 # the same generated bills (hack/bench-duckdb/run.sh). ROWS picks the bill sizes of that
 # comparison (default 1000000; "1000000 10000000" for both of the issue's sizes).
 #
@@ -56,6 +56,24 @@ row "read 1 M aggregating rows, in parts on 2 cores: rows/s" "(info)" "$(metric 
 row "import 1 M aggregating rows: rows/s (2 cores)" "" "$(metric "$fleet" 'ImportFleet/aggregating' rows/s)" "m > 0"
 row "import 1 M distinct rows: rows/s (2 cores)" "" "$(metric "$fleet" 'ImportFleet/distinct' rows/s)" "m > 0"
 row "FOCUS Parquet read (the reader alone), rows/s, one core" ">= 3 M" "$(metric "$pq" ReadParquet rows/s)" "m >= 3e6"
+
+# report BENCH BENCHTIME runs one report benchmark of cmd/gpucost in a process of its own, so
+# that its MiB-peak-RSS is its own.
+report() { $go test ./cmd/gpucost -run '^$' -bench "$1" -benchtime "$2" 2>&1; }
+# secs NS prints nanoseconds as seconds.
+secs() { [ -n "$1" ] && awk -v n="$1" 'BEGIN { printf "%.2f", n / 1e9 }'; }
+
+echo
+echo "reports (issue 21 item 5; wall seconds vary with the load, peak RSS does not):"
+printf '%-60s %-14s %12s  %s\n' figure target measured verdict
+for b in 'ReportUtilization/by=namespace' 'ReportUtilization/by=gpu' 'ReportCostFleet/--byteam' 'ReportCostFleet/--bynamespace--gpu-only'; do
+	out=$(report "$b\$" 3x)
+	row "$b, 10,000 GPUs x 30 days: s a report" "<= 1 s" "$(secs "$(metric "$out" "$b" ns/op)")" "m <= 1"
+	row "$b: peak RSS, MiB" "< 500 MB" "$(metric "$out" "$b" MiB-peak-RSS)" "m < 477"
+done
+out=$(report 'ReportCost$/^resources=10000$/^--byteam$' 1x)
+row "report cost, a year of 10,000 resources' daily lines: s" "< 2 s" "$(secs "$(metric "$out" 'ReportCost/resources=10000' ns/op)")" "m < 2"
+row "report cost, a year of 10,000 resources' daily lines: MiB" "< 500 MB" "$(metric "$out" 'ReportCost/resources=10000' MiB-peak-RSS)" "m < 477"
 
 if command -v node >/dev/null && command -v npm >/dev/null; then
 	echo

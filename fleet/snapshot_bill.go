@@ -1,0 +1,247 @@
+package fleet
+
+import (
+	"context"
+	"maps"
+	"math"
+	"path"
+	"slices"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/analyze"
+	"github.com/gpucost/gpucost/catalog"
+)
+
+// Line is the bill line (or lines, for one resource over one charge period) behind a charge.
+// What it says of its resource is a LineResource that the lines of the resource share. A
+// year of daily lines is millions of them, so a line keeps its period and costs as numbers,
+// 64 bytes in all, and its methods give them as times and money.
+type Line struct {
+	*LineResource
+	start, end  int64 // charge period, unixNano
+	eff, billed int64 // EffectiveCost and BilledCost in the resource's currencies, nano-units
+	capacity    int64 // billed GPU time, units
+	commitment  *string
+	// merged says that another line was added to this one: Money.Add names its currency, so
+	// a line whose currency is empty reads as USD once merged.
+	merged bool
+	bare   bool // a GPU line no telemetry covers, whose charge All makes (bareCharge)
+}
+
+// Start is the start of the line's charge period, in UTC.
+func (l *Line) Start() time.Time { return fromUnixNano(l.start) }
+
+// End is the end of the line's charge period, in UTC.
+func (l *Line) End() time.Time { return fromUnixNano(l.end) }
+
+// unixNano is t in Unix nanoseconds, the zero time math.MinInt64: a time outside the years
+// 1678 to 2261, which UnixNano holds and no bill's charge period leaves, is taken as the
+// nearest end of them.
+func unixNano(t time.Time) int64 {
+	switch {
+	case t.IsZero():
+		return math.MinInt64
+	case t.Year() < 1678:
+		return math.MinInt64 + 1
+	case t.Year() > 2261:
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
+// fromUnixNano is the time of unixNano's n, in UTC.
+func fromUnixNano(n int64) time.Time {
+	if n == math.MinInt64 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// EffectiveCost is the line's amortised cost.
+func (l *Line) EffectiveCost() gpucost.Money { return l.money(l.eff, l.currency) }
+
+// BilledCost is what the invoice says of the line.
+func (l *Line) BilledCost() gpucost.Money { return l.money(l.billed, l.billedCurrency) }
+
+func (l *Line) money(nanos int64, currency string) gpucost.Money {
+	if l.merged && currency == "" {
+		currency = "USD"
+	}
+	return gpucost.Money{Nanos: nanos, Currency: currency}
+}
+
+// commitmentID is the commitment discount id of the line or of a line merged into it.
+func (l *Line) commitmentID() string {
+	if l.commitment == nil {
+		return ""
+	}
+	return *l.commitment
+}
+
+// LineResource is what a bill line says of its resource: the same on every line of one
+// resource and SKU (a year of daily lines is 365 lines of each), so they share one.
+type LineResource struct {
+	ResourceID, ResourceName        string
+	Provider, Region, Account       string
+	Service, SKU, Pricing, Category string
+	InstanceType, Model             string // the GPU line's instance type and canonical model
+	Tags                            gpucost.Labels
+	Owner                           gpucost.Owner // the owner its tags name
+	hosts                           []string
+	currency, billedCurrency        string // of its lines' EffectiveCost and BilledCost
+}
+
+// sharedResource is the LineResource of the last line of a resource and SKU read, and the
+// fields of that line it was made of.
+type sharedResource struct {
+	sku  string
+	key  resourceKey
+	tags int // tagIDs.of the line's tags
+	r    *LineResource
+}
+
+type resourceKey struct {
+	name, provider, region, account, service, pricing, category string
+	currency, billedCurrency                                    string
+	gpu                                                         catalog.LineGPU
+}
+
+// resourceOf returns the LineResource of l, its tags over the inventory's; s is the slot of
+// l's resource id. The lines of one resource and SKU nearly always say the same of it: they
+// share the one of the last such line read (a LineResource is never changed).
+func (b *builder) resourceOf(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGPU) *LineResource {
+	tags := l.Tags
+	if inv, ok := b.invTags[l.ResourceID]; ok {
+		tags = mergeLabels(inv, l.Tags)
+	}
+	k := resourceKey{l.ResourceName, l.Provider, l.RegionID, l.SubAccountID, l.ServiceName, l.PricingCategory, l.ChargeCategory,
+		l.EffectiveCost.Currency, l.BilledCost.Currency, gpu}
+	id := b.tagIDs.of(tags)
+	i := slices.IndexFunc(s.shared, func(sh *sharedResource) bool { return sh.sku == l.SkuID })
+	if i >= 0 && s.shared[i].key == k && s.shared[i].tags == id {
+		return s.shared[i].r
+	}
+	r := &LineResource{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
+		Account: l.SubAccountID, Service: l.ServiceName, SKU: l.SkuID, Pricing: l.PricingCategory, Category: l.ChargeCategory,
+		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: maps.Clone(tags), Owner: b.tags.Of(tags),
+		currency: l.EffectiveCost.Currency, billedCurrency: l.BilledCost.Currency}
+	if gpu.Model != "" {
+		// The telemetry hosts that are this resource: the inventory's, and any named like the
+		// resource id, its last path segment (ARNs, Azure and GCP resource paths) or its name.
+		r.hosts = append(r.hosts, b.invHosts[l.ResourceID]...)
+		for _, name := range []string{l.ResourceID, path.Base(l.ResourceID), l.ResourceName} {
+			if name != "" && name != "." && name != "/" && !slices.Contains(r.hosts, name) {
+				r.hosts = append(r.hosts, name)
+			}
+		}
+	}
+	sh := &sharedResource{l.SkuID, k, id, r}
+	if i >= 0 {
+		s.shared[i] = sh
+	} else {
+		s.shared = append(s.shared, sh)
+	}
+	return r
+}
+
+// bill reads the period's lines: GPU usage lines become cells that price the telemetry they
+// cover, every other line a charge of its own.
+func (b *builder) bill(ctx context.Context, st Bills) error {
+	s := b.snap
+	// Bills are stored by day: the line of the day the period starts in prices that day's
+	// GPU-hours in the period, though it is not the period's to count.
+	from := b.o.Period.Start.Truncate(24 * time.Hour)
+	return st.ScanCosts(ctx, b.o.Period.Lines(from, b.o.Period.End), func(l *gpucost.CostLine) error {
+		gpu, isGPU := b.lineGPU(l)
+		before := l.ChargePeriodStart.Before(b.o.Period.Start) && !b.o.Period.Billed
+		if before && (!isGPU || l.ChargeCategory != "Usage") {
+			return nil
+		}
+		if !before {
+			s.Stats.Lines++
+			s.Stats.Totals.Add(l.BilledCost, l.EffectiveCost)
+		}
+		if !isGPU || l.ChargeCategory != "Usage" {
+			ln := new(Line)
+			*ln = b.newLine(b.index.slot(l.ResourceID), l, catalog.LineGPU{})
+			s.Charges = append(s.Charges, Charge{Kind: Other, Start: l.ChargePeriodStart, Owner: ln.Owner, Line: ln,
+				Source: SourceBill, Cost: l.EffectiveCost, Billed: l.BilledCost,
+				IdleCost: gpucost.Money{Currency: l.EffectiveCost.Currency}, IdleBilled: gpucost.Money{Currency: l.BilledCost.Currency}})
+			return nil
+		}
+		if !before {
+			s.Stats.GPULines++
+		}
+		gpus := max(1, int(math.Ceil(gpu.GPUs)))
+		if n := b.invGPUs[l.ResourceID]; n > 0 {
+			gpus = n
+		}
+		capacity := int64(math.Round(float64(gpus) * analyze.BilledHours(l) * unitsPerHour))
+		c, start, end := (*cell)(nil), l.ChargePeriodStart.Unix(), l.ChargePeriodEnd.Unix()
+		slot := b.index.slot(l.ResourceID)
+		if l.ResourceID != "" { // lines without a resource id are never merged
+			c = b.index.findIn(slot, l.ResourceID, start, end, &b.cells)
+		}
+		if c == nil {
+			c = b.cells.add(b.newLine(slot, l, gpu))
+			if l.ResourceID != "" {
+				b.index.addIn(slot, l.ResourceID, start, end, c)
+			}
+		} else {
+			b.merge(&c.line, l)
+		}
+		c.line.capacity += capacity
+		return nil
+	})
+}
+
+func (b *builder) newLine(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGPU) Line {
+	return Line{LineResource: b.resourceOf(s, l, gpu), start: unixNano(l.ChargePeriodStart), end: unixNano(l.ChargePeriodEnd),
+		eff: l.EffectiveCost.Nanos, billed: l.BilledCost.Nanos, commitment: b.commitments.of(commitmentOf(l))}
+}
+
+// lineGPU is the catalog's LineGPU, asked again only when the line's instance type or
+// description (what the catalog's answer is kept by) differs from the line before's.
+func (b *builder) lineGPU(l *gpucost.CostLine) (catalog.LineGPU, bool) {
+	if lg := &b.lastGPU; !lg.set || lg.instanceType != l.InstanceType || lg.description != l.ChargeDescription {
+		gpu, ok := b.cat.LineGPU(l)
+		*lg = lastLineGPU{true, l.InstanceType, l.ChargeDescription, gpu, ok}
+	}
+	return b.lastGPU.gpu, b.lastGPU.ok
+}
+
+type lastLineGPU struct {
+	set                       bool
+	instanceType, description string
+	gpu                       catalog.LineGPU
+	ok                        bool
+}
+
+// merge adds l, a line of the same resource and charge period, to ln's costs as Money.Add
+// adds them (a line in another currency is a panic), keeping the first commitment id.
+func (b *builder) merge(ln *Line, l *gpucost.CostLine) {
+	ln.eff = ln.EffectiveCost().Add(l.EffectiveCost).Nanos
+	ln.billed = ln.BilledCost().Add(l.BilledCost).Nanos
+	ln.merged = true
+	if ln.commitment == nil {
+		ln.commitment = b.commitments.of(commitmentOf(l))
+	}
+}
+
+// interned keeps one copy of each commitment id the lines name.
+type interned map[string]*string
+
+// of returns the copy of s, nil for "".
+func (in interned) of(s string) *string {
+	if s == "" {
+		return nil
+	}
+	p := in[s]
+	if p == nil {
+		v := s // a copy, so that s does not escape when it is known
+		p = &v
+		in[v] = p
+	}
+	return p
+}

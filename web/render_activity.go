@@ -1,5 +1,10 @@
 package web
 
+import (
+	"fmt"
+	"strings"
+)
+
 // writeActivity writes the budget alerts and enforcement actions of the period and, for
 // admins, the audit trail.
 func writeActivity(h *htmlPage, l layout) {
@@ -76,6 +81,8 @@ func writeAlertRow(h *htmlPage, a alertRow) {
 		h.f(`%v <span class="sub">%v</span>`, a.Budget, a.Period)
 	case a.Policy != "":
 		h.f(`policy %v <span class="sub">%v</span>`, a.Policy, a.Period)
+	case a.GPURule != "":
+		h.f(`GPU alert %v <span class="sub">%v</span>`, a.GPURule, gpuAlertWhat(a))
 	default:
 		h.f(`<code>%v</code>`, a.Key)
 	}
@@ -197,4 +204,19 @@ func writeAudit(h *htmlPage, d activityPage) {
 	h.s(`
 </section>
 `)
+}
+
+// gpuAlertWhat says what a GPU alert message told and on how many GPUs: "firing on 64 GPUs".
+func gpuAlertWhat(a alertRow) string {
+	what, on := strings.ReplaceAll(strings.TrimPrefix(a.Kind, "gpu.alert."), "_", " "), "on"
+	if what == "no data" {
+		on = "from"
+	}
+	switch a.GPUs {
+	case 0:
+		return what
+	case 1:
+		return fmt.Sprintf("%s %s 1 GPU", what, on)
+	}
+	return fmt.Sprintf("%s %s %d GPUs", what, on, a.GPUs)
 }

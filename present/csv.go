@@ -171,6 +171,27 @@ func jsonRows(t Table) []map[string]any {
 	return rows
 }
 
+// RowColumn is one key of the objects --output json writes for a table without a JSON value of
+// its own (jsonRows): Kind is "number", "decimal" (money, an exact decimal string) or "text";
+// a number or decimal is null where the cell is missing.
+type RowColumn struct{ Key, Kind string }
+
+// RowColumns returns the keys and kinds of t's JSON rows, in column order.
+func RowColumns(t Table) []RowColumn {
+	var out []RowColumn
+	for _, c := range dataColumns(t) {
+		kind := "text"
+		switch {
+		case c.numeric && isCurrency(c.unit):
+			kind = "decimal"
+		case c.numeric:
+			kind = "number"
+		}
+		out = append(out, RowColumn{c.key, kind})
+	}
+	return out
+}
+
 // isCurrency reports whether unit is a currency code, lower-case ("usd", "eur"), and not one
 // of the three-letter units of unitForms: money goes to JSON as a decimal string.
 func isCurrency(unit string) bool {

@@ -6,7 +6,9 @@ import (
 	"io"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Data columns: CSV and JSON rows carry plain numbers, the unit in the key
@@ -31,15 +33,21 @@ var (
 	perGPUHour   = regexp.MustCompile(`/(\w+ )?GPU-h\b`)
 	gpuHours     = regexp.MustCompile(`GPU-h\b`)
 	endHours     = regexp.MustCompile(` h$`)
+	goDuration   = regexp.MustCompile(`^-?([0-9]+(\.[0-9]+)?(h|m|s|ms|µs|us|ns))+$`)
 )
 
 // missingCell reports whether c stands for no value.
 func missingCell(c string) bool { return c == "" || c == "–" || c == "-" || c == "—" }
 
-// cellNumber reads a cell such as "$1,234.50", "-$3.00", "79.0%", "EUR 2.000" or "12" as a
-// plain number and its unit ("" for a bare number).
+// cellNumber reads a cell such as "$1,234.50", "-$3.00", "79.0%", "EUR 2.000", "1h30m0s" or
+// "12" as a plain number and its unit ("" for a bare number, "s" for a duration in seconds).
 func cellNumber(c string) (num, unit string, ok bool) {
 	c = strings.TrimSpace(c)
+	if goDuration.MatchString(c) { // "1h30m0s", "250ms": seconds, the one unit of durations
+		if d, err := time.ParseDuration(c); err == nil {
+			return strconv.FormatFloat(d.Seconds(), 'f', -1, 64), "s", true
+		}
+	}
 	sign := ""
 	if rest, found := strings.CutPrefix(c, "−"); found {
 		sign, c = "-", rest

@@ -24,7 +24,9 @@ func TestCellNumber(t *testing.T) {
 		{"12", "12", "", true},
 		{"-7.5", "-7.5", "", true},
 		{"2026-11-24 14:00", "", "", false},
-		{"72h0m0s", "", "", false},
+		{"72h0m0s", "259200", "s", true}, // a duration is seconds in CSV and JSON
+		{"250ms", "0.25", "s", true},
+		{"3 days", "", "", false},
 		{"idle daily 00:00–24:00", "", "", false},
 		{"1.1", "1.1", "", true},
 		{"1.2.3", "", "", false},

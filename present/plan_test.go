@@ -121,7 +121,7 @@ func TestQueueStatusETA(t *testing.T) {
 		want string
 	}{
 		{queue.Status{Done: 4}, "finished"},
-		{queue.Status{Pending: 10, ETA: 90 * time.Second}, "1m30s"},
+		{queue.Status{Pending: 10, ETA: gpucost.Duration(90 * time.Second)}, "1m30s"},
 		{queue.Status{InFlight: 1}, "unknown (nothing done in the last minute)"},
 	} {
 		if got := QueueStatus(c.st).Rows[0][5]; got != c.want {

@@ -164,7 +164,7 @@ func TestCommitBreakEven(t *testing.T) {
 	for _, c := range []struct {
 		month int
 		rows  int
-	}{{0, 10}, {7, 11}} {
+	}{{0, 12}, {7, 13}} {
 		got := Commit(plan.CommitResult{BreakEvenMonth: c.month})
 		if len(got.Rows) != c.rows {
 			t.Errorf("Commit(break-even month %d) has %d rows, want %d", c.month, len(got.Rows), c.rows)

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -177,10 +180,14 @@ func tableSchema(t present.Table) jsonschema.Schema {
 	}
 	props, required := jsonschema.Schema{}, []string{}
 	for _, c := range present.RowColumns(t) {
-		switch c.Kind {
-		case "number":
+		switch {
+		case c.Kind == "number" && c.Words, c.Kind == "figure":
+			props[c.Key] = jsonschema.Schema{"type": []any{"number", "string", "null"}}
+		case c.Kind == "number":
 			props[c.Key] = jsonschema.Schema{"type": []any{"number", "null"}}
-		case "decimal":
+		case c.Kind == "decimal" && c.Words:
+			props[c.Key] = jsonschema.Schema{"type": []any{"string", "null"}}
+		case c.Kind == "decimal":
 			props[c.Key] = jsonschema.Schema{"type": []any{"string", "null"}, "pattern": jsonschema.DecimalPattern}
 		default:
 			props[c.Key] = jsonschema.Schema{"type": "string"}
@@ -331,14 +338,17 @@ func TestSchemasCommands(t *testing.T) {
 			}
 		}
 	})
-	t.Run("valid", func(t *testing.T) {
-		for _, c := range slices.Sorted(func(yield func(string) bool) {
-			for c := range runs {
-				if !yield(c) {
-					return
+	t.Run("csv", func(t *testing.T) {
+		for _, c := range slices.Sorted(maps.Keys(runs)) {
+			for _, r := range runs[c] {
+				for _, tab := range r.tables {
+					checkCSVCells(t, r.where+": "+r.line, tab)
 				}
 			}
-		}) {
+		}
+	})
+	t.Run("valid", func(t *testing.T) {
+		for _, c := range slices.Sorted(maps.Keys(runs)) {
 			b, err := os.ReadFile(filepath.Join(schemas, schemaName(c)+".json"))
 			if err != nil {
 				t.Errorf("%s has no schema: %v", c, err)
@@ -366,4 +376,40 @@ func TestSchemasCommands(t *testing.T) {
 			}
 		}
 	})
+}
+
+// unitCell matches a cell that still shows a unit: money, a percentage, a size, a power, a
+// temperature or a Go duration, which CSV writes as a plain number with the unit in the header.
+var unitCell = regexp.MustCompile(`^[-−]?\$[0-9]|^[-−]?[0-9][0-9,.]*( ?%| GiB| GB| MiB| W| °C)$|^-?([0-9]+(\.[0-9]+)?(h|m|s|ms|µs))+$`)
+
+// checkCSVCells writes t as --output csv does and fails on a header that is not snake_case and
+// on a cell that shows its unit: CSV cells are plain numbers, units in the header
+// (docs/architecture.md "Output conventions").
+func checkCSVCells(t *testing.T, what string, tab present.Table) {
+	t.Helper()
+	if len(tab.Columns) == 0 {
+		return // a result with no table: --output csv writes nothing
+	}
+	var out, notes bytes.Buffer
+	if err := present.Write(&out, &notes, "csv", tab); err != nil {
+		t.Errorf("%s: --output csv: %v", what, err)
+		return
+	}
+	recs, err := csv.NewReader(&out).ReadAll()
+	if err != nil || len(recs) == 0 {
+		t.Errorf("%s: --output csv: %d records, %v", what, len(recs), err)
+		return
+	}
+	for _, h := range recs[0] {
+		if !snakeKey.MatchString(h) {
+			t.Errorf("%s: --output csv: header %q is not snake_case", what, h)
+		}
+	}
+	for _, rec := range recs[1:] {
+		for j, cell := range rec {
+			if unitCell.MatchString(cell) {
+				t.Errorf("%s: --output csv: %s = %q shows its unit; write the plain number, the unit in the header", what, recs[0][j], cell)
+			}
+		}
+	}
 }

@@ -36,17 +36,17 @@ func writeActivity(h *htmlPage, l layout) {
 `)
 }
 
-// writeAlerts writes the budget alerts section: one row per alert and target, or how to get
-// alerts.
+// writeAlerts writes the alerts sent, budget, policy and GPU alerts: one row per alert and
+// target, or how to get alerts.
 func writeAlerts(h *htmlPage, d activityPage) {
 	h.s(`
 <section class="card" id="alerts">
-  <h2>Budget alerts</h2>
+  <h2>Alerts sent</h2>
   `)
 	if len(d.Alerts) > 0 {
 		h.s(`
   <div class="scroll"><table>
-    <thead><tr><th>When</th><th>Budget</th><th>Threshold</th><th>Target</th><th>Result</th><th class="num">Attempts</th><th>Last status</th></tr></thead>
+    <thead><tr><th>When</th><th>Alert</th><th>Threshold</th><th>Target</th><th>Result</th><th class="num">Attempts</th><th>Last status</th></tr></thead>
     <tbody>
     `)
 		for _, a := range d.Alerts {

@@ -27,7 +27,7 @@ func TestActivityPage(t *testing.T) {
 	}{
 		{"/activity?since=7d", []string{"i-0spotB", "i-0exp1", "actual 80%"}, []string{"i-0ancient", "actual 50%"}},
 		{"/activity?filter=result=failed", []string{"i-0spotB", "finops-webhook", "connection refused"}, []string{"i-0exp1", "actual 80%"}},
-		{"/activity?filter=policy=spot-cap", []string{"i-0spotB", "i-0ancient", "No budget alert in this period"}, []string{"i-0exp1", "research-gpus 2026-11"}},
+		{"/activity?filter=policy=spot-cap", []string{"i-0spotB", "i-0ancient", "No alert sent in this period"}, []string{"i-0exp1", "research-gpus 2026-11"}},
 		{"/activity?filter=target=finops-webhook", []string{"all-aws", "No enforcement action in this period"}, []string{"finops-slack"}},
 		{"/activity?filter=budget=research-gpus", []string{"actual 80%", "i-0exp1"}, []string{"all-aws", "i-0spotB"}},
 	} {

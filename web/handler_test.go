@@ -419,7 +419,7 @@ func TestEmptyStates(t *testing.T) {
 		{"/budgets", "No budgets configured"},
 		{"/jobs", "No spot jobs recorded"},
 		{"/jobs", "gpucost queue serve"},
-		{"/activity", "No budget alert in this period"},
+		{"/activity", "No alert sent in this period"},
 		{"/activity", "gpucost serve --policies policies.yaml"},
 	} {
 		res := ts.do("GET", pc.path, nil, sc)

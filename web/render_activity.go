@@ -63,7 +63,7 @@ func writeAlerts(h *htmlPage, d activityPage) {
   `)
 	} else {
 		h.s(`
-  <p class="empty">No budget alert in this period. Alerts are sent when a budget crosses a threshold: serve with <code>gpucost serve --budgets budgets.yaml --targets targets.yaml</code>, or run <code>gpucost budget check</code>.</p>
+  <p class="empty">No alert sent in this period. Alerts are sent when a budget crosses a threshold, a policy triggers or a GPU alert rule fires: serve with <code>gpucost serve --budgets budgets.yaml --targets targets.yaml</code>, or run <code>gpucost budget check</code>.</p>
   `)
 	}
 	h.s(`

@@ -26,16 +26,16 @@ const Staleness = 5 * time.Minute
 
 // Alert is one episode of a rule's condition holding on one series for at least the rule's For.
 type Alert struct {
-	Rule     Rule           `json:"rule"`
-	Series   gpucost.Series `json:"series"`
-	State    AlertState     `json:"state"`
-	Start    time.Time      `json:"start"`    // the start of the first minute the condition held (Prometheus' activeAt)
-	FiredAt  time.Time      `json:"fired_at"` // Start + Rule.For: when the alert began to fire
-	End      time.Time      `json:"end"`      // the end of the last minute the condition held
-	Duration time.Duration  `json:"duration_ns"`
-	Worst    float64        `json:"worst"`    // the value furthest past the threshold, in the metric's unit
-	Mean     float64        `json:"mean"`     // the mean value over the episode
-	Evidence string         `json:"evidence"` // what was seen, in a sentence
+	Rule     Rule             `json:"rule"`
+	Series   gpucost.Series   `json:"series"`
+	State    AlertState       `json:"state"`
+	Start    time.Time        `json:"start"`    // the start of the first minute the condition held (Prometheus' activeAt)
+	FiredAt  time.Time        `json:"fired_at"` // Start + Rule.For: when the alert began to fire
+	End      time.Time        `json:"end"`      // the end of the last minute the condition held
+	Duration gpucost.Duration `json:"duration_s"`
+	Worst    float64          `json:"worst"`    // the value furthest past the threshold, in the metric's unit
+	Mean     float64          `json:"mean"`     // the mean value over the episode
+	Evidence string           `json:"evidence"` // what was seen, in a sentence
 }
 
 // AlertReport is what an alert evaluation found.
@@ -266,7 +266,7 @@ func (e *AlertEvaluator) silence(i int, from, to time.Time) bool {
 		e.emit(i, AlertNoData, why)
 	case rule.AlertOnNoData:
 		a := Alert{Rule: *rule, Series: e.cur.series, State: AlertNoData, Start: from, FiredAt: from.Add(rule.NoDataAfter()),
-			End: to, Duration: to.Sub(from)}
+			End: to, Duration: gpucost.Duration(to.Sub(from))}
 		a.Evidence = fmt.Sprintf("%s: %s, longer than the rule's %s", metricInfo[rule.Metric].label, why,
 			formatDuration(rule.NoDataAfter()))
 		e.rep.Alerts = append(e.rep.Alerts, a)
@@ -302,7 +302,7 @@ func (e *AlertEvaluator) emit(i int, state AlertState, why string) {
 	rule, st := e.rules[i], e.states[i]
 	start, end := minuteTime(st.start), minuteTime(st.end)
 	a := Alert{Rule: rule, Series: e.cur.series, State: state, Start: start, FiredAt: start.Add(rule.For),
-		End: end, Duration: end.Sub(start), Worst: st.worst, Mean: st.sum / float64(st.n)}
+		End: end, Duration: gpucost.Duration(end.Sub(start)), Worst: st.worst, Mean: st.sum / float64(st.n)}
 	a.Evidence = evidence(a, e.cur.tdpW, why)
 	e.rep.Alerts = append(e.rep.Alerts, a)
 }
@@ -322,7 +322,7 @@ func evidence(a Alert, tdpW float64, why string) string {
 	if a.Rule.MinUtil > 0 {
 		s += fmt.Sprintf(" while GPU util ≥ %s%%", formatFloat(a.Rule.MinUtil))
 	}
-	s += fmt.Sprintf(" for %s, from %s to %s: mean %.1f%s, worst %.1f%s", formatDuration(a.Duration),
+	s += fmt.Sprintf(" for %s, from %s to %s: mean %.1f%s, worst %.1f%s", formatDuration(a.Duration.D()),
 		clock(a.Start), clock(a.End), a.Mean, info.unit, a.Worst, info.unit)
 	switch {
 	case a.State == Firing && why != "":

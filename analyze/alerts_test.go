@@ -38,7 +38,7 @@ func evaluate(t *testing.T, ms []minute, after time.Duration) AlertReport {
 func episodes(rep AlertReport) []episode {
 	var out []episode
 	for _, a := range rep.Alerts {
-		out = append(out, episode{a.Rule.Name, a.State, int(a.Start.Sub(t0) / time.Minute), int(a.Duration / time.Minute)})
+		out = append(out, episode{a.Rule.Name, a.State, int(a.Start.Sub(t0) / time.Minute), int(a.Duration.D() / time.Minute)})
 	}
 	return out
 }
@@ -293,7 +293,7 @@ func TestAlertNoData(t *testing.T) {
 				tc.after, rep.Alerts, tc.want, tc.evidence)
 			continue
 		}
-		if a := rep.Alerts[0]; a.End != t0.Add(40*time.Minute) || a.Duration != 40*time.Minute || a.Worst != 5 {
+		if a := rep.Alerts[0]; a.End != t0.Add(40*time.Minute) || a.Duration.D() != 40*time.Minute || a.Worst != 5 {
 			t.Errorf("EvaluateAlerts(data stopped %v before now): end %v, %v long, worst %v; want the episode as seen", tc.after, a.End, a.Duration, a.Worst)
 		}
 	}
@@ -339,14 +339,14 @@ func TestAlertOnNoData(t *testing.T) {
 	got := run(t0.Add(71*time.Minute), busy60)
 	want := "GPU util (1-min mean): no data since 2025-01-06 01:00 UTC, longer than the rule's 10m"
 	if len(got) != 1 || got[0].State != AlertNoData || got[0].Evidence != want || !got[0].Start.Equal(t0.Add(time.Hour)) ||
-		!got[0].FiredAt.Equal(t0.Add(70*time.Minute)) || got[0].Duration != 11*time.Minute {
+		!got[0].FiredAt.Equal(t0.Add(70*time.Minute)) || got[0].Duration.D() != 11*time.Minute {
 		t.Errorf("silent 11m: %+v; want one no data alert %q from 01:00, fired 01:10, 11m long", got, want)
 	}
 	// A 20-minute gap in the middle of the data is a past no data episode.
 	gapped := join3(utilMinutes(repeat(70, 30)), utilMinutes(repeat(math.NaN(), 20)), utilMinutes(repeat(70, 10)))
 	got = run(t0.Add(60*time.Minute), gapped)
 	want = "GPU util (1-min mean): no data from 2025-01-06 00:30 UTC to 2025-01-06 00:50 UTC (20m), longer than the rule's 10m"
-	if len(got) != 1 || got[0].State != AlertNoData || got[0].Evidence != want || got[0].Duration != 20*time.Minute {
+	if len(got) != 1 || got[0].State != AlertNoData || got[0].Evidence != want || got[0].Duration.D() != 20*time.Minute {
 		t.Errorf("a 20m gap: %+v; want one no data alert %q", got, want)
 	}
 	rule.AlertOnNoData = false

@@ -10,21 +10,21 @@ import (
 // minute: each minute held samples and its mean utilisation was below the store's idle threshold.
 // It runs across hour boundaries and is broken by a busy minute or one without samples.
 type IdlePeriod struct {
-	Series   *gpucost.Series `json:"series"` // the GPU (UUID, host, model, MIG parent) and labels; shared by the series' periods
-	Start    time.Time       `json:"start"`
-	End      time.Time       `json:"end"` // [Start, End), minute-aligned
-	Duration time.Duration   `json:"duration_ns"`
-	GPUHours float64         `json:"gpu_hours"` // Duration in hours times the series' share of its GPU (MIGShare)
-	Cost     gpucost.Money   `json:"cost"`      // price × GPU-hours, rounded once to the nano-unit; zero when unpriced
-	Priced   bool            `json:"priced"`
-	Open     bool            `json:"open"` // the period lasted to the end of the series' data, so it may go on
+	Series   *gpucost.Series  `json:"series"` // the GPU (UUID, host, model, MIG parent) and labels; shared by the series' periods
+	Start    time.Time        `json:"start"`
+	End      time.Time        `json:"end"` // [Start, End), minute-aligned
+	Duration gpucost.Duration `json:"duration_s"`
+	GPUHours float64          `json:"gpu_hours"` // Duration in hours times the series' share of its GPU (MIGShare)
+	Cost     gpucost.Money    `json:"cost"`      // price × GPU-hours, rounded once to the nano-unit; zero when unpriced
+	Priced   bool             `json:"priced"`
+	Open     bool             `json:"open"` // the period lasted to the end of the series' data, so it may go on
 }
 
 // IdleReport is what an Idle analysis found.
 type IdleReport struct {
-	MinIdle  time.Duration `json:"min_idle_ns"`
-	Periods  []IdlePeriod  `json:"periods"`  // by series, then start
-	Patterns []IdlePattern `json:"patterns"` // one per series that had idle minutes, in the order series came
+	MinIdle  gpucost.Duration `json:"min_idle_s"`
+	Periods  []IdlePeriod     `json:"periods"`  // by series, then start
+	Patterns []IdlePattern    `json:"patterns"` // one per series that had idle minutes, in the order series came
 
 	GPUHours float64       `json:"gpu_hours"` // of all periods
 	Cost     gpucost.Money `json:"cost"`      // of the priced periods
@@ -62,7 +62,7 @@ type idleSeries struct {
 func NewIdle(opts Options) *Idle {
 	d := &Idle{opts: opts, period: opts.period(), minIdle: int((opts.minIdle() + time.Minute - 1) / time.Minute),
 		clock: newLocalClock(opts.Location)}
-	d.rep.MinIdle = opts.minIdle()
+	d.rep.MinIdle = gpucost.Duration(opts.minIdle())
 	d.run.emit = d.addPeriod
 	return d
 }
@@ -108,7 +108,7 @@ func (d *Idle) addPeriod(start time.Time, minutes int, open bool) {
 	}
 	units := int64(minutes) * d.cur.share
 	p := IdlePeriod{Series: d.cur.series, Start: start, End: start.Add(time.Duration(minutes) * time.Minute),
-		Duration: time.Duration(minutes) * time.Minute, GPUHours: hours(units), Open: open}
+		Duration: gpucost.Duration(time.Duration(minutes) * time.Minute), GPUHours: hours(units), Open: open}
 	d.rep.GPUHours += p.GPUHours
 	if d.cur.priced && (d.rep.Currency == "" || d.rep.Currency == d.cur.price.Currency) {
 		if d.rep.Currency == "" {

@@ -55,14 +55,14 @@ func TestIdlePeriods(t *testing.T) {
 			rep := d.Result()
 			var got []span
 			for _, p := range rep.Periods {
-				got = append(got, span{int(p.Start.Sub(t0) / time.Minute), int(p.Duration / time.Minute), p.Open})
-				if p.End.Sub(p.Start) != p.Duration || p.Series.Labels["pod"] != "nb-1" || p.Series.GPU.UUID != "GPU-1" {
+				got = append(got, span{int(p.Start.Sub(t0) / time.Minute), int(p.Duration.D() / time.Minute), p.Open})
+				if p.End.Sub(p.Start) != p.Duration.D() || p.Series.Labels["pod"] != "nb-1" || p.Series.GPU.UUID != "GPU-1" {
 					t.Errorf("Idle(%s) period %+v: end, duration or series inconsistent", tt.name, p)
 				}
-				wantCost := costOf(usd("3.06"), int64(p.Duration/time.Minute)*7)
-				if !p.Priced || p.Cost != wantCost || p.GPUHours != p.Duration.Hours() {
+				wantCost := costOf(usd("3.06"), int64(p.Duration.D()/time.Minute)*7)
+				if !p.Priced || p.Cost != wantCost || p.GPUHours != p.Duration.D().Hours() {
 					t.Errorf("Idle(%s) period at %v: cost %s, %v GPU-hours; want %s, %v",
-						tt.name, p.Start, p.Cost.Decimal(), p.GPUHours, wantCost.Decimal(), p.Duration.Hours())
+						tt.name, p.Start, p.Cost.Decimal(), p.GPUHours, wantCost.Decimal(), p.Duration.D().Hours())
 				}
 			}
 			if !slices.Equal(got, tt.want) {
@@ -253,7 +253,7 @@ func TestIdlePeriodsMatchMinuteScan(t *testing.T) {
 		}
 		var got, want []span
 		for _, p := range d.Result().Periods {
-			got = append(got, span{int(p.Start.Sub(t0) / time.Minute), int(p.Duration / time.Minute), p.Open})
+			got = append(got, span{int(p.Start.Sub(t0) / time.Minute), int(p.Duration.D() / time.Minute), p.Open})
 		}
 		lastCovered := -1
 		for m, u := range utils {

@@ -16,14 +16,14 @@ const FleetGroup = "(fleet)"
 
 // Report is a utilisation report: one row per group, highest idle cost first, and the fleet.
 type Report struct {
-	By            GroupBy       `json:"by"`
-	From          time.Time     `json:"from"`
-	To            time.Time     `json:"to"` // the period asked for; zero where open
-	DataFrom      time.Time     `json:"data_from"`
-	DataTo        time.Time     `json:"data_to"`        // the span the counted rollups cover: first start, last end
-	IdleThreshold float64       `json:"idle_threshold"` // util % below which a minute counted as idle
-	MinIdle       time.Duration `json:"min_idle_ns"`    // the shortest idle run counted in SustainedIdle
-	Currency      string        `json:"currency"`       // of every amount; empty when nothing was priced
+	By            GroupBy          `json:"by"`
+	From          time.Time        `json:"from"`
+	To            time.Time        `json:"to"` // the period asked for; zero where open
+	DataFrom      time.Time        `json:"data_from"`
+	DataTo        time.Time        `json:"data_to"`        // the span the counted rollups cover: first start, last end
+	IdleThreshold float64          `json:"idle_threshold"` // util % below which a minute counted as idle
+	MinIdle       gpucost.Duration `json:"min_idle_s"`     // the shortest idle run counted in SustainedIdle
+	Currency      string           `json:"currency"`       // of every amount; empty when nothing was priced
 
 	Groups []GroupStats `json:"groups"`
 	Fleet  GroupStats   `json:"fleet"`

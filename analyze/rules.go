@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -73,7 +74,7 @@ type Rule struct {
 	Metric    Metric        `json:"metric"`
 	Above     bool          `json:"above"`     // fire when the value is above Threshold; below it when false
 	Threshold float64       `json:"threshold"` // in the metric's unit
-	For       time.Duration `json:"for_ns"`
+	For       time.Duration `json:"-"`         // JSON writes it in seconds, for_s (MarshalJSON)
 
 	// MinUtil, when above zero, restricts the rule to minutes whose mean utilisation is at least
 	// MinUtil %: other minutes break the condition. It makes "while training" rules.
@@ -217,4 +218,34 @@ func formatDuration(d time.Duration) string {
 		return fmt.Sprintf("%dh", h)
 	}
 	return fmt.Sprintf("%dh%dm", h, m)
+}
+
+// ruleJSON is a Rule as JSON writes it: For in seconds (docs/architecture.md "Output
+// conventions").
+type ruleJSON struct {
+	For gpucost.Duration `json:"for_s"`
+}
+
+// MarshalJSON writes the rule with For in seconds.
+func (r Rule) MarshalJSON() ([]byte, error) {
+	type plain Rule
+	return json.Marshal(struct {
+		plain
+		ruleJSON
+	}{plain(r), ruleJSON{gpucost.Duration(r.For)}})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (r *Rule) UnmarshalJSON(b []byte) error {
+	type plain Rule
+	var v struct {
+		plain
+		ruleJSON
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*r = Rule(v.plain)
+	r.For = v.ruleJSON.For.D()
+	return nil
 }

@@ -224,7 +224,7 @@ func (u *Utilization) Result() Report {
 	u.cur = current{}
 	u.price()
 	rep := Report{By: u.opts.By, From: u.opts.From, To: u.opts.To, IdleThreshold: u.opts.IdleThreshold,
-		MinIdle: u.opts.minIdle(), Rollups: u.rollups, Outside: u.outside}
+		MinIdle: gpucost.Duration(u.opts.minIdle()), Rollups: u.rollups, Outside: u.outside}
 	fleet := newGroupAcc(FleetGroup)
 	for _, g := range u.groups {
 		rep.Groups = append(rep.Groups, g.stats())

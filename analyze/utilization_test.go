@@ -280,7 +280,7 @@ func TestReportJSON(t *testing.T) {
 func TestUtilizationEmpty(t *testing.T) {
 	rep := NewUtilization(Options{}).Result()
 	if len(rep.Groups) != 0 || rep.Fleet.GPUs != 0 || rep.Fleet.Verdict != NoData || rep.Fleet.UtilP50.Valid() ||
-		rep.MinIdle != DefaultMinIdle {
+		rep.MinIdle.D() != DefaultMinIdle {
 		t.Errorf("NewUtilization().Result() = %+v, want no groups, no GPUs, no data, default MinIdle", rep)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gpucost/gpucost"
 )
 
 // KeepTag exempts a resource from idle and off-hours policies whatever they say: a tag or
@@ -58,21 +60,21 @@ const (
 
 // IdleVerdict is what an idle rule found of one resource's GPUs over the window before now.
 type IdleVerdict struct {
-	State    string        `json:"state"` // StateIdle, StateBusy or StateNoData
-	GPUs     int           `json:"gpus"`  // GPUs joined to the resource
-	Window   time.Duration `json:"window"`
-	Covered  int           `json:"covered_minutes"` // the fewest minutes with samples of any GPU
-	MaxUtil  float64       `json:"max_util"`
-	MeanUtil float64       `json:"mean_util"`
-	Last     time.Time     `json:"last_sample"` // the latest sample of any GPU
-	Why      string        `json:"why"`
+	State    string           `json:"state"` // StateIdle, StateBusy or StateNoData
+	GPUs     int              `json:"gpus"`  // GPUs joined to the resource
+	Window   gpucost.Duration `json:"window_s"`
+	Covered  int              `json:"covered_minutes"` // the fewest minutes with samples of any GPU
+	MaxUtil  float64          `json:"max_util"`
+	MeanUtil float64          `json:"mean_util"`
+	Last     time.Time        `json:"last_sample"` // the latest sample of any GPU
+	Why      string           `json:"why"`
 }
 
 // JudgeIdle applies rule to a resource's GPUs at now over [now−For, now). It is idle only when
 // there are GPUs, each held samples in at least MinCoverage of the window's minutes, and every
 // minute's mean was below the threshold. JudgeIdle is pure.
 func JudgeIdle(rule IdleRule, gpus []*GPUActivity, now time.Time) IdleVerdict {
-	v := IdleVerdict{GPUs: len(gpus), Window: rule.For, Covered: math.MaxInt}
+	v := IdleVerdict{GPUs: len(gpus), Window: gpucost.Duration(rule.For), Covered: math.MaxInt}
 	from := now.Add(-rule.For)
 	want := int(rule.For / time.Minute)
 	if len(gpus) == 0 {

@@ -302,7 +302,7 @@ func (v *Avoided) close(t time.Time) {
 func describeUsage(ev Evidence) string {
 	switch {
 	case ev.Idle != nil:
-		return fmt.Sprintf("idle %s: %d GPUs mean %.1f%% max %.1f%%", shortDuration(ev.Idle.Window), ev.Idle.GPUs, ev.Idle.MeanUtil, ev.Idle.MaxUtil)
+		return fmt.Sprintf("idle %s: %d GPUs mean %.1f%% max %.1f%%", shortDuration(ev.Idle.Window.D()), ev.Idle.GPUs, ev.Idle.MeanUtil, ev.Idle.MaxUtil)
 	case ev.OffUntil != nil:
 		return "off-hours until " + ev.OffUntil.Format("Mon 15:04 MST")
 	case ev.Schedule != "":

@@ -42,27 +42,27 @@ type DeliveriesResponse struct {
 // period and threshold of a budget alert ("budget:research:2026-11:actual:80"), or the policy
 // of an enforcement alert ("policy:spot-cap:2026-11-20").
 type Delivery struct {
-	At         time.Time `json:"at"`
-	Key        string    `json:"key"`
-	Kind       string    `json:"kind"`
-	Target     string    `json:"target"`
-	Attempt    int       `json:"attempt"`
-	OK         bool      `json:"ok"`
-	Final      bool      `json:"final"`            // no further attempt follows
-	Status     int       `json:"status,omitempty"` // the HTTP or SMTP status
-	DurationMS float64   `json:"duration_ms"`
-	Error      string    `json:"error,omitempty"` // secrets redacted
-	Budget     string    `json:"budget,omitempty"`
-	Period     string    `json:"period,omitempty"`
-	Threshold  string    `json:"threshold,omitempty"` // "actual 80%", "forecast 100%"
-	Policy     string    `json:"policy,omitempty"`
+	At        time.Time `json:"at"`
+	Key       string    `json:"key"`
+	Kind      string    `json:"kind"`
+	Target    string    `json:"target"`
+	Attempt   int       `json:"attempt"`
+	OK        bool      `json:"ok"`
+	Final     bool      `json:"final"`            // no further attempt follows
+	Status    int       `json:"status,omitempty"` // the HTTP or SMTP status
+	DurationS float64   `json:"duration_s"`
+	Error     string    `json:"error,omitempty"` // secrets redacted
+	Budget    string    `json:"budget,omitempty"`
+	Period    string    `json:"period,omitempty"`
+	Threshold string    `json:"threshold,omitempty"` // "actual 80%", "forecast 100%"
+	Policy    string    `json:"policy,omitempty"`
 }
 
 // DeliveryOf is d as the API shows it, its key read into budget, period and threshold or
 // policy.
 func DeliveryOf(d gpucost.Delivery) Delivery {
 	out := Delivery{At: d.At, Key: d.Key, Kind: d.Kind, Target: d.Target, Attempt: d.Attempt, OK: d.OK, Final: d.Final,
-		Status: d.Status, DurationMS: float64(d.Duration) / float64(time.Millisecond), Error: d.Error}
+		Status: d.Status, DurationS: d.Duration.Seconds(), Error: d.Error}
 	parts := strings.Split(d.Key, ":")
 	switch {
 	case len(parts) >= 5 && parts[0] == "budget":

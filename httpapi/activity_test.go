@@ -135,7 +135,7 @@ func TestActivityDeliveries(t *testing.T) {
 	var resp DeliveriesResponse
 	json.Unmarshal(out, &resp)
 	if len(resp.Deliveries) != 1 || resp.Deliveries[0].Budget != "research" || resp.Deliveries[0].Threshold != "actual 80%" ||
-		resp.Deliveries[0].Period != "2026-11" || resp.Deliveries[0].DurationMS != 12 || resp.Page.Total != 2 {
+		resp.Deliveries[0].Period != "2026-11" || resp.Deliveries[0].DurationS != 0.012 || resp.Page.Total != 2 {
 		t.Errorf("the latest research alert to ops = %s; want budget research, period 2026-11, threshold actual 80%%, 12 ms, 2 in all", out)
 	}
 }

@@ -73,7 +73,7 @@ func (v *fakeViews) Costs(ctx context.Context, q Query) (CostReport, error) {
 }
 
 func (v *fakeViews) Idle(ctx context.Context, q Query) (analyze.IdleReport, error) {
-	return analyze.IdleReport{Periods: []analyze.IdlePeriod{{Duration: time.Hour, Series: &gpucost.Series{}}}}, v.saw(q)
+	return analyze.IdleReport{Periods: []analyze.IdlePeriod{{Duration: gpucost.Duration(time.Hour), Series: &gpucost.Series{}}}}, v.saw(q)
 }
 
 func (v *fakeViews) Alerts(ctx context.Context, q Query) (analyze.AlertReport, error) {

@@ -6,7 +6,9 @@ import (
 	"io"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Data columns: CSV and JSON rows carry plain numbers, the unit in the key
@@ -31,15 +33,21 @@ var (
 	perGPUHour   = regexp.MustCompile(`/(\w+ )?GPU-h\b`)
 	gpuHours     = regexp.MustCompile(`GPU-h\b`)
 	endHours     = regexp.MustCompile(` h$`)
+	goDuration   = regexp.MustCompile(`^-?([0-9]+(\.[0-9]+)?(h|m|s|ms|µs|us|ns))+$`)
 )
 
 // missingCell reports whether c stands for no value.
 func missingCell(c string) bool { return c == "" || c == "–" || c == "-" || c == "—" }
 
-// cellNumber reads a cell such as "$1,234.50", "-$3.00", "79.0%", "EUR 2.000" or "12" as a
-// plain number and its unit ("" for a bare number).
+// cellNumber reads a cell such as "$1,234.50", "-$3.00", "79.0%", "EUR 2.000", "1h30m0s" or
+// "12" as a plain number and its unit ("" for a bare number, "s" for a duration in seconds).
 func cellNumber(c string) (num, unit string, ok bool) {
 	c = strings.TrimSpace(c)
+	if goDuration.MatchString(c) { // "1h30m0s", "250ms": seconds, the one unit of durations
+		if d, err := time.ParseDuration(c); err == nil {
+			return strconv.FormatFloat(d.Seconds(), 'f', -1, 64), "s", true
+		}
+	}
 	sign := ""
 	if rest, found := strings.CutPrefix(c, "−"); found {
 		sign, c = "-", rest
@@ -67,13 +75,21 @@ func cellNumber(c string) (num, unit string, ok bool) {
 // dataColumn is one column as CSV and JSON rows carry it.
 type dataColumn struct {
 	key     string   // snake_case, the unit last: "cost_usd", "util_pct", "gpu_hours"
-	numeric bool     // every cell is a number in unit, or missing
+	numeric bool     // every cell is a number in unit, a word (words), or missing
+	words   bool     // some cells of a numeric column are words without a digit, such as "unstable"
 	unit    string   // "usd", "pct", …; "" for bare numbers and text
-	cells   []string // plain numbers ("" when missing) when numeric, else the cells as shown
+	cells   []string // plain numbers ("" when missing) and words when numeric, else the cells as shown
+	units   []string // by row, the unit of each cell of a column of figures in several units
 }
 
+// word reports whether c is a word standing where a number would, such as "unstable" or
+// "never": it holds no digit.
+func word(c string) bool { return !strings.ContainsAny(c, "0123456789") }
+
 // dataColumns returns t's columns, less TableOnly, with numeric columns read into plain
-// numbers. t.Units, where set, names a column's unit its cells do not show.
+// numbers. t.Units, where set, names a column's unit its cells do not show. A column of figures
+// in several units, such as a table of one figure a row, gets its units in a column of its own
+// after it ("value", "value_unit").
 func dataColumns(t Table) []dataColumn {
 	var cols []dataColumn
 	for j, title := range t.Columns {
@@ -81,7 +97,8 @@ func dataColumns(t Table) []dataColumn {
 			continue
 		}
 		col := dataColumn{cells: make([]string, len(t.Rows))}
-		nums, seen, numeric, unit := make([]string, len(t.Rows)), 0, true, ""
+		nums, units := make([]string, len(t.Rows)), make([]string, len(t.Rows))
+		seen, numeric, mixed, unit := 0, true, false, ""
 		for i, row := range t.Rows {
 			c := ""
 			if j < len(row) {
@@ -92,16 +109,32 @@ func dataColumns(t Table) []dataColumn {
 				continue
 			}
 			n, u, ok := cellNumber(c)
-			if !ok || seen > 0 && u != unit {
+			switch {
+			case !ok && word(c):
+				nums[i], col.words = c, true
+				continue
+			case !ok:
 				numeric = false
 				continue
+			case seen > 0 && u != unit:
+				mixed = true
 			}
-			nums[i], unit = n, u
+			nums[i], units[i] = n, u
+			if seen == 0 {
+				unit = u
+			}
 			seen++
 		}
-		col.numeric = numeric && seen > 0
-		if col.numeric {
-			col.cells, col.unit = nums, unit
+		switch {
+		case numeric && seen > 0 && mixed && !col.words:
+			col.numeric, col.cells, col.units = true, nums, units
+			col.key = dataKey(title, "")
+			cols = append(cols, col, dataColumn{key: col.key + "_unit", cells: units})
+			continue
+		case numeric && seen > 0 && !mixed:
+			col.numeric, col.cells, col.unit = true, nums, unit
+		default:
+			col.words = false
 		}
 		if j < len(t.Units) && t.Units[j] != "" {
 			col.unit = t.Units[j]
@@ -123,6 +156,14 @@ func dataKey(title, unit string) string {
 	key := JSONKey(s)
 	if unit != "" && !slices.Contains(strings.Split(key, "_"), unit) {
 		key += "_" + unit
+	}
+	if parts := strings.Split(key, "_"); len(parts) > 1 && strings.IndexAny(key[:1], "0123456789") == 0 {
+		// "95% interval" is interval_95_pct: a key starts with a letter.
+		n := 1
+		if len(parts) > 2 && slices.Contains([]string{"pct", "usd", "gib", "gb", "s"}, parts[1]) {
+			n = 2
+		}
+		key = strings.Join(append(parts[n:], parts[:n]...), "_")
 	}
 	return key
 }
@@ -160,7 +201,9 @@ func jsonRows(t Table) []map[string]any {
 				m[c.key] = v
 			case v == "":
 				m[c.key] = nil
-			case isCurrency(c.unit):
+			case c.words && word(v):
+				m[c.key] = v
+			case c.units != nil && isCurrency(c.units[i]), c.units == nil && isCurrency(c.unit):
 				m[c.key] = v
 			default:
 				m[c.key] = json.Number(v)
@@ -169,6 +212,33 @@ func jsonRows(t Table) []map[string]any {
 		rows[i] = m
 	}
 	return rows
+}
+
+// RowColumn is one key of the objects --output json writes for a table without a JSON value of
+// its own (jsonRows): Kind is "number", "decimal" (money, an exact decimal string), "figure"
+// (either, in the unit its _unit column names) or "text"; a number or decimal is null where the
+// cell is missing, and a word where Words is set ("unstable").
+type RowColumn struct {
+	Key, Kind string
+	Words     bool
+}
+
+// RowColumns returns the keys and kinds of t's JSON rows, in column order.
+func RowColumns(t Table) []RowColumn {
+	var out []RowColumn
+	for _, c := range dataColumns(t) {
+		kind := "text"
+		switch {
+		case c.numeric && c.units != nil:
+			kind = "figure"
+		case c.numeric && isCurrency(c.unit):
+			kind = "decimal"
+		case c.numeric:
+			kind = "number"
+		}
+		out = append(out, RowColumn{c.key, kind, c.words})
+	}
+	return out
 }
 
 // isCurrency reports whether unit is a currency code, lower-case ("usd", "eur"), and not one

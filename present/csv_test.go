@@ -24,7 +24,9 @@ func TestCellNumber(t *testing.T) {
 		{"12", "12", "", true},
 		{"-7.5", "-7.5", "", true},
 		{"2026-11-24 14:00", "", "", false},
-		{"72h0m0s", "", "", false},
+		{"72h0m0s", "259200", "s", true}, // a duration is seconds in CSV and JSON
+		{"250ms", "0.25", "s", true},
+		{"3 days", "", "", false},
 		{"idle daily 00:00–24:00", "", "", false},
 		{"1.1", "1.1", "", true},
 		{"1.2.3", "", "", false},
@@ -58,14 +60,14 @@ func TestDataKey(t *testing.T) {
 }
 
 // TestDataColumns: a column of one unit becomes plain numbers, a missing cell is empty in CSV
-// and null in JSON, money stays an exact decimal string in JSON, and a column that mixes units
-// or text stays as shown.
+// and null in JSON, money stays an exact decimal string in JSON, a column that mixes units gets
+// its units in a column beside it, a word among numbers stays a word, and text stays as shown.
 func TestDataColumns(t *testing.T) {
 	tab := Table{
-		Columns: []string{"GPU", "Cost", "Util", "VRAM", "Mixed", "Spark"},
+		Columns: []string{"GPU", "Cost", "Util", "VRAM", "Mixed", "Spark", "p99", "Note"},
 		Rows: [][]string{
-			{"H100", "$1,599.36", "100.0%", "80", "$1.00", "▁"},
-			{"A100", "–", "7.5%", "40", "5%", "▂"},
+			{"H100", "$1,599.36", "100.0%", "80", "$1.00", "▁", "140.5ms", "ok"},
+			{"A100", "–", "7.5%", "40", "5%", "▂", "unstable", "2 left"},
 		},
 		Units:     []string{3: "gb"},
 		TableOnly: []int{5},
@@ -78,7 +80,8 @@ func TestDataColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := [][]string{{"gpu", "cost_usd", "util_pct", "vram_gb", "mixed"}, {"H100", "1599.36", "100.0", "80", "$1.00"}, {"A100", "", "7.5", "40", "5%"}}
+	want := [][]string{{"gpu", "cost_usd", "util_pct", "vram_gb", "mixed", "mixed_unit", "p99_s", "note"},
+		{"H100", "1599.36", "100.0", "80", "1.00", "usd", "0.1405", "ok"}, {"A100", "", "7.5", "40", "5", "pct", "unstable", "2 left"}}
 	if strings.Join(flat(recs), "|") != strings.Join(flat(want), "|") {
 		t.Errorf("csv = %q, want %q", recs, want)
 	}
@@ -98,7 +101,8 @@ func TestDataColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(rows) != 2 || rows[0]["cost_usd"] != "1599.36" || rows[0]["util_pct"] != 100.0 || rows[0]["vram_gb"] != 80.0 ||
-		rows[1]["cost_usd"] != nil || rows[1]["mixed"] != "5%" {
+		rows[1]["cost_usd"] != nil || rows[0]["mixed"] != "1.00" || rows[1]["mixed"] != 5.0 || rows[1]["mixed_unit"] != "pct" ||
+		rows[0]["p99_s"] != 0.1405 || rows[1]["p99_s"] != "unstable" || rows[1]["note"] != "2 left" {
 		t.Errorf("json rows = %v", rows)
 	}
 }

@@ -119,16 +119,16 @@ func BudgetAlerts(statuses []budget.Status, alerts []*alert.Outcome, dryRun bool
 
 // BudgetDelivery is one attempt as "budget deliveries --output json" prints it.
 type BudgetDelivery struct {
-	At         time.Time `json:"at"`
-	Key        string    `json:"key"`
-	Kind       string    `json:"kind"`
-	Target     string    `json:"target"`
-	Attempt    int       `json:"attempt"`
-	OK         bool      `json:"ok"`
-	Final      bool      `json:"final"`
-	Status     int       `json:"status"`
-	DurationMS float64   `json:"duration_ms"`
-	Error      string    `json:"error,omitempty"`
+	At        time.Time `json:"at"`
+	Key       string    `json:"key"`
+	Kind      string    `json:"kind"`
+	Target    string    `json:"target"`
+	Attempt   int       `json:"attempt"`
+	OK        bool      `json:"ok"`
+	Final     bool      `json:"final"`
+	Status    int       `json:"status"`
+	DurationS float64   `json:"duration_s"`
+	Error     string    `json:"error,omitempty"`
 }
 
 // BudgetDeliveries is "budget deliveries": the delivery log's attempts, oldest first; noStore
@@ -142,7 +142,7 @@ func BudgetDeliveries(ds []gpucost.Delivery, noStore bool) Table {
 	rows := make([]BudgetDelivery, 0, len(ds))
 	for _, d := range ds {
 		rows = append(rows, BudgetDelivery{At: d.At, Key: d.Key, Kind: d.Kind, Target: d.Target, Attempt: d.Attempt, OK: d.OK,
-			Final: d.Final, Status: d.Status, DurationMS: float64(d.Duration) / float64(time.Millisecond), Error: d.Error})
+			Final: d.Final, Status: d.Status, DurationS: d.Duration.Seconds(), Error: d.Error})
 		status := ""
 		if d.Status != 0 {
 			status = fmt.Sprint(d.Status)

@@ -59,8 +59,9 @@ func Batching(r plan.BatchingResult) Table {
 			r.Rate, r.Quantile*100, r.SLO, r.Best.MaxBatchSize, r.Best.GPUs, r.Best.MaxBatchSize, r.Best.MaxQueueDelay.Microseconds()),
 		Columns: []string{"max_batch_size", "max_queue_delay_microseconds", "Batch time", "Fill time", "Replicas", "GPUs", "Utilisation",
 			fmt.Sprintf("Predicted p%g", r.Quantile*100), "Throughput/GPU", "$/h", ""},
-		Right: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9},
-		JSON:  r,
+		Right:     []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9},
+		TableOnly: []int{10}, // the "← best" mark, for people; JSON names the best plan (best)
+		JSON:      r,
 	}
 	for _, p := range r.Plans {
 		mark := ""

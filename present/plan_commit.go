@@ -26,9 +26,11 @@ func Commit(c plan.CommitResult) Table {
 	add("Usage covered", fmt.Sprintf("%.1f%%", 100*c.Coverage))
 	add("All on-demand", c.OnDemandCost.Dollars())
 	add("With the commitment", c.PlanCost.Dollars())
-	add("Saving", fmt.Sprintf("%s (%.1f%%)", c.Saving.Dollars(), c.SavingPercent))
+	add("Saving", c.Saving.Dollars())
+	add("Saving of all on-demand", fmt.Sprintf("%.1f%%", c.SavingPercent))
 	add("Saving per month", c.MonthlySaving.Dollars())
-	add("Upfront / monthly fee", c.Upfront.Dollars()+" / "+c.MonthlyFee.Dollars())
+	add("Upfront", c.Upfront.Dollars())
+	add("Monthly fee", c.MonthlyFee.Dollars())
 	if c.BreakEvenMonth > 0 {
 		add("Break-even month", fmt.Sprint(c.BreakEvenMonth))
 	}

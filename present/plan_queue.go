@@ -52,10 +52,7 @@ func QueueStatus(st queue.Status) Table {
 		Rows: [][]string{{fmt.Sprint(st.Pending), fmt.Sprint(st.InFlight), fmt.Sprint(st.Done), fmt.Sprint(st.Dead),
 			fmt.Sprintf("%.1f/s", st.Rate), eta}},
 		Right: []int{0, 1, 2, 3, 4},
-		JSON: struct {
-			queue.Status
-			ETASeconds float64 `json:"eta_seconds"`
-		}{st, st.ETA.Seconds()},
+		JSON:  st,
 	}
 }
 

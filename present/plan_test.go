@@ -121,7 +121,7 @@ func TestQueueStatusETA(t *testing.T) {
 		want string
 	}{
 		{queue.Status{Done: 4}, "finished"},
-		{queue.Status{Pending: 10, ETA: 90 * time.Second}, "1m30s"},
+		{queue.Status{Pending: 10, ETA: gpucost.Duration(90 * time.Second)}, "1m30s"},
 		{queue.Status{InFlight: 1}, "unknown (nothing done in the last minute)"},
 	} {
 		if got := QueueStatus(c.st).Rows[0][5]; got != c.want {
@@ -164,7 +164,7 @@ func TestCommitBreakEven(t *testing.T) {
 	for _, c := range []struct {
 		month int
 		rows  int
-	}{{0, 10}, {7, 11}} {
+	}{{0, 12}, {7, 13}} {
 		got := Commit(plan.CommitResult{BreakEvenMonth: c.month})
 		if len(got.Rows) != c.rows {
 			t.Errorf("Commit(break-even month %d) has %d rows, want %d", c.month, len(got.Rows), c.rows)

@@ -59,6 +59,9 @@ func Write(out, notes io.Writer, format string, t Table) error {
 // WriteJSON writes t's JSON value, or its rows as objects keyed like its CSV header (jsonRows),
 // indented.
 func WriteJSON(w io.Writer, t Table) error {
+	if s, ok := w.(TableSink); ok {
+		s.WroteTable(t)
+	}
 	v := t.JSON
 	if v == nil {
 		v = jsonRows(t)
@@ -67,6 +70,10 @@ func WriteJSON(w io.Writer, t Table) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
+
+// TableSink is a writer that also keeps each Table written to it as JSON, so that a test can
+// describe what a command wrote from the values it wrote (docs/schema, RowColumns).
+type TableSink interface{ WroteTable(Table) }
 
 // JSONKey turns a column title such as "$/GPU-h on-demand" into "gpu_h_on_demand": the one key
 // style of every output.

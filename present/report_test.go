@@ -167,10 +167,10 @@ func TestIdle(t *testing.T) {
 	for i := range 3 {
 		s := gpucost.Series{GPU: gpucost.GPU{UUID: "GPU-" + string(rune('a'+i))}}
 		periods = append(periods, analyze.IdlePeriod{Series: &s, Start: start, End: start.Add(time.Duration(3-i) * time.Hour),
-			Duration: time.Duration(3-i) * time.Hour, GPUHours: float64(3 - i)})
+			Duration: gpucost.Duration(time.Duration(3-i) * time.Hour), GPUHours: float64(3 - i)})
 	}
 	periods[0].Open = true
-	got := Idle(IdleReport{ZeroUtil: analyze.IdleReport{Periods: periods, MinIdle: time.Hour}}, 2)
+	got := Idle(IdleReport{ZeroUtil: analyze.IdleReport{Periods: periods, MinIdle: gpucost.Duration(time.Hour)}}, 2)
 	if len(got.Rows) != 2 || got.Rows[0][0] != "GPU-a" || got.Rows[0][5] != "2026-03-01 22:00 (still idle)" || got.Rows[1][7] != "2.00" {
 		t.Errorf("Idle rows = %q; want GPU-a still idle, then GPU-b with 2.00 GPU-hours", got.Rows)
 	}

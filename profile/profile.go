@@ -53,7 +53,7 @@ type Result struct {
 	Command    []string      `json:"command"`
 	ExitCode   int           `json:"exit_code"`
 	Duration   time.Duration `json:"-"`
-	Seconds    float64       `json:"duration_seconds"`
+	Seconds    float64       `json:"duration_s"`
 	Samples    int           `json:"samples"`
 	GPUs       []string      `json:"gpus"`
 	Models     []string      `json:"gpu_models"`

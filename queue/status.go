@@ -13,13 +13,13 @@ import (
 
 // Status is where a queue stands.
 type Status struct {
-	Queue    string        `json:"queue"`
-	Pending  uint64        `json:"pending"`   // never yet delivered to a worker
-	InFlight uint64        `json:"in_flight"` // delivered and not acked: running, or waiting to be retried
-	Done     uint64        `json:"done"`      // items with a stored result
-	Dead     uint64        `json:"dead"`      // items in the dead-letter stream
-	Rate     float64       `json:"rate"`      // items done per second over the last minute
-	ETA      time.Duration `json:"eta"`       // time to finish Pending and InFlight at Rate; 0 when unknown
+	Queue    string           `json:"queue"`
+	Pending  uint64           `json:"pending"`   // never yet delivered to a worker
+	InFlight uint64           `json:"in_flight"` // delivered and not acked: running, or waiting to be retried
+	Done     uint64           `json:"done"`      // items with a stored result
+	Dead     uint64           `json:"dead"`      // items in the dead-letter stream
+	Rate     float64          `json:"rate"`      // items done per second over the last minute
+	ETA      gpucost.Duration `json:"eta_s"`     // time to finish Pending and InFlight at Rate; 0 when unknown
 	// RecentDead are the newest dead letters, up to statusDeadShown, newest first.
 	RecentDead []DeadLetter `json:"recent_dead,omitempty"`
 }
@@ -74,7 +74,7 @@ func (c *Client) Status(ctx context.Context, q string, now time.Time) (Status, e
 		return st, unavailable("measure queue "+q+" rate", err)
 	}
 	if left := st.Pending + st.InFlight; st.Rate > 0 && left > 0 {
-		st.ETA = time.Duration(float64(left) / st.Rate * float64(time.Second)).Round(time.Second)
+		st.ETA = gpucost.Duration(time.Duration(float64(left) / st.Rate * float64(time.Second)).Round(time.Second))
 	}
 	return st, nil
 }

@@ -1,6 +1,7 @@
 package spot
 
 import (
+	"encoding/json"
 	"slices"
 	"time"
 
@@ -15,13 +16,14 @@ type JobReport struct {
 
 	// The times are defined in docs/architecture.md "Job accounting"; Running = Productive +
 	// LostWork.
-	Wall       time.Duration `json:"wall_ns"`       // first event to last
-	Billable   time.Duration `json:"billable_ns"`   // machine time: each run's start to its exit
-	Running    time.Duration `json:"running_ns"`    // the command's own running time, to its exit after a notice
-	Productive time.Duration `json:"productive_ns"` // training held by stored checkpoints
-	LostWork   time.Duration `json:"lost_work_ns"`  // from the last stored checkpoint to each interruption or crash
-	SyncTime   time.Duration `json:"sync_ns"`       // time spent in checkpoint syncs (they overlap with running)
-	NoticeTime time.Duration `json:"notice_ns"`     // from termination notices to the runner's exit
+	// JSON writes them in seconds (MarshalJSON).
+	Wall       time.Duration `json:"-"` // first event to last
+	Billable   time.Duration `json:"-"` // machine time: each run's start to its exit
+	Running    time.Duration `json:"-"` // the command's own running time, to its exit after a notice
+	Productive time.Duration `json:"-"` // training held by stored checkpoints
+	LostWork   time.Duration `json:"-"` // from the last stored checkpoint to each interruption or crash
+	SyncTime   time.Duration `json:"-"` // time spent in checkpoint syncs (they overlap with running)
+	NoticeTime time.Duration `json:"-"` // from termination notices to the runner's exit
 
 	Restarts      int   `json:"restarts"`
 	Interruptions int   `json:"interruptions"` // termination notices and runs that vanished without an exit
@@ -279,4 +281,43 @@ func exitStatusName(code *int) string {
 		return "sync-failed"
 	}
 	return "stopped"
+}
+
+// jobTimes are a JobReport's times as JSON writes them: seconds, under keys that end _s
+// (docs/architecture.md "Output conventions").
+type jobTimes struct {
+	Wall       gpucost.Duration `json:"wall_s"`
+	Billable   gpucost.Duration `json:"billable_s"`
+	Running    gpucost.Duration `json:"running_s"`
+	Productive gpucost.Duration `json:"productive_s"`
+	LostWork   gpucost.Duration `json:"lost_work_s"`
+	SyncTime   gpucost.Duration `json:"sync_s"`
+	NoticeTime gpucost.Duration `json:"notice_s"`
+}
+
+// MarshalJSON writes the report with its times in seconds.
+func (r JobReport) MarshalJSON() ([]byte, error) {
+	type plain JobReport
+	return json.Marshal(struct {
+		plain
+		jobTimes
+	}{plain(r), jobTimes{gpucost.Duration(r.Wall), gpucost.Duration(r.Billable), gpucost.Duration(r.Running),
+		gpucost.Duration(r.Productive), gpucost.Duration(r.LostWork), gpucost.Duration(r.SyncTime), gpucost.Duration(r.NoticeTime)}})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (r *JobReport) UnmarshalJSON(b []byte) error {
+	type plain JobReport
+	var v struct {
+		plain
+		jobTimes
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*r = JobReport(v.plain)
+	t := v.jobTimes
+	r.Wall, r.Billable, r.Running, r.Productive = t.Wall.D(), t.Billable.D(), t.Running.D(), t.Productive.D()
+	r.LostWork, r.SyncTime, r.NoticeTime = t.LostWork.D(), t.SyncTime.D(), t.NoticeTime.D()
+	return nil
 }

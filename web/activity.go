@@ -44,11 +44,13 @@ type activityPage struct {
 }
 
 // alertRow is one alert to one target: its latest attempt, how many there were and how it
-// ended.
+// ended. A GPU alert message also counts the GPU events it carried (GPUs).
 type alertRow struct {
 	httpapi.Delivery
 	Attempts int
 	Result   string // delivered, failed, retrying
+	GPUs     int    // a GPU alert message's events, logged as delivered under the attempt that sent it
+	GPURule  string // the rule of a GPU alert message ("gpu-alerts:RULE:KIND:HASH")
 }
 
 // actionRow is one logged action with its evidence in lines.
@@ -132,12 +134,32 @@ func loadAudit(s *site, r *http.Request, q query, p *activityPage) error {
 }
 
 // alertRows folds attempts (oldest first) into one row per alert key and target, newest first,
-// keeping those whose result is result and, for a policy's alerts, whose policy is policy.
+// keeping those whose result is result and, for a policy's alerts, whose policy is policy. The
+// copies of a GPU alert message's attempt that log each of its GPU events as delivered
+// (docs/architecture.md "GPU alerts in serve") fold into the message's row as its GPUs; events
+// whose message is older than the attempts read fold into one row per target and time.
 func alertRows(ds []gpucost.Delivery, result, policy string) []alertRow {
 	type key struct{ key, target string }
+	type sent struct {
+		target  string
+		at      int64
+		attempt int
+	}
 	at := map[key]int{}
+	messages := map[sent]int{} // the row of each GPU alert message's delivered attempt
 	var rows []alertRow
 	for _, d := range ds {
+		if rule, ok := gpuEventRule(d); ok {
+			s := sent{d.Target, d.At.UnixNano(), d.Attempt}
+			i, seen := messages[s]
+			if !seen {
+				i = len(rows)
+				messages[s] = i
+				rows = append(rows, alertRow{Delivery: httpapi.DeliveryOf(d), Attempts: 1, Result: "delivered", GPURule: rule})
+			}
+			rows[i].GPUs++
+			continue
+		}
 		k := key{d.Key, d.Target}
 		i, seen := at[k]
 		if !seen || d.Key == "" {
@@ -147,6 +169,12 @@ func alertRows(ds []gpucost.Delivery, result, policy string) []alertRow {
 		}
 		rows[i].Delivery = httpapi.DeliveryOf(d)
 		rows[i].Attempts++
+		if rule, ok := gpuMessageRule(d.Key); ok {
+			rows[i].GPURule = rule
+			if d.OK {
+				messages[sent{d.Target, d.At.UnixNano(), d.Attempt}] = i
+			}
+		}
 		switch {
 		case d.OK:
 			rows[i].Result = "delivered"
@@ -166,6 +194,21 @@ func alertRows(ds []gpucost.Delivery, result, policy string) []alertRow {
 	}
 	slices.SortStableFunc(out, func(a, b alertRow) int { return b.At.Compare(a.At) })
 	return out
+}
+
+// gpuMessageRule returns the rule of a GPU alert message's key, "gpu-alerts:RULE:KIND:HASH".
+func gpuMessageRule(key string) (string, bool) {
+	rest, ok := strings.CutPrefix(key, "gpu-alerts:")
+	rule, _, _ := strings.Cut(rest, ":")
+	return rule, ok && rule != ""
+}
+
+// gpuEventRule returns the rule of a delivered GPU alert event, "gpu-alert:RULE:SERIES:FIREDAT…":
+// the copy of its message's attempt that logs the event as sent.
+func gpuEventRule(d gpucost.Delivery) (string, bool) {
+	rest, ok := strings.CutPrefix(d.Key, "gpu-alert:")
+	rule, _, _ := strings.Cut(rest, ":")
+	return rule, ok && d.OK && rule != ""
 }
 
 func actionRowOf(e enforce.LogEntry) actionRow {

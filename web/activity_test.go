@@ -2,10 +2,12 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,7 +27,7 @@ func TestActivityPage(t *testing.T) {
 	}{
 		{"/activity?since=7d", []string{"i-0spotB", "i-0exp1", "actual 80%"}, []string{"i-0ancient", "actual 50%"}},
 		{"/activity?filter=result=failed", []string{"i-0spotB", "finops-webhook", "connection refused"}, []string{"i-0exp1", "actual 80%"}},
-		{"/activity?filter=policy=spot-cap", []string{"i-0spotB", "i-0ancient", "No budget alert in this period"}, []string{"i-0exp1", "research-gpus 2026-11"}},
+		{"/activity?filter=policy=spot-cap", []string{"i-0spotB", "i-0ancient", "No alert sent in this period"}, []string{"i-0exp1", "research-gpus 2026-11"}},
 		{"/activity?filter=target=finops-webhook", []string{"all-aws", "No enforcement action in this period"}, []string{"finops-slack"}},
 		{"/activity?filter=budget=research-gpus", []string{"actual 80%", "i-0exp1"}, []string{"all-aws", "i-0spotB"}},
 	} {
@@ -177,5 +179,45 @@ func TestActivityAudit(t *testing.T) {
 	want := "token " + strconv.FormatInt(admin.ID, 10) + " (ada, admin)"
 	if err != nil || len(got) != 1 || got[0].Actor != want || !got[0].At.Equal(testNow) || got[0].Source != "192.0.2.1" {
 		t.Errorf("after recordSessionEnd: audit = %+v, %v; want one session.end by %s", got, err, want)
+	}
+}
+
+// TestAlertRowsFoldGPUEvents: a GPU alert message on three GPUs, sent on its second attempt,
+// is one row of two attempts and three GPUs, not four rows; events whose message is older than
+// the attempts read fold into one row per target and time.
+func TestAlertRowsFoldGPUEvents(t *testing.T) {
+	at := testNow.Add(-time.Hour)
+	msg := "gpu-alerts:gpu_underutilized:gpu.alert.firing:0a1b2c3d4e5f6071"
+	fail := gpucost.Delivery{Key: msg, Kind: "gpu.alert.firing", Target: "ops", Attempt: 1, At: at.Add(-time.Minute), Status: 503}
+	sent := gpucost.Delivery{Key: msg, Kind: "gpu.alert.firing", Target: "ops", Attempt: 2, At: at, OK: true, Final: true, Status: 200}
+	ds := []gpucost.Delivery{fail, sent}
+	for _, gpu := range []string{"node-1/GPU-a", "node-1/GPU-b", "node-2/GPU-c"} {
+		ev := sent
+		ev.Key = "gpu-alert:gpu_underutilized:" + gpu + ":2026-11-20T09:00:00Z"
+		ds = append(ds, ev)
+	}
+	old := gpucost.Delivery{Kind: "gpu.alert.no_data", Target: "ops", Attempt: 1, At: at.Add(-2 * time.Hour), OK: true, Final: true}
+	for _, gpu := range []string{"node-3/GPU-d", "node-3/GPU-e"} {
+		ev := old
+		ev.Key = "gpu-alert:vram_oom_risk:" + gpu + ":2026-11-20T07:00:00Z:no-data"
+		ds = append(ds, ev)
+	}
+	slices.SortStableFunc(ds, func(a, b gpucost.Delivery) int { return a.At.Compare(b.At) })
+	rows := alertRows(ds, "", "")
+	var got []string
+	for _, r := range rows {
+		got = append(got, fmt.Sprintf("%s %s %s attempts=%d gpus=%d: %s", r.GPURule, r.Target, r.Result, r.Attempts, r.GPUs, gpuAlertWhat(r)))
+	}
+	want := []string{
+		"gpu_underutilized ops delivered attempts=2 gpus=3: firing on 3 GPUs",
+		"vram_oom_risk ops delivered attempts=1 gpus=2: no data from 2 GPUs",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("alertRows(a GPU alert message and its events) =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var h htmlPage
+	writeAlertRow(&h, rows[0])
+	if html := h.String(); !strings.Contains(html, "GPU alert gpu_underutilized") || !strings.Contains(html, "firing on 3 GPUs") {
+		t.Errorf("writeAlertRow(GPU alert message) = %s, want the rule and its 3 GPUs", html)
 	}
 }

@@ -127,7 +127,7 @@ func (f *fakeViews) GPUs(ctx context.Context, q httpapi.Query) (analyze.Report, 
 	if err != nil {
 		return analyze.Report{}, err
 	}
-	rep := analyze.Report{By: by, From: q.From, To: q.To, Currency: "USD", IdleThreshold: 5, MinIdle: 30 * time.Minute}
+	rep := analyze.Report{By: by, From: q.From, To: q.To, Currency: "USD", IdleThreshold: 5, MinIdle: gpucost.Duration(30 * time.Minute)}
 	if err := f.seen(q); err != nil || f.empty {
 		return rep, err
 	}
@@ -220,13 +220,13 @@ func (f *fakeViews) Costs(ctx context.Context, q httpapi.Query) (httpapi.CostRep
 }
 
 func (f *fakeViews) Idle(ctx context.Context, q httpapi.Query) (analyze.IdleReport, error) {
-	rep := analyze.IdleReport{MinIdle: 30 * time.Minute, Currency: "USD"}
+	rep := analyze.IdleReport{MinIdle: gpucost.Duration(30 * time.Minute), Currency: "USD"}
 	if err := f.seen(q); err != nil || f.empty {
 		return rep, err
 	}
 	for i, s := range fakeGPUs[:3] {
 		start := testNow.Truncate(day).Add(-day + 19*time.Hour)
-		p := analyze.IdlePeriod{Series: s, Start: start, End: start.Add(13 * time.Hour), Duration: 13 * time.Hour, GPUHours: 13,
+		p := analyze.IdlePeriod{Series: s, Start: start, End: start.Add(13 * time.Hour), Duration: gpucost.Duration(13 * time.Hour), GPUHours: 13,
 			Cost: gpucost.USD(13 * 3_210_000_000), Priced: true, Open: i == 2}
 		rep.Periods = append(rep.Periods, p)
 		rep.GPUHours += p.GPUHours
@@ -252,7 +252,7 @@ func (f *fakeViews) Alerts(ctx context.Context, q httpapi.Query) (analyze.AlertR
 	}
 	r := rep.Rules[0]
 	rep.Alerts = []analyze.Alert{{Rule: r, Series: *fakeGPUs[0], State: analyze.Firing, Start: testNow.Add(-3 * time.Hour),
-		FiredAt: testNow.Add(-2 * time.Hour), End: testNow, Duration: 3 * time.Hour, Worst: 2, Mean: 3,
+		FiredAt: testNow.Add(-2 * time.Hour), End: testNow, Duration: gpucost.Duration(3 * time.Hour), Worst: 2, Mean: 3,
 		Evidence: "mean utilisation 3% for 3h (threshold 40%)"}}
 	rep.Series, rep.Minutes = len(fakeGPUs), 6*7*24*60
 	return rep, nil
@@ -316,7 +316,7 @@ func (f *fakeViews) Queues(ctx context.Context, now time.Time) ([]queue.Status, 
 	if err := f.seen(httpapi.Query{}); err != nil || f.empty {
 		return nil, err
 	}
-	return []queue.Status{{Queue: "records", Pending: 1_250_000, InFlight: 200, Done: 48_750_000, Dead: 12, Rate: 2314.5, ETA: 9 * time.Minute}}, nil
+	return []queue.Status{{Queue: "records", Pending: 1_250_000, InFlight: 200, Done: 48_750_000, Dead: 12, Rate: 2314.5, ETA: gpucost.Duration(9 * time.Minute)}}, nil
 }
 
 var _ httpapi.ActivityLog = (*fakeViews)(nil)

@@ -82,7 +82,7 @@ func (f fleetViews) Alerts(ctx context.Context, q httpapi.Query) (analyze.AlertR
 	for i := range f.n {
 		for k := range 1 + btoi(i < 100) {
 			a := analyze.Alert{Series: gpucost.Series{GPU: gpucost.GPU{UUID: fleetUUID(i), Host: fmt.Sprintf("node-%04d", i/8)}},
-				Start: testNow.Add(-time.Duration(k+1) * 5 * time.Hour), Duration: 3 * time.Hour, Evidence: "mean utilisation 3% for 3h (threshold 40%)"}
+				Start: testNow.Add(-time.Duration(k+1) * 5 * time.Hour), Duration: gpucost.Duration(3 * time.Hour), Evidence: "mean utilisation 3% for 3h (threshold 40%)"}
 			switch {
 			case i%4 == 0:
 				a.Rule, a.State = rep.Rules[0], analyze.Firing

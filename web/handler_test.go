@@ -354,7 +354,7 @@ var pageChecks = []struct {
 		"Commit to 1 × p4d.24xlarge for 1 year", "$300.00/month alone", "the jobs checkpoint every 10 min", "$3,000.00 → $1,308.65"}},
 	{"/budgets", []string{"research-gpus", "all-aws", "2026-Q4", "Burn rate", `data-chart="line"`}},
 	{"/jobs", []string{"llama-ft", "$188.00", "records", "1,250,000", "2314.5/s"}},
-	{"/activity", []string{"Budget alerts", "research-gpus", "actual 80%", "finops-webhook", "status-failed", "connection refused",
+	{"/activity", []string{"Alerts sent", "research-gpus", "actual 80%", "finops-webhook", "status-failed", "connection refused",
 		"Enforcement actions", "i-0exp1", "us-east-1", "applied", "dry run", "i-0ancient", "<details>", "spent $16,420.00 of $20,000.00 (82.1%)",
 		"In scope by team=research", "IncorrectSpotRequestState", `name="since"`, `placeholder="policy=spot-cap,result=failed"`}},
 }
@@ -419,7 +419,7 @@ func TestEmptyStates(t *testing.T) {
 		{"/budgets", "No budgets configured"},
 		{"/jobs", "No spot jobs recorded"},
 		{"/jobs", "gpucost queue serve"},
-		{"/activity", "No budget alert in this period"},
+		{"/activity", "No alert sent in this period"},
 		{"/activity", "gpucost serve --policies policies.yaml"},
 	} {
 		res := ts.do("GET", pc.path, nil, sc)

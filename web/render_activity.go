@@ -1,5 +1,10 @@
 package web
 
+import (
+	"fmt"
+	"strings"
+)
+
 // writeActivity writes the budget alerts and enforcement actions of the period and, for
 // admins, the audit trail.
 func writeActivity(h *htmlPage, l layout) {
@@ -31,17 +36,17 @@ func writeActivity(h *htmlPage, l layout) {
 `)
 }
 
-// writeAlerts writes the budget alerts section: one row per alert and target, or how to get
-// alerts.
+// writeAlerts writes the alerts sent, budget, policy and GPU alerts: one row per alert and
+// target, or how to get alerts.
 func writeAlerts(h *htmlPage, d activityPage) {
 	h.s(`
 <section class="card" id="alerts">
-  <h2>Budget alerts</h2>
+  <h2>Alerts sent</h2>
   `)
 	if len(d.Alerts) > 0 {
 		h.s(`
   <div class="scroll"><table>
-    <thead><tr><th>When</th><th>Budget</th><th>Threshold</th><th>Target</th><th>Result</th><th class="num">Attempts</th><th>Last status</th></tr></thead>
+    <thead><tr><th>When</th><th>Alert</th><th>Threshold</th><th>Target</th><th>Result</th><th class="num">Attempts</th><th>Last status</th></tr></thead>
     <tbody>
     `)
 		for _, a := range d.Alerts {
@@ -58,7 +63,7 @@ func writeAlerts(h *htmlPage, d activityPage) {
   `)
 	} else {
 		h.s(`
-  <p class="empty">No budget alert in this period. Alerts are sent when a budget crosses a threshold: serve with <code>gpucost serve --budgets budgets.yaml --targets targets.yaml</code>, or run <code>gpucost budget check</code>.</p>
+  <p class="empty">No alert sent in this period. Alerts are sent when a budget crosses a threshold, a policy triggers or a GPU alert rule fires: serve with <code>gpucost serve --budgets budgets.yaml --targets targets.yaml</code>, or run <code>gpucost budget check</code>.</p>
   `)
 	}
 	h.s(`
@@ -76,6 +81,8 @@ func writeAlertRow(h *htmlPage, a alertRow) {
 		h.f(`%v <span class="sub">%v</span>`, a.Budget, a.Period)
 	case a.Policy != "":
 		h.f(`policy %v <span class="sub">%v</span>`, a.Policy, a.Period)
+	case a.GPURule != "":
+		h.f(`GPU alert %v <span class="sub">%v</span>`, a.GPURule, gpuAlertWhat(a))
 	default:
 		h.f(`<code>%v</code>`, a.Key)
 	}
@@ -197,4 +204,19 @@ func writeAudit(h *htmlPage, d activityPage) {
 	h.s(`
 </section>
 `)
+}
+
+// gpuAlertWhat says what a GPU alert message told and on how many GPUs: "firing on 64 GPUs".
+func gpuAlertWhat(a alertRow) string {
+	what, on := strings.ReplaceAll(strings.TrimPrefix(a.Kind, "gpu.alert."), "_", " "), "on"
+	if what == "no data" {
+		on = "from"
+	}
+	switch a.GPUs {
+	case 0:
+		return what
+	case 1:
+		return fmt.Sprintf("%s %s 1 GPU", what, on)
+	}
+	return fmt.Sprintf("%s %s %d GPUs", what, on, a.GPUs)
 }

@@ -81,7 +81,7 @@ func writeAlertGPUs(h *htmlPage, l layout, d alertsPage) {
       <td>%v</td><td class="key">%v</td><td>%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td>
       <td>%v</td><td>%v</td><td class="num">%v</td><td>%v</td>
     </tr>`, g.Rule.Name, g.GPU.UUID, g.GPU.Host, g.Firing, g.NoData, g.Resolved,
-			a.State, datetime(a.Start), formatDuration(a.Duration), a.Evidence)
+			a.State, datetime(a.Start), formatDuration(a.Duration.D()), a.Evidence)
 	}
 	h.s(`
     </tbody>

@@ -28,7 +28,7 @@ func writeIdleCards(h *htmlPage, d idlePage) {
 <section class="cards">
   <div class="card stat"><h2>Idle GPU-hours</h2><p class="big">%v</p><p class="sub">in %v idle period%v of at least %v</p></div>
   <div class="card stat"><h2>Cost of idle time</h2><p class="big">%v</p><p class="sub">`,
-		formatHours(d.Idle.GPUHours), len(d.Idle.Periods), plural(len(d.Idle.Periods)), formatDuration(d.Idle.MinIdle), money(d.Idle.Cost))
+		formatHours(d.Idle.GPUHours), len(d.Idle.Periods), plural(len(d.Idle.Periods)), formatDuration(d.Idle.MinIdle.D()), money(d.Idle.Cost))
 	if d.Idle.Unpriced != 0 {
 		h.f(`%v periods without a price are not counted`, d.Idle.Unpriced)
 	} else {
@@ -149,7 +149,7 @@ func writeLongestIdle(h *htmlPage, d idlePage) {
 	} else {
 		h.f(`
   <p class="empty">No GPU was idle for %v or longer in this period.</p>
-  `, formatDuration(d.Idle.MinIdle))
+  `, formatDuration(d.Idle.MinIdle.D()))
 	}
 	h.s(`
 </section>
@@ -165,7 +165,7 @@ func writeIdlePeriodRow(h *htmlPage, p analyze.IdlePeriod) {
 	} else {
 		h.f(`%v`, datetime(p.End))
 	}
-	h.f(`</td><td class="num">%v</td><td class="num">%v</td><td class="num">`, formatDuration(p.Duration), formatHours(p.GPUHours))
+	h.f(`</td><td class="num">%v</td><td class="num">%v</td><td class="num">`, formatDuration(p.Duration.D()), formatHours(p.GPUHours))
 	if p.Priced {
 		h.f(`%v`, money(p.Cost))
 	} else {

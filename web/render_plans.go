@@ -204,7 +204,7 @@ func writeJobs(h *htmlPage, l layout) {
 			h.f(`<tr><td>%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v/s</td><td class="num">`,
 				q.Queue, formatCount(q.Pending), formatCount(q.InFlight), formatCount(q.Done), formatCount(q.Dead), strconvRate(q.Rate))
 			if q.ETA != 0 {
-				h.f(`%v`, formatDuration(q.ETA))
+				h.f(`%v`, formatDuration(q.ETA.D()))
 			} else {
 				h.s(`—`)
 			}

@@ -9,29 +9,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/internal/jsonschema"
-	"github.com/gpucost/gpucost/present"
 )
 
 // schemaDir holds the JSON Schemas of the outputs, one file per command or API response;
 // go test ./cmd/gpucost -run TestSchemas -update writes them from the Go types.
 var schemaDir = filepath.Join("..", "..", "docs", "schema")
 
-// outputSchemas are the outputs with a schema: a command's --output json (args) or an API
-// response (goldens: the files in testdata that hold one), each from the Go type it encodes.
+// outputSchemas are the API responses, each from the Go type it encodes, with the files in
+// testdata that hold one (goldens). The commands' schemas are TestSchemasCommands'.
 var outputSchemas = []struct {
 	name    string
 	typ     reflect.Type
-	args    []string
 	goldens []string
 }{
-	{name: "version", typ: reflect.TypeFor[BuildInfo](), args: []string{"version"}},
-	{name: "report-utilization", typ: reflect.TypeFor[analyze.Report](), args: []string{"report", "utilization", "--since", "3d"}},
-	{name: "report-idle", typ: reflect.TypeFor[present.IdleReport](), args: []string{"report", "idle", "--since", "3d"}},
-	{name: "report-alerts", typ: reflect.TypeFor[analyze.AlertReport](), args: []string{"report", "alerts", "--since", "3d"}},
-	{name: "report-anomalies", typ: reflect.TypeFor[analyze.AnomalyReport](), args: []string{"report", "anomalies", "--since", "3d"}},
 	{name: "api-overview", typ: reflect.TypeFor[httpapi.OverviewResponse](), goldens: []string{"api-overview"}},
 	{name: "api-gpus", typ: reflect.TypeFor[httpapi.GPUsResponse](), goldens: []string{"api-gpus-namespace"}},
 	{name: "api-utilization", typ: reflect.TypeFor[httpapi.HeatmapResponse](), goldens: []string{"api-utilization-host"}},
@@ -72,7 +64,15 @@ func loadSchema(t *testing.T, name string) jsonschema.Schema {
 // TestSchemasUpToDate: the checked-in schemas are what the Go types give now, and the API
 // golden files validate against theirs.
 func TestSchemasUpToDate(t *testing.T) {
-	for _, o := range outputSchemas {
+	all := outputSchemas
+	for _, a := range apiSchemas {
+		all = append(all, struct {
+			name    string
+			typ     reflect.Type
+			goldens []string
+		}{a.name, a.typ, nil})
+	}
+	for _, o := range all {
 		want := schemaJSON(t, o.name, o.typ)
 		path := filepath.Join(schemaDir, o.name+".json")
 		if *update {
@@ -96,21 +96,6 @@ func TestSchemasUpToDate(t *testing.T) {
 			}
 			checkAgainstSchema(t, g+".golden.json", o.name, s, b)
 		}
-	}
-}
-
-// checkSchemaOutputs runs the commands of outputSchemas on the store in dir and validates
-// their --output json against the checked-in schemas.
-func checkSchemaOutputs(t *testing.T, dir string) {
-	for _, o := range outputSchemas {
-		if o.args == nil {
-			continue
-		}
-		code, out, errOut := runCLI(t, dir, append(o.args, "--output", "json")...)
-		if code != exitOK {
-			t.Fatalf("gpucost %s --output json: exit %d, stderr %s", strings.Join(o.args, " "), code, errOut)
-		}
-		checkAgainstSchema(t, "gpucost "+strings.Join(o.args, " "), o.name, loadSchema(t, o.name), []byte(out))
 	}
 }
 

@@ -73,7 +73,7 @@ func TestServeDashboardOverDemo(t *testing.T) {
 		"/recommendations": {"/month"},
 		"/budgets":         {"Budgets"},
 		"/jobs":            {"Jobs"},
-		"/activity":        {"Budget alerts", "No budget alert in this period", "No enforcement action in this period"},
+		"/activity":        {"Alerts sent", "No alert sent in this period", "No enforcement action in this period"},
 	}
 	for path, wants := range pages {
 		resp, err := c.Get(s.url + path)

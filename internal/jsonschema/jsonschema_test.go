@@ -43,7 +43,7 @@ func TestFor(t *testing.T) {
 		"at":   `{"format":"date-time","type":"string"}`,
 		"cost": `{"type":"string"}`,
 		"mean": `{}`,
-		"tags": `{"type":["object","null"]}`,
+		"tags": `{"additionalProperties":{"type":"string"},"type":["object","null"]}`,
 		"list": `{"items":{"type":"integer"},"type":["array","null"]}`,
 	} {
 		b, _ := json.Marshal(props[name])
@@ -81,6 +81,75 @@ func TestValidate(t *testing.T) {
 		errs := Validate(s, v)
 		if len(errs) != 1 || errs[0].Error() != c.want {
 			t.Errorf("Validate(%s) = %v, want [%s]", c.doc, errs, c.want)
+		}
+	}
+}
+
+// decimal stands for gpucost.Money: a decimal string.
+type decimal struct{}
+
+func (decimal) MarshalText() ([]byte, error) { return []byte("2.50"), nil }
+func (decimal) Decimal() string              { return "2.50" }
+
+// shaped writes its duration in seconds under a key of its own, as gpucost's results do.
+type shaped struct{ d float64 }
+
+func (s shaped) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		S    float64 `json:"wait_s"`
+		Name *string `json:"name"`
+	}{s.d, nil})
+}
+
+func TestDescribe(t *testing.T) {
+	v := map[string]any{"by": "team", "total": decimal{}, "rows": []any{shaped{1.5}}, "n": 3}
+	s := Describe("built", v)
+	got, _ := json.Marshal(s["properties"])
+	want := `{"by":{"type":"string"},"n":{"type":"integer"},"rows":{"items":{"additionalProperties":false,"properties":{"name":{},"wait_s":{"type":["number","null"]}},"required":["name","wait_s"],"type":"object"},"type":["array","null"]},"total":{"pattern":"^-?[0-9]+(\\.[0-9]+)?$","type":"string"}}`
+	if string(got) != want {
+		t.Errorf("Describe(map).properties =\n%s\nwant\n%s", got, want)
+	}
+	for _, c := range []struct {
+		doc  string
+		errs int
+	}{
+		{`{"by":"team","n":3,"total":"2.50","rows":[{"wait_s":1.5,"name":null}]}`, 0},
+		{`{"by":"team","n":3,"total":"$2.50","rows":null}`, 1},
+		{`{"by":"team","n":3,"total":"2.50","rows":[{"wait_s":1.5,"name":"x","wait_ns":1}]}`, 1},
+		{`{"by":"team","total":"2.50","rows":[]}`, 1},
+	} {
+		var doc any
+		if err := json.Unmarshal([]byte(c.doc), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if errs := Validate(s, doc); len(errs) != c.errs {
+			t.Errorf("Validate(Describe(map), %s) = %v, want %d errors", c.doc, errs, c.errs)
+		}
+	}
+}
+
+func TestMerge(t *testing.T) {
+	a := Infer(map[string]any{"x": 1.0, "only_a": "s", "list": nil})
+	b := Infer(map[string]any{"x": nil, "list": []any{true}})
+	got, _ := json.Marshal(Open(Merge(a, b)))
+	want := `{"additionalProperties":false,"properties":{"list":{"items":{"type":["boolean","null"]},"type":["array","null"]},"only_a":{"type":["string","null"]},"x":{"type":["null","number"]}},"required":["list","x"],"type":"object"}`
+	if string(got) != want {
+		t.Errorf("Merge(a, b) =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestValidateKeywords(t *testing.T) {
+	s := Schema{"anyOf": []any{
+		Schema{"type": "string", "enum": []any{"a", "b"}},
+		Schema{"type": "object", "additionalProperties": Schema{"type": "integer"}},
+	}}
+	for doc, errs := range map[string]int{`"a"`: 0, `"c"`: 1, `{"k":1}`: 0, `{"k":"x"}`: 1, `3`: 1} {
+		var v any
+		if err := json.Unmarshal([]byte(doc), &v); err != nil {
+			t.Fatal(err)
+		}
+		if got := Validate(s, v); len(got) != errs {
+			t.Errorf("Validate(anyOf, %s) = %v, want %d errors", doc, got, errs)
 		}
 	}
 }

@@ -19,7 +19,8 @@ import (
 // Martello and Toth's L2 lower bound; MIG by the MIG planner's packer beside its bound. The
 // plan is made for the requests all at once (as the openb trace is replayed by its scheduler
 // simulator), at the peak of the requests running together, and over time as GPU-hours, with
-// the GPUs repacked whenever a request starts or ends.
+// the GPUs repacked whenever a request starts or ends. Where requests give their GPU memory,
+// memory packs beside compute (share_memory.go).
 
 // milliPerGPU is a GPU in thousandths, openb's gpu_milli unit.
 const milliPerGPU = 1000

@@ -172,3 +172,28 @@ func BenchmarkPlanShareOpenbMemory(b *testing.B) {
 		}
 	}
 }
+
+// TestPlanShareMemoryNotes: a GPU without MIG says what its MIG figures are (100 thousandths and
+// half of a 16 GiB GPU take a 3g, the smallest shape with 4 memory slices); typed pods are
+// told every GPU holds the one model's memory; a GPU size with no pod memory packs by compute.
+func TestPlanShareMemoryNotes(t *testing.T) {
+	pods := memoryPods()
+	pods[0].MemoryMiB, pods[1].MemoryMiB, pods[1].Types = 8<<10, 8<<10, "T4"
+	r, err := PlanShareOn(pods[:2], ShareGPU{Name: "T4", MemoryMiB: 16 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(r.Notes, "\n")
+	for _, want := range []string{"T4 has no MIG: the MIG figures are those of a MIG GPU with its memory", "Every GPU is taken to hold 16384 MiB (T4) whatever the pods' gpu_spec", "Compute decides", "2× 3g with 4/8 of memory"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("PlanShareOn(T4, one typed pod) notes lack %q:\n%s", want, notes)
+		}
+	}
+	for i := range pods {
+		pods[i].MemoryMiB = 0
+	}
+	r, _ = PlanShareOn(pods, a100x80)
+	if notes := strings.Join(r.Notes, "\n"); r.Memory != nil || !strings.Contains(notes, "Each GPU holds 81920 MiB, but no pod gives its GPU memory") {
+		t.Errorf("PlanShareOn(no pod memory) memory %+v, notes:\n%s\nwant none and the note", r.Memory, notes)
+	}
+}

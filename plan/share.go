@@ -19,7 +19,8 @@ import (
 // Martello and Toth's L2 lower bound; MIG by the MIG planner's packer beside its bound. The
 // plan is made for the requests all at once (as the openb trace is replayed by its scheduler
 // simulator), at the peak of the requests running together, and over time as GPU-hours, with
-// the GPUs repacked whenever a request starts or ends.
+// the GPUs repacked whenever a request starts or ends. Where requests give their GPU memory,
+// memory packs beside compute (share_memory.go).
 
 // milliPerGPU is a GPU in thousandths, openb's gpu_milli unit.
 const milliPerGPU = 1000
@@ -34,6 +35,9 @@ type SharePod struct {
 	// Types are the GPU models the pod may run on (openb's gpu_spec, such as "V100M32|A100"); ""
 	// is any. A fraction shares a GPU only with fractions of the same Types or of none.
 	Types string
+	// MemoryMiB is the GPU memory the pod needs on each GPU it takes (gpu_memory_mib); 0 is
+	// none given. A fraction's memory packs beside its thousandths (share_memory.go).
+	MemoryMiB int
 }
 
 func (p SharePod) fractional() bool { return p.GPUs == 1 && p.Milli > 0 && p.Milli < milliPerGPU }
@@ -65,6 +69,8 @@ type ShareResult struct {
 	MIGPacker   string        `json:"mig_packer"` // exact or first-fit-decreasing, all at once
 	Notes       []string      `json:"notes,omitempty"`
 	MIGProfiles [migKinds]int `json:"mig_instances_by_shape"`
+	// Memory is how GPU memory shaped the plan; nil when no pod gives its GPU memory.
+	Memory *ShareMemory `json:"gpu_memory,omitempty"`
 }
 
 // ShareHours are GPU-hours over the trace, repacked at every start and end.
@@ -84,8 +90,14 @@ func (r ShareResult) MarshalJSON() ([]byte, error) {
 		"lower_bound": r.GPUHours.Bound, "mig": r.GPUHours.MIG}, plain(r)})
 }
 
-// PlanShare packs pods' GPU requests: all at once, at their peak together and over time.
-func PlanShare(pods []SharePod) (ShareResult, error) {
+// PlanShare packs pods' GPU requests by compute alone: all at once, at their peak together and
+// over time. Pods that give their GPU memory need PlanShareOn and the GPU's memory.
+func PlanShare(pods []SharePod) (ShareResult, error) { return PlanShareOn(pods, ShareGPU{}) }
+
+// PlanShareOn packs pods' GPU requests onto GPUs of gpu: all at once, at their peak together
+// and over time. Where pods give their GPU memory, memory packs beside compute; gpu must then
+// say how much one GPU holds, and no pod may need more.
+func PlanShareOn(pods []SharePod, g ShareGPU) (ShareResult, error) {
 	var r ShareResult
 	r.Pods = len(pods)
 	var gpu []SharePod
@@ -97,6 +109,9 @@ func PlanShare(pods []SharePod) (ShareResult, error) {
 			continue
 		case p.GPUs > 1 && p.Milli != 0 && p.Milli != milliPerGPU:
 			return r, gpucost.Errorf(gpucost.EInvalid, "pod %d (%s): %d GPUs of %d thousandths each: a fraction is of one GPU; give 1 GPU, or 1000 thousandths", i+1, p.Name, p.GPUs, p.Milli)
+		}
+		if err := g.check(i, p); err != nil {
+			return r, err
 		}
 		gpu = append(gpu, p)
 		if p.fractional() {
@@ -117,23 +132,33 @@ func PlanShare(pods []SharePod) (ShareResult, error) {
 	if len(gpu) == 0 {
 		return r, gpucost.Errorf(gpucost.EInvalid, "no pod requests a GPU: give num_gpu (and gpu_milli for a fraction) per pod")
 	}
-	r.AllAtOnce, r.MIGPacker, r.MIGProfiles = shareNeed(gpu)
-	r.Peak, r.PeakAt, r.GPUHours = shareOverTime(gpu)
+	memCap := 0
+	if r.Memory = shareMemory(gpu, g); r.Memory != nil {
+		memCap = g.MemoryMiB
+	}
+	r.AllAtOnce, r.MIGPacker, r.MIGProfiles = shareNeed(gpu, memCap)
+	r.Peak, r.PeakAt, r.GPUHours = shareOverTime(gpu, memCap)
 	r.Notes = shareNotes(r)
+	if r.Memory != nil {
+		r.Memory.explain(gpu, r, g)
+		r.Notes = append(r.Notes[:len(r.Notes)-1], append(r.Memory.notes(r, g), r.Notes[len(r.Notes)-1])...)
+	} else if g.MemoryMiB > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("Each GPU holds %d MiB, but no pod gives its GPU memory (a gpu_memory_mib column): packed by compute alone.", g.MemoryMiB))
+	}
 	return r, nil
 }
 
-// shareNeed packs one set of requests every way. Fractions that name GPU models (Types) share a
-// GPU only with fractions of the same Types and with fractions that name none: each Types is
-// packed on its own GPUs, then the fractions of any model fill the room left on all of them
-// before opening more (under MIG they get GPUs of their own too, a simpler and safe plan).
-// Without Types that is plain best-fit and first-fit decreasing. The lower bounds ignore Types,
-// so they stay bounds.
-func shareNeed(pods []SharePod) (ShareNeed, string, [migKinds]int) {
+// shareNeed packs one set of requests every way, memory a dimension beside compute where memCap
+// (one GPU's MiB) is above 0. Fractions that name GPU models (Types) share a GPU only with
+// fractions of the same Types and with fractions that name none: each Types is packed on its own
+// GPUs, then the fractions of any model fill the room left on all of them before opening more
+// (under MIG they get GPUs of their own too, a simpler and safe plan). Without Types that is
+// plain best-fit and first-fit decreasing. The lower bounds ignore Types, so they stay bounds.
+func shareNeed(pods []SharePod, memCap int) (ShareNeed, string, [migKinds]int) {
 	n := ShareNeed{Requests: len(pods)}
-	var fracs, anyModel []int
-	var byTypes map[string][]int // typed fractions by their Types; made at the first
-	var d, anyMIG [migKinds]int
+	var fracs, anyModel []SharePod
+	var byTypes map[string][]SharePod // typed fractions by their Types; made at the first
+	var d [migKinds]int
 	whole := 0
 	for _, p := range pods {
 		switch {
@@ -141,38 +166,38 @@ func shareNeed(pods []SharePod) (ShareNeed, string, [migKinds]int) {
 			whole += p.GPUs
 			continue
 		case p.Types == "":
-			anyModel = append(anyModel, p.Milli)
-			anyMIG[migKind(p.Milli)]++
+			anyModel = append(anyModel, p)
 		default:
 			if byTypes == nil {
-				byTypes = map[string][]int{}
+				byTypes = map[string][]SharePod{}
 			}
-			byTypes[p.Types] = append(byTypes[p.Types], p.Milli)
+			byTypes[p.Types] = append(byTypes[p.Types], p)
 		}
-		fracs = append(fracs, p.Milli)
-		d[migKind(p.Milli)]++
+		fracs = append(fracs, p)
+		d[shareMIGKind(p, memCap)]++
 	}
 	n.Whole = whole + len(fracs)
-	largestFirst := func(a, b int) int { return b - a }
-	slices.SortFunc(fracs, largestFirst)
-	slices.SortFunc(anyModel, largestFirst)
-	var typed [][]int
+	var typed [][]SharePod
 	for _, t := range slices.Sorted(maps.Keys(byTypes)) {
-		slices.SortFunc(byTypes[t], largestFirst)
 		typed = append(typed, byTypes[t])
 	}
-	n.Fractional = whole + bestFitDecreasingTyped(typed, anyModel)
-	n.FFD = whole + firstFitDecreasingTyped(typed, anyModel)
-	n.Bound = whole + binPackingL2(fracs)
+	if memCap > 0 {
+		n.Fractional, n.FFD, n.Bound = packWithMemory(typed, anyModel, fracs, memCap)
+	} else {
+		n.Fractional, n.FFD, n.Bound = packCompute(typed, anyModel, fracs)
+	}
+	n.Fractional += whole
+	n.FFD += whole
+	n.Bound += whole
 	// MIG GPUs are kept apart by Types; fractions of any model get GPUs of their own.
-	bins, packer := migPack(anyMIG)
-	n.MIG = whole + len(bins)
-	for _, sizes := range typed {
-		var g [migKinds]int
-		for _, m := range sizes {
-			g[migKind(m)]++
+	n.MIG = whole
+	packer := "exact"
+	for _, g := range append([][]SharePod{anyModel}, typed...) {
+		var demand [migKinds]int
+		for _, p := range g {
+			demand[shareMIGKind(p, memCap)]++
 		}
-		bins, how := migPack(g)
+		bins, how := migPack(demand)
 		n.MIG += len(bins)
 		if how != "exact" { // one group packed by first fit makes the whole approximate
 			packer = how
@@ -180,6 +205,25 @@ func shareNeed(pods []SharePod) (ShareNeed, string, [migKinds]int) {
 	}
 	n.MIGBound = whole + migLowerBound(d)
 	return n, packer, d
+}
+
+// packCompute packs fractions by their thousandths alone: best-fit and first-fit decreasing by
+// typed group and then those of any model, and the L2 bound of all; it returns the GPUs of each.
+func packCompute(typed [][]SharePod, anyModel, all []SharePod) (bfd, ffd, bound int) {
+	largestFirst := func(g []SharePod) []int {
+		sizes := make([]int, len(g))
+		for i, p := range g {
+			sizes[i] = p.Milli
+		}
+		slices.SortFunc(sizes, func(a, b int) int { return b - a })
+		return sizes
+	}
+	groups := make([][]int, len(typed))
+	for i, g := range typed {
+		groups[i] = largestFirst(g)
+	}
+	anySizes := largestFirst(anyModel)
+	return bestFitDecreasingTyped(groups, anySizes), firstFitDecreasingTyped(groups, anySizes), binPackingL2(largestFirst(all))
 }
 
 // bestFitDecreasingTyped packs each typed group (sorted largest first) by best-fit decreasing
@@ -206,22 +250,6 @@ func firstFitDecreasingTyped(typed [][]int, anyModel []int) int {
 		room = append(room, firstFitInto(nil, sizes)...)
 	}
 	return len(firstFitInto(room, anyModel))
-}
-
-// migKind is the smallest MIG shape with the compute slices a fraction needs: ⌈milli·7/1000⌉
-// slices, 5 and 6 rounding up to the whole GPU's 7g.
-func migKind(milli int) int {
-	switch ceilDiv(milli*migComputeSlices, milliPerGPU) {
-	case 1:
-		return 0
-	case 2:
-		return 2
-	case 3:
-		return 3
-	case 4:
-		return 4
-	}
-	return 5
 }
 
 // bestFitDecreasing packs sizes (sorted largest first) into GPUs of 1,000, each onto the GPU it
@@ -270,38 +298,43 @@ func firstFitInto(room []int, sizes []int) []int {
 	return room
 }
 
-// binPackingL2 is Martello and Toth's lower bound L2 for sizes sorted largest first: items over
-// half a GPU each need their own, and the rest need at least the room those leave, for every
-// threshold k ≤ 500 below which items are left out.
-func binPackingL2(sizes []int) int {
+// binPackingL2 is Martello and Toth's lower bound L2 for thousandths of a GPU.
+func binPackingL2(sizes []int) int { return binPackingL2Cap(sizes, milliPerGPU) }
+
+// binPackingL2Cap is Martello and Toth's lower bound L2 for sizes in bins of capacity c: items
+// over half a bin each need their own, and the rest need at least the room those leave, for
+// every threshold k ≤ c/2 below which items are left out.
+func binPackingL2Cap(sizes []int, c int) int {
 	total := 0
 	for _, s := range sizes {
 		total += s
 	}
-	best := ceilDiv(total, milliPerGPU)
-	for _, k := range append(uniqueSmall(sizes), 0) {
-		var big, mid, small, midRoom int // big: > 1000 − k; mid: in (500, 1000 − k]; small: in [k, 500]
+	best := ceilDiv(total, c)
+	for _, k := range append(uniqueSmall(sizes, c), 0) {
+		var big, mid, small, midRoom int // big: > c − k; mid: in (c/2, c − k]; small: in [k, c/2]
 		for _, s := range sizes {
 			switch {
-			case s > milliPerGPU-k:
+			case s > c-k:
 				big++
-			case s > milliPerGPU/2:
+			case s > c/2:
 				mid++
-				midRoom += milliPerGPU - s
+				midRoom += c - s
 			case s >= k:
 				small += s
 			}
 		}
-		best = max(best, big+mid+max(0, ceilDiv(small-midRoom, milliPerGPU)))
+		best = max(best, big+mid+max(0, ceilDiv(small-midRoom, c)))
 	}
 	return best
 }
 
-// uniqueSmall lists the distinct sizes of at most half a GPU.
-func uniqueSmall(sizes []int) []int {
+// uniqueSmall lists the distinct sizes of at most half a bin of capacity c.
+func uniqueSmall(sizes []int, c int) []int {
+	seen := map[int]bool{}
 	var out []int
 	for _, s := range sizes {
-		if s <= milliPerGPU/2 && !slices.Contains(out, s) {
+		if s <= c/2 && !seen[s] {
+			seen[s] = true
 			out = append(out, s)
 		}
 	}
@@ -310,7 +343,7 @@ func uniqueSmall(sizes []int) []int {
 
 // shareOverTime repacks the running requests at every start and end: the peak need (by the
 // whole-GPU count) and GPU-hours of each way.
-func shareOverTime(pods []SharePod) (ShareNeed, int64, ShareHours) {
+func shareOverTime(pods []SharePod, memCap int) (ShareNeed, int64, ShareHours) {
 	type event struct {
 		t     int64
 		start bool
@@ -352,7 +385,7 @@ func shareOverTime(pods []SharePod) (ShareNeed, int64, ShareHours) {
 		for i := range running {
 			live = append(live, pods[i])
 		}
-		cur, _, _ = shareNeed(live)
+		cur, _, _ = shareNeed(live, memCap)
 		if cur.Whole > peak.Whole {
 			peak, peakAt = cur, t
 		}
@@ -371,9 +404,13 @@ func shareOverTime(pods []SharePod) (ShareNeed, int64, ShareHours) {
 func shareNotes(r ShareResult) []string {
 	notes := []string{fmt.Sprintf("%d of %d pods request GPUs: %d a fraction of one, %d several whole GPUs.", r.GPUPods, r.Pods, r.Fractional, r.MultiGPU)}
 	a := r.AllAtOnce
+	migRounding := ""
+	if r.Memory != nil {
+		migRounding = " of compute and eighths of memory"
+	}
 	if a.Whole > 0 {
-		notes = append(notes, fmt.Sprintf("All at once: fractional sharing (time-slicing or MPS) needs %d GPUs against %d without sharing (%.0f%% fewer), within %d of the lower bound %d; first-fit decreasing %d. MIG needs %d (bound %d): its profiles round each fraction up to sevenths.",
-			a.Fractional, a.Whole, 100*(1-float64(a.Fractional)/float64(a.Whole)), a.Fractional-a.Bound, a.Bound, a.FFD, a.MIG, a.MIGBound))
+		notes = append(notes, fmt.Sprintf("All at once: fractional sharing (time-slicing or MPS) needs %d GPUs against %d without sharing (%.0f%% fewer), within %d of the lower bound %d; first-fit decreasing %d. MIG needs %d (bound %d): its profiles round each fraction up to sevenths%s.",
+			a.Fractional, a.Whole, 100*(1-float64(a.Fractional)/float64(a.Whole)), a.Fractional-a.Bound, a.Bound, a.FFD, a.MIG, a.MIGBound, migRounding))
 	}
 	if r.NeverRan > 0 {
 		notes = append(notes, fmt.Sprintf("%d GPU pods never ran (deletion no later than creation): counted all at once, left out of the peak and GPU-hours.", r.NeverRan))

@@ -219,6 +219,7 @@ func exampleFixtures(t *testing.T) map[string][]byte {
 		"bert.csv":                        "../../plan/testdata/latency_profile.csv",
 		"openb_pod_list_default.csv":      shared + "alibaba/gpu-v2023/csv/openb_pod_list_default.csv",
 		"pods.csv":                        shared + "alibaba/gpu-v2023/csv/openb_pod_list_default.csv",
+		"pods-gpu-memory.csv":             "../../plan/testdata/share_gpu_memory.csv",
 		"smi.csv":                         "../../telemetry/nvidiasmi/testdata/a100-8gpu/query-gpu.csv",
 		"spot-advisor-data.json":          "../../catalog/testdata/spot-advisor-data.json",
 		// The README's tour of four bills and the import examples' files, one provider each.

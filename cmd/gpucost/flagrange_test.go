@@ -130,6 +130,8 @@ var flagRanges = map[string]flagRange{
 	"plan checkpoint --bandwidth":         {bad: []string{"-1GB/s", "NaNGB/s"}},
 	"plan checkpoint --size":              {bad: []string{"-1GB", "InfGB"}},
 
+	"plan share --gpu-memory-gib": {bad: badPosFloat},
+
 	"plan commit --discount": {bad: []string{"-0.1", "1", "NaN"}},
 	"plan commit --term":     {bad: []string{"2y"}},
 	"plan commit --payment":  {bad: []string{"some"}},

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"math"
+	"strings"
+
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/plan/planfile"
 	"github.com/gpucost/gpucost/present"
@@ -9,9 +14,10 @@ import (
 )
 
 func newPlanShareCmd(e *env) *cobra.Command {
-	var workloads string
+	var workloads, gpu string
+	var memGiB float64
 	cmd := &cobra.Command{
-		Use:   "share --workloads PODS.csv",
+		Use:   "share --workloads PODS.csv [--gpu MODEL | --gpu-memory-gib GIB]",
 		Short: "Pack fractional GPU requests: whole GPUs, time-slicing/MPS and MIG side by side, against first-fit decreasing and a lower bound",
 		Long: `share packs pods' GPU requests three ways (docs/architecture.md "Sharing GPUs beyond MIG"): whole
 GPUs, one a request; fractional sharing under time-slicing or MPS, requests of thousandths of a
@@ -24,21 +30,74 @@ GPU-hours, repacking whenever a request starts or ends.
 PODS.csv is openb's pod list (alibaba/clusterdata cluster-trace-gpu-v2023): name, num_gpu,
 gpu_milli, optionally gpu_spec (the GPU models a pod may run on, such as V100M32|A100: a
 fraction shares a GPU only with fractions of the same gpu_spec or of none) and, for the peak and
-GPU-hours, creation_time and deletion_time in seconds.`,
+GPU-hours, creation_time and deletion_time in seconds.
+
+A gpu_memory_mib column (not openb's: its memory_mib is host memory) gives the GPU memory a pod
+needs on each GPU it takes, in MiB. Memory then packs beside compute: time-slicing and MPS do
+not isolate memory, so a GPU holds fractions while their thousandths sum to at most 1,000 and
+their memory to at most the GPU's; under MIG a fraction takes the smallest profile with enough
+compute and memory slices. One GPU's memory comes from --gpu (the catalog's datasheet memory,
+taken as GiB: A100-80GB holds 81,920 MiB; its MIG profile names label the instances) or
+--gpu-memory-gib, which wins over --gpu's. Every GPU of the plan is of that one model, whatever
+the pods' gpu_spec.`,
 		Example: `  gpucost plan share --workloads openb_pod_list_default.csv
-  gpucost plan share --workloads pods.csv --output json`,
+  gpucost plan share --workloads pods.csv --output json
+  gpucost plan share --workloads pods-gpu-memory.csv --gpu A100-80GB
+  gpucost plan share --workloads pods-gpu-memory.csv --gpu-memory-gib 40`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
-			if workloads == "" {
-				return result{}, gpucost.Errorf(gpucost.EInvalid, "--workloads PODS.csv is required: name, num_gpu, gpu_milli (creation_time, deletion_time)")
-			}
-			pods, err := planfile.ReadSharePods(workloads)
+			g, err := shareGPU(gpu, memGiB, cmd.Flags().Changed("gpu-memory-gib"))
 			if err != nil {
 				return result{}, err
 			}
-			return shown(present.Share)(plan.PlanShare(pods))
+			if workloads == "" {
+				return result{}, gpucost.Errorf(gpucost.EInvalid, "--workloads PODS.csv is required: name, num_gpu, gpu_milli (gpu_spec, gpu_memory_mib, creation_time, deletion_time)")
+			}
+			pods, err := planfile.ReadSharePodsFor(workloads, g.MemoryMiB)
+			if err != nil {
+				return result{}, err
+			}
+			if g.MemoryMiB == 0 {
+				for _, p := range pods {
+					if p.MemoryMiB > 0 && p.GPUs > 0 {
+						return result{}, gpucost.Errorf(gpucost.EInvalid, "--workloads %s gives GPU memory (gpu_memory_mib; pod %q needs %d MiB), so the plan needs one GPU's memory: give --gpu MODEL, such as A100-80GB, or --gpu-memory-gib, such as 80", workloads, p.Name, p.MemoryMiB)
+					}
+				}
+			}
+			return shown(present.Share)(plan.PlanShareOn(pods, g))
 		}),
 	}
-	cmd.Flags().StringVar(&workloads, "workloads", "", "CSV of pods: name, num_gpu, gpu_milli, gpu_spec, creation_time, deletion_time (openb's pod list)")
+	cmd.Flags().StringVar(&workloads, "workloads", "", "CSV of pods: name, num_gpu, gpu_milli, gpu_spec, gpu_memory_mib, creation_time, deletion_time (openb's pod list)")
+	cmd.Flags().StringVar(&gpu, "gpu", "", "the GPU model the pods share, such as A100-80GB: its memory (the catalog's) and MIG profiles, for pods that give gpu_memory_mib")
+	cmd.Flags().Float64Var(&memGiB, "gpu-memory-gib", 0, "GiB of memory one GPU holds, for pods that give gpu_memory_mib (wins over --gpu's)")
 	return cmd
+}
+
+// shareGPU resolves plan share's GPU: the catalog's model and its memory, or memGiB where
+// given (set: the flag was on the command line).
+func shareGPU(name string, memGiB float64, set bool) (plan.ShareGPU, error) {
+	var g plan.ShareGPU
+	if set && (math.IsNaN(memGiB) || memGiB*1024 < 1 || memGiB > 1<<20) {
+		return g, gpucost.Errorf(gpucost.EInvalid, "--gpu-memory-gib %v: give the GiB one GPU holds, above 0, such as 80", memGiB)
+	}
+	if name != "" {
+		spec, ok := catalog.Spec(name)
+		if !ok || spec.MemoryGB <= 0 {
+			var known []string
+			for _, s := range catalog.Specs() {
+				if s.MemoryGB > 0 {
+					known = append(known, s.Name)
+				}
+			}
+			return g, gpucost.Errorf(gpucost.EInvalid, "--gpu %q: the catalog knows no such GPU model; use one of %s, or give its memory with --gpu-memory-gib", name, strings.Join(known, ", "))
+		}
+		g = plan.ShareGPU{Name: spec.Name, MemoryMiB: int(math.Round(spec.MemoryGB * 1024)), MIGProfiles: catalog.MIGProfiles(spec.Name)}
+	}
+	if set {
+		g.MemoryMiB = int(math.Floor(memGiB * 1024))
+		if g.Name != "" {
+			g.Name = fmt.Sprintf("%s at %v GiB", g.Name, memGiB)
+		}
+	}
+	return g, nil
 }

@@ -6,6 +6,7 @@ package planfile
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -117,11 +118,21 @@ func ReadTrace(name string, o TraceOptions) (*traffic.Trace, error) {
 }
 
 // ReadSharePods reads a pod list (plan share --workloads) in openb's format: name, num_gpu,
-// gpu_milli (thousandths of one GPU for a fractional request) and, optionally, creation_time
-// and deletion_time in seconds.
-func ReadSharePods(name string) ([]plan.SharePod, error) {
+// gpu_milli (thousandths of one GPU for a fractional request) and, optionally, gpu_spec,
+// gpu_memory_mib (see ReadSharePodsFor) and creation_time and deletion_time in seconds.
+func ReadSharePods(name string) ([]plan.SharePod, error) { return ReadSharePodsFor(name, 0) }
+
+// ReadSharePodsFor is ReadSharePods for GPUs of memMiB each (0: not known). A pod's
+// gpu_memory_mib is the GPU memory it needs on each GPU it takes: required of a fraction where
+// the column is present (0 for none), at most memMiB where that is known. openb's memory_mib is
+// host memory, not GPU memory; a column named like GPU memory in another unit is refused rather
+// than left unread.
+func ReadSharePodsFor(name string, memMiB int) ([]plan.SharePod, error) {
 	c, err := csvin.Open("--workloads", name, "name", "num_gpu", "gpu_milli")
 	if err != nil {
+		return nil, err
+	}
+	if err := gpuMemoryColumn(c, name); err != nil {
 		return nil, err
 	}
 	timed := c.Has("creation_time") && c.Has("deletion_time")
@@ -146,6 +157,9 @@ func ReadSharePods(name string) ([]plan.SharePod, error) {
 		if c.Has("gpu_spec") {
 			p.Types = strings.TrimSpace(c.Get(rec, "gpu_spec"))
 		}
+		if p.MemoryMiB, err = gpuMemory(c, rec, p, memMiB); err != nil {
+			return err
+		}
 		if timed {
 			s, err := c.Number(rec, "creation_time")
 			if err != nil {
@@ -161,6 +175,43 @@ func ReadSharePods(name string) ([]plan.SharePod, error) {
 		return nil
 	})
 	return out, err
+}
+
+// gpuMemoryColumn refuses a column that looks like GPU memory but is not gpu_memory_mib, such
+// as gpu_mem_gib: its figures would be left out of the plan.
+func gpuMemoryColumn(c *csvin.File, name string) error {
+	for _, h := range c.Header() {
+		col := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+		if col != "gpu_memory_mib" && (strings.HasPrefix(col, "gpu_mem") || strings.HasPrefix(col, "gpumem")) {
+			return gpucost.Errorf(gpucost.EInvalid, "--workloads %s: line 1: column %s: plan share reads GPU memory as gpu_memory_mib, MiB per GPU; rename the column, converting its figures to MiB", name, h)
+		}
+	}
+	return nil
+}
+
+// gpuMemory reads pod p's gpu_memory_mib, rounded up to whole MiB: 0 where the file has no such
+// column or a pod of no GPU or whole GPUs leaves it empty.
+func gpuMemory(c *csvin.File, rec []string, p plan.SharePod, memMiB int) (int, error) {
+	const col = "gpu_memory_mib"
+	fraction := p.GPUs == 1 && p.Milli > 0 && p.Milli < 1000
+	if !c.Has(col) || c.Get(rec, col) == "" && !fraction {
+		return 0, nil
+	}
+	if c.Get(rec, col) == "" {
+		return 0, c.Errorf(col, "pod %q takes %d thousandths of a GPU but gives no GPU memory: give the MiB it needs (0 for none)", p.Name, p.Milli)
+	}
+	v, err := c.Number(rec, col)
+	if err != nil {
+		return 0, err
+	}
+	if v > 1<<40 {
+		return 0, c.Errorf(col, "pod %q: %s %v MiB is more than any GPU holds: give MiB per GPU, such as 20480", p.Name, col, v)
+	}
+	m := int(math.Ceil(v))
+	if memMiB > 0 && m > memMiB && p.GPUs > 0 {
+		return 0, c.Errorf(col, "pod %q needs %d MiB of GPU memory on each GPU, more than one GPU holds (%d MiB, from --gpu or --gpu-memory-gib): give a GPU with more memory, or split the pod", p.Name, m, memMiB)
+	}
+	return m, nil
 }
 
 // ReadTokenProfile reads measured requests (--token-profile): input_tokens, output_tokens and

@@ -20,9 +20,6 @@ var _ gpucost.CostStore = (*DB)(nil)
 const importColumns = `id, name, checksum, coalesce(identity, ''), format, version, grain_ns, source_rows, lines, totals, imported_at, imported_ns,
 	coalesce(providers, ''), charge_from, charge_to, files, lenient`
 
-// copyLines is how many lines go to the server in one COPY: memory holds one batch.
-const copyLines = 8192
-
 // CostImportByChecksum returns the import of a file with the given checksum, if any.
 func (db *DB) CostImportByChecksum(ctx context.Context, checksum string) (gpucost.CostImport, bool, error) {
 	row := db.pool.QueryRow(ctx, `SELECT `+importColumns+` FROM cost_imports WHERE checksum = $1`, checksum)
@@ -176,7 +173,8 @@ func (db *DB) RemoveCosts(ctx context.Context, id int64) (gpucost.CostImport, er
 		return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: %w", id, db.name, err)
 	}
 	imp.Coverage = cov[id]
-	for _, q := range []string{`DELETE FROM cost_lines WHERE import_id = $1`, `DELETE FROM cost_import_coverage WHERE import_id = $1`,
+	for _, q := range []string{`DELETE FROM cost_lines WHERE import_id = $1`, `DELETE FROM cost_line_contexts WHERE import_id = $1`,
+		`DELETE FROM cost_import_coverage WHERE import_id = $1`,
 		`DELETE FROM cost_imports WHERE id = $1`} {
 		if _, err := tx.Exec(ctx, q, id); err != nil {
 			return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: %w", id, db.name, err)

@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -108,7 +109,11 @@ func (db *DB) Name() string { return db.name }
 func (db *DB) File() string { return "" }
 
 // migrate applies the missing migrations in one transaction under the advisory lock.
-func (db *DB) migrate(ctx context.Context) error {
+func (db *DB) migrate(ctx context.Context) error { return db.migrateTo(ctx, math.MaxInt) }
+
+// migrateTo applies the missing migrations up to version last (tests make a store of an older
+// schema with it).
+func (db *DB) migrateTo(ctx context.Context, last int) error {
 	names, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil {
 		return err
@@ -131,6 +136,9 @@ func (db *DB) migrate(ctx context.Context) error {
 		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
 		if err != nil {
 			return fmt.Errorf("migration %s: name must start with a number", base)
+		}
+		if version > last {
+			break
 		}
 		if err := apply(ctx, tx, version, name); err != nil {
 			return fmt.Errorf("migrate %s to version %d (%s): %w", db.name, version, base, err)

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -45,17 +44,14 @@ type lineWriter struct {
 
 	minStart, maxStart int64 // the lines' charge period starts, Unix seconds
 
-	ids       map[string]int32 // a context's encoded columns to its number, up to maxContexts
-	contexts  int32            // contexts numbered
-	key       []byte           // the current line's context, encoded
-	keys      []string         // scratch for sorting a map's keys
-	lineBuf   []byte           // the batch of lines: COPY header and rows
-	ctxBuf    []byte           // the batch's new contexts: COPY header and rows
-	batch     int              // lines in lineBuf
-	ctxsBatch int              // contexts in ctxBuf
+	cur      *copyBatch       // the batch being filled
+	ids      map[string]int32 // a context's encoded columns to its number, up to maxContexts
+	contexts int32            // contexts numbered
+	key      []byte           // the current line's context, encoded
+	keys     []string         // scratch for sorting a map's keys
 }
 
-// Batches end at copyLines lines or past copyBytes bytes; memory holds one batch.
+// Batches end at copyLines lines or past copyBytes bytes; memory holds two (see copySender).
 const (
 	copyLines = 32768
 	copyBytes = 8 << 20
@@ -77,35 +73,41 @@ var (
 )
 
 // writeAll writes the lines, stopping at the first error or when ctx is done. The iterator runs
-// on the calling goroutine, between COPYs, so a panic in it unwinds through PutCosts, whose
-// deferred rollback stores nothing.
-func (w *lineWriter) writeAll(ctx context.Context, lines iter.Seq[*gpucost.CostLine]) error {
+// on the calling goroutine, so a panic in it unwinds through PutCosts, whose deferred rollback
+// stores nothing, once the batch being copied is done; the COPYs run on a goroutine of their own
+// (copySender), the connection being used by nothing else until writeAll returns.
+func (w *lineWriter) writeAll(ctx context.Context, lines iter.Seq[*gpucost.CostLine]) (err error) {
 	if lines == nil {
 		lines = func(func(*gpucost.CostLine) bool) {}
 	}
 	w.ids = map[string]int32{}
-	var err error
+	s := startSender(ctx, w.tx.Conn().PgConn())
+	defer func() {
+		if cerr := s.close(); err == nil {
+			err = cerr
+		}
+		if ctx.Err() != nil { // the reader failed, or the caller gave up
+			err = context.Cause(ctx)
+		}
+	}()
+	w.cur = s.take()
 	for l := range lines {
-		if w.batch == copyLines || len(w.lineBuf)+len(w.ctxBuf) >= copyBytes {
-			if err = w.flush(ctx); err != nil {
-				break
+		if w.cur.nlines == copyLines || len(w.cur.lines)+len(w.cur.contexts) >= copyBytes {
+			if err = s.send(w.cur); err != nil {
+				return err
 			}
+			w.cur = s.take()
 		}
 		if err = w.add(l); err != nil {
-			break
+			return err
 		}
 	}
-	if err == nil {
-		err = w.flush(ctx)
-	}
-	if ctx.Err() != nil { // the reader failed, or the caller gave up
-		err = context.Cause(ctx)
-	}
-	return err
+	return s.send(w.cur)
 }
 
 // add encodes l into the batch, and its context too if the writer has not numbered it yet.
 func (w *lineWriter) add(l *gpucost.CostLine) error {
+	b := w.cur
 	w.key = w.appendContext(w.key[:0], l)
 	id, ok := w.ids[string(w.key)]
 	if !ok {
@@ -119,46 +121,25 @@ func (w *lineWriter) add(l *gpucost.CostLine) error {
 		if len(w.ids) < maxContexts {
 			w.ids[string(w.key)] = id
 		}
-		if w.ctxsBatch == 0 {
-			w.ctxBuf = append(w.ctxBuf[:0], copyHeader...)
+		if b.ncontexts == 0 {
+			b.contexts = append(b.contexts[:0], copyHeader...)
 		}
-		w.ctxBuf = binary.BigEndian.AppendUint16(w.ctxBuf, uint16(2+len(contextColumns)))
-		w.ctxBuf = append(appendInt4(appendInt8(w.ctxBuf, w.importID), id), w.key...)
-		w.ctxsBatch++
+		b.contexts = binary.BigEndian.AppendUint16(b.contexts, uint16(2+len(contextColumns)))
+		b.contexts = append(appendInt4(appendInt8(b.contexts, w.importID), id), w.key...)
+		b.ncontexts++
 	}
-	if w.batch == 0 {
-		w.lineBuf = append(w.lineBuf[:0], copyHeader...)
+	if b.nlines == 0 {
+		b.lines, b.first = append(b.lines[:0], copyHeader...), w.lines+1
 	}
-	w.lineBuf = appendLine(w.lineBuf, w.importID, int32(w.lines), id, l)
+	b.lines = appendLine(b.lines, w.importID, int32(w.lines), id, l)
 	if start := l.ChargePeriodStart.Unix(); w.lines == 0 {
 		w.minStart, w.maxStart = start, start
 	} else {
 		w.minStart, w.maxStart = min(w.minStart, start), max(w.maxStart, start)
 	}
-	w.batch++
+	b.nlines++
 	w.lines++
 	w.sums.Add(l.BilledCost, l.EffectiveCost)
-	return nil
-}
-
-// flush copies the batch gathered, if it holds any line: its new contexts, then its lines.
-func (w *lineWriter) flush(ctx context.Context) error {
-	if w.batch == 0 {
-		return nil
-	}
-	conn := w.tx.Conn().PgConn()
-	if w.ctxsBatch > 0 {
-		w.ctxBuf = binary.BigEndian.AppendUint16(w.ctxBuf, 0xffff) // the trailer: a field count of -1
-		if _, err := conn.CopyFrom(ctx, bytes.NewReader(w.ctxBuf), copyContextsSQL); err != nil {
-			return fmt.Errorf("copy the contexts of lines %d–%d: %w", w.lines-w.batch+1, w.lines, err)
-		}
-		w.ctxsBatch, w.ctxBuf = 0, w.ctxBuf[:0]
-	}
-	w.lineBuf = binary.BigEndian.AppendUint16(w.lineBuf, 0xffff)
-	if _, err := conn.CopyFrom(ctx, bytes.NewReader(w.lineBuf), copyLinesSQL); err != nil {
-		return fmt.Errorf("copy lines %d–%d: %w", w.lines-w.batch+1, w.lines, err)
-	}
-	w.batch, w.lineBuf = 0, w.lineBuf[:0]
 	return nil
 }
 

@@ -44,7 +44,7 @@ func BenchmarkCopyPaths(b *testing.B) {
 	}
 	const resources, days = 10_000, 30
 	wide := []byte(copyHeader)
-	w := lineWriter{importID: 1, ids: map[string]int32{}}
+	w := lineWriter{importID: 1, ids: map[string]int32{}, cur: &copyBatch{}}
 	for l := range storetest.FleetLines(resources, 0, days) {
 		wide = appendWideLine(wide, &w, 1, int32(w.lines), l)
 		if err := w.add(l); err != nil {
@@ -52,7 +52,7 @@ func BenchmarkCopyPaths(b *testing.B) {
 		}
 	}
 	end := func(buf []byte) []byte { return binary.BigEndian.AppendUint16(bytes.Clone(buf), 0xffff) }
-	wide, lines, contexts := end(wide), end(w.lineBuf), end(w.ctxBuf)
+	wide, lines, contexts := end(wide), end(w.cur.lines), end(w.cur.contexts)
 	into := func(table string, cols []string) string {
 		return `COPY ` + table + ` (` + strings.Join(cols, ", ") + `) FROM STDIN WITH (FORMAT binary)`
 	}

@@ -44,7 +44,7 @@ func TestLineDecoderRoundTrip(t *testing.T) {
 	start := time.Date(2026, 3, 1, 0, 0, 0, 5, time.UTC)
 	want := gpucost.CostLine{Provider: "AWS", ResourceID: "i-1", ChargePeriodStart: start, ChargePeriodEnd: start.Add(time.Hour),
 		BillingPeriodStart: time.Unix(-62135596800, 999_999_999).UTC(),
-		BilledCost: gpucost.USD(-12), EffectiveCost: gpucost.Money{Nanos: math.MaxInt64, Currency: "EUR"},
+		BilledCost:         gpucost.USD(-12), EffectiveCost: gpucost.Money{Nanos: math.MaxInt64, Currency: "EUR"},
 		ConsumedQuantity: math.Inf(-1), Tags: gpucost.Labels{"team": "ml"}, Line: 7, Rows: 3}
 	d := newLineDecoder()
 	var ctx gpucost.CostLine

@@ -1,10 +1,10 @@
 -- Bill lines as a narrow row of numbers and the context they share (docs/architecture.md
--- "Stores"). A line's strings, billing period and maps repeat across its import (a month of a
--- resource's daily lines has one account, SKU, region, tags …), so each import keeps each
--- distinct context once, in cost_line_contexts, numbered from 0 by the import; cost_lines keeps
--- what each line has of its own: its charge period, four amounts, two quantities, its source
--- line and rows, and the number of its context: 15 fixed-width columns (128 bytes a row) where
--- there were 46 (about 480). COPY of a million lines took the server 5.3 cpu-s that way.
+-- "Storing bill lines"). A line's strings, billing period and maps repeat across its import (a
+-- month of a resource's daily lines has one account, SKU, region, tags …), so each import keeps
+-- each distinct context once, in cost_line_contexts, numbered from 0 by the writer; cost_lines
+-- keeps what each line has of its own: its charge period, four amounts, two quantities, its
+-- source line and rows, and the number of its context: 15 fixed-width columns (128 bytes a row)
+-- where there were 46 (about 480).
 --
 -- Neither table has a foreign key, for the speed of COPY: PutCostBatch and RemoveCosts delete an
 -- import's lines and contexts with it, in one transaction. cost_lines_full shows the lines with

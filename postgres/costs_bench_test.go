@@ -18,7 +18,8 @@ import (
 // BenchmarkPutCostsCPU stores a million daily lines (40,000 resources × 25 days) as one import
 // and says where its time goes: wall-s/M, the whole PutCosts; client-cpu-s/M, this process
 // (making the lines and encoding the binary COPY); server-cpu-s/M, the cluster's processes (the
-// backend parsing and storing the rows, the WAL writer, the checkpointer). "new" adds an import
+// backend parsing and storing the rows, the WAL writer, the checkpointer); WAL-MB/M, the WAL
+// the server wrote, which a durable commit waits to have on disk. "new" adds an import
 // to the store each time; "replace" replaces the previous one, deleting its million lines in the
 // same transaction. On a shared machine the CPU figures are the steadier:
 //
@@ -34,9 +35,10 @@ func benchPutCostsCPU(b *testing.B, resources, days int, replace bool) {
 	ctx := context.Background()
 	db := openDB(b)
 	var wall, client, server time.Duration
+	var wal float64
 	var prev []int64
 	for i := range b.N {
-		c0, s0 := processCPU(b, os.Getpid()), clusterCPU(b, db)
+		c0, s0, w0 := processCPU(b, os.Getpid()), clusterCPU(b, db), walBytes(b, db)
 		t := time.Now()
 		imp := gpucost.CostImport{Name: "month.csv", Checksum: fmt.Sprint("month-", i), Format: "focus", Grain: 24 * time.Hour}
 		if !replace {
@@ -49,6 +51,7 @@ func benchPutCostsCPU(b *testing.B, resources, days int, replace bool) {
 		wall += time.Since(t)
 		client += processCPU(b, os.Getpid()) - c0
 		server += clusterCPU(b, db) - s0
+		wal += walBytes(b, db) - w0
 		if replace {
 			prev = []int64{got.ID}
 		}
@@ -57,6 +60,19 @@ func benchPutCostsCPU(b *testing.B, resources, days int, replace bool) {
 	b.ReportMetric(wall.Seconds()/per, "wall-s/M")
 	b.ReportMetric(client.Seconds()/per, "client-cpu-s/M")
 	b.ReportMetric(server.Seconds()/per, "server-cpu-s/M")
+	b.ReportMetric(wal/per/1e6, "WAL-MB/M")
+}
+
+// walBytes returns the server's WAL position in bytes.
+func walBytes(b *testing.B, db interface {
+	Pool() *pgxpool.Pool
+}) float64 {
+	b.Helper()
+	var n float64
+	if err := db.Pool().QueryRow(context.Background(), `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8`).Scan(&n); err != nil {
+		b.Fatal(err)
+	}
+	return n
 }
 
 // accountLines gives the lines of import i a billing account of their own unless they replace

@@ -27,7 +27,8 @@ import (
 //   - narrow-no-index: cost_lines without its primary key, to show what the index costs.
 //
 // backend-cpu-s/M is the server process of the connection; server-cpu-s/M adds the cluster's
-// other processes (the WAL writer, the checkpointer): go test ./postgres -run '^$' -bench
+// other processes (the WAL writer, the checkpointer); WAL-MB/M is the WAL written, what a
+// durable commit waits to have on disk: go test ./postgres -run '^$' -bench
 // CopyPaths -benchtime 3x
 func BenchmarkCopyPaths(b *testing.B) {
 	ctx := context.Background()
@@ -76,6 +77,7 @@ func BenchmarkCopyPaths(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var backend, server, wall time.Duration
+			var wal float64
 			for range b.N {
 				conn, err := db.pool.Acquire(ctx)
 				if err != nil {
@@ -88,7 +90,7 @@ func BenchmarkCopyPaths(b *testing.B) {
 				if _, err := conn.Exec(ctx, `TRUNCATE `+c.empty+`; CHECKPOINT`); err != nil {
 					b.Fatal(err)
 				}
-				b0, s0, t := pidCPU(pid), clusterCPUOf(b, db), time.Now()
+				b0, s0, w0, t := pidCPU(pid), clusterCPUOf(b, db), walBytes(b, db), time.Now()
 				if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 					for _, s := range c.steps {
 						var err error
@@ -108,6 +110,7 @@ func BenchmarkCopyPaths(b *testing.B) {
 				wall += time.Since(t)
 				backend += pidCPU(pid) - b0
 				server += clusterCPUOf(b, db) - s0
+				wal += walBytes(b, db) - w0
 				conn.Release()
 			}
 			per := float64(b.N) * resources * days / 1e6
@@ -115,6 +118,7 @@ func BenchmarkCopyPaths(b *testing.B) {
 			b.ReportMetric(server.Seconds()/per, "server-cpu-s/M")
 			b.ReportMetric(wall.Seconds()/per, "wall-s/M")
 			b.ReportMetric(float64(c.bytes)/(resources*days), "B/line")
+			b.ReportMetric(wal/per/1e6, "WAL-MB/M")
 		})
 	}
 }
@@ -135,6 +139,15 @@ func clusterCPUOf(b *testing.B, db *DB) time.Duration {
 		sum += pidCPU(int(pid))
 	}
 	return sum
+}
+
+// walBytes returns the server's WAL position in bytes.
+func walBytes(b *testing.B, db *DB) float64 {
+	var n float64
+	if err := db.pool.QueryRow(context.Background(), `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8`).Scan(&n); err != nil {
+		b.Fatal(err)
+	}
+	return n
 }
 
 // pidCPU returns the user and system CPU time of the server process pid, from /proc.

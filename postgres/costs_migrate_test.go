@@ -203,3 +203,41 @@ func checkBackfill(t *testing.T, db *DB, imports [][]gpucost.CostLine) {
 		}
 	}
 }
+
+// BenchmarkMigrateNarrowLines times migration 0030 on a store of 300,000 lines (10,000
+// resources × 30 days, one import) written in the schema before it, per million lines:
+// go test ./postgres -run '^$' -bench MigrateNarrowLines -benchtime 1x
+func BenchmarkMigrateNarrowLines(b *testing.B) {
+	ctx := context.Background()
+	var lines []gpucost.CostLine
+	for l := range storetest.FleetLines(10_000, 0, 30) {
+		lines = append(lines, storetest.Clone(l))
+	}
+	var took, cpu time.Duration
+	for range b.N {
+		url := pgtest.Start(b)
+		pool, err := pgxpool.New(ctx, url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		old := &DB{name: "old", pool: pool}
+		if err := old.migrateTo(ctx, 23); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := pool.Exec(ctx, `INSERT INTO cost_imports (name, checksum, format, grain_ns, source_rows, lines, totals,
+			imported_at, identity, providers) VALUES ('old', 'old', 'focus', 0, 0, 0, '[]', now(), '', '[]')`); err != nil {
+			b.Fatal(err)
+		}
+		if err := copyWide(ctx, pool, 1, lines); err != nil {
+			b.Fatal(err)
+		}
+		t, c0 := time.Now(), clusterCPUOf(b, old)
+		if err := old.migrate(ctx); err != nil {
+			b.Fatal(err)
+		}
+		took, cpu = took+time.Since(t), cpu+clusterCPUOf(b, old)-c0
+		pool.Close()
+	}
+	b.ReportMetric(took.Seconds()/float64(b.N)/float64(len(lines))*1e6, "wall-s/M")
+	b.ReportMetric(cpu.Seconds()/float64(b.N)/float64(len(lines))*1e6, "server-cpu-s/M")
+}

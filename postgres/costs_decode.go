@@ -110,7 +110,8 @@ func (d *lineDecoder) decodeContext(vals [][]byte, l *gpucost.CostLine) (id int3
 var scanLineColumns = lineColumns[1:]
 
 // decodeLine decodes vals, a row of scanLineColumns, into l: the context the row names, from
-// contexts (by number), and the line's own fields. It returns the line's sequence number.
+// contexts (an import's, by number: readContexts checks they are numbered 0, 1, 2 …), and the
+// line's own fields. It returns the line's sequence number.
 func decodeLine(vals [][]byte, contexts []gpucost.CostLine, l *gpucost.CostLine) (seq int32, err error) {
 	if len(vals) != len(scanLineColumns) {
 		return 0, fmt.Errorf("%d columns, want %d", len(vals), len(scanLineColumns))
@@ -120,7 +121,7 @@ func decodeLine(vals [][]byte, contexts []gpucost.CostLine, l *gpucost.CostLine)
 	if c.err != nil {
 		return seq, fmt.Errorf("column %s: %w", scanLineColumns[c.bad], c.err)
 	}
-	if id < 0 || int(id) >= len(contexts) || contexts[id].Rows != contextStored {
+	if id < 0 || int(id) >= len(contexts) {
 		return seq, fmt.Errorf("context %d is not stored", id)
 	}
 	*l = contexts[id]
@@ -134,10 +135,6 @@ func decodeLine(vals [][]byte, contexts []gpucost.CostLine, l *gpucost.CostLine)
 	}
 	return seq, nil
 }
-
-// contextStored marks, in Rows, a context a scan has read: a number no stored context has
-// leaves that line of contexts zero.
-const contextStored = -1
 
 // maxCachedMaps bounds the maps a scan keeps to share between lines that hold the same ones.
 const maxCachedMaps = 1 << 16

@@ -113,7 +113,6 @@ func (s *lineScanner) readContexts(ctx context.Context, id int64, f gpucost.Cost
 		if int(n) != len(s.contexts) {
 			return false, fmt.Errorf("context %d where %d was due: an import's contexts are numbered 0, 1, 2 …", n, len(s.contexts))
 		}
-		l.Rows = contextStored
 		s.contexts = append(s.contexts, l)
 		if contextMatches(&l, f) {
 			s.keep = append(s.keep, n)

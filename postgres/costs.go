@@ -13,15 +13,12 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// DB keeps bill lines a row each, grouped by the import that brought them
-// (migrations/0001_store.sql).
+// DB keeps bill lines a narrow row each, grouped by the import that brought them, with the
+// contexts they share kept once per import (migrations/0030_narrow_cost_lines.sql).
 var _ gpucost.CostStore = (*DB)(nil)
 
 const importColumns = `id, name, checksum, coalesce(identity, ''), format, version, grain_ns, source_rows, lines, totals, imported_at, imported_ns,
 	coalesce(providers, ''), charge_from, charge_to, files, lenient`
-
-// copyLines is how many lines go to the server in one COPY: memory holds one batch.
-const copyLines = 8192
 
 // CostImportByChecksum returns the import of a file with the given checksum, if any.
 func (db *DB) CostImportByChecksum(ctx context.Context, checksum string) (gpucost.CostImport, bool, error) {
@@ -93,8 +90,10 @@ func scanImport(row pgx.Row) (gpucost.CostImport, error) {
 
 // PutCosts stores an import and its lines in one transaction, first deleting the imports listed
 // in replace (those not stored are ignored) and their lines. The lines go to the server by COPY
-// in batches of copyLines, so memory holds one batch however many lines there are; a line and
-// its maps may be reused once the next line is asked for.
+// in batches of copyLines, each line's context (its strings, billing period and maps) once, so
+// memory holds two batches and the contexts remembered (at most maxContexts) however many lines
+// there are; a line and its maps may be reused, and a map changed in place, once the next line
+// is asked for.
 //
 // The import returned has its ID set, Lines set to the number of lines stored, ImportedAt set to
 // now if it was zero (and in UTC), and Totals set to the sums of the
@@ -176,7 +175,8 @@ func (db *DB) RemoveCosts(ctx context.Context, id int64) (gpucost.CostImport, er
 		return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: %w", id, db.name, err)
 	}
 	imp.Coverage = cov[id]
-	for _, q := range []string{`DELETE FROM cost_lines WHERE import_id = $1`, `DELETE FROM cost_import_coverage WHERE import_id = $1`,
+	for _, q := range []string{`DELETE FROM cost_lines WHERE import_id = $1`, `DELETE FROM cost_line_contexts WHERE import_id = $1`,
+		`DELETE FROM cost_import_coverage WHERE import_id = $1`,
 		`DELETE FROM cost_imports WHERE id = $1`} {
 		if _, err := tx.Exec(ctx, q, id); err != nil {
 			return gpucost.CostImport{}, fmt.Errorf("remove cost import %d from %s: %w", id, db.name, err)

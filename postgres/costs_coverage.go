@@ -92,7 +92,8 @@ func (db *DB) deleteImports(ctx context.Context, tx pgx.Tx, name string, ids []i
 	if len(ids) == 0 {
 		return nil
 	}
-	for _, q := range []string{`DELETE FROM cost_lines WHERE import_id = ANY($1)`, `DELETE FROM cost_import_coverage WHERE import_id = ANY($1)`,
+	for _, q := range []string{`DELETE FROM cost_lines WHERE import_id = ANY($1)`, `DELETE FROM cost_line_contexts WHERE import_id = ANY($1)`,
+		`DELETE FROM cost_import_coverage WHERE import_id = ANY($1)`,
 		`DELETE FROM cost_imports WHERE id = ANY($1)`} {
 		if _, err := tx.Exec(ctx, q, ids); err != nil {
 			return fmt.Errorf("store cost import %s in %s: delete imports %v: %w", name, db.name, ids, err)

@@ -11,9 +11,9 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// lineDecoder turns the binary values of a cost_lines row (import_id, seq, then lineColumns)
-// into a CostLine without pgx's per-value scan plans: a scan decodes millions of rows, and their
-// strings repeat, so each distinct string is allocated once per scan and each distinct map once.
+// lineDecoder turns the binary values of cost_line_contexts and cost_lines rows into CostLines
+// without pgx's per-value scan plans: a scan decodes millions of rows, and their strings repeat,
+// so each distinct string is allocated once per scan and each distinct map once.
 type lineDecoder struct {
 	strs        map[string]string
 	tags, extra mapCache
@@ -68,48 +68,72 @@ func (d *lineDecoder) str(c *cursor) string {
 
 func (c *cursor) time() time.Time {
 	s := c.int64()
-	return time.Unix(s, int64(c.int32())).UTC()
+	return unixTime(s, c.int32())
 }
 
-func (d *lineDecoder) money(c *cursor) gpucost.Money {
-	n := c.int64()
-	return gpucost.Money{Nanos: n, Currency: d.str(c)}
-}
+// scanContextColumns are the columns of cost_line_contexts decodeContext reads.
+var scanContextColumns = append([]string{"id"}, contextColumns...)
 
-// decode decodes vals into l, returning the row's import id and sequence number.
-func (d *lineDecoder) decode(vals [][]byte, l *gpucost.CostLine) (importID int64, seq int32, err error) {
-	if len(vals) != 2+len(lineColumns) {
-		return 0, 0, fmt.Errorf("%d columns, want %d", len(vals), 2+len(lineColumns))
+// decodeContext decodes vals, a row of scanContextColumns, into the fields of l a context holds,
+// returning the context's number.
+func (d *lineDecoder) decodeContext(vals [][]byte, l *gpucost.CostLine) (id int32, err error) {
+	if len(vals) != len(scanContextColumns) {
+		return 0, fmt.Errorf("%d columns, want %d", len(vals), len(scanContextColumns))
 	}
 	c := &cursor{vals: vals}
-	importID, seq = c.int64(), c.int32()
+	id = c.int32()
+	l.BillingPeriodStart = c.time()
 	l.Provider, l.BillingAccountID, l.SubAccountID = d.str(c), d.str(c), d.str(c)
-	l.BillingPeriodStart, l.ChargePeriodStart, l.ChargePeriodEnd = c.time(), c.time(), c.time()
 	l.ChargeCategory, l.ChargeClass, l.ChargeFrequency, l.PricingCategory = d.str(c), d.str(c), d.str(c), d.str(c)
-	l.BilledCost, l.EffectiveCost, l.ListCost, l.ContractedCost = d.money(c), d.money(c), d.money(c), d.money(c)
+	l.BilledCost.Currency, l.EffectiveCost.Currency = d.str(c), d.str(c)
+	l.ListCost.Currency, l.ContractedCost.Currency = d.str(c), d.str(c)
 	l.CommitmentDiscountID, l.CommitmentDiscountStatus = d.str(c), d.str(c)
 	l.CommitmentDiscountType, l.CommitmentDiscountCategory = d.str(c), d.str(c)
 	l.ResourceID, l.ResourceName, l.ResourceType, l.InstanceType = d.str(c), d.str(c), d.str(c), d.str(c)
 	l.ServiceName, l.ServiceCategory, l.RegionID, l.AvailabilityZone = d.str(c), d.str(c), d.str(c), d.str(c)
 	l.SkuID, l.SkuPriceID, l.ChargeDescription = d.str(c), d.str(c), d.str(c)
-	l.ConsumedQuantity, l.ConsumedUnit = c.float64(), d.str(c)
-	l.PricingQuantity, l.PricingUnit = c.float64(), d.str(c)
+	l.ConsumedUnit, l.PricingUnit = d.str(c), d.str(c)
 	tags, extra := c.next(-1), c.next(-1)
-	l.Line, l.Rows = int(c.int64()), int(c.int64())
 	if c.err != nil {
-		name := "import_id"
-		if c.bad > 0 {
-			name = append([]string{"seq"}, lineColumns...)[c.bad-1]
-		}
-		return importID, seq, fmt.Errorf("column %s: %w", name, c.err)
+		return id, fmt.Errorf("column %s: %w", scanContextColumns[c.bad], c.err)
 	}
 	if l.Tags, err = d.tags.get(tags); err != nil {
-		return importID, seq, fmt.Errorf("tags: %w", err)
+		return id, fmt.Errorf("tags: %w", err)
 	}
 	if l.Extra, err = d.extra.get(extra); err != nil {
-		return importID, seq, fmt.Errorf("extra columns: %w", err)
+		return id, fmt.Errorf("extra columns: %w", err)
 	}
-	return importID, seq, nil
+	return id, nil
+}
+
+// scanLineColumns are the columns of cost_lines decodeLine reads.
+var scanLineColumns = lineColumns[1:]
+
+// decodeLine decodes vals, a row of scanLineColumns, into l: the context the row names, from
+// contexts (an import's, by number: readContexts checks they are numbered 0, 1, 2 …), and the
+// line's own fields. It returns the line's sequence number.
+func decodeLine(vals [][]byte, contexts []gpucost.CostLine, l *gpucost.CostLine) (seq int32, err error) {
+	if len(vals) != len(scanLineColumns) {
+		return 0, fmt.Errorf("%d columns, want %d", len(vals), len(scanLineColumns))
+	}
+	c := &cursor{vals: vals}
+	seq, id := c.int32(), c.int32()
+	if c.err != nil {
+		return seq, fmt.Errorf("column %s: %w", scanLineColumns[c.bad], c.err)
+	}
+	if id < 0 || int(id) >= len(contexts) {
+		return seq, fmt.Errorf("context %d is not stored", id)
+	}
+	*l = contexts[id]
+	l.ChargePeriodStart, l.ChargePeriodEnd = c.time(), c.time()
+	l.BilledCost.Nanos, l.EffectiveCost.Nanos = c.int64(), c.int64()
+	l.ListCost.Nanos, l.ContractedCost.Nanos = c.int64(), c.int64()
+	l.ConsumedQuantity, l.PricingQuantity = c.float64(), c.float64()
+	l.Line, l.Rows = int(c.int64()), int(c.int64())
+	if c.err != nil {
+		return seq, fmt.Errorf("column %s: %w", scanLineColumns[c.bad], c.err)
+	}
+	return seq, nil
 }
 
 // maxCachedMaps bounds the maps a scan keeps to share between lines that hold the same ones.

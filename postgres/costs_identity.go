@@ -44,12 +44,10 @@ func (db *DB) backfill(ctx context.Context, where, what string, set func(gpucost
 	if err != nil {
 		return fmt.Errorf("compute the bill %s of the stored imports in %s: %w", what, db.name, err)
 	}
-	q, args := linesQuery(gpucost.CostFilter{})
-	d := newLineDecoder()
+	s := lineScanner{db: db, d: newLineDecoder()}
 	for _, imp := range todo {
 		var b gpucost.BillIdentity
-		args[1] = imp.ID
-		err := db.scanImport(ctx, q, args, gpucost.CostFilter{}, d, func(l *gpucost.CostLine) error { b.Add(l); return nil })
+		err := s.scan(ctx, imp.ID, gpucost.CostFilter{}, func(l *gpucost.CostLine) error { b.Add(l); return nil })
 		if err == nil {
 			err = set(imp, &b)
 		}

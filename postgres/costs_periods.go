@@ -17,19 +17,6 @@ func (db *DB) CostPeriods(ctx context.Context) ([]gpucost.CostPeriod, error) {
 	return gpucost.TallyCostPeriods(ctx, db.ScanCosts)
 }
 
-// billedWhere returns the conditions of linesQuery that select f's billing periods, adding
-// their arguments through arg.
-func billedWhere(f gpucost.CostFilter, arg func(any) string) string {
-	var q string
-	if !f.BilledFrom.IsZero() {
-		q += fmt.Sprintf(" AND (billing_start_s, billing_start_ns) >= (%s, %s)", arg(f.BilledFrom.Unix()), arg(int32(f.BilledFrom.Nanosecond())))
-	}
-	if !f.BilledTo.IsZero() {
-		q += fmt.Sprintf(" AND (billing_start_s, billing_start_ns) < (%s, %s)", arg(f.BilledTo.Unix()), arg(int32(f.BilledTo.Nanosecond())))
-	}
-	return q
-}
-
 // TelemetrySpan returns the span of the stored rollups, from the series' first and last seen
 // times.
 func (db *DB) TelemetrySpan(ctx context.Context) (gpucost.Span, error) {

@@ -1,63 +1,84 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
-	"math"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/internal/storetest"
 	"github.com/gpucost/gpucost/postgres/pgtest"
+	"github.com/jackc/pgx/v5"
 )
 
-// BenchmarkCopyWidth weighs the change BenchmarkPutCostsCPU points to: the server's CPU seconds
-// a million lines take to COPY in cost_lines' row of 46 columns, against a row of 18 that refers
-// to the line's context (account, categories, service, region, units, SKU price, description)
-// by number. The same 300,000 lines, binary COPY, one transaction each, into tables of their
-// own: go test ./postgres -run '^$' -bench CopyWidth -benchtime 2x
-func BenchmarkCopyWidth(b *testing.B) {
+// BenchmarkCopyPaths weighs the ways a bill's lines can go to the server: the same 300,000 lines
+// (10,000 resources × 30 days), binary COPY, one transaction each, into emptied tables:
+//
+//   - wide-46: the row of 46 columns a line before migrations/0030_narrow_cost_lines.sql;
+//   - narrow: what PutCosts does, the line's 15 numbers in cost_lines and its context once in
+//     cost_line_contexts (10,000 of them);
+//   - narrow-staging: the lines first into an UNLOGGED table without indexes, then INSERT …
+//     SELECT into cost_lines in the same transaction;
+//   - narrow-no-index: cost_lines without its primary key, to show what the index costs.
+//
+// backend-cpu-s/M is the server process of the connection; server-cpu-s/M adds the cluster's
+// other processes (the WAL writer, the checkpointer); WAL-MB/M is the WAL written, what a
+// durable commit waits to have on disk: go test ./postgres -run '^$' -bench
+// CopyPaths -benchtime 3x
+func BenchmarkCopyPaths(b *testing.B) {
 	ctx := context.Background()
 	db, err := Open(ctx, pgtest.Start(b))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.pool.Exec(ctx, `CREATE TABLE wide_lines (LIKE cost_lines INCLUDING ALL);
-		CREATE TABLE narrow_lines (import_id bigint NOT NULL, seq integer NOT NULL, ctx integer NOT NULL,
-			charge_start_s bigint NOT NULL, charge_end_s bigint NOT NULL, billed_nanos bigint NOT NULL,
-			effective_nanos bigint NOT NULL, list_nanos bigint NOT NULL, contracted_nanos bigint NOT NULL,
-			resource_id text NOT NULL, resource_name text NOT NULL, sku_id text NOT NULL,
-			consumed_quantity double precision NOT NULL, pricing_quantity double precision NOT NULL,
-			tags json NOT NULL, extra json NOT NULL, line bigint NOT NULL, rows bigint NOT NULL, PRIMARY KEY (import_id, seq))`); err != nil {
+	if _, err := db.pool.Exec(ctx, `CREATE TABLE wide_lines AS SELECT * FROM cost_lines_full WITH NO DATA;
+		ALTER TABLE wide_lines ADD PRIMARY KEY (import_id, seq);
+		CREATE UNLOGGED TABLE staging_lines (LIKE cost_lines);
+		CREATE TABLE bare_lines (LIKE cost_lines)`); err != nil {
 		b.Fatal(err)
 	}
 	const resources, days = 10_000, 30
-	var wide, narrow []byte
-	seq := int32(0)
+	wide := []byte(copyHeader)
+	w := lineWriter{importID: 1, ids: map[string]int32{}, cur: &copyBatch{}}
 	for l := range storetest.FleetLines(resources, 0, days) {
-		wide = appendLine(wide, 1, seq, l)
-		narrow = appendNarrow(narrow, seq, l)
-		seq++
+		wide = appendWideLine(wide, &w, 1, int32(w.lines), l)
+		if err := w.add(l); err != nil {
+			b.Fatal(err)
+		}
+	}
+	end := func(buf []byte) []byte { return binary.BigEndian.AppendUint16(bytes.Clone(buf), 0xffff) }
+	wide, lines, contexts := end(wide), end(w.cur.lines), end(w.cur.contexts)
+	into := func(table string, cols []string) string {
+		return `COPY ` + table + ` (` + strings.Join(cols, ", ") + `) FROM STDIN WITH (FORMAT binary)`
+	}
+	ctxSQL := into("cost_line_contexts", append([]string{"import_id", "id"}, contextColumns...))
+	type step struct {
+		sql  string
+		data []byte // nil for a statement
 	}
 	for _, c := range []struct {
-		name, sql string
-		rows      []byte
+		name  string
+		empty string
+		steps []step
+		bytes int
 	}{
-		{"46-columns", `COPY wide_lines (import_id, seq, ` + strings.Join(lineColumns, ", ") + `) FROM STDIN WITH (FORMAT binary)`, wide},
-		{"18-columns", `COPY narrow_lines FROM STDIN WITH (FORMAT binary)`, narrow},
+		{"wide-46", "wide_lines", []step{{into("wide_lines", append([]string{"import_id", "seq"}, wideColumns...)), wide}}, len(wide)},
+		{"narrow", "cost_lines, cost_line_contexts", []step{{ctxSQL, contexts}, {copyLinesSQL, lines}}, len(lines) + len(contexts)},
+		{"narrow-staging", "cost_lines, cost_line_contexts", []step{{ctxSQL, contexts}, {into("staging_lines", lineColumns), lines},
+			{`INSERT INTO cost_lines SELECT * FROM staging_lines`, nil}, {`TRUNCATE staging_lines`, nil}}, len(lines) + len(contexts)},
+		{"narrow-no-index", "bare_lines, cost_line_contexts", []step{{ctxSQL, contexts}, {into("bare_lines", lineColumns), lines}},
+			len(lines) + len(contexts)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			table := strings.Fields(c.sql)[1]
-			var server, wall time.Duration
-			for i := range b.N {
-				data := append([]byte(copyHeader), c.rows...)
-				data = binary.BigEndian.AppendUint16(data, 0xffff)
+			var backend, server, wall time.Duration
+			var wal float64
+			for range b.N {
 				conn, err := db.pool.Acquire(ctx)
 				if err != nil {
 					b.Fatal(err)
@@ -66,48 +87,71 @@ func BenchmarkCopyWidth(b *testing.B) {
 				if err := conn.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := conn.Exec(ctx, `TRUNCATE `+table); err != nil {
+				if _, err := conn.Exec(ctx, `TRUNCATE `+c.empty+`; CHECKPOINT`); err != nil {
 					b.Fatal(err)
 				}
-				s0, t := backendCPU(pid), time.Now()
-				tx, err := conn.Begin(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := tx.Conn().PgConn().CopyFrom(ctx, strings.NewReader(string(data)), c.sql); err != nil {
-					b.Fatalf("copy %d: %v", i, err)
-				}
-				if err := tx.Commit(ctx); err != nil {
+				b0, s0, w0, t := pidCPU(pid), clusterCPUOf(b, db), walBytes(b, db), time.Now()
+				if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+					for _, s := range c.steps {
+						var err error
+						if s.data == nil {
+							_, err = tx.Exec(ctx, s.sql)
+						} else {
+							_, err = tx.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(s.data), s.sql)
+						}
+						if err != nil {
+							return fmt.Errorf("%s: %w", s.sql, err)
+						}
+					}
+					return nil
+				}); err != nil {
 					b.Fatal(err)
 				}
 				wall += time.Since(t)
-				server += backendCPU(pid) - s0
+				backend += pidCPU(pid) - b0
+				server += clusterCPUOf(b, db) - s0
+				wal += walBytes(b, db) - w0
 				conn.Release()
 			}
 			per := float64(b.N) * resources * days / 1e6
-			b.ReportMetric(server.Seconds()/per, "backend-cpu-s/M")
+			b.ReportMetric(backend.Seconds()/per, "backend-cpu-s/M")
+			b.ReportMetric(server.Seconds()/per, "server-cpu-s/M")
 			b.ReportMetric(wall.Seconds()/per, "wall-s/M")
-			b.ReportMetric(float64(len(c.rows))/(resources*days), "B/row")
+			b.ReportMetric(float64(c.bytes)/(resources*days), "B/line")
+			b.ReportMetric(wal/per/1e6, "WAL-MB/M")
 		})
 	}
 }
 
-// appendNarrow appends line seq as a row of narrow_lines, its context numbered 7.
-func appendNarrow(b []byte, seq int32, l *gpucost.CostLine) []byte {
-	b = binary.BigEndian.AppendUint16(b, 18)
-	b = appendInt4(appendInt4(appendInt8(b, 1), seq), 7)
-	b = appendInt8(appendInt8(b, l.ChargePeriodStart.Unix()), l.ChargePeriodEnd.Unix())
-	for _, m := range [...]gpucost.Money{l.BilledCost, l.EffectiveCost, l.ListCost, l.ContractedCost} {
-		b = appendInt8(b, m.Nanos)
+// clusterCPUOf returns the CPU time of the processes of db's cluster that pg_stat_activity
+// lists: the backends and the background processes.
+func clusterCPUOf(b *testing.B, db *DB) time.Duration {
+	rows, err := db.pool.Query(context.Background(), `SELECT pid FROM pg_stat_activity`)
+	if err != nil {
+		b.Fatal(err)
 	}
-	b = appendText(b, l.ResourceID, l.ResourceName, l.SkuID)
-	b = appendInt8(appendInt8(b, int64(math.Float64bits(l.ConsumedQuantity))), int64(math.Float64bits(l.PricingQuantity)))
-	b = appendJSON(appendJSON(b, l.Tags), l.Extra)
-	return appendInt8(appendInt8(b, int64(l.Line)), int64(l.Rows))
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sum time.Duration
+	for _, pid := range pids {
+		sum += pidCPU(int(pid))
+	}
+	return sum
 }
 
-// backendCPU returns the user and system CPU time of the server process pid, from /proc.
-func backendCPU(pid int) time.Duration {
+// walBytes returns the server's WAL position in bytes.
+func walBytes(b *testing.B, db *DB) float64 {
+	var n float64
+	if err := db.pool.QueryRow(context.Background(), `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8`).Scan(&n); err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+// pidCPU returns the user and system CPU time of the server process pid, from /proc.
+func pidCPU(pid int) time.Duration {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0

@@ -12,11 +12,13 @@
 // Rows are plain rows, one per series, rollup, offer, import, bill line and inventory entry,
 // with primary keys that serve the scans in order: not the SQLite store's packed columnar blobs,
 // whose codec is unexported in package sqlite (sharing it would mean moving it out of sqlite).
-// Plain rows keep the data readable and queryable in SQL by the people who run the database.
-// The price is scan speed: a cost scan streams about 150-200 k lines/s here against SQLite's
-// 6 M (see BenchmarkStoreScanCosts), the server's per-row, per-column work being most of it.
-// Bulk writes use COPY: rollups through pgx's CopyFrom, bill lines in binary COPY format
-// encoded here (pgx's generic encoding was most of the client's time).
+// Plain rows keep the data readable and queryable in SQL by the people who run the database. A
+// bill line's row is narrow: its own numbers and the number of its context (strings, billing
+// period, maps), which cost_line_contexts keeps once per import, and the view cost_lines_full
+// joins the two (migrations/0030_narrow_cost_lines.sql, docs/architecture.md "Storing bill
+// lines"). Bulk writes use COPY: rollups through pgx's CopyFrom, bill lines and contexts in
+// binary COPY format encoded here (pgx's generic encoding was most of the client's time), on a
+// goroutine of their own while the next batch is encoded.
 //
 // The pool's size and timeouts come from the URL (pool_max_conns=N and the other pgxpool
 // parameters). A scan holds one connection until it returns.
@@ -28,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -108,7 +111,11 @@ func (db *DB) Name() string { return db.name }
 func (db *DB) File() string { return "" }
 
 // migrate applies the missing migrations in one transaction under the advisory lock.
-func (db *DB) migrate(ctx context.Context) error {
+func (db *DB) migrate(ctx context.Context) error { return db.migrateTo(ctx, math.MaxInt) }
+
+// migrateTo applies the missing migrations up to version last (tests make a store of an older
+// schema with it).
+func (db *DB) migrateTo(ctx context.Context, last int) error {
 	names, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil {
 		return err
@@ -131,6 +138,9 @@ func (db *DB) migrate(ctx context.Context) error {
 		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
 		if err != nil {
 			return fmt.Errorf("migration %s: name must start with a number", base)
+		}
+		if version > last {
+			break
 		}
 		if err := apply(ctx, tx, version, name); err != nil {
 			return fmt.Errorf("migrate %s to version %d (%s): %w", db.name, version, base, err)

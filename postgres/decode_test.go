@@ -11,48 +11,71 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// rawLine encodes a line as the server sends a cost_lines row in binary, for the decoder's tests.
-func rawLine(importID int64, seq int32, l *gpucost.CostLine, tags, extra string) [][]byte {
+// rawContext encodes the context of a line, numbered id, as the server sends a
+// cost_line_contexts row of scanContextColumns in binary, for the decoder's tests.
+func rawContext(id int32, l *gpucost.CostLine, tags, extra string) [][]byte {
+	i8 := func(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+	i4 := func(v int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(v)) }
+	out := [][]byte{i4(id), i8(l.BillingPeriodStart.Unix()), i4(int32(l.BillingPeriodStart.Nanosecond()))}
+	for _, v := range []string{l.Provider, l.BillingAccountID, l.SubAccountID, l.ChargeCategory, l.ChargeClass,
+		l.ChargeFrequency, l.PricingCategory, l.BilledCost.Currency, l.EffectiveCost.Currency, l.ListCost.Currency,
+		l.ContractedCost.Currency, l.CommitmentDiscountID, l.CommitmentDiscountStatus, l.CommitmentDiscountType,
+		l.CommitmentDiscountCategory, l.ResourceID, l.ResourceName, l.ResourceType, l.InstanceType, l.ServiceName,
+		l.ServiceCategory, l.RegionID, l.AvailabilityZone, l.SkuID, l.SkuPriceID, l.ChargeDescription, l.ConsumedUnit,
+		l.PricingUnit, tags, extra} {
+		out = append(out, []byte(v))
+	}
+	return out
+}
+
+// rawLine encodes a line, of context ctxID, as the server sends a cost_lines row of
+// scanLineColumns in binary, for the decoder's tests.
+func rawLine(seq, ctxID int32, l *gpucost.CostLine) [][]byte {
 	i8 := func(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
 	i4 := func(v int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(v)) }
 	f8 := func(v float64) []byte { return i8(int64(math.Float64bits(v))) }
-	s := func(v string) []byte { return []byte(v) }
-	tm := func(t time.Time) [][]byte { return [][]byte{i8(t.Unix()), i4(int32(t.Nanosecond()))} }
-	m := func(v gpucost.Money) [][]byte { return [][]byte{i8(v.Nanos), s(v.Currency)} }
-	out := [][]byte{i8(importID), i4(seq), s(l.Provider), s(l.BillingAccountID), s(l.SubAccountID)}
-	out = append(out, tm(l.BillingPeriodStart)...)
-	out = append(out, tm(l.ChargePeriodStart)...)
-	out = append(out, tm(l.ChargePeriodEnd)...)
-	out = append(out, s(l.ChargeCategory), s(l.ChargeClass), s(l.ChargeFrequency), s(l.PricingCategory))
-	for _, v := range []gpucost.Money{l.BilledCost, l.EffectiveCost, l.ListCost, l.ContractedCost} {
-		out = append(out, m(v)...)
-	}
-	out = append(out, s(l.CommitmentDiscountID), s(l.CommitmentDiscountStatus), s(l.CommitmentDiscountType),
-		s(l.CommitmentDiscountCategory), s(l.ResourceID), s(l.ResourceName), s(l.ResourceType), s(l.InstanceType),
-		s(l.ServiceName), s(l.ServiceCategory), s(l.RegionID), s(l.AvailabilityZone), s(l.SkuID), s(l.SkuPriceID),
-		s(l.ChargeDescription), f8(l.ConsumedQuantity), s(l.ConsumedUnit), f8(l.PricingQuantity), s(l.PricingUnit),
-		s(tags), s(extra), i8(int64(l.Line)), i8(int64(l.Rows)))
-	return out
+	return [][]byte{i4(seq), i4(ctxID), i8(l.ChargePeriodStart.Unix()), i4(int32(l.ChargePeriodStart.Nanosecond())),
+		i8(l.ChargePeriodEnd.Unix()), i4(int32(l.ChargePeriodEnd.Nanosecond())), i8(l.BilledCost.Nanos),
+		i8(l.EffectiveCost.Nanos), i8(l.ListCost.Nanos), i8(l.ContractedCost.Nanos), f8(l.ConsumedQuantity),
+		f8(l.PricingQuantity), i8(int64(l.Line)), i8(int64(l.Rows))}
 }
 
 func TestLineDecoderRoundTrip(t *testing.T) {
 	start := time.Date(2026, 3, 1, 0, 0, 0, 5, time.UTC)
 	want := gpucost.CostLine{Provider: "AWS", ResourceID: "i-1", ChargePeriodStart: start, ChargePeriodEnd: start.Add(time.Hour),
-		BilledCost: gpucost.USD(-12), EffectiveCost: gpucost.Money{Nanos: math.MaxInt64, Currency: "EUR"},
+		BillingPeriodStart: time.Unix(-62135596800, 999_999_999).UTC(),
+		BilledCost:         gpucost.USD(-12), EffectiveCost: gpucost.Money{Nanos: math.MaxInt64, Currency: "EUR"},
 		ConsumedQuantity: math.Inf(-1), Tags: gpucost.Labels{"team": "ml"}, Line: 7, Rows: 3}
 	d := newLineDecoder()
+	var ctx gpucost.CostLine
+	id, err := d.decodeContext(rawContext(4, &want, `{"team":"ml"}`, "null"), &ctx)
+	if err != nil || id != 4 {
+		t.Fatalf("decodeContext = %d, %v; want 4, nil", id, err)
+	}
+	contexts := []gpucost.CostLine{4: ctx}
 	var got gpucost.CostLine
-	id, seq, err := d.decode(rawLine(4, 9, &want, `{"team":"ml"}`, "null"), &got)
-	if err != nil || id != 4 || seq != 9 {
-		t.Fatalf("decode = %d, %d, %v; want 4, 9, nil", id, seq, err)
+	seq, err := decodeLine(rawLine(9, 4, &want), contexts, &got)
+	if err != nil || seq != 9 {
+		t.Fatalf("decodeLine = %d, %v; want 9, nil", seq, err)
 	}
 	if d := lineDiffInternal(&got, &want); d != "" {
 		t.Errorf("decode: %s", d)
 	}
-	short := rawLine(4, 9, &want, "{}", "null")
-	short[5] = short[5][:7] // billing_start_s
-	if _, _, err := d.decode(short, &got); err == nil {
-		t.Error("decode of a 7-byte bigint succeeded")
+	if _, err := decodeLine(rawLine(9, -1, &want), contexts, &got); err == nil {
+		t.Error("decodeLine of a line of context -1 succeeded")
+	}
+	if _, err := decodeLine(rawLine(9, 5, &want), contexts, &got); err == nil {
+		t.Error("decodeLine of a line whose context is past those read succeeded")
+	}
+	short := rawLine(9, 4, &want)
+	short[2] = short[2][:7] // charge_start_s
+	if _, err := decodeLine(short, contexts, &got); err == nil {
+		t.Error("decodeLine of a 7-byte bigint succeeded")
+	}
+	short = rawContext(4, &want, "{}", "null")
+	short[1] = short[1][:7] // billing_start_s
+	if _, err := d.decodeContext(short, &got); err == nil {
+		t.Error("decodeContext of a 7-byte bigint succeeded")
 	}
 }
 
@@ -61,7 +84,8 @@ func lineDiffInternal(g, w *gpucost.CostLine) string {
 	if a.ConsumedQuantity != b.ConsumedQuantity {
 		return "ConsumedQuantity differs"
 	}
-	if !a.ChargePeriodStart.Equal(b.ChargePeriodStart) || !a.ChargePeriodEnd.Equal(b.ChargePeriodEnd) {
+	if !a.ChargePeriodStart.Equal(b.ChargePeriodStart) || !a.ChargePeriodEnd.Equal(b.ChargePeriodEnd) ||
+		!a.BillingPeriodStart.Equal(b.BillingPeriodStart) {
 		return "times differ"
 	}
 	if a.Tags["team"] != b.Tags["team"] || len(a.Tags) != len(b.Tags) || a.Extra != nil {
@@ -74,20 +98,27 @@ func lineDiffInternal(g, w *gpucost.CostLine) string {
 	return ""
 }
 
-// FuzzDecodeLine feeds the decoder rows of arbitrary values (the input split at 0xff bytes): it
-// must return an error or a line, never panic.
+// FuzzDecodeLine feeds the decoders a context row and a line row of arbitrary values (the input
+// split at 0xff bytes): they must return an error or a line, never panic.
 func FuzzDecodeLine(f *testing.F) {
 	l := gpucost.CostLine{Provider: "Microsoft", ResourceID: "/subscriptions/x/vm", BilledCost: gpucost.USD(1),
 		ChargePeriodStart: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), Tags: gpucost.Labels{"a": "b,c=d"}}
-	f.Add(bytes.Join(rawLine(1, 0, &l, `{"a":"b,c=d"}`, "null"), []byte{0xff}))
+	f.Add(bytes.Join(append(rawContext(0, &l, `{"a":"b,c=d"}`, "null"), rawLine(0, 0, &l)...), []byte{0xff}))
 	f.Add([]byte("\xff\xff"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		n := len(scanContextColumns) + len(scanLineColumns)
 		vals := bytes.Split(data, []byte{0xff})
-		if len(vals) < 2+len(lineColumns) {
-			vals = append(vals, make([][]byte, 2+len(lineColumns)-len(vals))...)
+		if len(vals) < n {
+			vals = append(vals, make([][]byte, n-len(vals))...)
 		}
-		var got gpucost.CostLine
-		newLineDecoder().decode(vals[:2+len(lineColumns)], &got)
+		var ctx, got gpucost.CostLine
+		id, err := newLineDecoder().decodeContext(vals[:len(scanContextColumns)], &ctx)
+		if err != nil || id < 0 || id > 100 {
+			return
+		}
+		contexts := make([]gpucost.CostLine, id+1)
+		contexts[id] = ctx
+		decodeLine(vals[len(scanContextColumns):n], contexts, &got)
 	})
 }
 

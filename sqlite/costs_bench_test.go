@@ -73,17 +73,23 @@ func benchScan(b *testing.B, db *sqlite.DB, f gpucost.CostFilter, want int, grou
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/(1<<20), "MB-alloc/op")
 }
 
-// BenchmarkPutCosts stores a month of daily lines for 10,000 resources (300,000 lines) as one
-// import, replacing the previous one: go test ./sqlite -run XXX -bench PutCosts -benchtime 3x
+// BenchmarkPutCosts stores a month of daily lines for 10,000 resources (300,000 lines), and a
+// million lines (40,000 resources × 25 days), as one import, replacing the previous one:
+// go test ./sqlite -run XXX -bench PutCosts -benchtime 3x
 func BenchmarkPutCosts(b *testing.B) {
+	for _, size := range []struct{ resources, days int }{{benchResources, 30}, {40_000, 25}} {
+		b.Run(fmt.Sprint("lines=", size.resources*size.days), func(b *testing.B) { benchPutCosts(b, size.resources, size.days) })
+	}
+}
+
+func benchPutCosts(b *testing.B, resources, days int) {
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "gpucost.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	fleet := sqlitetest.NewCostFleet(benchResources)
-	const days = 30
+	fleet := sqlitetest.NewCostFleet(resources)
 	var prev []int64
 	i := 0
 	cpu0 := costCPUTime()
@@ -96,6 +102,9 @@ func BenchmarkPutCosts(b *testing.B) {
 		prev, i = []int64{got.ID}, i+1
 	}
 	cpu := costCPUTime() - cpu0
-	b.ReportMetric(float64(days*benchResources)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
-	b.ReportMetric(float64(days*benchResources)*float64(b.N)/cpu.Seconds(), "lines/cpu-s")
+	lines := float64(days*resources) * float64(b.N)
+	b.ReportMetric(lines/b.Elapsed().Seconds(), "lines/s")
+	b.ReportMetric(lines/cpu.Seconds(), "lines/cpu-s")
+	b.ReportMetric(b.Elapsed().Seconds()/lines*1e6, "wall-s/M")
+	b.ReportMetric(cpu.Seconds()/lines*1e6, "cpu-s/M")
 }

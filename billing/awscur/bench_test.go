@@ -101,7 +101,7 @@ func csvRecords(r io.Reader, header *[]string) iter.Seq[[]string] {
 
 // genParquet writes generated rows as a CUR 2.0 Parquet file: DOUBLE costs, TIMESTAMP times,
 // MAP columns, dictionary-encoded strings, Snappy pages, as AWS Data Exports writes it.
-func genParquet(b *testing.B, w io.Writer, cols []string, rows, resources int, groupRows int64) {
+func genParquet(b testing.TB, w io.Writer, cols []string, rows, resources int, groupRows int64) {
 	b.Helper()
 	var header []string
 	kinds := make([]pqKind, len(cols))

@@ -3,6 +3,7 @@ package awscur
 import (
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/gpucost/gpucost"
 )
@@ -19,9 +20,29 @@ type rec struct {
 	extra map[string]string
 	line  int
 
-	lastType  string // the line item type last classified
-	lastClass lineClass
-	hasClass  bool
+	recent recent
+}
+
+// recent remembers the classes of the line item types and the spot reading of the usage types
+// seen last, in small direct-mapped tables indexed by the strings' addresses: the strings are
+// interned, so a row costs an address and a comparison (of equal pointers) instead of a map
+// look-up and a substring search.
+type recent struct {
+	class [16]struct {
+		t  string
+		cl lineClass
+		ok bool
+	}
+	spot [64]struct {
+		usageType string
+		spot, ok  bool
+	}
+}
+
+// slot picks a slot of a table of n (a power of two) for string s.
+func slot(s string, n int) int {
+	a := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	return int((a>>4 ^ a>>12) & uintptr(n-1))
 }
 
 func (r *rec) amount(f field) (int64, bool) {
@@ -151,17 +172,18 @@ var classes = map[string]lineClass{
 // otherClass is the class of line item types AWS adds later.
 var otherClass = lineClass{"Adjustment", "", "Other", "", false}
 
-// class returns the FOCUS reading of the row's line item type, remembering the last one.
+// class returns the FOCUS reading of the row's line item type.
 func (r *rec) class() lineClass {
 	t := r.str[fLineItemType]
-	if t == r.lastType && r.hasClass {
-		return r.lastClass
+	e := &r.recent.class[slot(t, len(r.recent.class))]
+	if e.ok && e.t == t {
+		return e.cl
 	}
 	cl, ok := classes[t]
 	if !ok {
 		cl = otherClass
 	}
-	r.lastType, r.lastClass, r.hasClass = t, cl, true
+	e.t, e.cl, e.ok = t, cl, true
 	return cl
 }
 
@@ -259,10 +281,20 @@ func (r *rec) pricing(cl lineClass) string {
 }
 
 func (r *rec) spot() bool {
-	return strings.Contains(r.str[fUsageType], "SpotUsage") ||
+	return r.spotUsage() ||
 		r.str[fPricingTerm] == "Spot" ||
 		strings.HasPrefix(r.str[fPurchaseOption], "Spot") ||
 		r.str[fMarketOption] == "Spot"
+}
+
+// spotUsage reports whether the usage type names SpotUsage.
+func (r *rec) spotUsage() bool {
+	ut := r.str[fUsageType]
+	e := &r.recent.spot[slot(ut, len(r.recent.spot))]
+	if !e.ok || e.usageType != ut {
+		e.usageType, e.spot, e.ok = ut, strings.Contains(ut, "SpotUsage"), true
+	}
+	return e.spot
 }
 
 // instanceType is product_instance_type, or for EC2 lines without it (spot usage often lacks

@@ -28,8 +28,8 @@ type pqBatch struct {
 	str   [numStrings][batchRows + pad]string
 	times [numTimes][batchRows + pad]time.Time
 	usage [batchRows]float64
-	amt   [numAmounts][batchRows + pad]int64
-	has   [numAmounts][batchRows + pad]bool
+	amt   [batchRows][numAmounts]int64 // by row, so that a row's amounts are copied at once
+	has   [batchRows][numAmounts]bool
 	i64   [batchRows]int64
 	f64   [batchRows]float64
 	ok    [batchRows]bool
@@ -52,10 +52,6 @@ func (pr *pqRow) readGroup(rg parquet.RowGroup) error {
 		good, err := pr.fillBatch(n)
 		for r := range good {
 			pr.row++
-			if scratchMode&1 != 0 {
-				pr.rd.tally.Add(&pr.rd.line, 0, "")
-				continue
-			}
 			if err := pr.assemble(r); err != nil {
 				return err
 			}
@@ -74,9 +70,6 @@ func (pr *pqRow) fillBatch(n int) (int, error) {
 	good := n
 	var first error
 	for _, f := range pr.fields {
-		if scratchMode&4 != 0 {
-			break
-		}
 		bad, err := pr.fillFlat(f, pr.flat[f], n)
 		if err != nil && bad < good {
 			good, first = bad, err
@@ -84,9 +77,6 @@ func (pr *pqRow) fillBatch(n int) (int, error) {
 		if err != nil && bad < 0 {
 			return 0, err // damaged pages: nothing of the batch is usable
 		}
-	}
-	if scratchMode&2 != 0 {
-		return good, first
 	}
 	if err := pr.fillMaps(n); err != nil {
 		return 0, err
@@ -129,15 +119,15 @@ func (pr *pqRow) fillFlat(f field, l *pqLeaf, n int) (int, error) {
 		if err := c.doubles(b.f64[:n], b.ok[:n]); err != nil {
 			return -1, pr.damaged(l, err)
 		}
-		amt, has := &b.amt[f-aUnblended], &b.has[f-aUnblended]
+		i := f - aUnblended
 		for r := range n {
-			amt[r], has[r] = 0, b.ok[r]
+			b.amt[r][i], b.has[r][i] = 0, b.ok[r]
 			if b.ok[r] {
 				v, err := floatNanos(b.f64[r])
 				if err != nil {
 					return r, pr.bad(l, r, parquet.DoubleValue(b.f64[r]), kAmount, err)
 				}
-				amt[r] = v
+				b.amt[r][i] = v
 			}
 		}
 		return n, nil
@@ -223,13 +213,13 @@ func (pr *pqRow) value(f field, l *pqLeaf, r int, present bool) error {
 		}
 	case kAmount:
 		i := f - aUnblended
-		b.amt[i][r], b.has[i][r] = 0, false
+		b.amt[r][i], b.has[r][i] = 0, false
 		if present {
 			n, ok, err := amount(l)
 			if err != nil {
 				return pr.bad(l, r, l.cur.value(), kAmount, err)
 			}
-			b.amt[i][r], b.has[i][r] = n, ok
+			b.amt[r][i], b.has[r][i] = n, ok
 		}
 	}
 	return nil
@@ -345,10 +335,7 @@ func (pr *pqRow) assemble(r int) error {
 	for _, f := range pr.times {
 		rec.times[f-tBillStart] = b.times[f-tBillStart][r]
 	}
-	for _, f := range pr.amts {
-		i := f - aUnblended
-		rec.amt[i], rec.has[i] = b.amt[i][r], b.has[i][r]
-	}
+	rec.amt, rec.has = b.amt[r], b.has[r] // an absent column's amount is never set: 0, not had
 	if pr.flat[qUsageAmount] != nil {
 		rec.usage = b.usage[r]
 	}
@@ -360,5 +347,3 @@ func (pr *pqRow) assemble(r int) error {
 		return pr.where(-1), readerr.Column(0, fieldNames[f])
 	})
 }
-
-var scratchMode int

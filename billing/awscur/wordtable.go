@@ -19,15 +19,19 @@ type wordSlot[V any] struct {
 	v        V
 }
 
-// hashWords hashes a key; never 0.
+// hashWords hashes a key; never 0. It sums the words times odd constants, products that do not
+// wait on each other, and folds the sum once.
 func hashWords(key []uint64) uint64 {
 	h := uint64(len(key)) * 0x9e3779b97f4a7c15
-	for _, w := range key {
-		hi, lo := bits.Mul64(h^w, 0xbf58476d1ce4e5b9)
-		h = hi ^ lo
+	for i, w := range key {
+		h += w * hashMul[i&(len(hashMul)-1)]
 	}
-	return h | 1
+	hi, lo := bits.Mul64(h, 0xbf58476d1ce4e5b9)
+	return (hi ^ lo) | 1
 }
+
+var hashMul = [...]uint64{0xa0761d6478bd642f, 0xe7037ed1a0b428db, 0x8ebc6af09c88c6e3, 0x589965cc75374cc3,
+	0x1d8e4e27c47d124f, 0xff51afd7ed558ccd, 0xc4ceb9fe1a85ec53, 0x94d049bb133111eb}
 
 // get returns the value under key.
 func (t *wordTable[V]) get(key []uint64, h uint64) (V, bool) {

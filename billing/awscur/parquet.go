@@ -153,9 +153,6 @@ type pqRow struct {
 	rd       *reader
 	flat     [mProduct]*pqLeaf // string, time, quantity and amount fields
 	fields   []field           // the flat fields the file has
-	strs     []field           // of them, the string, time and amount fields
-	times    []field
-	amts     []field
 	maps     []*pqMap
 	product  *pqMap
 	tagMaps  []*pqMap   // resource_tags, tags, cost_category: the order their keys win in
@@ -192,14 +189,6 @@ func newPQRow(rd *reader, top []*parquet.Column) (*pqRow, error) {
 			return nil, err
 		}
 		pr.flat[f], pr.fields = l, append(pr.fields, f)
-		switch f.kind() {
-		case kString:
-			pr.strs = append(pr.strs, f)
-		case kTime:
-			pr.times = append(pr.times, f)
-		case kAmount:
-			pr.amts = append(pr.amts, f)
-		}
 	}
 	for _, i := range p.tags {
 		l, err := leaf(top[i], kString)

@@ -19,14 +19,11 @@ import (
 // batchRows is the number of rows read column by column before they are put together.
 const batchRows = 256
 
-// pad keeps the columns of a batch from lying a power of two apart: a row's values would then
-// share a handful of cache sets and evict each other.
-const pad = 5
-
 // pqBatch holds one batch of rows, column by column, and the map entries of each row.
 type pqBatch struct {
-	str   [numStrings][batchRows + pad]string
-	times [numTimes][batchRows + pad]time.Time
+	str   [batchRows][numStrings]string // by row, so that a row's strings are copied at once
+	col   [batchRows]string             // one string column, before it is spread over the rows
+	times [batchRows][numTimes]time.Time
 	usage [batchRows]float64
 	amt   [batchRows][numAmounts]int64 // by row, so that a row's amounts are copied at once
 	has   [batchRows][numAmounts]bool
@@ -111,8 +108,11 @@ func (pr *pqRow) fillFlat(f field, l *pqLeaf, n int) (int, error) {
 	b, c := pr.b, &l.cur
 	switch k := f.kind(); {
 	case k == kString && l.conv == cvText:
-		if err := c.strings(b.str[f][:n], pr.rd.in, f); err != nil {
+		if err := c.strings(b.col[:n], pr.rd.in, f); err != nil {
 			return -1, pr.damaged(l, err)
+		}
+		for r, v := range b.col[:n] {
+			b.str[r][f] = v
 		}
 		return n, nil
 	case k == kAmount && l.conv == cvDouble:
@@ -146,11 +146,10 @@ func (pr *pqRow) fillFlat(f field, l *pqLeaf, n int) (int, error) {
 			return -1, pr.damaged(l, err)
 		}
 		slot := f - tBillStart
-		dst := &b.times[slot]
 		for r := range n {
-			dst[r] = zeroTime
+			b.times[r][slot] = zeroTime
 			if b.ok[r] {
-				dst[r] = pr.unixTime(slot, b.i64[r], l.unit)
+				b.times[r][slot] = pr.unixTime(slot, b.i64[r], l.unit)
 			}
 		}
 		return n, nil
@@ -192,16 +191,16 @@ func (pr *pqRow) value(f field, l *pqLeaf, r int, present bool) error {
 	b := pr.b
 	switch f.kind() {
 	case kString:
-		b.str[f][r] = ""
+		b.str[r][f] = ""
 		if present {
-			b.str[f][r] = pr.rd.in.field(f, pr.text(l))
+			b.str[r][f] = pr.rd.in.field(f, pr.text(l))
 		}
 	case kTime:
 		t, err := pr.time(f, l, present)
 		if err != nil {
 			return pr.bad(l, r, l.cur.value(), kTime, err)
 		}
-		b.times[f-tBillStart][r] = t
+		b.times[r][f-tBillStart] = t
 	case kQuantity:
 		b.usage[r] = 0
 		if present {
@@ -329,12 +328,8 @@ func (pr *pqRow) assemble(r int) error {
 	rd, b := pr.rd, pr.b
 	rec := &rd.rec
 	rec.line = int(pr.row)
-	for _, f := range pr.strs {
-		rec.str[f] = b.str[f][r]
-	}
-	for _, f := range pr.times {
-		rec.times[f-tBillStart] = b.times[f-tBillStart][r]
-	}
+	rec.str = b.str[r] // a string column the file lacks is never set: ""
+	rec.times = b.times[r] // a time column the file lacks is never set: zero
 	rec.amt, rec.has = b.amt[r], b.has[r] // an absent column's amount is never set: 0, not had
 	if pr.flat[qUsageAmount] != nil {
 		rec.usage = b.usage[r]

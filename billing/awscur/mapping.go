@@ -173,18 +173,18 @@ var classes = map[string]lineClass{
 var otherClass = lineClass{"Adjustment", "", "Other", "", false}
 
 // class returns the FOCUS reading of the row's line item type.
-func (r *rec) class() lineClass {
+func (r *rec) class() *lineClass {
 	t := r.str[fLineItemType]
 	e := &r.recent.class[slot(t, len(r.recent.class))]
 	if e.ok && e.t == t {
-		return e.cl
+		return &e.cl
 	}
 	cl, ok := classes[t]
 	if !ok {
 		cl = otherClass
 	}
 	e.t, e.cl, e.ok = t, cl, true
-	return cl
+	return &e.cl
 }
 
 // fill writes the row onto c, overwriting every field.
@@ -192,8 +192,9 @@ func (r *rec) fill(c *gpucost.CostLine) {
 	cur := r.str[fCurrency]
 	money := func(n int64) gpucost.Money { return gpucost.Money{Nanos: n, Currency: cur} }
 	cl := r.class()
+	pricing := r.pricing(cl)
 	if r.str[fLineItemType] == "Fee" && r.str[fRIArn] != "" {
-		cl.pricing = "Committed"
+		pricing = "Committed"
 	}
 	*c = gpucost.CostLine{
 		Provider:           "AWS",
@@ -204,7 +205,7 @@ func (r *rec) fill(c *gpucost.CostLine) {
 		ChargePeriodEnd:    r.times[tEnd-tBillStart],
 		ChargeCategory:     cl.category,
 		ChargeFrequency:    r.frequency(cl),
-		PricingCategory:    r.pricing(cl),
+		PricingCategory:    pricing,
 		BilledCost:         money(r.billed()),
 		EffectiveCost:      money(r.effective()),
 		ListCost:           money(r.nanos(aPublicOnDemand)),
@@ -233,7 +234,7 @@ func (r *rec) fill(c *gpucost.CostLine) {
 // commitment sets the CommitmentDiscount columns from the Savings Plan or reservation ARN, as the
 // FinOps Foundation's converter does (commitment_discount_category_S001.yaml: Spend for Savings
 // Plans, Usage for reservations).
-func (r *rec) commitment(c *gpucost.CostLine, cl lineClass) {
+func (r *rec) commitment(c *gpucost.CostLine, cl *lineClass) {
 	switch {
 	case r.str[fSPArn] != "":
 		c.CommitmentDiscountID = r.str[fSPArn]
@@ -250,7 +251,7 @@ func (r *rec) commitment(c *gpucost.CostLine, cl lineClass) {
 // frequency is ChargeFrequency: by line type where it tells, else by bill_bill_type as the
 // FinOps Foundation's converter maps it (charge_frequency_S001.yaml: Anniversary → Recurring,
 // Purchase and Refund → One-Time).
-func (r *rec) frequency(cl lineClass) string {
+func (r *rec) frequency(cl *lineClass) string {
 	if cl.frequency != "" {
 		return cl.frequency
 	}
@@ -270,7 +271,7 @@ func (r *rec) frequency(cl lineClass) string {
 // (the AWS Well-Architected CUR query library tests line_item_usage_type LIKE '%SpotUsage%'), or
 // pricing_term, pricing_purchase_option or the product's marketoption say Spot. Other usage is
 // Standard (on-demand).
-func (r *rec) pricing(cl lineClass) string {
+func (r *rec) pricing(cl *lineClass) string {
 	if cl.pricing != "spot?" {
 		return cl.pricing
 	}

@@ -30,6 +30,7 @@ echo "load: $(uptime | sed 's/.*load/load/')"
 agg=$($go test ./billing -run '^$' -bench 'AggregatorUnmergeable' -benchtime 1x -cpu 1 2>&1)
 fleet=$($go test ./billing/billimport -run '^$' -bench 'ImportFleet' -benchtime 1x 2>&1)
 pq=$($go test ./billing/focus -run '^$' -bench 'ReadParquet$' -cpu 1 2>&1)
+cur=$($go test ./billing/awscur -run '^$' -bench 'ReadParquet$' -cpu 1 2>&1)
 sq=$($go test ./sqlite -run '^$' -bench 'PutCosts$' -benchtime 3x 2>&1)
 pg=$($go test ./postgres -run '^$' -bench 'StorePutCosts$' -benchtime 3x 2>&1 || true)
 pgcpu=$($go test ./postgres -run '^$' -bench 'PutCostsCPU$' -benchtime 2x 2>&1 || true)
@@ -56,6 +57,8 @@ row "read 1 M aggregating rows, in parts on 2 cores: rows/s" "(info)" "$(metric 
 row "import 1 M aggregating rows: rows/s (2 cores)" "" "$(metric "$fleet" 'ImportFleet/aggregating' rows/s)" "m > 0"
 row "import 1 M distinct rows: rows/s (2 cores)" "" "$(metric "$fleet" 'ImportFleet/distinct' rows/s)" "m > 0"
 row "FOCUS Parquet read (the reader alone), rows/s, one core" ">= 3 M" "$(metric "$pq" ReadParquet rows/s)" "m >= 3e6"
+row "CUR 2.0 Parquet read, lean export, rows per CPU-second" ">= 3 M" "$(metric "$cur" 'ReadParquet/lean' rows/cpu-s)" "m >= 3e6"
+row "CUR 2.0 Parquet read, every column, rows per CPU-second" ">= 3 M" "$(metric "$cur" 'ReadParquet/full' rows/cpu-s)" "m >= 3e6"
 
 if command -v node >/dev/null && command -v npm >/dev/null; then
 	echo

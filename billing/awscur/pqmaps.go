@@ -373,15 +373,7 @@ func (pr *pqRow) tagKey(r int, keep bool) []uint64 {
 			if kh == hNull || vh == hNull {
 				continue // an empty or null map, or a null value
 			}
-			if kh >= 0 && vh >= 0 {
-				key = append(key, b.key.word(kh), b.val.word(vh))
-				continue
-			}
-			k, v := b.key.str(in, kh), b.val.str(in, vh)
-			key = append(key, b.key.word(kh)|addr(k), b.val.word(vh)|addr(v))
-			if keep {
-				ts.plain = append(ts.plain, tagPair{k: k, v: v})
-			}
+			key = append(key, ts.word(&b.key, in, kh, keep), ts.word(&b.val, in, vh, keep))
 		}
 	}
 	if len(pr.tagCols) > 0 {
@@ -407,17 +399,22 @@ func (pr *pqRow) kept(r int, key []uint64) bool {
 	return slices.Equal(pr.tagKey(r, true), was)
 }
 
-// word returns the key word of a dictionary handle: its index and its dictionary's generation,
-// with the top bit set; 0 for a plain value, whose word is the address of its interned string.
-func (s *side) word(h int32) uint64 {
-	if h < 0 {
-		return 0
-	}
-	return 1<<63 | s.gen<<32 | uint64(h)
-}
-
 // encTagCol marks the flattened tag columns in a tag set's key, after the map fields.
 const encTagCol = uint64(numFields)
+
+// word returns the key word of a handle of s other than hNull: for a dictionary entry its index
+// and its dictionary's generation, with the top bit set; for a plain value the address of its
+// interned string, which with keep is left in ts.plain.
+func (ts *tagSets) word(s *side, in *interner, h int32, keep bool) uint64 {
+	if h >= 0 {
+		return 1<<63 | s.gen<<32 | uint64(h)
+	}
+	v := s.str(in, h)
+	if keep {
+		ts.plain = append(ts.plain, tagPair{v: v})
+	}
+	return addr(v)
+}
 
 // rowPairs returns row r's tags in the order their keys win: the tag maps' entries, then the
 // flattened tag columns' values that are not empty.

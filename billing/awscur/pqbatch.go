@@ -19,7 +19,9 @@ import (
 // batchRows is the number of rows read column by column before they are put together.
 const batchRows = 256
 
-// pqBatch holds one batch of rows, column by column, and the map entries of each row.
+// pqBatch holds one batch of rows as the columns fill it: strings, times and amounts by row, so
+// that a row takes its own at once, the rest by column. Map entries are kept by their maps
+// (mapBatch).
 type pqBatch struct {
 	str   [batchRows][numStrings]string // by row, so that a row's strings are copied at once
 	col   [batchRows]string             // one string column, before it is spread over the rows

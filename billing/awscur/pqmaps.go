@@ -16,8 +16,8 @@ import (
 // the batch's rows become handles (a dictionary index, or a value copied from a plain page), and
 // each row is then read from its handles. The product map gives its product_name and
 // marketoption values, found where the previous row had them (products share their keys' order)
-// or by a scan; the tag maps and flattened tag columns give the row's Labels, cached under the
-// addresses of the row's interned strings.
+// or by a scan; the tag maps and flattened tag columns give the row's Labels, cached under a word
+// for each of the row's keys and values (tagSets).
 
 // Handles of map entries: a dictionary index (≥ 0), hNull, or hPlain-i for plain value i.
 const (
@@ -31,7 +31,7 @@ type mapBatch struct {
 	start      []int32
 	keys, vals []int32
 	key, val   side
-	zeros      []byte
+	zeros      []byte // the repetition levels of a page without them
 }
 
 // side is one leaf of a map column as the batch read it: its dictionary, the entries interned so

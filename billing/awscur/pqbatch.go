@@ -24,7 +24,6 @@ const batchRows = 256
 // (mapBatch).
 type pqBatch struct {
 	str   [batchRows][numStrings]string // by row, so that a row's strings are copied at once
-	col   [batchRows]string             // one string column, before it is spread over the rows
 	times [batchRows][numTimes]time.Time
 	usage [batchRows]float64
 	amt   [batchRows][numAmounts]int64 // by row, so that a row's amounts are copied at once
@@ -110,11 +109,8 @@ func (pr *pqRow) fillFlat(f field, l *pqLeaf, n int) (int, error) {
 	b, c := pr.b, &l.cur
 	switch k := f.kind(); {
 	case k == kString && l.conv == cvText:
-		if err := c.strings(b.col[:n], pr.rd.in, f); err != nil {
+		if err := c.stringsRows(b.str[:n], pr.rd.in, f); err != nil {
 			return -1, pr.damaged(l, err)
-		}
-		for r, v := range b.col[:n] {
-			b.str[r][f] = v
 		}
 		return n, nil
 	case k == kAmount && l.conv == cvDouble:

@@ -71,6 +71,46 @@ func (c *cursor) strings(dst []string, in *interner, f field) error {
 	return nil
 }
 
+// stringsRows is strings writing each value to its row of rows, as field f.
+func (c *cursor) stringsRows(rows [][numStrings]string, in *interner, f field) error {
+	for r := 0; r < len(rows); {
+		n, err := c.Run(len(rows) - r)
+		if err != nil {
+			return err
+		}
+		out := rows[r : r+n]
+		if c.Idx == nil {
+			for i := range out {
+				out[i][f] = ""
+				if k, ok := c.Take(); ok {
+					out[i][f] = in.field(f, c.Bytes(k))
+				}
+			}
+			r += n
+			continue
+		}
+		tab, idx, j := c.dictStrings(in), c.Idx[c.J:], 0
+		if c.Defs == nil {
+			for i, x := range idx[:n] {
+				out[i][f] = tab[x]
+			}
+			j = n
+		} else {
+			for i, d := range c.Defs[c.I : c.I+n] {
+				if d != c.MaxDef {
+					out[i][f] = ""
+					continue
+				}
+				out[i][f] = tab[idx[j]]
+				j++
+			}
+		}
+		c.I, c.J = c.I+n, c.J+j
+		r += n
+	}
+	return nil
+}
+
 // dictStrings returns every entry of the page's dictionary as an interned string, interned once
 // per dictionary.
 func (c *cursor) dictStrings(in *interner) []string {

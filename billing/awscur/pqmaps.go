@@ -368,12 +368,16 @@ func (pr *pqRow) tagKey(r int, keep bool) []uint64 {
 		b := &m.b
 		key = append(key, uint64(m.field))
 		keys, vals := b.keys[b.start[r]:b.start[r+1]], b.vals[b.start[r]:b.start[r+1]]
+		vals = vals[:len(keys)]
+		kg, vg := 1<<63|b.key.gen<<32, 1<<63|b.val.gen<<32
 		for i, kh := range keys {
-			vh := vals[i]
-			if kh == hNull || vh == hNull {
-				continue // an empty or null map, or a null value
+			switch vh := vals[i]; {
+			case kh >= 0 && vh >= 0: // the common case, inlined
+				key = append(key, kg|uint64(kh), vg|uint64(vh))
+			case kh == hNull || vh == hNull: // an empty or null map, or a null value
+			default:
+				key = append(key, ts.word(&b.key, in, kh, keep), ts.word(&b.val, in, vh, keep))
 			}
-			key = append(key, ts.word(&b.key, in, kh, keep), ts.word(&b.val, in, vh, keep))
 		}
 	}
 	if len(pr.tagCols) > 0 {

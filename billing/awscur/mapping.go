@@ -196,35 +196,24 @@ func (r *rec) fill(c *gpucost.CostLine) {
 	if r.str[fLineItemType] == "Fee" && r.str[fRIArn] != "" {
 		pricing = "Committed"
 	}
-	*c = gpucost.CostLine{
-		Provider:           "AWS",
-		BillingAccountID:   r.str[fPayer],
-		SubAccountID:       r.str[fUsageAccount],
-		BillingPeriodStart: r.times[tBillStart-tBillStart],
-		ChargePeriodStart:  r.times[tStart-tBillStart],
-		ChargePeriodEnd:    r.times[tEnd-tBillStart],
-		ChargeCategory:     cl.category,
-		ChargeFrequency:    r.frequency(cl),
-		PricingCategory:    pricing,
-		BilledCost:         money(r.billed()),
-		EffectiveCost:      money(r.effective()),
-		ListCost:           money(r.nanos(aPublicOnDemand)),
-		ContractedCost:     money(r.contracted()),
-		ResourceID:         r.str[fResourceID],
-		ResourceType:       resourceType(r.str[fResourceID]),
-		InstanceType:       r.instanceType(),
-		ServiceName:        r.serviceName(),
-		RegionID:           r.str[fRegionCode],
-		AvailabilityZone:   r.str[fAZ],
-		SkuID:              r.str[fSku],
-		SkuPriceID:         r.str[fRateCode],
-		ChargeDescription:  r.str[fDescription],
-		PricingQuantity:    r.usage,
-		PricingUnit:        r.str[fPricingUnit],
-		Tags:               r.tags,
-		Extra:              r.extra,
-		Line:               r.line,
-	}
+	// Set in place, field by field, after zeroing: a composite literal is built on the stack and
+	// copied, 600-odd bytes a row twice.
+	*c = gpucost.CostLine{}
+	c.Provider = "AWS"
+	c.BillingAccountID, c.SubAccountID = r.str[fPayer], r.str[fUsageAccount]
+	c.BillingPeriodStart = r.times[tBillStart-tBillStart]
+	c.ChargePeriodStart, c.ChargePeriodEnd = r.times[tStart-tBillStart], r.times[tEnd-tBillStart]
+	c.ChargeCategory, c.ChargeFrequency, c.PricingCategory = cl.category, r.frequency(cl), pricing
+	c.BilledCost, c.EffectiveCost = money(r.billed()), money(r.effective())
+	c.ListCost, c.ContractedCost = money(r.nanos(aPublicOnDemand)), money(r.contracted())
+	c.ResourceID, c.ResourceType = r.str[fResourceID], resourceType(r.str[fResourceID])
+	c.InstanceType, c.ServiceName = r.instanceType(), r.serviceName()
+	c.RegionID, c.AvailabilityZone = r.str[fRegionCode], r.str[fAZ]
+	c.SkuID, c.SkuPriceID = r.str[fSku], r.str[fRateCode]
+	c.ChargeDescription = r.str[fDescription]
+	c.PricingQuantity, c.PricingUnit = r.usage, r.str[fPricingUnit]
+	c.Tags, c.Extra = r.tags, r.extra
+	c.Line = r.line
 	if cl.consumed {
 		c.ConsumedQuantity, c.ConsumedUnit = r.usage, r.str[fPricingUnit]
 	}

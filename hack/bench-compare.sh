@@ -32,6 +32,7 @@ fleet=$($go test ./billing/billimport -run '^$' -bench 'ImportFleet' -benchtime 
 pq=$($go test ./billing/focus -run '^$' -bench 'ReadParquet$' -cpu 1 2>&1)
 sq=$($go test ./sqlite -run '^$' -bench 'PutCosts$/lines=1000000' -benchtime 3x 2>&1)
 pg=$($go test ./postgres -run '^$' -bench 'PutCostsCPU$' -benchtime 3x 2>&1 || true)
+cur=$($go test ./billing/awscur -run '^$' -bench 'ReadParquet$' -cpu 1 2>&1)
 split=$($go test ./billing/billimport -run '^$' -bench 'ReadSplit' -benchtime 2x -cpu 1,2 2>&1)
 
 printf '%-60s %-14s %12s  %s\n' figure target measured verdict
@@ -54,6 +55,8 @@ row "read 1 M aggregating rows, in parts on 2 cores: rows/s" "(info)" "$(metric 
 row "import 1 M aggregating rows: rows/s (2 cores)" "" "$(metric "$fleet" 'ImportFleet/aggregating' rows/s)" "m > 0"
 row "import 1 M distinct rows: rows/s (2 cores)" "" "$(metric "$fleet" 'ImportFleet/distinct' rows/s)" "m > 0"
 row "FOCUS Parquet read (the reader alone), rows/s, one core" ">= 3 M" "$(metric "$pq" ReadParquet rows/s)" "m >= 3e6"
+row "CUR 2.0 Parquet read, lean export, rows per CPU-second" ">= 3 M" "$(metric "$cur" 'ReadParquet/lean' rows/cpu-s)" "m >= 3e6"
+row "CUR 2.0 Parquet read, every column, rows per CPU-second" ">= 3 M" "$(metric "$cur" 'ReadParquet/full' rows/cpu-s)" "m >= 3e6"
 
 # report BENCH BENCHTIME runs one report benchmark of cmd/gpucost in a process of its own, so
 # that its MiB-peak-RSS is its own.

@@ -98,6 +98,17 @@
 // back; both are kept, so BilledCost sums match the source row for row, and they cancel once
 // summed by resource and hour (AWS's FOCUS export shows the pair as one line billed at zero).
 //
+// # Reading Parquet
+//
+// ReadParquet decodes only the columns the mapping reads, a batch of rows at a time, straight
+// from the pages (billing/internal/pqpage): each column fills its slice of the batch in a loop
+// over the page, a dictionary page's strings interned once per dictionary entry and copied by
+// index, DOUBLE and TIMESTAMP values taken from the page's typed values. Map columns are read the
+// same way, their key and value leaves side by side, into dictionary indexes; a row's product
+// attributes are found where the previous product had them, and its tags are cached under the
+// words of its entries (a dictionary entry, or the address of an interned string), so a row whose
+// tags were seen costs a hash of a few words. Only then are the rows put together one by one.
+//
 // # Bad input
 //
 // Reading stops at the first value it cannot read, with a gpucost.EInvalid error naming the file,

@@ -3,6 +3,7 @@ package awscur
 import (
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/gpucost/gpucost"
 )
@@ -19,9 +20,29 @@ type rec struct {
 	extra map[string]string
 	line  int
 
-	lastType  string // the line item type last classified
-	lastClass lineClass
-	hasClass  bool
+	recent recent
+}
+
+// recent remembers the classes of the line item types and the spot reading of the usage types
+// seen last, in small direct-mapped tables indexed by the strings' addresses: the strings are
+// interned, so a row costs an address and a comparison (of equal pointers) instead of a map
+// look-up and a substring search.
+type recent struct {
+	class [16]struct {
+		t  string
+		cl lineClass
+		ok bool
+	}
+	spot [64]struct {
+		usageType string
+		spot, ok  bool
+	}
+}
+
+// slot picks a slot of a table of n (a power of two) for string s.
+func slot(s string, n int) int {
+	a := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	return int((a>>4 ^ a>>12) & uintptr(n-1))
 }
 
 func (r *rec) amount(f field) (int64, bool) {
@@ -151,18 +172,19 @@ var classes = map[string]lineClass{
 // otherClass is the class of line item types AWS adds later.
 var otherClass = lineClass{"Adjustment", "", "Other", "", false}
 
-// class returns the FOCUS reading of the row's line item type, remembering the last one.
-func (r *rec) class() lineClass {
+// class returns the FOCUS reading of the row's line item type.
+func (r *rec) class() *lineClass {
 	t := r.str[fLineItemType]
-	if t == r.lastType && r.hasClass {
-		return r.lastClass
+	e := &r.recent.class[slot(t, len(r.recent.class))]
+	if e.ok && e.t == t {
+		return &e.cl
 	}
 	cl, ok := classes[t]
 	if !ok {
 		cl = otherClass
 	}
-	r.lastType, r.lastClass, r.hasClass = t, cl, true
-	return cl
+	e.t, e.cl, e.ok = t, cl, true
+	return &e.cl
 }
 
 // fill writes the row onto c, overwriting every field.
@@ -170,38 +192,28 @@ func (r *rec) fill(c *gpucost.CostLine) {
 	cur := r.str[fCurrency]
 	money := func(n int64) gpucost.Money { return gpucost.Money{Nanos: n, Currency: cur} }
 	cl := r.class()
+	pricing := r.pricing(cl)
 	if r.str[fLineItemType] == "Fee" && r.str[fRIArn] != "" {
-		cl.pricing = "Committed"
+		pricing = "Committed"
 	}
-	*c = gpucost.CostLine{
-		Provider:           "AWS",
-		BillingAccountID:   r.str[fPayer],
-		SubAccountID:       r.str[fUsageAccount],
-		BillingPeriodStart: r.times[tBillStart-tBillStart],
-		ChargePeriodStart:  r.times[tStart-tBillStart],
-		ChargePeriodEnd:    r.times[tEnd-tBillStart],
-		ChargeCategory:     cl.category,
-		ChargeFrequency:    r.frequency(cl),
-		PricingCategory:    r.pricing(cl),
-		BilledCost:         money(r.billed()),
-		EffectiveCost:      money(r.effective()),
-		ListCost:           money(r.nanos(aPublicOnDemand)),
-		ContractedCost:     money(r.contracted()),
-		ResourceID:         r.str[fResourceID],
-		ResourceType:       resourceType(r.str[fResourceID]),
-		InstanceType:       r.instanceType(),
-		ServiceName:        r.serviceName(),
-		RegionID:           r.str[fRegionCode],
-		AvailabilityZone:   r.str[fAZ],
-		SkuID:              r.str[fSku],
-		SkuPriceID:         r.str[fRateCode],
-		ChargeDescription:  r.str[fDescription],
-		PricingQuantity:    r.usage,
-		PricingUnit:        r.str[fPricingUnit],
-		Tags:               r.tags,
-		Extra:              r.extra,
-		Line:               r.line,
-	}
+	// Set in place, field by field, after zeroing: a composite literal is built on the stack and
+	// copied, 600-odd bytes a row twice.
+	*c = gpucost.CostLine{}
+	c.Provider = "AWS"
+	c.BillingAccountID, c.SubAccountID = r.str[fPayer], r.str[fUsageAccount]
+	c.BillingPeriodStart = r.times[tBillStart-tBillStart]
+	c.ChargePeriodStart, c.ChargePeriodEnd = r.times[tStart-tBillStart], r.times[tEnd-tBillStart]
+	c.ChargeCategory, c.ChargeFrequency, c.PricingCategory = cl.category, r.frequency(cl), pricing
+	c.BilledCost, c.EffectiveCost = money(r.billed()), money(r.effective())
+	c.ListCost, c.ContractedCost = money(r.nanos(aPublicOnDemand)), money(r.contracted())
+	c.ResourceID, c.ResourceType = r.str[fResourceID], resourceType(r.str[fResourceID])
+	c.InstanceType, c.ServiceName = r.instanceType(), r.serviceName()
+	c.RegionID, c.AvailabilityZone = r.str[fRegionCode], r.str[fAZ]
+	c.SkuID, c.SkuPriceID = r.str[fSku], r.str[fRateCode]
+	c.ChargeDescription = r.str[fDescription]
+	c.PricingQuantity, c.PricingUnit = r.usage, r.str[fPricingUnit]
+	c.Tags, c.Extra = r.tags, r.extra
+	c.Line = r.line
 	if cl.consumed {
 		c.ConsumedQuantity, c.ConsumedUnit = r.usage, r.str[fPricingUnit]
 	}
@@ -211,7 +223,7 @@ func (r *rec) fill(c *gpucost.CostLine) {
 // commitment sets the CommitmentDiscount columns from the Savings Plan or reservation ARN, as the
 // FinOps Foundation's converter does (commitment_discount_category_S001.yaml: Spend for Savings
 // Plans, Usage for reservations).
-func (r *rec) commitment(c *gpucost.CostLine, cl lineClass) {
+func (r *rec) commitment(c *gpucost.CostLine, cl *lineClass) {
 	switch {
 	case r.str[fSPArn] != "":
 		c.CommitmentDiscountID = r.str[fSPArn]
@@ -228,7 +240,7 @@ func (r *rec) commitment(c *gpucost.CostLine, cl lineClass) {
 // frequency is ChargeFrequency: by line type where it tells, else by bill_bill_type as the
 // FinOps Foundation's converter maps it (charge_frequency_S001.yaml: Anniversary → Recurring,
 // Purchase and Refund → One-Time).
-func (r *rec) frequency(cl lineClass) string {
+func (r *rec) frequency(cl *lineClass) string {
 	if cl.frequency != "" {
 		return cl.frequency
 	}
@@ -248,7 +260,7 @@ func (r *rec) frequency(cl lineClass) string {
 // (the AWS Well-Architected CUR query library tests line_item_usage_type LIKE '%SpotUsage%'), or
 // pricing_term, pricing_purchase_option or the product's marketoption say Spot. Other usage is
 // Standard (on-demand).
-func (r *rec) pricing(cl lineClass) string {
+func (r *rec) pricing(cl *lineClass) string {
 	if cl.pricing != "spot?" {
 		return cl.pricing
 	}
@@ -259,10 +271,20 @@ func (r *rec) pricing(cl lineClass) string {
 }
 
 func (r *rec) spot() bool {
-	return strings.Contains(r.str[fUsageType], "SpotUsage") ||
+	return r.spotUsage() ||
 		r.str[fPricingTerm] == "Spot" ||
 		strings.HasPrefix(r.str[fPurchaseOption], "Spot") ||
 		r.str[fMarketOption] == "Spot"
+}
+
+// spotUsage reports whether the usage type names SpotUsage.
+func (r *rec) spotUsage() bool {
+	ut := r.str[fUsageType]
+	e := &r.recent.spot[slot(ut, len(r.recent.spot))]
+	if !e.ok || e.usageType != ut {
+		e.usageType, e.spot, e.ok = ut, strings.Contains(ut, "SpotUsage"), true
+	}
+	return e.spot
 }
 
 // instanceType is product_instance_type, or for EC2 lines without it (spot usage often lacks

@@ -138,12 +138,13 @@ type pqLeaf struct {
 	cur    cursor
 }
 
-// pqMap is a MAP column: its key and value leaves.
+// pqMap is a MAP column: its key and value leaves, and the entries of the batch's rows.
 type pqMap struct {
 	field      field
 	key, value *pqLeaf
-	wantGen    uint64 // the key dictionary generation want describes
-	want       []int8 // per key dictionary index: 1 a product key the reader uses, -1 not, 0 unknown
+	b          mapBatch
+	namePos    int // where the last product had product_name among its entries
+	marketPos  int // and marketoption
 }
 
 // pqRow reads the rows of one file, a batch at a time: each column fills its slice of the
@@ -152,25 +153,19 @@ type pqRow struct {
 	rd       *reader
 	flat     [mProduct]*pqLeaf // string, time, quantity and amount fields
 	fields   []field           // the flat fields the file has
-	strs     []field           // of them, the string, time and amount fields
-	times    []field
-	amts     []field
 	maps     []*pqMap
-	tagCols  []*pqLeaf // flattened tag and cost category columns
-	tagKeys  []string  // their tag keys
-	row      int64     // rows read before the current batch
+	product  *pqMap
+	tagMaps  []*pqMap   // resource_tags, tags, cost_category: the order their keys win in
+	tagCols  []*pqLeaf  // flattened tag and cost category columns
+	tagKeys  []string   // their tag keys
+	tagVals  [][]string // their values in the batch
+	tags     tagSets
+	row      int64 // rows read before the current batch
 	b        *pqBatch
 	lastTime [numTimes]int64
 	lastVal  [numTimes]time.Time
 	lastText [numTimes][]byte
 	scratch  []byte
-	kents    []ent  // a map row's keys
-	vents    []ent  // and values
-	plain    []byte // their bytes from plain pages
-
-	lastProdKey []byte // the previous row's product record
-	lastProd    product
-	hasProd     bool
 }
 
 func newPQRow(rd *reader, top []*parquet.Column) (*pqRow, error) {
@@ -194,14 +189,6 @@ func newPQRow(rd *reader, top []*parquet.Column) (*pqRow, error) {
 			return nil, err
 		}
 		pr.flat[f], pr.fields = l, append(pr.fields, f)
-		switch f.kind() {
-		case kString:
-			pr.strs = append(pr.strs, f)
-		case kTime:
-			pr.times = append(pr.times, f)
-		case kAmount:
-			pr.amts = append(pr.amts, f)
-		}
 	}
 	for _, i := range p.tags {
 		l, err := leaf(top[i], kString)
@@ -213,6 +200,19 @@ func newPQRow(rd *reader, top []*parquet.Column) (*pqRow, error) {
 			key = costCategoryKey(key)
 		}
 		pr.tagCols, pr.tagKeys = append(pr.tagCols, l), append(pr.tagKeys, key)
+		pr.tagVals = append(pr.tagVals, make([]string, batchRows))
+	}
+	for _, f := range [...]field{mResourceTags, mTags, mCostCategory} {
+		for _, m := range pr.maps {
+			if m.field == f {
+				pr.tagMaps = append(pr.tagMaps, m)
+			}
+		}
+	}
+	for _, m := range pr.maps {
+		if m.field == mProduct {
+			pr.product = m
+		}
 	}
 	return pr, nil
 }

@@ -58,6 +58,7 @@ type pqOptions struct {
 	groupRows int64 // rows per row group
 	dict      bool  // dictionary-encode strings, as Spark and Arrow writers do
 	snappy    bool  // compress pages with Snappy
+	mapKeys   bool  // dictionary-encode map keys, not their values: entries mix both kinds
 	opts      []parquet.WriterOption
 }
 
@@ -90,6 +91,9 @@ func writeParquetRows(t testing.TB, w io.Writer, names []string, kinds []pqKind,
 			node = parquet.Timestamp(parquet.Microsecond)
 		case pqMapKind:
 			node = parquet.Map(str(), str())
+			if o.mapKeys {
+				node = parquet.Map(parquet.Encoded(parquet.String(), &parquet.RLEDictionary), parquet.String())
+			}
 		case pqDecimal:
 			node = parquet.Decimal(9, 18, parquet.Int64Type)
 		case pqInt96:
@@ -445,41 +449,50 @@ func TestParquetCorruption(t *testing.T) {
 func TestParquetMatchesCSVGenerated(t *testing.T) {
 	const rows = 3000
 	for _, cols := range [][]string{columnsLean(), columnsFull()} {
-		csvData, err := io.ReadAll(newCURGen(cols, rows, 700))
-		if err != nil {
-			t.Fatal(err)
+		compareGenerated(t, cols, rows, pqOptions{groupRows: 1100, dict: true, snappy: true})
+	}
+	// Map keys from a dictionary and values from plain pages: a tag's key word is a dictionary
+	// entry, its value's the address of an interned string.
+	compareGenerated(t, columnsLean(), rows, pqOptions{groupRows: 1100, mapKeys: true})
+}
+
+// compareGenerated reads rows generated with cols as CSV and as Parquet written with o, and checks
+// that both give the same lines and totals.
+func compareGenerated(t *testing.T, cols []string, rows int, o pqOptions) {
+	t.Helper()
+	csvData, err := io.ReadAll(newCURGen(cols, rows, 700))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	wantSt, err := Read(bytes.NewReader(csvData), "gen.csv", func(c *gpucost.CostLine) error {
+		want = append(want, stripLine(billtest.Line(c)))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pq bytes.Buffer
+	var header []string
+	kinds := make([]pqKind, len(cols))
+	for i, c := range cols {
+		kinds[i] = curTypes(c)
+	}
+	writeParquetRows(t, &pq, cols, kinds, csvRecords(bytes.NewReader(csvData), &header), o)
+	got, st, err := readParquetBytes(pq.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("ReadParquet = %d lines, CSV %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%d columns, row %d:\n got %s\nwant %s", len(cols), i+1, got[i], want[i])
 		}
-		var want []string
-		wantSt, err := Read(bytes.NewReader(csvData), "gen.csv", func(c *gpucost.CostLine) error {
-			want = append(want, stripLine(billtest.Line(c)))
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var pq bytes.Buffer
-		var header []string
-		kinds := make([]pqKind, len(cols))
-		for i, c := range cols {
-			kinds[i] = curTypes(c)
-		}
-		writeParquetRows(t, &pq, cols, kinds, csvRecords(bytes.NewReader(csvData), &header),
-			pqOptions{groupRows: 1100, dict: true, snappy: true})
-		got, st, err := readParquetBytes(pq.Bytes())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != len(want) {
-			t.Fatalf("ReadParquet = %d lines, CSV %d", len(got), len(want))
-		}
-		for i := range want {
-			if got[i] != want[i] {
-				t.Fatalf("%d columns, row %d:\n got %s\nwant %s", len(cols), i+1, got[i], want[i])
-			}
-		}
-		if st.Totals["USD"] != wantSt.Totals["USD"] || st.Rows != rows {
-			t.Errorf("Parquet totals %+v, CSV %+v", st.Totals, wantSt.Totals)
-		}
+	}
+	if st.Totals["USD"] != wantSt.Totals["USD"] || st.Rows != rows {
+		t.Errorf("Parquet totals %+v, CSV %+v", st.Totals, wantSt.Totals)
 	}
 }
 

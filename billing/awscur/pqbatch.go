@@ -19,16 +19,15 @@ import (
 // batchRows is the number of rows read column by column before they are put together.
 const batchRows = 256
 
-// pqBatch holds one batch of rows, column by column, and the map entries of each row.
+// pqBatch holds one batch of rows as the columns fill it: strings, times and amounts by row, so
+// that a row takes its own at once, the rest by column. Map entries are kept by their maps
+// (mapBatch).
 type pqBatch struct {
-	str   [numStrings][batchRows]string
-	times [numTimes][batchRows]time.Time
+	str   [batchRows][numStrings]string // by row, so that a row's strings are copied at once
+	times [batchRows][numTimes]time.Time
 	usage [batchRows]float64
-	amt   [numAmounts][batchRows]int64
-	has   [numAmounts][batchRows]bool
-	tags  [batchRows][2]int // the row's tag records in arena
-	prod  [batchRows][2]int // the row's product record in arena
-	arena []byte
+	amt   [batchRows][numAmounts]int64 // by row, so that a row's amounts are copied at once
+	has   [batchRows][numAmounts]bool
 	i64   [batchRows]int64
 	f64   [batchRows]float64
 	ok    [batchRows]bool
@@ -110,7 +109,7 @@ func (pr *pqRow) fillFlat(f field, l *pqLeaf, n int) (int, error) {
 	b, c := pr.b, &l.cur
 	switch k := f.kind(); {
 	case k == kString && l.conv == cvText:
-		if err := c.strings(b.str[f][:n], pr.rd.in, f); err != nil {
+		if err := c.stringsRows(b.str[:n], pr.rd.in, f); err != nil {
 			return -1, pr.damaged(l, err)
 		}
 		return n, nil
@@ -118,15 +117,15 @@ func (pr *pqRow) fillFlat(f field, l *pqLeaf, n int) (int, error) {
 		if err := c.doubles(b.f64[:n], b.ok[:n]); err != nil {
 			return -1, pr.damaged(l, err)
 		}
-		amt, has := &b.amt[f-aUnblended], &b.has[f-aUnblended]
+		i := f - aUnblended
 		for r := range n {
-			amt[r], has[r] = 0, b.ok[r]
+			b.amt[r][i], b.has[r][i] = 0, b.ok[r]
 			if b.ok[r] {
 				v, err := floatNanos(b.f64[r])
 				if err != nil {
 					return r, pr.bad(l, r, parquet.DoubleValue(b.f64[r]), kAmount, err)
 				}
-				amt[r] = v
+				b.amt[r][i] = v
 			}
 		}
 		return n, nil
@@ -145,11 +144,10 @@ func (pr *pqRow) fillFlat(f field, l *pqLeaf, n int) (int, error) {
 			return -1, pr.damaged(l, err)
 		}
 		slot := f - tBillStart
-		dst := &b.times[slot]
 		for r := range n {
-			dst[r] = zeroTime
+			b.times[r][slot] = zeroTime
 			if b.ok[r] {
-				dst[r] = pr.unixTime(slot, b.i64[r], l.unit)
+				b.times[r][slot] = pr.unixTime(slot, b.i64[r], l.unit)
 			}
 		}
 		return n, nil
@@ -191,16 +189,16 @@ func (pr *pqRow) value(f field, l *pqLeaf, r int, present bool) error {
 	b := pr.b
 	switch f.kind() {
 	case kString:
-		b.str[f][r] = ""
+		b.str[r][f] = ""
 		if present {
-			b.str[f][r] = pr.rd.in.field(f, pr.text(l))
+			b.str[r][f] = pr.rd.in.field(f, pr.text(l))
 		}
 	case kTime:
 		t, err := pr.time(f, l, present)
 		if err != nil {
 			return pr.bad(l, r, l.cur.value(), kTime, err)
 		}
-		b.times[f-tBillStart][r] = t
+		b.times[r][f-tBillStart] = t
 	case kQuantity:
 		b.usage[r] = 0
 		if present {
@@ -212,13 +210,13 @@ func (pr *pqRow) value(f field, l *pqLeaf, r int, present bool) error {
 		}
 	case kAmount:
 		i := f - aUnblended
-		b.amt[i][r], b.has[i][r] = 0, false
+		b.amt[r][i], b.has[r][i] = 0, false
 		if present {
 			n, ok, err := amount(l)
 			if err != nil {
 				return pr.bad(l, r, l.cur.value(), kAmount, err)
 			}
-			b.amt[i][r], b.has[i][r] = n, ok
+			b.amt[r][i], b.has[r][i] = n, ok
 		}
 	}
 	return nil
@@ -328,22 +326,13 @@ func (pr *pqRow) assemble(r int) error {
 	rd, b := pr.rd, pr.b
 	rec := &rd.rec
 	rec.line = int(pr.row)
-	for _, f := range pr.strs {
-		rec.str[f] = b.str[f][r]
-	}
-	for _, f := range pr.times {
-		rec.times[f-tBillStart] = b.times[f-tBillStart][r]
-	}
-	for _, f := range pr.amts {
-		i := f - aUnblended
-		rec.amt[i], rec.has[i] = b.amt[i][r], b.has[i][r]
-	}
+	rec.str = b.str[r]                    // a string column the file lacks is never set: ""
+	rec.times = b.times[r]                // a time column the file lacks is never set: zero
+	rec.amt, rec.has = b.amt[r], b.has[r] // an absent column's amount is never set: 0, not had
 	if pr.flat[qUsageAmount] != nil {
 		rec.usage = b.usage[r]
 	}
-	if err := pr.resolveMaps(r); err != nil {
-		return err
-	}
+	pr.resolveMaps(r)
 	return rd.finish(func(f field) (string, string) {
 		if f < 0 {
 			return pr.where(-1), ""

@@ -1,337 +1,466 @@
 package awscur
 
 import (
-	"encoding/binary"
+	"bytes"
 	"errors"
+	"io"
+	"slices"
+	"unsafe"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/gpucost/gpucost"
 )
 
-// A row's map columns and flattened tag columns are kept in the batch arena as records
-// [kind][4-byte length][body], where kind is the map's field or encTagCol. The bodies hold
-// handles to the values (dictionary indexes, or bytes on plain pages) with the generation of the
-// dictionaries they index, so equal records mean equal maps and the records key the product and
-// tag caches: a distinct tag set or product is decoded once, and a row costs a hash of a few
-// indexes.
-const encTagCol = 0xfe
+// A map column is read a batch at a time, its key and value leaves side by side: the entries of
+// the batch's rows become handles (a dictionary index, or a value copied from a plain page), and
+// each row is then read from its handles. The product map gives its product_name and
+// marketoption values, found where the previous row had them (products share their keys' order)
+// or by a scan; the tag maps and flattened tag columns give the row's Labels, cached under a word
+// for each of the row's keys and values (tagSets).
 
-var errRecord = errors.New("map record does not decode")
+// Handles of map entries: a dictionary index (≥ 0), hNull, or hPlain-i for plain value i.
+const (
+	hNull  = -1
+	hPlain = -2
+)
 
-// fillMaps reads the map and tag columns of n rows into the batch arena.
+// mapBatch holds the entries of a map column for the rows of a batch: row r's are the handles
+// keys[start[r]:start[r+1]] and vals[start[r]:start[r+1]].
+type mapBatch struct {
+	start      []int32
+	keys, vals []int32
+	key, val   side
+	zeros      []byte // the repetition levels of a page without them
+}
+
+// side is one leaf of a map column as the batch read it: its dictionary, the entries interned so
+// far, and the values of plain pages.
+type side struct {
+	dict  parquet.Dictionary
+	gen   uint64   // the cursor's Gen of dict
+	tab   []string // interned entries of dict, "" until first used
+	role  []int8   // for product keys: per entry, the roleOf the key, 0 until known
+	plain []byte   // values of plain pages
+	off   []int32  // value i is plain[off[2i]:off[2i+1]]
+}
+
+// roles of product map keys.
+const (
+	keyUnknown int8 = iota
+	keyOther
+	keyName
+	keyMarket
+)
+
+var errTwoDicts = errors.New("a map column chunk has two dictionaries")
+
+// fillMaps reads the map and flattened tag columns of n rows.
 func (pr *pqRow) fillMaps(n int) error {
-	b := pr.b
-	b.arena = b.arena[:0]
-	for r := range n {
-		b.prod[r] = [2]int{-1, -1}
-		start := len(b.arena)
-		for _, m := range pr.maps {
-			from := len(b.arena)
-			var err error
-			if b.arena, err = pr.readMap(m, b.arena); err != nil {
-				return err
-			}
-			if m.field == mProduct {
-				b.prod[r], start = [2]int{from, len(b.arena)}, len(b.arena)
-			}
+	for _, m := range pr.maps {
+		if err := pr.fillMap(m, n); err != nil {
+			return err
 		}
-		for i, l := range pr.tagCols {
-			var err error
-			if b.arena, err = pr.readTagCol(i, l, b.arena); err != nil {
-				return err
-			}
+	}
+	for i, l := range pr.tagCols {
+		if _, err := pr.fillTagCol(l, pr.tagVals[i][:n]); err != nil {
+			return err
 		}
-		b.tags[r] = [2]int{start, len(b.arena)}
 	}
 	return nil
 }
 
-// beginRecord appends a record header and returns where its length goes.
-func beginRecord(buf []byte, kind byte) ([]byte, int) {
-	buf = append(buf, kind, 0, 0, 0, 0)
-	return buf, len(buf) - 4
-}
-
-func endRecord(buf []byte, at int) []byte {
-	binary.LittleEndian.PutUint32(buf[at:], uint32(len(buf)-at-4))
-	return buf
-}
-
-// readMap appends the current row of a map column as a record. Of the product map only the
-// entries the reader uses are kept, so its records are short and equal for equal products.
-func (pr *pqRow) readMap(m *pqMap, buf []byte) ([]byte, error) {
+// fillMap reads the entries of the next n rows of a map column. The key and value leaves repeat
+// alike, so they are walked together, a stretch both pages cover at a time; a row starts where
+// the repetition level is 0, and the batch stops before row n+1 starts.
+func (pr *pqRow) fillMap(m *pqMap, n int) error {
+	b := &m.b
+	b.start, b.keys, b.vals = b.start[:0], b.keys[:0], b.vals[:0]
+	b.key.reset()
+	b.val.reset()
 	k, v := &m.key.cur, &m.value.cur
-	kidx, kok := k.rowDict()
-	var vidx []int32
-	vok := false
-	if kok {
-		vidx, vok = v.rowDict()
-	}
-	if kok && vok {
-		return pr.dictRecord(m, kidx, vidx, buf)
-	}
-	var err error
-	pr.plain = pr.plain[:0]
-	if kok {
-		pr.kents = pr.kents[:0]
-		for _, x := range kidx {
-			pr.kents = append(pr.kents, ent{idx: x})
+	for {
+		kn, err := k.Run(1 << 30)
+		if err == io.EOF && len(b.start) == n {
+			break
+		} else if err != nil {
+			return pr.damaged(m.key, err)
 		}
-	} else if pr.kents, pr.plain, err = k.row(pr.kents[:0], pr.plain); err != nil {
-		return nil, pr.damaged(m.key, err)
-	}
-	if pr.vents, pr.plain, err = v.row(pr.vents[:0], pr.plain); err != nil {
-		return nil, pr.damaged(m.value, err)
-	}
-	if len(pr.kents) != len(pr.vents) {
-		return nil, pr.damaged(m.value, errPage)
-	}
-	buf, at := beginRecord(buf, byte(m.field))
-	buf = binary.AppendUvarint(binary.AppendUvarint(buf, k.Gen), v.Gen)
-	for i, ke := range pr.kents {
-		ve := pr.vents[i]
-		if ke.idx == entNull || ve.idx == entNull {
-			continue // an empty or null map, or a null value
-		}
-		if m.field == mProduct && !m.wanted(ke, pr.plain) {
-			continue
-		}
-		buf = appendEnt(appendEnt(buf, ke, pr.plain), ve, pr.plain)
-	}
-	return endRecord(buf, at), nil
-}
-
-// dictRecord appends a record for a map row read through rowDict: dictionary indexes of keys and
-// values, all present.
-func (pr *pqRow) dictRecord(m *pqMap, kidx, vidx []int32, buf []byte) ([]byte, error) {
-	if len(kidx) != len(vidx) {
-		return nil, pr.damaged(m.value, errPage)
-	}
-	buf, at := beginRecord(buf, byte(m.field))
-	buf = binary.AppendUvarint(binary.AppendUvarint(buf, m.key.cur.Gen), m.value.cur.Gen)
-	product := m.field == mProduct
-	if product && m.wantGen != m.key.cur.Gen {
-		m.wantGen, m.want = m.key.cur.Gen, append(m.want[:0], make([]int8, m.key.cur.ChunkDict.Len())...)
-	}
-	for i, kx := range kidx {
-		if product && (m.want[kx] < 0 || m.want[kx] == 0 && !m.wanted(ent{idx: kx}, nil)) {
-			continue
-		}
-		buf = binary.LittleEndian.AppendUint32(append(buf, 1), uint32(kx))
-		buf = binary.LittleEndian.AppendUint32(append(buf, 1), uint32(vidx[i]))
-	}
-	return endRecord(buf, at), nil
-}
-
-// wanted reports whether a product map key is one the reader uses, remembering the answer for
-// each dictionary index.
-func (m *pqMap) wanted(e ent, arena []byte) bool {
-	c := &m.key.cur
-	if e.idx < 0 {
-		return productKey(c.entBytesOf(e, arena))
-	}
-	if m.wantGen != c.Gen {
-		m.wantGen, m.want = c.Gen, append(m.want[:0], make([]int8, c.ChunkDict.Len())...)
-	}
-	switch m.want[e.idx] {
-	case 1:
-		return true
-	case -1:
-		return false
-	}
-	ok := productKey(c.entBytesOf(e, arena))
-	m.want[e.idx] = -1
-	if ok {
-		m.want[e.idx] = 1
-	}
-	return ok
-}
-
-// productKey reports whether a product attribute is one the reader maps.
-func productKey(k []byte) bool { return string(k) == "product_name" || string(k) == "marketoption" }
-
-// readTagCol appends the current value of flattened tag column i as a record, unless empty.
-func (pr *pqRow) readTagCol(i int, l *pqLeaf, buf []byte) ([]byte, error) {
-	present, err := l.cur.next()
-	if err != nil {
-		return nil, pr.damaged(l, err)
-	}
-	if !present {
-		return buf, nil
-	}
-	if l.conv != cvText {
-		v := pr.text(l)
-		if len(v) == 0 {
-			return buf, nil
-		}
-		buf, at := beginRecord(buf, encTagCol)
-		buf = binary.AppendUvarint(binary.AppendUvarint(buf, uint64(i)), 0)
-		buf = binary.AppendUvarint(append(buf, 2), uint64(len(v)))
-		return endRecord(append(buf, v...), at), nil
-	}
-	if len(l.cur.bytesVal()) == 0 {
-		return buf, nil
-	}
-	buf, at := beginRecord(buf, encTagCol)
-	buf = binary.AppendUvarint(binary.AppendUvarint(buf, uint64(i)), l.cur.Gen)
-	return endRecord(l.cur.appendHandle(buf), at), nil
-}
-
-// records calls fn for each record in buf.
-func records(buf []byte, fn func(kind byte, body []byte) error) error {
-	for len(buf) > 0 {
-		if len(buf) < 5 {
-			return errRecord
-		}
-		n := int(binary.LittleEndian.Uint32(buf[1:]))
-		if n > len(buf)-5 {
-			return errRecord
-		}
-		if err := fn(buf[0], buf[5:5+n]); err != nil {
-			return err
-		}
-		buf = buf[5+n:]
-	}
-	return nil
-}
-
-// mapEntries decodes the key and value handles of a map record body.
-func (pr *pqRow) mapEntries(f field, body []byte, fn func(k, v []byte)) error {
-	var m *pqMap
-	for _, mm := range pr.maps {
-		if mm.field == f {
-			m = mm
-		}
-	}
-	if m == nil {
-		return errRecord
-	}
-	for range 2 { // the generations
-		if _, w := binary.Uvarint(body); w > 0 {
-			body = body[w:]
-		} else {
-			return errRecord
-		}
-	}
-	for len(body) > 0 {
-		k, rest, ok1 := m.key.cur.resolve(body)
-		v, rest, ok2 := m.value.cur.resolve(rest)
-		if !ok1 || !ok2 {
-			return errRecord
-		}
-		fn(k, v)
-		body = rest
-	}
-	return nil
-}
-
-// resolveMaps sets row r's product name, market option and Tags from its records.
-func (pr *pqRow) resolveMaps(r int) error {
-	rd, b := pr.rd, pr.b
-	if s := b.prod[r]; s[0] >= 0 {
-		if err := pr.setProduct(b.arena[s[0]:s[1]]); err != nil {
-			return pr.damagedRecord(err)
-		}
-	}
-	tags := b.arena[b.tags[r][0]:b.tags[r][1]]
-	l, err := rd.mc.tagSet(tags, func() (gpucost.Labels, error) { return pr.buildTags(tags) })
-	if err != nil {
-		return pr.damagedRecord(err)
-	}
-	rd.rec.tags = l
-	return nil
-}
-
-func (pr *pqRow) damagedRecord(err error) error {
-	return gpucost.Errorf(gpucost.EInvalid, "read AWS CUR %s: map columns: %v; the file is damaged, export or download it again", pr.where(-1), err)
-}
-
-// setProduct sets the product name and market option from a product record.
-func (pr *pqRow) setProduct(rec []byte) error {
-	rd, p := pr.rd, pr.rd.plan
-	prod, ok := pr.lastProd, pr.hasProd && string(rec) == string(pr.lastProdKey)
-	if !ok {
-		prod, ok = rd.mc.products[string(rec)]
-		pr.lastProdKey, pr.hasProd = append(pr.lastProdKey[:0], rec...), false
-	}
-	if !ok {
-		err := records(rec, func(kind byte, body []byte) error {
-			return pr.mapEntries(field(kind), body, func(k, v []byte) {
-				switch string(k) {
-				case "product_name":
-					prod.name = rd.in.bytes(v)
-				case "marketoption":
-					prod.market = rd.in.bytes(v)
-				}
-			})
-		})
+		vn, err := v.Run(1 << 30)
 		if err != nil {
-			return err
+			return pr.damaged(m.value, err)
 		}
-		if len(rd.mc.products) >= mapLimit {
-			clear(rd.mc.products)
+		span := min(kn, vn)
+		kr, vr := b.reps(k, span), b.reps(v, span)
+		if len(b.keys) == 0 && kr[0] != 0 {
+			return pr.damaged(m.key, errPage) // the chunk starts inside a row
 		}
-		rd.mc.products[string(rec)] = prod
+		take, rows := rowStarts(kr, n-len(b.start), b.start, len(b.keys))
+		b.start = rows
+		if !bytes.Equal(kr[:take], vr[:take]) {
+			return pr.damaged(m.value, errPage)
+		}
+		if b.keys, err = b.key.take(k, b.keys, take); err != nil {
+			return pr.damaged(m.key, err)
+		}
+		if b.vals, err = b.val.take(v, b.vals, take); err != nil {
+			return pr.damaged(m.value, err)
+		}
+		if take < span {
+			break
+		}
 	}
-	pr.lastProd, pr.hasProd = prod, true
-	if p.index[fProductName] < 0 {
-		rd.rec.str[fProductName] = prod.name
-	}
-	if p.index[fMarketOption] < 0 {
-		rd.rec.str[fMarketOption] = prod.market
-	}
+	b.start = append(b.start, int32(len(b.keys)))
 	return nil
 }
 
-// buildTags decodes tag records into new Labels; nil when there are none. Resource tags come
-// first, so they win over the same keys in the tags column.
-func (pr *pqRow) buildTags(buf []byte) (gpucost.Labels, error) {
-	rd := pr.rd
-	l := gpucost.Labels{}
-	add := func(k string, v []byte) {
-		if _, dup := l[k]; !dup {
-			l[k] = rd.in.bytes(v)
-		}
+// reps returns the repetition levels of the next n slots of c; a page without them (parquet-go
+// leaves them out when every slot starts a row) gets zeros.
+func (b *mapBatch) reps(c *cursor, n int) []byte {
+	if c.Reps != nil {
+		return c.Reps[c.I : c.I+n]
 	}
-	for _, want := range [...]byte{byte(mResourceTags), byte(mTags), byte(mCostCategory), encTagCol} {
-		err := records(buf, func(kind byte, body []byte) error {
-			switch {
-			case kind != want:
-				return nil
-			case kind == encTagCol:
-				return pr.tagColEntry(body, add)
+	if len(b.zeros) < n {
+		b.zeros = make([]byte, n)
+	}
+	return b.zeros[:n]
+}
+
+// rowStarts appends to starts where rows start in reps (slot base+i for reps[i] == 0), up to max
+// rows, and returns how many slots belong to those rows and the rows before: all of reps, or
+// those before row max+1 starts.
+func rowStarts(reps []byte, max int, starts []int32, base int) (int, []int32) {
+	for i := 0; i < len(reps); i++ {
+		if reps[i] != 0 {
+			j := bytes.IndexByte(reps[i:], 0)
+			if j < 0 {
+				break
 			}
-			return pr.mapEntries(field(kind), body, func(k, v []byte) {
-				key := string(k)
-				if kind == byte(mCostCategory) {
-					key = costCategoryKey(key)
-				}
-				add(key, v)
-			})
-		})
-		if err != nil {
-			return nil, err
+			i += j
 		}
+		if max == 0 {
+			return i, starts
+		}
+		starts = append(starts, int32(base+i))
+		max--
 	}
-	if len(l) == 0 {
-		return nil, nil
-	}
-	return l, nil
+	return len(reps), starts
 }
 
-// tagColEntry decodes a flattened tag column record.
-func (pr *pqRow) tagColEntry(body []byte, add func(string, []byte)) error {
-	col, w := binary.Uvarint(body)
-	if w <= 0 || col >= uint64(len(pr.tagCols)) {
-		return errRecord
-	}
-	body = body[w:]
-	if _, w = binary.Uvarint(body); w <= 0 {
-		return errRecord
-	}
-	v, _, ok := pr.tagCols[col].cur.resolve(body[w:])
-	if !ok {
-		return errRecord
-	}
-	add(pr.tagKeys[col], v)
-	return nil
+func (s *side) reset() {
+	s.plain, s.off = s.plain[:0], s.off[:0]
 }
+
+// take appends the handles of the next n slots of c, which its page must have (Run).
+func (s *side) take(c *cursor, dst []int32, n int) ([]int32, error) {
+	if c.Idx != nil {
+		if c.Gen != s.gen || s.dict == nil {
+			if s.dict != nil && len(dst) > 0 {
+				return nil, errTwoDicts // handles of the batch index the other dictionary
+			}
+			s.dict, s.gen = c.ChunkDict, c.Gen
+			s.tab, s.role = append(s.tab[:0], make([]string, s.dict.Len())...), s.role[:0]
+		}
+		if c.Defs == nil || bytes.Count(c.Defs[c.I:c.I+n], []byte{c.MaxDef}) == n {
+			dst = append(dst, c.Idx[c.J:c.J+n]...)
+			c.I, c.J = c.I+n, c.J+n
+			return dst, nil
+		}
+	}
+	for range n {
+		k, ok := c.Take()
+		switch {
+		case !ok:
+			dst = append(dst, hNull)
+		case c.Idx != nil:
+			dst = append(dst, int32(k))
+		default:
+			dst = append(dst, int32(hPlain-len(s.off)/2))
+			s.off = append(s.off, int32(len(s.plain)))
+			s.plain = append(s.plain, c.Bytes(k)...)
+			s.off = append(s.off, int32(len(s.plain)))
+		}
+	}
+	return dst, nil
+}
+
+// bytes returns the value of a handle other than hNull.
+func (s *side) bytes(h int32) []byte {
+	if h >= 0 {
+		return s.dict.Index(h).ByteArray()
+	}
+	i := 2 * (hPlain - h)
+	return s.plain[s.off[i]:s.off[i+1]]
+}
+
+// str returns the value of a handle as an interned string, "" for hNull.
+func (s *side) str(in *interner, h int32) string {
+	switch {
+	case h >= 0:
+		v := s.tab[h]
+		if v == "" {
+			v = in.bytes(s.bytes(h))
+			s.tab[h] = v
+		}
+		return v
+	case h == hNull:
+		return ""
+	}
+	return in.bytes(s.bytes(h))
+}
+
+// keyRole returns the role of a product map key, remembered per dictionary entry.
+func (s *side) keyRole(h int32) int8 {
+	if h == hNull {
+		return keyOther
+	}
+	if h < 0 {
+		return roleOf(s.bytes(h))
+	}
+	if len(s.role) == 0 {
+		s.role = append(s.role, make([]int8, len(s.tab))...)
+	}
+	r := s.role[h]
+	if r == keyUnknown {
+		r = roleOf(s.bytes(h))
+		s.role[h] = r
+	}
+	return r
+}
+
+// roleOf says which product attribute a key is.
+func roleOf(k []byte) int8 {
+	switch string(k) {
+	case "product_name":
+		return keyName
+	case "marketoption":
+		return keyMarket
+	}
+	return keyOther
+}
+
+// product returns row r's product_name and marketoption. Where the previous row had them is
+// tried first; a scan finds them otherwise, the last of a key repeated.
+func (m *pqMap) product(in *interner, r int) (name, market string) {
+	b := &m.b
+	a := int(b.start[r])
+	keys, vals := b.keys[a:b.start[r+1]], b.vals[a:b.start[r+1]]
+	ni, mi := m.namePos, m.marketPos
+	if ni >= len(keys) || b.key.keyRole(keys[ni]) != keyName || mi >= len(keys) || b.key.keyRole(keys[mi]) != keyMarket {
+		ni, mi = -1, -1
+		for i, h := range keys {
+			switch b.key.keyRole(h) {
+			case keyName:
+				ni = i
+			case keyMarket:
+				mi = i
+			}
+		}
+		if ni >= 0 && mi >= 0 {
+			m.namePos, m.marketPos = ni, mi
+		}
+	}
+	if ni >= 0 {
+		name = b.val.str(in, vals[ni])
+	}
+	if mi >= 0 {
+		market = b.val.str(in, vals[mi])
+	}
+	return name, market
+}
+
+// fillTagCol reads the next values of a flattened tag column as interned strings.
+func (pr *pqRow) fillTagCol(l *pqLeaf, dst []string) (int, error) {
+	if l.conv == cvText {
+		if err := l.cur.strings(dst, pr.rd.in, -1); err != nil {
+			return -1, pr.damaged(l, err)
+		}
+		return len(dst), nil
+	}
+	for r := range dst {
+		present, err := l.cur.next()
+		if err != nil {
+			return -1, pr.damaged(l, err)
+		}
+		dst[r] = ""
+		if present {
+			dst[r] = pr.rd.in.bytes(pr.text(l))
+		}
+	}
+	return len(dst), nil
+}
+
+// tagSets caches the Labels of a row's tag maps and columns under a key of words, one for each
+// key and value: a dictionary entry's word is its index and its dictionary's generation (with the
+// top bit set), a plain value's the address of its interned string. Equal keys are equal tags: a
+// generation names one dictionary of one leaf for good, and equal addresses are equal strings
+// for as long as the entry keeps the strings alive, so that no other string takes the address.
+// A full cache is emptied.
+type tagSets struct {
+	m       wordTable[tagSet]
+	key     []uint64 // the key of the row's tags
+	pairs   []tagPair
+	plain   []tagPair // the strings whose addresses are in the key, when asked for
+	was     []uint64
+	last    []uint64 // the previous row's key
+	lastSet gpucost.Labels
+	hasLast bool
+}
+
+type tagSet struct {
+	labels gpucost.Labels
+	keep   []tagPair
+}
+
+// tagPair is a tag of a row: a map entry (of cost_category when cat), or a flattened column's
+// value under its key.
+type tagPair struct {
+	k, v string
+	cat  bool
+}
+
+// resolveMaps sets row r's product name, market option and Tags from the batch.
+func (pr *pqRow) resolveMaps(r int) {
+	rd := pr.rd
+	if m := pr.product; m != nil {
+		name, market := m.product(rd.in, r)
+		if rd.plan.index[fProductName] < 0 {
+			rd.rec.str[fProductName] = name
+		}
+		if rd.plan.index[fMarketOption] < 0 {
+			rd.rec.str[fMarketOption] = market
+		}
+	}
+	if len(pr.tagMaps) > 0 || len(pr.tagCols) > 0 {
+		rd.rec.tags = pr.rowTags(r)
+	}
+}
+
+// rowTags returns the Labels of row r's tags.
+func (pr *pqRow) rowTags(r int) gpucost.Labels {
+	ts := &pr.tags
+	key := pr.tagKey(r, false)
+	if ts.hasLast && slices.Equal(key, ts.last) {
+		return ts.lastSet
+	}
+	h := hashWords(key)
+	s, ok := ts.m.get(key, h)
+	if !ok {
+		s = tagSet{labels: buildTags(pr.rowPairs(r))}
+		if !pr.kept(r, key) {
+			return s.labels
+		}
+		s.keep = slices.Clone(ts.plain)
+		ts.m.put(key, h, s)
+	}
+	ts.last, ts.lastSet, ts.hasLast = append(ts.last[:0], key...), s.labels, true
+	return s.labels
+}
+
+// tagKey returns the key of row r's tags: for each tag map its field and a word for each entry's
+// key and value (side.word), then the addresses of the flattened tag columns' values. With keep
+// it leaves the strings whose addresses the key holds in pr.tags.plain.
+func (pr *pqRow) tagKey(r int, keep bool) []uint64 {
+	ts, in := &pr.tags, pr.rd.in
+	key := ts.key[:0]
+	ts.plain = ts.plain[:0]
+	for _, m := range pr.tagMaps {
+		b := &m.b
+		key = append(key, uint64(m.field))
+		keys, vals := b.keys[b.start[r]:b.start[r+1]], b.vals[b.start[r]:b.start[r+1]]
+		vals = vals[:len(keys)]
+		kg, vg := 1<<63|b.key.gen<<32, 1<<63|b.val.gen<<32
+		for i, kh := range keys {
+			switch vh := vals[i]; {
+			case kh >= 0 && vh >= 0: // the common case, inlined
+				key = append(key, kg|uint64(kh), vg|uint64(vh))
+			case kh == hNull || vh == hNull: // an empty or null map, or a null value
+			default:
+				key = append(key, ts.word(&b.key, in, kh, keep), ts.word(&b.val, in, vh, keep))
+			}
+		}
+	}
+	if len(pr.tagCols) > 0 {
+		key = append(key, encTagCol)
+		for i := range pr.tagCols {
+			v := pr.tagVals[i][r]
+			key = append(key, addr(v))
+			if keep && v != "" {
+				ts.plain = append(ts.plain, tagPair{v: v})
+			}
+		}
+	}
+	ts.key = key
+	return key
+}
+
+// kept makes the key of row r's tags again, keeping its strings, and reports whether it is key:
+// a string interned anew between the two (the interner empties when full) has another address,
+// and a key whose strings are not kept must not be cached.
+func (pr *pqRow) kept(r int, key []uint64) bool {
+	was := append(pr.tags.was[:0], key...)
+	pr.tags.was = was
+	return slices.Equal(pr.tagKey(r, true), was)
+}
+
+// encTagCol marks the flattened tag columns in a tag set's key, after the map fields.
+const encTagCol = uint64(numFields)
+
+// word returns the key word of a handle of s other than hNull: for a dictionary entry its index
+// and its dictionary's generation, with the top bit set; for a plain value the address of its
+// interned string, which with keep is left in ts.plain.
+func (ts *tagSets) word(s *side, in *interner, h int32, keep bool) uint64 {
+	if h >= 0 {
+		return 1<<63 | s.gen<<32 | uint64(h)
+	}
+	v := s.str(in, h)
+	if keep {
+		ts.plain = append(ts.plain, tagPair{v: v})
+	}
+	return addr(v)
+}
+
+// rowPairs returns row r's tags in the order their keys win: the tag maps' entries, then the
+// flattened tag columns' values that are not empty.
+func (pr *pqRow) rowPairs(r int) []tagPair {
+	ts, in := &pr.tags, pr.rd.in
+	ts.pairs = ts.pairs[:0]
+	for _, m := range pr.tagMaps {
+		b := &m.b
+		for i := b.start[r]; i < b.start[r+1]; i++ {
+			kh, vh := b.keys[i], b.vals[i]
+			if kh != hNull && vh != hNull {
+				ts.pairs = append(ts.pairs, tagPair{b.key.str(in, kh), b.val.str(in, vh), m.field == mCostCategory})
+			}
+		}
+	}
+	for i := range pr.tagCols {
+		if v := pr.tagVals[i][r]; v != "" {
+			ts.pairs = append(ts.pairs, tagPair{k: pr.tagKeys[i], v: v})
+		}
+	}
+	return ts.pairs
+}
+
+// buildTags makes the Labels of a row's tags; nil when there are none. The first of a key wins:
+// resource tags come first, so they win over the same keys in the tags column; cost categories
+// take costCategory/ keys.
+func buildTags(pairs []tagPair) gpucost.Labels {
+	if len(pairs) == 0 {
+		return nil
+	}
+	l := make(gpucost.Labels, len(pairs))
+	for _, p := range pairs {
+		k := p.k
+		if p.cat {
+			k = costCategoryKey(k)
+		}
+		if _, dup := l[k]; !dup {
+			l[k] = p.v
+		}
+	}
+	return l
+}
+
+// addr returns the address of a string's bytes; 0 for "".
+func addr(s string) uint64 { return uint64(uintptr(unsafe.Pointer(unsafe.StringData(s)))) }

@@ -111,7 +111,7 @@ func walkPages(r io.ReaderAt, size int64, md *format.ColumnMetaData) (int64, err
 	values := int64(0) // the chunk's values before the page
 	total := int64(0)  // the pages' uncompressed bytes
 	for pos := start; pos < end; {
-		window := min(end-pos, 1<<16)
+		window := min(end-pos, 1<<10) // a header without long statistics fits; a longer one grows it
 		for {
 			buf = growTo(buf, int(window))
 			if _, err := r.ReadAt(buf, pos); err != nil {

@@ -14,6 +14,7 @@
 package pqpage
 
 import (
+	"bytes"
 	"errors"
 	"io"
 
@@ -164,12 +165,7 @@ func (c *Cursor) Load() error {
 		}
 		present := c.N
 		if c.Defs != nil {
-			present = 0
-			for _, d := range c.Defs {
-				if d == c.MaxDef {
-					present++
-				}
-			}
+			present = bytes.Count(c.Defs, []byte{c.MaxDef})
 		}
 		if err := c.setValues(p, present); err != nil {
 			return err
@@ -213,13 +209,25 @@ func (c *Cursor) setValues(p parquet.Page, present int) error {
 	if len(c.Idx) < present {
 		return ErrPage
 	}
-	n := uint32(d.Len())
-	for _, x := range c.Idx[:present] {
-		if uint32(x) >= n { // a negative index too
-			return ErrPage
-		}
+	if present > 0 && maxIndex(c.Idx[:present]) >= uint32(d.Len()) { // a negative index too
+		return ErrPage
 	}
 	return nil
+}
+
+// maxIndex returns the largest of idx, which must not be empty, as unsigned numbers (a negative
+// index is larger than any dictionary). Four running maxima let the loop run without a branch per index.
+func maxIndex(idx []int32) uint32 {
+	var m0, m1, m2, m3 uint32
+	for len(idx) >= 4 {
+		m0, m1 = max(m0, uint32(idx[0])), max(m1, uint32(idx[1]))
+		m2, m3 = max(m2, uint32(idx[2])), max(m3, uint32(idx[3]))
+		idx = idx[4:]
+	}
+	for _, x := range idx {
+		m0 = max(m0, uint32(x))
+	}
+	return max(m0, m1, m2, m3)
 }
 
 // setArrays takes the values v, of which n at least must be there.

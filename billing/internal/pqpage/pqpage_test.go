@@ -124,3 +124,36 @@ func TestCursorTooLong(t *testing.T) {
 		t.Errorf("Next over the page [b, long] = %v; want TooLong at value 1", err)
 	}
 }
+
+// A dictionary column whose every value is null has an empty dictionary and no indexes: its page
+// loads, each slot null.
+func TestCursorAllNullDictionary(t *testing.T) {
+	c := chunk(t, []row{{Amount: 1}, {Amount: 2}}, 1<<20, "name")
+	for i := range 2 {
+		ok, err := c.Next()
+		if err != nil || ok {
+			t.Fatalf("slot %d: Next() = %v, %v; want false, nil", i, ok, err)
+		}
+	}
+	if _, err := c.Next(); err != io.EOF {
+		t.Errorf("Next() after the last slot: %v, want io.EOF", err)
+	}
+}
+
+// maxIndex finds the largest index wherever it lies, a negative one above any dictionary.
+func TestMaxIndex(t *testing.T) {
+	for _, tc := range []struct {
+		idx  []int32
+		want uint32
+	}{
+		{[]int32{0}, 0},
+		{[]int32{3, 1, 2}, 3},
+		{[]int32{1, 2, 3, 4, 9, 5, 6}, 9},
+		{[]int32{1, 2, 3, 4, 5, 6, 7, 8, 10}, 10},
+		{[]int32{0, 0, -1, 0, 0}, 1<<32 - 1},
+	} {
+		if got := maxIndex(tc.idx); got != tc.want {
+			t.Errorf("maxIndex(%v) = %d, want %d", tc.idx, got, tc.want)
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -41,8 +40,7 @@ type spotBillRead struct {
 
 // measureSpot reads the job events in events (none when empty), the bill's spot lines since
 // billSince (none when the --db store does not exist or billSince is "none") and the zones file
-// (none when empty), and measures each pool's rate over both without counting an instance
-// twice: a bill resource whose ID a run recorded is the run's.
+// (none when empty), and measures each pool's rate over both (spotrisk.MeasureRunsAndBill).
 func (e *env) measureSpot(ctx context.Context, events, billSince, zonesFile string) (spotMeasured, error) {
 	m := spotMeasured{jobs: map[string][]spot.Event{}, zones: &spotrisk.Zones{}}
 	if zonesFile != "" {
@@ -52,35 +50,27 @@ func (e *env) measureSpot(ctx context.Context, events, billSince, zonesFile stri
 		}
 		m.zones = z
 	}
-	var exps []spotrisk.Exposure
-	counted := map[string]bool{}
 	if events != "" {
 		jobs, skipped, err := spotJobEvents(ctx, e, events)
 		if err != nil && gpucost.ErrorCode(err) != gpucost.ENotFound {
 			return m, err
 		}
+		maps.Copy(m.jobs, jobs)
 		m.skipped = skipped
-		for _, job := range slices.Sorted(maps.Keys(jobs)) {
-			m.jobs[job] = jobs[job]
-			m.zones.AddEvents(jobs[job])
-			exps = append(exps, spotrisk.FromEvents(job, jobs[job])...)
-			for _, ev := range jobs[job] {
-				if ev.InstanceID != "" {
-					counted[ev.InstanceID] = true
-				}
-			}
-		}
 	}
 	b, err := e.readSpotBill(ctx, billSince)
 	if err != nil {
 		return m, err
 	}
+	var bill *spotrisk.Bill
 	if b != nil {
-		billExps, left := b.bill.Exposures(counted)
-		exps = append(exps, billExps...)
-		m.bill = spotBillRead{From: b.from, Lines: b.bill.Lines, Skipped: b.bill.Skipped, Instances: len(billExps), Counted: left}
+		bill = b.bill
 	}
-	m.rates = spotrisk.Measure(exps, spotrisk.DefaultConfidence)
+	r := spotrisk.MeasureRunsAndBill(m.jobs, bill, m.zones)
+	if b != nil {
+		m.bill = spotBillRead{From: b.from, Lines: b.bill.Lines, Skipped: b.bill.Skipped, Instances: r.BillInstances, Counted: r.BillCounted}
+	}
+	m.rates = r.Rates
 	return m, nil
 }
 

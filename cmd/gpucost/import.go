@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -157,25 +156,16 @@ func newImportTelemetryCmd(e *env) *cobra.Command {
 }
 
 // importPrice is the user price --price sets for the model of the files at paths: model, or
-// the one model their samples name.
+// the one model their samples name (teleimport.OneModel).
 func importPrice(price, model string, paths []string, o teleimport.Options, now time.Time) (gpucost.Offer, error) {
 	m, err := gpucost.ParseMoney(strings.TrimSpace(price), "USD")
 	if err != nil || m.Nanos < 0 {
 		return gpucost.Offer{}, gpucost.Errorf(gpucost.EInvalid, "--price %q: give USD per GPU-hour as a plain decimal, such as 0.76", price)
 	}
 	if model == "" {
-		models, err := teleimport.Models(paths, o)
-		if err != nil {
+		if model, err = teleimport.OneModel(paths, o); err != nil {
 			return gpucost.Offer{}, err
 		}
-		if len(models) != 1 || models[0] == "" {
-			named := strings.Join(slices.DeleteFunc(models, func(s string) bool { return s == "" }), ", ")
-			if named == "" {
-				named = "no model"
-			}
-			return gpucost.Offer{}, gpucost.Errorf(gpucost.EInvalid, "--price prices one GPU model, and the samples name %s: give --model, or import each model's files with its own --price", named)
-		}
-		model = models[0]
 	}
 	return catalog.UserPrice(model, m, now, "gpucost import telemetry --price "+strings.TrimSpace(price)), nil
 }

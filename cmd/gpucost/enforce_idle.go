@@ -54,17 +54,7 @@ func (e *env) undoAction(ctx context.Context, id int64, o enforceOpts) error {
 		if err != nil {
 			return enforce.Plan{}, err
 		}
-		i := slices.IndexFunc(entries, func(en enforce.LogEntry) bool { return en.ID == id })
-		if i < 0 {
-			return enforce.Plan{}, gpucost.Errorf(gpucost.ENotFound, "no action %d in the action log; gpucost enforce log lists them with their ids", id)
-		}
-		if !slices.ContainsFunc(enforce.InForce(entries), func(en enforce.LogEntry) bool { return en.ID == id }) {
-			if _, err := enforce.Reverse(entries[i]); err != nil {
-				return enforce.Plan{}, err
-			}
-			return enforce.Plan{}, gpucost.Errorf(gpucost.EConflict, "action %d was already reversed or superseded (see gpucost enforce log --resource %s)", id, entries[i].Action.Resource.ID)
-		}
-		a, err := enforce.Reverse(entries[i])
+		a, err := enforce.Undo(entries, id)
 		if err != nil {
 			return enforce.Plan{}, err
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/billimport"
 	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/query"
 	"github.com/spf13/cobra"
@@ -21,10 +22,8 @@ import (
 // utilizationBy are report utilization's --by values besides label:KEY (analyze.ParseGroupBy).
 var utilizationBy = []string{"gpu", "host", "model", "namespace", "pod"}
 
-// costBy are the --by values of report cost, kpi and anomalies besides label:KEY and tag:KEY
-// (fleet.ParseDimension; TestCompletionEnumsParse keeps the two in step).
-var costBy = []string{"team", "project", "namespace", "pod", "job", "gpu", "host", "model", "gpu-model",
-	"provider", "region", "pricing", "service", "resource", "account", "sku", "charge"}
+// costBy are the --by values of report cost, kpi and anomalies besides label:KEY and tag:KEY.
+var costBy = fleet.Dimensions()
 
 // formatValues are each command's --format values, by command path.
 var formatValues = map[string]func() []string{

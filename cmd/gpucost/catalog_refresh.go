@@ -74,10 +74,10 @@ func (e *env) refresh(ctx context.Context, f refreshFlags) (result, error) {
 	}
 	cfg := refresh.Config{Regions: f.regions, BaseURL: f.baseURL, GCPKey: e.getenv("GPUCOST_GCP_API_KEY"), Now: e.now,
 		AWSCredentials: func() (aws.CredentialsProvider, error) {
-			return refresh.AWSCredentials(e.getenv, f.awsProfile, f.baseURL != "", credentialCheck)
+			return refresh.AWSCredentials(e.getenv, f.awsProfile, f.baseURL != "")
 		},
 		GCPTokens: func() (func(context.Context) (string, error), error) {
-			return refresh.GCPTokens(e.getenv, f.baseURL != "", credentialCheck)
+			return refresh.GCPTokens(e.getenv, f.baseURL != "")
 		}}
 	results, err := refresh.Fetch(ctx, c, providers, cfg)
 	if err != nil {

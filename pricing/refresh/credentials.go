@@ -11,15 +11,19 @@ import (
 	"github.com/gpucost/gpucost/internal/gcpcreds"
 )
 
+// CredentialCheck bounds how long the first credential request of a chain may take (an
+// instance role, STS, a token endpoint), so that a misconfigured source fails at start.
+const CredentialCheck = 30 * time.Second
+
 // CloudBillingScope is the scope of the tokens the Cloud Billing Catalog API is asked with.
 const CloudBillingScope = "https://www.googleapis.com/auth/cloud-platform"
 
 // AWSCredentials is the AWS credential chain for the Price List and EC2 APIs (profile, else
 // the environment getenv reads, web identity, the default profile, the container or instance
-// role), checked once now within check. With none configured, only a mirror is asked,
+// role), checked once now (CredentialCheck). With none configured, only a mirror is asked,
 // unsigned.
-func AWSCredentials(getenv func(string) string, profile string, mirror bool, check time.Duration) (aws.CredentialsProvider, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), check)
+func AWSCredentials(getenv func(string) string, profile string, mirror bool) (aws.CredentialsProvider, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), CredentialCheck)
 	defer cancel()
 	creds := aws.NewCredentialsCache(&awscreds.Chain{Getenv: getenv, Profile: profile})
 	if _, err := creds.Retrieve(ctx); err != nil {
@@ -33,11 +37,11 @@ func AWSCredentials(getenv func(string) string, profile string, mirror bool, che
 }
 
 // GCPTokens is Application Default Credentials for the Cloud Billing Catalog API when no API
-// key is set, checked once now within check. With none configured, only a mirror is asked,
+// key is set, checked once now (CredentialCheck). With none configured, only a mirror is asked,
 // unsigned (nil).
-func GCPTokens(getenv func(string) string, mirror bool, check time.Duration) (func(context.Context) (string, error), error) {
+func GCPTokens(getenv func(string) string, mirror bool) (func(context.Context) (string, error), error) {
 	chain := &gcpcreds.Chain{Getenv: getenv, Scope: CloudBillingScope}
-	ctx, cancel := context.WithTimeout(context.Background(), check)
+	ctx, cancel := context.WithTimeout(context.Background(), CredentialCheck)
 	defer cancel()
 	if _, err := chain.Token(ctx); err != nil {
 		if mirror && errors.Is(err, gcpcreds.ErrNone) {

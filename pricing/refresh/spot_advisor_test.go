@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/gpucost/gpucost"
@@ -39,11 +38,11 @@ func TestAWSCredentialsNone(t *testing.T) {
 	none := func(k string) string {
 		return map[string]string{"AWS_EC2_METADATA_DISABLED": "true", "HOME": t.TempDir()}[k]
 	}
-	creds, err := AWSCredentials(none, "", true, time.Second)
+	creds, err := AWSCredentials(none, "", true)
 	if _, anon := creds.(aws.AnonymousCredentials); err != nil || !anon {
 		t.Errorf("AWSCredentials(none, a mirror) = %T, %v; want anonymous credentials", creds, err)
 	}
-	if _, err := AWSCredentials(none, "", false, time.Second); err == nil || !strings.Contains(err.Error(), "pricing:GetProducts") {
+	if _, err := AWSCredentials(none, "", false); err == nil || !strings.Contains(err.Error(), "pricing:GetProducts") {
 		t.Errorf("AWSCredentials(none, AWS) = %v; want an error naming pricing:GetProducts", err)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/analyze/rulesfile"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/internal/storeopen"
 	"github.com/gpucost/gpucost/notify"
@@ -98,15 +97,7 @@ func newReportSpotCmd(e *env) *cobra.Command {
 			if alertOn {
 				alerts = spotrisk.CheckInterruptions(m.jobs, e.now(), rule, adv)
 			}
-			for _, a := range alerts {
-				out.Notes = append(out.Notes, alert.Message(a).Text)
-			}
-			if !alertOn {
-				out.Notes = append(out.Notes, "The interruption alert is off: "+rulesFile+" disables "+rulesfile.SpotInterruptions+".")
-			}
-			if len(alerts) == 0 && alertOn && len(m.jobs) > 0 {
-				out.Notes = append(out.Notes, fmt.Sprintf("No pool was interrupted at %g%% or more in the %v before %s.", 100*rule.Threshold, rule.Window, e.now().UTC().Format(time.RFC3339)))
-			}
+			out.Notes = append(out.Notes, present.SpotAlertNotes(alerts, rule, alertOn, rulesFile, len(m.jobs) > 0, e.now())...)
 			if targets != "" {
 				return out, e.sendSpotAlerts(ctx, targets, alerts)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/internal/storeopen"
+	"github.com/gpucost/gpucost/pricing/refresh"
 	"github.com/gpucost/gpucost/spot"
 	"github.com/gpucost/gpucost/spotrisk"
 )
@@ -125,26 +126,12 @@ func spotPriceHistory(ctx context.Context, e *env) (*spotrisk.PriceHistory, erro
 }
 
 // keepSpotPrices adds the spot prices of offers, as catalog refresh read them, to the history
-// in the --db store that report spot's price trend reads, and says so.
+// in the --db store that report spot's price trend reads (refresh.KeepSpotPrices), and says so.
 func (e *env) keepSpotPrices(ctx context.Context, offers []gpucost.Offer) (string, error) {
 	var n int
-	err := e.withStore(ctx, func(db storeDB) error {
-		s, err := db.Setting(ctx, spotrisk.SettingPriceHistory, "")
-		if err != nil {
-			return err
-		}
-		h, err := spotrisk.DecodePriceHistory(s)
-		if err != nil {
-			h, _ = spotrisk.DecodePriceHistory("") // an unreadable history starts again
-		}
-		if n = h.Add(offers); n == 0 {
-			return nil
-		}
-		doc, err := h.Encode()
-		if err != nil {
-			return err
-		}
-		return db.SetSetting(ctx, spotrisk.SettingPriceHistory, doc)
+	err := e.withStore(ctx, func(db storeDB) (err error) {
+		n, err = refresh.KeepSpotPrices(ctx, db, offers)
+		return err
 	})
 	if err != nil || n == 0 {
 		return "", err

@@ -105,7 +105,7 @@ func newImportTelemetryCmd(e *env) *cobra.Command {
 			if o.Format, err = teleimport.ParseFormat(format); err != nil {
 				return result{}, err
 			}
-			if err := firstError(durNotNegative("interval", step), formatFlags(cmd, o.Format)); err != nil {
+			if err := firstError(durNotNegative("interval", step), teleimport.CheckFlags(o.Format, cmd.Flags().Changed)); err != nil {
 				return result{}, err
 			}
 			if start != "" {
@@ -168,19 +168,6 @@ func importPrice(price, model string, paths []string, o teleimport.Options, now 
 		}
 	}
 	return catalog.UserPrice(model, m, now, "gpucost import telemetry --price "+strings.TrimSpace(price)), nil
-}
-
-// formatFlags refuses the flags of import telemetry that the format f does not read.
-func formatFlags(cmd *cobra.Command, f teleimport.Format) error {
-	for _, fl := range []struct {
-		name   string
-		format teleimport.Format
-	}{{"gpu", teleimport.NvidiaSMI}, {"start", teleimport.SMIPmon}, {"interval", teleimport.SMIPmon}} {
-		if cmd.Flags().Changed(fl.name) && f != fl.format {
-			return gpucost.Errorf(gpucost.EInvalid, "--%s is for --format %s, not %s", fl.name, fl.format, f)
-		}
-	}
-	return nil
 }
 
 // byteProgress is a progress bar over the size bytes of the file called name, on stderr.

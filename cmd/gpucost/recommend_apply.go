@@ -221,21 +221,12 @@ func (e *env) flagsBefore(ctx context.Context, rf *recommendFlags, at time.Time)
 	return &before, nil
 }
 
-// realized measures the applied steps on the bill up to the end of rf's period.
+// realized measures the applied steps on the bill up to the end of rf's period
+// (query.StoredRealized, as the API's realized view does).
 func (e *env) realized(ctx context.Context, rf *recommendFlags) (fleet.RealizedReport, error) {
 	p, _, err := rf.billPeriod(e)
 	if err != nil {
 		return fleet.RealizedReport{}, err
 	}
-	return fromStore(ctx, e, func(db storeDB) (fleet.RealizedReport, error) {
-		steps, err := db.AppliedSteps(ctx)
-		if err != nil {
-			return fleet.RealizedReport{}, err
-		}
-		cat, err := catalog.Load(ctx, db)
-		if err != nil {
-			return fleet.RealizedReport{}, err
-		}
-		return query.Realized(ctx, db, cat, steps, p.End, "aws")
-	})
+	return fromStore(ctx, e, func(db storeDB) (fleet.RealizedReport, error) { return query.StoredRealized(ctx, db, p.End, "aws") })
 }

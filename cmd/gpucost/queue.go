@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -64,18 +61,7 @@ binary of its own so that the NATS server stays out of the gpucost every GPU nod
 			if err != nil {
 				return err
 			}
-			c := exec.CommandContext(cmd.Context(), bin, "--data", data, "--listen", listen)
-			c.Stdout, c.Stderr = e.stdout, e.stderr
-			c.Cancel = func() error { return c.Process.Signal(syscall.SIGTERM) }
-			err = c.Run()
-			if cmd.Context().Err() != nil {
-				return nil // stopped by Ctrl-C or SIGTERM, as asked
-			}
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				return gpucost.Errorf(gpucost.EUnavailable, "queue server %s exited with status %d", bin, exit.ExitCode())
-			}
-			return err
+			return queue.RunServer(cmd.Context(), bin, data, listen, e.stdout, e.stderr)
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", filepath.Join(storeopen.DataDir(e.getenv), "queue"),

@@ -11,6 +11,7 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing"
 	"github.com/gpucost/gpucost/billing/billimport"
+	"github.com/gpucost/gpucost/billing/cloudsource"
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
@@ -119,7 +120,7 @@ func (e *env) importBilling(ctx context.Context, f importBillingFlags, paths []s
 	if !billimport.IsFormat(f.format) {
 		return gpucost.Errorf(gpucost.EInvalid, "--format %q: use auto, %s", f.format, strings.Join(billimport.Formats(), ", "))
 	}
-	urls, paths := splitURLs(paths)
+	urls, paths := cloudsource.SplitURLs(paths)
 	sources, err := billimport.Sources(paths...)
 	if err != nil {
 		return err

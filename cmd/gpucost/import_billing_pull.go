@@ -37,15 +37,3 @@ func (e *env) pullBills(ctx context.Context, store billimport.Store, urls []stri
 	}
 	return all, nil
 }
-
-// splitURLs separates the bucket prefixes among args from the local paths.
-func splitURLs(args []string) (urls, paths []string) {
-	for _, a := range args {
-		if cloudsource.IsURL(a) {
-			urls = append(urls, a)
-		} else {
-			paths = append(paths, a)
-		}
-	}
-	return urls, paths
-}

@@ -6,23 +6,9 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storetest"
 	"github.com/gpucost/gpucost/spotrisk"
 )
-
-// settings is a store's settings in memory.
-type settings map[string]string
-
-func (s settings) Setting(_ context.Context, key, def string) (string, error) {
-	if v, ok := s[key]; ok {
-		return v, nil
-	}
-	return def, nil
-}
-
-func (s settings) SetSetting(_ context.Context, key, value string) error {
-	s[key] = value
-	return nil
-}
 
 // TestKeepSpotPrices: the spot prices of offers are added to the stored history, a damaged one
 // starting again; offers without a spot price store nothing.
@@ -30,7 +16,7 @@ func TestKeepSpotPrices(t *testing.T) {
 	ctx := context.Background()
 	at := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
 	spot := gpucost.Offer{Provider: "aws", InstanceType: "g5.xlarge", Region: "us-east-1", Zone: "us-east-1a", HasSpot: true, SpotPrice: gpucost.USD(400_000_000), AsOf: at}
-	st := settings{spotrisk.SettingPriceHistory: "{damaged"}
+	st := storetest.Settings{spotrisk.SettingPriceHistory: "{damaged"}
 	if n, err := KeepSpotPrices(ctx, st, []gpucost.Offer{{Provider: "aws", InstanceType: "g5.xlarge", Region: "us-east-1", AsOf: at}}); n != 0 || err != nil || st[spotrisk.SettingPriceHistory] != "{damaged" {
 		t.Errorf("KeepSpotPrices(no spot price) = %d, %v; want nothing stored", n, err)
 	}

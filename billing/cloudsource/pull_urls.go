@@ -8,10 +8,11 @@ import (
 )
 
 // PullURLs pulls the current deliveries of the bucket prefixes urls name (Open, with getenv's
-// credentials) through p, one source after another, and hands each source's report to done
-// (gpucost import billing audits its replacements there; an error from done stops the pulls).
-// It returns every file's result and the first source's failure: every source's refusals are
-// in the results.
+// credentials) one source after another, each with a Puller of p's settings that has pulled
+// nothing yet (so a prefix given twice is read twice, its files skipped by checksum), and
+// hands each source's report to done (gpucost import billing audits its replacements there;
+// an error from done stops the pulls). It returns every file's result and the first source's
+// failure: every source's refusals are in the results.
 func (p *Puller) PullURLs(ctx context.Context, urls []string, getenv func(string) string, done func(Report) error) ([]billimport.Result, error) {
 	var all []billimport.Result
 	var first error
@@ -21,7 +22,8 @@ func (p *Puller) PullURLs(ctx context.Context, urls []string, getenv func(string
 			first = cmp.Or(first, err)
 			continue
 		}
-		rep, err := p.Pull(ctx, src)
+		fresh := &Puller{Importer: p.Importer, Options: p.Options, Dir: p.Dir, MaxFile: p.MaxFile}
+		rep, err := fresh.Pull(ctx, src)
 		all = append(all, rep.Results...)
 		first = cmp.Or(first, err)
 		if err := done(rep); err != nil {

@@ -178,12 +178,8 @@ func (e *env) detectChanges(ctx context.Context, rf *recommendFlags, record bool
 	if err != nil || !record {
 		return found, err
 	}
-	recorded := map[string]bool{} // two changes may name one step: the first records it
-	for i, d := range found {
-		if d.Step == "" || d.Recorded || recorded[d.Step] {
-			found[i].Recorded = d.Recorded || recorded[d.Step]
-			continue
-		}
+	for _, i := range query.ToRecord(found) {
+		d := found[i]
 		before, err := e.flagsBefore(ctx, rf, d.At)
 		if err != nil {
 			return nil, err
@@ -191,7 +187,7 @@ func (e *env) detectChanges(ctx context.Context, rf *recommendFlags, record bool
 		if _, err := e.applyStep(ctx, before, d.Step, d.At, d.How, ""); err != nil {
 			return nil, err
 		}
-		found[i].Recorded, recorded[d.Step] = true, true
+		found[i].Recorded = true
 	}
 	return found, nil
 }

@@ -75,13 +75,5 @@ func (a *AppliedSteps) Realized(ctx context.Context, q httpapi.Query) (fleet.Rea
 	if end.IsZero() {
 		end = httpapi.PeriodEnd(a.Now())
 	}
-	steps, err := a.Store.AppliedSteps(ctx)
-	if err != nil {
-		return fleet.RealizedReport{}, err
-	}
-	cat, err := catalog.Load(ctx, a.Store)
-	if err != nil {
-		return fleet.RealizedReport{}, err
-	}
-	return query.Realized(ctx, a.Store, cat, steps, end, "aws")
+	return query.StoredRealized(ctx, a.Store, end, "aws")
 }

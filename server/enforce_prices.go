@@ -5,9 +5,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/enforce"
-	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/query"
 	"github.com/gpucost/gpucost/recommend"
 )
@@ -22,15 +20,7 @@ func HourlyPrices(ctx context.Context, st gpucost.Store, now time.Time) (map[str
 	if err != nil {
 		return nil, err
 	}
-	cat, err := catalog.Load(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	b, err := query.OpenBill(ctx, st, cat, fleet.SplitOptions{Period: p, Policy: gpucost.PolicyUsed, Weight: 0.5})
-	if err != nil {
-		return nil, err
-	}
-	v, _, err := b.Recommendable(ctx)
+	v, _, err := usedView(ctx, st, p)
 	if err != nil {
 		return nil, err
 	}

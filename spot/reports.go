@@ -37,3 +37,23 @@ func Reports(ctx context.Context, store gpucost.ObjectStore, name, job string, l
 	}
 	return reps, skipped, nil
 }
+
+// AllEvents reads the events of every job in store, by job. name is how errors name the
+// store. Unreadable event objects are skipped with a warning on log; skipped counts them. It
+// returns an EUnavailable error when the store cannot be read.
+func AllEvents(ctx context.Context, store gpucost.ObjectStore, name string, log *slog.Logger) (jobs map[string][]Event, skipped int, err error) {
+	names, err := Jobs(ctx, store)
+	if err != nil {
+		return nil, 0, gpucost.Errorf(gpucost.EUnavailable, "store %s: %w", name, err)
+	}
+	jobs = map[string][]Event{}
+	for _, job := range names {
+		events, n, err := ReadEvents(ctx, store, job, log)
+		if err != nil {
+			return nil, 0, gpucost.Errorf(gpucost.EUnavailable, "store %s: %w", name, err)
+		}
+		skipped += n
+		jobs[job] = events
+	}
+	return jobs, skipped, nil
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -72,8 +73,12 @@ func (e *env) refresh(ctx context.Context, f refreshFlags) (result, error) {
 		return result{}, err
 	}
 	cfg := refresh.Config{Regions: f.regions, BaseURL: f.baseURL, GCPKey: e.getenv("GPUCOST_GCP_API_KEY"), Now: e.now,
-		AWSCredentials: func() (aws.CredentialsProvider, error) { return e.priceAWSCredentials(f.awsProfile, f.baseURL != "") },
-		GCPTokens:      func() (func(context.Context) (string, error), error) { return e.priceGCPTokens(f.baseURL != "") }}
+		AWSCredentials: func() (aws.CredentialsProvider, error) {
+			return refresh.AWSCredentials(e.getenv, f.awsProfile, f.baseURL != "")
+		},
+		GCPTokens: func() (func(context.Context) (string, error), error) {
+			return refresh.GCPTokens(e.getenv, f.baseURL != "")
+		}}
 	results, err := refresh.Fetch(ctx, c, providers, cfg)
 	if err != nil {
 		return result{}, err
@@ -95,4 +100,18 @@ func (e *env) refresh(ctx context.Context, f refreshFlags) (result, error) {
 		out.Notes = append(out.Notes, e.refreshSpotAdvisor(ctx, f.baseURL))
 	}
 	return out, nil
+}
+
+// refreshSpotAdvisor fetches the Spot Instance Advisor's data into the store for catalog refresh
+// --provider aws and says what it did; a failure is a note, not an error, since the prices were
+// stored: the advisor data kept before stays in use.
+func (e *env) refreshSpotAdvisor(ctx context.Context, baseURL string) string {
+	adv, err := refresh.FetchSpotAdvisor(ctx, baseURL)
+	if err == nil {
+		var t result
+		if t, err = putSpotAdvisor(ctx, e, adv); err == nil {
+			return strings.Join(t.Notes, " ")
+		}
+	}
+	return fmt.Sprintf("Spot Instance Advisor data not refreshed (%v); what was imported before stays in use, or import the file with catalog import --format aws-spot-advisor.", err)
 }

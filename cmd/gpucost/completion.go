@@ -2,14 +2,15 @@ package main
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/billimport"
 	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/present"
+	"github.com/gpucost/gpucost/query"
 	"github.com/spf13/cobra"
 )
 
@@ -21,10 +22,8 @@ import (
 // utilizationBy are report utilization's --by values besides label:KEY (analyze.ParseGroupBy).
 var utilizationBy = []string{"gpu", "host", "model", "namespace", "pod"}
 
-// costBy are the --by values of report cost, kpi and anomalies besides label:KEY and tag:KEY
-// (fleet.ParseDimension; TestCompletionEnumsParse keeps the two in step).
-var costBy = []string{"team", "project", "namespace", "pod", "job", "gpu", "host", "model", "gpu-model",
-	"provider", "region", "pricing", "service", "resource", "account", "sku", "charge"}
+// costBy are the --by values of report cost, kpi and anomalies besides label:KEY and tag:KEY.
+var costBy = fleet.Dimensions()
 
 // formatValues are each command's --format values, by command path.
 var formatValues = map[string]func() []string{
@@ -118,71 +117,27 @@ func (e *env) completionCatalog(ctx context.Context) (*catalog.Catalog, error) {
 	return cat, nil
 }
 
-// completeMonths completes --month with the months the store holds: its bills' billing
-// periods and the months its telemetry spans, newest first.
+// completeMonths completes --month with the months the store holds, newest first
+// (query.Months).
 func (e *env) completeMonths(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	if e.noStoreYet() {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	ctx, cancel := context.WithTimeout(orBackground(cmd.Context()), completionLookupTimeout)
 	defer cancel()
-	months, _ := fromStore(ctx, e, func(db storeDB) ([]string, error) {
-		var out []string
-		ps, ok := db.(gpucost.PeriodStore)
-		if !ok {
-			return nil, nil
-		}
-		periods, err := ps.CostPeriods(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range periods {
-			out = append(out, p.BillingPeriodStart.UTC().Format("2006-01"))
-		}
-		if span, err := ps.TelemetrySpan(ctx); err == nil && !span.Start.IsZero() {
-			for m := monthStart(span.Start); m.Before(span.End); m = m.AddDate(0, 1, 0) {
-				out = append(out, m.Format("2006-01"))
-			}
-		}
-		return out, nil
-	})
-	slices.Sort(months)
-	months = slices.Compact(months)
-	slices.Reverse(months)
+	months, _ := fromStore(ctx, e, func(db storeDB) ([]string, error) { return query.Months(ctx, db) })
 	return months, cobra.ShellCompDirectiveNoFileComp
 }
 
-func monthStart(t time.Time) time.Time {
-	t = t.UTC()
-	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
-}
-
-// storeLabelKeys returns the label keys of the store's last day of hourly rollups, sorted;
-// none when there is no store or it cannot be read in time.
+// storeLabelKeys returns the label keys of the store's last day of hourly rollups
+// (query.LabelKeys); none when there is no store or it cannot be read in time.
 func (e *env) storeLabelKeys(ctx context.Context) []string {
 	if e.noStoreYet() {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(orBackground(ctx), completionLookupTimeout)
 	defer cancel()
-	keys, _ := fromStore(ctx, e, func(db storeDB) ([]string, error) {
-		var from time.Time
-		if ps, ok := db.(gpucost.PeriodStore); ok {
-			span, err := ps.TelemetrySpan(ctx)
-			if err != nil || span.End.IsZero() {
-				return nil, err
-			}
-			from = span.End.Add(-24 * time.Hour)
-		}
-		seen := map[string]bool{}
-		err := db.ScanRollups(ctx, time.Hour, gpucost.RollupFilter{From: from}, func(r *gpucost.Rollup) error {
-			for k := range r.Series.Labels {
-				seen[k] = true
-			}
-			return nil
-		})
-		return slices.Sorted(maps.Keys(seen)), err
-	})
+	keys, _ := fromStore(ctx, e, func(db storeDB) ([]string, error) { return query.LabelKeys(ctx, db) })
 	return keys
 }
 

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/demo"
 	"github.com/gpucost/gpucost/fleet"
+	"github.com/gpucost/gpucost/present"
 )
 
 // applyDemoStep records the step the demo made partway through its days (demo.AppliedStep),
@@ -38,14 +38,5 @@ func (e *env) printDemoRealized(ctx context.Context, end time.Time) error {
 	if e.output != "table" {
 		w = e.stderr // stdout stays data
 	}
-	for _, s := range rep.Steps {
-		what := fmt.Sprintf("measuring (%s)", s.Note)
-		if s.Status == fleet.RealizedMeasured {
-			what = fmt.Sprintf("the bill shows %s a month saved (90%% interval %s – %s, %d days after it)", s.Realized.Dollars(), s.Low.Dollars(), s.High.Dollars(), s.Days)
-		}
-		fmt.Fprintf(w, "\nApplied on %s: %s (%s). The plan predicted %s a month; %s.\n",
-			s.At.Format(time.DateOnly), s.ID, s.Action, s.Predicted.Dollars(), what)
-	}
-	fmt.Fprintf(w, "      gpucost report savings --realized --db %s   # predicted beside realized, per applied step\n", e.dbPath)
-	return nil
+	return present.WriteDemoRealized(w, rep, e.dbPath)
 }

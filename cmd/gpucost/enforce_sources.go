@@ -1,13 +1,9 @@
 package main
 
 import (
-	"net/http"
-	"time"
-
 	"github.com/gpucost/gpucost/enforce"
 	enforceaws "github.com/gpucost/gpucost/enforce/aws"
-	"github.com/gpucost/gpucost/enforce/azure"
-	"github.com/gpucost/gpucost/enforce/gce"
+	"github.com/gpucost/gpucost/enforce/clouds"
 	"github.com/gpucost/gpucost/enforce/kube"
 	"github.com/gpucost/gpucost/notify"
 	"github.com/spf13/cobra"
@@ -64,59 +60,17 @@ type enforceSources struct {
 	secrets     []string
 }
 
-// sources builds the AWS and Kubernetes adapters the flags ask for.
+// sources opens the clouds the flags name (clouds.Config.Open).
 func (f *inventoryFlags) sources(e *env) (*enforceSources, error) {
-	s := &enforceSources{actuators: map[string]enforce.Actuator{}}
-	if len(f.regions) > 0 {
-		creds, secrets, err := f.enforceAWS(e)
-		if err != nil {
-			return nil, err
-		}
-		s.secrets = append(s.secrets, secrets...)
-		s.aws = &enforceaws.Client{Regions: f.regions, Credentials: creds, BaseURL: f.awsEndpoint, SkipSageMaker: f.noSageMaker,
-			HTTP: &http.Client{Timeout: time.Minute}}
-		s.inventories = append(s.inventories, s.aws)
-		s.actuators[enforce.KindEC2], s.actuators[enforce.KindSageMaker] = s.aws, s.aws
+	c, err := clouds.Config{AWSRegions: f.regions, AWSProfile: f.awsProfile, AWSEndpoint: f.awsEndpoint, NoSageMaker: f.noSageMaker,
+		Kube: kube.Config{Server: f.kubeServer, TokenFile: f.kubeTokenFile, CAFile: f.kubeCAFile, Namespaces: f.kubeNamespaces,
+			Selector: f.kubeSelector, Kubeconfig: f.kubeconfig, Context: f.kubeContext},
+		KubeAuto: f.kubeAuto, KubeStatefulSets: f.kubeSTS, GCEProjects: f.gceProjects, GCEEndpoint: f.gceEndpoint,
+		AzureSubscriptions: f.azureSubs, AzureEndpoint: f.azureEndpoint, Getenv: e.getenv}.Open()
+	if err != nil {
+		return nil, err
 	}
-	if f.kubeServer != "" || f.kubeconfig != "" || f.kubeContext != "" || f.kubeAuto {
-		k, err := kube.Config{Server: f.kubeServer, TokenFile: f.kubeTokenFile, Token: e.getenv("GPUCOST_KUBE_TOKEN"), CAFile: f.kubeCAFile,
-			Namespaces: f.kubeNamespaces, Selector: f.kubeSelector, Kubeconfig: f.kubeconfig, Context: f.kubeContext, Getenv: e.getenv}.Open()
-		if err != nil {
-			return nil, err
-		}
-		k.StatefulSets = f.kubeSTS
-		s.secrets = append(s.secrets, k.Token)
-		s.inventories = append(s.inventories, k)
-		s.actuators[enforce.KindDeployment], s.actuators[enforce.KindStatefulSet] = k, k
-	}
-	return s, f.cloudSources(e, s)
-}
-
-// cloudSources adds the GCE and Azure adapters the flags ask for; their bearer tokens come from
-// $GPUCOST_GCE_TOKEN and $GPUCOST_AZURE_TOKEN when set, else from the credential chains
-// (docs/architecture.md "Credentials").
-func (f *inventoryFlags) cloudSources(e *env, s *enforceSources) error {
-	if len(f.gceProjects) > 0 {
-		tokens, tok, err := gceTokens(e)
-		if err != nil {
-			return err
-		}
-		c := &gce.Client{Projects: f.gceProjects, Tokens: tokens, BaseURL: f.gceEndpoint, HTTP: &http.Client{Timeout: time.Minute}}
-		s.secrets = append(s.secrets, tok)
-		s.inventories = append(s.inventories, c)
-		s.actuators[enforce.KindGCE] = c
-	}
-	if len(f.azureSubs) > 0 {
-		tokens, tok, err := azureTokens(e)
-		if err != nil {
-			return err
-		}
-		c := &azure.Client{Subscriptions: f.azureSubs, Tokens: tokens, BaseURL: f.azureEndpoint, HTTP: &http.Client{Timeout: time.Minute}}
-		s.secrets = append(s.secrets, tok)
-		s.inventories = append(s.inventories, c)
-		s.actuators[enforce.KindAzureVM] = c
-	}
-	return nil
+	return &enforceSources{inventories: c.Inventories, actuators: c.Actuators, aws: c.AWS, secrets: c.Secrets}, nil
 }
 
 // runner returns the runner that carries plans out with these adapters, logging every action

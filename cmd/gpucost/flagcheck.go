@@ -3,92 +3,29 @@ package main
 import (
 	"fmt"
 	"math"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/catalog"
+	"github.com/gpucost/gpucost/internal/cliflag"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/plan/planfile"
 	"github.com/gpucost/gpucost/recommend"
 	"github.com/spf13/cobra"
 )
 
-// The checks below refuse a flag's value outside its range before a command acts on it, so
-// nothing asked is clamped or replaced without a word (docs/architecture.md "Output
-// conventions"). Each returns a usage error, exit 2, that names the flag, the value and the
-// range: "--rate -1: give a number above 0".
-
-// firstError returns the first of errs that is not nil.
-func firstError(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// flagRangeError is the usage error of --flag v outside what it takes.
-func flagRangeError(flag string, v any, takes string) error {
-	return usageError{fmt.Errorf("--%s %v: give %s", flag, v, takes)}
-}
-
-// intAtLeast refuses n below least; what says what the flag counts, for the message.
-func intAtLeast(flag string, n, least int) error {
-	if n < least {
-		return flagRangeError(flag, n, fmt.Sprintf("%d or more", least))
-	}
-	return nil
-}
-
-// durAtLeast refuses d below least: 0 for a delay that may be none, 1ns for a period.
-func durAtLeast(flag string, d, least time.Duration) error {
-	if d < least {
-		if least <= time.Nanosecond {
-			return flagRangeError(flag, d, "a duration above 0, such as 30s")
-		}
-		return flagRangeError(flag, d, least.String()+" or more")
-	}
-	return nil
-}
-
-// durNotNegative refuses a negative d, where 0 means none or the default.
-func durNotNegative(flag string, d time.Duration) error {
-	if d < 0 {
-		return flagRangeError(flag, d, "0 or more, such as 30s")
-	}
-	return nil
-}
-
-// floatIn refuses x outside [lo, hi] and NaN; hi may be +Inf for no upper bound, which x
-// itself may still not be.
-func floatIn(flag string, x, lo, hi float64) error {
-	if !(x >= lo && x <= hi) || math.IsInf(x, 0) {
-		if math.IsInf(hi, 1) {
-			return flagRangeError(flag, x, fmt.Sprintf("a finite number, %v or more", lo))
-		}
-		return flagRangeError(flag, x, fmt.Sprintf("a number from %v to %v", lo, hi))
-	}
-	return nil
-}
-
-// floatAbove refuses x at or below lo, NaN and infinity.
-func floatAbove(flag string, x, lo float64) error {
-	if !(x > lo) || math.IsInf(x, 0) {
-		return flagRangeError(flag, x, fmt.Sprintf("a finite number above %v", lo))
-	}
-	return nil
-}
-
-// oneOf refuses v unless it is one of valid.
-func oneOf(flag, v string, valid ...string) error {
-	if !slices.Contains(valid, v) {
-		return usageError{fmt.Errorf("--%s %q: use one of %s", flag, v, strings.Join(valid, ", "))}
-	}
-	return nil
-}
+// The generic checks are internal/cliflag's; these names keep the commands' calls short.
+// Each returns a usage error, exit 2, that names the flag, the value and the range.
+var (
+	firstError     = cliflag.First
+	flagRangeError = cliflag.RangeError
+	intAtLeast     = cliflag.IntAtLeast
+	durAtLeast     = cliflag.DurAtLeast
+	durNotNegative = cliflag.DurNotNegative
+	floatIn        = cliflag.FloatIn
+	floatAbove     = cliflag.FloatAbove
+	oneOf          = cliflag.OneOf
+)
 
 // checkSplit refuses a --policy or --weight the cost split does not take. A costFlags built in
 // code may leave the policy empty (requested) and the weight 0 (the default).
@@ -111,17 +48,9 @@ func (o *serveOptions) checkFlags() error {
 	return firstError(durAtLeast("flush", o.flush, 1), durAtLeast("keep-minutes", o.keepMinutes, 1),
 		durNotNegative("views-every", o.viewsEvery), durAtLeast("check-every", o.checkEvery, 1),
 		durAtLeast("pull-every", o.pull.every, 1),
-		serveLimit("ingest-rate", s.IngestRate), serveLimit("bill-rate", s.BillRate),
-		serveLimit("ingest-burst", float64(s.IngestBurst)), serveLimit("bill-burst", float64(s.BillBurst)),
-		serveLimit("max-auth-failures", float64(s.AuthFailures)))
-}
-
-// serveLimit refuses a rate limit or throttle of serve's below 0, NaN or infinite.
-func serveLimit(flag string, x float64) error {
-	if !(x >= 0) || math.IsInf(x, 0) {
-		return flagRangeError(flag, x, "a finite number, 0 or more: a limit cannot be negative, and 0 turns it off")
-	}
-	return nil
+		cliflag.Limit("ingest-rate", s.IngestRate), cliflag.Limit("bill-rate", s.BillRate),
+		cliflag.Limit("ingest-burst", float64(s.IngestBurst)), cliflag.Limit("bill-burst", float64(s.BillBurst)),
+		cliflag.Limit("max-auth-failures", float64(s.AuthFailures)))
 }
 
 // checkFlags refuses run's periods, restarts and notice source out of range before the job
@@ -255,10 +184,7 @@ func latestNote(t result, n, limit int) result {
 // knownProvider refuses a --provider the catalog has no offers from: its prices would
 // silently be the other providers'.
 func knownProvider(cat *catalog.Catalog, provider string) error {
-	if provider == "" || slices.ContainsFunc(cat.Providers(), func(p string) bool { return strings.EqualFold(p, provider) }) {
-		return nil
-	}
-	return oneOf("provider", provider, cat.Providers()...)
+	return cliflag.OneOfFold("provider", provider, cat.Providers()...)
 }
 
 // maxBusyReplicas bounds the replicas busy at once that a serving plan sizes for: no service

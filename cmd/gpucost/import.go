@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -106,7 +105,7 @@ func newImportTelemetryCmd(e *env) *cobra.Command {
 			if o.Format, err = teleimport.ParseFormat(format); err != nil {
 				return result{}, err
 			}
-			if err := firstError(durNotNegative("interval", step), formatFlags(cmd, o.Format)); err != nil {
+			if err := firstError(durNotNegative("interval", step), teleimport.CheckFlags(o.Format, cmd.Flags().Changed)); err != nil {
 				return result{}, err
 			}
 			if start != "" {
@@ -157,40 +156,18 @@ func newImportTelemetryCmd(e *env) *cobra.Command {
 }
 
 // importPrice is the user price --price sets for the model of the files at paths: model, or
-// the one model their samples name.
+// the one model their samples name (teleimport.OneModel).
 func importPrice(price, model string, paths []string, o teleimport.Options, now time.Time) (gpucost.Offer, error) {
 	m, err := gpucost.ParseMoney(strings.TrimSpace(price), "USD")
 	if err != nil || m.Nanos < 0 {
 		return gpucost.Offer{}, gpucost.Errorf(gpucost.EInvalid, "--price %q: give USD per GPU-hour as a plain decimal, such as 0.76", price)
 	}
 	if model == "" {
-		models, err := teleimport.Models(paths, o)
-		if err != nil {
+		if model, err = teleimport.OneModel(paths, o); err != nil {
 			return gpucost.Offer{}, err
 		}
-		if len(models) != 1 || models[0] == "" {
-			named := strings.Join(slices.DeleteFunc(models, func(s string) bool { return s == "" }), ", ")
-			if named == "" {
-				named = "no model"
-			}
-			return gpucost.Offer{}, gpucost.Errorf(gpucost.EInvalid, "--price prices one GPU model, and the samples name %s: give --model, or import each model's files with its own --price", named)
-		}
-		model = models[0]
 	}
 	return catalog.UserPrice(model, m, now, "gpucost import telemetry --price "+strings.TrimSpace(price)), nil
-}
-
-// formatFlags refuses the flags of import telemetry that the format f does not read.
-func formatFlags(cmd *cobra.Command, f teleimport.Format) error {
-	for _, fl := range []struct {
-		name   string
-		format teleimport.Format
-	}{{"gpu", teleimport.NvidiaSMI}, {"start", teleimport.SMIPmon}, {"interval", teleimport.SMIPmon}} {
-		if cmd.Flags().Changed(fl.name) && f != fl.format {
-			return gpucost.Errorf(gpucost.EInvalid, "--%s is for --format %s, not %s", fl.name, fl.format, f)
-		}
-	}
-	return nil
 }
 
 // byteProgress is a progress bar over the size bytes of the file called name, on stderr.

@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing"
 	"github.com/gpucost/gpucost/billing/billimport"
+	"github.com/gpucost/gpucost/billing/cloudsource"
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
@@ -109,7 +109,7 @@ func (e *env) importBilling(ctx context.Context, f importBillingFlags, paths []s
 	if err := e.validOutput(); err != nil {
 		return err
 	}
-	g, err := parseGrain(f.grain)
+	g, err := billing.ParseGrain(f.grain)
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func (e *env) importBilling(ctx context.Context, f importBillingFlags, paths []s
 	if !billimport.IsFormat(f.format) {
 		return gpucost.Errorf(gpucost.EInvalid, "--format %q: use auto, %s", f.format, strings.Join(billimport.Formats(), ", "))
 	}
-	urls, paths := splitURLs(paths)
+	urls, paths := cloudsource.SplitURLs(paths)
 	sources, err := billimport.Sources(paths...)
 	if err != nil {
 		return err
@@ -153,16 +153,6 @@ func (e *env) importBilling(ctx context.Context, f importBillingFlags, paths []s
 
 // importGCPercent is the garbage collector's target while importing bills (GOGC).
 const importGCPercent = 50
-
-func parseGrain(s string) (time.Duration, error) {
-	switch s {
-	case "day":
-		return billing.Day, nil
-	case "hour":
-		return time.Hour, nil
-	}
-	return 0, gpucost.Errorf(gpucost.EInvalid, "--grain %q: use day or hour", s)
-}
 
 // billImporter is the importer of every bill that reaches store: gpucost import billing's, the
 // server's and the demo's. It shows a progress bar by bytes on stderr, which the server turns

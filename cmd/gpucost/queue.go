@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -60,49 +57,17 @@ binary of its own so that the NATS server stays out of the gpucost every GPU nod
 		Example: `  gpucost queue serve --data /var/lib/gpucost/queue --listen 0.0.0.0:4222`,
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			bin, err := queueServer(e.getenv)
+			bin, err := queue.FindServer(e.getenv)
 			if err != nil {
 				return err
 			}
-			c := exec.CommandContext(cmd.Context(), bin, "--data", data, "--listen", listen)
-			c.Stdout, c.Stderr = e.stdout, e.stderr
-			c.Cancel = func() error { return c.Process.Signal(syscall.SIGTERM) }
-			err = c.Run()
-			if cmd.Context().Err() != nil {
-				return nil // stopped by Ctrl-C or SIGTERM, as asked
-			}
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				return gpucost.Errorf(gpucost.EUnavailable, "queue server %s exited with status %d", bin, exit.ExitCode())
-			}
-			return err
+			return queue.RunServer(cmd.Context(), bin, data, listen, e.stdout, e.stderr)
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", filepath.Join(storeopen.DataDir(e.getenv), "queue"),
 		"directory for JetStream's files; queues survive a restart that reuses it")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:4222", "host:port to listen on")
 	return cmd
-}
-
-// queueServer finds the queue server binary: $GPUCOST_QUEUE_SERVER, else the one beside the
-// running gpucost, else the one on $PATH.
-func queueServer(getenv func(string) string) (string, error) {
-	if p := getenv("GPUCOST_QUEUE_SERVER"); p != "" {
-		return p, nil
-	}
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), queue.ServerCommand)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath(queue.ServerCommand); err == nil {
-		return p, nil
-	}
-	return "", gpucost.Errorf(gpucost.EUnavailable, "the queue server %s is neither beside gpucost nor on $PATH: build it with make build "+
-		"(bin/%s) or go build ./cmd/%s in a gpucost checkout, or set $GPUCOST_QUEUE_SERVER to its path; "+
-		"any NATS server with JetStream works too (nats-server -js -sd DIR), given to the other commands by --nats",
-		queue.ServerCommand, queue.ServerCommand, queue.ServerCommand)
 }
 
 func newQueuePushCmd(e *env) *cobra.Command {

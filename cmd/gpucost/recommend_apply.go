@@ -178,12 +178,8 @@ func (e *env) detectChanges(ctx context.Context, rf *recommendFlags, record bool
 	if err != nil || !record {
 		return found, err
 	}
-	recorded := map[string]bool{} // two changes may name one step: the first records it
-	for i, d := range found {
-		if d.Step == "" || d.Recorded || recorded[d.Step] {
-			found[i].Recorded = d.Recorded || recorded[d.Step]
-			continue
-		}
+	for _, i := range query.ToRecord(found) {
+		d := found[i]
 		before, err := e.flagsBefore(ctx, rf, d.At)
 		if err != nil {
 			return nil, err
@@ -191,7 +187,7 @@ func (e *env) detectChanges(ctx context.Context, rf *recommendFlags, record bool
 		if _, err := e.applyStep(ctx, before, d.Step, d.At, d.How, ""); err != nil {
 			return nil, err
 		}
-		found[i].Recorded, recorded[d.Step] = true, true
+		found[i].Recorded = true
 	}
 	return found, nil
 }
@@ -221,21 +217,12 @@ func (e *env) flagsBefore(ctx context.Context, rf *recommendFlags, at time.Time)
 	return &before, nil
 }
 
-// realized measures the applied steps on the bill up to the end of rf's period.
+// realized measures the applied steps on the bill up to the end of rf's period
+// (query.StoredRealized, as the API's realized view does).
 func (e *env) realized(ctx context.Context, rf *recommendFlags) (fleet.RealizedReport, error) {
 	p, _, err := rf.billPeriod(e)
 	if err != nil {
 		return fleet.RealizedReport{}, err
 	}
-	return fromStore(ctx, e, func(db storeDB) (fleet.RealizedReport, error) {
-		steps, err := db.AppliedSteps(ctx)
-		if err != nil {
-			return fleet.RealizedReport{}, err
-		}
-		cat, err := catalog.Load(ctx, db)
-		if err != nil {
-			return fleet.RealizedReport{}, err
-		}
-		return query.Realized(ctx, db, cat, steps, p.End, "aws")
-	})
+	return fromStore(ctx, e, func(db storeDB) (fleet.RealizedReport, error) { return query.StoredRealized(ctx, db, p.End, "aws") })
 }

@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/analyze/rulesfile"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/internal/storeopen"
 	"github.com/gpucost/gpucost/notify"
@@ -19,6 +16,7 @@ import (
 	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/spot"
 	"github.com/gpucost/gpucost/spotrisk"
+	"github.com/gpucost/gpucost/spotrisk/alert"
 	"github.com/spf13/cobra"
 )
 
@@ -99,15 +97,7 @@ func newReportSpotCmd(e *env) *cobra.Command {
 			if alertOn {
 				alerts = spotrisk.CheckInterruptions(m.jobs, e.now(), rule, adv)
 			}
-			for _, a := range alerts {
-				out.Notes = append(out.Notes, spotAlertMessage(a).Text)
-			}
-			if !alertOn {
-				out.Notes = append(out.Notes, "The interruption alert is off: "+rulesFile+" disables "+rulesfile.SpotInterruptions+".")
-			}
-			if len(alerts) == 0 && alertOn && len(m.jobs) > 0 {
-				out.Notes = append(out.Notes, fmt.Sprintf("No pool was interrupted at %g%% or more in the %v before %s.", 100*rule.Threshold, rule.Window, e.now().UTC().Format(time.RFC3339)))
-			}
+			out.Notes = append(out.Notes, present.SpotAlertNotes(alerts, rule, alertOn, rulesFile, len(m.jobs) > 0, e.now())...)
 			if targets != "" {
 				return out, e.sendSpotAlerts(ctx, targets, alerts)
 			}
@@ -146,47 +136,14 @@ func spotJobEvents(ctx context.Context, e *env, storeURL string) (map[string][]s
 	if err != nil {
 		return nil, 0, err
 	}
-	names, err := spot.Jobs(ctx, store)
+	jobs, skipped, err := spot.AllEvents(ctx, store, storeURL, slog.New(slog.NewTextHandler(e.stderr, nil)))
 	if err != nil {
-		return nil, 0, gpucost.Errorf(gpucost.EUnavailable, "store %s: %w", storeURL, err)
+		return nil, 0, err
 	}
-	log := slog.New(slog.NewTextHandler(e.stderr, nil))
-	jobs := map[string][]spot.Event{}
-	skipped, spotRuns := 0, 0
-	for _, job := range names {
-		events, n, err := spot.ReadEvents(ctx, store, job, log)
-		if err != nil {
-			return nil, 0, gpucost.Errorf(gpucost.EUnavailable, "store %s: %w", storeURL, err)
-		}
-		skipped += n
-		jobs[job] = events
-		spotRuns += len(spotrisk.FromEvents(job, events))
-	}
-	if spotRuns == 0 {
+	if spotrisk.SpotRuns(jobs) == 0 {
 		return nil, skipped, gpucost.Errorf(gpucost.ENotFound, "store %s has no spot runs; jobs run on spot with \"gpucost run --store %s\" record them", storeURL, storeURL)
 	}
 	return jobs, skipped, nil
-}
-
-// spotAlertMessage is the notification of an interruption alert.
-func spotAlertMessage(a spotrisk.InterruptionAlert) notify.Message {
-	text := fmt.Sprintf("Spot interruptions: %s had %d in %.1f instance-hours over the %v to %s (%s, %.0f%% interval %s–%s), hitting %s.",
-		a.Pool, a.Interruptions, a.Hours, a.To.Sub(a.From), a.To.UTC().Format(time.RFC3339), spotrisk.FormatRate(a.PerHour),
-		100*spotrisk.DefaultConfidence, spotrisk.FormatRate(a.Low), spotrisk.FormatRate(a.High), strings.Join(a.Jobs, ", "))
-	fields := []notify.Field{{Name: "Pool", Value: a.Pool.String()}, {Name: "Rate", Value: spotrisk.FormatRate(a.PerHour)},
-		{Name: "Jobs", Value: strings.Join(a.Jobs, ", ")}}
-	if len(a.MoveTo) == 0 {
-		text += " Move away from it; no lower-risk pool of " + a.Pool.InstanceType + " is known (catalog import --format aws-spot-advisor adds the advisor's)."
-	} else {
-		var to []string
-		for _, m := range a.MoveTo {
-			to = append(to, fmt.Sprintf("%s (%s: %s)", m.Pool, spotrisk.FormatRate(m.PerHour), m.Why))
-		}
-		text += " Move to " + strings.Join(to, "; ") + "."
-		fields = append(fields, notify.Field{Name: "Move to", Value: strings.Join(to, "; ")})
-	}
-	return notify.Message{Kind: "spot.interruptions", Severity: notify.SeverityWarning, At: a.To, Key: a.Key(),
-		Subject: fmt.Sprintf("Spot pool %s interrupted %d times in %v", a.Pool, a.Interruptions, a.To.Sub(a.From)), Text: text, Fields: fields}
 }
 
 // sendSpotAlerts sends each alert to every target in the targets file, once per target as the
@@ -199,13 +156,7 @@ func (e *env) sendSpotAlerts(ctx context.Context, path string, alerts []spotrisk
 	names := slices.Sorted(maps.Keys(targets))
 	return e.withStore(ctx, func(db storeDB) error {
 		d := &notify.Dispatcher{Targets: targets, Log: db, Logger: slog.New(slog.NewTextHandler(e.stderr, nil)), Now: e.now}
-		var errs []error
-		for _, a := range alerts {
-			if err := d.Notify(ctx, spotAlertMessage(a), names...); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		return errors.Join(errs...)
+		return alert.Send(ctx, d, alerts, names...)
 	})
 }
 
@@ -215,13 +166,7 @@ func spotAdvisor(ctx context.Context, e *env) (*catalog.SpotAdvisor, error) {
 	if storeopen.Missing(e.dbPath) {
 		return nil, nil
 	}
-	return fromStore(ctx, e, func(db storeDB) (*catalog.SpotAdvisor, error) {
-		s, err := db.Setting(ctx, catalog.SettingSpotAdvisor, "")
-		if err != nil {
-			return nil, err
-		}
-		return catalog.DecodeSpotAdvisor(s)
-	})
+	return fromStore(ctx, e, func(db storeDB) (*catalog.SpotAdvisor, error) { return catalog.StoredSpotAdvisor(ctx, db) })
 }
 
 // importSpotAdvisor reads the Spot Instance Advisor's JSON at path and keeps it in the --db
@@ -239,29 +184,8 @@ func importSpotAdvisor(ctx context.Context, e *env, paths []string) (result, err
 
 // putSpotAdvisor keeps adv in the --db store and says what it holds.
 func putSpotAdvisor(ctx context.Context, e *env, adv *catalog.SpotAdvisor) (result, error) {
-	doc, err := adv.Encode()
-	if err != nil {
+	if err := e.withStore(ctx, func(db storeDB) error { return catalog.KeepSpotAdvisor(ctx, db, adv) }); err != nil {
 		return result{}, err
 	}
-	if err := e.withStore(ctx, func(db storeDB) error { return db.SetSetting(ctx, catalog.SettingSpotAdvisor, doc) }); err != nil {
-		return result{}, err
-	}
-	t := result{Title: "Spot Instance Advisor data", Columns: []string{"Bucket", "Monthly interrupted", "Rate per instance-hour", "Pools"}, Right: []int{3}}
-	counts := make([]int, len(adv.Buckets))
-	for _, types := range adv.Regions {
-		for _, en := range types {
-			counts[en.Bucket]++
-		}
-	}
-	for i, b := range adv.Buckets {
-		lo, hi := b.RangePerHour()
-		rng := spotrisk.FormatRate(lo) + "–" + spotrisk.FormatRate(hi)
-		months := fmt.Sprintf("%g–%g%%", b.LowPct, b.HighPct)
-		if b.Open {
-			rng, months = "≥ "+spotrisk.FormatRate(lo), fmt.Sprintf("≥ %g%%", b.LowPct)
-		}
-		t.Rows = append(t.Rows, []string{b.Label, months, fmt.Sprintf("%s (used: %s)", rng, spotrisk.FormatRate(b.PerHour())), fmt.Sprint(counts[i])})
-	}
-	t.Notes = append(t.Notes, fmt.Sprintf("%d Linux pools in %d regions from %s kept for report spot and --interruption-rate auto.", adv.Pools(), len(adv.Regions), adv.Source))
-	return t, nil
+	return present.SpotAdvisorImport(adv), nil
 }

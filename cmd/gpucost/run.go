@@ -3,15 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/internal/exitcode"
 	"github.com/gpucost/gpucost/spot"
-	"github.com/gpucost/gpucost/spot/checkpoint"
 	"github.com/gpucost/gpucost/spot/notice"
 	"github.com/spf13/cobra"
 )
@@ -119,43 +115,22 @@ func runJob(ctx context.Context, e *env, f runFlags, args []string) error {
 	if f.dir == "" || f.store == "" {
 		return usageError{fmt.Errorf("gpucost run needs --checkpoint-dir and --store")}
 	}
-	name, err := spot.JobName(f.name, f.dir)
-	if err != nil {
-		return err
-	}
-	sig, err := spot.ParseSignal(f.noticeSignal)
-	if err != nil {
-		return err
-	}
-	stderr := &lockedWriter{w: e.stderr} // the command's stderr and the runner's log share it
-	log := slog.New(slog.NewTextHandler(stderr, nil)).With("job", name)
-	store, err := openObjectStore(ctx, e, f.store)
-	if err != nil {
-		return err
-	}
-	// The metadata endpoints come from the SDKs' environment overrides and --azure-metadata-url.
-	probe := notice.Probe{AWS: e.getenv("AWS_EC2_METADATA_SERVICE_ENDPOINT"), GCPHost: e.getenv("GCE_METADATA_HOST"), AzureURL: f.azureURL}
-	watchers, cloud, err := notice.Watchers(ctx, notice.WatchOptions{Cloud: f.cloud, Probe: probe, Grace: f.grace, Poll: f.poll, Now: e.now, Log: log})
-	if err != nil {
-		return err
-	}
-	machine, err := spot.DescribeMachine(ctx, spot.MachineOptions{Cloud: cloud, Probe: probe, InstanceType: f.instanceType,
-		Spot: f.spot, SpotGiven: f.spotSet, Price: f.price, Log: log, Offers: func(ctx context.Context) ([]gpucost.Offer, error) {
+	r, err := spot.NewJob(ctx, spot.JobOptions{Name: f.name, Dir: f.dir, Command: args, Stdout: e.stdout, Stderr: e.stderr,
+		OpenStore:    func(ctx context.Context) (gpucost.ObjectStore, error) { return openObjectStore(ctx, e, f.store) },
+		NoticeSignal: f.noticeSignal, Cloud: f.cloud,
+		// The metadata endpoints come from the SDKs' environment overrides and --azure-metadata-url.
+		Probe:        notice.Probe{AWS: e.getenv("AWS_EC2_METADATA_SERVICE_ENDPOINT"), GCPHost: e.getenv("GCE_METADATA_HOST"), AzureURL: f.azureURL},
+		InstanceType: f.instanceType, Price: f.price, Spot: f.spot, SpotGiven: f.spotSet,
+		Offers: func(ctx context.Context) ([]gpucost.Offer, error) {
 			cat, err := e.loadCatalog(ctx)
 			if err != nil {
 				return nil, err
 			}
 			return cat.Offers(), nil
-		}})
+		},
+		SyncInterval: f.syncInterval, Grace: f.grace, Poll: f.poll, UploadFloor: f.uploadFloor, MaxRestarts: f.maxRestarts, Now: e.now})
 	if err != nil {
 		return err
-	}
-	r := &spot.Runner{
-		Job: name, Dir: f.dir, Command: args, Stdout: e.stdout, Stderr: stderr,
-		Store: store, Watchers: watchers, Machine: machine,
-		Syncer:       &checkpoint.Syncer{Store: store, Job: name, Dir: f.dir, Log: log, Now: e.now},
-		SyncInterval: f.syncInterval, MaxRestarts: f.maxRestarts, NoticeSignal: sig,
-		UploadFloor: f.uploadFloor, Grace: f.grace, Now: e.now, Log: log,
 	}
 	res, err := r.Run(ctx)
 	if res.ExitCode == spot.ExitDone {
@@ -179,16 +154,4 @@ func runError(e *env, err error) error {
 	}
 	fmt.Fprintln(e.stderr, "gpucost:", err)
 	return exitError{exitFailure}
-}
-
-// lockedWriter serialises writes from the runner's log and the command's output copier.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

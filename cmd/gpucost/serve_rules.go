@@ -10,6 +10,7 @@ import (
 	"github.com/gpucost/gpucost/notify"
 	"github.com/gpucost/gpucost/server"
 	"github.com/gpucost/gpucost/spotrisk"
+	"github.com/gpucost/gpucost/spotrisk/alert"
 	"github.com/spf13/cobra"
 )
 
@@ -59,18 +60,10 @@ func (e *env) spotAlertCheck(db storeDB, url string, rule spotrisk.InterruptionR
 		if err != nil {
 			return nil, err
 		}
-		doc, err := db.Setting(ctx, catalog.SettingSpotAdvisor, "")
+		adv, err := catalog.StoredSpotAdvisor(ctx, db)
 		if err != nil {
 			return nil, err
 		}
-		adv, err := catalog.DecodeSpotAdvisor(doc)
-		if err != nil {
-			return nil, err
-		}
-		var msgs []notify.Message
-		for _, a := range spotrisk.CheckInterruptions(jobs, now, rule, adv) {
-			msgs = append(msgs, spotAlertMessage(a))
-		}
-		return msgs, nil
+		return alert.Messages(spotrisk.CheckInterruptions(jobs, now, rule, adv)), nil
 	}
 }

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/fleet"
 	"github.com/gpucost/gpucost/internal/storeopen"
+	"github.com/gpucost/gpucost/pricing/refresh"
 	"github.com/gpucost/gpucost/spot"
 	"github.com/gpucost/gpucost/spotrisk"
 )
@@ -41,8 +41,7 @@ type spotBillRead struct {
 
 // measureSpot reads the job events in events (none when empty), the bill's spot lines since
 // billSince (none when the --db store does not exist or billSince is "none") and the zones file
-// (none when empty), and measures each pool's rate over both without counting an instance
-// twice: a bill resource whose ID a run recorded is the run's.
+// (none when empty), and measures each pool's rate over both (spotrisk.MeasureRunsAndBill).
 func (e *env) measureSpot(ctx context.Context, events, billSince, zonesFile string) (spotMeasured, error) {
 	m := spotMeasured{jobs: map[string][]spot.Event{}, zones: &spotrisk.Zones{}}
 	if zonesFile != "" {
@@ -52,35 +51,27 @@ func (e *env) measureSpot(ctx context.Context, events, billSince, zonesFile stri
 		}
 		m.zones = z
 	}
-	var exps []spotrisk.Exposure
-	counted := map[string]bool{}
 	if events != "" {
 		jobs, skipped, err := spotJobEvents(ctx, e, events)
 		if err != nil && gpucost.ErrorCode(err) != gpucost.ENotFound {
 			return m, err
 		}
+		maps.Copy(m.jobs, jobs)
 		m.skipped = skipped
-		for _, job := range slices.Sorted(maps.Keys(jobs)) {
-			m.jobs[job] = jobs[job]
-			m.zones.AddEvents(jobs[job])
-			exps = append(exps, spotrisk.FromEvents(job, jobs[job])...)
-			for _, ev := range jobs[job] {
-				if ev.InstanceID != "" {
-					counted[ev.InstanceID] = true
-				}
-			}
-		}
 	}
 	b, err := e.readSpotBill(ctx, billSince)
 	if err != nil {
 		return m, err
 	}
+	var bill *spotrisk.Bill
 	if b != nil {
-		billExps, left := b.bill.Exposures(counted)
-		exps = append(exps, billExps...)
-		m.bill = spotBillRead{From: b.from, Lines: b.bill.Lines, Skipped: b.bill.Skipped, Instances: len(billExps), Counted: left}
+		bill = b.bill
 	}
-	m.rates = spotrisk.Measure(exps, spotrisk.DefaultConfidence)
+	r := spotrisk.MeasureRunsAndBill(m.jobs, bill, m.zones)
+	if b != nil {
+		m.bill = spotBillRead{From: b.from, Lines: b.bill.Lines, Skipped: b.bill.Skipped, Instances: r.BillInstances, Counted: r.BillCounted}
+	}
+	m.rates = r.Rates
 	return m, nil
 }
 
@@ -135,26 +126,12 @@ func spotPriceHistory(ctx context.Context, e *env) (*spotrisk.PriceHistory, erro
 }
 
 // keepSpotPrices adds the spot prices of offers, as catalog refresh read them, to the history
-// in the --db store that report spot's price trend reads, and says so.
+// in the --db store that report spot's price trend reads (refresh.KeepSpotPrices), and says so.
 func (e *env) keepSpotPrices(ctx context.Context, offers []gpucost.Offer) (string, error) {
 	var n int
-	err := e.withStore(ctx, func(db storeDB) error {
-		s, err := db.Setting(ctx, spotrisk.SettingPriceHistory, "")
-		if err != nil {
-			return err
-		}
-		h, err := spotrisk.DecodePriceHistory(s)
-		if err != nil {
-			h, _ = spotrisk.DecodePriceHistory("") // an unreadable history starts again
-		}
-		if n = h.Add(offers); n == 0 {
-			return nil
-		}
-		doc, err := h.Encode()
-		if err != nil {
-			return err
-		}
-		return db.SetSetting(ctx, spotrisk.SettingPriceHistory, doc)
+	err := e.withStore(ctx, func(db storeDB) (err error) {
+		n, err = refresh.KeepSpotPrices(ctx, db, offers)
+		return err
 	})
 	if err != nil || n == 0 {
 		return "", err

@@ -2,9 +2,8 @@ package main
 
 import (
 	"fmt"
-	"runtime"
-	"runtime/debug"
 
+	"github.com/gpucost/gpucost/internal/buildinfo"
 	"github.com/gpucost/gpucost/present"
 	"github.com/spf13/cobra"
 )
@@ -18,79 +17,14 @@ var (
 	buildDate = ""
 )
 
-// BuildInfo is what gpucost version prints: which gpucost this is and how it was built.
-type BuildInfo struct {
-	Version   string `json:"version"`
-	Commit    string `json:"commit"`     // the VCS revision, "unknown" when not recorded
-	Modified  bool   `json:"modified"`   // the working tree had uncommitted changes
-	BuildDate string `json:"build_date"` // RFC 3339, from -ldflags or the commit time; "unknown" when neither
-	GoVersion string `json:"go_version"` // the toolchain that built the binary
-	Platform  string `json:"platform"`   // GOOS/GOARCH
-	NVML      bool   `json:"nvml"`       // built with cgo, so the agent can load NVML
-}
+// BuildInfo is what gpucost version prints (buildinfo.Info).
+type BuildInfo = buildinfo.Info
+
+// nvmlCompiled says whether this build can load NVML (buildinfo.NVML).
+const nvmlCompiled = buildinfo.NVML
 
 // buildInfo reads the linker's variables, then the module's VCS stamp for what they leave out.
-func buildInfo() BuildInfo {
-	b := BuildInfo{Version: version, Commit: commit, BuildDate: buildDate, GoVersion: runtime.Version(),
-		Platform: runtime.GOOS + "/" + runtime.GOARCH, NVML: nvmlCompiled}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				if b.Commit == "" {
-					b.Commit = s.Value
-				}
-			case "vcs.time":
-				if b.BuildDate == "" {
-					b.BuildDate = s.Value
-				}
-			case "vcs.modified":
-				b.Modified = s.Value == "true"
-			}
-		}
-		if b.Version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			b.Version = bi.Main.Version
-		}
-	}
-	if b.Commit == "" {
-		b.Commit = "unknown"
-	}
-	if b.BuildDate == "" {
-		b.BuildDate = "unknown"
-	}
-	return b
-}
-
-// String is the one line --version prints.
-func (b BuildInfo) String() string {
-	c := b.Commit
-	if len(c) > 12 {
-		c = c[:12]
-	}
-	if b.Modified {
-		c += "-dirty"
-	}
-	nvml := "without NVML (no cgo)"
-	if b.NVML {
-		nvml = "with NVML"
-	}
-	return fmt.Sprintf("gpucost %s (commit %s, built %s, %s, %s) %s", b.Version, c, b.BuildDate, b.GoVersion, b.Platform, nvml)
-}
-
-// versionTable is gpucost version's output: a field per row, the BuildInfo as JSON.
-func versionTable(b BuildInfo) present.Table {
-	yes := map[bool]string{true: "yes", false: "no"}
-	return present.Table{
-		Title:   "gpucost " + b.Version,
-		Columns: []string{"Field", "Value"},
-		Rows: [][]string{
-			{"version", b.Version}, {"commit", b.Commit}, {"modified", yes[b.Modified]},
-			{"build date", b.BuildDate}, {"go version", b.GoVersion}, {"platform", b.Platform},
-			{"nvml", yes[b.NVML]},
-		},
-		JSON: b,
-	}
-}
+func buildInfo() BuildInfo { return buildinfo.Read(version, commit, buildDate) }
 
 func newVersionCmd(e *env) *cobra.Command {
 	return &cobra.Command{
@@ -101,7 +35,7 @@ func newVersionCmd(e *env) *cobra.Command {
   gpucost version --output json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.print(versionTable(buildInfo()))
+			return e.print(present.Version(buildInfo()))
 		},
 	}
 }

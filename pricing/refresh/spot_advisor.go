@@ -1,4 +1,4 @@
-package main
+package refresh
 
 import (
 	"context"
@@ -15,9 +15,10 @@ import (
 // maxSpotAdvisor bounds the Spot Instance Advisor's file: it is a few MB.
 const maxSpotAdvisor = 64 << 20
 
-// fetchSpotAdvisor downloads the Spot Instance Advisor's data, from baseURL's
-// /spot-advisor-data.json when baseURL is set (a mirror or a test server).
-func fetchSpotAdvisor(ctx context.Context, baseURL string) (*catalog.SpotAdvisor, error) {
+// FetchSpotAdvisor downloads the Spot Instance Advisor's data (catalog.SpotAdvisorURL), from
+// baseURL's /spot-advisor-data.json when baseURL is set (a mirror or a test server). A server
+// that cannot be reached, or answers other than 200, is an EUnavailable error.
+func FetchSpotAdvisor(ctx context.Context, baseURL string) (*catalog.SpotAdvisor, error) {
 	url := catalog.SpotAdvisorURL
 	if baseURL != "" {
 		url = strings.TrimSuffix(baseURL, "/") + "/spot-advisor-data.json"
@@ -37,18 +38,4 @@ func fetchSpotAdvisor(ctx context.Context, baseURL string) (*catalog.SpotAdvisor
 		return nil, gpucost.Errorf(gpucost.EUnavailable, "fetch spot advisor data %s: %s", url, resp.Status)
 	}
 	return catalog.ParseSpotAdvisor(io.LimitReader(resp.Body, maxSpotAdvisor), url)
-}
-
-// refreshSpotAdvisor fetches the Spot Instance Advisor's data into the store for catalog refresh
-// --provider aws and says what it did; a failure is a note, not an error, since the prices were
-// stored: the advisor data kept before stays in use.
-func (e *env) refreshSpotAdvisor(ctx context.Context, baseURL string) string {
-	adv, err := fetchSpotAdvisor(ctx, baseURL)
-	if err == nil {
-		var t result
-		if t, err = putSpotAdvisor(ctx, e, adv); err == nil {
-			return strings.Join(t.Notes, " ")
-		}
-	}
-	return fmt.Sprintf("Spot Instance Advisor data not refreshed (%v); what was imported before stays in use, or import the file with catalog import --format aws-spot-advisor.", err)
 }

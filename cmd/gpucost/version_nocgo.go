@@ -1,7 +1,0 @@
-//go:build !cgo
-
-package main
-
-// nvmlCompiled says whether this build can load NVML: go-nvml needs cgo (telemetry/nvml), and
-// this build has none, so the agent falls back to nvidia-smi.
-const nvmlCompiled = false

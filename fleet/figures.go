@@ -115,7 +115,9 @@ func (f Figures) PerUsedGPUHour() gpucost.Money {
 	return scale(f.GPUCost(), unitsPerHour, f.used)
 }
 
-// MarshalJSON writes the figures with every derived one, so each output shows the same numbers.
+// MarshalJSON writes the figures with every derived one, so each output shows the same numbers
+// (docs/architecture.md "Figures"): billed_cost is the group's share of the bill's BilledCost, idle
+// included, and cost_less_idle is total_cost − idle_cost, the API's and dashboard's figures too.
 func (f Figures) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Group               string          `json:"group"`
@@ -132,7 +134,7 @@ func (f Figures) MarshalJSON() ([]byte, error) {
 		NoTelemetryCost     gpucost.Money   `json:"no_telemetry_cost"`
 		OtherCost           gpucost.Money   `json:"other_cost"`
 		TotalCost           gpucost.Money   `json:"total_cost"`
-		EffectiveCost       gpucost.Money   `json:"effective_cost"` // total less idle: report cost's Cost column
+		CostLessIdle        gpucost.Money   `json:"cost_less_idle"` // total less idle: report cost's Cost column
 		BilledCost          gpucost.Money   `json:"billed_cost"`
 		IdlePercent         float64         `json:"idle_pct"`
 		PerGPUHour          gpucost.Money   `json:"cost_per_gpu_hour"`

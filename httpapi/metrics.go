@@ -40,7 +40,7 @@ type NamespaceUsage struct {
 // TeamCost is one team's month-to-date spend in US dollars.
 type TeamCost struct {
 	Team     string
-	CostUSD  float64 // effective (amortised) cost of the team's use
+	CostUSD  float64 // cost less idle of the team (docs/architecture.md "Figures")
 	IdleUSD  float64 // idle capacity of the team's GPUs, kept apart
 	GPUHours float64 // used GPU-hours
 }
@@ -209,13 +209,13 @@ func (c *fleetCache) Collect(w *promtext.Writer) {
 	}
 	gauge("gpucost_gpu_hours", "GPU-hours reported by the namespace's GPUs over the last hour.",
 		namespaces(func(n NamespaceUsage) (float64, bool) { return n.GPUHours, true }))
-	gauge("gpucost_gpu_idle_hours", "Idle GPU-hours (minutes below the idle threshold) of the namespace over the last hour.",
+	gauge("gpucost_gpu_idle_hours", "Idle GPU-hours (held − used) of the namespace over the last hour.",
 		namespaces(func(n NamespaceUsage) (float64, bool) { return n.IdleGPUHours, true }))
 	gauge("gpucost_gpu_idle_ratio", "Share of the namespace's GPU-hours that were idle over the last hour, 0–1.",
 		namespaces(func(n NamespaceUsage) (float64, bool) { return n.IdleGPUHours / n.GPUHours, n.GPUHours > 0 }))
 	gauge("gpucost_gpu_utilization_ratio", "Mean GPU utilisation of the namespace over the last hour, 0–1.",
 		namespaces(func(n NamespaceUsage) (float64, bool) { return n.UtilMean / 100, n.UtilMean == n.UtilMean })) // not NaN
-	gauge("gpucost_cost_usd", "Month-to-date effective (amortised) spend of the team from the stored bill, US dollars, idle capacity apart.",
+	gauge("gpucost_cost_usd", "Month-to-date cost less idle of the team (its total cost − gpucost_idle_cost_usd) at the stored bill's prices, US dollars.",
 		teams(func(t TeamCost) float64 { return t.CostUSD }))
 	gauge("gpucost_idle_cost_usd", "Month-to-date cost of the team's idle GPU capacity from the stored bill, US dollars.",
 		teams(func(t TeamCost) float64 { return t.IdleUSD }))

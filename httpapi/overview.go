@@ -44,7 +44,7 @@ func NewOverview(now time.Time, p OverviewParts) Overview {
 		if g.Currency != p.Currency {
 			continue
 		}
-		ov.MonthToDate.Nanos += g.EffectiveCost.Nanos + g.IdleCost.Nanos
+		ov.MonthToDate.Nanos += g.TotalCost.Nanos
 		ov.IdleCost.Nanos += g.IdleCost.Nanos
 		gpuCost.Nanos += g.GPUCost.Nanos
 		switch {

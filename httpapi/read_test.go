@@ -67,7 +67,7 @@ func (v *fakeViews) Heatmap(ctx context.Context, q Query) (Heatmap, error) {
 func (v *fakeViews) Costs(ctx context.Context, q Query) (CostReport, error) {
 	rep := CostReport{By: q.By, Reconciled: true, Total: []gpucost.Money{usd("10")}, Bill: []gpucost.Money{usd("10")}}
 	for i := range v.n {
-		rep.Groups = append(rep.Groups, CostGroup{Group: fmt.Sprintf("team-%d", i), Currency: "USD", EffectiveCost: usd("1")})
+		rep.Groups = append(rep.Groups, CostGroup{Group: fmt.Sprintf("team-%d", i), Currency: "USD", CostLessIdle: usd("1"), TotalCost: usd("1")})
 	}
 	return rep, v.saw(q)
 }

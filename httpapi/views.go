@@ -115,18 +115,19 @@ type Overview struct {
 
 // CostGroup is one group's spend in one currency over a period.
 type CostGroup struct {
-	Group         string          `json:"group"`
-	Currency      string          `json:"currency"`
-	EffectiveCost gpucost.Money   `json:"effective_cost"` // the group's spend less IdleCost (amortised)
-	BilledCost    gpucost.Money   `json:"billed_cost"`
-	IdleCost      gpucost.Money   `json:"idle_cost"` // idle time of the GPUs the group held, at its price
-	GPUCost       gpucost.Money   `json:"gpu_cost"`  // the group's GPU-hours at their price, idle included
-	GPUHours      float64         `json:"gpu_hours"`
-	UsedGPUHours  float64         `json:"used_gpu_hours"`
-	IdleGPUHours  float64         `json:"idle_gpu_hours"`
-	IdlePercent   float64         `json:"idle_pct"`     // idle cost ÷ GPU cost
-	PriceSource   string          `json:"price_source"` // bill, catalog or mixed
-	Daily         []gpucost.Money `json:"daily"`        // effective + idle cost per day of CostReport.Days
+	Group        string          `json:"group"`
+	Currency     string          `json:"currency"`
+	CostLessIdle gpucost.Money   `json:"cost_less_idle"` // TotalCost less IdleCost
+	IdleCost     gpucost.Money   `json:"idle_cost"`      // idle time of the GPUs the group held, at its price
+	TotalCost    gpucost.Money   `json:"total_cost"`     // the group's cost, idle included, at the GPU-hours' prices
+	BilledCost   gpucost.Money   `json:"billed_cost"`    // the group's share of the bill's BilledCost, idle included
+	GPUCost      gpucost.Money   `json:"gpu_cost"`       // the group's GPU-hours at their price, idle included
+	GPUHours     float64         `json:"gpu_hours"`
+	UsedGPUHours float64         `json:"used_gpu_hours"`
+	IdleGPUHours float64         `json:"idle_gpu_hours"`
+	IdlePercent  float64         `json:"idle_pct"`     // idle cost ÷ GPU cost
+	PriceSource  string          `json:"price_source"` // bill, catalog or mixed
+	Daily        []gpucost.Money `json:"daily"`        // effective + idle cost per day of CostReport.Days
 }
 
 // CostReport is the bill allocated to groups, and the check that the groups add up to the

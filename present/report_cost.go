@@ -208,7 +208,7 @@ func CostReport(d fleet.Dimension, s *fleet.Snapshot, filter map[string]string) 
 	var currencies []string
 	for _, g := range s.Group(d, fleet.Match(filter)) {
 		rep.Groups = append(rep.Groups, httpapi.CostGroup{Group: g.Group, Currency: g.Currency,
-			EffectiveCost: g.TotalCost().Sub(g.IdleCost), BilledCost: g.BilledCost.Sub(g.IdleBilled), IdleCost: g.IdleCost, GPUCost: g.GPUCost(),
+			CostLessIdle: g.TotalCost().Sub(g.IdleCost), IdleCost: g.IdleCost, TotalCost: g.TotalCost(), BilledCost: g.BilledCost, GPUCost: g.GPUCost(),
 			GPUHours: g.GPUHours(), UsedGPUHours: g.UsedGPUHours(), IdleGPUHours: g.IdleGPUHours(), IdlePercent: g.IdlePercent(),
 			PriceSource: string(g.Source), Daily: g.Daily})
 		if _, seen := totals[g.Currency]; !seen {

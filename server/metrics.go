@@ -77,7 +77,7 @@ func teamCosts(ctx context.Context, st gpucost.Store, now time.Time) ([]httpapi.
 		if g.Currency != "USD" {
 			continue
 		}
-		out = append(out, httpapi.TeamCost{Team: g.Group, CostUSD: dollars(g.EffectiveCost), IdleUSD: dollars(g.IdleCost),
+		out = append(out, httpapi.TeamCost{Team: g.Group, CostUSD: dollars(g.CostLessIdle), IdleUSD: dollars(g.IdleCost),
 			GPUHours: g.UsedGPUHours})
 	}
 	return out, nil

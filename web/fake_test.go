@@ -205,14 +205,14 @@ func (f *fakeViews) Costs(ctx context.Context, q httpapi.Query) (httpapi.CostRep
 		rep.Days = append(rep.Days, d)
 	}
 	for i, team := range teams {
-		g := httpapi.CostGroup{Group: team, Currency: "USD", EffectiveCost: gpucost.USD(0), BilledCost: gpucost.USD(0), IdleCost: gpucost.USD(0)}
+		g := httpapi.CostGroup{Group: team, Currency: "USD", CostLessIdle: gpucost.USD(0), TotalCost: gpucost.USD(0), BilledCost: gpucost.USD(0), IdleCost: gpucost.USD(0)}
 		for _, d := range rep.Days {
 			share := dailyCost(d).DivInt(int64(2 << i))
-			g.EffectiveCost = g.EffectiveCost.Add(share)
+			g.CostLessIdle = g.CostLessIdle.Add(share)
 			g.Daily = append(g.Daily, share)
 		}
-		g.BilledCost, g.UsedGPUHours, g.IdleGPUHours = g.EffectiveCost, 100/float64(i+1), 10*float64(i)
-		total = total.Add(g.EffectiveCost)
+		g.TotalCost, g.BilledCost, g.UsedGPUHours, g.IdleGPUHours = g.CostLessIdle, g.CostLessIdle, 100/float64(i+1), 10*float64(i)
+		total = total.Add(g.CostLessIdle)
 		rep.Groups = append(rep.Groups, g)
 	}
 	rep.Total, rep.Bill, rep.Reconciled = []gpucost.Money{total}, []gpucost.Money{total}, true

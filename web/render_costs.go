@@ -97,12 +97,12 @@ func writeCosts(h *htmlPage, l layout) {
 <section class="card">
   <h2>By %v, %v to %v</h2>
   <div class="scroll"><table>
-    <thead><tr><th>%v</th><th class="num">Cost (amortised)</th><th class="num">Billed</th><th class="num">Idle cost</th><th class="num">GPU-hours used</th><th class="num">GPU-hours idle</th></tr></thead>
+    <thead><tr><th>%v</th><th class="num">Cost less idle</th><th class="num">Idle cost</th><th class="num">Total</th><th class="num">Billed</th><th class="num">GPU-hours used</th><th class="num">GPU-hours idle</th></tr></thead>
     <tbody>
     `, rep.By, date(rep.From), date(rep.To), rep.By)
 		for _, g := range rep.Groups {
-			h.f(`<tr><td>%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td></tr>`,
-				g.Group, money(g.EffectiveCost), money(g.BilledCost), money(g.IdleCost), formatHours(g.UsedGPUHours), formatHours(g.IdleGPUHours))
+			h.f(`<tr><td>%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td></tr>`,
+				g.Group, money(g.CostLessIdle), money(g.IdleCost), money(g.TotalCost), money(g.BilledCost), formatHours(g.UsedGPUHours), formatHours(g.IdleGPUHours))
 		}
 		h.s(`
     </tbody>

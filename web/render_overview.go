@@ -130,12 +130,12 @@ func writeTopTeams(h *htmlPage, d overviewPage) {
 	if len(d.TopTeams) > 0 {
 		h.s(`
   <table>
-    <thead><tr><th>Team</th><th class="num">Cost</th><th class="num">Idle cost</th><th class="num">GPU-hours used</th></tr></thead>
+    <thead><tr><th>Team</th><th class="num">Cost less idle</th><th class="num">Idle cost</th><th class="num">GPU-hours used</th></tr></thead>
     <tbody>
     `)
 		for _, t := range d.TopTeams {
 			h.f(`<tr><td>%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td></tr>`,
-				t.Group, money(t.EffectiveCost), money(t.IdleCost), formatHours(t.UsedGPUHours))
+				t.Group, money(t.CostLessIdle), money(t.IdleCost), formatHours(t.UsedGPUHours))
 		}
 		h.s(`
     </tbody>

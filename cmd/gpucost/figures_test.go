@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -190,6 +191,21 @@ func checkFiguresAgree(t *testing.T, dir, source string) {
 		"report kpi":    figuresOf(t, items(cli(t, dir, append([]string{"report", "kpi", "--by", "team"}, period...)...)), figureFields),
 		"/api/v1/costs": figuresOf(t, items(field(api("/api/v1/costs?by=team&limit=100&"+query), "groups")), figureFields),
 	})
+
+	// The money that is not a GPU figure: the same keys mean the same amounts in the CLI and API.
+	moneyOf := func(groups []any) map[string][3]any {
+		out := map[string][3]any{}
+		for _, g := range groups {
+			m, _ := g.(map[string]any)
+			out[fmt.Sprint(m["group"])] = [3]any{m["billed_cost"], m["total_cost"], m["cost_less_idle"]}
+		}
+		return out
+	}
+	cliMoney := moneyOf(items(field(cli(t, dir, append([]string{"report", "cost", "--by", "team"}, period...)...), "groups")))
+	apiMoney := moneyOf(items(field(api("/api/v1/costs?by=team&limit=100&"+query), "groups")))
+	if !reflect.DeepEqual(cliMoney, apiMoney) || len(cliMoney) == 0 {
+		t.Errorf("billed_cost, total_cost, cost_less_idle by team: report cost %v; /api/v1/costs %v", cliMoney, apiMoney)
+	}
 
 	// The fleet: report idle's figures, and the groups' sum.
 	idle := figuresOf(t, items(field(cli(t, dir, append([]string{"report", "idle"}, period...)...), "fleet")), figureFields)

@@ -89,7 +89,7 @@ func reportTeamCosts(t *testing.T, dir, since string) map[string]httpapi.TeamCos
 	var rep struct {
 		Groups []struct {
 			Group, Currency string
-			EffectiveCost   string  `json:"effective_cost"`
+			CostLessIdle    string  `json:"cost_less_idle"`
 			IdleCost        string  `json:"idle_cost"`
 			UsedGPUHours    float64 `json:"used_gpu_hours"`
 		}
@@ -99,7 +99,7 @@ func reportTeamCosts(t *testing.T, dir, since string) map[string]httpapi.TeamCos
 	}
 	costs := map[string]httpapi.TeamCost{}
 	for _, g := range rep.Groups {
-		used, err1 := gpucost.ParseMoney(g.EffectiveCost, g.Currency)
+		used, err1 := gpucost.ParseMoney(g.CostLessIdle, g.Currency)
 		idle, err2 := gpucost.ParseMoney(g.IdleCost, g.Currency)
 		if err1 != nil || err2 != nil || g.Currency != "USD" {
 			t.Fatalf("report cost group %+v", g)

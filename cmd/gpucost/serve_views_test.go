@@ -223,7 +223,7 @@ func checkCostsMatchReport(t *testing.T, s *viewServer, dir string) {
 	var rep struct {
 		Groups []struct {
 			Group, Currency string
-			EffectiveCost   string  `json:"effective_cost"`
+			CostLessIdle    string  `json:"cost_less_idle"`
 			IdleCost        string  `json:"idle_cost"`
 			UsedGPUHours    float64 `json:"used_gpu_hours"`
 		} `json:"groups"`
@@ -238,10 +238,10 @@ func checkCostsMatchReport(t *testing.T, s *viewServer, dir string) {
 		t.Errorf("costs: reconciled %v, total %v, bill %v, %d groups; want reconciled and the report's %d teams", rep.Reconciled, rep.Total, rep.Bill, len(rep.Groups), len(want))
 	}
 	for _, g := range rep.Groups {
-		used, _ := gpucost.ParseMoney(g.EffectiveCost, g.Currency)
+		used, _ := gpucost.ParseMoney(g.CostLessIdle, g.Currency)
 		idle, _ := gpucost.ParseMoney(g.IdleCost, g.Currency)
 		if w := want[g.Group]; w.CostUSD != dollars(used) || w.IdleUSD != dollars(idle) || w.GPUHours != g.UsedGPUHours {
-			t.Errorf("costs team %s: %s + %s idle, %.2f GPU-h; report cost says %+v", g.Group, g.EffectiveCost, g.IdleCost, g.UsedGPUHours, w)
+			t.Errorf("costs team %s: %s + %s idle, %.2f GPU-h; report cost says %+v", g.Group, g.CostLessIdle, g.IdleCost, g.UsedGPUHours, w)
 		}
 	}
 }

@@ -80,7 +80,7 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 				out.Notes = append(out.Notes, bs.Note)
 				for _, r := range runs {
 					if r.PerMillionTokens != nil {
-						out.Notes = append(out.Notes, tokenPriceNote(r.Label(), r.PerMillionTokens))
+						out.Notes = append(out.Notes, present.TokenPriceNote(r.Label(), r.PerMillionTokens))
 					}
 				}
 			case bs.Note != "":
@@ -88,7 +88,7 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 			}
 			if tokens == nil {
 				for _, r := range runs {
-					if note := tokenTotalNote(r.Label(), r.Cost, r.Requests, tr.Tokens); note != "" {
+					if note := present.TokenTotalNote(r.Label(), r.Cost, r.Requests, tr.Tokens); note != "" {
 						out.Notes = append(out.Notes, note)
 					}
 				}

@@ -90,9 +90,9 @@ func newPlanCapacityCmd(e *env) *cobra.Command {
 				out.Notes = append([]string{bs.Note}, out.Notes...)
 			}
 			if res.PerMillionTokens != nil {
-				out.Notes = append(out.Notes, tokenPriceNote("At this rate", res.PerMillionTokens))
+				out.Notes = append(out.Notes, present.TokenPriceNote("At this rate", res.PerMillionTokens))
 			} else if tr != nil && res.PerHour != nil {
-				if note := tokenTotalNote("At this rate", *res.PerHour, o.Rate*3600, tr.Tokens); note != "" {
+				if note := present.TokenTotalNote("At this rate", *res.PerHour, o.Rate*3600, tr.Tokens); note != "" {
 					out.Notes = append(out.Notes, note)
 				}
 			}

@@ -103,7 +103,7 @@ func (e *env) printFleet(r plan.FleetResult, export string) error {
 	var err error
 	switch export {
 	case "":
-		return e.print(withFleetRisk(present.Fleet(r), r))
+		return e.print(present.FleetWithRisk(r))
 	case "ec2-fleet":
 		out, err = plan.EC2FleetRequest(r)
 	case "karpenter":

@@ -75,25 +75,7 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 				return result{}, err
 			}
 			out := present.Autoscale(o, runs, af.compare == "all")
-			switch {
-			case tokens != nil:
-				out.Notes = append(out.Notes, bs.Note)
-				for _, r := range runs {
-					if r.PerMillionTokens != nil {
-						out.Notes = append(out.Notes, present.TokenPriceNote(r.Label(), r.PerMillionTokens))
-					}
-				}
-			case bs.Note != "":
-				out.Notes = append(out.Notes, bs.Note+" Batches planned at the trace's peak rate.")
-			}
-			if tokens == nil {
-				for _, r := range runs {
-					if note := present.TokenTotalNote(r.Label(), r.Cost, r.Requests, tr.Tokens); note != "" {
-						out.Notes = append(out.Notes, note)
-					}
-				}
-			}
-			out.Notes = append(out.Notes, tr.Summary()...)
+			out.Notes = append(out.Notes, present.AutoscaleServiceNotes(runs, bs.Note, tokens != nil, tr)...)
 			out.Notes = append(out.Notes, sf.priceNotes(" on demand")...)
 			if af.rateNote != "" {
 				out.Notes = append(out.Notes, af.rateNote)

@@ -85,17 +85,7 @@ func newPlanCapacityCmd(e *env) *cobra.Command {
 			if err != nil {
 				return result{}, err
 			}
-			out := present.Capacity(res)
-			if bs.Note != "" {
-				out.Notes = append([]string{bs.Note}, out.Notes...)
-			}
-			if res.PerMillionTokens != nil {
-				out.Notes = append(out.Notes, present.TokenPriceNote("At this rate", res.PerMillionTokens))
-			} else if tr != nil && res.PerHour != nil {
-				if note := present.TokenTotalNote("At this rate", *res.PerHour, o.Rate*3600, tr.Tokens); note != "" {
-					out.Notes = append(out.Notes, note)
-				}
-			}
+			out := present.CapacityOn(res, bs.Note, tr)
 			out.Notes = append(out.Notes, traceNotes...)
 			out.Notes = append(out.Notes, sf.priceNotes("")...)
 			return out, nil

@@ -2,9 +2,7 @@ package main
 
 import (
 	"cmp"
-	"fmt"
 	"math"
-	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/plan/planfile"
@@ -117,18 +115,7 @@ func capacityTrace(cmd *cobra.Command, file string, to planfile.TraceOptions, o 
 	if cmd.Flags().Changed("rate") {
 		return nil, nil, gpucost.Errorf(gpucost.EInvalid, "give --rate or --trace, not both")
 	}
-	tr, err := planfile.ReadTrace(file, to)
-	if err != nil {
-		return nil, nil, err
-	}
-	peak, at := 0.0, 0
-	for i, r := range tr.Rates {
-		if r > peak {
-			peak, at = r, i
-		}
-	}
-	o.Rate = peak
-	note := fmt.Sprintf("Sized for the trace's busiest %v, %.4g requests/s from %s, with %.0f%% headroom.",
-		tr.Step, peak, tr.Start.Add(time.Duration(at)*tr.Step).Format(time.DateTime), 100*o.Headroom)
-	return append([]string{note}, tr.Summary()...), tr, nil
+	rate, notes, tr, err := planfile.ReadBusiest(file, to, o.Headroom)
+	o.Rate = rate
+	return notes, tr, err
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"slices"
 	"strconv"
 	"time"
 
@@ -76,12 +75,12 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 			}
 			out := present.Autoscale(o, runs, af.compare == "all")
 			out.Notes = append(out.Notes, present.AutoscaleServiceNotes(runs, bs.Note, tokens != nil, tr)...)
-			out.Notes = append(out.Notes, sf.priceNotes(" on demand")...)
+			out.Notes = append(out.Notes, present.ServingPriceNote(sf.perGPUHour, sf.priceFrom, " on demand")...)
 			if af.rateNote != "" {
 				out.Notes = append(out.Notes, af.rateNote)
 			}
-			if note := sf.noPriceNote("the Cost column"); note != nil && af.spotPrice == "" {
-				blankColumn(out.Rows, slices.Index(out.Columns, "Cost"))
+			if note := present.NoServingPrice(sf.priceFrom, "the Cost column"); note != nil && af.spotPrice == "" {
+				out.BlankColumn("Cost")
 				out.Notes = append(out.Notes, note...)
 			}
 			if af.chart != "" {

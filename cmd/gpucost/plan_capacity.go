@@ -85,7 +85,7 @@ func newPlanCapacityCmd(e *env) *cobra.Command {
 			}
 			out := present.CapacityOn(res, bs.Note, tr)
 			out.Notes = append(out.Notes, traceNotes...)
-			out.Notes = append(out.Notes, sf.priceNotes("")...)
+			out.Notes = append(out.Notes, present.ServingPriceNote(sf.perGPUHour, sf.priceFrom, "")...)
 			return out, nil
 		}),
 	}

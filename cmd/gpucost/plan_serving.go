@@ -102,15 +102,6 @@ func perGPUHourFlag(flag, v, example string) (gpucost.Money, error) {
 	return m, nil
 }
 
-// priceNotes is the note on where the price came from, for under a table; none without a
-// price. how says which price it is, such as " on demand".
-func (s *servingFlags) priceNotes(how string) []string {
-	if s.priceFrom == "" {
-		return nil
-	}
-	return []string{"Price: " + s.perGPUHour.Dollars() + " per GPU-hour" + how + " (" + s.priceFrom + ")."}
-}
-
 // service returns how a replica serves: --service-time per request, or batches planned from
 // --batch-profile for rate (at --batch-size, or the batching plan's best size).
 func (s *servingFlags) service(rate float64) (plan.BatchService, error) {

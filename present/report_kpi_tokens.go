@@ -4,7 +4,22 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/gpucost/gpucost/serving"
 )
+
+// KPITokensFrom is the token counts by group that report kpi read from source, with the input
+// tokens one output token is worth (weight), for KPIs; nil without counts.
+func KPITokensFrom(source string, weight float64, counts map[string]serving.Tokens) *KPITokenSource {
+	if counts == nil {
+		return nil
+	}
+	k := &KPITokenSource{Source: source, OutputWeight: weight, Counts: map[string][2]float64{}}
+	for g, t := range counts {
+		k.Counts[g] = [2]float64{t.Input, t.Output}
+	}
+	return k
+}
 
 // KPIUnmatchedTokens says which token counts (input, output by group) found no group with GPU
 // cost in the KPI table t, such as counters without the by label (TGI's carry no labels of

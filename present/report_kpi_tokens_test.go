@@ -1,6 +1,10 @@
 package present
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gpucost/gpucost/serving"
+)
 
 // TestKPIUnmatchedTokens names the groups whose tokens hold no GPU cost in the table, and their
 // tokens summed; nothing when every group with tokens has a row.
@@ -14,5 +18,16 @@ func TestKPIUnmatchedTokens(t *testing.T) {
 	}
 	if got := KPIUnmatchedTokens(table, map[string][2]float64{"serving": {10, 1}}, "namespace"); got != "" {
 		t.Errorf("KPIUnmatchedTokens(all matched) = %q, want none", got)
+	}
+}
+
+// TestKPITokensFrom keeps each group's input and output tokens, and is nil without counts.
+func TestKPITokensFrom(t *testing.T) {
+	k := KPITokensFrom("vllm", 20, map[string]serving.Tokens{"serving": {Input: 900, Output: 100}})
+	if k == nil || k.Source != "vllm" || k.OutputWeight != 20 || k.Counts["serving"] != [2]float64{900, 100} || len(k.Counts) != 1 {
+		t.Errorf("KPITokensFrom = %+v; want vllm's 900 and 100 tokens of serving at weight 20", k)
+	}
+	if k := KPITokensFrom("vllm", 1, nil); k != nil {
+		t.Errorf("KPITokensFrom(no counts) = %+v, want nil", k)
 	}
 }

@@ -69,20 +69,14 @@ func newReportKPICmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var tokens *present.KPITokenSource
 			counts, tsource, err := tok.Read(ctx, by, s.Period.Start, s.Period.End)
 			if err != nil {
 				return err
 			}
-			if counts != nil {
-				if !(weight > 0) {
-					return gpucost.Errorf(gpucost.EInvalid, "--output-token-weight %v: give the input tokens one output token's GPU time is worth, such as 1 or 20", weight)
-				}
-				tokens = &present.KPITokenSource{Source: tsource, OutputWeight: weight, Counts: map[string][2]float64{}}
-				for g, t := range counts {
-					tokens.Counts[g] = [2]float64{t.Input, t.Output}
-				}
+			if counts != nil && !(weight > 0) {
+				return gpucost.Errorf(gpucost.EInvalid, "--output-token-weight %v: give the input tokens one output token's GPU time is worth, such as 1 or 20", weight)
 			}
+			tokens := present.KPITokensFrom(tsource, weight, counts)
 			t := present.KPIs(d, s, requests, source, tokens)
 			if tokens != nil {
 				if note := present.KPIUnmatchedTokens(t, tokens.Counts, by); note != "" {

@@ -3,11 +3,8 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"os"
-	"strings"
 	"time"
 
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/agent"
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/telemetry"
@@ -40,29 +37,11 @@ func (e *env) agentSink(cmd *cobra.Command, server, tokenFile string, keepMinute
 	if err != nil {
 		return nil, nil, "", err
 	}
-	if sink.Client.Token, err = e.agentToken(tokenFile); err != nil {
+	if sink.Client.Token, err = httpapi.AgentToken(tokenFile, e.getenv("GPUCOST_TOKEN")); err != nil {
 		return nil, nil, "", err
 	}
 	if !cmd.Flags().Changed("flush") {
 		*flush = interval
 	}
 	return sink, sink.LogStats, shown, nil
-}
-
-// agentToken reads the ingest token from tokenFile, else $GPUCOST_TOKEN.
-func (e *env) agentToken(tokenFile string) (string, error) {
-	if tokenFile != "" {
-		b, err := os.ReadFile(tokenFile)
-		if err != nil {
-			return "", gpucost.Errorf(gpucost.EInvalid, "--token-file: %w", err)
-		}
-		if t := strings.TrimSpace(string(b)); t != "" {
-			return t, nil
-		}
-		return "", gpucost.Errorf(gpucost.EInvalid, "--token-file %s is empty: put the secret gpucost token create printed in it", tokenFile)
-	}
-	if t := strings.TrimSpace(e.getenv("GPUCOST_TOKEN")); t != "" {
-		return t, nil
-	}
-	return "", gpucost.Errorf(gpucost.EInvalid, "--server needs a token: set $GPUCOST_TOKEN or --token-file (gpucost token create --role ingest)")
 }

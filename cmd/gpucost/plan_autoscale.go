@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"slices"
 	"strconv"
 	"time"
 
@@ -75,31 +74,13 @@ func newPlanAutoscaleCmd(e *env) *cobra.Command {
 				return result{}, err
 			}
 			out := present.Autoscale(o, runs, af.compare == "all")
-			switch {
-			case tokens != nil:
-				out.Notes = append(out.Notes, bs.Note)
-				for _, r := range runs {
-					if r.PerMillionTokens != nil {
-						out.Notes = append(out.Notes, tokenPriceNote(r.Label(), r.PerMillionTokens))
-					}
-				}
-			case bs.Note != "":
-				out.Notes = append(out.Notes, bs.Note+" Batches planned at the trace's peak rate.")
-			}
-			if tokens == nil {
-				for _, r := range runs {
-					if note := tokenTotalNote(r.Label(), r.Cost, r.Requests, tr.Tokens); note != "" {
-						out.Notes = append(out.Notes, note)
-					}
-				}
-			}
-			out.Notes = append(out.Notes, tr.Summary()...)
-			out.Notes = append(out.Notes, sf.priceNotes(" on demand")...)
+			out.Notes = append(out.Notes, present.AutoscaleServiceNotes(runs, bs.Note, tokens != nil, tr)...)
+			out.Notes = append(out.Notes, present.ServingPriceNote(sf.perGPUHour, sf.priceFrom, " on demand")...)
 			if af.rateNote != "" {
 				out.Notes = append(out.Notes, af.rateNote)
 			}
-			if note := sf.noPriceNote("the Cost column"); note != nil && af.spotPrice == "" {
-				blankColumn(out.Rows, slices.Index(out.Columns, "Cost"))
+			if note := present.NoServingPrice(sf.priceFrom, "the Cost column"); note != nil && af.spotPrice == "" {
+				out.BlankColumn("Cost")
 				out.Notes = append(out.Notes, note...)
 			}
 			if af.chart != "" {

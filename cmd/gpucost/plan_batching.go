@@ -56,8 +56,8 @@ and --max-batch.`,
 				return result{}, err
 			}
 			out := present.Batching(res)
-			out.Notes = append(out.Notes, sf.priceNotes("")...)
-			out.Notes = append(out.Notes, sf.noPriceNote("the $/h column")...)
+			out.Notes = append(out.Notes, present.ServingPriceNote(sf.perGPUHour, sf.priceFrom, "")...)
+			out.Notes = append(out.Notes, present.NoServingPrice(sf.priceFrom, "the $/h column")...)
 			return out, nil
 		}),
 	}

@@ -2,9 +2,7 @@ package main
 
 import (
 	"cmp"
-	"fmt"
 	"math"
-	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/plan/planfile"
@@ -85,19 +83,9 @@ func newPlanCapacityCmd(e *env) *cobra.Command {
 			if err != nil {
 				return result{}, err
 			}
-			out := present.Capacity(res)
-			if bs.Note != "" {
-				out.Notes = append([]string{bs.Note}, out.Notes...)
-			}
-			if res.PerMillionTokens != nil {
-				out.Notes = append(out.Notes, tokenPriceNote("At this rate", res.PerMillionTokens))
-			} else if tr != nil && res.PerHour != nil {
-				if note := tokenTotalNote("At this rate", *res.PerHour, o.Rate*3600, tr.Tokens); note != "" {
-					out.Notes = append(out.Notes, note)
-				}
-			}
+			out := present.CapacityOn(res, bs.Note, tr)
 			out.Notes = append(out.Notes, traceNotes...)
-			out.Notes = append(out.Notes, sf.priceNotes("")...)
+			out.Notes = append(out.Notes, present.ServingPriceNote(sf.perGPUHour, sf.priceFrom, "")...)
 			return out, nil
 		}),
 	}
@@ -127,18 +115,7 @@ func capacityTrace(cmd *cobra.Command, file string, to planfile.TraceOptions, o 
 	if cmd.Flags().Changed("rate") {
 		return nil, nil, gpucost.Errorf(gpucost.EInvalid, "give --rate or --trace, not both")
 	}
-	tr, err := planfile.ReadTrace(file, to)
-	if err != nil {
-		return nil, nil, err
-	}
-	peak, at := 0.0, 0
-	for i, r := range tr.Rates {
-		if r > peak {
-			peak, at = r, i
-		}
-	}
-	o.Rate = peak
-	note := fmt.Sprintf("Sized for the trace's busiest %v, %.4g requests/s from %s, with %.0f%% headroom.",
-		tr.Step, peak, tr.Start.Add(time.Duration(at)*tr.Step).Format(time.DateTime), 100*o.Headroom)
-	return append([]string{note}, tr.Summary()...), tr, nil
+	rate, notes, tr, err := planfile.ReadBusiest(file, to, o.Headroom)
+	o.Rate = rate
+	return notes, tr, err
 }

@@ -99,18 +99,10 @@ func newPlanFleetCmd(e *env) *cobra.Command {
 
 // printFleet prints the plan, or with export the EC2 Fleet request or Karpenter NodePool.
 func (e *env) printFleet(r plan.FleetResult, export string) error {
-	var out []byte
-	var err error
-	switch export {
-	case "":
-		return e.print(withFleetRisk(present.Fleet(r), r))
-	case "ec2-fleet":
-		out, err = plan.EC2FleetRequest(r)
-	case "karpenter":
-		out, err = plan.KarpenterNodePool(r)
-	default:
-		return gpucost.Errorf(gpucost.EInvalid, "--export %q: use ec2-fleet or karpenter", export)
+	if export == "" {
+		return e.print(present.FleetWithRisk(r))
 	}
+	out, err := plan.ExportFleet(r, export)
 	if err != nil {
 		return err
 	}

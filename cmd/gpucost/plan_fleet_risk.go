@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/plan"
-	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/spotrisk"
 )
 
@@ -51,34 +49,4 @@ func fleetPoolRisk(ctx context.Context, e *env, offers []gpucost.Offer, o *plan.
 		}
 	}
 	return out, nil
-}
-
-// withFleetRisk adds to the fleet's table the rate of each spot pool that has one and the
-// interruptions the plan expects.
-func withFleetRisk(t present.Table, r plan.FleetResult) present.Table {
-	n := 0
-	for _, p := range r.Pools {
-		if p.RiskSource == "" {
-			continue
-		}
-		n++
-		risk := ""
-		if p.HighRisk {
-			risk = ", above --max-risk: used last"
-		}
-		t.Notes = append(t.Notes, fmt.Sprintf("%s %s: %s (%s%s).", p.Zone, p.InstanceType, spotrisk.FormatRate(p.InterruptionsPerHour), p.RiskSource, risk))
-	}
-	if n > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("Expected interruptions: %.3g an hour over the spot instances.", r.ExpectedInterruptionsPerHour))
-	}
-	unmatched := 0
-	for _, p := range r.Options.PoolRisk {
-		if strings.Contains(p.Source, "zone unmatched") {
-			unmatched++
-		}
-	}
-	if unmatched > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("%d spot pools' zones could not be matched with the zones runs and bills name (zone IDs against names): they take their region's measured rate. --zones FILE (aws ec2 describe-availability-zones --output json) matches them.", unmatched))
-	}
-	return t
 }

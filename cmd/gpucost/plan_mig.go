@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/plan/planfile"
@@ -26,9 +25,6 @@ FILE.csv has a header with name, memory_gb and compute_share (0–1) columns.`,
   gpucost plan mig --gpu H100-80GB --workloads serving.csv --output json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
-			if workloads == "" {
-				return result{}, gpucost.Errorf(gpucost.EInvalid, "--workloads FILE.csv is required: name, memory_gb, compute_share")
-			}
 			ws, err := planfile.ReadMIGWorkloads(workloads)
 			if err != nil {
 				return result{}, err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -103,15 +102,6 @@ func perGPUHourFlag(flag, v, example string) (gpucost.Money, error) {
 	return m, nil
 }
 
-// priceNotes is the note on where the price came from, for under a table; none without a
-// price. how says which price it is, such as " on demand".
-func (s *servingFlags) priceNotes(how string) []string {
-	if s.priceFrom == "" {
-		return nil
-	}
-	return []string{"Price: " + s.perGPUHour.Dollars() + " per GPU-hour" + how + " (" + s.priceFrom + ")."}
-}
-
 // service returns how a replica serves: --service-time per request, or batches planned from
 // --batch-profile for rate (at --batch-size, or the batching plan's best size).
 func (s *servingFlags) service(rate float64) (plan.BatchService, error) {
@@ -144,64 +134,8 @@ func (s *servingFlags) tokenService(tr *traffic.Trace, concurrency int) (plan.Ba
 	default:
 		return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "--service-model %q: use time or tokens", s.serviceModel)
 	}
-	switch {
-	case s.serviceTime > 0 || s.batchProfile != "" || s.serviceCV != "":
+	if s.serviceTime > 0 || s.batchProfile != "" || s.serviceCV != "" {
 		return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "--service-model tokens takes the service time from the token counts: leave out --service-time, --batch-profile and --service-cv")
-	case tr == nil:
-		return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "--service-model tokens needs --trace: a request log with input and output token columns (such as ContextTokens,GeneratedTokens)")
-	case tr.Tokens == nil:
-		return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "--service-model tokens: trace %s has no input and output token columns (ContextTokens and GeneratedTokens, prompt_tokens and completion_tokens, or input_tokens and output_tokens)", tr.Name)
 	}
-	model := plan.TokenModel{PrefillRate: s.prefillRate, DecodeRate: s.decodeRate, Concurrency: max(1, concurrency)}
-	fitted := ""
-	if s.tokenProfile != "" {
-		if s.prefillRate != 0 || s.decodeRate != 0 {
-			return plan.BatchService{}, nil, gpucost.Errorf(gpucost.EInvalid, "give --token-profile or --prefill-rate and --decode-rate, not both")
-		}
-		pts, err := planfile.ReadTokenProfile(s.tokenProfile)
-		if err != nil {
-			return plan.BatchService{}, nil, err
-		}
-		var r2 float64
-		if model, r2, err = plan.FitTokenModel(pts, model.Concurrency); err != nil {
-			return plan.BatchService{}, nil, fmt.Errorf("--token-profile %s: %w", s.tokenProfile, err)
-		}
-		s.prefillRate, s.decodeRate = model.PrefillRate, model.DecodeRate
-		fitted = fmt.Sprintf(" (fitted to %d requests of %s, R² = %.3f)", len(pts), s.tokenProfile, r2)
-	}
-	t := tr.Tokens
-	tp := &plan.TokenPlan{Model: model,
-		Moments: plan.TokenMoments{Requests: t.Requests, Input: t.Input, Output: t.Output, Input2: t.Input2, Output2: t.Output2, InputOut: t.InputOut},
-		Sample:  tr.TokenSample}
-	mean, sp, err := tp.Service()
-	if err != nil {
-		return plan.BatchService{}, nil, err
-	}
-	seqs := "sequences"
-	if tp.Model.Concurrency == 1 {
-		seqs = "sequence"
-	}
-	note := fmt.Sprintf("Token model: %.0f prefill and %.0f decode tokens/s per replica shared by %d %s%s; the trace's %.0f requests average %.0f input and %.0f output tokens: %v a request, cv %.2f (M/G/c).",
-		s.prefillRate, s.decodeRate, tp.Model.Concurrency, seqs, fitted, t.Requests, t.Input/t.Requests, t.Output/t.Requests, mean.Round(time.Millisecond), sp.CV)
-	return plan.BatchService{S: mean.Round(time.Millisecond), Spread: sp, Batch: 1, Note: note}, tp, nil
-}
-
-// tokenTotalNote prices a million tokens in all where the trace's requests count tokens but no
-// token model splits the cost: cost over requests, each of the trace's mean tokens; "" without
-// tokens or a cost.
-func tokenTotalNote(who string, cost gpucost.Money, requests float64, t *traffic.TokenCounts) string {
-	if t == nil || !(t.Requests > 0) || !(requests > 0) || cost.IsZero() {
-		return ""
-	}
-	in, out := t.Input/t.Requests, t.Output/t.Requests
-	if !(in+out > 0) {
-		return ""
-	}
-	per := cost.MulFloat(1e6 / (requests * (in + out)))
-	return fmt.Sprintf("%s per 1M tokens: %s in all (%.0f input and %.0f output tokens a request in the trace; --service-model tokens splits it between input and output).", who, per.Dollars(), in, out)
-}
-
-// tokenPriceNote writes a million tokens' cost for people.
-func tokenPriceNote(who string, p *plan.TokenPrices) string {
-	return fmt.Sprintf("%s per 1M tokens: %s input, %s output, %s in all (each side bears the replica time spent on it).", who, p.Input.Dollars(), p.Output.Dollars(), p.Total.Dollars())
+	return planfile.TokenService(tr, planfile.TokenModel{PrefillRate: s.prefillRate, DecodeRate: s.decodeRate, Concurrency: concurrency, Profile: s.tokenProfile})
 }

@@ -1,12 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"math"
-	"strings"
-
-	"github.com/gpucost/gpucost"
-	"github.com/gpucost/gpucost/catalog"
 	"github.com/gpucost/gpucost/plan"
 	"github.com/gpucost/gpucost/plan/planfile"
 	"github.com/gpucost/gpucost/present"
@@ -46,23 +40,13 @@ the pods' gpu_spec.`,
   gpucost plan share --workloads pods-gpu-memory.csv --gpu-memory-gib 40`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: e.printing(func(cmd *cobra.Command, args []string) (result, error) {
-			g, err := shareGPU(gpu, memGiB, cmd.Flags().Changed("gpu-memory-gib"))
+			g, err := planfile.ShareGPU(gpu, memGiB, cmd.Flags().Changed("gpu-memory-gib"))
 			if err != nil {
 				return result{}, err
 			}
-			if workloads == "" {
-				return result{}, gpucost.Errorf(gpucost.EInvalid, "--workloads PODS.csv is required: name, num_gpu, gpu_milli (gpu_spec, gpu_memory_mib, creation_time, deletion_time)")
-			}
-			pods, err := planfile.ReadSharePodsFor(workloads, g.MemoryMiB)
+			pods, err := planfile.ReadSharePodsOn(workloads, g)
 			if err != nil {
 				return result{}, err
-			}
-			if g.MemoryMiB == 0 {
-				for _, p := range pods {
-					if p.MemoryMiB > 0 && p.GPUs > 0 {
-						return result{}, gpucost.Errorf(gpucost.EInvalid, "--workloads %s gives GPU memory (gpu_memory_mib; pod %q needs %d MiB), so the plan needs one GPU's memory: give --gpu MODEL, such as A100-80GB, or --gpu-memory-gib, such as 80", workloads, p.Name, p.MemoryMiB)
-					}
-				}
 			}
 			return shown(present.Share)(plan.PlanShareOn(pods, g))
 		}),
@@ -71,33 +55,4 @@ the pods' gpu_spec.`,
 	cmd.Flags().StringVar(&gpu, "gpu", "", "the GPU model the pods share, such as A100-80GB: its memory (the catalog's) and MIG profiles, for pods that give gpu_memory_mib")
 	cmd.Flags().Float64Var(&memGiB, "gpu-memory-gib", 0, "GiB of memory one GPU holds, for pods that give gpu_memory_mib (wins over --gpu's)")
 	return cmd
-}
-
-// shareGPU resolves plan share's GPU: the catalog's model and its memory, or memGiB where
-// given (set: the flag was on the command line).
-func shareGPU(name string, memGiB float64, set bool) (plan.ShareGPU, error) {
-	var g plan.ShareGPU
-	if set && (math.IsNaN(memGiB) || memGiB*1024 < 1 || memGiB > 1<<20) {
-		return g, gpucost.Errorf(gpucost.EInvalid, "--gpu-memory-gib %v: give the GiB one GPU holds, above 0, such as 80", memGiB)
-	}
-	if name != "" {
-		spec, ok := catalog.Spec(name)
-		if !ok || spec.MemoryGB <= 0 {
-			var known []string
-			for _, s := range catalog.Specs() {
-				if s.MemoryGB > 0 {
-					known = append(known, s.Name)
-				}
-			}
-			return g, gpucost.Errorf(gpucost.EInvalid, "--gpu %q: the catalog knows no such GPU model; use one of %s, or give its memory with --gpu-memory-gib", name, strings.Join(known, ", "))
-		}
-		g = plan.ShareGPU{Name: spec.Name, MemoryMiB: int(math.Round(spec.MemoryGB * 1024)), MIGProfiles: catalog.MIGProfiles(spec.Name)}
-	}
-	if set {
-		g.MemoryMiB = int(math.Floor(memGiB * 1024))
-		if g.Name != "" {
-			g.Name = fmt.Sprintf("%s at %v GiB", g.Name, memGiB)
-		}
-	}
-	return g, nil
 }

@@ -42,11 +42,9 @@ to --export and gpucost serve (docs/architecture.md "Alert rules file").
   gpucost report alerts --export prometheus-rules --out gpucost-rules.yaml   # promtool check rules gpucost-rules.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if state == "no-data" {
-				state = string(analyze.AlertNoData)
-			}
-			if state != "all" && state != string(analyze.Firing) && state != string(analyze.Resolved) && state != string(analyze.AlertNoData) {
-				return usageError{fmt.Errorf("--state %q: use all, firing, no-data or resolved", state)}
+			state, err := analyze.ParseAlertState(state)
+			if err != nil {
+				return usageError{fmt.Errorf("--state %w", err)}
 			}
 			alertRules, err := rules.rules()
 			if err != nil {

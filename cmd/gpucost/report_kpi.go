@@ -1,10 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"sort"
-	"strings"
-
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/present"
 	"github.com/gpucost/gpucost/serving"
@@ -73,23 +69,17 @@ func newReportKPICmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var tokens *present.KPITokenSource
 			counts, tsource, err := tok.Read(ctx, by, s.Period.Start, s.Period.End)
 			if err != nil {
 				return err
 			}
-			if counts != nil {
-				if !(weight > 0) {
-					return gpucost.Errorf(gpucost.EInvalid, "--output-token-weight %v: give the input tokens one output token's GPU time is worth, such as 1 or 20", weight)
-				}
-				tokens = &present.KPITokenSource{Source: tsource, OutputWeight: weight, Counts: map[string][2]float64{}}
-				for g, t := range counts {
-					tokens.Counts[g] = [2]float64{t.Input, t.Output}
-				}
+			if counts != nil && !(weight > 0) {
+				return gpucost.Errorf(gpucost.EInvalid, "--output-token-weight %v: give the input tokens one output token's GPU time is worth, such as 1 or 20", weight)
 			}
+			tokens := present.KPITokensFrom(tsource, weight, counts)
 			t := present.KPIs(d, s, requests, source, tokens)
 			if tokens != nil {
-				if note := unmatchedTokens(t, counts, by); note != "" {
+				if note := present.KPIUnmatchedTokens(t, tokens.Counts, by); note != "" {
 					t.Notes = append(t.Notes, note)
 				}
 			}
@@ -107,31 +97,4 @@ func newReportKPICmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&tok.OutputQuery, "output-tokens-query", "", "PromQL instant vector of output tokens over the period by the --by label")
 	cmd.Flags().Float64Var(&weight, "output-token-weight", 1, "the input tokens one output token's GPU time is worth, to split $/1M tokens between input and output (decode is slower per token than prefill)")
 	return cmd
-}
-
-// unmatchedTokens says which token counts found no group with GPU cost in the report, such as
-// counters without the --by label (TGI's carry no labels of their own); "" when all matched.
-func unmatchedTokens(t present.Table, counts map[string]serving.Tokens, by string) string {
-	groups := map[string]bool{}
-	for _, r := range t.Rows {
-		groups[r[0]] = true
-	}
-	var left []string
-	var in, out float64
-	for g, c := range counts {
-		if !groups[g] && c.Input+c.Output > 0 {
-			name := fmt.Sprintf("%q", g)
-			if g == "" {
-				name = "no " + by + " label"
-			}
-			left = append(left, name)
-			in, out = in+c.Input, out+c.Output
-		}
-	}
-	if len(left) == 0 {
-		return ""
-	}
-	sort.Strings(left)
-	return fmt.Sprintf("Left out: %.0f input and %.0f output tokens of %s, which hold no GPU cost in this report; label the serving engines' series with %s (a scrape relabel) or give --input-tokens-query and --output-tokens-query.",
-		in, out, strings.Join(left, ", "), by)
 }

@@ -34,8 +34,11 @@ func ReadUsage(name string) ([]float64, error) {
 }
 
 // ReadMIGWorkloads reads a workloads file (plan mig --workloads) with name, memory_gb and
-// compute_share columns.
+// compute_share columns; no file named is an error that says what to give.
 func ReadMIGWorkloads(name string) ([]plan.MIGWorkload, error) {
+	if name == "" {
+		return nil, gpucost.Errorf(gpucost.EInvalid, "--workloads FILE.csv is required: name, memory_gb, compute_share")
+	}
 	c, err := csvin.Open("--workloads", name, "name", "memory_gb", "compute_share")
 	if err != nil {
 		return nil, err

@@ -48,6 +48,8 @@ func TestReadMIGWorkloads(t *testing.T) {
 	if err != nil || len(ws) != 2 || ws[0].Name != "chat" || ws[0].MemoryGB != 20 || ws[1].ComputeShare != 0.1 {
 		t.Errorf("ReadMIGWorkloads = %+v, %v", ws, err)
 	}
+	_, err = ReadMIGWorkloads("")
+	wantInvalid(t, "ReadMIGWorkloads(no file)", err, "--workloads FILE.csv is required: name, memory_gb, compute_share")
 	_, err = ReadMIGWorkloads(write(t, "w.csv", "name,memory_gb,compute_share\nchat,20,lots\n"))
 	wantInvalid(t, "ReadMIGWorkloads(lots)", err, `--workloads `)
 	wantInvalid(t, "ReadMIGWorkloads(lots)", err, `w.csv:2:3: compute_share "lots" is not a non-negative number`)

@@ -118,4 +118,12 @@ type DayStore interface {
 	// them, and in time order within a series. The *DayRollup is reused and valid only during
 	// the call; its Series is not reused and may be kept.
 	ScanDays(ctx context.Context, f RollupFilter, fn func(*DayRollup) error) error
+
+	// ScanHoursByDay calls hour for each stored hour rollup of a series matching f that starts
+	// in [f.From, f.To), as ScanRollups does, except that each stored day lying wholly in both
+	// f and [wholeFrom, wholeTo) comes as one call of day in place of its hours: series by
+	// series in the order of ScanRollups, and in time order within a series. The *Rollup and
+	// *DayRollup are reused and valid only during the call; their Series may be kept.
+	ScanHoursByDay(ctx context.Context, f RollupFilter, wholeFrom, wholeTo time.Time,
+		hour func(*Rollup) error, day func(*DayRollup) error) error
 }

@@ -216,3 +216,129 @@ func (db *DB) scanDays(ctx context.Context, series []storedSeries, lo, hi int64,
 	}
 	return nil
 }
+
+// ScanHoursByDay calls hour for each stored hour rollup of a series matching f, and day in
+// place of the hours of each whole day in f and [wholeFrom, wholeTo), series by series and in
+// time order within one (gpucost.DayStore).
+func (db *DB) ScanHoursByDay(ctx context.Context, f gpucost.RollupFilter, wholeFrom, wholeTo time.Time,
+	hour func(*gpucost.Rollup) error, day func(*gpucost.DayRollup) error) error {
+	series, err := db.matchSeries(ctx, f)
+	if err != nil {
+		return fmt.Errorf("scan rollups in %s: read series: %w", db.name, err)
+	}
+	fromSec, toSec := int64(0), int64(1)<<62
+	if !f.From.IsZero() {
+		fromSec = max(f.From.Unix(), 0)
+	}
+	if !f.To.IsZero() {
+		toSec = f.To.Unix()
+	}
+	if len(series) == 0 || fromSec >= toSec {
+		return nil
+	}
+	lo, hi := storeutil.WholeDays(f)
+	wlo, whi := storeutil.WholeDays(gpucost.RollupFilter{From: wholeFrom, To: wholeTo})
+	lo, hi = max(lo, wlo), min(hi, whi)
+	sc := rollupScan{db: db, width: time.Hour, table: "hour_rollups", from: fromSec, to: toSec, fn: hour}
+	var d gpucost.DayRollup
+	for at := 0; at < len(series); at += seriesPerBatch {
+		part := series[at:min(at+seriesPerBatch, len(series))]
+		if lo >= hi {
+			err = sc.batch(ctx, part)
+		} else {
+			err = sc.batchByDay(ctx, part, lo, hi, &d, day)
+		}
+		if cb, ok := err.(callbackError); ok {
+			return cb.err
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// batchByDay reads, pipelined, each series' hours before day lo, its days lo to hi (exclusive)
+// and its hours from day hi, passing them on in that order.
+func (sc *rollupScan) batchByDay(ctx context.Context, series []storedSeries, lo, hi int64, d *gpucost.DayRollup, day func(*gpucost.DayRollup) error) (err error) {
+	b := &pgx.Batch{}
+	q := `SELECT ` + rollupSelect + ` FROM hour_rollups r WHERE r.series_id = $1 AND r.start >= $2 AND r.start < $3 ORDER BY r.start`
+	for _, s := range series {
+		b.Queue(q, s.id, sc.from, min(sc.to, lo*daySec))
+		b.Queue(`SELECT day, data FROM day_rollups WHERE series_id = $1 AND day >= $2 AND day < $3 ORDER BY day`, s.id, lo, hi)
+		b.Queue(q, s.id, max(sc.from, hi*daySec), sc.to)
+	}
+	res := sc.db.pool.SendBatch(ctx, b)
+	defer func() {
+		if cerr := res.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("scan rollups in %s: %w", sc.db.name, cerr)
+		}
+	}()
+	for _, s := range series {
+		if err := sc.hours(res, s); err != nil {
+			return err
+		}
+		if err := sc.days(res, s, d, day); err != nil {
+			return err
+		}
+		if err := sc.hours(res, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hours passes the rows of the batch's next query, hour rollups of s, to sc.fn.
+func (sc *rollupScan) hours(res pgx.BatchResults, s storedSeries) error {
+	rows, err := res.Query()
+	if err != nil {
+		return fmt.Errorf("scan rollups in %s: hour_rollups of %s: %w", sc.db.name, s.series.GPU.UUID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := sc.row.decodeRaw(rows.RawValues()); err != nil {
+			return fmt.Errorf("scan rollups in %s: hour_rollups of %s: %w", sc.db.name, s.series.GPU.UUID, err)
+		}
+		r, err := sc.row.rollup(s.series, time.Hour, sc.hist)
+		if err != nil {
+			return fmt.Errorf("scan rollups in %s: hour_rollups of %s at %d: %w", sc.db.name, s.series.GPU.UUID, sc.row.start, err)
+		}
+		if r.UtilHist != nil {
+			sc.hist = r.UtilHist
+		}
+		if err := sc.fn(&r); err != nil {
+			return callbackError{err}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("scan rollups in %s: hour_rollups of %s: %w", sc.db.name, s.series.GPU.UUID, err)
+	}
+	return nil
+}
+
+// days passes the rows of the batch's next query, day rollups of s, to fn.
+func (sc *rollupScan) days(res pgx.BatchResults, s storedSeries, d *gpucost.DayRollup, fn func(*gpucost.DayRollup) error) error {
+	rows, err := res.Query()
+	if err != nil {
+		return fmt.Errorf("scan rollups in %s: day_rollups of %s: %w", sc.db.name, s.series.GPU.UUID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n int64
+		var data []byte
+		if err := rows.Scan(&n, &data); err != nil {
+			return fmt.Errorf("scan rollups in %s: day_rollups of %s: %w", sc.db.name, s.series.GPU.UUID, err)
+		}
+		if err := storeutil.DecodeDay(data, d); err != nil {
+			return fmt.Errorf("scan rollups in %s: day_rollups of %s, day %d: %w", sc.db.name, s.series.GPU.UUID, n, err)
+		}
+		d.Series, d.Day = s.series, time.Unix(n*daySec, 0).UTC()
+		if err := fn(d); err != nil {
+			return callbackError{err}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("scan rollups in %s: day_rollups of %s: %w", sc.db.name, s.series.GPU.UUID, err)
+	}
+	return nil
+}

@@ -170,3 +170,96 @@ func scanSeriesDays(ctx context.Context, stmt *sql.Stmt, ss storedSeries, lo, hi
 	}
 	return nil
 }
+
+// ScanHoursByDay calls hour for each stored hour rollup of a series matching f, and day in
+// place of the hours of each whole day in f and [wholeFrom, wholeTo), series by series and in
+// time order within one (gpucost.DayStore).
+func (db *DB) ScanHoursByDay(ctx context.Context, f gpucost.RollupFilter, wholeFrom, wholeTo time.Time,
+	hour func(*gpucost.Rollup) error, day func(*gpucost.DayRollup) error) error {
+	series, err := db.matchSeries(ctx, f)
+	if err != nil {
+		return fmt.Errorf("scan rollups in %s: read series: %w", db.Path, err)
+	}
+	s := newRowScan(hourRows, f)
+	if len(series) == 0 || s.rowLo >= s.rowHi {
+		return nil
+	}
+	lo, hi := storeutil.WholeDays(f)
+	wlo, whi := storeutil.WholeDays(gpucost.RollupFilter{From: wholeFrom, To: wholeTo})
+	lo, hi = max(lo, wlo), min(hi, whi)
+	if lo >= hi {
+		lo, hi = s.rowHi, s.rowHi // no whole day: every row is read as hours
+	}
+	conn, err := db.sql.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("scan rollups in %s: %w", db.Path, err)
+	}
+	defer conn.Close()
+	hours, err := conn.PrepareContext(ctx, `SELECT key, data FROM hour_rollups WHERE key >= ? AND key < ? ORDER BY key`)
+	if err != nil {
+		return fmt.Errorf("scan rollups in %s: %w", db.Path, err)
+	}
+	defer hours.Close()
+	days, err := conn.PrepareContext(ctx, `SELECT key, data FROM `+dayTable+` WHERE key >= ? AND key < ? ORDER BY key`)
+	if err != nil {
+		return fmt.Errorf("scan rollups in %s: %w", db.Path, err)
+	}
+	defer days.Close()
+	var d gpucost.DayRollup
+	for _, ss := range series {
+		err := s.scanHours(ctx, hours, ss, s.rowLo, min(lo, s.rowHi), hour)
+		if err == nil && lo < hi {
+			err = scanSeriesDays(ctx, days, ss, lo, hi, &d, day)
+		}
+		if err == nil && hi < s.rowHi {
+			err = s.scanHours(ctx, hours, ss, max(hi, s.rowLo), s.rowHi, hour)
+		}
+		if cb, ok := err.(callbackError); ok {
+			return cb.err
+		}
+		if err != nil {
+			return fmt.Errorf("scan rollups in %s: %w", db.Path, err)
+		}
+	}
+	return ctx.Err()
+}
+
+// scanHours calls fn for each hour rollup of ss in rows lo to hi (exclusive) that starts in
+// the scan's range.
+func (s *rowScan) scanHours(ctx context.Context, stmt *sql.Stmt, ss storedSeries, lo, hi int64, fn func(*gpucost.Rollup) error) error {
+	if lo >= hi {
+		return nil
+	}
+	rows, err := stmt.QueryContext(ctx, hourRows.key(ss.id, lo), hourRows.key(ss.id, hi))
+	if err != nil {
+		return fmt.Errorf("read hour_rollups of %s: %w", ss.series.GPU.UUID, err)
+	}
+	defer rows.Close()
+	const rowSec, widthSec = 24 * 3600, 3600
+	for rows.Next() {
+		var key int64
+		var data sql.RawBytes
+		if err := rows.Scan(&key, &data); err != nil {
+			return fmt.Errorf("read hour_rollups of %s: %w", ss.series.GPU.UUID, err)
+		}
+		if err := decodeRow(data, &s.row); err != nil {
+			return fmt.Errorf("hour_rollups row %d of %s: %w", key, ss.series.GPU.UUID, err)
+		}
+		rowStart := (key & (1<<keyBits - 1)) * rowSec
+		for k := range s.row.n {
+			t := rowStart + int64(s.row.slot[k])*widthSec
+			if t < s.fromSec || t >= s.toSec {
+				continue
+			}
+			r := &s.row.rs[k]
+			r.Series, r.Start, r.Width = ss.series, time.Unix(t, 0).UTC(), time.Hour
+			if err := fn(r); err != nil {
+				return callbackError{err}
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read hour_rollups of %s: %w", ss.series.GPU.UUID, err)
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ func RunDays(t *testing.T, open Open) {
 		{"MatchHours", testDaysMatchHours},
 		{"MatchMergedHours", testDaysMatchMergedHours},
 		{"WholeDaysOfFilter", testDaysOfFilter},
+		{"HoursByDay", testHoursByDay},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open) })
 	}
@@ -164,4 +166,101 @@ func testDaysOfFilter(t *testing.T, open Open) {
 			t.Errorf("%s: ScanDays gave %d days, want %d", tc.name, n, tc.want)
 		}
 	}
+}
+
+// testHoursByDay checks that ScanHoursByDay gives what ScanRollups does, each whole day of the
+// filter and the whole range as its day.
+func testHoursByDay(t *testing.T, open Open) {
+	db := dayStore(t, open)
+	samples := FleetSamples(4, 75*time.Hour, 2*time.Minute)
+	if _, err := db.WriteRollups(context.Background(), RollupsOf(samples)); err != nil {
+		t.Fatal(err)
+	}
+	midnight := RollT0.Add(2 * time.Hour)
+	for _, tc := range []struct {
+		name      string
+		f         gpucost.RollupFilter
+		from, to  time.Time
+		days, hrs int
+	}{
+		{"open", gpucost.RollupFilter{}, time.Time{}, time.Time{}, 20, 0},
+		{"no whole day", gpucost.RollupFilter{}, midnight.Add(time.Hour), midnight.Add(24 * time.Hour), 0, 4 * 75},
+		{"cut mid-day", gpucost.RollupFilter{From: RollT0.Add(time.Hour), To: midnight.Add(60 * time.Hour)},
+			time.Time{}, time.Time{}, 8, 4 * (1 + 12)},
+		{"whole range narrower", gpucost.RollupFilter{From: RollT0, To: midnight.Add(72 * time.Hour)},
+			midnight.Add(24 * time.Hour), midnight.Add(48 * time.Hour), 4, 4 * (2 + 48)},
+		{"one GPU", gpucost.RollupFilter{GPUs: []string{"GPU-0001"}}, time.Time{}, time.Time{}, 5, 0},
+	} {
+		want, wd, wh := byDay(t, db, tc.f, tc.from, tc.to)
+		var got []string
+		gd, gh := 0, 0
+		err := db.(gpucost.DayStore).ScanHoursByDay(context.Background(), tc.f, tc.from, tc.to,
+			func(r *gpucost.Rollup) error {
+				gh++
+				got = append(got, hourString(r))
+				return nil
+			}, func(d *gpucost.DayRollup) error {
+				gd++
+				got = append(got, dayString(d))
+				return nil
+			})
+		if err != nil {
+			t.Fatalf("%s: ScanHoursByDay = %v", tc.name, err)
+		}
+		if gd != tc.days || wd != tc.days || gh != tc.hrs || wh != tc.hrs {
+			t.Errorf("%s: ScanHoursByDay gave %d days and %d hours (want %d and %d; the hours make %d and %d)",
+				tc.name, gd, gh, tc.days, tc.hrs, wd, wh)
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: ScanHoursByDay gave\n%s\nwant\n%s", tc.name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// byDay returns what ScanHoursByDay(f, from, to) should give, made from the hours ScanRollups
+// gives, and how many days and hours it is.
+func byDay(t *testing.T, db gpucost.Store, f gpucost.RollupFilter, from, to time.Time) (out []string, days, hours int) {
+	whole := func(day time.Time) bool {
+		end := day.Add(24 * time.Hour)
+		in := func(lo, hi time.Time) bool {
+			return (lo.IsZero() || !day.Before(lo)) && (hi.IsZero() || !end.After(hi))
+		}
+		return in(f.From, f.To) && in(from, to)
+	}
+	var group []gpucost.Rollup
+	flush := func() {
+		if len(group) > 0 {
+			d, err := gpucost.NewDayRollup(group)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, dayString(&d))
+			days++
+		}
+		group = group[:0]
+	}
+	for _, r := range ScanAll(t, db, time.Hour, f) {
+		day := r.Start.Truncate(24 * time.Hour)
+		if len(group) > 0 && (r.Series.Key() != group[0].Series.Key() || !day.Equal(group[0].Start.Truncate(24*time.Hour))) {
+			flush()
+		}
+		if !whole(day) {
+			flush()
+			out = append(out, hourString(&r))
+			hours++
+			continue
+		}
+		if len(group) > 0 {
+			r.Series = group[0].Series
+		}
+		group = append(group, r)
+	}
+	flush()
+	return out, days, hours
+}
+
+func hourString(r *gpucost.Rollup) string {
+	c := *r
+	c.Series = nil
+	return fmt.Sprintf("%s %s %+v", r.Series.Key(), r.Start.Format(time.RFC3339), c)
 }

@@ -78,8 +78,27 @@ func (d *DayRollup) add(h int, r *Rollup) {
 	d.MemTotalMiB = maxKnown(d.MemTotalMiB, r.MemTotalMiB)
 	d.PowerMax = maxKnown(d.PowerMax, r.PowerMax)
 	d.TempMaxC = maxKnown(d.TempMaxC, r.TempMaxC)
-	for i, n := range r.UtilHist {
-		d.UtilHist[i] += uint64(n)
+	d.addHist(r.UtilHist, r.Samples)
+}
+
+// addHist adds an hour's histogram as the reports merge one (analyze's groupAcc.addHist): four
+// bins at a time, stopping once it has met the hour's n samples, so that the day's histogram is
+// the one its hours add up to there even for an hour whose bins hold more than its samples.
+func (d *DayRollup) addHist(h []uint32, n int) {
+	h = h[:min(len(h), HistBins)]
+	left := int64(n)
+	i := 0
+	for ; i+4 <= len(h); i += 4 {
+		d.UtilHist[i] += uint64(h[i])
+		d.UtilHist[i+1] += uint64(h[i+1])
+		d.UtilHist[i+2] += uint64(h[i+2])
+		d.UtilHist[i+3] += uint64(h[i+3])
+		if left -= int64(h[i]) + int64(h[i+1]) + int64(h[i+2]) + int64(h[i+3]); left <= 0 {
+			return
+		}
+	}
+	for ; i < len(h); i++ {
+		d.UtilHist[i] += uint64(h[i])
 	}
 }
 

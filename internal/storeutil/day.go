@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/bits"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -13,16 +14,26 @@ import (
 // series and day (the row's key holds them):
 //
 //	format byte (dayFormat)
-//	uvarint hours
-//	each hour: byte hour (0–23); uvarint coverage XOR fullHour (0 for a whole hour); uvarint
-//	  idle mask; uvarint samples, power samples, prof samples; float UtilSum, PowerSum,
-//	  SMActiveSum, SMOccupancySum, GrEngineActiveSum
+//	uvarint hours: bit h set when the day holds hour h
+//	int columns, each over the hours in order: Coverage XOR fullHour (0 for a whole hour),
+//	  IdleMask, Samples, PowerSamples, ProfSamples
+//	float columns likewise: UtilSum, PowerSum, SMActiveSum, SMOccupancySum, GrEngineActiveSum
 //	float UtilMax, MemMaxMiB, MemP95MiB, MemTotalMiB, PowerMax, TempMaxC
 //	uvarint bins that are not zero; each: uvarint bin − the previous bin's, uvarint count
 //
-// A float is uvarint 2v for a whole v below 2^52 (sums of whole percents, most often), else
-// uvarint 1 and its 8 bytes, little-endian, so that every value comes back bit for bit.
-const dayFormat = 1
+// A column starts with its mode: colZero (every value 0, no more bytes), colSame (one value for
+// all hours) or colEach (a value an hour): most of a day's hours cover every minute with as
+// many samples, so most columns take a byte or a few. A float is uvarint 2v for a whole v below
+// 2^52 (sums of whole percents, most often), else uvarint 1 and its 8 bytes, little-endian, so
+// that every value comes back bit for bit.
+const dayFormat = 2
+
+// The modes of a column.
+const (
+	colZero = iota
+	colSame
+	colEach
+)
 
 // fullHour is the coverage of an hour all of whose minutes held samples.
 const fullHour = 1<<60 - 1
@@ -30,32 +41,59 @@ const fullHour = 1<<60 - 1
 // ErrCorruptDay is returned for day rollup data that does not decode.
 var ErrCorruptDay = errors.New("corrupt day rollup")
 
+// The columns of a day, as functions from an hour to its field.
+var (
+	dayCounts = [...]func(h *gpucost.DayHour) *int{
+		func(h *gpucost.DayHour) *int { return &h.Samples },
+		func(h *gpucost.DayHour) *int { return &h.PowerSamples },
+		func(h *gpucost.DayHour) *int { return &h.ProfSamples },
+	}
+	dayFloats = [...]func(h *gpucost.DayHour) *float64{
+		func(h *gpucost.DayHour) *float64 { return &h.UtilSum },
+		func(h *gpucost.DayHour) *float64 { return &h.PowerSum },
+		func(h *gpucost.DayHour) *float64 { return &h.SMActiveSum },
+		func(h *gpucost.DayHour) *float64 { return &h.SMOccupancySum },
+		func(h *gpucost.DayHour) *float64 { return &h.GrEngineActiveSum },
+	}
+)
+
 // AppendDay appends the encoding of d to b.
 func AppendDay(b []byte, d *gpucost.DayRollup) []byte {
 	b = append(b, dayFormat)
-	b = binary.AppendUvarint(b, uint64(len(d.Hours)))
+	var hours uint64
 	for i := range d.Hours {
-		h := &d.Hours[i]
-		b = append(b, byte(h.Hour))
-		b = binary.AppendUvarint(b, h.Coverage^fullHour)
-		b = binary.AppendUvarint(b, h.IdleMask)
-		b = binary.AppendUvarint(b, uint64(h.Samples))
-		b = binary.AppendUvarint(b, uint64(h.PowerSamples))
-		b = binary.AppendUvarint(b, uint64(h.ProfSamples))
-		for _, v := range [...]float64{h.UtilSum, h.PowerSum, h.SMActiveSum, h.SMOccupancySum, h.GrEngineActiveSum} {
-			b = appendDayFloat(b, v)
+		hours |= 1 << uint(d.Hours[i].Hour)
+	}
+	b = binary.AppendUvarint(b, hours)
+	var vs [24]uint64
+	n := len(d.Hours)
+	col := func(get func(i int) uint64) {
+		for i := range n {
+			vs[i] = get(i)
 		}
+		b = appendColumn(b, vs[:n], func(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) })
+	}
+	col(func(i int) uint64 { return d.Hours[i].Coverage ^ fullHour })
+	col(func(i int) uint64 { return d.Hours[i].IdleMask })
+	for _, f := range dayCounts {
+		col(func(i int) uint64 { return uint64(*f(&d.Hours[i])) })
+	}
+	for _, f := range dayFloats {
+		for i := range n {
+			vs[i] = math.Float64bits(*f(&d.Hours[i]))
+		}
+		b = appendColumn(b, vs[:n], func(b []byte, v uint64) []byte { return appendDayFloat(b, math.Float64frombits(v)) })
 	}
 	for _, v := range [...]float64{d.UtilMax, d.MemMaxMiB, d.MemP95MiB, d.MemTotalMiB, d.PowerMax, d.TempMaxC} {
 		b = appendDayFloat(b, v)
 	}
-	n := 0
+	bins := 0
 	for _, c := range d.UtilHist {
 		if c != 0 {
-			n++
+			bins++
 		}
 	}
-	b = binary.AppendUvarint(b, uint64(n))
+	b = binary.AppendUvarint(b, uint64(bins))
 	prev := 0
 	for i, c := range d.UtilHist {
 		if c != 0 {
@@ -63,6 +101,26 @@ func AppendDay(b []byte, d *gpucost.DayRollup) []byte {
 			b = binary.AppendUvarint(b, c)
 			prev = i
 		}
+	}
+	return b
+}
+
+// appendColumn appends the column vs (values as bits), each value written by put.
+func appendColumn(b []byte, vs []uint64, put func([]byte, uint64) []byte) []byte {
+	same, zero := true, true
+	for _, v := range vs {
+		same = same && v == vs[0]
+		zero = zero && v == 0
+	}
+	switch {
+	case zero:
+		return append(b, colZero)
+	case same:
+		return put(append(b, colSame), vs[0])
+	}
+	b = append(b, colEach)
+	for _, v := range vs {
+		b = put(b, v)
 	}
 	return b
 }
@@ -82,24 +140,71 @@ func DecodeDay(data []byte, d *gpucost.DayRollup) error {
 	if r.byte() != dayFormat {
 		return ErrCorruptDay
 	}
-	n := r.uvarint()
-	if n > 24 {
+	hours := r.uvarint()
+	if hours>>24 != 0 {
 		return ErrCorruptDay
 	}
-	d.Hours = d.Hours[:0]
-	last := -1
-	for range n {
-		h := gpucost.DayHour{Hour: int(r.byte())}
-		if h.Hour <= last || h.Hour >= 24 {
+	n := bits.OnesCount64(hours)
+	if cap(d.Hours) < n {
+		d.Hours = make([]gpucost.DayHour, n, 24)
+	}
+	d.Hours = d.Hours[:n]
+	for i := range n {
+		h := bits.TrailingZeros64(hours)
+		hours &= hours - 1
+		d.Hours[i] = gpucost.DayHour{Hour: h}
+	}
+	hs := d.Hours
+	switch mode, v := r.column(); mode {
+	case colEach:
+		for i := range hs {
+			hs[i].Coverage = r.uvarint() ^ fullHour
+		}
+	default:
+		for i := range hs {
+			hs[i].Coverage = v ^ fullHour
+		}
+	}
+	switch mode, v := r.column(); mode {
+	case colEach:
+		for i := range hs {
+			hs[i].IdleMask = r.uvarint()
+		}
+	case colSame:
+		for i := range hs {
+			hs[i].IdleMask = v
+		}
+	}
+	for _, f := range dayCounts {
+		switch mode, v := r.column(); mode {
+		case colEach:
+			for i := range hs {
+				*f(&hs[i]) = r.int()
+			}
+		case colSame:
+			if v > math.MaxInt64 {
+				return ErrCorruptDay
+			}
+			for i := range hs {
+				*f(&hs[i]) = int(v)
+			}
+		}
+	}
+	for _, f := range dayFloats {
+		switch r.byte() {
+		case colZero:
+		case colSame:
+			v := r.float()
+			for i := range hs {
+				*f(&hs[i]) = v
+			}
+		case colEach:
+			for i := range hs {
+				*f(&hs[i]) = r.float()
+			}
+		default:
 			return ErrCorruptDay
 		}
-		last = h.Hour
-		h.Coverage = r.uvarint() ^ fullHour
-		h.IdleMask = r.uvarint()
-		h.Samples, h.PowerSamples, h.ProfSamples = r.int(), r.int(), r.int()
-		h.UtilSum, h.PowerSum, h.SMActiveSum = r.float(), r.float(), r.float()
-		h.SMOccupancySum, h.GrEngineActiveSum = r.float(), r.float()
-		d.Hours = append(d.Hours, h)
 	}
 	d.UtilMax, d.MemMaxMiB, d.MemP95MiB = r.float(), r.float(), r.float()
 	d.MemTotalMiB, d.PowerMax, d.TempMaxC = r.float(), r.float(), r.float()
@@ -122,6 +227,18 @@ func DecodeDay(data []byte, d *gpucost.DayRollup) error {
 	return nil
 }
 
+// column reads an int column's mode and, for colSame, its value; for colEach the values follow.
+func (r *dayReader) column() (mode byte, v uint64) {
+	switch mode = r.byte(); mode {
+	case colZero, colEach:
+	case colSame:
+		v = r.uvarint()
+	default:
+		r.bad = true
+	}
+	return mode, v
+}
+
 // dayReader reads the encoding of a day; bad is set once it reads past the end or a value
 // out of range.
 type dayReader struct {
@@ -140,6 +257,10 @@ func (r *dayReader) byte() byte {
 }
 
 func (r *dayReader) uvarint() uint64 {
+	if r.i < len(r.b) && r.b[r.i] < 0x80 {
+		r.i++
+		return uint64(r.b[r.i-1])
+	}
 	v, n := binary.Uvarint(r.b[min(r.i, len(r.b)):])
 	if n <= 0 {
 		r.bad = true

@@ -283,14 +283,8 @@ func (b *builder) telemetry(ctx context.Context, st Telemetry) error {
 		// A whole day of the period is one row, its hours charged one by one as they would be
 		// (docs/architecture.md "Speed of the reports").
 		err = ds.ScanHoursByDay(ctx, f, p.Start, p.End, hour, func(d *gpucost.DayRollup) error {
-			if d.Series == nil {
-				return nil
-			}
-			for i := range d.Hours {
-				h := &d.Hours[i]
-				if start := d.Day.Add(time.Duration(h.Hour) * time.Hour); p.Contains(start) {
-					b.hour(d.Series, start, h.Coverage, h.Samples, h.UtilSum, sliced)
-				}
+			if d.Series != nil {
+				b.day(d, sliced)
 			}
 			return nil
 		})
@@ -328,6 +322,53 @@ func (b *builder) hour(in *gpucost.Series, start time.Time, coverage uint64, sam
 	}
 	held := minutes * b.cur.share * unitsPerSeventhMinute
 	b.charge(ser, start, held, int64(math.Round(float64(held)*util)))
+}
+
+// day charges the hours of a day rollup as hour would charge each, the hours of the period
+// only: an hour in the span of the bill line the one before went to adds to its charge there
+// and then, as charge would.
+func (b *builder) day(d *gpucost.DayRollup, sliced map[sliceKey][]slicedHour) {
+	p := b.o.Period
+	if !p.Contains(d.Day) || !p.Contains(d.Day.Add(24*time.Hour-1)) {
+		for i := range d.Hours {
+			h := &d.Hours[i]
+			if start := d.Day.Add(time.Duration(h.Hour) * time.Hour); p.Contains(start) {
+				b.hour(d.Series, start, h.Coverage, h.Samples, h.UtilSum, sliced)
+			}
+		}
+		return
+	}
+	day := d.Day.Unix()
+	var ser *gpucost.Series
+	for i := range d.Hours {
+		h := &d.Hours[i]
+		minutes := int64(bits.OnesCount64(h.Coverage))
+		if minutes == 0 {
+			continue
+		}
+		if ser == nil {
+			ser = b.intern(d.Series)
+		}
+		if b.cur.sliced {
+			b.hour(d.Series, d.Day.Add(time.Duration(h.Hour)*time.Hour), h.Coverage, h.Samples, h.UtilSum, sliced)
+			continue
+		}
+		b.snap.Stats.Telemetry = true
+		b.snap.Stats.Rollups++
+		util := 0.0
+		if h.Samples > 0 {
+			util = min(max(h.UtilSum/float64(h.Samples)/100, 0), 1)
+		}
+		held := minutes * b.cur.share * unitsPerSeventhMinute
+		used := int64(math.Round(float64(held) * util))
+		if t := day + int64(3600*h.Hour); ser == b.last.series && t >= b.last.from && t < b.last.to {
+			pc := b.pending.at(b.last.charge)
+			pc.held += held
+			pc.used += used
+			continue
+		}
+		b.charge(ser, d.Day.Add(time.Duration(h.Hour)*time.Hour), held, used)
+	}
 }
 
 // sliceKey is one GPU or MIG instance's hour.

@@ -18,7 +18,7 @@ import (
 //
 //	go test ./cmd/gpucost -run XXX -bench ReportUtilization -benchtime 3x
 //
-// The store (about 0.3 GB) is built on first use and cached in the temporary folder.
+// The store (about 0.4 GB, its day rollups included) is built on first use and cached in the temporary folder.
 func BenchmarkReportUtilization(b *testing.B) { benchReportUtilization(b, nil) }
 
 // BenchmarkReportHoursUtilization is BenchmarkReportUtilization reading every hourly rollup, as
@@ -44,7 +44,7 @@ func benchReportUtilization(b *testing.B, wrap func(storeDB) storeDB) {
 					b.Fatalf("report utilization: exit %d", code)
 				}
 			}
-			b.ReportMetric((demoCPUTime() - cpu).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((demoCPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 			b.ReportMetric(float64(sqlitetest.PeakRSS())/(1<<20), "MiB-peak-RSS")
 		})
 	}
@@ -124,7 +124,7 @@ func benchReportCostFleet(b *testing.B, wrap func(storeDB) storeDB) {
 					b.Fatalf("report cost printed %s", out.String())
 				}
 			}
-			b.ReportMetric((demoCPUTime() - cpu).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((demoCPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 			b.ReportMetric(float64(sqlitetest.PeakRSS())/(1<<20), "MiB-peak-RSS")
 		})
 	}

@@ -1,8 +1,10 @@
 package analyze
 
 import (
+	"maps"
 	"math"
 	"math/bits"
+	"slices"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -226,7 +228,10 @@ func (u *Utilization) Result() Report {
 	rep := Report{By: u.opts.By, From: u.opts.From, To: u.opts.To, IdleThreshold: u.opts.IdleThreshold,
 		MinIdle: gpucost.Duration(u.opts.minIdle()), Rollups: u.rollups, Outside: u.outside}
 	fleet := newGroupAcc(FleetGroup)
-	for _, g := range u.groups {
+	// The groups merge in order of their keys: the fleet's float sums then come out the same
+	// on every run, whatever order the map gives.
+	for _, k := range slices.Sorted(maps.Keys(u.groups)) {
+		g := u.groups[k]
 		rep.Groups = append(rep.Groups, g.stats())
 		fleet.merge(g)
 	}

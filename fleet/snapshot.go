@@ -271,30 +271,26 @@ func (b *builder) telemetry(ctx context.Context, st Telemetry) error {
 	p := b.o.Period
 	sliced := map[sliceKey][]slicedHour{}
 	b.pending = chargeBlocks{base: len(s.Charges)}
-	err := st.ScanRollups(ctx, time.Hour, gpucost.RollupFilter{From: p.Start, To: p.End}, func(r *gpucost.Rollup) error {
-		if r.Series == nil || !p.Contains(r.Start) {
-			return nil
+	f := gpucost.RollupFilter{From: p.Start, To: p.End}
+	hour := func(r *gpucost.Rollup) error {
+		if r.Series != nil && p.Contains(r.Start) {
+			b.hour(r.Series, r.Start, r.Coverage, r.Samples, r.UtilSum, sliced)
 		}
-		minutes := int64(bits.OnesCount64(r.Coverage))
-		if minutes == 0 {
-			return nil
-		}
-		s.Stats.Telemetry = true
-		s.Stats.Rollups++
-		ser := b.intern(r.Series)
-		util := 0.0
-		if r.Samples > 0 {
-			util = min(max(r.UtilSum/float64(r.Samples)/100, 0), 1)
-		}
-		if b.cur.sliced {
-			k := sliceKey{ser.GPU.Host, ser.GPU.UUID, r.Start.Unix()}
-			sliced[k] = append(sliced[k], slicedHour{ser, r.Start, analyze.SliceMember{Cov: r.Coverage, Util: util * 100}})
-			return nil
-		}
-		held := minutes * b.cur.share * unitsPerSeventhMinute
-		b.charge(ser, r.Start, held, int64(math.Round(float64(held)*util)))
 		return nil
-	})
+	}
+	var err error
+	if ds, ok := st.(gpucost.DayStore); ok {
+		// A whole day of the period is one row, its hours charged one by one as they would be
+		// (docs/architecture.md "Speed of the reports").
+		err = ds.ScanHoursByDay(ctx, f, p.Start, p.End, hour, func(d *gpucost.DayRollup) error {
+			if d.Series != nil {
+				b.day(d, sliced)
+			}
+			return nil
+		})
+	} else {
+		err = st.ScanRollups(ctx, time.Hour, f, hour)
+	}
 	if err != nil {
 		return err
 	}
@@ -302,6 +298,77 @@ func (b *builder) telemetry(ctx context.Context, st Telemetry) error {
 	b.pending.flush(b, len(b.entries)) // split adds a NoTelemetry charge per cell with telemetry at most
 	b.merged, b.cur = nil, seriesInfo{}
 	return nil
+}
+
+// hour charges one hour of a series that starts at start, whose covered minutes are coverage
+// and whose samples add up to utilSum.
+func (b *builder) hour(in *gpucost.Series, start time.Time, coverage uint64, samples int, utilSum float64, sliced map[sliceKey][]slicedHour) {
+	minutes := int64(bits.OnesCount64(coverage))
+	if minutes == 0 {
+		return
+	}
+	s := b.snap
+	s.Stats.Telemetry = true
+	s.Stats.Rollups++
+	ser := b.intern(in)
+	util := 0.0
+	if samples > 0 {
+		util = min(max(utilSum/float64(samples)/100, 0), 1)
+	}
+	if b.cur.sliced {
+		k := sliceKey{ser.GPU.Host, ser.GPU.UUID, start.Unix()}
+		sliced[k] = append(sliced[k], slicedHour{ser, start, analyze.SliceMember{Cov: coverage, Util: util * 100}})
+		return
+	}
+	held := minutes * b.cur.share * unitsPerSeventhMinute
+	b.charge(ser, start, held, int64(math.Round(float64(held)*util)))
+}
+
+// day charges the hours of a day rollup as hour would charge each, the hours of the period
+// only: an hour in the span of the bill line the one before went to adds to its charge there
+// and then, as charge would.
+func (b *builder) day(d *gpucost.DayRollup, sliced map[sliceKey][]slicedHour) {
+	p := b.o.Period
+	if !p.Contains(d.Day) || !p.Contains(d.Day.Add(24*time.Hour-1)) {
+		for i := range d.Hours {
+			h := &d.Hours[i]
+			if start := d.Day.Add(time.Duration(h.Hour) * time.Hour); p.Contains(start) {
+				b.hour(d.Series, start, h.Coverage, h.Samples, h.UtilSum, sliced)
+			}
+		}
+		return
+	}
+	day := d.Day.Unix()
+	var ser *gpucost.Series
+	for i := range d.Hours {
+		h := &d.Hours[i]
+		minutes := int64(bits.OnesCount64(h.Coverage))
+		if minutes == 0 {
+			continue
+		}
+		if ser == nil {
+			ser = b.intern(d.Series)
+		}
+		if b.cur.sliced {
+			b.hour(d.Series, d.Day.Add(time.Duration(h.Hour)*time.Hour), h.Coverage, h.Samples, h.UtilSum, sliced)
+			continue
+		}
+		b.snap.Stats.Telemetry = true
+		b.snap.Stats.Rollups++
+		util := 0.0
+		if h.Samples > 0 {
+			util = min(max(h.UtilSum/float64(h.Samples)/100, 0), 1)
+		}
+		held := minutes * b.cur.share * unitsPerSeventhMinute
+		used := int64(math.Round(float64(held) * util))
+		if t := day + int64(3600*h.Hour); ser == b.last.series && t >= b.last.from && t < b.last.to {
+			pc := b.pending.at(b.last.charge)
+			pc.held += held
+			pc.used += used
+			continue
+		}
+		b.charge(ser, d.Day.Add(time.Duration(h.Hour)*time.Hour), held, used)
+	}
 }
 
 // sliceKey is one GPU or MIG instance's hour.

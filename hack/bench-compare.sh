@@ -70,7 +70,12 @@ printf '%-60s %-14s %12s  %s\n' figure target measured verdict
 for b in 'ReportUtilization/by=namespace' 'ReportUtilization/by=gpu' 'ReportCostFleet/--byteam' 'ReportCostFleet/--bynamespace--gpu-only'; do
 	out=$(report "$b\$" 3x)
 	row "$b, 10,000 GPUs x 30 days: s a report" "<= 1 s" "$(secs "$(metric "$out" "$b" ns/op)")" "m <= 1"
+	row "$b: CPU s a report" "<= 1 s" "$(metric "$out" "$b" cpu-s/op)" "m <= 1"
 	row "$b: peak RSS, MiB" "< 500 MB" "$(metric "$out" "$b" MiB-peak-RSS)" "m < 477"
+	# The same report reading every hourly rollup, as before the day rollups (ReportHours*).
+	hb=${b/Report/ReportHours}
+	out=$(report "$hb\$" 3x)
+	row "$hb (every hour read): CPU s a report" "(info)" "$(metric "$out" "$hb" cpu-s/op)" "m > 0"
 done
 out=$(report 'ReportCost$/^resources=10000$/^--byteam$' 1x)
 row "report cost, a year of 10,000 resources' daily lines: s" "< 2 s" "$(secs "$(metric "$out" 'ReportCost/resources=10000' ns/op)")" "m < 2"

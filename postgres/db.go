@@ -168,6 +168,11 @@ func apply(ctx context.Context, tx pgx.Tx, version int, name string) error {
 	if _, err := tx.Exec(ctx, string(body)); err != nil {
 		return err
 	}
+	if fill := migrationFills[version]; fill != nil {
+		if err := fill(ctx, tx); err != nil {
+			return err
+		}
+	}
 	_, err = tx.Exec(ctx, `INSERT INTO schema_migrations(version, name) VALUES ($1, $2)`, version, filepath.Base(name))
 	return err
 }

@@ -85,6 +85,13 @@ func (db *DB) WriteRollups(ctx context.Context, rs []gpucost.Rollup) (gpucost.Wr
 		if err := m.run(ctx, tx, part, rs, &st); err != nil {
 			return gpucost.WriteStats{}, fmt.Errorf("write rollups to %s: %w", db.name, err)
 		}
+		if m.hour {
+			// The days go with their hours, in the same transaction (docs/architecture.md
+			// "Speed of the reports").
+			if err := writeDays(ctx, tx, m.changed); err != nil {
+				return gpucost.WriteStats{}, fmt.Errorf("write rollups to %s: %w", db.name, err)
+			}
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return gpucost.WriteStats{}, fmt.Errorf("write rollups to %s: commit: %w", db.name, err)
@@ -114,9 +121,10 @@ func cmpBool(a, b bool) int {
 
 // merger merges the incoming rollups of one width with the stored ones.
 type merger struct {
-	table string
-	hour  bool
-	split map[rollupKey]bool
+	table   string
+	hour    bool
+	split   map[rollupKey]bool
+	changed []rollupKey // the rows written, in order
 }
 
 // run loads the stored rollups items name, merges items (sorted by key) into them, counting in
@@ -149,6 +157,7 @@ func (m *merger) run(ctx context.Context, tx pgx.Tx, items []item, rs []gpucost.
 			dirty = dirty || kind != gpucost.RollupUnchanged
 		}
 		if dirty {
+			m.changed = append(m.changed, k)
 			changed = append(changed, keyed{k, cur})
 			if had {
 				replace = append(replace, k)

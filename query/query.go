@@ -105,12 +105,16 @@ func (r *Report) build(ctx context.Context, st fleet.Store) (*fleet.Snapshot, er
 // snapshotAnd returns the fleet snapshot, as Snapshot does, and streams the period's hourly
 // rollups through add, as Scan does. Where it builds the snapshot, one scan of the store does
 // both (teeHours); add then sees each rollup after the snapshot's builder has.
-func (r *Report) snapshotAnd(ctx context.Context, add func(*gpucost.Rollup)) (*fleet.Snapshot, error) {
+func (r *Report) snapshotAnd(ctx context.Context, add func(*gpucost.Rollup), addDay func(*gpucost.DayRollup) bool) (*fleet.Snapshot, error) {
 	if r.snap != nil {
 		return r.snap, r.Scan(ctx, time.Hour, add)
 	}
 	tee := &teeHours{Store: r.Store, want: r.scanFilter(time.Hour), add: add}
-	s, err := r.build(ctx, tee)
+	var st fleet.Store = tee
+	if ds, ok := r.Store.(gpucost.DayStore); ok && addDay != nil {
+		st = &teeDays{teeHours: tee, days: ds, addDay: addDay}
+	}
+	s, err := r.build(ctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -135,14 +139,8 @@ func (t *teeHours) ScanRollups(ctx context.Context, width time.Duration, f gpuco
 		return t.Store.ScanRollups(ctx, width, f, fn)
 	}
 	t.done = true
-	asked, both := f, f
-	if !asked.From.IsZero() && (t.want.From.IsZero() || t.want.From.Before(asked.From)) {
-		both.From = t.want.From
-	}
-	if !asked.To.IsZero() && (t.want.To.IsZero() || t.want.To.After(asked.To)) {
-		both.To = t.want.To
-	}
-	in, want := spanOf(asked), spanOf(t.want)
+	both := t.union(f)
+	in, want := spanOf(f), spanOf(t.want)
 	return t.Store.ScanRollups(ctx, width, both, func(r *gpucost.Rollup) error {
 		at := r.Start.UnixNano()
 		if in.holds(at) {
@@ -155,6 +153,18 @@ func (t *teeHours) ScanRollups(ctx context.Context, width time.Duration, f gpuco
 		}
 		return nil
 	})
+}
+
+// union returns asked widened to hold the report's range too.
+func (t *teeHours) union(asked gpucost.RollupFilter) gpucost.RollupFilter {
+	both := asked
+	if !asked.From.IsZero() && (t.want.From.IsZero() || t.want.From.Before(asked.From)) {
+		both.From = t.want.From
+	}
+	if !asked.To.IsZero() && (t.want.To.IsZero() || t.want.To.After(asked.To)) {
+		both.To = t.want.To
+	}
+	return both
 }
 
 // span is a filter's [From, To) in Unix nanoseconds, a zero bound open: two comparisons of

@@ -24,7 +24,7 @@ func (r *Report) Utilization(ctx context.Context, by analyze.GroupBy, keep func(
 	// prices the zero-util runs (SustainedIdleCost) as the snapshot does, asked in u.Result
 	opts.Price = func(s *gpucost.Series) (gpucost.Money, bool) { return priceOf(s) }
 	u := analyze.NewUtilization(opts)
-	snap, err := r.snapshotAnd(ctx, OnlySeries(keep, u.Add))
+	snap, err := r.snapshotAnd(ctx, OnlySeries(keep, u.Add), OnlySeriesDays(keep, u.AddDay))
 	if err != nil {
 		return analyze.Report{}, nil, err
 	}
@@ -92,6 +92,17 @@ func OnlySeries(keep func(*gpucost.Series) bool, add func(*gpucost.Rollup)) func
 		if keep(r.Series) {
 			add(r)
 		}
+	}
+}
+
+// OnlySeriesDays passes on the days of the series keep accepts (all where nil), as OnlySeries
+// their hours; a day keep refuses counts as passed on.
+func OnlySeriesDays(keep func(*gpucost.Series) bool, add func(*gpucost.DayRollup) bool) func(*gpucost.DayRollup) bool {
+	if keep == nil {
+		return add
+	}
+	return func(d *gpucost.DayRollup) bool {
+		return !keep(d.Series) || add(d)
 	}
 }
 

@@ -124,6 +124,11 @@ func (db *DB) apply(ctx context.Context, version int, name string) error {
 	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 		return err
 	}
+	if fill := migrationFills[version]; fill != nil {
+		if err := fill(ctx, tx); err != nil {
+			return err
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name) VALUES (?, ?)`, version, filepath.Base(name)); err != nil {
 		return err
 	}

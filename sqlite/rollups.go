@@ -162,7 +162,9 @@ const maxGap = 16
 
 // rowMerger reads, merges and writes packed rows within one transaction.
 type rowMerger struct {
-	get, put [2]*sql.Stmt     // [0] minute rows, [1] hour rows
+	get, put [2]*sql.Stmt // [0] minute rows, [1] hour rows
+	putDay   *sql.Stmt    // the day row of an hour row (rollups_day.go)
+	day      dayBuf
 	stored   map[int64][]byte // the stored rows of the stretch being merged, by key
 	slots    [maxSlots]gpucost.Rollup
 	row      rowBuf // decodes stored rows, each with new histograms
@@ -184,11 +186,17 @@ func newRowMerger(ctx context.Context, tx *sql.Tx) (*rowMerger, error) {
 			return nil, err
 		}
 	}
+	var err error
+	if m.putDay, err = tx.PrepareContext(ctx, `INSERT INTO `+dayTable+`(key, data) VALUES (?, ?)
+		ON CONFLICT(key) DO UPDATE SET data = excluded.data`); err != nil {
+		m.close()
+		return nil, err
+	}
 	return m, nil
 }
 
 func (m *rowMerger) close() {
-	for _, s := range append(m.get[:], m.put[:]...) {
+	for _, s := range append(m.get[:], m.put[0], m.put[1], m.putDay) {
 		if s != nil {
 			s.Close()
 		}
@@ -244,6 +252,17 @@ func (m *rowMerger) mergeRow(ctx context.Context, items []rowItem, rs []gpucost.
 	m.buf = encodeRow(m.buf, m.slots[:], present)
 	if _, err := m.put[which].ExecContext(ctx, first.key, m.buf); err != nil {
 		return fmt.Errorf("store %s row %d: %w", l.table, first.key, err)
+	}
+	if first.hour {
+		// The day row goes with its hour row, in the same transaction (docs/architecture.md
+		// "Speed of the reports").
+		day, err := m.day.encode(m.slots[:], present)
+		if err != nil {
+			return fmt.Errorf("make %s row %d: %w", dayTable, first.key, err)
+		}
+		if _, err := m.putDay.ExecContext(ctx, first.key, day); err != nil {
+			return fmt.Errorf("store %s row %d: %w", dayTable, first.key, err)
+		}
 	}
 	return nil
 }

@@ -18,8 +18,18 @@ import (
 //
 //	go test ./cmd/gpucost -run XXX -bench ReportUtilization -benchtime 3x
 //
-// The store (about 0.3 GB) is built on first use and cached in the temporary folder.
-func BenchmarkReportUtilization(b *testing.B) {
+// The store (about 0.4 GB, its day rollups included) is built on first use and cached in the temporary folder.
+func BenchmarkReportUtilization(b *testing.B) { benchReportUtilization(b, nil) }
+
+// BenchmarkReportHoursUtilization is BenchmarkReportUtilization reading every hourly rollup, as
+// before the day rollups, for a comparison on the same machine and load:
+//
+//	go test ./cmd/gpucost -run XXX -bench 'ReportHoursUtilization' -benchtime 3x
+func BenchmarkReportHoursUtilization(b *testing.B) {
+	benchReportUtilization(b, func(s storeDB) storeDB { return hoursOnly{s} })
+}
+
+func benchReportUtilization(b *testing.B, wrap func(storeDB) storeDB) {
 	for _, by := range []string{"namespace", "gpu"} {
 		b.Run("by="+by, func(b *testing.B) {
 			db := sqlitetest.BilledFleet(b)
@@ -27,12 +37,14 @@ func BenchmarkReportUtilization(b *testing.B) {
 			db.Close()
 			args := []string{"report", "utilization", "--db", path, "--since", "30d", "--by", by,
 				"--until", sqlitetest.End.Format(time.RFC3339), "--output", "csv"}
+			cpu := demoCPUTime()
 			for b.Loop() {
-				e := &env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
+				e := &env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }, wrapStore: wrap}
 				if code := run(context.Background(), args, e); code != exitOK {
 					b.Fatalf("report utilization: exit %d", code)
 				}
 			}
+			b.ReportMetric((demoCPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 			b.ReportMetric(float64(sqlitetest.PeakRSS())/(1<<20), "MiB-peak-RSS")
 		})
 	}
@@ -83,7 +95,17 @@ func benchReportCostYear(b *testing.B, resources int, by []string) {
 // against issue 21's target of ≤ 1 s and < 500 MB peak RSS:
 //
 //	go test ./cmd/gpucost -run XXX -bench ReportCostFleet -benchtime 3x
-func BenchmarkReportCostFleet(b *testing.B) {
+func BenchmarkReportCostFleet(b *testing.B) { benchReportCostFleet(b, nil) }
+
+// BenchmarkReportHoursCostFleet is BenchmarkReportCostFleet reading every hourly rollup, as
+// before the day rollups, for a comparison on the same machine and load:
+//
+//	go test ./cmd/gpucost -run XXX -bench 'ReportHoursCostFleet' -benchtime 3x
+func BenchmarkReportHoursCostFleet(b *testing.B) {
+	benchReportCostFleet(b, func(s storeDB) storeDB { return hoursOnly{s} })
+}
+
+func benchReportCostFleet(b *testing.B, wrap func(storeDB) storeDB) {
 	for _, args := range [][]string{{"--by", "team"}, {"--by", "namespace", "--gpu-only"}} {
 		b.Run(strings.Join(args, ""), func(b *testing.B) {
 			db := sqlitetest.BilledFleet(b)
@@ -91,9 +113,10 @@ func BenchmarkReportCostFleet(b *testing.B) {
 			db.Close()
 			args := append([]string{"report", "cost", "--db", path, "--since", "30d",
 				"--until", sqlitetest.End.Format(time.RFC3339), "--output", "csv"}, args...)
+			cpu := demoCPUTime()
 			for b.Loop() {
 				var out strings.Builder
-				e := &env{stdout: &out, stderr: io.Discard, getenv: func(string) string { return "" }, now: time.Now}
+				e := &env{stdout: &out, stderr: io.Discard, getenv: func(string) string { return "" }, now: time.Now, wrapStore: wrap}
 				if code := run(context.Background(), args, e); code != exitOK {
 					b.Fatalf("report cost: exit %d", code)
 				}
@@ -101,6 +124,7 @@ func BenchmarkReportCostFleet(b *testing.B) {
 					b.Fatalf("report cost printed %s", out.String())
 				}
 			}
+			b.ReportMetric((demoCPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 			b.ReportMetric(float64(sqlitetest.PeakRSS())/(1<<20), "MiB-peak-RSS")
 		})
 	}

@@ -22,6 +22,8 @@ type env struct {
 	dbPath string // --db
 	output string // --output
 	wide   bool   // --wide
+
+	wrapStore func(storeDB) storeDB // tests: the store as the commands see it; nil: as opened
 }
 
 // Exit codes that scripts can rely on (internal/exitcode).

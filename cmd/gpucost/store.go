@@ -28,6 +28,9 @@ func (e *env) openDB(ctx context.Context) (storeDB, error) {
 		return nil, err
 	}
 	e.dbPath = storeopen.Path(e.dbPath)
+	if e.wrapStore != nil {
+		return e.wrapStore(db), nil
+	}
 	return db, nil
 }
 

@@ -25,6 +25,7 @@ type Open func(tb testing.TB) gpucost.Store
 // Run runs every case of the suite, each as a subtest on a store of its own.
 func Run(t *testing.T, open Open) {
 	t.Run("Rollups", func(t *testing.T) { RunRollups(t, open) })
+	t.Run("Days", func(t *testing.T) { RunDays(t, open) })
 	t.Run("Offers", func(t *testing.T) { RunOffers(t, open) })
 	t.Run("Costs", func(t *testing.T) { RunCosts(t, open) })
 	t.Run("Periods", func(t *testing.T) { RunPeriods(t, open) })

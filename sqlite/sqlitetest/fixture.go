@@ -19,8 +19,9 @@ import (
 	"github.com/gpucost/gpucost/sqlite"
 )
 
-// FixtureVersion changes with the row encoding, so that a cached fixture is rebuilt.
-const FixtureVersion = 2
+// FixtureVersion changes with the row encoding, so that a cached fixture is rebuilt (4: the
+// day rollups, written at ingest).
+const FixtureVersion = 4
 
 // End is where fixtures' data ends: the first hour after it holds no rollup.
 var End = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)

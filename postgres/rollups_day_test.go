@@ -1,0 +1,44 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storetest"
+	"github.com/gpucost/gpucost/postgres"
+	"github.com/gpucost/gpucost/postgres/pgtest"
+	"github.com/jackc/pgx/v5"
+)
+
+// TestDaysFilledByMigration opens a store as it was before migration 31, holding hours but no
+// day rows, and checks that opening it again fills them.
+func TestDaysFilledByMigration(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Start(t)
+	db, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.WriteRollups(ctx, storetest.RollupsOf(storetest.FleetSamples(5, 50*time.Hour, 30*time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `DROP TABLE day_rollups; DELETE FROM schema_migrations WHERE version = 31`); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	db, err = postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatalf("Open of a store without day rows = %v", err)
+	}
+	defer db.Close()
+	if n := storetest.CheckDays(t, db, gpucost.RollupFilter{}); n != 15 {
+		t.Errorf("compared %d filled days, want 15 (5 GPUs × 3 days)", n)
+	}
+}

@@ -1,0 +1,43 @@
+package sqlite
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storetest"
+)
+
+// TestDaysFilledByMigration opens a store as it was before migration 31, holding hours but no
+// day rows, and checks that opening it again fills them.
+func TestDaysFilledByMigration(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gpucost.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.WriteRollups(ctx, storetest.RollupsOf(storetest.FleetSamples(5, 50*time.Hour, 30*time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().Exec(`DROP TABLE day_rollups; DELETE FROM schema_migrations WHERE version = 31`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open of a store without day rows = %v", err)
+	}
+	defer db.Close()
+	if n := storetest.CheckDays(t, db, gpucost.RollupFilter{}); n != 15 {
+		t.Errorf("compared %d filled days, want 15 (5 GPUs × 3 days)", n)
+	}
+	var rows int
+	if err := db.SQL().QueryRow(`SELECT count(*) FROM day_rollups`).Scan(&rows); err != nil || rows != 15 {
+		t.Errorf("day_rollups rows = %d, %v; want 15", rows, err)
+	}
+}

@@ -38,6 +38,7 @@ import (
 	"strings"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storeutil"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -131,6 +132,18 @@ func (db *DB) migrateTo(ctx context.Context, last int) error {
 	}
 	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return fmt.Errorf("migrate %s: %w", db.name, err)
+	}
+	known, err := storeutil.LastMigration(names)
+	if err != nil {
+		return err
+	}
+	var newer int
+	var newerName string
+	switch err := tx.QueryRow(ctx, `SELECT version, name FROM schema_migrations WHERE version > $1 ORDER BY version DESC LIMIT 1`, known).Scan(&newer, &newerName); {
+	case err == nil:
+		return storeutil.NewerSchema(db.name, newer, newerName, known)
+	case !errors.Is(err, pgx.ErrNoRows):
 		return fmt.Errorf("migrate %s: %w", db.name, err)
 	}
 	for _, name := range names {

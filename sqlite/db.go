@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/storeutil"
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 )
 
@@ -90,6 +92,18 @@ func (db *DB) migrate(ctx context.Context) error {
 		return err
 	}
 	slices.Sort(names)
+	known, err := storeutil.LastMigration(names)
+	if err != nil {
+		return err
+	}
+	var newer int
+	var newerName string
+	switch err := db.sql.QueryRowContext(ctx, `SELECT version, name FROM schema_migrations WHERE version > ? ORDER BY version DESC LIMIT 1`, known).Scan(&newer, &newerName); {
+	case err == nil:
+		return storeutil.NewerSchema(db.Path, newer, newerName, known)
+	case !errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("migrate %s: %w", db.Path, err)
+	}
 	for _, name := range names {
 		base := filepath.Base(name)
 		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])

@@ -18,7 +18,7 @@ func Costs(d fleet.Dimension, p fleet.Period, groups []fleet.Figures, scan any, 
 	by := d.String()
 	t := Table{
 		Title:   fmt.Sprintf("Spend by %s, %s", by, p.Label()),
-		Columns: []string{titleCase(by), "Currency", "Cost", "Idle", "Total", "Idle %", "GPU-h", "Used GPU-h", "$/used GPU-h", "Price", "Share", "Daily"},
+		Columns: []string{titleCase(by), "Currency", "Cost less idle", "Idle", "Total", "Idle %", "GPU-h", "Used GPU-h", "$/used GPU-h", "Price", "Share", "Daily"},
 		// On a narrow terminal the cost, idle, total and idle % stay.
 		Priority:  []int{0, 3, 7, 8, 10, 9, 4, 5, 6, 2, 6, 1},
 		Right:     []int{2, 3, 4, 5, 6, 7, 8, 10},

@@ -175,10 +175,10 @@ func TestDemoBillReports(t *testing.T) {
 	}
 	var rep struct {
 		Groups []struct {
-			Group         string
-			EffectiveCost string  `json:"effective_cost"`
-			IdleCost      string  `json:"idle_cost"`
-			UsedGPUHours  float64 `json:"used_gpu_hours"`
+			Group        string
+			CostLessIdle string  `json:"cost_less_idle"`
+			IdleCost     string  `json:"idle_cost"`
+			UsedGPUHours float64 `json:"used_gpu_hours"`
 		}
 		Totals []struct {
 			BilledCost string `json:"billed_cost"`
@@ -190,7 +190,7 @@ func TestDemoBillReports(t *testing.T) {
 	var sum gpucost.Money
 	teams := map[string]bool{}
 	for _, g := range rep.Groups {
-		used, _ := gpucost.ParseMoney(g.EffectiveCost, "USD")
+		used, _ := gpucost.ParseMoney(g.CostLessIdle, "USD")
 		idle, _ := gpucost.ParseMoney(g.IdleCost, "USD")
 		sum = sum.Add(used).Add(idle)
 		teams[g.Group] = true

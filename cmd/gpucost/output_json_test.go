@@ -139,7 +139,7 @@ func checkCSVNumbers(t *testing.T, dir string) {
 		args []string
 		want []string // headers that must be there
 	}{
-		{[]string{"report", "cost", "--by", "team"}, []string{"cost", "idle_pct", "gpu_hours", "used_gpu_hours", "usd_per_used_gpu_hour"}},
+		{[]string{"report", "cost", "--by", "team"}, []string{"cost_less_idle", "idle", "total", "idle_pct", "gpu_hours", "used_gpu_hours", "usd_per_used_gpu_hour"}},
 		{[]string{"report", "utilization", "--since", "3d"}, []string{"gpu_hours", "util_pct", "vram_peak_gib", "idle_pct", "idle_cost_usd", "cost_usd"}},
 		{[]string{"catalog", "gpus", "--gpu", "A100"}, []string{"vram_gb", "on_demand_usd_per_gpu_hour", "spot_usd_per_gpu_hour", "spot_discount_pct"}},
 	} {

@@ -1,0 +1,301 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// exampleRewrites are the only words of examples that a test changes before it runs them: each
+// names a place outside the test's directory, where a test must not write or that it cannot
+// reach, and becomes a place inside it. "{dir}" is the test's directory.
+var exampleRewrites = []struct{ old, new, why string }{
+	{"/tmp/demo.db", "demo.db", "the store the demo example builds in /tmp is the 3-day demo store the test builds"},
+	{"/tmp/try.db", "try.db", "a test writes only in its own directory"},
+	{"/var/lib/gpucost/", "var/lib/gpucost/", "the service's data directory needs root; the test's stands in"},
+	{"file:///mnt/nfs/jobs", "file://{dir}/nfs-jobs", "the shared jobs store is a directory of the test's (exampleSetups fills it)"},
+}
+
+// rewriteExample returns line with exampleRewrites made, inside the test's directory dir.
+func rewriteExample(line, dir string) string {
+	for _, r := range exampleRewrites {
+		line = strings.ReplaceAll(line, r.old, strings.ReplaceAll(r.new, "{dir}", dir))
+	}
+	return line
+}
+
+// exampleSetups prepare what an example names before it runs, by the start of its command:
+// setup returns the environment it runs in over the demo's, and starts the loopback servers it
+// names (stopped when it ends).
+var exampleSetups = []struct {
+	prefix string
+	setup  func(t *testing.T, dir string) (environ map[string]string, stop func())
+}{
+	// Each removes import 12 of a store of its own where import 12 is the one bill left.
+	{"gpucost import remove 12", storeWithImport12},
+	{"gpucost bills remove 12", storeWithImport12},
+	// Each imports bills the demo store does not hold into a new store, as a user's first import.
+	{"gpucost import billing --format aws-cur exports/", newStore},
+	{"gpucost import billing exports/", newStore},
+	{"gpucost import billing jan.csv feb.csv mar.csv", newStore},
+	// A DCGM exporter on the port the examples name, serving one recorded scrape.
+	{"gpucost agent --source dcgm=http://localhost:9400/metrics", dcgmExporter},
+	// The Azure Retail Prices API where --base-url points, answering its recorded pages.
+	{"gpucost catalog refresh --provider azure --base-url http://localhost:8080", azurePrices},
+}
+
+// setupExample runs line's setup, if any, and returns the environment to add.
+func setupExample(t *testing.T, line, dir string) (map[string]string, func()) {
+	t.Helper()
+	for _, s := range exampleSetups {
+		if strings.HasPrefix(exampleCommand(line), s.prefix) {
+			return s.setup(t, dir)
+		}
+	}
+	return nil, func() {}
+}
+
+var newStoreN int
+
+// newStore gives the example a store of its own with nothing in it yet.
+func newStore(t *testing.T, dir string) (map[string]string, func()) {
+	newStoreN++
+	return map[string]string{"GPUCOST_DB": filepath.Join(dir, fmt.Sprintf("new-%d.db", newStoreN))}, func() {}
+}
+
+// storeWithImport12 gives the example a new store whose import 12 is the Azure EA bill: the
+// bill imported and removed eleven times before, import IDs never being used twice.
+func storeWithImport12(t *testing.T, dir string) (map[string]string, func()) {
+	t.Helper()
+	env, _ := newStore(t, dir)
+	bill := filepath.Join(dir, "azure_amortized.csv")
+	for id := 1; id <= 12; id++ {
+		if code, out := runExampleEnv(t, "gpucost import billing "+bill, env); code != exitOK {
+			t.Fatalf("import %d of %s: exit %d\n%s", id, bill, code, out)
+		}
+		if id == 12 {
+			break
+		}
+		if code, out := runExampleEnv(t, fmt.Sprintf("gpucost import remove %d", id), env); code != exitOK {
+			t.Fatalf("import remove %d: exit %d\n%s", id, code, out)
+		}
+	}
+	return env, func() {}
+}
+
+// listenAt serves h on addr for the example, or fails the test naming who holds the port.
+func listenAt(t *testing.T, addr string, h http.Handler) func() {
+	t.Helper()
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("the example names %s, which is taken: %v", addr, err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(l)
+	return func() { srv.Close() }
+}
+
+func dcgmExporter(t *testing.T, dir string) (map[string]string, func()) {
+	scrape, err := os.ReadFile(filepath.Join(dir, "scrapes/kops_aws_L4.prom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nil, listenAt(t, "127.0.0.1:9400", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(scrape)
+	}))
+}
+
+func azurePrices(t *testing.T, dir string) (map[string]string, func()) {
+	return nil, listenAt(t, "127.0.0.1:8080", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := "page1.json"
+		if r.URL.Query().Get("$skip") == "100" {
+			name = "page2.json"
+		}
+		http.ServeFile(w, r, filepath.Join(dir, "azureprices", name))
+	}))
+}
+
+// servingExamples are the examples that serve or sample until stopped, by the start of their
+// command: each is started, found ready, stopped as Ctrl-C stops it, and must then exit 0 with
+// its output matching after.
+var servingExamples = []struct {
+	prefix string
+	ready  func() func(out string) bool // a new check for each run
+	after  string                       // a regular expression its output matches once stopped
+}{
+	{"gpucost serve --db gpucost.db --listen 127.0.0.1:8080", answersAt("http://127.0.0.1:8080/readyz"), ""},
+	{"gpucost serve --db var/lib/gpucost/gpucost.db --listen 0.0.0.0:8080", answersAt("http://127.0.0.1:8080/readyz"), ""},
+	{"gpucost serve --tls-cert cert.pem --tls-key key.pem --listen 0.0.0.0:8443", answersAt("https://127.0.0.1:8443/readyz"), ""},
+	{"gpucost agent --source demo:8", func() func(string) bool { return printedThenWaited("agent started", 2500*time.Millisecond) }, `agent stopped.* samples=[1-9]`},
+	{"gpucost agent --source dcgm=", func() func(string) bool { return printedThenWaited("agent started", 2500*time.Millisecond) }, `agent stopped.* samples=[1-9]`},
+}
+
+// servingExample returns how to find line's command ready, or nil where it ends by itself.
+func servingExample(line string) (ready func(string) bool, after string, ok bool) {
+	for _, s := range servingExamples {
+		if strings.HasPrefix(exampleCommand(line), s.prefix) {
+			return s.ready(), s.after, true
+		}
+	}
+	return nil, "", false
+}
+
+// answersAt returns answers(url) for each run.
+func answersAt(url string) func() func(string) bool {
+	return func() func(string) bool { return answers(url) }
+}
+
+// answers returns a readiness check: url answers 200 OK (any certificate: the test's own).
+func answers(url string) func(string) bool {
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	return func(string) bool {
+		resp, err := client.Get(url)
+		if err != nil {
+			return false
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}
+}
+
+// printedThenWaited returns a readiness check that holds once d has passed since the output
+// showed said: an agent that has started samples a few times.
+func printedThenWaited(said string, d time.Duration) func(string) bool {
+	var start time.Time
+	return func(out string) bool {
+		if start.IsZero() && strings.Contains(out, said) {
+			start = time.Now()
+		}
+		return !start.IsZero() && time.Since(start) >= d
+	}
+}
+
+// runServing runs args until ready holds, then stops it as Ctrl-C does, and returns its exit
+// code and output; after must match the output.
+func runServing(t *testing.T, args []string, e *env, out *syncBuffer, ready func(string) bool, after string) int {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, args, e) }()
+	for giveUp := time.Now().Add(30 * time.Second); !ready(out.String()); time.Sleep(50 * time.Millisecond) {
+		select {
+		case code := <-done:
+			t.Errorf("%s exited %d before it was ready", strings.Join(args, " "), code)
+			return code
+		default:
+		}
+		if time.Now().After(giveUp) {
+			t.Errorf("%s not ready after 30 s", strings.Join(args, " "))
+			break
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if after != "" && !regexp.MustCompile(after).MatchString(out.String()) {
+			t.Errorf("%s: output does not match %q:\n%s", strings.Join(args, " "), after, out.String())
+		}
+		return code
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s still running 30 s after Ctrl-C", strings.Join(args, " "))
+		return -1
+	}
+}
+
+// writeSelfSigned writes a certificate for localhost and 127.0.0.1 and its key, as the TLS
+// example's cert.pem and key.pem.
+func writeSelfSigned(t *testing.T, certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
+		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644) != nil ||
+		os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600) != nil {
+		t.Fatal("write cert.pem and key.pem")
+	}
+}
+
+// exampleEnvironment writes the files the examples below name beside the fixtures and returns
+// the environment every example runs in: $HOME in the test's directory, and metadata services
+// that refuse at once, the test running on no cloud machine.
+func exampleEnvironment(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	environ := map[string]string{
+		"HOME":                              filepath.Join(dir, "home"),
+		"AWS_EC2_METADATA_SERVICE_ENDPOINT": "http://127.0.0.1:1",
+		"GCE_METADATA_HOST":                 "127.0.0.1:1",
+	}
+	write := func(name string, data []byte) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyTo := func(src, dst string) {
+		t.Helper()
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(dst, data)
+	}
+	// A SkyPilot catalog checkout in $HOME.
+	copyTo("aws_vms.csv", filepath.Join(dir, "home/skypilot-catalog/catalogs/v8/aws/vms.csv"))
+	// A CUR 2.0 export as Data Exports lays it out: a manifest naming its execution's data file.
+	cur := "exports/cur2/data/BILLING_PERIOD=2026-10/exec-1/cur2-00001.csv"
+	copyTo("cur2/cur2_sample.csv", cur)
+	manifest := `{"executionId":"exec-1","dataFiles":["s3://billing-bucket/` + cur + `"]}`
+	write("exports/cur2/metadata/BILLING_PERIOD=2026-10/cur2-Manifest.json", []byte(manifest))
+	// Three months' bills, one provider's each.
+	copyTo("cur2/cur2_sample.csv", "jan.csv")
+	copyTo("azure_amortized.csv", "feb.csv")
+	copyTo("focus-2026-10.csv", "mar.csv")
+	writeSelfSigned(t, "cert.pem", "key.pem")
+	write("train.sh", []byte("#!/bin/sh\necho one epoch\n"))
+	// The shared jobs store: the demo's spot jobs, and a run of llama-ft.
+	if err := os.CopyFS("nfs-jobs", os.DirFS("demo-jobs")); err != nil {
+		t.Fatalf("copy the demo's jobs store: %v", err)
+	}
+	line := "gpucost run --name llama-ft --checkpoint-dir ckpt-llama --store file://" + filepath.Join(dir, "nfs-jobs") + " -- ./train.sh"
+	if code, out := runExampleEnv(t, line, environ); code != exitOK {
+		t.Fatalf("%s: exit %d\n%s", line, code, out)
+	}
+	return environ
+}

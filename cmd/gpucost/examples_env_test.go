@@ -28,6 +28,7 @@ import (
 var exampleRewrites = []struct{ old, new, why string }{
 	{"/tmp/demo.db", "demo.db", "the store the demo example builds in /tmp is the 3-day demo store the test builds"},
 	{"/tmp/try.db", "try.db", "a test writes only in its own directory"},
+	{"/scratch/ckpt", "scratch/ckpt", "a test writes only in its own directory"},
 	{"/var/lib/gpucost/", "var/lib/gpucost/", "the service's data directory needs root; the test's stands in"},
 	{"file:///mnt/nfs/jobs", "file://{dir}/nfs-jobs", "the shared jobs store is a directory of the test's (exampleSetups fills it)"},
 }
@@ -289,6 +290,9 @@ func exampleEnvironment(t *testing.T, dir string) map[string]string {
 	copyTo("focus-2026-10.csv", "mar.csv")
 	writeSelfSigned(t, "cert.pem", "key.pem")
 	write("train.sh", []byte("#!/bin/sh\necho one epoch\n"))
+	write("train.py", []byte("print('one epoch')\n"))
+	// aws ec2 describe-availability-zones --output json, as report spot --zones reads it.
+	write("zones.json", []byte(`{"AvailabilityZones": [{"ZoneName": "us-east-1a", "ZoneId": "use1-az4"}, {"ZoneName": "us-east-1b", "ZoneId": "use1-az2"}]}`))
 	// The shared jobs store: the demo's spot jobs, and a run of llama-ft.
 	if err := os.CopyFS("nfs-jobs", os.DirFS("demo-jobs")); err != nil {
 		t.Fatalf("copy the demo's jobs store: %v", err)

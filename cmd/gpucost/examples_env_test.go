@@ -29,6 +29,7 @@ var exampleRewrites = []struct{ old, new, why string }{
 	{"/tmp/demo.db", "demo.db", "the store the demo example builds in /tmp is the 3-day demo store the test builds"},
 	{"/tmp/try.db", "try.db", "a test writes only in its own directory"},
 	{"/scratch/ckpt", "scratch/ckpt", "a test writes only in its own directory"},
+	{"/data/captions", "data/captions", "a test writes only in its own directory"},
 	{"/var/lib/gpucost/", "var/lib/gpucost/", "the service's data directory needs root; the test's stands in"},
 	{"file:///mnt/nfs/jobs", "file://{dir}/nfs-jobs", "the shared jobs store is a directory of the test's (exampleSetups fills it)"},
 }
@@ -57,6 +58,8 @@ var exampleSetups = []struct {
 	{"gpucost import billing jan.csv feb.csv mar.csv", newStore},
 	// A DCGM exporter on the port the examples name, serving one recorded scrape.
 	{"gpucost agent --source dcgm=http://localhost:9400/metrics", dcgmExporter},
+	// The results store the example reads, filled before the work example that fills it runs.
+	{"gpucost queue results --results data/captions --id img-0042", queueResultsFilled},
 	// The Azure Retail Prices API where --base-url points, answering its recorded pages.
 	{"gpucost catalog refresh --provider azure --base-url http://localhost:8080", azurePrices},
 }
@@ -147,6 +150,9 @@ var servingExamples = []struct {
 	{"gpucost serve --db gpucost.db --listen 127.0.0.1:8080", answersAt("http://127.0.0.1:8080/readyz"), ""},
 	{"gpucost serve --db var/lib/gpucost/gpucost.db --listen 0.0.0.0:8080", answersAt("http://127.0.0.1:8080/readyz"), ""},
 	{"gpucost serve --tls-cert cert.pem --tls-key key.pem --listen 0.0.0.0:8443", answersAt("https://127.0.0.1:8443/readyz"), ""},
+	{"gpucost queue serve", printedAt("queue server listening at"), ""},
+	{"gpucost queue work --queue captions", func() func(string) bool { return printedThenWaited("", 3*time.Second) }, ` done, `},
+	{"gpucost queue work --queue q --results out/", func() func(string) bool { return printedThenWaited("", time.Second) }, ` done, `},
 	{"gpucost agent --source demo:8", func() func(string) bool { return printedThenWaited("agent started", 2500*time.Millisecond) }, `agent stopped.* samples=[1-9]`},
 	{"gpucost agent --source dcgm=", func() func(string) bool { return printedThenWaited("agent started", 2500*time.Millisecond) }, `agent stopped.* samples=[1-9]`},
 }
@@ -159,6 +165,11 @@ func servingExample(line string) (ready func(string) bool, after string, ok bool
 		}
 	}
 	return nil, "", false
+}
+
+// printedAt returns a readiness check for each run: the output shows said.
+func printedAt(said string) func() func(string) bool {
+	return func() func(string) bool { return func(out string) bool { return strings.Contains(out, said) } }
 }
 
 // answersAt returns answers(url) for each run.
@@ -290,6 +301,9 @@ func exampleEnvironment(t *testing.T, dir string) map[string]string {
 	copyTo("focus-2026-10.csv", "mar.csv")
 	writeSelfSigned(t, "cert.pem", "key.pem")
 	write("train.sh", []byte("#!/bin/sh\necho one epoch\n"))
+	for k, v := range writeQueueFixtures(t, dir) {
+		environ[k] = v
+	}
 	write("train.py", []byte("print('one epoch')\n"))
 	// aws ec2 describe-availability-zones --output json, as report spot --zones reads it.
 	write("zones.json", []byte(`{"AvailabilityZones": [{"ZoneName": "us-east-1a", "ZoneId": "use1-az4"}, {"ZoneName": "us-east-1b", "ZoneId": "use1-az2"}]}`))

@@ -118,7 +118,8 @@ func runExample(t *testing.T, line string) (int, string) {
 
 // runExampleEnv runs one example line as runExample does in the environment environ, over
 // $GPUCOST_DB=demo.db; a "~/" word starts at its $HOME, and a command that serves until stopped
-// (servingExamples) is started, found ready and stopped.
+// (servingExamples) is started, found ready and stopped, or with "&" left running beside the
+// next examples (exampleBackground).
 func runExampleEnv(t *testing.T, line string, environ map[string]string) (int, string) {
 	t.Helper()
 	getenv := func(k string) string {
@@ -132,7 +133,9 @@ func runExampleEnv(t *testing.T, line string, environ map[string]string) (int, s
 	}
 	var all bytes.Buffer
 	for _, part := range strings.Split(exampleCommand(line), "&&") {
-		part = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(part), "&"))
+		part = strings.TrimSpace(part)
+		inBackground := strings.HasSuffix(part, "&")
+		part = strings.TrimSpace(strings.TrimSuffix(part, "&"))
 		redirect := ""
 		if i := strings.Index(part, " > "); i >= 0 {
 			part, redirect = part[:i], strings.TrimSpace(part[i+3:])
@@ -154,7 +157,11 @@ func runExampleEnv(t *testing.T, line string, environ map[string]string) (int, s
 		if ready, after, ok := servingExample(part); ok {
 			var both syncBuffer
 			e.stdout, e.stderr = &both, &both
-			code = runServing(t, args[1:], e, &both, ready, after)
+			if inBackground {
+				code = startBackground(t, part, args[1:], e, &both, ready)
+			} else {
+				code = aside(t, args[1:], func() int { return runServing(t, args[1:], e, &both, ready, after) })
+			}
 			all.WriteString(both.String())
 		} else {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -179,6 +186,7 @@ func TestDocExamples(t *testing.T) {
 	fixtures := exampleFixtures(t)
 	dir := t.TempDir()
 	t.Chdir(dir)
+	t.Cleanup(func() { stopBackground(t) })
 	for name, data := range fixtures {
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 			t.Fatal(err)
@@ -335,7 +343,6 @@ var skippedExamples = []struct {
 	{"gpucost agent --source S ", 0, "S stands for a source"},
 	{"gpucost agent --source prometheus=", 0, "needs Prometheus at the host prometheus"},
 	{"gpucost agent --server", 0, "needs a token gpucost serve issued (gpc_… stands for it)"},
-	{"gpucost queue", 0, "needs a running queue server"},
 	{"gpucost run --checkpoint-dir ckpt --store s3://b/", 0, "names the bucket b, too short for S3 (3 to 63 characters): the example's text is wrong"},
 	{"gpucost profile", 0, "needs a GPU and the profiled command"},
 	{"gpucost catalog refresh --provider aws", 0, "needs AWS's price API"},

@@ -149,6 +149,8 @@ var servingExamples = []struct {
 }{
 	{"gpucost serve --db gpucost.db --listen 127.0.0.1:8080", answersAt("http://127.0.0.1:8080/readyz"), ""},
 	{"gpucost serve --db var/lib/gpucost/gpucost.db --listen 0.0.0.0:8080", answersAt("http://127.0.0.1:8080/readyz"), ""},
+	{"gpucost serve --budgets budgets.yaml --targets targets.yaml --check-every 15m", answersAt("http://127.0.0.1:8080/readyz"), ""},
+	{"gpucost serve --jobs-store s3://my-bucket/jobs --targets targets.yaml", answersAt("http://127.0.0.1:8080/readyz"), ""},
 	{"gpucost serve --tls-cert cert.pem --tls-key key.pem --listen 0.0.0.0:8443", answersAt("https://127.0.0.1:8443/readyz"), ""},
 	{"gpucost queue serve", printedAt("queue server listening at"), ""},
 	{"gpucost queue work --queue captions", func() func(string) bool { return printedThenWaited("", 3*time.Second) }, ` done, `},
@@ -301,6 +303,10 @@ func exampleEnvironment(t *testing.T, dir string) map[string]string {
 	copyTo("focus-2026-10.csv", "mar.csv")
 	writeSelfSigned(t, "cert.pem", "key.pem")
 	write("train.sh", []byte("#!/bin/sh\necho one epoch\n"))
+	secrets, _ := exampleTargets(t)
+	for k, v := range secrets {
+		environ[k] = v
+	}
 	for k, v := range writeQueueFixtures(t, dir) {
 		environ[k] = v
 	}

@@ -264,11 +264,12 @@ func writeSelfSigned(t *testing.T, certFile, keyFile string) {
 }
 
 // exampleEnvironment writes the files the examples below name beside the fixtures and returns
-// the environment every example runs in: $HOME in the test's directory, and metadata services
-// that refuse at once, the test running on no cloud machine.
-func exampleEnvironment(t *testing.T, dir string) map[string]string {
+// the environment every example runs in: $HOME in the test's directory, metadata services that
+// refuse at once (the test runs on no cloud machine), the targets' secrets and the queue
+// server's binary; alerts counts the alerts the targets' receivers got.
+func exampleEnvironment(t *testing.T, dir string) (environ map[string]string, alerts func() int) {
 	t.Helper()
-	environ := map[string]string{
+	environ = map[string]string{
 		"HOME":                              filepath.Join(dir, "home"),
 		"AWS_EC2_METADATA_SERVICE_ENDPOINT": "http://127.0.0.1:1",
 		"GCE_METADATA_HOST":                 "127.0.0.1:1",
@@ -303,7 +304,7 @@ func exampleEnvironment(t *testing.T, dir string) map[string]string {
 	copyTo("focus-2026-10.csv", "mar.csv")
 	writeSelfSigned(t, "cert.pem", "key.pem")
 	write("train.sh", []byte("#!/bin/sh\necho one epoch\n"))
-	secrets, _ := exampleTargets(t)
+	secrets, alerts := exampleTargets(t)
 	for k, v := range secrets {
 		environ[k] = v
 	}
@@ -321,5 +322,43 @@ func exampleEnvironment(t *testing.T, dir string) map[string]string {
 	if code, out := runExampleEnv(t, line, environ); code != exitOK {
 		t.Fatalf("%s: exit %d\n%s", line, code, out)
 	}
-	return environ
+	return environ, alerts
+}
+
+// exampleOutputs are what the examples run against loopback servers and fixture stores must
+// print, by the start of their command once rewritten: a cheap check that each did its work.
+var exampleOutputs = []struct{ prefix, want string }{
+	{"gpucost import remove 12", `removed import 12 \(`},
+	{"gpucost bills remove 12", `removed import 12 \(`},
+	{"gpucost import billing --format aws-cur exports/", `cur2-00001\.csv .*imported \(import 1\)`},
+	{"gpucost import billing exports/", `cur2-00001\.csv .*imported \(import 1\)`},
+	{"gpucost import billing jan.csv feb.csv mar.csv", `(?s)jan\.csv.*imported.*feb\.csv.*imported.*mar\.csv.*imported`},
+	{"gpucost import billing s3://billing-bucket/exports/", `cur2-00001\.csv`},
+	{"gpucost catalog import --format skypilot ~/", `Imported 1608 offers`},
+	{"gpucost catalog refresh --provider azure --base-url", `3 offers added`},
+	{"gpucost report jobs --store s3://bucket/jobs", `│ llama-ft +│ done`},
+	{"gpucost report jobs --store s3://my-bucket/jobs", `│ llm-finetune +│ done`},
+	{"gpucost report jobs --store file://", `"job": "llama-ft"`},
+	{"gpucost report spot --store s3://my-bucket/jobs", `aws g5\.12xlarge us-east-1/us-east-1a`},
+	{"gpucost plan checkpoint --checkpoint-time 45s --restart 5m --instance-type g5.12xlarge --region us-east-1 --events s3:", `measured on g5\.12xlarge us-east-1: 6 interruptions`},
+	{"gpucost budget check --file budgets.yaml --targets targets.yaml", `research-gpus: `},
+	{"gpucost run --name llama-ft", `one epoch`},
+	{"gpucost run --checkpoint-dir ckpt --store file:", `one epoch`},
+	{"gpucost queue push --queue captions images.jsonl", `Pushed to queue captions`},
+	{"gpucost queue results --results s3://bucket/captions --to", `50 results`},
+	{"gpucost queue results --results data/captions --id img-0042", `"id":"img-0042"`},
+	{"gpucost queue serve", `queue server listening at nats://`},
+}
+
+// checkExampleOutput reports an example whose output lacks what exampleOutputs wants of it.
+func checkExampleOutput(t *testing.T, where, line, out string) {
+	t.Helper()
+	for _, o := range exampleOutputs {
+		if strings.HasPrefix(exampleCommand(line), o.prefix) {
+			if !regexp.MustCompile(o.want).MatchString(out) {
+				t.Errorf("%s: %s\noutput does not match %q:\n%s", where, line, o.want, out)
+			}
+			return
+		}
+	}
 }

@@ -202,7 +202,7 @@ func TestDocExamples(t *testing.T) {
 	if pools, err := os.ReadFile("demo-serving.yaml"); err != nil || os.WriteFile("serving.yaml", pools, 0o644) != nil {
 		t.Fatalf("the demo's serving pools: %v", err)
 	}
-	base := exampleEnvironment(t, dir)
+	base, alerts := exampleEnvironment(t, dir)
 	s3env, noS3 := startExampleS3(t, dir, base)
 	_, pythonErr := exec.LookPath("python")
 	ex := append(readme, helpExamples(newRootCmd(&env{getenv: func(string) string { return "" }, now: time.Now}))...)
@@ -240,7 +240,12 @@ func TestDocExamples(t *testing.T) {
 		stop()
 		if code != want && code != clockExit(line) {
 			t.Errorf("%s: %s\nexit %d, want %d:\n%s", x.where, x.line, code, want, out)
+		} else if code == exitOK {
+			checkExampleOutput(t, x.where, line, out)
 		}
+	}
+	if alerts() == 0 {
+		t.Errorf("no alert reached the targets' receivers; want report spot --targets's spot interruption alerts")
 	}
 	t.Logf("ran %d of the %d examples; skipped the rest (skippedExamples)", ran, len(ex))
 	if ran < 100 {

@@ -31,6 +31,7 @@ var exampleRewrites = []struct{ old, new, why string }{
 	{"/scratch/ckpt", "scratch/ckpt", "a test writes only in its own directory"},
 	{"/data/captions", "data/captions", "a test writes only in its own directory"},
 	{"/var/lib/gpucost/", "var/lib/gpucost/", "the service's data directory needs root; the test's stands in"},
+	{"http://prometheus:9090", "{prometheus}", "the host prometheus is the test's Prometheus on loopback (startExamplePrometheus): rewritten twice, to the placeholder and then to its URL"},
 	{"file:///mnt/nfs/jobs", "file://{dir}/nfs-jobs", "the shared jobs store is a directory of the test's (exampleSetups fills it)"},
 }
 
@@ -153,10 +154,10 @@ var servingExamples = []struct {
 	{"gpucost serve --jobs-store s3://my-bucket/jobs --targets targets.yaml", answersAt("http://127.0.0.1:8080/readyz"), ""},
 	{"gpucost serve --tls-cert cert.pem --tls-key key.pem --listen 0.0.0.0:8443", answersAt("https://127.0.0.1:8443/readyz"), ""},
 	{"gpucost queue serve", printedAt("queue server listening at"), ""},
-	{"gpucost queue work --queue captions", func() func(string) bool { return printedThenWaited("", 3*time.Second) }, ` done, `},
+	{"gpucost queue work --queue captions", func() func(string) bool { return printedThenWaited("", 2*time.Second) }, ` done, `},
 	{"gpucost queue work --queue q --results out/", func() func(string) bool { return printedThenWaited("", time.Second) }, ` done, `},
-	{"gpucost agent --source demo:8", func() func(string) bool { return printedThenWaited("agent started", 2500*time.Millisecond) }, `agent stopped.* samples=[1-9]`},
-	{"gpucost agent --source dcgm=", func() func(string) bool { return printedThenWaited("agent started", 2500*time.Millisecond) }, `agent stopped.* samples=[1-9]`},
+	{"gpucost agent --source demo:8", func() func(string) bool { return printedThenWaited("agent started", 1200*time.Millisecond) }, `agent stopped.* samples=[1-9]`},
+	{"gpucost agent --source dcgm=", func() func(string) bool { return printedThenWaited("agent started", 1200*time.Millisecond) }, `agent stopped.* samples=[1-9]`},
 }
 
 // servingExample returns how to find line's command ready, or nil where it ends by itself.
@@ -348,6 +349,8 @@ var exampleOutputs = []struct{ prefix, want string }{
 	{"gpucost queue results --results s3://bucket/captions --to", `50 results`},
 	{"gpucost queue results --results data/captions --id img-0042", `"id":"img-0042"`},
 	{"gpucost queue serve", `queue server listening at nats://`},
+	{"gpucost report kpi --by namespace --requests-prometheus ", `Request counts from http://127\.0\.0\.1:`},
+	{"gpucost report kpi --by namespace --tokens-prometheus ", `Token counts from http://127\.0\.0\.1:`},
 }
 
 // checkExampleOutput reports an example whose output lacks what exampleOutputs wants of it.

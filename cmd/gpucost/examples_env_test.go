@@ -57,6 +57,7 @@ var exampleSetups = []struct {
 	{"gpucost import billing --format aws-cur exports/", newStore},
 	{"gpucost import billing exports/", newStore},
 	{"gpucost import billing jan.csv feb.csv mar.csv", newStore},
+	{"gpucost import billing azure://", newStore}, // the tour imported the account's bill by hand
 	// A DCGM exporter on the port the examples name, serving one recorded scrape.
 	{"gpucost agent --source dcgm=http://localhost:9400/metrics", dcgmExporter},
 	// The results store the example reads, filled before the work example that fills it runs.
@@ -152,6 +153,7 @@ var servingExamples = []struct {
 	{"gpucost serve --db var/lib/gpucost/gpucost.db --listen 0.0.0.0:8080", answersAt("http://127.0.0.1:8080/readyz"), ""},
 	{"gpucost serve --budgets budgets.yaml --targets targets.yaml --check-every 15m", answersAt("http://127.0.0.1:8080/readyz"), ""},
 	{"gpucost serve --jobs-store s3://my-bucket/jobs --targets targets.yaml", answersAt("http://127.0.0.1:8080/readyz"), ""},
+	{"gpucost serve --pull-bills sources.yaml", answersAt("http://127.0.0.1:8080/readyz"), ""},
 	{"gpucost serve --tls-cert cert.pem --tls-key key.pem --listen 0.0.0.0:8443", answersAt("https://127.0.0.1:8443/readyz"), ""},
 	{"gpucost queue serve", printedAt("queue server listening at"), ""},
 	{"gpucost queue work --queue captions", func() func(string) bool { return printedThenWaited("", 2*time.Second) }, ` done, `},
@@ -312,6 +314,8 @@ func exampleEnvironment(t *testing.T, dir string) (environ map[string]string, al
 	for k, v := range writeQueueFixtures(t, dir) {
 		environ[k] = v
 	}
+	// The bill sources serve --pull-bills reads: docs/bill-sources.md's AWS and Azure exports.
+	write("sources.yaml", []byte("sources:\n  - name: aws-cur\n    url: s3://billing-bucket/exports/cur2/\n  - name: azure-actual\n    url: azure://costsacct/exports/gpu-actual\n"))
 	write("train.py", []byte("print('one epoch')\n"))
 	// aws ec2 describe-availability-zones --output json, as report spot --zones reads it.
 	write("zones.json", []byte(`{"AvailabilityZones": [{"ZoneName": "us-east-1a", "ZoneId": "use1-az4"}, {"ZoneName": "us-east-1b", "ZoneId": "use1-az2"}]}`))
@@ -349,6 +353,7 @@ var exampleOutputs = []struct{ prefix, want string }{
 	{"gpucost queue results --results s3://bucket/captions --to", `50 results`},
 	{"gpucost queue results --results data/captions --id img-0042", `"id":"img-0042"`},
 	{"gpucost queue serve", `queue server listening at nats://`},
+	{"gpucost import billing azure://costsacct/exports/gpu-actual", `part_0_0001\.csv .*imported \(import`},
 	{"gpucost report kpi --by namespace --requests-prometheus ", `Request counts from http://127\.0\.0\.1:`},
 	{"gpucost report kpi --by namespace --tokens-prometheus ", `Token counts from http://127\.0\.0\.1:`},
 }

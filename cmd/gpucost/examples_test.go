@@ -206,6 +206,7 @@ func TestDocExamples(t *testing.T) {
 	s3env, noS3 := startExampleS3(t, dir, base)
 	_, pythonErr := exec.LookPath("python")
 	promURL, noProm := startExamplePrometheus(t)
+	azureEnv, noAzure := startExampleAzure(t, dir)
 	ex := append(readme, helpExamples(newRootCmd(&env{getenv: func(string) string { return "" }, now: time.Now}))...)
 	ran := 0
 	for _, x := range ex {
@@ -229,6 +230,18 @@ func TestDocExamples(t *testing.T) {
 				continue
 			}
 			from = s3env
+		}
+		if isAzureExample(line) || strings.Contains(line, "--pull-bills sources.yaml") {
+			if noAzure != "" || noS3 != "" {
+				t.Logf("skipped %s: %s (%s%s)", x.where, x.line, noAzure, noS3)
+				continue
+			}
+			from = map[string]string{}
+			for _, m := range []map[string]string{s3env, azureEnv} {
+				for k, v := range m {
+					from[k] = v
+				}
+			}
 		}
 		if strings.Contains(line, "-- python ") && pythonErr != nil {
 			t.Logf("skipped %s: %s (python is not on $PATH)", x.where, x.line)
@@ -296,6 +309,7 @@ func exampleFixtures(t *testing.T) map[string][]byte {
 		"gcp_export.jsonl":         "../../billing/gcp/testdata/detailed_export.jsonl",
 		"gcp_billing_export.jsonl": "../../billing/gcp/testdata/detailed_export.jsonl",
 		"azure_amortized.csv":      "../../billing/azure/testdata/ea_amortized.csv",
+		"azure_actual.csv":         "../../billing/azure/testdata/ea_actual.csv",
 		"endpoint.yaml":            "../../budget/testdata/endpoint.yaml",
 		"one-scrape.prom":          shared + "dcgm/samples/rafay_T4.prom",
 		"workstation-ada.prom":     shared + "dcgm/samples/kops_aws_L4.prom",
@@ -344,7 +358,6 @@ var skippedExamples = []struct {
 	why    string
 }{
 	{"gpucost serve --db postgres:", 0, "needs PostgreSQL at the host db"},
-	{"gpucost serve --pull-bills", 0, "needs the user's sources.yaml of cloud bill exports"},
 	{"gpucost serve --budgets budgets.yaml --targets targets.yaml --policies", 0, "reads AWS"},
 	{"gpucost demo --no-serve", 0, "rebuilds the 30-day demo fleet: a minute (TestDocExamples builds 3 days)"},
 	{"gpucost demo", 0, "builds the 30-day demo fleet (a minute) and serves the dashboard until stopped"},
@@ -358,7 +371,6 @@ var skippedExamples = []struct {
 	{"gpucost catalog refresh --provider aws", 0, "needs AWS's price API"},
 	{"gpucost catalog refresh --provider gcp", 0, "needs GCP's price API and a key"},
 	{"gpucost catalog refresh --provider azure --region", 0, "needs Azure's price API"},
-	{"gpucost import billing azure:", 0, "needs an Azure storage account"},
 	{"gpucost enforce undo", 0, "acts on AWS or Kubernetes"},
 	{"gpucost enforce --policies policies.yaml --budgets budgets.yaml --aws-region", 0, "reads AWS"},
 	{"gpucost enforce --policies policies.yaml --aws-region", 0, "reads AWS and a Kubernetes cluster"},

@@ -60,6 +60,8 @@ var exampleSetups = []struct {
 	{"gpucost import billing azure://", newStore}, // the tour imported the account's bill by hand
 	// A DCGM exporter on the port the examples name, serving one recorded scrape.
 	{"gpucost agent --source dcgm=http://localhost:9400/metrics", dcgmExporter},
+	// The step the example forgets, recorded as applied first, as its user did.
+	{"gpucost recommend applied --remove research-p3.8xlarge/spot/spot-g6e.2xlarge", recordedStep},
 	// The results store the example reads, filled before the work example that fills it runs.
 	{"gpucost queue results --results data/captions --id img-0042", queueResultsFilled},
 	// The Azure Retail Prices API where --base-url points, answering its recorded pages.
@@ -103,6 +105,17 @@ func storeWithImport12(t *testing.T, dir string) (map[string]string, func()) {
 		}
 	}
 	return env, func() {}
+}
+
+// recordedStep records the 3-day demo plan's step research-p3.8xlarge/spot/spot-g6e.2xlarge as
+// applied in the demo store, for the example that forgets it.
+func recordedStep(t *testing.T, dir string) (map[string]string, func()) {
+	t.Helper()
+	line := "gpucost recommend apply research-p3.8xlarge/spot/spot-g6e.2xlarge"
+	if code, out := runExampleEnv(t, line, nil); code != exitOK {
+		t.Fatalf("%s: exit %d\n%s", line, code, out)
+	}
+	return nil, func() {}
 }
 
 // listenAt serves h on addr for the example, or fails the test naming who holds the port.
@@ -353,6 +366,7 @@ var exampleOutputs = []struct{ prefix, want string }{
 	{"gpucost queue results --results s3://bucket/captions --to", `50 results`},
 	{"gpucost queue results --results data/captions --id img-0042", `"id":"img-0042"`},
 	{"gpucost queue serve", `queue server listening at nats://`},
+	{"gpucost recommend applied --remove research-p3.8xlarge/spot/spot-g6e.2xlarge", `Removed the record of step research-p3\.8xlarge/spot/spot-g6e\.2xlarge`},
 	{"gpucost import billing azure://costsacct/exports/gpu-actual", `part_0_0001\.csv .*imported \(import`},
 	{"gpucost report kpi --by namespace --requests-prometheus ", `Request counts from http://127\.0\.0\.1:`},
 	{"gpucost report kpi --by namespace --tokens-prometheus ", `Token counts from http://127\.0\.0\.1:`},

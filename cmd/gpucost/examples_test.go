@@ -358,7 +358,7 @@ var skippedExamples = []struct {
 	why    string
 }{
 	{"gpucost serve --db postgres:", 0, "needs PostgreSQL at the host db"},
-	{"gpucost serve --budgets budgets.yaml --targets targets.yaml --policies", 0, "reads AWS"},
+	{"gpucost serve --budgets budgets.yaml --targets targets.yaml --policies", 0, awsOnlyByFlag},
 	{"gpucost demo --no-serve", 0, "rebuilds the 30-day demo fleet: a minute (TestDocExamples builds 3 days)"},
 	{"gpucost demo", 0, "builds the 30-day demo fleet (a minute) and serves the dashboard until stopped"},
 	{"gpucost agent$", 0, "samples this machine's GPUs: needs a GPU"},
@@ -371,14 +371,16 @@ var skippedExamples = []struct {
 	{"gpucost catalog refresh --provider aws", 0, "needs AWS's price API"},
 	{"gpucost catalog refresh --provider gcp", 0, "needs GCP's price API and a key"},
 	{"gpucost catalog refresh --provider azure --region", 0, "needs Azure's price API"},
-	{"gpucost enforce undo", 0, "acts on AWS or Kubernetes"},
-	{"gpucost enforce --policies policies.yaml --budgets budgets.yaml --aws-region", 0, "reads AWS"},
-	{"gpucost enforce --policies policies.yaml --aws-region", 0, "reads AWS and a Kubernetes cluster"},
-	{"gpucost estimate job.yaml --budgets budgets.yaml --policies", 0, "reads AWS"},
-	{"gpucost recommend applied --remove", 0, "names a recorded step of the user's store"},
+	{"gpucost enforce undo", 0, "undoes an action of the user's store on AWS (" + awsOnlyByFlag + ") or on the cluster at 10.0.0.1"},
+	{"gpucost enforce --policies policies.yaml --budgets budgets.yaml --aws-region", 0, awsOnlyByFlag},
+	{"gpucost enforce --policies policies.yaml --aws-region", 0, awsOnlyByFlag},
+	{"gpucost estimate job.yaml --budgets budgets.yaml --policies", 0, awsOnlyByFlag},
 	{"gpucost recommend apply eval-p4d", 0, "applies a step of the 30-day demo's plan at 2026-11-10, before the 3-day demo's days"},
 	{"gpucost report utilization --month 2025-10", exitNotFound, ""},
 }
+
+// awsOnlyByFlag is why the examples that read EC2 or SageMaker are skipped.
+const awsOnlyByFlag = "reads AWS, whose endpoint only --aws-endpoint moves (AWS_ENDPOINT_URL does not), so the line as written cannot reach internal/fakecloud"
 
 // clockExits are the examples whose exit code depends on the time of day they run at, besides
 // the one skippedExamples gives: the demo's off-hours policy (Mon-Fri 18:00-09:00 UTC and

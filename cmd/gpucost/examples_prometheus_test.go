@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// startExamplePrometheus starts Prometheus on loopback with 31 days of the demo's serving
-// namespace's vLLM counters (requests, prompt and generation tokens), up to an hour past now,
+// startExamplePrometheus starts Prometheus on loopback with the demo's serving namespace's vLLM
+// counters (requests, prompt and generation tokens) over the last six hours and the next one
+// (a few TSDB blocks: a month of them takes promtool and Prometheus half a minute),
 // and returns its URL, which the examples' http://prometheus:9090 stands for; "" and why where
 // Prometheus is not installed (failed under CI=true).
 func startExamplePrometheus(t *testing.T) (url, missing string) {
@@ -30,7 +31,7 @@ func startExamplePrometheus(t *testing.T) (url, missing string) {
 		{"vllm:generation_tokens", ns, 2e8, true},
 	}
 	now := time.Now().Truncate(time.Minute)
-	return startBackfilledPrometheus(t, series, now.Add(-31*24*time.Hour), now.Add(time.Hour), time.Hour), ""
+	return startBackfilledPrometheus(t, series, now.Add(-6*time.Hour), now.Add(time.Hour), 5*time.Minute), ""
 }
 
 // isPrometheusExample reports whether line's command reads the Prometheus the examples name.

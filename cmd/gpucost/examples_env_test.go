@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -383,4 +384,59 @@ func checkExampleOutput(t *testing.T, where, line, out string) {
 			return
 		}
 	}
+}
+
+// exampleServers are the environment every example runs in, the loopback servers some reach
+// (their environments over it), and why each server is missing where it is.
+type exampleServers struct {
+	base, s3, azure             map[string]string
+	prometheus                  string
+	noS3, noAzure, noPrometheus string
+	noPython                    error
+	alerts                      func() int // alerts the targets' receivers got
+}
+
+// startExampleServers writes the examples' files and starts the servers they reach.
+func startExampleServers(t *testing.T, dir string) *exampleServers {
+	t.Helper()
+	s := &exampleServers{}
+	s.base, s.alerts = exampleEnvironment(t, dir)
+	s.s3, s.noS3 = startExampleS3(t, dir, s.base)
+	s.prometheus, s.noPrometheus = startExamplePrometheus(t)
+	s.azure, s.noAzure = startExampleAzure(t, dir)
+	_, s.noPython = exec.LookPath("python")
+	return s
+}
+
+// environFor returns line with the Prometheus URL in place and the environment it runs in, or
+// the missing server or tool it needs.
+func (s *exampleServers) environFor(line string) (string, map[string]string, string) {
+	from := s.base
+	if isPrometheusExample(line) {
+		if s.noPrometheus != "" {
+			return line, nil, s.noPrometheus
+		}
+		line = strings.ReplaceAll(line, "{prometheus}", s.prometheus)
+	}
+	if isS3Example(line) {
+		if s.noS3 != "" {
+			return line, nil, s.noS3
+		}
+		from = s.s3
+	}
+	if isAzureExample(line) || strings.Contains(line, "--pull-bills sources.yaml") { // sources.yaml names S3 and Azure
+		if s.noAzure != "" || s.noS3 != "" {
+			return line, nil, strings.TrimSpace(s.noAzure + " " + s.noS3)
+		}
+		from = map[string]string{}
+		for _, m := range []map[string]string{s.s3, s.azure} {
+			for k, v := range m {
+				from[k] = v
+			}
+		}
+	}
+	if strings.Contains(line, "-- python ") && s.noPython != nil {
+		return line, nil, "python is not on $PATH"
+	}
+	return line, from, ""
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -202,11 +201,7 @@ func TestDocExamples(t *testing.T) {
 	if pools, err := os.ReadFile("demo-serving.yaml"); err != nil || os.WriteFile("serving.yaml", pools, 0o644) != nil {
 		t.Fatalf("the demo's serving pools: %v", err)
 	}
-	base, alerts := exampleEnvironment(t, dir)
-	s3env, noS3 := startExampleS3(t, dir, base)
-	_, pythonErr := exec.LookPath("python")
-	promURL, noProm := startExamplePrometheus(t)
-	azureEnv, noAzure := startExampleAzure(t, dir)
+	servers := startExampleServers(t, dir)
 	ex := append(readme, helpExamples(newRootCmd(&env{getenv: func(string) string { return "" }, now: time.Now}))...)
 	ran := 0
 	for _, x := range ex {
@@ -216,35 +211,9 @@ func TestDocExamples(t *testing.T) {
 			t.Logf("skipped %s: %s (%s)", x.where, x.line, skip)
 			continue
 		}
-		from := base
-		if isPrometheusExample(line) {
-			if noProm != "" {
-				t.Logf("skipped %s: %s (%s)", x.where, x.line, noProm)
-				continue
-			}
-			line = strings.ReplaceAll(line, "{prometheus}", promURL)
-		}
-		if isS3Example(line) {
-			if noS3 != "" {
-				t.Logf("skipped %s: %s (%s)", x.where, x.line, noS3)
-				continue
-			}
-			from = s3env
-		}
-		if isAzureExample(line) || strings.Contains(line, "--pull-bills sources.yaml") {
-			if noAzure != "" || noS3 != "" {
-				t.Logf("skipped %s: %s (%s%s)", x.where, x.line, noAzure, noS3)
-				continue
-			}
-			from = map[string]string{}
-			for _, m := range []map[string]string{s3env, azureEnv} {
-				for k, v := range m {
-					from[k] = v
-				}
-			}
-		}
-		if strings.Contains(line, "-- python ") && pythonErr != nil {
-			t.Logf("skipped %s: %s (python is not on $PATH)", x.where, x.line)
+		line, from, missing := servers.environFor(line)
+		if missing != "" {
+			t.Logf("skipped %s: %s (%s)", x.where, x.line, missing)
 			continue
 		}
 		ran++
@@ -265,12 +234,12 @@ func TestDocExamples(t *testing.T) {
 			checkExampleOutput(t, x.where, line, out)
 		}
 	}
-	if alerts() == 0 {
+	if servers.noS3 == "" && servers.alerts() == 0 {
 		t.Errorf("no alert reached the targets' receivers; want report spot --targets's spot interruption alerts")
 	}
 	t.Logf("ran %d of the %d examples; skipped the rest (skippedExamples)", ran, len(ex))
-	if ran < 100 {
-		t.Errorf("ran %d examples of %d; want at least 100 (is the skip table too broad?)", ran, len(ex))
+	if ran < 190 {
+		t.Errorf("ran %d examples of %d; want at least 190 (is the skip table too broad?)", ran, len(ex))
 	}
 }
 

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucost/gpucost/s3/s3test"
+)
+
+// s3Buckets are the buckets the examples name; versitygw serves each from a directory.
+var s3Buckets = []string{"bucket", "my-bucket", "billing-bucket"}
+
+// isS3Example reports whether line's command reaches S3 (names an s3:// URL): those examples
+// run against versitygw on loopback through AWS_ENDPOINT_URL and the access keys, and are
+// skipped where versitygw is not installed (failed under CI=true).
+func isS3Example(line string) bool {
+	return strings.Contains(exampleCommand(line), " s3://")
+}
+
+// startExampleS3 starts versitygw on loopback with s3Buckets, billing-bucket holding the CUR
+// export under exports/ and my-bucket the demo's spot jobs and a run of llama-ft under jobs/, and returns the
+// environment that reaches it; "" and no environment where versitygw is not installed.
+func startExampleS3(t *testing.T, dir string, environ map[string]string) (map[string]string, string) {
+	t.Helper()
+	bin, err := exec.LookPath("versitygw")
+	if home, herr := os.UserHomeDir(); err != nil && herr == nil {
+		bin = filepath.Join(home, "go", "bin", "versitygw")
+		if _, err = os.Stat(bin); err != nil {
+			bin = ""
+		}
+	}
+	if bin == "" {
+		msg := "versitygw is not installed; install it with: " + s3test.InstallVersity
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		return nil, msg
+	}
+	root := filepath.Join(dir, "s3")
+	for _, b := range s3Buckets {
+		if err := os.MkdirAll(filepath.Join(root, b), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The Data Exports delivery: the same files as the local export, under the bucket's exports/.
+	if err := os.CopyFS(filepath.Join(root, "billing-bucket", "exports"), os.DirFS("exports")); err != nil {
+		t.Fatal(err)
+	}
+	// The jobs the reports read: the demo's spot jobs in my-bucket, a run of llama-ft added below.
+	if err := os.CopyFS(filepath.Join(root, "my-bucket", "jobs"), os.DirFS("demo-jobs")); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeLoopback(t)
+	cmd := exec.Command(bin, "--access", s3test.AccessKey, "--secret", s3test.SecretKey, "--port", addr, "posix", root)
+	log, err := os.Create(filepath.Join(dir, "versitygw.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start versitygw: %v", err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		log.Close()
+	})
+	endpoint := "http://" + addr
+	if !waitReady(anyAnswer(endpoint), 20*time.Second) {
+		out, _ := os.ReadFile(log.Name())
+		t.Fatalf("versitygw did not start:\n%s", out)
+	}
+	s3env := map[string]string{"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": s3test.AccessKey,
+		"AWS_SECRET_ACCESS_KEY": s3test.SecretKey, "AWS_REGION": "us-east-1"}
+	for k, v := range environ {
+		s3env[k] = v
+	}
+	line := "gpucost run --name llama-ft --checkpoint-dir ckpt-s3 --store s3://my-bucket/jobs -- ./train.sh"
+	if code, out := runExampleEnv(t, line, s3env); code != exitOK {
+		t.Fatalf("%s: exit %d\n%s", line, code, out)
+	}
+	return s3env, ""
+}
+
+// waitReady waits up to limit for ready to hold.
+func waitReady(ready func(string) bool, limit time.Duration) bool {
+	for giveUp := time.Now().Add(limit); time.Now().Before(giveUp); time.Sleep(50 * time.Millisecond) {
+		if ready("") {
+			return true
+		}
+	}
+	return false
+}
+
+// anyAnswer returns a readiness check: url answers HTTP at all.
+func anyAnswer(url string) func(string) bool {
+	return func(string) bool {
+		resp, err := (&http.Client{Timeout: time.Second}).Get(url)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return true
+	}
+}
+
+// freeLoopback returns a loopback address with a port nobody listens on.
+func freeLoopback(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}

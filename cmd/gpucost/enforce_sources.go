@@ -34,7 +34,7 @@ type inventoryFlags struct {
 func (f *inventoryFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringSliceVar(&f.regions, "aws-region", nil, "AWS regions whose EC2 instances and SageMaker endpoints are listed (repeat or comma-separate)")
 	cmd.Flags().StringVar(&f.awsProfile, "aws-profile", "", "AWS profile of ~/.aws/config to take credentials from (static keys, a role, SSO); beats $AWS_PROFILE and the environment's keys")
-	cmd.Flags().StringVar(&f.awsEndpoint, "aws-endpoint", "", "one URL for the EC2 and SageMaker APIs instead of AWS's (a proxy or a test server)")
+	cmd.Flags().StringVar(&f.awsEndpoint, "aws-endpoint", "", "one URL for the EC2 and SageMaker APIs instead of AWS's (a proxy or a test server); default $AWS_ENDPOINT_URL")
 	cmd.Flags().BoolVar(&f.noSageMaker, "no-sagemaker", false, "list EC2 instances only, not SageMaker endpoints")
 	cmd.Flags().StringVar(&f.kubeServer, "kube-server", "", "Kubernetes API server URL whose GPU Deployments are listed, such as https://10.0.0.1:6443")
 	cmd.Flags().StringVar(&f.kubeTokenFile, "kube-token-file", "", "file holding the Kubernetes bearer token (else $GPUCOST_KUBE_TOKEN)")

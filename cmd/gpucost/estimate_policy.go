@@ -17,7 +17,7 @@ type estimatePolicyFlags struct {
 func (f *estimatePolicyFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.file, "policies", "", "policies YAML file (see gpucost enforce): fail when a policy would stop the job")
 	cmd.Flags().StringSliceVar(&f.inv.regions, "aws-region", nil, "AWS regions whose running spot instances count toward the policies' spot caps")
-	cmd.Flags().StringVar(&f.inv.awsEndpoint, "aws-endpoint", "", "one URL for the EC2 API instead of AWS's (a proxy or a test server)")
+	cmd.Flags().StringVar(&f.inv.awsEndpoint, "aws-endpoint", "", "one URL for the EC2 API instead of AWS's (a proxy or a test server); default $AWS_ENDPOINT_URL")
 }
 
 // policyBlocks returns the policies that would stop the job or scale it to zero once it runs

@@ -335,7 +335,6 @@ var skippedExamples = []struct {
 	{"gpucost agent --source S ", 0, "S stands for a source"},
 	{"gpucost agent --source prometheus=", 0, "needs dcgm-exporter's series in Prometheus (the test's holds vLLM's counters alone)"},
 	{"gpucost agent --server", 0, "needs a token gpucost serve issued (gpc_… stands for it)"},
-	{"gpucost run --checkpoint-dir ckpt --store s3://b/", 0, "names the bucket b, too short for S3 (3 to 63 characters): the example's text is wrong"},
 	{"gpucost profile", 0, "needs a GPU and the profiled command"},
 	{"gpucost catalog refresh --provider aws", 0, "needs AWS's price API"},
 	{"gpucost catalog refresh --provider gcp", 0, "needs GCP's price API and a key"},

@@ -78,7 +78,7 @@ func newRunCmd(e *env) *cobra.Command {
 		Long:  runHelp,
 		Example: `  gpucost run --name llama-ft --checkpoint-dir /scratch/ckpt --store s3://my-bucket/jobs -- python train.py
   gpucost run --checkpoint-dir ckpt --store file:///mnt/nfs/jobs --cloud aws --poll 1s -- ./train.sh
-  gpucost run --checkpoint-dir ckpt --store s3://b/jobs --instance-type g5.xlarge --max-restarts 3 -- python train.py`,
+  gpucost run --checkpoint-dir ckpt --store s3://my-bucket/jobs --instance-type g5.xlarge --max-restarts 3 -- python train.py`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.spotSet = cmd.Flags().Changed("spot")

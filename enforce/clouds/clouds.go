@@ -29,7 +29,7 @@ const CredentialCheck = 30 * time.Second
 type Config struct {
 	AWSRegions  []string
 	AWSProfile  string // a profile of ~/.aws/config; beats $AWS_PROFILE and the environment's keys
-	AWSEndpoint string // one URL for the EC2 and SageMaker APIs (a proxy or a test server)
+	AWSEndpoint string // one URL for the EC2 and SageMaker APIs (a proxy or a test server); "" is $AWS_ENDPOINT_URL, else AWS's
 	NoSageMaker bool   // list EC2 instances only
 
 	// Kube is the cluster, opened when Kube.Server, Kube.Kubeconfig or Kube.Context is set or
@@ -64,7 +64,11 @@ func (c Config) Open() (*Clouds, error) {
 			return nil, err
 		}
 		s.Secrets = append(s.Secrets, secrets...)
-		s.AWS = &enforceaws.Client{Regions: c.AWSRegions, Credentials: creds, BaseURL: c.AWSEndpoint, SkipSageMaker: c.NoSageMaker,
+		endpoint := c.AWSEndpoint
+		if endpoint == "" {
+			endpoint = c.Getenv("AWS_ENDPOINT_URL") // the AWS SDKs' variable for every service's endpoint
+		}
+		s.AWS = &enforceaws.Client{Regions: c.AWSRegions, Credentials: creds, BaseURL: endpoint, SkipSageMaker: c.NoSageMaker,
 			HTTP: &http.Client{Timeout: time.Minute}}
 		s.Inventories = append(s.Inventories, s.AWS)
 		s.Actuators[enforce.KindEC2], s.Actuators[enforce.KindSageMaker] = s.AWS, s.AWS

@@ -38,4 +38,14 @@ func TestOpen(t *testing.T) {
 			t.Errorf("Open(every cloud).Secrets = %q; want %q kept out of logs", c.Secrets, secret)
 		}
 	}
+
+	env["AWS_ENDPOINT_URL"] = "http://127.0.0.1:4566"
+	viaEnv, err := Config{AWSRegions: []string{"us-east-1"}, Getenv: getenv}.Open()
+	if err != nil || viaEnv.AWS.BaseURL != "http://127.0.0.1:4566" {
+		t.Errorf("Open with AWS_ENDPOINT_URL: %v, base URL %q; want the variable's", err, viaEnv.AWS.BaseURL)
+	}
+	flag, err := Config{AWSRegions: []string{"us-east-1"}, AWSEndpoint: "http://127.0.0.1:9", Getenv: getenv}.Open()
+	if err != nil || flag.AWS.BaseURL != "http://127.0.0.1:9" {
+		t.Errorf("Open with --aws-endpoint and AWS_ENDPOINT_URL: %v, base URL %q; want the flag's", err, flag.AWS.BaseURL)
+	}
 }

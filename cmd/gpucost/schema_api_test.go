@@ -138,5 +138,6 @@ func TestSchemasAPI(t *testing.T) {
 			continue
 		}
 		checkAgainstSchema(t, method+" "+r.path, r.name, loadSchema(t, r.name), out)
+		checkAgainstOpenAPI(t, method+" "+r.path, r.op, status, out)
 	}
 }

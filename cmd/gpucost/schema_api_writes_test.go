@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
+	"github.com/gpucost/gpucost/internal/jsonschema"
 )
 
 // apiWriteStatuses are the answers every write operation's check must get where openapi.json
@@ -118,6 +119,8 @@ func (w *writeChecker) do(op string, role gpucost.Role, path string, body []byte
 	w.got[op+" "+strconv.Itoa(status)] = true
 	if _, ok := w.ops[op].Responses[strconv.Itoa(status)]; !ok {
 		t.Errorf("%s = %d, which httpapi/openapi.json does not document for %s", what, status, op)
+	} else {
+		checkAgainstOpenAPI(t, what, op, status, out)
 	}
 	if status < 300 {
 		checkAgainstSchema(t, what, w.success[op], loadSchema(t, w.success[op]), out)
@@ -349,4 +352,85 @@ func checkWritesAudited(t *testing.T, w *writeChecker) {
 	if len(byAction) > 0 {
 		t.Errorf("audit trail holds %+v besides the writes'", byAction)
 	}
+}
+
+// checkAgainstOpenAPI checks the JSON answer out of op with status against the schema
+// httpapi/openapi.json gives it.
+func checkAgainstOpenAPI(t *testing.T, what, op string, status int, out []byte) {
+	t.Helper()
+	s := openAPIAnswer(t, op, status)
+	if s == nil {
+		t.Errorf("%s = %d with a JSON body; httpapi/openapi.json gives %s's %d no application/json schema", what, status, op, status)
+		return
+	}
+	var v any
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	errs := jsonschema.Validate(s, v)
+	for i, err := range errs {
+		if i == 10 {
+			t.Errorf("%s: … and %d more", what, len(errs)-i)
+			break
+		}
+		t.Errorf("%s against httpapi/openapi.json: %v", what, err)
+	}
+}
+
+// openAPIAnswer is the schema httpapi/openapi.json gives the JSON answer of op with status, its
+// references resolved; nil where it gives none.
+func openAPIAnswer(t *testing.T, op string, status int) jsonschema.Schema {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "httpapi", "openapi.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	method, path, _ := strings.Cut(op, " ")
+	var answer any = dig(doc, "paths", path, strings.ToLower(method), "responses", strconv.Itoa(status))
+	answer = resolveRefs(t, doc, answer, 0)
+	s, _ := dig(answer, "content", "application/json", "schema").(map[string]any)
+	return s
+}
+
+// dig follows keys down nested JSON objects; nil where one is missing.
+func dig(v any, keys ...string) any {
+	for _, k := range keys {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	return v
+}
+
+// resolveRefs returns v with each {"$ref": "#/components/…"} replaced by what it names.
+func resolveRefs(t *testing.T, doc map[string]any, v any, depth int) any {
+	t.Helper()
+	if depth > 32 {
+		t.Fatalf("openapi.json: references nest past 32 deep")
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		if ref, ok := v["$ref"].(string); ok {
+			target := dig(doc, strings.Split(strings.TrimPrefix(ref, "#/"), "/")...)
+			if target == nil {
+				t.Errorf("openapi.json: $ref %s names nothing", ref)
+			}
+			return resolveRefs(t, doc, target, depth+1)
+		}
+		out := map[string]any{}
+		for k, c := range v {
+			out[k] = resolveRefs(t, doc, c, depth+1)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, c := range v {
+			out[i] = resolveRefs(t, doc, c, depth+1)
+		}
+		return out
+	}
+	return v
 }

@@ -71,7 +71,7 @@ var apiRoutes = []apiRoute{
 	{"GET /api/v1/actions", "api-actions", "/api/v1/actions?since=30d", gpucost.RoleViewer, ""},
 	{"GET /api/v1/deliveries", "api-deliveries", "/api/v1/deliveries?since=30d", gpucost.RoleViewer, ""},
 	{"GET /api/v1/audit", "api-audit", "/api/v1/audit?since=30d", gpucost.RoleAdmin, ""},
-	{"GET /api/v1/bill-sources", "api-bill-sources", "", "", "answers only a server started with --pull-bills (TestServePull)"},
+	{"GET /api/v1/bill-sources", "api-bill-sources", "", "", "answers only a server started with --pull-bills: TestSchemasAPIBillSources checks it"},
 	{"PUT /api/v1/budgets", "api-budgets", "", "", writesChecked},
 	{"POST /api/v1/samples", "api-samples", "", "", writesChecked},
 	{"POST /api/v1/bills", "api-bills", "", "", writesChecked},

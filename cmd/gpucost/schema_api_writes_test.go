@@ -102,7 +102,7 @@ type writeChecker struct {
 // errorCodeOf is the error code each error status carries (httpapi's statusOf, and the
 // authorization's).
 var errorCodeOf = map[int]string{400: gpucost.EInvalid, 401: "unauthorized", 403: "forbidden", 404: gpucost.ENotFound,
-	409: gpucost.EConflict, 413: gpucost.EInvalid, 415: gpucost.EInvalid}
+	409: gpucost.EConflict, 413: gpucost.EInvalid, 415: gpucost.EInvalid, 503: gpucost.EUnavailable}
 
 // do sends method path as role (no token where role is "") with body and the header pairs,
 // checks the answer is want, and returns its body.

@@ -110,8 +110,8 @@ type writeChecker struct {
 var errorCodeOf = map[int]string{400: gpucost.EInvalid, 401: "unauthorized", 403: "forbidden", 404: gpucost.ENotFound,
 	409: gpucost.EConflict, 413: gpucost.EInvalid, 415: gpucost.EInvalid, 429: "too_many_requests", 503: gpucost.EUnavailable}
 
-// do sends method path as role (no token where role is "") with body and the header pairs,
-// checks the answer is want, and returns its body.
+// do sends op's method to path as role (no token where role is "") with body and the header
+// pairs, checks the answer is want, validates it, and returns its body.
 func (w *writeChecker) do(op string, role gpucost.Role, path string, body []byte, want int, header ...string) []byte {
 	t := w.t
 	t.Helper()
@@ -169,9 +169,11 @@ func (w *writeChecker) least(op string) gpucost.Role {
 
 // TestSchemasAPIWrites performs every write operation of httpapi/openapi.json on a server over a
 // copy of the 3-day demo store, with the least role that may and with the roles that may not,
-// and checks each answer against its schema in docs/schema: the successes, and the documented
-// errors for bad input, an unknown id and a conflict. Each destructive write must leave its
-// entry in the audit trail, by the token that made it; the refused ones none.
+// and checks each answer against its schema in docs/schema and the one openapi.json gives it:
+// the successes, and every error openapi.json documents for the operation (bad input, an
+// unknown id, a conflict, the limits) but those apiWriteUnchecked excuses. Each destructive
+// write must leave its entry in the audit trail, by the token that made it; the refused ones
+// none.
 func TestSchemasAPIWrites(t *testing.T) {
 	ops, codes := readOpenAPI(t)
 	success := map[string]string{}

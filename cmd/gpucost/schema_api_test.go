@@ -34,8 +34,9 @@ var apiSchemas = []struct {
 	{"api-health", reflect.TypeFor[map[string]string]()},
 	{"api-samples", reflect.TypeFor[httpapi.SamplesResponse]()},
 	{"api-bills", reflect.TypeFor[httpapi.BillImport]()},
-	{"api-bills-remove", reflect.TypeFor[gpucost.CostImport]()},
+	{"api-bills-remove", reflect.TypeFor[httpapi.BillImport]()},
 	{"api-recommendations-apply", reflect.TypeFor[gpucost.AppliedStep]()},
+	{"api-error", reflect.TypeFor[httpapi.ErrorBody]()},
 }
 
 // apiRoute is one API operation ("GET /api/v1/gpus"), its answer's schema and how to get one.
@@ -70,13 +71,16 @@ var apiRoutes = []apiRoute{
 	{"GET /api/v1/actions", "api-actions", "/api/v1/actions?since=30d", gpucost.RoleViewer, ""},
 	{"GET /api/v1/deliveries", "api-deliveries", "/api/v1/deliveries?since=30d", gpucost.RoleViewer, ""},
 	{"GET /api/v1/audit", "api-audit", "/api/v1/audit?since=30d", gpucost.RoleAdmin, ""},
-	{"GET /api/v1/bill-sources", "api-bill-sources", "", "", "answers only a server started with --pull-bills (TestServePull)"},
-	{"PUT /api/v1/budgets", "api-budgets", "", "", "writes the budgets file; answers as GET /api/v1/budgets does"},
-	{"POST /api/v1/samples", "api-samples", "", "", "an agent's batch of samples (TestServe's ingest tests)"},
-	{"POST /api/v1/bills", "api-bills", "", "", "a bill upload (TestServeBillUpload)"},
-	{"DELETE /api/v1/bills/{id}", "api-bills-remove", "", "", "removes an import (TestServeBillUpload)"},
-	{"POST /api/v1/recommendations/{id}/apply", "api-recommendations-apply", "", "", "records a step of the 30-day demo's plan"},
+	{"GET /api/v1/bill-sources", "api-bill-sources", "", "", "answers only a server started with --pull-bills: TestSchemasAPIBillSources checks it"},
+	{"PUT /api/v1/budgets", "api-budgets", "", "", writesChecked},
+	{"POST /api/v1/samples", "api-samples", "", "", writesChecked},
+	{"POST /api/v1/bills", "api-bills", "", "", writesChecked},
+	{"DELETE /api/v1/bills/{id}", "api-bills-remove", "", "", writesChecked},
+	{"POST /api/v1/recommendations/{id}/apply", "api-recommendations-apply", "", "", writesChecked},
 }
+
+// writesChecked is why a write operation gets no request here: TestSchemasAPIWrites makes it.
+const writesChecked = "a write: TestSchemasAPIWrites checks its answers"
 
 // apiNoSchema are the operations with no JSON answer.
 var apiNoSchema = map[string]string{
@@ -134,5 +138,6 @@ func TestSchemasAPI(t *testing.T) {
 			continue
 		}
 		checkAgainstSchema(t, method+" "+r.path, r.name, loadSchema(t, r.name), out)
+		checkAgainstOpenAPI(t, method+" "+r.path, r.op, status, out)
 	}
 }

@@ -34,6 +34,8 @@ var exampleRewrites = []struct{ old, new, why string }{
 	{"/var/lib/gpucost/", "var/lib/gpucost/", "the service's data directory needs root; the test's stands in"},
 	{"http://prometheus:9090", "{prometheus}", "the host prometheus is the test's Prometheus on loopback (startExamplePrometheus): rewritten twice, to the placeholder and then to its URL"},
 	{"file:///mnt/nfs/jobs", "file://{dir}/nfs-jobs", "the shared jobs store is a directory of the test's (exampleSetups fills it)"},
+	{"https://10.0.0.1:6443", "{kube}", "the cluster at 10.0.0.1 is internal/fakecloud's Kubernetes API on loopback (awsExamples starts it): rewritten twice, to the placeholder and then to its URL"},
+	{"/var/run/secrets/kubernetes.io/serviceaccount/token", "var/run/secrets/kubernetes.io/serviceaccount/token", "the pod's service account token is a file of the test's (awsExamples writes it)"},
 }
 
 // rewriteExample returns line with exampleRewrites made, inside the test's directory dir.
@@ -168,6 +170,7 @@ var servingExamples = []struct {
 	{"gpucost serve --budgets budgets.yaml --targets targets.yaml --check-every 15m", answersAt("http://127.0.0.1:8080/readyz"), ""},
 	{"gpucost serve --jobs-store s3://my-bucket/jobs --targets targets.yaml", answersAt("http://127.0.0.1:8080/readyz"), ""},
 	{"gpucost serve --pull-bills sources.yaml", answersAt("http://127.0.0.1:8080/readyz"), ""},
+	{"gpucost serve --budgets budgets.yaml --targets targets.yaml --policies policies.yaml", printedAt("enforcement run"), `enforcement action done.*policy=spot-cap action=stop resource=i-spot3`},
 	{"gpucost serve --tls-cert cert.pem --tls-key key.pem --listen 0.0.0.0:8443", answersAt("https://127.0.0.1:8443/readyz"), ""},
 	{"gpucost queue serve", printedAt("queue server listening at"), ""},
 	{"gpucost queue work --queue captions", func() func(string) bool { return printedThenWaited("", 2*time.Second) }, ` done, `},

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// exampleTargets writes the examples' targets.yaml: the targets budgets.yaml names, each a
+// exampleTargets writes the examples' targets.yaml: the targets budgets.yaml and policies.yaml name, each a
 // loopback receiver of the test's, and returns the secrets it reads from the environment and
 // the receivers' count of alerts received.
 func exampleTargets(t *testing.T) (map[string]string, func() int) {
@@ -35,6 +35,7 @@ func exampleTargets(t *testing.T) (map[string]string, func() int) {
 	})
 	targets := fmt.Sprintf(`targets:
   finops-slack: {slack: {url_env: FINOPS_SLACK_URL}}
+  ops-slack: {slack: {url_env: FINOPS_SLACK_URL}}
   finops-webhook: {webhook: {url: "%[1]s/hooks/finops", secret_env: HOOK_SECRET}}
   research-leads: {webhook: {url: "%[1]s/hooks/research", secret_env: HOOK_SECRET}}
   cto-email:

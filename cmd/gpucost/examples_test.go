@@ -218,6 +218,15 @@ func TestDocExamples(t *testing.T) {
 		}
 		ran++
 		environ, stop := setupExample(t, line, dir)
+		line, aws := startExampleAWS(t, line, dir)
+		if aws != nil {
+			if environ == nil {
+				environ = map[string]string{}
+			}
+			for k, v := range aws.environ {
+				environ[k] = v
+			}
+		}
 		for k, v := range from {
 			if _, ok := environ[k]; !ok {
 				if environ == nil {
@@ -232,6 +241,9 @@ func TestDocExamples(t *testing.T) {
 			t.Errorf("%s: %s\nexit %d, want %d:\n%s", x.where, x.line, code, want, out)
 		} else if code == exitOK {
 			checkExampleOutput(t, x.where, line, out)
+		}
+		if aws != nil {
+			aws.checkAWS(t, x.where, line, out)
 		}
 	}
 	if servers.noS3 == "" && servers.alerts() == 0 {
@@ -327,7 +339,6 @@ var skippedExamples = []struct {
 	why    string
 }{
 	{"gpucost serve --db postgres:", 0, "needs PostgreSQL at the host db"},
-	{"gpucost serve --budgets budgets.yaml --targets targets.yaml --policies", 0, awsOnlyByFlag},
 	{"gpucost demo --no-serve", 0, "rebuilds the 30-day demo fleet: a minute (TestDocExamples builds 3 days)"},
 	{"gpucost demo", 0, "builds the 30-day demo fleet (a minute) and serves the dashboard until stopped"},
 	{"gpucost agent$", 0, "samples this machine's GPUs: needs a GPU"},
@@ -339,16 +350,12 @@ var skippedExamples = []struct {
 	{"gpucost catalog refresh --provider aws", 0, "needs AWS's price API"},
 	{"gpucost catalog refresh --provider gcp", 0, "needs GCP's price API and a key"},
 	{"gpucost catalog refresh --provider azure --region", 0, "needs Azure's price API"},
-	{"gpucost enforce undo", 0, "undoes an action of the user's store on AWS (" + awsOnlyByFlag + ") or on the cluster at 10.0.0.1"},
-	{"gpucost enforce --policies policies.yaml --budgets budgets.yaml --aws-region", 0, awsOnlyByFlag},
-	{"gpucost enforce --policies policies.yaml --aws-region", 0, awsOnlyByFlag},
-	{"gpucost estimate job.yaml --budgets budgets.yaml --policies", 0, awsOnlyByFlag},
+	// A policy triggers, exit 7: spot-cap stops (or plans to stop) the fake EC2's third spot instance (awsExamples).
+	{"gpucost enforce --policies policies.yaml --budgets budgets.yaml --aws-region", exitcode.Policy, ""},
+	{"gpucost enforce --policies policies.yaml --aws-region", 0, "policies.yaml's budget policies need the budgets file it leaves out (--budgets): exit 2"},
 	{"gpucost recommend apply eval-p4d", 0, "applies a step of the 30-day demo's plan at 2026-11-10, before the 3-day demo's days"},
 	{"gpucost report utilization --month 2025-10", exitNotFound, ""},
 }
-
-// awsOnlyByFlag is why the examples that read EC2 or SageMaker are skipped.
-const awsOnlyByFlag = "reads AWS, whose endpoint only --aws-endpoint moves (AWS_ENDPOINT_URL does not), so the line as written cannot reach internal/fakecloud"
 
 // clockExits are the examples whose exit code depends on the time of day they run at, besides
 // the one skippedExamples gives: the demo's off-hours policy (Mon-Fri 18:00-09:00 UTC and

@@ -102,7 +102,8 @@ func newEnforceCmd(e *env) *cobra.Command {
   gpucost enforce --policies policies.yaml --budgets budgets.yaml --aws-region us-east-1 \
       --kube-server https://10.0.0.1:6443 --kube-token-file /var/run/secrets/kubernetes.io/serviceaccount/token \
       --targets targets.yaml --apply
-  gpucost enforce --policies policies.yaml --aws-region us-east-1 --aws-profile gpu-admin --kubeconfig ~/.kube/prod --context prod
+  gpucost enforce --policies policies.yaml --budgets budgets.yaml --aws-region us-east-1 --aws-profile gpu-admin \
+      --kubeconfig ~/.kube/prod --context prod
   gpucost enforce log --since 7d --policy spot-cap`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error { return e.enforce(cmd.Context(), o) },

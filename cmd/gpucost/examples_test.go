@@ -351,8 +351,8 @@ var skippedExamples = []struct {
 	{"gpucost catalog refresh --provider gcp", 0, "needs GCP's price API and a key"},
 	{"gpucost catalog refresh --provider azure --region", 0, "needs Azure's price API"},
 	// A policy triggers, exit 7: spot-cap stops (or plans to stop) the fake EC2's third spot instance (awsExamples).
+	{"gpucost enforce --policies policies.yaml --budgets budgets.yaml --aws-region us-east-1 --aws-profile gpu-admin", 0, "reads the user's AWS profile gpu-admin and kubeconfig ~/.kube/prod"},
 	{"gpucost enforce --policies policies.yaml --budgets budgets.yaml --aws-region", exitcode.Policy, ""},
-	{"gpucost enforce --policies policies.yaml --aws-region", 0, "policies.yaml's budget policies need the budgets file it leaves out (--budgets): exit 2"},
 	{"gpucost recommend apply eval-p4d", 0, "applies a step of the 30-day demo's plan at 2026-11-10, before the 3-day demo's days"},
 	{"gpucost report utilization --month 2025-10", exitNotFound, ""},
 }

@@ -67,7 +67,7 @@ func (c *Chain) Retrieve(ctx context.Context) (aws.Credentials, error) {
 	}{
 		{"the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)", c.env},
 		{"web identity (AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_ARN)", c.webIdentityEnv},
-		{"the default profile of " + c.configFile() + " and " + c.credentialsFile(), func(ctx context.Context) (aws.Credentials, error) { return c.profile(ctx, "default", 0) }},
+		{"the default profile of " + cmp.Or(c.configFile(), "~/.aws/config (no home directory)") + " and " + cmp.Or(c.credentialsFile(), "~/.aws/credentials"), func(ctx context.Context) (aws.Credentials, error) { return c.profile(ctx, "default", 0) }},
 		{"the ECS container endpoint (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI or _FULL_URI)", c.container},
 		{"the EC2 instance role (IMDSv2)", c.instanceRole},
 	} {

@@ -222,19 +222,9 @@ func (db *DB) scanDays(ctx context.Context, series []storedSeries, lo, hi int64,
 // time order within one (gpucost.DayStore).
 func (db *DB) ScanHoursByDay(ctx context.Context, f gpucost.RollupFilter, wholeFrom, wholeTo time.Time,
 	hour func(*gpucost.Rollup) error, day func(*gpucost.DayRollup) error) error {
-	series, err := db.matchSeries(ctx, f)
-	if err != nil {
-		return fmt.Errorf("scan rollups in %s: read series: %w", db.name, err)
-	}
-	fromSec, toSec := int64(0), int64(1)<<62
-	if !f.From.IsZero() {
-		fromSec = max(f.From.Unix(), 0)
-	}
-	if !f.To.IsZero() {
-		toSec = f.To.Unix()
-	}
-	if len(series) == 0 || fromSec >= toSec {
-		return nil
+	series, fromSec, toSec, err := db.scanBounds(ctx, f)
+	if err != nil || len(series) == 0 {
+		return err
 	}
 	lo, hi := storeutil.WholeDays(f)
 	wlo, whi := storeutil.WholeDays(gpucost.RollupFilter{From: wholeFrom, To: wholeTo})

@@ -18,19 +18,9 @@ func (db *DB) ScanRollups(ctx context.Context, width time.Duration, f gpucost.Ro
 	if width != time.Minute && width != time.Hour {
 		return gpucost.Errorf(gpucost.EInvalid, "scan rollups of width %s: only minute and hour rollups are stored", width)
 	}
-	series, err := db.matchSeries(ctx, f)
-	if err != nil {
-		return fmt.Errorf("scan rollups in %s: read series: %w", db.name, err)
-	}
-	fromSec, toSec := int64(0), int64(1)<<62
-	if !f.From.IsZero() {
-		fromSec = max(f.From.Unix(), 0)
-	}
-	if !f.To.IsZero() {
-		toSec = f.To.Unix()
-	}
-	if len(series) == 0 || fromSec >= toSec {
-		return nil
+	series, fromSec, toSec, err := db.scanBounds(ctx, f)
+	if err != nil || len(series) == 0 {
+		return err
 	}
 	sc := rollupScan{db: db, width: width, table: tableOf(width), from: fromSec, to: toSec, fn: fn}
 	for lo := 0; lo < len(series); lo += seriesPerBatch {
@@ -124,4 +114,24 @@ func (db *DB) PruneMinutes(ctx context.Context, before time.Time) (int, error) {
 		return 0, fmt.Errorf("prune minute rollups in %s: %w", db.name, err)
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+// scanBounds returns the series matching f and f's bounds in Unix seconds; no series where the
+// bounds hold no time.
+func (db *DB) scanBounds(ctx context.Context, f gpucost.RollupFilter) ([]storedSeries, int64, int64, error) {
+	series, err := db.matchSeries(ctx, f)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("scan rollups in %s: read series: %w", db.name, err)
+	}
+	fromSec, toSec := int64(0), int64(1)<<62
+	if !f.From.IsZero() {
+		fromSec = max(f.From.Unix(), 0)
+	}
+	if !f.To.IsZero() {
+		toSec = f.To.Unix()
+	}
+	if fromSec >= toSec {
+		return nil, fromSec, toSec, nil
+	}
+	return series, fromSec, toSec, nil
 }

@@ -4,7 +4,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,20 +27,6 @@ func isS3Example(line string) bool {
 // environment that reaches it; "" and no environment where versitygw is not installed.
 func startExampleS3(t *testing.T, dir string, environ map[string]string) (map[string]string, string) {
 	t.Helper()
-	bin, err := exec.LookPath("versitygw")
-	if home, herr := os.UserHomeDir(); err != nil && herr == nil {
-		bin = filepath.Join(home, "go", "bin", "versitygw")
-		if _, err = os.Stat(bin); err != nil {
-			bin = ""
-		}
-	}
-	if bin == "" {
-		msg := "versitygw is not installed; install it with: " + s3test.InstallVersity
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		return nil, msg
-	}
 	root := filepath.Join(dir, "s3")
 	for _, b := range s3Buckets {
 		if err := os.MkdirAll(filepath.Join(root, b), 0o755); err != nil {
@@ -56,25 +41,9 @@ func startExampleS3(t *testing.T, dir string, environ map[string]string) (map[st
 	if err := os.CopyFS(filepath.Join(root, "my-bucket", "jobs"), os.DirFS("demo-jobs")); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeLoopback(t)
-	cmd := exec.Command(bin, "--access", s3test.AccessKey, "--secret", s3test.SecretKey, "--port", addr, "posix", root)
-	log, err := os.Create(filepath.Join(dir, "versitygw.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start versitygw: %v", err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		log.Close()
-	})
-	endpoint := "http://" + addr
-	if !waitReady(anyAnswer(endpoint), 20*time.Second) {
-		out, _ := os.ReadFile(log.Name())
-		t.Fatalf("versitygw did not start:\n%s", out)
+	endpoint, missing := s3test.ServeVersity(t, root)
+	if missing != "" {
+		return nil, missing
 	}
 	s3env := map[string]string{"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": s3test.AccessKey,
 		"AWS_SECRET_ACCESS_KEY": s3test.SecretKey, "AWS_REGION": "us-east-1"}

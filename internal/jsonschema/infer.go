@@ -67,29 +67,8 @@ func Merge(a, b Schema) Schema {
 	}
 	out := Schema{}
 	ta, tb := asStrings(a["type"]), asStrings(b["type"])
-	types := slices.Clone(ta)
-	for _, t := range tb {
-		if !slices.Contains(types, t) {
-			types = append(types, t)
-		}
-	}
-	if _, ok := a["type"]; !ok {
-		types = nil
-	}
-	if _, ok := b["type"]; !ok {
-		types = nil
-	}
-	switch len(types) {
-	case 0:
-	case 1:
-		out["type"] = types[0]
-	default:
-		sort.Strings(types)
-		list := make([]any, len(types))
-		for i, t := range types {
-			list[i] = t
-		}
-		out["type"] = list
+	if t := mergeTypes(a, b, ta, tb); t != nil {
+		out["type"] = t
 	}
 	for _, k := range []string{"pattern", "format"} {
 		va, okA := a[k]
@@ -101,6 +80,57 @@ func Merge(a, b Schema) Schema {
 			out[k] = vb
 		}
 	}
+	mergeProperties(out, a, b)
+	ia, okA := a["items"].(map[string]any)
+	ib, okB := b["items"].(map[string]any)
+	switch {
+	case okA && okB:
+		out["items"] = Merge(ia, ib)
+	case okA:
+		out["items"] = ia
+	case okB:
+		out["items"] = ib
+	}
+	for k, v := range out {
+		if v == nil {
+			delete(out, k)
+		}
+	}
+	return out
+}
+
+// mergeTypes returns the union of a's and b's types (ta and tb), a string for one and a sorted
+// list for several; nil where either takes any type.
+func mergeTypes(a, b Schema, ta, tb []string) any {
+	if _, ok := a["type"]; !ok {
+		return nil
+	}
+	if _, ok := b["type"]; !ok {
+		return nil
+	}
+	types := slices.Clone(ta)
+	for _, t := range tb {
+		if !slices.Contains(types, t) {
+			types = append(types, t)
+		}
+	}
+	switch len(types) {
+	case 0:
+		return nil
+	case 1:
+		return types[0]
+	}
+	sort.Strings(types)
+	list := make([]any, len(types))
+	for i, t := range types {
+		list[i] = t
+	}
+	return list
+}
+
+// mergeProperties sets out's properties, required and additionalProperties from a's and b's:
+// each property merged, required where both require it, closed where both are.
+func mergeProperties(out, a, b Schema) {
 	pa, okA := a["properties"].(map[string]any)
 	pb, okB := b["properties"].(map[string]any)
 	switch {
@@ -137,22 +167,6 @@ func Merge(a, b Schema) Schema {
 			out["additionalProperties"] = ap
 		}
 	}
-	ia, okA := a["items"].(map[string]any)
-	ib, okB := b["items"].(map[string]any)
-	switch {
-	case okA && okB:
-		out["items"] = Merge(ia, ib)
-	case okA:
-		out["items"] = ia
-	case okB:
-		out["items"] = ib
-	}
-	for k, v := range out {
-		if v == nil {
-			delete(out, k)
-		}
-	}
-	return out
 }
 
 // Open returns s with every schema that takes only null, as Infer writes for a value seen only

@@ -190,6 +190,22 @@ func DecodeDay(data []byte, d *gpucost.DayRollup) error {
 			}
 		}
 	}
+	if err := r.floats(hs); err != nil {
+		return err
+	}
+	d.UtilMax, d.MemMaxMiB, d.MemP95MiB = r.float(), r.float(), r.float()
+	d.MemTotalMiB, d.PowerMax, d.TempMaxC = r.float(), r.float(), r.float()
+	if err := r.hist(&d.UtilHist); err != nil {
+		return err
+	}
+	if r.bad || r.i != len(r.b) {
+		return ErrCorruptDay
+	}
+	return nil
+}
+
+// floats reads the hours' float columns (dayFloats) into hs.
+func (r *dayReader) floats(hs []gpucost.DayHour) error {
 	for _, f := range dayFloats {
 		switch r.byte() {
 		case colZero:
@@ -206,9 +222,13 @@ func DecodeDay(data []byte, d *gpucost.DayRollup) error {
 			return ErrCorruptDay
 		}
 	}
-	d.UtilMax, d.MemMaxMiB, d.MemP95MiB = r.float(), r.float(), r.float()
-	d.MemTotalMiB, d.PowerMax, d.TempMaxC = r.float(), r.float(), r.float()
-	d.UtilHist = [gpucost.HistBins]uint64{}
+	return nil
+}
+
+// hist reads the day's utilisation histogram: its non-zero bins, each as the gap from the last
+// and its count.
+func (r *dayReader) hist(h *[gpucost.HistBins]uint64) error {
+	*h = [gpucost.HistBins]uint64{}
 	bins := r.uvarint()
 	if bins > gpucost.HistBins {
 		return ErrCorruptDay
@@ -219,10 +239,7 @@ func DecodeDay(data []byte, d *gpucost.DayRollup) error {
 		if bin >= gpucost.HistBins {
 			return ErrCorruptDay
 		}
-		d.UtilHist[bin] = r.uvarint()
-	}
-	if r.bad || r.i != len(r.b) {
-		return ErrCorruptDay
+		h[bin] = r.uvarint()
 	}
 	return nil
 }

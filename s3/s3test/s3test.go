@@ -63,17 +63,29 @@ func StartFake(t testing.TB) (endpoint, bucket string) {
 // fails under CI=true and is skipped otherwise, naming the install command.
 func StartVersity(t testing.TB) (endpoint, bucket string) {
 	t.Helper()
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, Bucket), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	endpoint, missing := ServeVersity(t, root)
+	if missing != "" {
+		t.Skip(missing)
+	}
+	return endpoint, Bucket
+}
+
+// ServeVersity starts versitygw over root, whose folders are its buckets, and returns its
+// endpoint; it is killed when the test ends. Without versitygw it returns "" and why, or fails
+// the test under CI=true.
+func ServeVersity(t testing.TB, root string) (endpoint, missing string) {
+	t.Helper()
 	bin := findVersity()
 	if bin == "" {
 		msg := "versitygw is not installed; install it with: " + InstallVersity
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
-		t.Skip(msg)
-	}
-	root := t.TempDir()
-	if err := os.Mkdir(filepath.Join(root, Bucket), 0o755); err != nil {
-		t.Fatal(err)
+		return "", msg
 	}
 	addr := freeAddr(t)
 	cmd := exec.Command(bin, "--access", AccessKey, "--secret", SecretKey, "--port", addr, "posix", root)
@@ -95,7 +107,7 @@ func StartVersity(t testing.TB) (endpoint, bucket string) {
 		out, _ := os.ReadFile(log.Name())
 		t.Fatalf("versitygw did not start: %v\n%s", err, out)
 	}
-	return endpoint, Bucket
+	return endpoint, ""
 }
 
 // HaveVersity reports whether versitygw is installed.

@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -185,15 +186,18 @@ func (r *Runner) Run(ctx context.Context) (Result, error) {
 	r.resume = resume
 	r.record(ctx, Event{Kind: EventStart, ResumeFrom: resume, Detail: r.Machine.Source})
 
+	// The watchers stop before Run returns, so nothing of the run writes to its log after.
 	wctx, stopWatch := context.WithCancel(ctx)
+	var watching sync.WaitGroup
+	defer watching.Wait()
 	defer stopWatch()
 	r.notices = make(chan notice.Notice, 16)
 	for _, w := range r.Watchers {
-		go func() {
+		watching.Go(func() {
 			if err := w.Watch(wctx, r.notices); err != nil {
 				r.Log.Warn("a notice watcher stopped", "err", err)
 			}
-		}()
+		})
 	}
 	r.startSyncLoop(ctx)
 	defer r.loop.stop()

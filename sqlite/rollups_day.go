@@ -245,17 +245,8 @@ func (s *rowScan) scanHours(ctx context.Context, stmt *sql.Stmt, ss storedSeries
 		if err := decodeRow(data, &s.row); err != nil {
 			return fmt.Errorf("hour_rollups row %d of %s: %w", key, ss.series.GPU.UUID, err)
 		}
-		rowStart := (key & (1<<keyBits - 1)) * rowSec
-		for k := range s.row.n {
-			t := rowStart + int64(s.row.slot[k])*widthSec
-			if t < s.fromSec || t >= s.toSec {
-				continue
-			}
-			r := &s.row.rs[k]
-			r.Series, r.Start, r.Width = ss.series, time.Unix(t, 0).UTC(), time.Hour
-			if err := fn(r); err != nil {
-				return callbackError{err}
-			}
+		if err := s.emit(key, ss.series, rowSec, widthSec, time.Hour, fn); err != nil {
+			return err
 		}
 	}
 	if err := rows.Err(); err != nil {

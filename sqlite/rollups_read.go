@@ -192,17 +192,8 @@ func (s *rowScan) consume(chunks <-chan *rowChunk, free chan<- *rowChunk, series
 			if err := decodeRow(data, &s.row); err != nil {
 				return fmt.Errorf("%s row %d of %s: %w", l.table, key, ss.series.GPU.UUID, err)
 			}
-			rowStart := (key & (1<<keyBits - 1)) * rowSec
-			for k := range s.row.n {
-				t := rowStart + int64(s.row.slot[k])*widthSec
-				if t < s.fromSec || t >= s.toSec {
-					continue
-				}
-				r := &s.row.rs[k]
-				r.Series, r.Start, r.Width = ss.series, time.Unix(t, 0).UTC(), l.width
-				if err := fn(r); err != nil {
-					return callbackError{err}
-				}
+			if err := s.emit(key, ss.series, rowSec, widthSec, l.width, fn); err != nil {
+				return err
 			}
 		}
 		if c.err != nil {
@@ -217,3 +208,21 @@ func (s *rowScan) consume(chunks <-chan *rowChunk, free chan<- *rowChunk, series
 type callbackError struct{ err error }
 
 func (e callbackError) Error() string { return e.err.Error() }
+
+// emit calls fn for each rollup of the decoded row s.row, stored under key, that starts inside
+// the scan's bounds: rows of rowSec seconds holding rollups of widthSec (width).
+func (s *rowScan) emit(key int64, series *gpucost.Series, rowSec, widthSec int64, width time.Duration, fn func(*gpucost.Rollup) error) error {
+	rowStart := (key & (1<<keyBits - 1)) * rowSec
+	for k := range s.row.n {
+		t := rowStart + int64(s.row.slot[k])*widthSec
+		if t < s.fromSec || t >= s.toSec {
+			continue
+		}
+		r := &s.row.rs[k]
+		r.Series, r.Start, r.Width = series, time.Unix(t, 0).UTC(), width
+		if err := fn(r); err != nil {
+			return callbackError{err}
+		}
+	}
+	return nil
+}

@@ -63,7 +63,7 @@ func NewIdle(opts Options) *Idle {
 	d := &Idle{opts: opts, period: opts.period(), minIdle: int((opts.minIdle() + time.Minute - 1) / time.Minute),
 		clock: newLocalClock(opts.Location)}
 	d.rep.MinIdle = gpucost.Duration(opts.minIdle())
-	d.run.emit = d.addPeriod
+	d.run.emit, d.run.min = d.addPeriod, d.minIdle
 	return d
 }
 

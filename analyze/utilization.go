@@ -118,7 +118,7 @@ func NewUtilization(opts Options) *Utilization {
 		first:   math.MaxInt64,
 		last:    math.MinInt64,
 	}
-	u.run.emit = u.idleRunEnded
+	u.run.emit, u.run.min = u.idleRunEnded, u.minIdle
 	return u
 }
 

@@ -11,6 +11,9 @@ import (
 // it could: the same sums in the same order, the day's maxima and histogram once (they do not
 // depend on order). It counts nothing and returns false for a day not wholly in the period,
 // whose hours the caller must Add instead; docs/architecture.md "Speed of the reports".
+//
+// The hours' sums go through locals in one pass, each sum still adding its hours in order; an
+// hour whose minutes are all idle or all busy costs the idle run a compare (idleRun.feed).
 func (u *Utilization) AddDay(d *gpucost.DayRollup) bool {
 	start := d.Day.UnixNano()
 	if start < u.period.from || start > u.period.to-int64(24*time.Hour) {
@@ -22,47 +25,56 @@ func (u *Utilization) AddDay(d *gpucost.DayRollup) bool {
 	if s := d.Series; s != u.cur.ptr || s.GPU.UUID != u.cur.uuid || s.GPU.Host != u.cur.host {
 		u.startSeries(s)
 	}
-	u.rollups += len(d.Hours)
+	hs := d.Hours
+	u.rollups += len(hs)
 	g := u.cur.group
-	g.addDay(d)
 	if dn := dayOf(d.Day.Unix()); u.cur.dayAcc == nil || dn != u.cur.day {
 		u.cur.day, u.cur.dayAcc = dn, g.day(dn)
 	}
-	acc, b, share := u.cur.dayAcc, u.cur.bucket, u.cur.share
+	acc, b := u.cur.dayAcc, u.cur.bucket
 	dayMinute := unixMinute(d.Day)
+	u.first = min(u.first, dayMinute+int64(60*hs[0].Hour))
+	u.last = max(u.last, dayMinute+int64(60*hs[len(hs)-1].Hour)+60)
+
+	accUtil, accSamples := acc.utilSum, acc.samples
+	utilSum, powerSum, smActive, smOcc := g.utilSum, g.powerSum, g.smActiveSum, g.smOccSum
+	var samples, powerSamples, profSamples, covered, idle int64
+	sliced := u.cur.sliced
 	const all = 1<<60 - 1
-	for i := range d.Hours {
-		h := &d.Hours[i]
-		acc.utilSum += h.UtilSum
-		acc.samples += int64(h.Samples)
-		covered := h.Coverage & all
-		idle := h.IdleMask & covered
-		if u.cur.sliced {
-			idle = 0
+	for i := range hs {
+		h := &hs[i]
+		accUtil += h.UtilSum
+		utilSum += h.UtilSum
+		powerSum += h.PowerSum
+		smActive += h.SMActiveSum
+		smOcc += h.SMOccupancySum
+		samples += int64(h.Samples)
+		powerSamples += int64(h.PowerSamples)
+		profSamples += int64(h.ProfSamples)
+		cov := h.Coverage & all
+		idleMask := h.IdleMask & cov
+		if sliced {
+			idleMask = 0
 		}
-		b.covered += int64(bits.OnesCount64(covered)) * share
-		b.idle += int64(bits.OnesCount64(idle)) * share
-		at := dayMinute + int64(60*h.Hour)
-		u.first = min(u.first, at)
-		u.last = max(u.last, at+60)
-		u.run.feed(at, idle, 60)
+		covered += int64(bits.OnesCount64(cov))
+		idle += int64(bits.OnesCount64(idleMask))
+		u.run.feed(dayMinute+int64(60*h.Hour), idleMask, 60)
 	}
+	acc.utilSum, acc.samples = accUtil, accSamples+samples
+	g.utilSum, g.powerSum, g.smActiveSum, g.smOccSum = utilSum, powerSum, smActive, smOcc
+	g.rollups += len(hs)
+	g.samples += samples
+	g.powerSamples += powerSamples
+	g.profSamples += profSamples
+	share := u.cur.share
+	b.covered += covered * share
+	b.idle += idle * share
+	g.addDayTotals(d)
 	return true
 }
 
-// addDay counts a day's samples as add counts each of its hours'.
-func (g *groupAcc) addDay(d *gpucost.DayRollup) {
-	g.rollups += len(d.Hours)
-	for i := range d.Hours {
-		h := &d.Hours[i]
-		g.samples += int64(h.Samples)
-		g.utilSum += h.UtilSum
-		g.powerSum += h.PowerSum
-		g.powerSamples += int64(h.PowerSamples)
-		g.profSamples += int64(h.ProfSamples)
-		g.smActiveSum += h.SMActiveSum
-		g.smOccSum += h.SMOccupancySum
-	}
+// addDayTotals counts a day's maxima and histogram, which do not depend on the order of its hours.
+func (g *groupAcc) addDayTotals(d *gpucost.DayRollup) {
 	g.utilMax = nanMax(g.utilMax, d.UtilMax)
 	g.memMax = nanMax(g.memMax, d.MemMaxMiB)
 	g.memP95 = nanMax(g.memP95, d.MemP95MiB)

@@ -205,52 +205,31 @@ func (db *DB) ScanHoursByDay(ctx context.Context, f gpucost.RollupFilter, wholeF
 		return fmt.Errorf("scan rollups in %s: %w", db.Path, err)
 	}
 	defer days.Close()
-	var d gpucost.DayRollup
-	for _, ss := range series {
-		err := s.scanHours(ctx, hours, ss, s.rowLo, min(lo, s.rowHi), hour)
-		if err == nil && lo < hi {
-			err = scanSeriesDays(ctx, days, ss, lo, hi, &d, day)
-		}
-		if err == nil && hi < s.rowHi {
-			err = s.scanHours(ctx, hours, ss, max(hi, s.rowLo), s.rowHi, hour)
-		}
-		if cb, ok := err.(callbackError); ok {
-			return cb.err
-		}
-		if err != nil {
-			return fmt.Errorf("scan rollups in %s: %w", db.Path, err)
-		}
-	}
-	return ctx.Err()
-}
 
-// scanHours calls fn for each hour rollup of ss in rows lo to hi (exclusive) that starts in
-// the scan's range.
-func (s *rowScan) scanHours(ctx context.Context, stmt *sql.Stmt, ss storedSeries, lo, hi int64, fn func(*gpucost.Rollup) error) error {
-	if lo >= hi {
-		return nil
+	// One goroutine reads the rows and decodes the days while this one decodes the hours and
+	// calls hour and day, as ScanRollups reads (rollups_read.go).
+	r := &dayScan{hours: hours, days: days, series: series, rowLo: s.rowLo, lo: lo, hi: hi, rowHi: s.rowHi}
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	chunks, free := make(chan *dayChunk, dayChunksAhead), make(chan *dayChunk, dayChunksAhead+1)
+	for range dayChunksAhead + 1 {
+		free <- &dayChunk{}
 	}
-	rows, err := stmt.QueryContext(ctx, hourRows.key(ss.id, lo), hourRows.key(ss.id, hi))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(chunks)
+		r.read(ctx, chunks, free)
+	}()
+	err = s.consumeDays(chunks, free, series, hour, day)
+	cancel()
+	<-done
+	if cb, ok := err.(callbackError); ok {
+		return cb.err
+	}
 	if err != nil {
-		return fmt.Errorf("read hour_rollups of %s: %w", ss.series.GPU.UUID, err)
+		return fmt.Errorf("scan rollups in %s: %w", db.Path, err)
 	}
-	defer rows.Close()
-	const rowSec, widthSec = 24 * 3600, 3600
-	for rows.Next() {
-		var key int64
-		var data sql.RawBytes
-		if err := rows.Scan(&key, &data); err != nil {
-			return fmt.Errorf("read hour_rollups of %s: %w", ss.series.GPU.UUID, err)
-		}
-		if err := decodeRow(data, &s.row); err != nil {
-			return fmt.Errorf("hour_rollups row %d of %s: %w", key, ss.series.GPU.UUID, err)
-		}
-		if err := s.emit(key, ss.series, rowSec, widthSec, time.Hour, fn); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read hour_rollups of %s: %w", ss.series.GPU.UUID, err)
-	}
-	return nil
+	return parent.Err() // the reader stops early, without an error, when ctx is done
 }

@@ -150,6 +150,28 @@ func writeDaysFleet(t *testing.T, path string) {
 			Labels: gpucost.Labels{gpucost.LabelGPUShare: gpucost.GPUShareSM, "namespace": "ns" + pod, "pod": "share-" + pod}}
 		add(s, first, last, 30)
 	}
+	// A GPU idle in stretches of 5 to 150 minutes that start and end anywhere in an hour: runs
+	// inside an hour both shorter and longer than the 30 minutes counted, and runs across hours
+	// and days (analyze's idle runs skip an hour's inner runs only where none is long enough).
+	batch := &gpucost.Series{GPU: gpucost.GPU{UUID: "GPU-batch", Host: "node0", Model: "NVIDIA A100-SXM4-80GB", Index: 8},
+		Labels: gpucost.Labels{"namespace": "ns1", "pod": "batch", "team": "t0"}}
+	n0 := len(rs)
+	add(batch, first, last, 12)
+	idle, left := false, 0
+	for i := n0; i < len(rs); i++ {
+		var m uint64
+		for b := range 60 {
+			if left == 0 {
+				idle, left = !idle, 5+rng.IntN(146)
+			}
+			if idle {
+				m |= 1 << b
+			}
+			left--
+		}
+		rs[i].IdleMask = m & rs[i].Coverage
+		rs[i].IdleMinutes = bits.OnesCount64(rs[i].IdleMask)
+	}
 	mig := &gpucost.Series{GPU: gpucost.GPU{UUID: "MIG-1", Host: "node0", Model: "NVIDIA A100-SXM4-80GB MIG 3g.40gb",
 		Parent: "GPU-00", Profile: "3g.40gb"}, Labels: gpucost.Labels{"namespace": "ns0", "pod": "mig"}}
 	add(mig, first, last, 55)

@@ -134,7 +134,9 @@ func appendDayFloat(b []byte, v float64) []byte {
 }
 
 // DecodeDay decodes data, as AppendDay wrote it, into d; it leaves d.Series and d.Day as they
-// are and reuses d.Hours' array.
+// are and reuses d.Hours' array. Each column is read into an array of its own and the hours
+// are filled from the arrays at once, where a field at a time through dayCounts and dayFloats
+// cost an indirect call per hour and column (docs/architecture.md "Speed of the reports").
 func DecodeDay(data []byte, d *gpucost.DayRollup) error {
 	r := dayReader{b: data}
 	if r.byte() != dayFormat {
@@ -145,53 +147,34 @@ func DecodeDay(data []byte, d *gpucost.DayRollup) error {
 		return ErrCorruptDay
 	}
 	n := bits.OnesCount64(hours)
+	var cov, idle, samples, power, prof [24]uint64
+	r.ints(cov[:n])
+	r.ints(idle[:n])
+	r.ints(samples[:n])
+	r.ints(power[:n])
+	r.ints(prof[:n])
+	var util, powerSum, smActive, smOcc, grEngine [24]float64
+	r.floats(util[:n])
+	r.floats(powerSum[:n])
+	r.floats(smActive[:n])
+	r.floats(smOcc[:n])
+	r.floats(grEngine[:n])
+	if r.bad {
+		return ErrCorruptDay
+	}
 	if cap(d.Hours) < n {
 		d.Hours = make([]gpucost.DayHour, n, 24)
 	}
 	d.Hours = d.Hours[:n]
-	for i := range n {
-		h := bits.TrailingZeros64(hours)
+	for i := range d.Hours {
+		if samples[i]|power[i]|prof[i] > math.MaxInt64 {
+			return ErrCorruptDay
+		}
+		d.Hours[i] = gpucost.DayHour{Hour: bits.TrailingZeros64(hours), Coverage: cov[i] ^ fullHour, IdleMask: idle[i],
+			Samples: int(samples[i]), PowerSamples: int(power[i]), ProfSamples: int(prof[i]),
+			UtilSum: util[i], PowerSum: powerSum[i], SMActiveSum: smActive[i], SMOccupancySum: smOcc[i],
+			GrEngineActiveSum: grEngine[i]}
 		hours &= hours - 1
-		d.Hours[i] = gpucost.DayHour{Hour: h}
-	}
-	hs := d.Hours
-	switch mode, v := r.column(); mode {
-	case colEach:
-		for i := range hs {
-			hs[i].Coverage = r.uvarint() ^ fullHour
-		}
-	default:
-		for i := range hs {
-			hs[i].Coverage = v ^ fullHour
-		}
-	}
-	switch mode, v := r.column(); mode {
-	case colEach:
-		for i := range hs {
-			hs[i].IdleMask = r.uvarint()
-		}
-	case colSame:
-		for i := range hs {
-			hs[i].IdleMask = v
-		}
-	}
-	for _, f := range dayCounts {
-		switch mode, v := r.column(); mode {
-		case colEach:
-			for i := range hs {
-				*f(&hs[i]) = r.int()
-			}
-		case colSame:
-			if v > math.MaxInt64 {
-				return ErrCorruptDay
-			}
-			for i := range hs {
-				*f(&hs[i]) = int(v)
-			}
-		}
-	}
-	if err := r.floats(hs); err != nil {
-		return err
 	}
 	d.UtilMax, d.MemMaxMiB, d.MemP95MiB = r.float(), r.float(), r.float()
 	d.MemTotalMiB, d.PowerMax, d.TempMaxC = r.float(), r.float(), r.float()
@@ -204,25 +187,42 @@ func DecodeDay(data []byte, d *gpucost.DayRollup) error {
 	return nil
 }
 
-// floats reads the hours' float columns (dayFloats) into hs.
-func (r *dayReader) floats(hs []gpucost.DayHour) error {
-	for _, f := range dayFloats {
-		switch r.byte() {
-		case colZero:
-		case colSame:
-			v := r.float()
-			for i := range hs {
-				*f(&hs[i]) = v
-			}
-		case colEach:
-			for i := range hs {
-				*f(&hs[i]) = r.float()
-			}
-		default:
-			return ErrCorruptDay
+// ints reads an int column into vs, one value an hour.
+func (r *dayReader) ints(vs []uint64) {
+	switch r.byte() {
+	case colZero:
+		clear(vs)
+	case colSame:
+		v := r.uvarint()
+		for i := range vs {
+			vs[i] = v
 		}
+	case colEach:
+		for i := range vs {
+			vs[i] = r.uvarint()
+		}
+	default:
+		r.bad = true
 	}
-	return nil
+}
+
+// floats reads a float column into vs, one value an hour.
+func (r *dayReader) floats(vs []float64) {
+	switch r.byte() {
+	case colZero:
+		clear(vs)
+	case colSame:
+		v := r.float()
+		for i := range vs {
+			vs[i] = v
+		}
+	case colEach:
+		for i := range vs {
+			vs[i] = r.float()
+		}
+	default:
+		r.bad = true
+	}
 }
 
 // hist reads the day's utilisation histogram: its non-zero bins, each as the gap from the last
@@ -244,18 +244,6 @@ func (r *dayReader) hist(h *[gpucost.HistBins]uint64) error {
 	return nil
 }
 
-// column reads an int column's mode and, for colSame, its value; for colEach the values follow.
-func (r *dayReader) column() (mode byte, v uint64) {
-	switch mode = r.byte(); mode {
-	case colZero, colEach:
-	case colSame:
-		v = r.uvarint()
-	default:
-		r.bad = true
-	}
-	return mode, v
-}
-
 // dayReader reads the encoding of a day; bad is set once it reads past the end or a value
 // out of range.
 type dayReader struct {
@@ -273,10 +261,22 @@ func (r *dayReader) byte() byte {
 	return r.b[r.i-1]
 }
 
+// uvarint reads a uvarint: those of up to 8 bytes (values below 2^56, the day's sums and counts)
+// from one 8-byte load, the rest as encoding/binary does.
 func (r *dayReader) uvarint() uint64 {
-	if r.i < len(r.b) && r.b[r.i] < 0x80 {
-		r.i++
-		return uint64(r.b[r.i-1])
+	if r.i+8 <= len(r.b) {
+		u := binary.LittleEndian.Uint64(r.b[r.i:])
+		if u&0x80 == 0 {
+			r.i++
+			return u & 0x7f
+		}
+		if ends := ^u & 0x8080808080808080; ends != 0 {
+			n := bits.TrailingZeros64(ends)/8 + 1 // the bytes of the uvarint
+			r.i += n
+			u &= 1<<(8*uint(n)) - 1 // all of u when n is 8: a shift by 64 gives 0
+			return u&0x7f | u>>1&(0x7f<<7) | u>>2&(0x7f<<14) | u>>3&(0x7f<<21) |
+				u>>4&(0x7f<<28) | u>>5&(0x7f<<35) | u>>6&(0x7f<<42) | u>>7&(0x7f<<49)
+		}
 	}
 	v, n := binary.Uvarint(r.b[min(r.i, len(r.b)):])
 	if n <= 0 {

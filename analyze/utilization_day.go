@@ -12,8 +12,9 @@ import (
 // depend on order). It counts nothing and returns false for a day not wholly in the period,
 // whose hours the caller must Add instead; docs/architecture.md "Speed of the reports".
 //
-// The hours' sums go through locals in one pass, each sum still adding its hours in order; an
-// hour whose minutes are all idle or all busy costs the idle run a compare (idleRun.feed).
+// The hours' sums go through locals in one pass, each sum still adding its hours in order. An
+// hour whose minutes are all idle within an idle run, or all busy after a busy minute, moves
+// the idle run on in place; the others go through idleRun.feed.
 func (u *Utilization) AddDay(d *gpucost.DayRollup) bool {
 	start := d.Day.UnixNano()
 	if start < u.period.from || start > u.period.to-int64(24*time.Hour) {
@@ -58,7 +59,16 @@ func (u *Utilization) AddDay(d *gpucost.DayRollup) bool {
 		}
 		covered += int64(bits.OnesCount64(cov))
 		idle += int64(bits.OnesCount64(idleMask))
-		u.run.feed(dayMinute+int64(60*h.Hour), idleMask, 60)
+		at := dayMinute + int64(60*h.Hour)
+		switch r := &u.run; {
+		case at == r.next && idleMask == all && r.minutes > 0: // an idle hour in an idle run
+			r.minutes += 60
+			r.next += 60
+		case at == r.next && idleMask == 0 && r.minutes == 0: // a busy hour after a busy minute
+			r.next += 60
+		default:
+			r.feed(at, idleMask, 60)
+		}
 	}
 	acc.utilSum, acc.samples = accUtil, accSamples+samples
 	g.utilSum, g.powerSum, g.smActiveSum, g.smOccSum = utilSum, powerSum, smActive, smOcc

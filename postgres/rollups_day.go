@@ -14,6 +14,7 @@ import (
 // migrationFills are the steps in Go that a migration takes after its SQL, in its transaction.
 var migrationFills = map[int]func(context.Context, pgx.Tx) error{
 	31: fillDays,
+	32: fillDays, // made again in internal/storeutil/day.go's format 3
 }
 
 // daySec is a day in seconds: a day_rollups row's day is its hours' start ÷ daySec.
@@ -117,7 +118,8 @@ func putDays(ctx context.Context, tx pgx.Tx, d dayRows) error {
 }
 
 // fillDays writes the day rows of every stored hour: what migration 31 adds to a store that held
-// hours before it. It reads a series at a time, so its memory is bounded by the longest series.
+// hours before it, and migration 32 writes again in a new encoding. It reads a series at a
+// time, so its memory is bounded by the longest series.
 func fillDays(ctx context.Context, tx pgx.Tx) error {
 	ids, err := seriesIDs(ctx, tx)
 	if err != nil {

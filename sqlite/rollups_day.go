@@ -14,6 +14,7 @@ import (
 // migrationFills are the steps in Go that a migration takes after its SQL, in its transaction.
 var migrationFills = map[int]func(context.Context, *sql.Tx) error{
 	31: fillDays,
+	32: fillDays, // made again in internal/storeutil/day.go's format 3
 }
 
 // dayTable is the day_rollups table: a series' day of hour rollups as one gpucost.DayRollup,
@@ -46,7 +47,7 @@ func (b *dayBuf) encode(slots []gpucost.Rollup, present uint64) ([]byte, error) 
 }
 
 // fillDays writes the day row of every stored hour row: what migration 31 adds to a store that
-// held hours before it.
+// held hours before it, and migration 32 writes again in a new encoding.
 func fillDays(ctx context.Context, tx *sql.Tx) error {
 	rows, err := tx.QueryContext(ctx, `SELECT key, data FROM hour_rollups ORDER BY key`)
 	if err != nil {

@@ -41,3 +41,32 @@ func TestDaysFilledByMigration(t *testing.T) {
 		t.Errorf("day_rollups rows = %d, %v; want 15", rows, err)
 	}
 }
+
+// TestDaysRewrittenByMigration32 opens a store whose day rows are in an older encoding (here
+// bytes of no encoding at all), as before migration 32, and checks that opening it again makes
+// every row again from the hours.
+func TestDaysRewrittenByMigration32(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gpucost.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.WriteRollups(ctx, storetest.RollupsOf(storetest.FleetSamples(5, 50*time.Hour, 30*time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().Exec(`UPDATE day_rollups SET data = x'0201'; DELETE FROM schema_migrations WHERE version = 32`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open of a store with day rows of format 2 = %v", err)
+	}
+	defer db.Close()
+	if n := storetest.CheckDays(t, db, gpucost.RollupFilter{}); n != 15 {
+		t.Errorf("compared %d rewritten days, want 15 (5 GPUs × 3 days)", n)
+	}
+}

@@ -19,20 +19,26 @@ import (
 //	  IdleMask, Samples, PowerSamples, ProfSamples
 //	float columns likewise: UtilSum, PowerSum, SMActiveSum, SMOccupancySum, GrEngineActiveSum
 //	float UtilMax, MemMaxMiB, MemP95MiB, MemTotalMiB, PowerMax, TempMaxC
-//	uvarint bins that are not zero; each: uvarint bin − the previous bin's, uvarint count
+//	uvarint bins that are not zero, byte w; each bin: a byte, bin − the previous bin's, and its
+//	  count in w bytes, little-endian
 //
 // A column starts with its mode: colZero (every value 0, no more bytes), colSame (one value for
-// all hours) or colEach (a value an hour): most of a day's hours cover every minute with as
-// many samples, so most columns take a byte or a few. A float is uvarint 2v for a whole v below
-// 2^52 (sums of whole percents, most often), else uvarint 1 and its 8 bytes, little-endian, so
-// that every value comes back bit for bit.
-const dayFormat = 2
+// all hours, a uvarint or a float), colEach+w−1 (a value an hour in w bytes, little-endian,
+// w = 1…8: the fewest bytes that hold the largest) or, for a float column whose values are
+// not all whole, colBits (each value's 8 bytes, little-endian). A float column of whole values
+// below 2^52, sums of whole percents most often, is an int column of those values. A float
+// alone is uvarint 2v for a whole v below 2^52, else uvarint 1 and its 8 bytes, little-endian,
+// so that every value comes back bit for bit. Values of fixed width decode without a branch
+// per byte, where format 2's uvarint columns cost about 800 ns a day (docs/architecture.md
+// "Speed of the reports").
+const dayFormat = 3
 
 // The modes of a column.
 const (
 	colZero = iota
 	colSame
-	colEach
+	colEach // colEach+w−1 for values of w bytes, up to colEach+7
+	colBits = colEach + 8
 )
 
 // fullHour is the coverage of an hour all of whose minutes held samples.
@@ -71,62 +77,112 @@ func AppendDay(b []byte, d *gpucost.DayRollup) []byte {
 		for i := range n {
 			vs[i] = get(i)
 		}
-		b = appendColumn(b, vs[:n], func(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) })
+		b = appendInts(b, vs[:n])
 	}
 	col(func(i int) uint64 { return d.Hours[i].Coverage ^ fullHour })
 	col(func(i int) uint64 { return d.Hours[i].IdleMask })
 	for _, f := range dayCounts {
 		col(func(i int) uint64 { return uint64(*f(&d.Hours[i])) })
 	}
+	var fs [24]float64
 	for _, f := range dayFloats {
 		for i := range n {
-			vs[i] = math.Float64bits(*f(&d.Hours[i]))
+			fs[i] = *f(&d.Hours[i])
 		}
-		b = appendColumn(b, vs[:n], func(b []byte, v uint64) []byte { return appendDayFloat(b, math.Float64frombits(v)) })
+		b = appendFloats(b, fs[:n])
 	}
 	for _, v := range [...]float64{d.UtilMax, d.MemMaxMiB, d.MemP95MiB, d.MemTotalMiB, d.PowerMax, d.TempMaxC} {
 		b = appendDayFloat(b, v)
 	}
-	bins := 0
+	bins, most := 0, uint64(0)
 	for _, c := range d.UtilHist {
 		if c != 0 {
 			bins++
+			most = max(most, c)
 		}
 	}
+	w := width(most)
 	b = binary.AppendUvarint(b, uint64(bins))
+	b = append(b, byte(w))
 	prev := 0
 	for i, c := range d.UtilHist {
 		if c != 0 {
-			b = binary.AppendUvarint(b, uint64(i-prev))
-			b = binary.AppendUvarint(b, c)
+			b = append(b, byte(i-prev))
+			b = appendFixed(b, c, w)
 			prev = i
 		}
 	}
 	return b
 }
 
-// appendColumn appends the column vs (values as bits), each value written by put.
-func appendColumn(b []byte, vs []uint64, put func([]byte, uint64) []byte) []byte {
-	same, zero := true, true
+// appendInts appends the int column vs.
+func appendInts(b []byte, vs []uint64) []byte {
+	same, most := true, uint64(0)
 	for _, v := range vs {
 		same = same && v == vs[0]
-		zero = zero && v == 0
+		most = max(most, v)
 	}
 	switch {
-	case zero:
+	case most == 0:
 		return append(b, colZero)
 	case same:
-		return put(append(b, colSame), vs[0])
+		return binary.AppendUvarint(append(b, colSame), vs[0])
 	}
-	b = append(b, colEach)
+	w := width(most)
+	b = append(b, byte(colEach+w-1))
 	for _, v := range vs {
-		b = put(b, v)
+		b = appendFixed(b, v, w)
+	}
+	return b
+}
+
+// appendFloats appends the float column vs: as an int column where every value is whole.
+func appendFloats(b []byte, vs []float64) []byte {
+	same, whole := true, true
+	for _, v := range vs {
+		same = same && math.Float64bits(v) == math.Float64bits(vs[0])
+		whole = whole && isWhole(v)
+	}
+	switch {
+	case same && (len(vs) == 0 || math.Float64bits(vs[0]) == 0):
+		return append(b, colZero)
+	case same:
+		return appendDayFloat(append(b, colSame), vs[0])
+	case whole: // not all the same: the int column is colEach
+		var is [24]uint64
+		for i, v := range vs {
+			is[i] = uint64(v)
+		}
+		return appendInts(b, is[:len(vs)])
+	}
+	b = append(b, colBits)
+	for _, v := range vs {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	}
+	return b
+}
+
+// isWhole reports whether v is a whole number from 0 to 2^52, not −0: a float an int keeps.
+func isWhole(v float64) bool {
+	return v >= 0 && v < 1<<52 && v == math.Trunc(v) && !math.Signbit(v)
+}
+
+// width returns the bytes that hold v, at least 1.
+func width(v uint64) int {
+	return max(1, (bits.Len64(v)+7)/8)
+}
+
+// appendFixed appends v's w low bytes, little-endian.
+func appendFixed(b []byte, v uint64, w int) []byte {
+	for range w {
+		b = append(b, byte(v))
+		v >>= 8
 	}
 	return b
 }
 
 func appendDayFloat(b []byte, v float64) []byte {
-	if v >= 0 && v < 1<<52 && v == math.Trunc(v) && !math.Signbit(v) {
+	if isWhole(v) {
 		return binary.AppendUvarint(b, uint64(v)<<1)
 	}
 	b = binary.AppendUvarint(b, 1)
@@ -189,18 +245,16 @@ func DecodeDay(data []byte, d *gpucost.DayRollup) error {
 
 // ints reads an int column into vs, one value an hour.
 func (r *dayReader) ints(vs []uint64) {
-	switch r.byte() {
-	case colZero:
+	switch mode := r.byte(); {
+	case mode == colZero:
 		clear(vs)
-	case colSame:
+	case mode == colSame:
 		v := r.uvarint()
 		for i := range vs {
 			vs[i] = v
 		}
-	case colEach:
-		for i := range vs {
-			vs[i] = r.uvarint()
-		}
+	case mode >= colEach && mode < colBits:
+		r.fixed(vs, int(mode-colEach)+1)
 	default:
 		r.bad = true
 	}
@@ -208,38 +262,71 @@ func (r *dayReader) ints(vs []uint64) {
 
 // floats reads a float column into vs, one value an hour.
 func (r *dayReader) floats(vs []float64) {
-	switch r.byte() {
-	case colZero:
+	switch mode := r.byte(); {
+	case mode == colZero:
 		clear(vs)
-	case colSame:
+	case mode == colSame:
 		v := r.float()
 		for i := range vs {
 			vs[i] = v
 		}
-	case colEach:
+	case mode >= colEach && mode < colBits:
+		var is [24]uint64
+		r.fixed(is[:len(vs)], int(mode-colEach)+1)
 		for i := range vs {
-			vs[i] = r.float()
+			vs[i] = float64(is[i])
+		}
+	case mode == colBits:
+		var is [24]uint64
+		r.fixed(is[:len(vs)], 8)
+		for i := range vs {
+			vs[i] = math.Float64frombits(is[i])
 		}
 	default:
 		r.bad = true
 	}
 }
 
+// fixed reads len(vs) values of w bytes each, little-endian: each from one 8-byte load where
+// 8 bytes are left.
+func (r *dayReader) fixed(vs []uint64, w int) {
+	if len(r.b)-r.i < len(vs)*w {
+		r.bad = true
+		return
+	}
+	mask := uint64(1)<<(8*uint(w)) - 1 // all bits when w is 8: a shift by 64 gives 0
+	for k := range vs {
+		if r.i+8 <= len(r.b) {
+			vs[k] = binary.LittleEndian.Uint64(r.b[r.i:]) & mask
+		} else {
+			var v uint64
+			for j := w - 1; j >= 0; j-- {
+				v = v<<8 | uint64(r.b[r.i+j])
+			}
+			vs[k] = v
+		}
+		r.i += w
+	}
+}
+
 // hist reads the day's utilisation histogram: its non-zero bins, each as the gap from the last
-// and its count.
+// and its count of w bytes.
 func (r *dayReader) hist(h *[gpucost.HistBins]uint64) error {
 	*h = [gpucost.HistBins]uint64{}
 	bins := r.uvarint()
-	if bins > gpucost.HistBins {
+	w := int(r.byte())
+	if bins > gpucost.HistBins || w < 1 || w > 8 || r.bad {
 		return ErrCorruptDay
 	}
-	bin := uint64(0)
+	bin := 0
+	var c [1]uint64
 	for range bins {
-		bin += r.uvarint()
-		if bin >= gpucost.HistBins {
+		bin += int(r.byte())
+		r.fixed(c[:], w)
+		if bin >= gpucost.HistBins || r.bad {
 			return ErrCorruptDay
 		}
-		h[bin] = r.uvarint()
+		h[bin] = c[0]
 	}
 	return nil
 }
@@ -285,14 +372,6 @@ func (r *dayReader) uvarint() uint64 {
 	}
 	r.i += n
 	return v
-}
-
-func (r *dayReader) int() int {
-	v := r.uvarint()
-	if v > math.MaxInt64 {
-		r.bad = true
-	}
-	return int(v)
 }
 
 func (r *dayReader) float() float64 {

@@ -3,6 +3,7 @@ package storeutil
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -90,4 +91,121 @@ func FuzzDecodeDay(f *testing.F) {
 			t.Skip("a value has more than one encoding") // uvarints with padding bytes decode too
 		}
 	})
+}
+
+// TestDayColumns round-trips days whose columns take every mode — zero, one value, whole values
+// of each width from 1 to 8 bytes, values not whole, −0, NaN and infinities — and checks every
+// field bit for bit.
+func TestDayColumns(t *testing.T) {
+	s := &gpucost.Series{GPU: gpucost.GPU{Host: "h", UUID: "GPU-1"}}
+	day := time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC)
+	negZero := math.Copysign(0, -1)
+	cases := map[string]func(h int) gpucost.Rollup{
+		"same": func(h int) gpucost.Rollup {
+			return gpucost.Rollup{Samples: 360, PowerSamples: 360, Coverage: 1<<60 - 1, IdleMask: 1<<60 - 1,
+				UtilSum: 360, PowerSum: 12.5, SMActiveSum: negZero, SMOccupancySum: math.Inf(1), GrEngineActiveSum: math.NaN()}
+		},
+		"each": func(h int) gpucost.Rollup {
+			return gpucost.Rollup{Samples: 1 << (2 * h), PowerSamples: h, ProfSamples: 1 << (h + 39), Coverage: uint64(h) << 50,
+				IdleMask: 1<<uint(h) | 1<<63, UtilSum: float64(uint64(1) << (2 * h)), PowerSum: float64(h) + 0.25,
+				SMActiveSum: float64(h * 7), SMOccupancySum: float64(h%3) - 1, GrEngineActiveSum: float64(uint64(1)<<51) + float64(h)}
+		},
+		"whole but one": func(h int) gpucost.Rollup {
+			v := float64(h * 1000)
+			if h == 23 {
+				v = negZero
+			}
+			return gpucost.Rollup{Samples: 6 * h, Coverage: 1<<60 - 1, UtilSum: v, PowerSum: float64(1 << 52), SMActiveSum: float64(h % 2)}
+		},
+	}
+	for name, hour := range cases {
+		for _, hours := range [][]int{{0}, {7, 8}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}} {
+			var rs []gpucost.Rollup
+			for _, h := range hours {
+				r := hour(h)
+				r.Series, r.Start, r.Width = s, day.Add(time.Duration(h)*time.Hour), time.Hour
+				hist := make([]uint32, gpucost.HistBins)
+				hist[h], hist[100-h] = uint32(1+h*1000), 3
+				r.UtilHist, r.UtilMax, r.TempMaxC = hist, float64(h), math.NaN()
+				rs = append(rs, r)
+			}
+			want, err := gpucost.NewDayRollup(rs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := AppendDay(nil, &want)
+			var got gpucost.DayRollup
+			if err := DecodeDay(b, &got); err != nil {
+				t.Fatalf("%s, hours %v: DecodeDay(AppendDay(d)) = %v", name, hours, err)
+			}
+			if len(got.Hours) != len(want.Hours) {
+				t.Fatalf("%s, hours %v: decoded %d hours, want %d", name, hours, len(got.Hours), len(want.Hours))
+			}
+			for i := range want.Hours {
+				g, w := got.Hours[i], want.Hours[i]
+				for _, f := range []func(h *gpucost.DayHour) float64{
+					func(h *gpucost.DayHour) float64 { return h.UtilSum }, func(h *gpucost.DayHour) float64 { return h.PowerSum },
+					func(h *gpucost.DayHour) float64 { return h.SMActiveSum }, func(h *gpucost.DayHour) float64 { return h.SMOccupancySum },
+					func(h *gpucost.DayHour) float64 { return h.GrEngineActiveSum },
+				} {
+					if math.Float64bits(f(&g)) != math.Float64bits(f(&w)) {
+						t.Errorf("%s, hours %v: hour %d decoded %+v, want %+v", name, hours, w.Hour, g, w)
+					}
+				}
+				g.UtilSum, g.PowerSum, g.SMActiveSum, g.SMOccupancySum, g.GrEngineActiveSum = 0, 0, 0, 0, 0
+				w.UtilSum, w.PowerSum, w.SMActiveSum, w.SMOccupancySum, w.GrEngineActiveSum = 0, 0, 0, 0, 0
+				if g != w {
+					t.Errorf("%s, hours %v: hour %d decoded %+v, want %+v", name, hours, w.Hour, g, w)
+				}
+			}
+			if got.UtilHist != want.UtilHist || math.Float64bits(got.UtilMax) != math.Float64bits(want.UtilMax) ||
+				!math.IsNaN(got.TempMaxC) {
+				t.Errorf("%s, hours %v: decoded histogram and maxima differ", name, hours)
+			}
+			if again := AppendDay(nil, &got); !bytes.Equal(again, b) {
+				t.Errorf("%s, hours %v: AppendDay(DecodeDay(b)) = %x, want %x", name, hours, again, b)
+			}
+			for n := range len(b) {
+				if err := DecodeDay(b[:n], &got); err != ErrCorruptDay {
+					t.Errorf("%s, hours %v: DecodeDay(first %d of %d bytes) = %v, want ErrCorruptDay", name, hours, n, len(b), err)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkDecodeDay decodes days like those of a serving GPU in sqlitetest.HourFleet: 24 whole
+// hours, some minutes idle, sums of whole percents, fractional power sums, 26 histogram bins.
+//
+//	go test ./internal/storeutil -run XXX -bench DecodeDay
+func BenchmarkDecodeDay(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	s := &gpucost.Series{GPU: gpucost.GPU{Host: "h", UUID: "GPU-1"}}
+	day := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	var rows [][]byte
+	for range 64 {
+		var hours []gpucost.Rollup
+		for h := range 24 {
+			hist := make([]uint32, gpucost.HistBins)
+			for range 26 {
+				hist[10+rng.IntN(26)] += uint32(1 + rng.IntN(30))
+			}
+			hours = append(hours, gpucost.Rollup{Series: s, Start: day.Add(time.Duration(h) * time.Hour), Width: time.Hour,
+				Samples: 360, PowerSamples: 360, Coverage: 1<<60 - 1, IdleMask: rng.Uint64() & rng.Uint64() & (1<<60 - 1),
+				UtilSum: float64(5000 + rng.IntN(4000)), PowerSum: float64(60000+rng.IntN(9000000)) / 100 * 1.0001,
+				UtilHist: hist, UtilMax: 35, MemMaxMiB: 2048, MemTotalMiB: 81920, PowerMax: 390.5, TempMaxC: 77})
+		}
+		d, err := gpucost.NewDayRollup(hours)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows = append(rows, AppendDay(nil, &d))
+	}
+	var d gpucost.DayRollup
+	for i := 0; b.Loop(); i++ {
+		if err := DecodeDay(rows[i%len(rows)], &d); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(rows[0])), "bytes/day")
 }

@@ -226,10 +226,13 @@ func DecodeDay(data []byte, d *gpucost.DayRollup) error {
 		if samples[i]|power[i]|prof[i] > math.MaxInt64 {
 			return ErrCorruptDay
 		}
-		d.Hours[i] = gpucost.DayHour{Hour: bits.TrailingZeros64(hours), Coverage: cov[i] ^ fullHour, IdleMask: idle[i],
-			Samples: int(samples[i]), PowerSamples: int(power[i]), ProfSamples: int(prof[i]),
-			UtilSum: util[i], PowerSum: powerSum[i], SMActiveSum: smActive[i], SMOccupancySum: smOcc[i],
-			GrEngineActiveSum: grEngine[i]}
+		// Field by field: a DayHour literal is made on the stack and copied 16 bytes at a time,
+		// each copy waiting for the two 8-byte stores it reads (about 250 ns a day).
+		h := &d.Hours[i]
+		h.Hour, h.Coverage, h.IdleMask = bits.TrailingZeros64(hours), cov[i]^fullHour, idle[i]
+		h.Samples, h.PowerSamples, h.ProfSamples = int(samples[i]), int(power[i]), int(prof[i])
+		h.UtilSum, h.PowerSum, h.SMActiveSum = util[i], powerSum[i], smActive[i]
+		h.SMOccupancySum, h.GrEngineActiveSum = smOcc[i], grEngine[i]
 		hours &= hours - 1
 	}
 	d.UtilMax, d.MemMaxMiB, d.MemP95MiB = r.float(), r.float(), r.float()
@@ -315,18 +318,27 @@ func (r *dayReader) hist(h *[gpucost.HistBins]uint64) error {
 	*h = [gpucost.HistBins]uint64{}
 	bins := r.uvarint()
 	w := int(r.byte())
-	if bins > gpucost.HistBins || w < 1 || w > 8 || r.bad {
+	if bins > gpucost.HistBins || w < 1 || w > 8 || r.bad || uint64(len(r.b)-r.i) < bins*uint64(1+w) {
 		return ErrCorruptDay
 	}
-	bin := 0
-	var c [1]uint64
-	for range bins {
-		bin += int(r.byte())
-		r.fixed(c[:], w)
-		if bin >= gpucost.HistBins || r.bad {
+	mask := uint64(1)<<(8*uint(w)) - 1
+	b, bin := r.b[r.i:r.i+int(bins)*(1+w)], 0
+	r.i += len(b)
+	for len(b) > 0 {
+		bin += int(b[0])
+		if bin >= gpucost.HistBins {
 			return ErrCorruptDay
 		}
-		h[bin] = c[0]
+		if len(b) >= 9 {
+			h[bin] = binary.LittleEndian.Uint64(b[1:]) & mask
+		} else {
+			var v uint64
+			for j := w; j >= 1; j-- {
+				v = v<<8 | uint64(b[j])
+			}
+			h[bin] = v
+		}
+		b = b[1+w:]
 	}
 	return nil
 }

@@ -209,21 +209,21 @@ func (db *DB) ScanHoursByDay(ctx context.Context, f gpucost.RollupFilter, wholeF
 
 	// One goroutine reads the rows and decodes the days while this one decodes the hours and
 	// calls hour and day, as ScanRollups reads (rollups_read.go).
-	r := &dayScan{hours: hours, days: days, series: series, rowLo: s.rowLo, lo: lo, hi: hi, rowHi: s.rowHi}
+	r := &dayScan{hours: hours, days: days, series: series, rowLo: s.rowLo, lo: lo, hi: hi, rowHi: s.rowHi,
+		chunks: make(chan *dayChunk, dayChunksAhead), free: make(chan *dayChunk, dayChunksAhead+1)}
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	chunks, free := make(chan *dayChunk, dayChunksAhead), make(chan *dayChunk, dayChunksAhead+1)
 	for range dayChunksAhead + 1 {
-		free <- &dayChunk{}
+		r.free <- &dayChunk{}
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		defer close(chunks)
-		r.read(ctx, chunks, free)
+		defer close(r.chunks)
+		r.read(ctx)
 	}()
-	err = s.consumeDays(chunks, free, series, hour, day)
+	err = s.consumeDays(r.chunks, r.free, series, hour, day)
 	cancel()
 	<-done
 	if cb, ok := err.(callbackError); ok {

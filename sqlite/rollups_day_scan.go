@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -53,56 +54,134 @@ type dayScan struct {
 	rowLo       int64 // the first hour row to read
 	lo, hi      int64 // the whole days, read as day rows
 	rowHi       int64 // the hour row after the last to read
+
+	c            *dayChunk // being filled
+	chunks, free chan *dayChunk
 }
 
 // read fills chunks from free until every series is read or ctx is done; a failure goes out in
-// a chunk's err.
-func (r *dayScan) read(ctx context.Context, chunks, free chan *dayChunk) {
-	var c *dayChunk
-	take := func() bool {
-		select {
-		case c = <-free:
-			c.reset()
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
-	send := func() bool {
-		select {
-		case chunks <- c:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
-	if !take() {
+// a chunk's err. Series whose ids follow each other and all of whose rollups lie in the whole
+// days are read with one query (wholeRun).
+func (r *dayScan) read(ctx context.Context) {
+	if !r.take(ctx) {
 		return
 	}
-	for i, ss := range r.series {
-		err := r.readRows(ctx, r.hours, "hour_rollups", i, ss, r.rowLo, min(r.lo, r.rowHi), false, c)
-		if err == nil && r.lo < r.hi {
-			err = r.readRows(ctx, r.days, dayTable, i, ss, r.lo, r.hi, true, c)
-		}
-		if err == nil && r.hi < r.rowHi {
-			err = r.readRows(ctx, r.hours, "hour_rollups", i, ss, max(r.hi, r.rowLo), r.rowHi, false, c)
-		}
-		if err != nil {
-			c.err = err
-			send()
-			return
-		}
-		if len(c.items) >= dayChunkRows {
-			if !send() || !take() {
-				return
+	for i := 0; i < len(r.series); {
+		var err error
+		j := r.wholeRun(i)
+		if j > i+1 {
+			err = r.readRun(ctx, i, j)
+		} else {
+			ss := r.series[i]
+			err = r.readRows(ctx, r.hours, "hour_rollups", i, ss, r.rowLo, min(r.lo, r.rowHi), false)
+			if err == nil && r.lo < r.hi {
+				err = r.readRows(ctx, r.days, dayTable, i, ss, r.lo, r.hi, true)
+			}
+			if err == nil && r.hi < r.rowHi {
+				err = r.readRows(ctx, r.hours, "hour_rollups", i, ss, max(r.hi, r.rowLo), r.rowHi, false)
 			}
 		}
+		if err == errStopped {
+			return
+		}
+		if err != nil {
+			r.c.err = err
+			r.send(ctx)
+			return
+		}
+		i = j
 	}
-	send()
+	r.send(ctx)
 }
 
-// readRows appends series i's rows lo to hi (exclusive) of table, read by stmt, to c.
-func (r *dayScan) readRows(ctx context.Context, stmt *sql.Stmt, table string, i int, ss storedSeries, lo, hi int64, day bool, c *dayChunk) error {
+// errStopped ends a read whose ctx is done.
+var errStopped = errors.New("scan stopped")
+
+// take makes an empty chunk from free the one being filled; false once ctx is done.
+func (r *dayScan) take(ctx context.Context) bool {
+	select {
+	case r.c = <-r.free:
+		r.c.reset()
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// send hands the chunk being filled over; false once ctx is done.
+func (r *dayScan) send(ctx context.Context) bool {
+	select {
+	case r.chunks <- r.c:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// handOver sends the chunk being filled and takes an empty one once it holds dayChunkRows rows.
+func (r *dayScan) handOver(ctx context.Context) error {
+	if len(r.c.items) < dayChunkRows {
+		return nil
+	}
+	if !r.send(ctx) || !r.take(ctx) {
+		return errStopped
+	}
+	return nil
+}
+
+// wholeRun returns the end of the run of series from i on that one query reads: ids one after
+// the other (their day rows' keys are then one range, in the series' order), every stored
+// rollup of each (series.first_seen to last_seen) in the whole days, so that the range holds
+// no day row of another day and no hour row is left to read.
+func (r *dayScan) wholeRun(i int) int {
+	whole := func(ss storedSeries) bool {
+		return r.lo < r.hi && ss.first >= r.lo*daySec && ss.last <= r.hi*daySec
+	}
+	if !whole(r.series[i]) {
+		return i + 1
+	}
+	j := i + 1
+	for j < len(r.series) && r.series[j].id == r.series[j-1].id+1 && whole(r.series[j]) {
+		j++
+	}
+	return j
+}
+
+// daySec is a day in seconds.
+const daySec = 24 * 3600
+
+// readRun appends the day rows of series i to j (exclusive), a run of wholeRun, to the chunks.
+func (r *dayScan) readRun(ctx context.Context, i, j int) error {
+	first := r.series[i].id
+	rows, err := r.days.QueryContext(ctx, hourRows.key(first, r.lo), hourRows.key(r.series[j-1].id, r.hi))
+	if err != nil {
+		return fmt.Errorf("read %s of %s to %s: %w", dayTable, r.series[i].series.GPU.UUID, r.series[j-1].series.GPU.UUID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key int64
+		var data sql.RawBytes
+		if err := rows.Scan(&key, &data); err != nil {
+			return fmt.Errorf("read %s of %s to %s: %w", dayTable, r.series[i].series.GPU.UUID, r.series[j-1].series.GPU.UUID, err)
+		}
+		k := i + int(key>>keyBits-first)
+		if day := key & (1<<keyBits - 1); k >= j || day < r.lo || day >= r.hi {
+			return fmt.Errorf("%s row %d lies outside the days of series %s to %s: the series table's first_seen and last_seen do not cover it",
+				dayTable, key, r.series[i].series.GPU.UUID, r.series[j-1].series.GPU.UUID)
+		}
+		r.c.add(k, key, true, data)
+		if err := r.handOver(ctx); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read %s of %s to %s: %w", dayTable, r.series[i].series.GPU.UUID, r.series[j-1].series.GPU.UUID, err)
+	}
+	return nil
+}
+
+// readRows appends series i's rows lo to hi (exclusive) of table, read by stmt, to the chunks.
+func (r *dayScan) readRows(ctx context.Context, stmt *sql.Stmt, table string, i int, ss storedSeries, lo, hi int64, day bool) error {
 	if lo >= hi {
 		return nil
 	}
@@ -117,7 +196,10 @@ func (r *dayScan) readRows(ctx context.Context, stmt *sql.Stmt, table string, i 
 		if err := rows.Scan(&key, &data); err != nil {
 			return fmt.Errorf("read %s of %s: %w", table, ss.series.GPU.UUID, err)
 		}
-		c.add(i, key, day, data)
+		r.c.add(i, key, day, data)
+		if err := r.handOver(ctx); err != nil {
+			return err
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read %s of %s: %w", table, ss.series.GPU.UUID, err)

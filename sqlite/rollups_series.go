@@ -124,14 +124,15 @@ func (st *seriesStmts) upsert(ctx context.Context, s *seriesSpan) (int64, error)
 
 // storedSeries is a series as stored, with its id.
 type storedSeries struct {
-	id     int64
-	series *gpucost.Series
+	id          int64
+	series      *gpucost.Series
+	first, last int64 // Unix seconds: every stored rollup of the series lies in [first, last)
 }
 
 // matchSeries returns the stored series that match f's hosts, GPUs, models and labels, in
 // order of host, UUID and labels.
 func (db *DB) matchSeries(ctx context.Context, f gpucost.RollupFilter) ([]storedSeries, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, host, uuid, model, parent, profile, gpu_index, labels
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, host, uuid, model, parent, profile, gpu_index, labels, first_seen, last_seen
 		FROM series ORDER BY host, uuid, labels`)
 	if err != nil {
 		return nil, err
@@ -140,16 +141,16 @@ func (db *DB) matchSeries(ctx context.Context, f gpucost.RollupFilter) ([]stored
 	var out []storedSeries
 	for rows.Next() {
 		var (
-			id     int64
-			g      gpucost.GPU
-			labels string
+			id, first, last int64
+			g               gpucost.GPU
+			labels          string
 		)
-		if err := rows.Scan(&id, &g.Host, &g.UUID, &g.Model, &g.Parent, &g.Profile, &g.Index, &labels); err != nil {
+		if err := rows.Scan(&id, &g.Host, &g.UUID, &g.Model, &g.Parent, &g.Profile, &g.Index, &labels, &first, &last); err != nil {
 			return nil, err
 		}
 		s := &gpucost.Series{GPU: g, Labels: gpucost.ParseLabels(labels)}
 		if matches(s, f) {
-			out = append(out, storedSeries{id, s})
+			out = append(out, storedSeries{id, s, first, last})
 		}
 	}
 	return out, rows.Err()

@@ -22,6 +22,7 @@ func RunDays(t *testing.T, open Open) {
 		{"MatchMergedHours", testDaysMatchMergedHours},
 		{"WholeDaysOfFilter", testDaysOfFilter},
 		{"HoursByDay", testHoursByDay},
+		{"HoursByDayRuns", testHoursByDayRuns},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open) })
 	}
@@ -190,6 +191,61 @@ func testHoursByDay(t *testing.T, open Open) {
 		{"whole range narrower", gpucost.RollupFilter{From: RollT0, To: midnight.Add(72 * time.Hour)},
 			midnight.Add(24 * time.Hour), midnight.Add(48 * time.Hour), 4, 4 * (2 + 48)},
 		{"one GPU", gpucost.RollupFilter{GPUs: []string{"GPU-0001"}}, time.Time{}, time.Time{}, 5, 0},
+	} {
+		want, wd, wh := byDay(t, db, tc.f, tc.from, tc.to)
+		var got []string
+		gd, gh := 0, 0
+		err := db.(gpucost.DayStore).ScanHoursByDay(context.Background(), tc.f, tc.from, tc.to,
+			func(r *gpucost.Rollup) error {
+				gh++
+				got = append(got, hourString(r))
+				return nil
+			}, func(d *gpucost.DayRollup) error {
+				gd++
+				got = append(got, dayString(d))
+				return nil
+			})
+		if err != nil {
+			t.Fatalf("%s: ScanHoursByDay = %v", tc.name, err)
+		}
+		if gd != tc.days || wd != tc.days || gh != tc.hrs || wh != tc.hrs {
+			t.Errorf("%s: ScanHoursByDay gave %d days and %d hours (want %d and %d; the hours make %d and %d)",
+				tc.name, gd, gh, tc.days, tc.hrs, wd, wh)
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: ScanHoursByDay gave\n%s\nwant\n%s", tc.name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// testHoursByDayRuns checks ScanHoursByDay where some series lie wholly in the whole days and
+// their neighbours do not (a store may read such a run of series at once): host0's three GPUs
+// and GPU-0003 hold only the two whole days from midnight, the others an hour more each side.
+func testHoursByDayRuns(t *testing.T, open Open) {
+	db := dayStore(t, open)
+	midnight := RollT0.Add(2 * time.Hour)
+	var samples []gpucost.Sample
+	for _, s := range FleetSamples(6, 75*time.Hour, 2*time.Minute) {
+		whole := s.GPU.Host == "host0" || s.GPU.UUID == "GPU-0003"
+		if !whole && (s.Time.Before(midnight.Add(-time.Hour)) || !s.Time.Before(midnight.Add(49*time.Hour))) ||
+			whole && (s.Time.Before(midnight) || !s.Time.Before(midnight.Add(48*time.Hour))) {
+			continue
+		}
+		samples = append(samples, s)
+	}
+	if _, err := db.WriteRollups(context.Background(), RollupsOf(samples)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		f         gpucost.RollupFilter
+		from, to  time.Time
+		days, hrs int
+	}{
+		{"open", gpucost.RollupFilter{}, time.Time{}, time.Time{}, 16, 0},
+		{"the two days", gpucost.RollupFilter{From: midnight, To: midnight.Add(48 * time.Hour)}, time.Time{}, time.Time{}, 12, 0},
+		{"a day", gpucost.RollupFilter{}, midnight.Add(24 * time.Hour), midnight.Add(48 * time.Hour), 6, 4*24 + 2*26},
+		{"host0", gpucost.RollupFilter{Hosts: []string{"host0"}}, time.Time{}, time.Time{}, 6, 0},
 	} {
 		want, wd, wh := byDay(t, db, tc.f, tc.from, tc.to)
 		var got []string

@@ -239,10 +239,7 @@ func (h *hamilton) split(total int64, weights []int64, out []int64) []int64 {
 		left -= q
 	}
 	// Σ⌊mag·w/sum⌋ > mag − len(weights), so fewer units are left than there are parts.
-	slices.SortStableFunc(h.order, func(i, j int) int { return cmp.Compare(h.rems[j], h.rems[i]) })
-	for _, i := range h.order[:left] {
-		h.parts[i]++
-	}
+	h.giveLeft(left)
 	for i, p := range h.parts {
 		out[i] = int64(p)
 		if total < 0 {
@@ -250,6 +247,33 @@ func (h *hamilton) split(total int64, weights []int64, out []int64) []int64 {
 		}
 	}
 	return out
+}
+
+// giveLeft adds one to each of the left parts with the largest remainders, the earlier first
+// where remainders tie. Up to 64 parts (a bill line's GPUs, most often 8) it picks them one by
+// one, where a stable sort of the parts cost a fleet snapshot more than the rest of the split.
+func (h *hamilton) giveLeft(left uint64) {
+	if left == 0 {
+		return
+	}
+	if len(h.rems) > 64 {
+		slices.SortStableFunc(h.order, func(i, j int) int { return cmp.Compare(h.rems[j], h.rems[i]) })
+		for _, i := range h.order[:left] {
+			h.parts[i]++
+		}
+		return
+	}
+	var given uint64 // bit i: part i has its unit
+	for range left {
+		best := -1
+		for i, r := range h.rems {
+			if given&(1<<uint(i)) == 0 && (best < 0 || r > h.rems[best]) {
+				best = i
+			}
+		}
+		given |= 1 << uint(best)
+		h.parts[best]++
+	}
 }
 
 // Apportion divides total in proportion to weights, which must be non-negative, by largest

@@ -166,6 +166,9 @@ func (c *Cursor) Load() error {
 		present := c.N
 		if c.Defs != nil {
 			present = bytes.Count(c.Defs, []byte{c.MaxDef})
+			if present == c.N {
+				c.Defs = nil // no slot is null: the readers' loops take their path without levels
+			}
 		}
 		if err := c.setValues(p, present); err != nil {
 			return err

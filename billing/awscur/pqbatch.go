@@ -326,9 +326,9 @@ func (pr *pqRow) assemble(r int) error {
 	rd, b := pr.rd, pr.b
 	rec := &rd.rec
 	rec.line = int(pr.row)
-	rec.str = b.str[r]                    // a string column the file lacks is never set: ""
-	rec.times = b.times[r]                // a time column the file lacks is never set: zero
-	rec.amt, rec.has = b.amt[r], b.has[r] // an absent column's amount is never set: 0, not had
+	rec.str = &b.str[r]                     // a string column the file lacks is never set: ""
+	rec.times = &b.times[r]                 // a time column the file lacks is never set: zero
+	rec.amt, rec.has = &b.amt[r], &b.has[r] // an absent column's amount is never set: 0, not had
 	if pr.flat[qUsageAmount] != nil {
 		rec.usage = b.usage[r]
 	}

@@ -366,6 +366,9 @@ func decodeBytes(dst, src []byte, bitWidth uint) ([]byte, error) {
 			length := int(count)
 			dst = resize(dst, offset+length)
 			if out := dst[offset:]; length <= 32 {
+				for w := uint64(word) * 0x0101010101010101; len(out) >= 8; out = out[8:] {
+					binary.LittleEndian.PutUint64(out, w)
+				}
 				for k := range out {
 					out[k] = word
 				}

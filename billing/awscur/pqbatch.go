@@ -119,14 +119,14 @@ func (pr *pqRow) fillFlat(f field, l *pqLeaf, n int) (int, error) {
 		}
 		i := f - aUnblended
 		for r := range n {
-			b.amt[r][i], b.has[r][i] = 0, b.ok[r]
-			if b.ok[r] {
-				v, err := floatNanos(b.f64[r])
-				if err != nil {
+			v, ok := int64(0), b.ok[r]
+			if ok {
+				var err error
+				if v, err = pr.nanos(b.f64[r]); err != nil {
 					return r, pr.bad(l, r, parquet.DoubleValue(b.f64[r]), kAmount, err)
 				}
-				b.amt[r][i] = v
 			}
+			b.amt[r][i], b.has[r][i] = v, ok
 		}
 		return n, nil
 	case k == kQuantity && l.conv == cvDouble:
@@ -145,10 +145,11 @@ func (pr *pqRow) fillFlat(f field, l *pqLeaf, n int) (int, error) {
 		}
 		slot := f - tBillStart
 		for r := range n {
-			b.times[r][slot] = zeroTime
+			t := zeroTime
 			if b.ok[r] {
-				b.times[r][slot] = pr.unixTime(slot, b.i64[r], l.unit)
+				t = pr.unixTime(slot, b.i64[r], l.unit)
 			}
+			b.times[r][slot] = t
 		}
 		return n, nil
 	}
@@ -162,6 +163,31 @@ func (pr *pqRow) fillFlat(f field, l *pqLeaf, n int) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// nanos converts a DOUBLE amount (floatNanos), remembering the amounts that take its slow path:
+// the same prices and rates recur down a bill.
+func (pr *pqRow) nanos(f float64) (int64, error) {
+	if n, ok := fastNanos(f); ok {
+		return n, nil
+	}
+	bits := math.Float64bits(f)
+	e := &pr.slowNanos[(bits^bits>>29)%uint64(len(pr.slowNanos))]
+	if e.ok && e.bits == bits {
+		return e.n, nil
+	}
+	n, err := slowFloatNanos(f)
+	if err == nil {
+		*e = slowNanos{bits, n, true}
+	}
+	return n, err
+}
+
+// slowNanos is a slot of pqRow's cache of amounts floatNanos converts the slow way.
+type slowNanos struct {
+	bits uint64
+	n    int64
+	ok   bool
 }
 
 // unixTime converts a timestamp in units since the epoch, reusing the last result.

@@ -1,6 +1,7 @@
 package awscur
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -69,5 +70,27 @@ func TestMapHeader(t *testing.T) {
 	}
 	if pair := uint64(1<<31-1)<<32 | (1<<31 - 1); pair&wordMixed != 0 {
 		t.Errorf("the largest pair word %x has the marker bit", pair)
+	}
+}
+
+// A batch's DOUBLE amounts convert as floatNanos converts them, the slow ones remembered by their
+// bits: amounts that share a slot of the cache, repeated, each keep their own value.
+func TestPQRowNanos(t *testing.T) {
+	var pr pqRow
+	amounts := []float64{0.6533333333, 3.204, 1.2345e-6, -98.32, 0.0000012345 * 997, 123456789.123456789, 1e-10, 2.5e-10, 7}
+	for i := range 200 {
+		amounts = append(amounts, float64(i)*0.0000012345)
+	}
+	for range 3 {
+		for _, f := range amounts {
+			want, werr := floatNanos(f)
+			got, err := pr.nanos(f)
+			if got != want || (err == nil) != (werr == nil) {
+				t.Fatalf("pqRow.nanos(%v) = %d, %v; want %d, %v", f, got, err, want, werr)
+			}
+		}
+	}
+	if _, err := pr.nanos(math.NaN()); err == nil {
+		t.Error("pqRow.nanos(NaN) succeeded")
 	}
 }

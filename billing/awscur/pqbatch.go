@@ -28,8 +28,6 @@ type pqBatch struct {
 	usage [batchRows]float64
 	amt   [batchRows][numAmounts]int64 // by row, so that a row's amounts are copied at once
 	has   [batchRows][numAmounts]bool
-	i64   [batchRows]int64
-	f64   [batchRows]float64
 	ok    [batchRows]bool
 }
 
@@ -114,21 +112,7 @@ func (pr *pqRow) fillFlat(f field, l *pqLeaf, n int) (int, error) {
 		}
 		return n, nil
 	case k == kAmount && l.conv == cvDouble:
-		if err := c.doubles(b.f64[:n], b.ok[:n]); err != nil {
-			return -1, pr.damaged(l, err)
-		}
-		i := f - aUnblended
-		for r := range n {
-			v, ok := int64(0), b.ok[r]
-			if ok {
-				var err error
-				if v, err = pr.nanos(b.f64[r]); err != nil {
-					return r, pr.bad(l, r, parquet.DoubleValue(b.f64[r]), kAmount, err)
-				}
-			}
-			b.amt[r][i], b.has[r][i] = v, ok
-		}
-		return n, nil
+		return pr.amounts(l, f-aUnblended, n)
 	case k == kQuantity && l.conv == cvDouble:
 		if err := c.doubles(b.usage[:n], b.ok[:n]); err != nil {
 			return -1, pr.damaged(l, err)
@@ -140,16 +124,8 @@ func (pr *pqRow) fillFlat(f field, l *pqLeaf, n int) (int, error) {
 		}
 		return n, nil
 	case k == kTime && l.conv == cvTimeInt:
-		if err := c.int64s(b.i64[:n], b.ok[:n]); err != nil {
+		if err := pr.unixTimes(l, f-tBillStart, n); err != nil {
 			return -1, pr.damaged(l, err)
-		}
-		slot := f - tBillStart
-		for r := range n {
-			t := zeroTime
-			if b.ok[r] {
-				t = pr.unixTime(slot, b.i64[r], l.unit)
-			}
-			b.times[r][slot] = t
 		}
 		return n, nil
 	}
@@ -163,6 +139,50 @@ func (pr *pqRow) fillFlat(f field, l *pqLeaf, n int) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// amounts fills amount i of the batch's n rows from a DOUBLE column, converting each value as the
+// page gives it. A bad value returns its row and an error; damaged pages return row -1.
+func (pr *pqRow) amounts(l *pqLeaf, i field, n int) (int, error) {
+	b, c := pr.b, &l.cur
+	for r := 0; r < n; {
+		m, err := c.Run(n - r)
+		if err != nil {
+			return -1, pr.damaged(l, err)
+		}
+		for end := r + m; r < end; r++ {
+			k, ok := c.Take()
+			v := int64(0)
+			if ok {
+				f := c.Float(k)
+				if v, err = pr.nanos(f); err != nil {
+					return r, pr.bad(l, r, parquet.DoubleValue(f), kAmount, err)
+				}
+			}
+			b.amt[r][i], b.has[r][i] = v, ok
+		}
+	}
+	return n, nil
+}
+
+// unixTimes fills time slot of the batch's n rows from an INT64 TIMESTAMP column, converting each
+// value as the page gives it.
+func (pr *pqRow) unixTimes(l *pqLeaf, slot field, n int) error {
+	b, c := pr.b, &l.cur
+	for r := 0; r < n; {
+		m, err := c.Run(n - r)
+		if err != nil {
+			return err
+		}
+		for end := r + m; r < end; r++ {
+			t := zeroTime
+			if k, ok := c.Take(); ok {
+				t = pr.unixTime(slot, c.Int(k), l.unit)
+			}
+			b.times[r][slot] = t
+		}
+	}
+	return nil
 }
 
 // nanos converts a DOUBLE amount (floatNanos), remembering the amounts that take its slow path:

@@ -28,7 +28,9 @@ const (
 )
 
 // mapBatch holds the entries of a map column for the rows of a batch: row r's are the handles
-// keys[start[r]:start[r+1]] and vals[start[r]:start[r+1]].
+// keys[start[r]:start[r+1]] and vals[start[r]:start[r+1]]. The handles of a batch that one
+// dictionary page holds whole are that page's indexes, not a copy (side.take): the page stays
+// loaded until the next batch is read.
 type mapBatch struct {
 	start      []int32
 	keys, vals []int32
@@ -39,6 +41,7 @@ type mapBatch struct {
 // side is one leaf of a map column as the batch read it: its dictionary, the entries interned so
 // far, and the values of plain pages.
 type side struct {
+	own   []int32 // the handles of batches that are not a page's indexes
 	dict  parquet.Dictionary
 	gen   uint64   // the cursor's Gen of dict
 	tab   []string // interned entries of dict, "" until first used
@@ -77,7 +80,7 @@ func (pr *pqRow) fillMaps(n int) error {
 // the repetition level is 0, and the batch stops before row n+1 starts.
 func (pr *pqRow) fillMap(m *pqMap, n int) error {
 	b := &m.b
-	b.start, b.keys, b.vals = b.start[:0], b.keys[:0], b.vals[:0]
+	b.start, b.keys, b.vals = b.start[:0], b.key.own[:0], b.val.own[:0]
 	b.key.reset()
 	b.val.reset()
 	k, v := &m.key.cur, &m.value.cur
@@ -102,10 +105,11 @@ func (pr *pqRow) fillMap(m *pqMap, n int) error {
 		if !bytes.Equal(kr[:take], vr[:take]) {
 			return pr.damaged(m.value, errPage)
 		}
-		if b.keys, err = b.key.take(k, b.keys, take); err != nil {
+		whole := take < span // the batch ends within these pages: no page is loaded before the next
+		if b.keys, err = b.key.take(k, b.keys, take, whole); err != nil {
 			return pr.damaged(m.key, err)
 		}
-		if b.vals, err = b.val.take(v, b.vals, take); err != nil {
+		if b.vals, err = b.val.take(v, b.vals, take, whole); err != nil {
 			return pr.damaged(m.value, err)
 		}
 		if take < span {
@@ -163,12 +167,21 @@ func zeroBytes(w uint64) uint64 {
 	return ^((w&low7 + low7) | w | low7)
 }
 
+// keep remembers dst, a batch's own handles, for the capacity it has grown.
+func (s *side) keep(dst []int32) []int32 {
+	s.own = dst
+	return dst
+}
+
 func (s *side) reset() {
 	s.plain, s.off = s.plain[:0], s.off[:0]
 }
 
-// take appends the handles of the next n slots of c, which its page must have (Run).
-func (s *side) take(c *cursor, dst []int32, n int) ([]int32, error) {
+// take appends the handles of the next n slots of c, which its page must have (Run). With whole,
+// the batch's handles end with these, so that when they are its first and a dictionary page's
+// indexes without nulls, they are the page's indexes themselves, capped so that no append can
+// write to the page.
+func (s *side) take(c *cursor, dst []int32, n int, whole bool) ([]int32, error) {
 	if c.Idx != nil {
 		if c.Gen != s.gen || s.dict == nil {
 			if s.dict != nil && len(dst) > 0 {
@@ -178,7 +191,11 @@ func (s *side) take(c *cursor, dst []int32, n int) ([]int32, error) {
 			s.tab, s.role = append(s.tab[:0], make([]string, s.dict.Len())...), s.role[:0]
 		}
 		if c.Defs == nil || bytes.Count(c.Defs[c.I:c.I+n], []byte{c.MaxDef}) == n {
-			dst = append(dst, c.Idx[c.J:c.J+n]...)
+			if whole && len(dst) == 0 {
+				dst = c.Idx[c.J : c.J+n : c.J+n]
+			} else {
+				dst = s.keep(append(dst, c.Idx[c.J:c.J+n]...))
+			}
 			c.I, c.J = c.I+n, c.J+n
 			return dst, nil
 		}
@@ -197,7 +214,7 @@ func (s *side) take(c *cursor, dst []int32, n int) ([]int32, error) {
 			s.off = append(s.off, int32(len(s.plain)))
 		}
 	}
-	return dst, nil
+	return s.keep(dst), nil
 }
 
 // bytes returns the value of a handle other than hNull.

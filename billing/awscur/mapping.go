@@ -10,8 +10,7 @@ import (
 
 // rec is one CUR row, parsed: the values the mapping onto a CostLine reads. Absent columns leave
 // strings empty and amounts not had. The strings, times and amounts are where the reader keeps
-// them (a CSV row's cached dimensions and its own arrays, a Parquet batch's row), so that a row
-// costs no copy of them.
+// them (a CSV row's arrays, a Parquet batch's row), so that a Parquet row costs no copy of them.
 type rec struct {
 	str   *[numStrings]string
 	times *[numTimes]time.Time

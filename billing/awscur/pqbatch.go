@@ -20,13 +20,13 @@ import (
 const batchRows = 256
 
 // pqBatch holds one batch of rows as the columns fill it: strings, times and amounts by row, so
-// that a row takes its own at once, the rest by column. Map entries are kept by their maps
-// (mapBatch).
+// that the row being finished (rec) points at its own, the rest by column. Map entries are kept
+// by their maps (mapBatch).
 type pqBatch struct {
-	str   [batchRows][numStrings]string // by row, so that a row's strings are copied at once
+	str   [batchRows][numStrings]string
 	times [batchRows][numTimes]time.Time
 	usage [batchRows]float64
-	amt   [batchRows][numAmounts]int64 // by row, so that a row's amounts are copied at once
+	amt   [batchRows][numAmounts]int64
 	has   [batchRows][numAmounts]bool
 	ok    [batchRows]bool
 }

@@ -57,6 +57,8 @@ row "import 1 M distinct rows: rows/s (2 cores)" "" "$(metric "$fleet" 'ImportFl
 row "FOCUS Parquet read (the reader alone), rows/s, one core" ">= 3 M" "$(metric "$pq" ReadParquet rows/s)" "m >= 3e6"
 row "CUR 2.0 Parquet read, lean export, rows per CPU-second" ">= 3 M" "$(metric "$cur" 'ReadParquet/lean' rows/cpu-s)" "m >= 3e6"
 row "CUR 2.0 Parquet read, every column, rows per CPU-second" ">= 3 M" "$(metric "$cur" 'ReadParquet/full' rows/cpu-s)" "m >= 3e6"
+row "CUR 2.0 Parquet read, lean export, CPU ns a row" "<= 333 ns" "$(metric "$cur" 'ReadParquet/lean' cpu-ns/row)" "m <= 333.3"
+row "CUR 2.0 Parquet read, every column, CPU ns a row" "<= 333 ns" "$(metric "$cur" 'ReadParquet/full' cpu-ns/row)" "m <= 333.3"
 
 # report BENCH BENCHTIME runs one report benchmark of cmd/gpucost in a process of its own, so
 # that its MiB-peak-RSS is its own.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"time"
 	"unsafe"
 
 	"github.com/gpucost/gpucost/billing/internal/csvscan"
@@ -122,10 +123,15 @@ type csvRow struct {
 	last    *dims
 	lastKey []byte
 	dims    intern.Generations[*dims]
+	str     [numStrings]string // the row's strings, times, amounts and whether it has them (rec)
+	times   [numTimes]time.Time
+	amt     [numAmounts]int64
+	has     [numAmounts]bool
 }
 
 func newCSVRow(rd *reader, sc *csvscan.Scanner) *csvRow {
 	c := &csvRow{rd: rd, sc: sc, dims: newDimsCache()}
+	rd.rec.str, rd.rec.times, rd.rec.amt, rd.rec.has = &c.str, &c.times, &c.amt, &c.has
 	p := rd.plan
 	for f := field(0); f < numFields; f++ {
 		if k := f.kind(); (k == kString || k == kMap) && p.index[f] >= 0 {
@@ -213,7 +219,7 @@ func (c *csvRow) dimensions() error {
 	c.key = key
 	r := &c.rd.rec
 	if c.last != nil && string(key) == string(c.lastKey) {
-		r.str, r.tags = c.last.str, c.last.tags
+		c.str, r.tags = c.last.str, c.last.tags // a copy: the mapping then reads one row's strings, not a cache entry's
 		return nil
 	}
 	d, ok := c.dims.Get(key)
@@ -225,7 +231,7 @@ func (c *csvRow) dimensions() error {
 		c.dims.Put(key, d)
 	}
 	c.last, c.lastKey = d, append(c.lastKey[:0], key...)
-	r.str, r.tags = d.str, d.tags
+	c.str, r.tags = d.str, d.tags
 	return nil
 }
 

@@ -25,15 +25,28 @@ func parseNanos(b []byte) (n int64, ok bool, err error) {
 // with one multiplication: there the product's error (< 0.25 nano) cannot change the nearest
 // integer. Others are written out as their shortest decimal and parsed.
 func floatNanos(f float64) (int64, error) {
+	if n, ok := fastNanos(f); ok {
+		return n, nil
+	}
+	return slowFloatNanos(f)
+}
+
+// fastNanos is floatNanos by one multiplication, where that is exact; ok is false elsewhere.
+func fastNanos(f float64) (n int64, ok bool) {
+	if math.Abs(f) < 1e6 { // false for NaN and the infinities
+		x := f * 1e9
+		r := math.RoundToEven(x) // one instruction; the same as Round within a quarter
+		if math.Abs(x-r) < 0.25 {
+			return int64(r), true
+		}
+	}
+	return 0, false
+}
+
+// slowFloatNanos is floatNanos through the shortest decimal.
+func slowFloatNanos(f float64) (int64, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, gpucost.Errorf(gpucost.EInvalid, "%v is not an amount of money", f)
-	}
-	if math.Abs(f) < 1e6 {
-		x := f * 1e9
-		r := math.Round(x)
-		if math.Abs(x-r) < 0.25 {
-			return int64(r), nil
-		}
 	}
 	var buf [40]byte
 	return gpucost.ParseNanos(strconv.AppendFloat(buf[:0], f, 'f', -1, 64))

@@ -9,13 +9,14 @@ import (
 )
 
 // rec is one CUR row, parsed: the values the mapping onto a CostLine reads. Absent columns leave
-// strings empty and amounts not had.
+// strings empty and amounts not had. The strings, times and amounts are where the reader keeps
+// them (a CSV row's arrays, a Parquet batch's row), so that a Parquet row costs no copy of them.
 type rec struct {
-	str   [numStrings]string
-	times [numTimes]time.Time
+	str   *[numStrings]string
+	times *[numTimes]time.Time
 	usage float64
-	amt   [numAmounts]int64
-	has   [numAmounts]bool
+	amt   *[numAmounts]int64
+	has   *[numAmounts]bool
 	tags  gpucost.Labels
 	extra map[string]string
 	line  int

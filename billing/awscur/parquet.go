@@ -150,22 +150,23 @@ type pqMap struct {
 // pqRow reads the rows of one file, a batch at a time: each column fills its slice of the
 // batch in a tight loop, then the rows are put together and finished one by one.
 type pqRow struct {
-	rd       *reader
-	flat     [mProduct]*pqLeaf // string, time, quantity and amount fields
-	fields   []field           // the flat fields the file has
-	maps     []*pqMap
-	product  *pqMap
-	tagMaps  []*pqMap   // resource_tags, tags, cost_category: the order their keys win in
-	tagCols  []*pqLeaf  // flattened tag and cost category columns
-	tagKeys  []string   // their tag keys
-	tagVals  [][]string // their values in the batch
-	tags     tagSets
-	row      int64 // rows read before the current batch
-	b        *pqBatch
-	lastTime [numTimes]int64
-	lastVal  [numTimes]time.Time
-	lastText [numTimes][]byte
-	scratch  []byte
+	rd        *reader
+	flat      [mProduct]*pqLeaf // string, time, quantity and amount fields
+	fields    []field           // the flat fields the file has
+	maps      []*pqMap
+	product   *pqMap
+	tagMaps   []*pqMap   // resource_tags, tags, cost_category: the order their keys win in
+	tagCols   []*pqLeaf  // flattened tag and cost category columns
+	tagKeys   []string   // their tag keys
+	tagVals   [][]string // their values in the batch
+	tags      tagSets
+	row       int64 // rows read before the current batch
+	b         *pqBatch
+	lastTime  [numTimes]int64
+	lastVal   [numTimes]time.Time
+	lastText  [numTimes][]byte
+	scratch   []byte
+	slowNanos [64]slowNanos // amounts converted the slow way, by their bits (nanos)
 }
 
 func newPQRow(rd *reader, top []*parquet.Column) (*pqRow, error) {

@@ -20,16 +20,14 @@ import (
 const batchRows = 256
 
 // pqBatch holds one batch of rows as the columns fill it: strings, times and amounts by row, so
-// that a row takes its own at once, the rest by column. Map entries are kept by their maps
-// (mapBatch).
+// that the row being finished (rec) points at its own, the rest by column. Map entries are kept
+// by their maps (mapBatch).
 type pqBatch struct {
-	str   [batchRows][numStrings]string // by row, so that a row's strings are copied at once
+	str   [batchRows][numStrings]string
 	times [batchRows][numTimes]time.Time
 	usage [batchRows]float64
-	amt   [batchRows][numAmounts]int64 // by row, so that a row's amounts are copied at once
+	amt   [batchRows][numAmounts]int64
 	has   [batchRows][numAmounts]bool
-	i64   [batchRows]int64
-	f64   [batchRows]float64
 	ok    [batchRows]bool
 }
 
@@ -114,21 +112,7 @@ func (pr *pqRow) fillFlat(f field, l *pqLeaf, n int) (int, error) {
 		}
 		return n, nil
 	case k == kAmount && l.conv == cvDouble:
-		if err := c.doubles(b.f64[:n], b.ok[:n]); err != nil {
-			return -1, pr.damaged(l, err)
-		}
-		i := f - aUnblended
-		for r := range n {
-			b.amt[r][i], b.has[r][i] = 0, b.ok[r]
-			if b.ok[r] {
-				v, err := floatNanos(b.f64[r])
-				if err != nil {
-					return r, pr.bad(l, r, parquet.DoubleValue(b.f64[r]), kAmount, err)
-				}
-				b.amt[r][i] = v
-			}
-		}
-		return n, nil
+		return pr.amounts(l, f-aUnblended, n)
 	case k == kQuantity && l.conv == cvDouble:
 		if err := c.doubles(b.usage[:n], b.ok[:n]); err != nil {
 			return -1, pr.damaged(l, err)
@@ -140,15 +124,8 @@ func (pr *pqRow) fillFlat(f field, l *pqLeaf, n int) (int, error) {
 		}
 		return n, nil
 	case k == kTime && l.conv == cvTimeInt:
-		if err := c.int64s(b.i64[:n], b.ok[:n]); err != nil {
+		if err := pr.unixTimes(l, f-tBillStart, n); err != nil {
 			return -1, pr.damaged(l, err)
-		}
-		slot := f - tBillStart
-		for r := range n {
-			b.times[r][slot] = zeroTime
-			if b.ok[r] {
-				b.times[r][slot] = pr.unixTime(slot, b.i64[r], l.unit)
-			}
 		}
 		return n, nil
 	}
@@ -162,6 +139,75 @@ func (pr *pqRow) fillFlat(f field, l *pqLeaf, n int) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// amounts fills amount i of the batch's n rows from a DOUBLE column, converting each value as the
+// page gives it. A bad value returns its row and an error; damaged pages return row -1.
+func (pr *pqRow) amounts(l *pqLeaf, i field, n int) (int, error) {
+	b, c := pr.b, &l.cur
+	for r := 0; r < n; {
+		m, err := c.Run(n - r)
+		if err != nil {
+			return -1, pr.damaged(l, err)
+		}
+		for end := r + m; r < end; r++ {
+			k, ok := c.Take()
+			v := int64(0)
+			if ok {
+				f := c.Float(k)
+				if v, err = pr.nanos(f); err != nil {
+					return r, pr.bad(l, r, parquet.DoubleValue(f), kAmount, err)
+				}
+			}
+			b.amt[r][i], b.has[r][i] = v, ok
+		}
+	}
+	return n, nil
+}
+
+// unixTimes fills time slot of the batch's n rows from an INT64 TIMESTAMP column, converting each
+// value as the page gives it.
+func (pr *pqRow) unixTimes(l *pqLeaf, slot field, n int) error {
+	b, c := pr.b, &l.cur
+	for r := 0; r < n; {
+		m, err := c.Run(n - r)
+		if err != nil {
+			return err
+		}
+		for end := r + m; r < end; r++ {
+			t := zeroTime
+			if k, ok := c.Take(); ok {
+				t = pr.unixTime(slot, c.Int(k), l.unit)
+			}
+			b.times[r][slot] = t
+		}
+	}
+	return nil
+}
+
+// nanos converts a DOUBLE amount (floatNanos), remembering the amounts that take its slow path:
+// the same prices and rates recur down a bill.
+func (pr *pqRow) nanos(f float64) (int64, error) {
+	if n, ok := fastNanos(f); ok {
+		return n, nil
+	}
+	bits := math.Float64bits(f)
+	e := &pr.slowNanos[(bits^bits>>29)%uint64(len(pr.slowNanos))]
+	if e.ok && e.bits == bits {
+		return e.n, nil
+	}
+	n, err := slowFloatNanos(f)
+	if err == nil {
+		*e = slowNanos{bits, n, true}
+	}
+	return n, err
+}
+
+// slowNanos is a slot of pqRow's cache of amounts floatNanos converts the slow way.
+type slowNanos struct {
+	bits uint64
+	n    int64
+	ok   bool
 }
 
 // unixTime converts a timestamp in units since the epoch, reusing the last result.
@@ -326,9 +372,9 @@ func (pr *pqRow) assemble(r int) error {
 	rd, b := pr.rd, pr.b
 	rec := &rd.rec
 	rec.line = int(pr.row)
-	rec.str = b.str[r]                    // a string column the file lacks is never set: ""
-	rec.times = b.times[r]                // a time column the file lacks is never set: zero
-	rec.amt, rec.has = b.amt[r], b.has[r] // an absent column's amount is never set: 0, not had
+	rec.str = &b.str[r]                     // a string column the file lacks is never set: ""
+	rec.times = &b.times[r]                 // a time column the file lacks is never set: zero
+	rec.amt, rec.has = &b.amt[r], &b.has[r] // an absent column's amount is never set: 0, not had
 	if pr.flat[qUsageAmount] != nil {
 		rec.usage = b.usage[r]
 	}

@@ -176,11 +176,6 @@ func (c *cursor) doubles(dst []float64, has []bool) error {
 	return fill(c, dst, has, encoding.Double, func() []float64 { return c.F64 }, c.Float)
 }
 
-// int64s fills dst with the next INT64 (or INT32) values and has with whether each is present.
-func (c *cursor) int64s(dst []int64, has []bool) error {
-	return fill(c, dst, has, encoding.Int64, func() []int64 { return c.I64 }, c.Int)
-}
-
 // fill reads the next len(dst) values of c, a page's run at a time, and marks in has which are
 // present. Pages of kind hold their values in the array vals returns (the page's or its
 // dictionary's), copied in bulk; at converts value k of a page of another kind.

@@ -2,8 +2,10 @@ package awscur
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
+	"math/bits"
 	"slices"
 	"unsafe"
 
@@ -26,7 +28,9 @@ const (
 )
 
 // mapBatch holds the entries of a map column for the rows of a batch: row r's are the handles
-// keys[start[r]:start[r+1]] and vals[start[r]:start[r+1]].
+// keys[start[r]:start[r+1]] and vals[start[r]:start[r+1]]. The handles of a batch that one
+// dictionary page holds whole are that page's indexes, not a copy (side.take): the page stays
+// loaded until the next batch is read.
 type mapBatch struct {
 	start      []int32
 	keys, vals []int32
@@ -37,6 +41,7 @@ type mapBatch struct {
 // side is one leaf of a map column as the batch read it: its dictionary, the entries interned so
 // far, and the values of plain pages.
 type side struct {
+	own   []int32 // the handles of batches that are not a page's indexes
 	dict  parquet.Dictionary
 	gen   uint64   // the cursor's Gen of dict
 	tab   []string // interned entries of dict, "" until first used
@@ -75,7 +80,7 @@ func (pr *pqRow) fillMaps(n int) error {
 // the repetition level is 0, and the batch stops before row n+1 starts.
 func (pr *pqRow) fillMap(m *pqMap, n int) error {
 	b := &m.b
-	b.start, b.keys, b.vals = b.start[:0], b.keys[:0], b.vals[:0]
+	b.start, b.keys, b.vals = b.start[:0], b.key.own[:0], b.val.own[:0]
 	b.key.reset()
 	b.val.reset()
 	k, v := &m.key.cur, &m.value.cur
@@ -100,10 +105,11 @@ func (pr *pqRow) fillMap(m *pqMap, n int) error {
 		if !bytes.Equal(kr[:take], vr[:take]) {
 			return pr.damaged(m.value, errPage)
 		}
-		if b.keys, err = b.key.take(k, b.keys, take); err != nil {
+		whole := take < span // the batch ends within these pages: no page is loaded before the next
+		if b.keys, err = b.key.take(k, b.keys, take, whole); err != nil {
 			return pr.damaged(m.key, err)
 		}
-		if b.vals, err = b.val.take(v, b.vals, take); err != nil {
+		if b.vals, err = b.val.take(v, b.vals, take, whole); err != nil {
 			return pr.damaged(m.value, err)
 		}
 		if take < span {
@@ -128,15 +134,23 @@ func (b *mapBatch) reps(c *cursor, n int) []byte {
 
 // rowStarts appends to starts where rows start in reps (slot base+i for reps[i] == 0), up to max
 // rows, and returns how many slots belong to those rows and the rows before: all of reps, or
-// those before row max+1 starts.
+// those before row max+1 starts. It reads reps eight levels at a time, finding the zeros of a
+// word without a branch per level.
 func rowStarts(reps []byte, max int, starts []int32, base int) (int, []int32) {
-	for i := 0; i < len(reps); i++ {
-		if reps[i] != 0 {
-			j := bytes.IndexByte(reps[i:], 0)
-			if j < 0 {
-				break
+	i := 0
+	for ; i+8 <= len(reps); i += 8 {
+		for z := zeroBytes(binary.LittleEndian.Uint64(reps[i:])); z != 0; z &= z - 1 {
+			k := i + bits.TrailingZeros64(z)>>3
+			if max == 0 {
+				return k, starts
 			}
-			i += j
+			starts = append(starts, int32(base+k))
+			max--
+		}
+	}
+	for ; i < len(reps); i++ {
+		if reps[i] != 0 {
+			continue
 		}
 		if max == 0 {
 			return i, starts
@@ -147,12 +161,27 @@ func rowStarts(reps []byte, max int, starts []int32, base int) (int, []int32) {
 	return len(reps), starts
 }
 
+// zeroBytes returns the high bit of each byte of w that is zero, and no other bit.
+func zeroBytes(w uint64) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	return ^((w&low7 + low7) | w | low7)
+}
+
+// keep remembers dst, a batch's own handles, for the capacity it has grown.
+func (s *side) keep(dst []int32) []int32 {
+	s.own = dst
+	return dst
+}
+
 func (s *side) reset() {
 	s.plain, s.off = s.plain[:0], s.off[:0]
 }
 
-// take appends the handles of the next n slots of c, which its page must have (Run).
-func (s *side) take(c *cursor, dst []int32, n int) ([]int32, error) {
+// take appends the handles of the next n slots of c, which its page must have (Run). With whole,
+// the batch's handles end with these, so that when they are its first and a dictionary page's
+// indexes without nulls, they are the page's indexes themselves, capped so that no append can
+// write to the page.
+func (s *side) take(c *cursor, dst []int32, n int, whole bool) ([]int32, error) {
 	if c.Idx != nil {
 		if c.Gen != s.gen || s.dict == nil {
 			if s.dict != nil && len(dst) > 0 {
@@ -162,7 +191,11 @@ func (s *side) take(c *cursor, dst []int32, n int) ([]int32, error) {
 			s.tab, s.role = append(s.tab[:0], make([]string, s.dict.Len())...), s.role[:0]
 		}
 		if c.Defs == nil || bytes.Count(c.Defs[c.I:c.I+n], []byte{c.MaxDef}) == n {
-			dst = append(dst, c.Idx[c.J:c.J+n]...)
+			if whole && len(dst) == 0 {
+				dst = c.Idx[c.J : c.J+n : c.J+n]
+			} else {
+				dst = s.keep(append(dst, c.Idx[c.J:c.J+n]...))
+			}
 			c.I, c.J = c.I+n, c.J+n
 			return dst, nil
 		}
@@ -181,7 +214,7 @@ func (s *side) take(c *cursor, dst []int32, n int) ([]int32, error) {
 			s.off = append(s.off, int32(len(s.plain)))
 		}
 	}
-	return dst, nil
+	return s.keep(dst), nil
 }
 
 // bytes returns the value of a handle other than hNull.
@@ -290,9 +323,11 @@ func (pr *pqRow) fillTagCol(l *pqLeaf, dst []string) (int, error) {
 	return len(dst), nil
 }
 
-// tagSets caches the Labels of a row's tag maps and columns under a key of words, one for each
-// key and value: a dictionary entry's word is its index and its dictionary's generation (with the
-// top bit set), a plain value's the address of its interned string. Equal keys are equal tags: a
+// tagSets caches the Labels of a row's tag maps and columns under a key of words (tagKey): for
+// each tag map a header naming the map and its dictionaries' generations, then a word for each
+// entry whose key and value are dictionary entries, both indexes in one word; an entry with a
+// plain key or value takes a marker and a word for each side, a dictionary entry's index and
+// generation or a plain value's the address of its interned string. Equal keys are equal tags: a
 // generation names one dictionary of one leaf for good, and equal addresses are equal strings
 // for as long as the entry keeps the strings alive, so that no other string takes the address.
 // A full cache is emptied.
@@ -357,26 +392,25 @@ func (pr *pqRow) rowTags(r int) gpucost.Labels {
 	return s.labels
 }
 
-// tagKey returns the key of row r's tags: for each tag map its field and a word for each entry's
-// key and value (side.word), then the addresses of the flattened tag columns' values. With keep
-// it leaves the strings whose addresses the key holds in pr.tags.plain.
+// tagKey returns the key of row r's tags (tagSets): the tag maps' words, then the addresses of
+// the flattened tag columns' values. With keep it leaves the strings whose addresses the key
+// holds in pr.tags.plain.
 func (pr *pqRow) tagKey(r int, keep bool) []uint64 {
 	ts, in := &pr.tags, pr.rd.in
 	key := ts.key[:0]
 	ts.plain = ts.plain[:0]
 	for _, m := range pr.tagMaps {
 		b := &m.b
-		key = append(key, uint64(m.field))
+		key = mapHeader(key, m.field, b.key.gen, b.val.gen)
 		keys, vals := b.keys[b.start[r]:b.start[r+1]], b.vals[b.start[r]:b.start[r+1]]
 		vals = vals[:len(keys)]
-		kg, vg := 1<<63|b.key.gen<<32, 1<<63|b.val.gen<<32
 		for i, kh := range keys {
 			switch vh := vals[i]; {
-			case kh >= 0 && vh >= 0: // the common case, inlined
-				key = append(key, kg|uint64(kh), vg|uint64(vh))
+			case kh >= 0 && vh >= 0: // the common case: both indexes in a word, its top bit clear
+				key = append(key, uint64(kh)<<32|uint64(vh))
 			case kh == hNull || vh == hNull: // an empty or null map, or a null value
 			default:
-				key = append(key, ts.word(&b.key, in, kh, keep), ts.word(&b.val, in, vh, keep))
+				key = append(key, wordMixed, ts.word(&b.key, in, kh, keep), ts.word(&b.val, in, vh, keep))
 			}
 		}
 	}
@@ -394,6 +428,28 @@ func (pr *pqRow) tagKey(r int, keep bool) []uint64 {
 	return key
 }
 
+// Marker words of a tag set's key, told from an entry's word by the top bit: a map's header
+// (wordHeader, the field in bits 55–60, its key and value dictionaries' generations below when
+// both fit 27 bits, else with wordBigGen in two words after it), an entry with a plain side
+// (wordMixed), and the flattened tag columns (encTagCol).
+const (
+	_          = uint(62 - numFields) // every field fits a header
+	wordMixed  = uint64(1) << 63
+	wordHeader = uint64(3) << 62
+	wordBigGen = uint64(1) << 61
+	genBits    = 27
+	encTagCol  = wordHeader | 63<<55 // no field is 63
+)
+
+// mapHeader appends the header of a tag map's entries.
+func mapHeader(key []uint64, f field, kg, vg uint64) []uint64 {
+	h := wordHeader | uint64(f)<<55
+	if kg < 1<<genBits && vg < 1<<genBits {
+		return append(key, h|kg<<genBits|vg)
+	}
+	return append(key, h|wordBigGen, kg, vg)
+}
+
 // kept makes the key of row r's tags again, keeping its strings, and reports whether it is key:
 // a string interned anew between the two (the interner empties when full) has another address,
 // and a key whose strings are not kept must not be cached.
@@ -402,9 +458,6 @@ func (pr *pqRow) kept(r int, key []uint64) bool {
 	pr.tags.was = was
 	return slices.Equal(pr.tagKey(r, true), was)
 }
-
-// encTagCol marks the flattened tag columns in a tag set's key, after the map fields.
-const encTagCol = uint64(numFields)
 
 // word returns the key word of a handle of s other than hNull: for a dictionary entry its index
 // and its dictionary's generation, with the top bit set; for a plain value the address of its

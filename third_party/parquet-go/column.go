@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/deprecated"
@@ -935,8 +936,12 @@ func decodeLevels(enc encoding.Encoding, numValues int, data []byte) (levels *bu
 		levels.unref()
 		levels = nil
 	} else {
-		levels.data.Resize(0)
-		levels.data.Append(decoded...)
+		if len(decoded) <= levels.data.Len() && unsafe.SliceData(decoded) == unsafe.SliceData(levels.data.Slice()) {
+			levels.data.Resize(len(decoded)) // decoded in place: nothing to copy (a gpucost change, see GPUCOST.md)
+		} else {
+			levels.data.Resize(0)
+			levels.data.Append(decoded...)
+		}
 		switch {
 		case levels.data.Len() < numValues:
 			err = fmt.Errorf("decoding level expected %d values but got only %d", numValues, levels.data.Len())

@@ -157,3 +157,28 @@ func TestMaxIndex(t *testing.T) {
 		}
 	}
 }
+
+// indexesIn refuses an index outside the dictionary wherever it lies, below and above the
+// length from which parquet-go bounds the indexes.
+func TestIndexesIn(t *testing.T) {
+	for _, size := range []int{1, 7, vectorIndexes - 1, vectorIndexes, 1000, 4099} {
+		idx := make([]int32, size)
+		for i := range idx {
+			idx[i] = int32(i % 17)
+		}
+		n := min(size, 17)
+		if !indexesIn(idx, n) {
+			t.Errorf("indexesIn(%d indexes below %d, %d) = false, want true", size, n, n)
+		}
+		for _, at := range []int{0, size / 2, size - 1} {
+			for _, bad := range []int32{int32(n), 1 << 30, -1, -1 << 31} {
+				was := idx[at]
+				idx[at] = bad
+				if indexesIn(idx, n) {
+					t.Errorf("indexesIn(%d indexes with %d at %d, %d) = true, want false", size, bad, at, n)
+				}
+				idx[at] = was
+			}
+		}
+	}
+}

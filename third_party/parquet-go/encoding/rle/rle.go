@@ -292,13 +292,24 @@ func decodeBits(dst, src []byte) ([]byte, error) {
 	return dst, nil
 }
 
+// decodeBytes decodes levels. Levels come in many short runs where a column repeats (a MAP's
+// repetition levels start a row every few values), so the per-run work is kept small: a
+// one-byte run header is read without binary.Uvarint, a short RLE run is filled without a call,
+// and bit-packed runs of widths 1 and 2 (repetition levels, and definition levels up to 3) are
+// unpacked a byte at a time through a table. (A gpucost change, see GPUCOST.md.)
 func decodeBytes(dst, src []byte, bitWidth uint) ([]byte, error) {
 	if bitWidth > 8 {
 		return dst, errDecodeInvalidBitWidth("INT8", bitWidth)
 	}
 
 	for i := 0; i < len(src); {
-		u, n := binary.Uvarint(src[i:])
+		var u uint64
+		var n int
+		if b := src[i]; b < 0x80 {
+			u, n = uint64(b), 1
+		} else {
+			u, n = binary.Uvarint(src[i:])
+		}
 		if n == 0 {
 			return dst, fmt.Errorf("decoding run-length block header: %w", io.ErrUnexpectedEOF)
 		}
@@ -325,7 +336,19 @@ func decodeBytes(dst, src []byte, bitWidth uint) ([]byte, error) {
 			offset := len(dst)
 			length := int(count)
 			dst = resize(dst, offset+length)
-			decodeBytesBitpack(dst[offset:], src[i:j], count, bitWidth)
+			out := dst[offset:]
+			switch bitWidth {
+			case 1:
+				for k, b := range src[i:j] {
+					binary.LittleEndian.PutUint64(out[8*k:], unpack1[b])
+				}
+			case 2:
+				for k, b := range src[i:j] {
+					binary.LittleEndian.PutUint32(out[4*k:], unpack2[b])
+				}
+			default:
+				decodeBytesBitpack(out, src[i:j], count, bitWidth)
+			}
 
 			i = j
 		} else {
@@ -342,12 +365,35 @@ func decodeBytes(dst, src []byte, bitWidth uint) ([]byte, error) {
 			offset := len(dst)
 			length := int(count)
 			dst = resize(dst, offset+length)
-			bytealg.Broadcast(dst[offset:], word)
+			if out := dst[offset:]; length <= 32 {
+				for w := uint64(word) * 0x0101010101010101; len(out) >= 8; out = out[8:] {
+					binary.LittleEndian.PutUint64(out, w)
+				}
+				for k := range out {
+					out[k] = word
+				}
+			} else {
+				bytealg.Broadcast(out, word)
+			}
 		}
 	}
 
 	return dst, nil
 }
+
+// unpack1 and unpack2 hold the levels a byte of a bit-packed run of width 1 or 2 holds, one a
+// byte, lowest bits first.
+var unpack1, unpack2 = func() (t1 [256]uint64, t2 [256]uint32) {
+	for b := range 256 {
+		for k := range 8 {
+			t1[b] |= uint64(b>>k&1) << (8 * k)
+		}
+		for k := range 4 {
+			t2[b] |= uint32(b>>(2*k)&3) << (8 * k)
+		}
+	}
+	return t1, t2
+}()
 
 func decodeInt32(dst, src []byte, bitWidth uint) ([]byte, error) {
 	if bitWidth > 32 {

@@ -106,7 +106,8 @@ type Snapshot struct {
 	// charge (bareCharge), made as All yields it: a year of daily lines of a fleet without
 	// telemetry is millions of them, and a Charge each would add 280 bytes a line to the 64 of
 	// the Line it repeats.
-	cells cellBlocks
+	cells     cellBlocks
+	resources int // the LineResources of its lines (LineResource.seq)
 }
 
 // All yields every charge of the snapshot: Charges, then the NoTelemetry charge of each GPU
@@ -152,6 +153,7 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 		entries: map[*cell][]int{}, prices: map[string]price{},
 		unmatched: map[string]bool{}, commitments: interned{}}
 	b.snap.Stats.CatalogFor = map[string]string{}
+	b.startNano = newNanoTime(o.Period.Start)
 	b.tags = analyze.TagOwners{Keys: o.TagKeys}
 	if b.tags.Keys == nil {
 		b.tags.Keys = analyze.DefaultTagKeys()
@@ -188,7 +190,27 @@ type cell struct {
 // priceOnly reports whether c's line starts before the period: it prices the GPU-hours in it,
 // its cost is not the period's.
 func (b *builder) priceOnly(c *cell) bool {
-	return c.line.Start().Before(b.o.Period.Start) && !b.o.Period.Billed
+	switch {
+	case b.o.Period.Billed:
+		return false
+	case b.startNano.ok:
+		return c.line.start < b.startNano.n
+	}
+	return c.line.Start().Before(b.o.Period.Start)
+}
+
+// nanoTime is a time in Unix nanoseconds, where ok says the time lies well inside the years
+// they hold, so that a Line's times compare with it as numbers.
+type nanoTime struct {
+	n  int64
+	ok bool
+}
+
+func newNanoTime(t time.Time) nanoTime {
+	if y := t.Year(); y < 1700 || y > 2200 {
+		return nanoTime{}
+	}
+	return nanoTime{t.UnixNano(), true}
 }
 
 type price struct {
@@ -225,6 +247,8 @@ type builder struct {
 	cur     seriesInfo
 	last    lastCharge
 	pending chargeBlocks // the GPUTime charges while the telemetry is read
+
+	startNano nanoTime // the period's start
 }
 
 // seriesInfo is what the builder works out once per series: intern's argument and result, and
@@ -613,6 +637,7 @@ func (b *builder) split() {
 	var (
 		weights, eff, bil []int64
 		ap                analyze.Apportioner
+		unmatched         = map[*LineResource]bool{} // those in b.unmatched
 	)
 	for c := range b.cells.all() {
 		ln := &c.line
@@ -622,7 +647,10 @@ func (b *builder) split() {
 		}
 		entries := b.entries[c]
 		if len(entries) == 0 {
-			b.unmatched[cmp.Or(ln.ResourceID, "(no resource id)")] = true
+			if !unmatched[ln.LineResource] {
+				unmatched[ln.LineResource] = true
+				b.unmatched[cmp.Or(ln.ResourceID, "(no resource id)")] = true
+			}
 			if ln.capacity > 0 || ln.eff != 0 || ln.billed != 0 {
 				ln.bare = true
 			}

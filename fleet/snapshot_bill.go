@@ -39,6 +39,9 @@ func (l *Line) End() time.Time { return fromUnixNano(l.end) }
 // 1678 to 2261, which UnixNano holds and no bill's charge period leaves, is taken as the
 // nearest end of them.
 func unixNano(t time.Time) int64 {
+	if s := t.Unix(); s > minNanoSec && s < maxNanoSec { // years 1700 to 2199 in any zone
+		return t.UnixNano()
+	}
 	switch {
 	case t.IsZero():
 		return math.MinInt64
@@ -49,6 +52,10 @@ func unixNano(t time.Time) int64 {
 	}
 	return t.UnixNano()
 }
+
+// The Unix seconds of 1700-01-02 and 2199-12-31, UTC: a time between them is inside the years
+// UnixNano holds in any time zone.
+const minNanoSec, maxNanoSec = -8520249600, 7258032000
 
 // fromUnixNano is the time of unixNano's n, in UTC.
 func fromUnixNano(n int64) time.Time {
@@ -90,15 +97,17 @@ type LineResource struct {
 	Owner                           gpucost.Owner // the owner its tags name
 	hosts                           []string
 	currency, billedCurrency        string // of its lines' EffectiveCost and BilledCost
+	seq                             int    // its number among the snapshot's, from 0 (Snapshot.resources)
 }
 
 // sharedResource is the LineResource of the last line of a resource and SKU read, and the
 // fields of that line it was made of.
 type sharedResource struct {
-	sku  string
-	key  resourceKey
-	tags int // tagIDs.of the line's tags
-	r    *LineResource
+	sku     string
+	key     resourceKey
+	tags    int            // tagIDs.of the line's tags
+	tagsMap gpucost.Labels // the line's tags: a line with the same map has the same tags
+	r       *LineResource
 }
 
 type resourceKey struct {
@@ -117,15 +126,29 @@ func (b *builder) resourceOf(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGP
 	}
 	k := resourceKey{l.ResourceName, l.Provider, l.RegionID, l.SubAccountID, l.ServiceName, l.PricingCategory, l.ChargeCategory,
 		l.EffectiveCost.Currency, l.BilledCost.Currency, gpu}
-	id := b.tagIDs.of(tags)
 	i := slices.IndexFunc(s.shared, func(sh *sharedResource) bool { return sh.sku == l.SkuID })
-	if i >= 0 && s.shared[i].key == k && s.shared[i].tags == id {
-		return s.shared[i].r
+	id := -1
+	if i >= 0 && s.shared[i].key == k {
+		// Kept with the line's strings, so that the next line's, the same copies as a rule,
+		// compare by address.
+		sh := s.shared[i]
+		sh.sku, sh.key = l.SkuID, k
+		if sameMap(sh.tagsMap, tags) {
+			return sh.r // the store's one map for the lines with these tags (tagIDs)
+		}
+		if id = b.tagIDs.of(tags); sh.tags == id {
+			sh.tagsMap = tags
+			return sh.r
+		}
+	}
+	if id < 0 {
+		id = b.tagIDs.of(tags)
 	}
 	r := &LineResource{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
 		Account: l.SubAccountID, Service: l.ServiceName, SKU: l.SkuID, Pricing: l.PricingCategory, Category: l.ChargeCategory,
 		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: maps.Clone(tags), Owner: b.tags.Of(tags),
-		currency: l.EffectiveCost.Currency, billedCurrency: l.BilledCost.Currency}
+		currency: l.EffectiveCost.Currency, billedCurrency: l.BilledCost.Currency, seq: b.snap.resources}
+	b.snap.resources++
 	if gpu.Model != "" {
 		// The telemetry hosts that are this resource: the inventory's, and any named like the
 		// resource id, its last path segment (ARNs, Azure and GCP resource paths) or its name.
@@ -136,7 +159,7 @@ func (b *builder) resourceOf(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGP
 			}
 		}
 	}
-	sh := &sharedResource{l.SkuID, k, id, r}
+	sh := &sharedResource{l.SkuID, k, id, tags, r}
 	if i >= 0 {
 		s.shared[i] = sh
 	} else {
@@ -201,18 +224,31 @@ func (b *builder) newLine(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGPU) 
 		eff: l.EffectiveCost.Nanos, billed: l.BilledCost.Nanos, commitment: b.commitments.of(commitmentOf(l))}
 }
 
-// lineGPU is the catalog's LineGPU, asked again only when the line's instance type or
-// description (what the catalog's answer is kept by) differs from the line before's.
+// lineGPU is the catalog's LineGPU, asked again only when the line's instance type and
+// description (what the catalog's answer is kept by) are none of the last few lines'. A
+// fleet's lines come resource by resource, so their instance types take turns.
 func (b *builder) lineGPU(l *gpucost.CostLine) (catalog.LineGPU, bool) {
-	if lg := &b.lastGPU; !lg.set || lg.instanceType != l.InstanceType || lg.description != l.ChargeDescription {
-		gpu, ok := b.cat.LineGPU(l)
-		*lg = lastLineGPU{true, l.InstanceType, l.ChargeDescription, gpu, ok}
+	lg := &b.lastGPU
+	for i := range lg.n {
+		if e := &lg.recent[i]; e.instanceType == l.InstanceType && e.description == l.ChargeDescription {
+			return e.gpu, e.ok
+		}
 	}
-	return b.lastGPU.gpu, b.lastGPU.ok
+	gpu, ok := b.cat.LineGPU(l)
+	lg.recent[lg.next] = lineGPUAnswer{l.InstanceType, l.ChargeDescription, gpu, ok}
+	lg.next = (lg.next + 1) % len(lg.recent)
+	lg.n = min(lg.n+1, len(lg.recent))
+	return gpu, ok
 }
 
+// lastLineGPU is the catalog's answer for the last few instance types and descriptions.
 type lastLineGPU struct {
-	set                       bool
+	recent [8]lineGPUAnswer
+	n      int // recent[:n] are set
+	next   int // the entry the next answer replaces
+}
+
+type lineGPUAnswer struct {
 	instanceType, description string
 	gpu                       catalog.LineGPU
 	ok                        bool

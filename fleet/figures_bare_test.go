@@ -47,7 +47,7 @@ func TestGroupBareIsGroupOfAll(t *testing.T) {
 	f.hours("a", gpucost.Labels{"namespace": "train", "job": "j1"}, day1.AddDate(0, 0, 2), 24, 40)
 	periods := []Period{
 		{Start: day1, End: day1.AddDate(0, 0, 6)},
-		{Start: day1.Add(30 * time.Hour), End: day1.Add(100 * time.Hour)}, // cut mid-day: a line before it prices only
+		{Start: day1.Add(30 * time.Hour), End: day1.Add(100 * time.Hour)},             // cut mid-day: a line before it prices only
 		{Start: day1.AddDate(0, 0, 1), End: day1.AddDate(0, 0, 4).Add(3 * time.Hour)}, // lines after its last day begins
 	}
 	var dims []Dimension

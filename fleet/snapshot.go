@@ -151,7 +151,7 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 		snap:     &Snapshot{Period: o.Period, series: map[string]*gpucost.Series{}, reader: analyze.NewOwnerReader(o.TagKeys)},
 		invHosts: map[string][]string{}, invTags: map[string]gpucost.Labels{}, hostTags: map[string]gpucost.Owner{},
 		entries: map[*cell][]int{}, prices: map[string]price{},
-		unmatched: map[string]bool{}, commitments: interned{}}
+		unmatched: map[string]bool{}, commitments: map[committedKey]*LineResource{}}
 	b.snap.Stats.CatalogFor = map[string]string{}
 	b.startNano = newNanoTime(o.Period.Start)
 	b.tags = analyze.TagOwners{Keys: o.TagKeys}
@@ -232,15 +232,15 @@ type builder struct {
 
 	index       cellIndex // finds the cell a line merges into
 	cells       cellBlocks
-	entries     map[*cell][]int    // indexes of the snapshot's GPUTime charges each cell prices
-	hostCells   map[string][]*cell // by start; made for the first rollup (indexHosts)
-	prices      map[string]price   // catalog, by series model
-	merged      map[mergeKey]int   // the charge of each series in each line or day, once needed (mergedFor)
-	byCatalog   []int              // the charges the catalog prices
-	tagIDs      tagIDs             // the tags of the lines, numbered (resourceOf)
-	commitments interned           // the lines' commitment discount ids
-	lastGPU     lastLineGPU        // the last line's catalog.LineGPU (lineGPU)
-	unmatched   map[string]bool    // GPU resources with a line no telemetry covers
+	entries     map[*cell][]int                // indexes of the snapshot's GPUTime charges each cell prices
+	hostCells   map[string][]*cell             // by start; made for the first rollup (indexHosts)
+	prices      map[string]price               // catalog, by series model
+	merged      map[mergeKey]int               // the charge of each series in each line or day, once needed (mergedFor)
+	byCatalog   []int                          // the charges the catalog prices
+	tagIDs      tagIDs                         // the tags of the lines, numbered (resourceOf)
+	commitments map[committedKey]*LineResource // (committed)
+	lastGPU     lastLineGPU                    // the last line's catalog.LineGPU (lineGPU)
+	unmatched   map[string]bool                // GPU resources with a line no telemetry covers
 
 	// The previous rollup's series and charge: a scan gives a series' rollups together and in
 	// time order, so most rollups add to the charge the one before added to (see last).

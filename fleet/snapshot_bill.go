@@ -14,15 +14,14 @@ import (
 )
 
 // Line is the bill line (or lines, for one resource over one charge period) behind a charge.
-// What it says of its resource is a LineResource that the lines of the resource share. A
-// year of daily lines is millions of them, so a line keeps its period and costs as numbers,
-// 64 bytes in all, and its methods give them as times and money.
+// What it says of its resource, its commitment discount id too, is a LineResource that the
+// lines of the resource share. A year of daily lines is millions of them, so a line keeps its
+// period and costs as numbers, 56 bytes in all, and its methods give them as times and money.
 type Line struct {
 	*LineResource
 	start, end  int64 // charge period, unixNano
 	eff, billed int64 // EffectiveCost and BilledCost in the resource's currencies, nano-units
 	capacity    int64 // billed GPU time, units
-	commitment  *string
 	// merged says that another line was added to this one: Money.Add names its currency, so
 	// a line whose currency is empty reads as USD once merged.
 	merged bool
@@ -79,12 +78,7 @@ func (l *Line) money(nanos int64, currency string) gpucost.Money {
 }
 
 // commitmentID is the commitment discount id of the line or of a line merged into it.
-func (l *Line) commitmentID() string {
-	if l.commitment == nil {
-		return ""
-	}
-	return *l.commitment
-}
+func (l *Line) commitmentID() string { return l.commitment }
 
 // LineResource is what a bill line says of its resource: the same on every line of one
 // resource and SKU (a year of daily lines is 365 lines of each), so they share one.
@@ -97,6 +91,7 @@ type LineResource struct {
 	Owner                           gpucost.Owner // the owner its tags name
 	hosts                           []string
 	currency, billedCurrency        string // of its lines' EffectiveCost and BilledCost
+	commitment                      string // its lines' commitment discount id (commitmentOf)
 	seq                             int    // its number among the snapshot's, from 0 (Snapshot.resources)
 }
 
@@ -112,7 +107,7 @@ type sharedResource struct {
 
 type resourceKey struct {
 	name, provider, region, account, service, pricing, category string
-	currency, billedCurrency                                    string
+	currency, billedCurrency, commitment                        string
 	gpu                                                         catalog.LineGPU
 }
 
@@ -125,7 +120,7 @@ func (b *builder) resourceOf(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGP
 		tags = mergeLabels(inv, l.Tags)
 	}
 	k := resourceKey{l.ResourceName, l.Provider, l.RegionID, l.SubAccountID, l.ServiceName, l.PricingCategory, l.ChargeCategory,
-		l.EffectiveCost.Currency, l.BilledCost.Currency, gpu}
+		l.EffectiveCost.Currency, l.BilledCost.Currency, commitmentOf(l), gpu}
 	i := slices.IndexFunc(s.shared, func(sh *sharedResource) bool { return sh.sku == l.SkuID })
 	id := -1
 	if i >= 0 && s.shared[i].key == k {
@@ -147,7 +142,7 @@ func (b *builder) resourceOf(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGP
 	r := &LineResource{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
 		Account: l.SubAccountID, Service: l.ServiceName, SKU: l.SkuID, Pricing: l.PricingCategory, Category: l.ChargeCategory,
 		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: maps.Clone(tags), Owner: b.tags.Of(tags),
-		currency: l.EffectiveCost.Currency, billedCurrency: l.BilledCost.Currency, seq: b.snap.resources}
+		currency: l.EffectiveCost.Currency, billedCurrency: l.BilledCost.Currency, commitment: k.commitment, seq: b.snap.resources}
 	b.snap.resources++
 	if gpu.Model != "" {
 		// The telemetry hosts that are this resource: the inventory's, and any named like the
@@ -221,7 +216,7 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 
 func (b *builder) newLine(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGPU) Line {
 	return Line{LineResource: b.resourceOf(s, l, gpu), start: unixNano(l.ChargePeriodStart), end: unixNano(l.ChargePeriodEnd),
-		eff: l.EffectiveCost.Nanos, billed: l.BilledCost.Nanos, commitment: b.commitments.of(commitmentOf(l))}
+		eff: l.EffectiveCost.Nanos, billed: l.BilledCost.Nanos}
 }
 
 // lineGPU is the catalog's LineGPU, asked again only when the line's instance type and
@@ -260,24 +255,27 @@ func (b *builder) merge(ln *Line, l *gpucost.CostLine) {
 	ln.eff = ln.EffectiveCost().Add(l.EffectiveCost).Nanos
 	ln.billed = ln.BilledCost().Add(l.BilledCost).Nanos
 	ln.merged = true
-	if ln.commitment == nil {
-		ln.commitment = b.commitments.of(commitmentOf(l))
+	if id := commitmentOf(l); ln.commitment == "" && id != "" {
+		ln.LineResource = b.committed(ln.LineResource, id)
 	}
 }
 
-// interned keeps one copy of each commitment id the lines name.
-type interned map[string]*string
+// committed returns r with commitment discount id, for a line merged into one of r's that
+// had none: one copy of r for each id.
+func (b *builder) committed(r *LineResource, id string) *LineResource {
+	k := committedKey{r, id}
+	c := b.commitments[k]
+	if c == nil {
+		c = new(LineResource)
+		*c = *r
+		c.commitment, c.seq = id, b.snap.resources
+		b.snap.resources++
+		b.commitments[k] = c
+	}
+	return c
+}
 
-// of returns the copy of s, nil for "".
-func (in interned) of(s string) *string {
-	if s == "" {
-		return nil
-	}
-	p := in[s]
-	if p == nil {
-		v := s // a copy, so that s does not escape when it is known
-		p = &v
-		in[v] = p
-	}
-	return p
+type committedKey struct {
+	r  *LineResource
+	id string
 }

@@ -12,7 +12,8 @@ import (
 // field Dimension.Key reads of such a charge is its LineResource's (Owner, Model, the bill's
 // fields; it has no series), and so are its currencies, but where a merged line's empty
 // currency reads as USD: a line's group is looked up once for each LineResource and that
-// case, by the LineResource's number, and keep is asked of every line.
+// case, by the LineResource's number, and keep is asked of every line. Without a keep, a line
+// whose group is known is added to it without a Charge, as Figures.add adds a NoTelemetry one.
 func (s *Snapshot) groupBare(g *groups, d Dimension, keep func(*Charge) bool) {
 	known := make([]int32, 2*s.resources) // 1 + the index in g.out, by 2 × LineResource.seq (+1: usd)
 	c := Charge{Kind: NoTelemetry, Source: SourceBill}
@@ -21,6 +22,24 @@ func (s *Snapshot) groupBare(g *groups, d Dimension, keep func(*Charge) bool) {
 		ln := &cl.line
 		if !ln.bare {
 			continue
+		}
+		if keep == nil { // no charge to ask keep of: Figures.add's sums of bareCharge(ln) once its group is known
+			r := ln.LineResource
+			k := 2 * r.seq
+			if ln.merged && (r.currency == "" || r.billedCurrency == "") {
+				k++
+			}
+			if j := int(known[k]) - 1; j >= 0 {
+				f := &g.out[j]
+				f.Source = f.Source.with(SourceBill)
+				f.BilledCost.Nanos += ln.billed
+				f.noTel += max(ln.capacity, 0)
+				f.NoTelemetryCost.Nanos += ln.eff
+				if day := g.dayOfUnixNano(ln.start); day >= 0 && day < len(f.Daily) {
+					f.Daily[day].Nanos += ln.eff
+				}
+				continue
+			}
 		}
 		if ln.LineResource != res {
 			res = ln.LineResource

@@ -44,6 +44,9 @@ func TestGroupBareIsGroupOfAll(t *testing.T) {
 			ChargePeriodStart: day1.AddDate(0, 0, d), ChargePeriodEnd: day1.AddDate(0, 0, d+1),
 			BilledCost: gpucost.USD(3e9), EffectiveCost: gpucost.USD(3e9), Tags: gpucost.Labels{"team": "ml"}})
 	}
+	for i := range f.lines { // billed differs from effective
+		f.lines[i].BilledCost.Nanos = f.lines[i].EffectiveCost.Nanos*9/10 + int64(i)
+	}
 	f.hours("a", gpucost.Labels{"namespace": "train", "job": "j1"}, day1.AddDate(0, 0, 2), 24, 40)
 	periods := []Period{
 		{Start: day1, End: day1.AddDate(0, 0, 6)},
@@ -70,6 +73,18 @@ func TestGroupBareIsGroupOfAll(t *testing.T) {
 			"odd nanos":    func(c *Charge) bool { return c.Cost.Nanos%2 == 1 },
 			"after day 2":  func(c *Charge) bool { return c.Start.After(day1.AddDate(0, 0, 2)) },
 			"team ml":      Match(map[string]string{"team": "ml"}),
+		}
+		// GPUResources keeps what it kept when it read every charge All yields.
+		res := map[string]bool{}
+		for c := range s.All() {
+			if c.Kind != Other && c.Line != nil && c.Line.ResourceID != "" {
+				res[c.Line.ResourceID] = true
+			}
+		}
+		for c := range s.All() {
+			if got, want := keeps["GPUResources"](c), c.Kind != Other || (c.Line.ResourceID != "" && res[c.Line.ResourceID]); got != want {
+				t.Errorf("period %v: GPUResources()(%s %v) = %v, want %v", p, c.Line.ResourceID, c.Kind, got, want)
+			}
 		}
 		for _, d := range dims {
 			for name, keep := range keeps {

@@ -249,6 +249,14 @@ type builder struct {
 	pending chargeBlocks // the GPUTime charges while the telemetry is read
 
 	startNano nanoTime // the period's start
+	lastOwner ownerOf  // the owner of the last charge newCharge made in a cell
+}
+
+// ownerOf is the owner of a series' charges in the lines of one LineResource.
+type ownerOf struct {
+	ser   *gpucost.Series
+	res   *LineResource
+	owner gpucost.Owner
 }
 
 // seriesInfo is what the builder works out once per series: intern's argument and result, and
@@ -492,7 +500,11 @@ func (b *builder) newCharge(pc *pendingCharge, model string) Charge {
 	ch := Charge{Kind: GPUTime, Series: ser, Model: model, held: pc.held, used: pc.used}
 	if c := pc.cell; c != nil {
 		ch.Start, ch.Line, ch.Source = later(c.line.Start(), p.Start), &c.line, SourceBill
-		ch.Owner = s.reader.Of(ser.Labels, c.line.Owner)
+		// A series' charges in the lines of one resource (a day each) have one owner.
+		if o := &b.lastOwner; o.ser != ser || o.res != c.line.LineResource {
+			*o = ownerOf{ser, c.line.LineResource, s.reader.Of(ser.Labels, c.line.Owner)}
+		}
+		ch.Owner = b.lastOwner.owner
 	} else {
 		ch.Start = later(time.Unix(pc.day*86400, 0).UTC(), p.Start)
 		ch.Owner = s.reader.Of(ser.Labels, b.hostTags[ser.GPU.Host])

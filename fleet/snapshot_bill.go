@@ -171,7 +171,8 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 	// GPU-hours in the period, though it is not the period's to count.
 	from := b.o.Period.Start.Truncate(24 * time.Hour)
 	return st.ScanCosts(ctx, b.o.Period.Lines(from, b.o.Period.End), func(l *gpucost.CostLine) error {
-		gpu, isGPU := b.lineGPU(l)
+		slot := b.index.slot(l.ResourceID)
+		gpu, isGPU := b.lineGPU(slot, l)
 		before := l.ChargePeriodStart.Before(b.o.Period.Start) && !b.o.Period.Billed
 		if before && (!isGPU || l.ChargeCategory != "Usage") {
 			return nil
@@ -182,7 +183,7 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 		}
 		if !isGPU || l.ChargeCategory != "Usage" {
 			ln := new(Line)
-			*ln = b.newLine(b.index.slot(l.ResourceID), l, catalog.LineGPU{})
+			*ln = b.newLine(slot, l, catalog.LineGPU{})
 			s.Charges = append(s.Charges, Charge{Kind: Other, Start: l.ChargePeriodStart, Owner: ln.Owner, Line: ln,
 				Source: SourceBill, Cost: l.EffectiveCost, Billed: l.BilledCost,
 				IdleCost: gpucost.Money{Currency: l.EffectiveCost.Currency}, IdleBilled: gpucost.Money{Currency: l.BilledCost.Currency}})
@@ -197,7 +198,6 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 		}
 		capacity := int64(math.Round(float64(gpus) * analyze.BilledHours(l) * unitsPerHour))
 		c, start, end := (*cell)(nil), l.ChargePeriodStart.Unix(), l.ChargePeriodEnd.Unix()
-		slot := b.index.slot(l.ResourceID)
 		if l.ResourceID != "" { // lines without a resource id are never merged
 			c = b.index.findIn(slot, l.ResourceID, start, end, &b.cells)
 		}
@@ -220,17 +220,23 @@ func (b *builder) newLine(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGPU) 
 }
 
 // lineGPU is the catalog's LineGPU, asked again only when the line's instance type and
-// description (what the catalog's answer is kept by) are none of the last few lines'. A
-// fleet's lines come resource by resource, so their instance types take turns.
-func (b *builder) lineGPU(l *gpucost.CostLine) (catalog.LineGPU, bool) {
+// description (what the catalog's answer is kept by) are neither those of the last line of
+// its resource id (s) nor any of the last few lines': a fleet's lines come resource by
+// resource, so their instance types take turns.
+func (b *builder) lineGPU(s *resSlot, l *gpucost.CostLine) (catalog.LineGPU, bool) {
+	if e := s.gpu; e != nil && e.instanceType == l.InstanceType && e.description == l.ChargeDescription {
+		return e.gpu, e.ok
+	}
 	lg := &b.lastGPU
 	for i := range lg.n {
-		if e := &lg.recent[i]; e.instanceType == l.InstanceType && e.description == l.ChargeDescription {
+		if e := lg.recent[i]; e.instanceType == l.InstanceType && e.description == l.ChargeDescription {
+			s.gpu = e
 			return e.gpu, e.ok
 		}
 	}
 	gpu, ok := b.cat.LineGPU(l)
-	lg.recent[lg.next] = lineGPUAnswer{l.InstanceType, l.ChargeDescription, gpu, ok}
+	e := &lineGPUAnswer{l.InstanceType, l.ChargeDescription, gpu, ok}
+	lg.recent[lg.next], s.gpu = e, e
 	lg.next = (lg.next + 1) % len(lg.recent)
 	lg.n = min(lg.n+1, len(lg.recent))
 	return gpu, ok
@@ -238,7 +244,7 @@ func (b *builder) lineGPU(l *gpucost.CostLine) (catalog.LineGPU, bool) {
 
 // lastLineGPU is the catalog's answer for the last few instance types and descriptions.
 type lastLineGPU struct {
-	recent [8]lineGPUAnswer
+	recent [8]*lineGPUAnswer
 	n      int // recent[:n] are set
 	next   int // the entry the next answer replaces
 }

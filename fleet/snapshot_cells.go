@@ -30,11 +30,12 @@ type slotCache [1 << 14]struct {
 }
 
 // resSlot is what the bill's reading keeps of one resource id, found with one map lookup a
-// line: the LineResources of its SKUs (resourceOf) and its last cell, while the lines come in
-// time order.
+// line: the LineResources of its SKUs (resourceOf), its last cell, while the lines come in
+// time order, and the catalog's answer for its last line.
 type resSlot struct {
 	last   lastCell // c is nil until the resource's first cell
 	shared []*sharedResource
+	gpu    *lineGPUAnswer // the catalog's answer for its last line (builder.lineGPU)
 }
 
 type lastCell struct {

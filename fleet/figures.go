@@ -454,10 +454,10 @@ func (s *Snapshot) GPUResources() func(*Charge) bool {
 	}
 	// The bare lines' NoTelemetry charges (All): their resource ids are their LineResources',
 	// each asked once.
-	seen := map[*LineResource]bool{}
+	seen := make([]bool, s.resources) // by LineResource.seq
 	for cl := range s.cells.all() {
-		if r := cl.line.LineResource; cl.line.bare && !seen[r] {
-			seen[r] = true
+		if r := cl.line.LineResource; cl.line.bare && !seen[r.seq] {
+			seen[r.seq] = true
 			if r.ResourceID != "" {
 				res[r.ResourceID] = true
 			}

@@ -649,7 +649,7 @@ func (b *builder) split() {
 	var (
 		weights, eff, bil []int64
 		ap                analyze.Apportioner
-		unmatched         = map[*LineResource]bool{} // those in b.unmatched
+		unmatched         = make([]bool, s.resources) // by LineResource.seq: those in b.unmatched
 	)
 	for c := range b.cells.all() {
 		ln := &c.line
@@ -659,8 +659,8 @@ func (b *builder) split() {
 		}
 		entries := b.entries[c]
 		if len(entries) == 0 {
-			if !unmatched[ln.LineResource] {
-				unmatched[ln.LineResource] = true
+			if !unmatched[ln.seq] {
+				unmatched[ln.seq] = true
 				b.unmatched[cmp.Or(ln.ResourceID, "(no resource id)")] = true
 			}
 			if ln.capacity > 0 || ln.eff != 0 || ln.billed != 0 {

@@ -224,19 +224,22 @@ func (b *builder) newLine(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGPU) 
 // its resource id (s) nor any of the last few lines': a fleet's lines come resource by
 // resource, so their instance types take turns.
 func (b *builder) lineGPU(s *resSlot, l *gpucost.CostLine) (catalog.LineGPU, bool) {
-	if e := s.gpu; e != nil && e.instanceType == l.InstanceType && e.description == l.ChargeDescription {
-		return e.gpu, e.ok
+	if g := &s.gpu; g.a != nil && g.instanceType == l.InstanceType && g.description == l.ChargeDescription {
+		// Kept with the line's strings, so that the next line's, the same copies as a rule,
+		// compare by address.
+		g.instanceType, g.description = l.InstanceType, l.ChargeDescription
+		return g.a.gpu, g.a.ok
 	}
 	lg := &b.lastGPU
 	for i := range lg.n {
 		if e := lg.recent[i]; e.instanceType == l.InstanceType && e.description == l.ChargeDescription {
-			s.gpu = e
+			s.gpu = slotGPU{l.InstanceType, l.ChargeDescription, e}
 			return e.gpu, e.ok
 		}
 	}
 	gpu, ok := b.cat.LineGPU(l)
 	e := &lineGPUAnswer{l.InstanceType, l.ChargeDescription, gpu, ok}
-	lg.recent[lg.next], s.gpu = e, e
+	lg.recent[lg.next], s.gpu = e, slotGPU{l.InstanceType, l.ChargeDescription, e}
 	lg.next = (lg.next + 1) % len(lg.recent)
 	lg.n = min(lg.n+1, len(lg.recent))
 	return gpu, ok
@@ -247,6 +250,13 @@ type lastLineGPU struct {
 	recent [8]*lineGPUAnswer
 	n      int // recent[:n] are set
 	next   int // the entry the next answer replaces
+}
+
+// slotGPU is the catalog's answer for the last line of a resource id, with that line's
+// instance type and description.
+type slotGPU struct {
+	instanceType, description string
+	a                         *lineGPUAnswer
 }
 
 type lineGPUAnswer struct {

@@ -35,7 +35,7 @@ type slotCache [1 << 14]struct {
 type resSlot struct {
 	last   lastCell // c is nil until the resource's first cell
 	shared []*sharedResource
-	gpu    *lineGPUAnswer // the catalog's answer for its last line (builder.lineGPU)
+	gpu    slotGPU // the catalog's answer for its last line (builder.lineGPU)
 }
 
 type lastCell struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gpucost/gpucost"
 )
@@ -178,35 +179,60 @@ func (f *Figures) add(c *Charge, day int) {
 // currency, ordered by currency and then by total cost, largest first.
 func (s *Snapshot) Group(d Dimension, keep func(*Charge) bool) []Figures {
 	g := newGroups(s.Period)
-	for c := range s.All() {
-		if keep != nil && !keep(c) {
-			continue
+	for i := range s.Charges {
+		if c := &s.Charges[i]; keep == nil || keep(c) {
+			g.add(d.Key(c), c)
 		}
-		g.add(d.Key(c), c)
 	}
+	s.groupBare(g, d, keep)
 	return g.sorted()
 }
 
 // groups sums charges into Figures by group and currency.
 type groups struct {
-	p    Period
-	days int
-	idx  map[[2]string]int
-	out  []Figures
-	last int // the index in out of the group the last charge went to, -1 before the first
+	p     Period
+	days  int
+	first time.Time // the UTC midnight of the period's first day
+	// first and the period's end in Unix nanoseconds, where the period lies well inside the
+	// years they hold (nanoDays)
+	firstNano, endNano int64
+	nanoDays           bool
+	idx                map[[2]string]int
+	out                []Figures
+	last               int // the index in out of the group the last charge went to, -1 before the first
 }
 
 func newGroups(p Period) *groups {
-	return &groups{p: p, days: len(p.Days()), idx: map[[2]string]int{}, last: -1}
+	g := &groups{p: p, days: len(p.Days()), first: p.Start.UTC().Truncate(24 * time.Hour), idx: map[[2]string]int{}, last: -1}
+	if g.nanoDays = g.first.Year() >= 1700 && p.End.Year() <= 2200; g.nanoDays {
+		g.firstNano, g.endNano = g.first.UnixNano(), p.End.UnixNano()
+	}
+	return g
+}
+
+// dayIndex is Period.dayIndex with the first day worked out once.
+func (g *groups) dayIndex(t time.Time) int {
+	if t.Before(g.first) || !t.Before(g.p.End) {
+		return -1
+	}
+	return int(t.Sub(g.first) / (24 * time.Hour))
 }
 
 func (g *groups) add(key string, c *Charge) {
 	cur := c.Cost.Currency
 	if j := g.last; j >= 0 && g.out[j].Group == key && g.out[j].Currency == cur {
 		// the group of the charge before: the fleet's every time, a resource's over its lines
-		g.out[j].add(c, g.p.dayIndex(c.Start))
+		g.out[j].add(c, g.dayIndex(c.Start))
 		return
 	}
+	j := g.at(key, c)
+	g.last = j
+	g.out[j].add(c, g.dayIndex(c.Start))
+}
+
+// at returns the index in out of the group of key and c's currency, made for c if new.
+func (g *groups) at(key string, c *Charge) int {
+	cur := c.Cost.Currency
 	k := [2]string{key, cur}
 	j, ok := g.idx[k]
 	if !ok {
@@ -221,8 +247,7 @@ func (g *groups) add(key string, c *Charge) {
 		}
 		g.out = append(g.out, f)
 	}
-	g.last = j
-	g.out[j].add(c, g.p.dayIndex(c.Start))
+	return j
 }
 
 func (g *groups) sorted() []Figures {
@@ -422,9 +447,20 @@ func matches(c *Charge, k, want string) bool {
 // the resources that have GPU lines (a GCP VM's cores and memory, billed apart from its GPUs).
 func (s *Snapshot) GPUResources() func(*Charge) bool {
 	res := map[string]bool{}
-	for c := range s.All() {
-		if c.Kind != Other && c.Line != nil && c.Line.ResourceID != "" {
+	for i := range s.Charges {
+		if c := &s.Charges[i]; c.Kind != Other && c.Line != nil && c.Line.ResourceID != "" {
 			res[c.Line.ResourceID] = true
+		}
+	}
+	// The bare lines' NoTelemetry charges (All): their resource ids are their LineResources',
+	// each asked once.
+	seen := make([]bool, s.resources) // by LineResource.seq
+	for cl := range s.cells.all() {
+		if r := cl.line.LineResource; cl.line.bare && !seen[r.seq] {
+			seen[r.seq] = true
+			if r.ResourceID != "" {
+				res[r.ResourceID] = true
+			}
 		}
 	}
 	return func(c *Charge) bool { return c.Kind != Other || (c.Line.ResourceID != "" && res[c.Line.ResourceID]) }

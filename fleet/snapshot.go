@@ -106,7 +106,8 @@ type Snapshot struct {
 	// charge (bareCharge), made as All yields it: a year of daily lines of a fleet without
 	// telemetry is millions of them, and a Charge each would add 280 bytes a line to the 64 of
 	// the Line it repeats.
-	cells cellBlocks
+	cells     cellBlocks
+	resources int // the LineResources of its lines (LineResource.seq)
 }
 
 // All yields every charge of the snapshot: Charges, then the NoTelemetry charge of each GPU
@@ -150,8 +151,9 @@ func Build(ctx context.Context, st Store, cat Catalog, o Options) (*Snapshot, er
 		snap:     &Snapshot{Period: o.Period, series: map[string]*gpucost.Series{}, reader: analyze.NewOwnerReader(o.TagKeys)},
 		invHosts: map[string][]string{}, invTags: map[string]gpucost.Labels{}, hostTags: map[string]gpucost.Owner{},
 		entries: map[*cell][]int{}, prices: map[string]price{},
-		unmatched: map[string]bool{}, commitments: interned{}}
+		unmatched: map[string]bool{}, commitments: map[committedKey]*LineResource{}}
 	b.snap.Stats.CatalogFor = map[string]string{}
+	b.startNano = newNanoTime(o.Period.Start)
 	b.tags = analyze.TagOwners{Keys: o.TagKeys}
 	if b.tags.Keys == nil {
 		b.tags.Keys = analyze.DefaultTagKeys()
@@ -188,7 +190,27 @@ type cell struct {
 // priceOnly reports whether c's line starts before the period: it prices the GPU-hours in it,
 // its cost is not the period's.
 func (b *builder) priceOnly(c *cell) bool {
-	return c.line.Start().Before(b.o.Period.Start) && !b.o.Period.Billed
+	switch {
+	case b.o.Period.Billed:
+		return false
+	case b.startNano.ok:
+		return c.line.start < b.startNano.n
+	}
+	return c.line.Start().Before(b.o.Period.Start)
+}
+
+// nanoTime is a time in Unix nanoseconds, where ok says the time lies well inside the years
+// they hold, so that a Line's times compare with it as numbers.
+type nanoTime struct {
+	n  int64
+	ok bool
+}
+
+func newNanoTime(t time.Time) nanoTime {
+	if y := t.Year(); y < 1700 || y > 2200 {
+		return nanoTime{}
+	}
+	return nanoTime{t.UnixNano(), true}
 }
 
 type price struct {
@@ -210,21 +232,31 @@ type builder struct {
 
 	index       cellIndex // finds the cell a line merges into
 	cells       cellBlocks
-	entries     map[*cell][]int    // indexes of the snapshot's GPUTime charges each cell prices
-	hostCells   map[string][]*cell // by start; made for the first rollup (indexHosts)
-	prices      map[string]price   // catalog, by series model
-	merged      map[mergeKey]int   // the charge of each series in each line or day, once needed (mergedFor)
-	byCatalog   []int              // the charges the catalog prices
-	tagIDs      tagIDs             // the tags of the lines, numbered (resourceOf)
-	commitments interned           // the lines' commitment discount ids
-	lastGPU     lastLineGPU        // the last line's catalog.LineGPU (lineGPU)
-	unmatched   map[string]bool    // GPU resources with a line no telemetry covers
+	entries     map[*cell][]int                // indexes of the snapshot's GPUTime charges each cell prices
+	hostCells   map[string][]*cell             // by start; made for the first rollup (indexHosts)
+	prices      map[string]price               // catalog, by series model
+	merged      map[mergeKey]int               // the charge of each series in each line or day, once needed (mergedFor)
+	byCatalog   []int                          // the charges the catalog prices
+	tagIDs      tagIDs                         // the tags of the lines, numbered (resourceOf)
+	commitments map[committedKey]*LineResource // (committed)
+	lastGPU     lastLineGPU                    // the last line's catalog.LineGPU (lineGPU)
+	unmatched   map[string]bool                // GPU resources with a line no telemetry covers
 
 	// The previous rollup's series and charge: a scan gives a series' rollups together and in
 	// time order, so most rollups add to the charge the one before added to (see last).
 	cur     seriesInfo
 	last    lastCharge
 	pending chargeBlocks // the GPUTime charges while the telemetry is read
+
+	startNano nanoTime // the period's start
+	lastOwner ownerOf  // the owner of the last charge newCharge made in a cell
+}
+
+// ownerOf is the owner of a series' charges in the lines of one LineResource.
+type ownerOf struct {
+	ser   *gpucost.Series
+	res   *LineResource
+	owner gpucost.Owner
 }
 
 // seriesInfo is what the builder works out once per series: intern's argument and result, and
@@ -468,7 +500,11 @@ func (b *builder) newCharge(pc *pendingCharge, model string) Charge {
 	ch := Charge{Kind: GPUTime, Series: ser, Model: model, held: pc.held, used: pc.used}
 	if c := pc.cell; c != nil {
 		ch.Start, ch.Line, ch.Source = later(c.line.Start(), p.Start), &c.line, SourceBill
-		ch.Owner = s.reader.Of(ser.Labels, c.line.Owner)
+		// A series' charges in the lines of one resource (a day each) have one owner.
+		if o := &b.lastOwner; o.ser != ser || o.res != c.line.LineResource {
+			*o = ownerOf{ser, c.line.LineResource, s.reader.Of(ser.Labels, c.line.Owner)}
+		}
+		ch.Owner = b.lastOwner.owner
 	} else {
 		ch.Start = later(time.Unix(pc.day*86400, 0).UTC(), p.Start)
 		ch.Owner = s.reader.Of(ser.Labels, b.hostTags[ser.GPU.Host])
@@ -613,6 +649,7 @@ func (b *builder) split() {
 	var (
 		weights, eff, bil []int64
 		ap                analyze.Apportioner
+		unmatched         = make([]bool, s.resources) // by LineResource.seq: those in b.unmatched
 	)
 	for c := range b.cells.all() {
 		ln := &c.line
@@ -622,7 +659,10 @@ func (b *builder) split() {
 		}
 		entries := b.entries[c]
 		if len(entries) == 0 {
-			b.unmatched[cmp.Or(ln.ResourceID, "(no resource id)")] = true
+			if !unmatched[ln.seq] {
+				unmatched[ln.seq] = true
+				b.unmatched[cmp.Or(ln.ResourceID, "(no resource id)")] = true
+			}
 			if ln.capacity > 0 || ln.eff != 0 || ln.billed != 0 {
 				ln.bare = true
 			}

@@ -14,15 +14,14 @@ import (
 )
 
 // Line is the bill line (or lines, for one resource over one charge period) behind a charge.
-// What it says of its resource is a LineResource that the lines of the resource share. A
-// year of daily lines is millions of them, so a line keeps its period and costs as numbers,
-// 64 bytes in all, and its methods give them as times and money.
+// What it says of its resource, its commitment discount id too, is a LineResource that the
+// lines of the resource share. A year of daily lines is millions of them, so a line keeps its
+// period and costs as numbers, 56 bytes in all, and its methods give them as times and money.
 type Line struct {
 	*LineResource
 	start, end  int64 // charge period, unixNano
 	eff, billed int64 // EffectiveCost and BilledCost in the resource's currencies, nano-units
 	capacity    int64 // billed GPU time, units
-	commitment  *string
 	// merged says that another line was added to this one: Money.Add names its currency, so
 	// a line whose currency is empty reads as USD once merged.
 	merged bool
@@ -39,6 +38,9 @@ func (l *Line) End() time.Time { return fromUnixNano(l.end) }
 // 1678 to 2261, which UnixNano holds and no bill's charge period leaves, is taken as the
 // nearest end of them.
 func unixNano(t time.Time) int64 {
+	if s := t.Unix(); s > minNanoSec && s < maxNanoSec { // years 1700 to 2199 in any zone
+		return t.UnixNano()
+	}
 	switch {
 	case t.IsZero():
 		return math.MinInt64
@@ -49,6 +51,10 @@ func unixNano(t time.Time) int64 {
 	}
 	return t.UnixNano()
 }
+
+// The Unix seconds of 1700-01-02 and 2199-12-31, UTC: a time between them is inside the years
+// UnixNano holds in any time zone.
+const minNanoSec, maxNanoSec = -8520249600, 7258032000
 
 // fromUnixNano is the time of unixNano's n, in UTC.
 func fromUnixNano(n int64) time.Time {
@@ -72,12 +78,7 @@ func (l *Line) money(nanos int64, currency string) gpucost.Money {
 }
 
 // commitmentID is the commitment discount id of the line or of a line merged into it.
-func (l *Line) commitmentID() string {
-	if l.commitment == nil {
-		return ""
-	}
-	return *l.commitment
-}
+func (l *Line) commitmentID() string { return l.commitment }
 
 // LineResource is what a bill line says of its resource: the same on every line of one
 // resource and SKU (a year of daily lines is 365 lines of each), so they share one.
@@ -90,20 +91,23 @@ type LineResource struct {
 	Owner                           gpucost.Owner // the owner its tags name
 	hosts                           []string
 	currency, billedCurrency        string // of its lines' EffectiveCost and BilledCost
+	commitment                      string // its lines' commitment discount id (commitmentOf)
+	seq                             int    // its number among the snapshot's, from 0 (Snapshot.resources)
 }
 
 // sharedResource is the LineResource of the last line of a resource and SKU read, and the
 // fields of that line it was made of.
 type sharedResource struct {
-	sku  string
-	key  resourceKey
-	tags int // tagIDs.of the line's tags
-	r    *LineResource
+	sku     string
+	key     resourceKey
+	tags    int            // tagIDs.of the line's tags
+	tagsMap gpucost.Labels // the line's tags: a line with the same map has the same tags
+	r       *LineResource
 }
 
 type resourceKey struct {
 	name, provider, region, account, service, pricing, category string
-	currency, billedCurrency                                    string
+	currency, billedCurrency, commitment                        string
 	gpu                                                         catalog.LineGPU
 }
 
@@ -116,16 +120,30 @@ func (b *builder) resourceOf(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGP
 		tags = mergeLabels(inv, l.Tags)
 	}
 	k := resourceKey{l.ResourceName, l.Provider, l.RegionID, l.SubAccountID, l.ServiceName, l.PricingCategory, l.ChargeCategory,
-		l.EffectiveCost.Currency, l.BilledCost.Currency, gpu}
-	id := b.tagIDs.of(tags)
+		l.EffectiveCost.Currency, l.BilledCost.Currency, commitmentOf(l), gpu}
 	i := slices.IndexFunc(s.shared, func(sh *sharedResource) bool { return sh.sku == l.SkuID })
-	if i >= 0 && s.shared[i].key == k && s.shared[i].tags == id {
-		return s.shared[i].r
+	id := -1
+	if i >= 0 && s.shared[i].key == k {
+		// Kept with the line's strings, so that the next line's, the same copies as a rule,
+		// compare by address.
+		sh := s.shared[i]
+		sh.sku, sh.key = l.SkuID, k
+		if sameMap(sh.tagsMap, tags) {
+			return sh.r // the store's one map for the lines with these tags (tagIDs)
+		}
+		if id = b.tagIDs.of(tags); sh.tags == id {
+			sh.tagsMap = tags
+			return sh.r
+		}
+	}
+	if id < 0 {
+		id = b.tagIDs.of(tags)
 	}
 	r := &LineResource{ResourceID: l.ResourceID, ResourceName: l.ResourceName, Provider: l.Provider, Region: l.RegionID,
 		Account: l.SubAccountID, Service: l.ServiceName, SKU: l.SkuID, Pricing: l.PricingCategory, Category: l.ChargeCategory,
 		InstanceType: gpu.InstanceType, Model: gpu.Model, Tags: maps.Clone(tags), Owner: b.tags.Of(tags),
-		currency: l.EffectiveCost.Currency, billedCurrency: l.BilledCost.Currency}
+		currency: l.EffectiveCost.Currency, billedCurrency: l.BilledCost.Currency, commitment: k.commitment, seq: b.snap.resources}
+	b.snap.resources++
 	if gpu.Model != "" {
 		// The telemetry hosts that are this resource: the inventory's, and any named like the
 		// resource id, its last path segment (ARNs, Azure and GCP resource paths) or its name.
@@ -136,7 +154,7 @@ func (b *builder) resourceOf(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGP
 			}
 		}
 	}
-	sh := &sharedResource{l.SkuID, k, id, r}
+	sh := &sharedResource{l.SkuID, k, id, tags, r}
 	if i >= 0 {
 		s.shared[i] = sh
 	} else {
@@ -153,7 +171,8 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 	// GPU-hours in the period, though it is not the period's to count.
 	from := b.o.Period.Start.Truncate(24 * time.Hour)
 	return st.ScanCosts(ctx, b.o.Period.Lines(from, b.o.Period.End), func(l *gpucost.CostLine) error {
-		gpu, isGPU := b.lineGPU(l)
+		slot := b.index.slot(l.ResourceID)
+		gpu, isGPU := b.lineGPU(slot, l)
 		before := l.ChargePeriodStart.Before(b.o.Period.Start) && !b.o.Period.Billed
 		if before && (!isGPU || l.ChargeCategory != "Usage") {
 			return nil
@@ -164,7 +183,7 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 		}
 		if !isGPU || l.ChargeCategory != "Usage" {
 			ln := new(Line)
-			*ln = b.newLine(b.index.slot(l.ResourceID), l, catalog.LineGPU{})
+			*ln = b.newLine(slot, l, catalog.LineGPU{})
 			s.Charges = append(s.Charges, Charge{Kind: Other, Start: l.ChargePeriodStart, Owner: ln.Owner, Line: ln,
 				Source: SourceBill, Cost: l.EffectiveCost, Billed: l.BilledCost,
 				IdleCost: gpucost.Money{Currency: l.EffectiveCost.Currency}, IdleBilled: gpucost.Money{Currency: l.BilledCost.Currency}})
@@ -179,7 +198,6 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 		}
 		capacity := int64(math.Round(float64(gpus) * analyze.BilledHours(l) * unitsPerHour))
 		c, start, end := (*cell)(nil), l.ChargePeriodStart.Unix(), l.ChargePeriodEnd.Unix()
-		slot := b.index.slot(l.ResourceID)
 		if l.ResourceID != "" { // lines without a resource id are never merged
 			c = b.index.findIn(slot, l.ResourceID, start, end, &b.cells)
 		}
@@ -198,21 +216,50 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 
 func (b *builder) newLine(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGPU) Line {
 	return Line{LineResource: b.resourceOf(s, l, gpu), start: unixNano(l.ChargePeriodStart), end: unixNano(l.ChargePeriodEnd),
-		eff: l.EffectiveCost.Nanos, billed: l.BilledCost.Nanos, commitment: b.commitments.of(commitmentOf(l))}
+		eff: l.EffectiveCost.Nanos, billed: l.BilledCost.Nanos}
 }
 
-// lineGPU is the catalog's LineGPU, asked again only when the line's instance type or
-// description (what the catalog's answer is kept by) differs from the line before's.
-func (b *builder) lineGPU(l *gpucost.CostLine) (catalog.LineGPU, bool) {
-	if lg := &b.lastGPU; !lg.set || lg.instanceType != l.InstanceType || lg.description != l.ChargeDescription {
-		gpu, ok := b.cat.LineGPU(l)
-		*lg = lastLineGPU{true, l.InstanceType, l.ChargeDescription, gpu, ok}
+// lineGPU is the catalog's LineGPU, asked again only when the line's instance type and
+// description (what the catalog's answer is kept by) are neither those of the last line of
+// its resource id (s) nor any of the last few lines': a fleet's lines come resource by
+// resource, so their instance types take turns.
+func (b *builder) lineGPU(s *resSlot, l *gpucost.CostLine) (catalog.LineGPU, bool) {
+	if g := &s.gpu; g.a != nil && g.instanceType == l.InstanceType && g.description == l.ChargeDescription {
+		// Kept with the line's strings, so that the next line's, the same copies as a rule,
+		// compare by address.
+		g.instanceType, g.description = l.InstanceType, l.ChargeDescription
+		return g.a.gpu, g.a.ok
 	}
-	return b.lastGPU.gpu, b.lastGPU.ok
+	lg := &b.lastGPU
+	for i := range lg.n {
+		if e := lg.recent[i]; e.instanceType == l.InstanceType && e.description == l.ChargeDescription {
+			s.gpu = slotGPU{l.InstanceType, l.ChargeDescription, e}
+			return e.gpu, e.ok
+		}
+	}
+	gpu, ok := b.cat.LineGPU(l)
+	e := &lineGPUAnswer{l.InstanceType, l.ChargeDescription, gpu, ok}
+	lg.recent[lg.next], s.gpu = e, slotGPU{l.InstanceType, l.ChargeDescription, e}
+	lg.next = (lg.next + 1) % len(lg.recent)
+	lg.n = min(lg.n+1, len(lg.recent))
+	return gpu, ok
 }
 
+// lastLineGPU is the catalog's answer for the last few instance types and descriptions.
 type lastLineGPU struct {
-	set                       bool
+	recent [8]*lineGPUAnswer
+	n      int // recent[:n] are set
+	next   int // the entry the next answer replaces
+}
+
+// slotGPU is the catalog's answer for the last line of a resource id, with that line's
+// instance type and description.
+type slotGPU struct {
+	instanceType, description string
+	a                         *lineGPUAnswer
+}
+
+type lineGPUAnswer struct {
 	instanceType, description string
 	gpu                       catalog.LineGPU
 	ok                        bool
@@ -224,24 +271,27 @@ func (b *builder) merge(ln *Line, l *gpucost.CostLine) {
 	ln.eff = ln.EffectiveCost().Add(l.EffectiveCost).Nanos
 	ln.billed = ln.BilledCost().Add(l.BilledCost).Nanos
 	ln.merged = true
-	if ln.commitment == nil {
-		ln.commitment = b.commitments.of(commitmentOf(l))
+	if id := commitmentOf(l); ln.commitment == "" && id != "" {
+		ln.LineResource = b.committed(ln.LineResource, id)
 	}
 }
 
-// interned keeps one copy of each commitment id the lines name.
-type interned map[string]*string
+// committed returns r with commitment discount id, for a line merged into one of r's that
+// had none: one copy of r for each id.
+func (b *builder) committed(r *LineResource, id string) *LineResource {
+	k := committedKey{r, id}
+	c := b.commitments[k]
+	if c == nil {
+		c = new(LineResource)
+		*c = *r
+		c.commitment, c.seq = id, b.snap.resources
+		b.snap.resources++
+		b.commitments[k] = c
+	}
+	return c
+}
 
-// of returns the copy of s, nil for "".
-func (in interned) of(s string) *string {
-	if s == "" {
-		return nil
-	}
-	p := in[s]
-	if p == nil {
-		v := s // a copy, so that s does not escape when it is known
-		p = &v
-		in[v] = p
-	}
-	return p
+type committedKey struct {
+	r  *LineResource
+	id string
 }

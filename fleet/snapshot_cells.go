@@ -3,6 +3,7 @@ package fleet
 import (
 	"iter"
 	"math"
+	"unsafe"
 )
 
 // cellIndex finds the cell of a resource and charge period: the bill merges the lines of one
@@ -13,16 +14,28 @@ import (
 // cells from the start cost 130 of the 380 ns a line took on a year of daily lines, and 60
 // bytes a line.
 type cellIndex struct {
-	slots map[string]*resSlot // by resource id
-	all   map[cellKey]*cell   // every cell, once a line came out of order
+	slots  map[string]*resSlot // by resource id
+	all    map[cellKey]*cell   // every cell, once a line came out of order
+	recent *slotCache          // made on first use
+}
+
+// slotCache finds a resource id's slot by the address of the id's bytes: the stores give the
+// lines of an import the same copy of each string (sqlite's dictionary of the import), so a
+// year of daily lines asks for each id 365 times with a few copies of it, and a lookup of the
+// copy's address costs a fraction of hashing and comparing the id in the map of slots. An
+// entry holds the id it was made for, so that its address is not reused by another string.
+type slotCache [1 << 14]struct {
+	id string
+	s  *resSlot
 }
 
 // resSlot is what the bill's reading keeps of one resource id, found with one map lookup a
-// line: the LineResources of its SKUs (resourceOf) and its last cell, while the lines come in
-// time order.
+// line: the LineResources of its SKUs (resourceOf), its last cell, while the lines come in
+// time order, and the catalog's answer for its last line.
 type resSlot struct {
 	last   lastCell // c is nil until the resource's first cell
 	shared []*sharedResource
+	gpu    slotGPU // the catalog's answer for its last line (builder.lineGPU)
 }
 
 type lastCell struct {
@@ -37,6 +50,14 @@ type cellKey struct {
 
 // slot returns the slot of resource id, made on first use.
 func (x *cellIndex) slot(id string) *resSlot {
+	if x.recent == nil {
+		x.recent = new(slotCache)
+	}
+	p := unsafe.StringData(id)
+	e := &x.recent[(uint64(uintptr(unsafe.Pointer(p)))*0x9E3779B97F4A7C15)>>(64-14)]
+	if e.s != nil && unsafe.StringData(e.id) == p && len(e.id) == len(id) {
+		return e.s // the same bytes, so the same id
+	}
 	s := x.slots[id]
 	if s == nil {
 		if x.slots == nil {
@@ -45,6 +66,7 @@ func (x *cellIndex) slot(id string) *resSlot {
 		s = &resSlot{last: lastCell{latest: math.MinInt64}}
 		x.slots[id] = s
 	}
+	e.id, e.s = id, s
 	return s
 }
 
@@ -91,7 +113,7 @@ func (x *cellIndex) addIn(s *resSlot, id string, start, end int64, c *cell) {
 }
 
 // cellBlocks holds the cells in the order made, in blocks of a fixed size: a cell is its Line
-// alone (64 bytes), with no slice of pointers to find them all by.
+// alone (56 bytes), with no slice of pointers to find them all by.
 type cellBlocks struct {
 	blocks [][]cell
 	n      int

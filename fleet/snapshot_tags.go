@@ -72,3 +72,8 @@ func tagKey(m gpucost.Labels) string {
 	}
 	return string(b)
 }
+
+// sameMap reports whether a and b are the same map (not merely equal ones); two nil maps are.
+func sameMap(a, b gpucost.Labels) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}

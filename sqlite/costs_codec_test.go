@@ -52,7 +52,10 @@ func decodeChunks(t *testing.T, chunks []encodedChunk, f gpucost.CostFilter) []g
 	var dict scanDict
 	var d chunkDecoder
 	var got []gpucost.CostLine
-	var l gpucost.CostLine
+	var (
+		l      gpucost.CostLine
+		shared [numMapCols]sharedMaps
+	)
 	for i, c := range chunks {
 		if err := dict.add(1, c.strs); err != nil {
 			t.Fatalf("chunk %d: strings: %v", i, err)
@@ -60,7 +63,7 @@ func decodeChunks(t *testing.T, chunks []encodedChunk, f gpucost.CostFilter) []g
 		if err := cf.decode(&d, &dict, c.data, c.minStart, c.maxStart); err != nil {
 			t.Fatalf("chunk %d: %v", i, err)
 		}
-		err := d.emit(&l, func(l *gpucost.CostLine) error {
+		err := d.emit(&l, &shared, func(l *gpucost.CostLine) error {
 			got = append(got, storetest.Clone(l))
 			l.Provider, l.ResourceID, l.Tags = "scribbled", "scribbled", nil // fn may change its line
 			return nil
@@ -127,6 +130,6 @@ func FuzzDecodeCostChunk(f *testing.F) {
 			return
 		}
 		var l gpucost.CostLine
-		d.emit(&l, func(*gpucost.CostLine) error { return nil })
+		d.emit(&l, &[numMapCols]sharedMaps{}, func(*gpucost.CostLine) error { return nil })
 	})
 }

@@ -65,6 +65,7 @@ type chunkDecoder struct {
 	n      int
 	blob   []byte               // the data blob, during decode only
 	dict   []string             // the import's dictionary
+	gen    int                  // the dictionary's scanDict.gen
 	colOff [numCostCols + 1]int // column c is blob[colOff[c]:colOff[c+1]]
 	vals   [numValueCols][]int64
 	consts [numValueCols]bool // the column holds one value
@@ -284,28 +285,70 @@ func (d *chunkDecoder) decodeIntDict(dst []int64, i, end int) int {
 	return end
 }
 
-// mapAt returns map column m's map for line i, building it the first time.
-func (m *mapDecoded) mapAt(i int, dict []string) map[string]string {
+// mapAt returns map column m's map for line i, taking it from shared, or building it there,
+// the first time.
+func (m *mapDecoded) mapAt(i int, dict []string, shared *sharedMaps) map[string]string {
 	id := 0
 	if len(m.spans) > 1 {
 		id = int(m.ids[i])
 	}
 	if sp := m.spans[id]; m.built[id] == nil && sp[0] >= 0 {
-		kv := m.kv[sp[0]:sp[1]]
-		mp := make(map[string]string, len(kv)/2)
-		for j := 0; j < len(kv); j += 2 {
-			mp[dict[kv[j]]] = dict[kv[j+1]]
-		}
-		m.built[id] = mp
+		m.built[id] = shared.of(m.kv[sp[0]:sp[1]], dict)
 	}
 	return m.built[id]
 }
 
+// sharedMaps keeps the maps a scan built from one dictionary of an import, by their key and
+// value indexes, so that the lines of every chunk that hold the same map share one: a reader
+// that knows a map by its address (fleet's tagIDs) then knows the lines of a resource across
+// chunks, where a map a chunk cost it a lookup a line (docs/architecture.md "Speed of the
+// reports"). It forgets them when the dictionary changes, and now and then when a bill holds
+// many distinct maps, so that it holds no more than the chunks would.
+type sharedMaps struct {
+	gen  int // the dictionary's scanDict.gen
+	maps map[string]map[string]string
+	key  []byte
+}
+
+// maxSharedMaps bounds the maps a sharedMaps remembers.
+const maxSharedMaps = 1 << 12
+
+// use makes sm answer for the dictionary of generation gen.
+func (sm *sharedMaps) use(gen int) {
+	if sm.gen != gen || len(sm.maps) >= maxSharedMaps {
+		sm.gen, sm.maps = gen, nil
+	}
+}
+
+// of returns the map of the key and value indexes kv into dict (pairs, in turn).
+func (sm *sharedMaps) of(kv []uint32, dict []string) map[string]string {
+	sm.key = sm.key[:0]
+	for _, id := range kv {
+		sm.key = binary.LittleEndian.AppendUint32(sm.key, id)
+	}
+	if mp, ok := sm.maps[string(sm.key)]; ok {
+		return mp
+	}
+	mp := make(map[string]string, len(kv)/2)
+	for j := 0; j < len(kv); j += 2 {
+		mp[dict[kv[j]]] = dict[kv[j+1]]
+	}
+	if sm.maps == nil {
+		sm.maps = map[string]map[string]string{}
+	}
+	sm.maps[string(sm.key)] = mp
+	return mp
+}
+
 // emit calls fn for each line passed on, in l. Columns that hold one value in the chunk are set
 // once in a template that each line starts from, so that fn may change the line it is given.
-func (d *chunkDecoder) emit(l *gpucost.CostLine, fn func(*gpucost.CostLine) error) error {
+// The tag and extra maps are shared with the chunks before that built the same ones.
+func (d *chunkDecoder) emit(l *gpucost.CostLine, shared *[numMapCols]sharedMaps, fn func(*gpucost.CostLine) error) error {
 	if len(d.sel) == 0 {
 		return nil
+	}
+	for c := range shared {
+		shared[c].use(d.gen)
 	}
 	var tmpl gpucost.CostLine
 	var varying [numStrCols]int
@@ -320,10 +363,10 @@ func (d *chunkDecoder) emit(l *gpucost.CostLine, fn func(*gpucost.CostLine) erro
 	tags, extra := &d.maps[mapTags], &d.maps[mapExtra]
 	tagsVary, extraVary := len(tags.spans) > 1, len(extra.spans) > 1
 	if !tagsVary {
-		tmpl.Tags = tags.mapAt(0, d.dict)
+		tmpl.Tags = tags.mapAt(0, d.dict, &shared[mapTags])
 	}
 	if !extraVary {
-		tmpl.Extra = extra.mapAt(0, d.dict)
+		tmpl.Extra = extra.mapAt(0, d.dict, &shared[mapExtra])
 	}
 	fields, v, dict := strFields(l), d.vals[numStrCols:], d.dict
 	for _, i := range d.sel {
@@ -332,10 +375,10 @@ func (d *chunkDecoder) emit(l *gpucost.CostLine, fn func(*gpucost.CostLine) erro
 			*fields[c] = dict[d.vals[c][i]]
 		}
 		if tagsVary {
-			l.Tags = tags.mapAt(int(i), dict)
+			l.Tags = tags.mapAt(int(i), dict, &shared[mapTags])
 		}
 		if extraVary {
-			l.Extra = extra.mapAt(int(i), dict)
+			l.Extra = extra.mapAt(int(i), dict, &shared[mapExtra])
 		}
 		start := v[intStartSec][i]
 		l.BillingPeriodStart = time.Unix(v[intBillingSec][i], v[intBillingNano][i]).UTC()

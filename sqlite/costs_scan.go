@@ -71,12 +71,15 @@ func (db *DB) scanCosts(ctx context.Context, f gpucost.CostFilter, importID int6
 		defer close(chunks)
 		readErr = cf.read(ctx, rows, chunks, free)
 	}()
-	var line gpucost.CostLine
+	var (
+		line   gpucost.CostLine
+		shared [numMapCols]sharedMaps
+	)
 	for d := range chunks {
 		if parent.Err() != nil {
 			break
 		}
-		if err = d.emit(&line, fn); err != nil {
+		if err = d.emit(&line, &shared, fn); err != nil {
 			err = callbackError{err}
 			break
 		}
@@ -191,6 +194,7 @@ func (cf *costFilter) decode(d *chunkDecoder, dict *scanDict, blob []byte, minSt
 	if err := d.parse(blob, dict.strs); err != nil {
 		return err
 	}
+	d.gen = dict.gen
 	defer func() { d.blob = nil }()
 	for _, c := range cf.cols {
 		if err := d.decodeValues(c); err != nil {

@@ -1,0 +1,79 @@
+package fleet
+
+import (
+	"time"
+
+	"github.com/gpucost/gpucost"
+)
+
+// groupBare adds to g the NoTelemetry charge of each GPU line no telemetry covers (Line.bare),
+// as Group adds the charges All yields, in one Charge set line by line: a year of daily lines
+// without telemetry is millions of them (docs/architecture.md "Speed of the reports"). Every
+// field Dimension.Key reads of such a charge is its LineResource's (Owner, Model, the bill's
+// fields; it has no series), and so are its currencies, but where a merged line's empty
+// currency reads as USD: a line's group is looked up once for each LineResource and that
+// case, by the LineResource's number, and keep is asked of every line. Without a keep, a line
+// whose group is known is added to it without a Charge, as Figures.add adds a NoTelemetry one.
+func (s *Snapshot) groupBare(g *groups, d Dimension, keep func(*Charge) bool) {
+	known := make([]int32, 2*s.resources) // 1 + the index in g.out, by 2 × LineResource.seq (+1: usd)
+	c := Charge{Kind: NoTelemetry, Source: SourceBill}
+	var res *LineResource
+	for cl := range s.cells.all() {
+		ln := &cl.line
+		if !ln.bare {
+			continue
+		}
+		if keep == nil { // no charge to ask keep of: Figures.add's sums of bareCharge(ln) once its group is known
+			r := ln.LineResource
+			k := 2 * r.seq
+			if ln.merged && (r.currency == "" || r.billedCurrency == "") {
+				k++
+			}
+			if j := int(known[k]) - 1; j >= 0 {
+				f := &g.out[j]
+				f.Source = f.Source.with(SourceBill)
+				f.BilledCost.Nanos += ln.billed
+				f.noTel += max(ln.capacity, 0)
+				f.NoTelemetryCost.Nanos += ln.eff
+				if day := g.dayOfUnixNano(ln.start); day >= 0 && day < len(f.Daily) {
+					f.Daily[day].Nanos += ln.eff
+				}
+				continue
+			}
+		}
+		if ln.LineResource != res {
+			res = ln.LineResource
+			c.Model, c.Owner = res.Model, res.Owner
+		}
+		// bareCharge, field by field
+		ef, bi := ln.EffectiveCost(), ln.BilledCost()
+		c.Start, c.Line, c.held = ln.Start(), ln, max(ln.capacity, 0)
+		c.Cost, c.IdleCost = ef, gpucost.Money{Currency: ef.Currency}
+		c.Billed, c.IdleBilled = bi, gpucost.Money{Currency: bi.Currency}
+		if keep != nil && !keep(&c) {
+			continue
+		}
+		k := 2 * res.seq
+		if ln.merged && (res.currency == "" || res.billedCurrency == "") {
+			k++
+		}
+		j := int(known[k]) - 1
+		if j < 0 {
+			j = g.at(d.Key(&c), &c)
+			known[k] = int32(j + 1)
+		}
+		g.out[j].add(&c, g.dayOfUnixNano(ln.start))
+	}
+}
+
+// dayOfUnixNano is dayIndex of the time fromUnixNano(n) gives, worked out on the nanoseconds
+// where it can be (groups.nanoDays).
+func (g *groups) dayOfUnixNano(n int64) int {
+	switch {
+	case !g.nanoDays:
+		return g.dayIndex(fromUnixNano(n))
+	case n < g.firstNano || n >= g.endNano:
+		return -1
+	}
+	return int((n - g.firstNano) / int64(24*time.Hour))
+}

@@ -37,24 +37,25 @@ const Day = 24 * time.Hour
 type Aggregator struct {
 	Grain time.Duration // Day unless set
 
-	ctxs    map[ctxKey]int32 // the distinct contexts, numbered
-	ctxList []ctxKey
-	lastCtx int32    // the context last looked up, -1 before any
-	dims    dimTable // the distinct dimension tuples, by hash
-	dimList [][]dim  // the distinct dimension tuples, each held once, dimBlock to a block
-	ndims   int
-	slots   []uint64 // a direct-mapped cache in front of dims, by resource, SKU and tags: hash<<32 | id+1
-	seed    maphash.Seed
-	tags    mapIDs
-	extra   mapIDs
-	cells   map[cellKey]int32 // every cell but the dims' recent ones; no pointers, so the collector skips it
-	blocks  [][]cell          // the cells, blockSize to a block: growing never copies them
-	ncells  int
-	holes   int         // cells that hold no line: a merged part's (merge.go)
-	sorted  []lineOrder // the lines in the order Lines gives, once it is called: an import reads them twice
-	totals  gpucost.CostTotals
-	rows    int
-	started bool
+	ctxs     map[ctxKey]int32 // the distinct contexts, numbered
+	ctxList  []ctxKey
+	lastCtx  int32    // the context last looked up, -1 before any
+	dims     dimTable // the distinct dimension tuples, by hash
+	dimList  [][]dim  // the distinct dimension tuples, each held once, dimBlock to a block
+	ndims    int
+	slots    []uint64 // a direct-mapped cache in front of dims, by resource, SKU and tags: hash<<32 | id+1
+	seed     maphash.Seed
+	tags     mapIDs
+	extra    mapIDs
+	cells    map[cellKey]int32 // every cell but the dims' recent ones; no pointers, so the collector skips it
+	blocks   [][]cell          // the cells, blockSize to a block: growing never copies them
+	ncells   int
+	holes    int      // cells that hold no line: a merged part's (merge.go)
+	sorted   []uint64 // the lines in the order Lines gives, once it is called (order.go): an import reads them twice
+	cellBits int      // the bits of an element of sorted that hold its cell
+	totals   gpucost.CostTotals
+	rows     int
+	started  bool
 }
 
 // ctxKey is what a stored line keeps that few lines differ in: the account, charge and pricing
@@ -387,43 +388,12 @@ func (a *Aggregator) Lines() iter.Seq[*gpucost.CostLine] {
 	return func(yield func(*gpucost.CostLine) bool) {
 		var l gpucost.CostLine
 		for _, o := range order {
-			a.fill(&l, a.cell(o.cell))
+			a.fill(&l, a.cell(a.orderCell(o)))
 			if !yield(&l) {
 				return
 			}
 		}
 	}
-}
-
-// lineOrder is a line's place in the order Lines gives: its period start and its dimension
-// tuple's rank, held side by side so that sorting reads no cell.
-type lineOrder struct {
-	start      int64
-	rank, cell int32
-}
-
-// order returns the cells in the order of their period start, resource, SKU, dimension tuple
-// and period end.
-func (a *Aggregator) order() []lineOrder {
-	rank := a.dimRanks()
-	if a.ndims >= collectAt {
-		// The ranks' sort entries (24 bytes a tuple) are garbage now: collected before the order
-		// takes its 16 bytes a line, they do not add to a large import's peak.
-		runtime.GC()
-	}
-	order := make([]lineOrder, 0, a.Len())
-	for i := range a.ncells {
-		if c := a.cell(int32(i)); c.rows > 0 {
-			order = append(order, lineOrder{c.start, rank[c.dim], int32(i)})
-		}
-	}
-	slices.SortFunc(order, func(x, y lineOrder) int {
-		if c := cmp.Or(cmp.Compare(x.start, y.start), cmp.Compare(x.rank, y.rank)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.cell(x.cell).end, a.cell(y.cell).end)
-	})
-	return order
 }
 
 // collectAt is the lines from which Lines collects garbage before ordering them: a few

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -79,8 +80,12 @@ func (w *chunkWriter) count(l *gpucost.CostLine) {
 func (w *chunkWriter) start(ctx context.Context) {
 	w.gathered = make(chan *chunkCols, writesInFlight)
 	w.free = make(chan *chunkCols, writesInFlight)
+	lines := cmp.Or(w.enc.maxLines, costChunkLines)
+	w.enc.reserve(lines)
 	for range writesInFlight {
-		w.free <- new(chunkCols)
+		c := new(chunkCols)
+		c.reserve(lines)
+		w.free <- c
 	}
 	w.done = make(chan error, 1)
 	go w.write(ctx, w.gathered)

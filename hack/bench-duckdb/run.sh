@@ -10,6 +10,7 @@
 #
 #   hack/bench-duckdb/run.sh [ROWS...]      # default 1000000; e.g. run.sh 1000000 10000000
 #   REPEAT=3 SHAPES="aggregating distinct" hack/bench-duckdb/run.sh
+#   BASE=/tmp/gpucost-before hack/bench-duckdb/run.sh   # also times another build, run for run beside this one
 #
 # gpucost runs with --no-source, storing the aggregated lines only, as DuckDB does; the default
 # import also keeps a compressed copy of the file (a line "gpucost (keeps source)" shows it).
@@ -53,6 +54,10 @@ for rows in "${sizes[@]}"; do
 		bill=$bills/$shape-$rows.csv
 		[ -s "$bill" ] || "$tmp/focusgen" -rows "$rows" -shape "$shape" -o "$bill" >/dev/null
 
+		if [ -n "${BASE:-}" ]; then
+			measure "$BASE" --db "$tmp/db.sqlite" --output json import billing --no-source "$bill"
+			printf '%-12s %10s %9s  %-24s %8s %8s %8s\n' "$shape" "$rows" "" "gpucost (BASE)" "$best_wall" "$best_cpu" "$best_rss"
+		fi
 		measure "$tmp/gpucost" --db "$tmp/db.sqlite" --output json import billing --no-source "$bill"
 		g_wall=$best_wall g_cpu=$best_cpu
 		g_lines=$(grep -o '"lines_stored": *[0-9]*' "$tmp/out" | grep -o '[0-9]*$')

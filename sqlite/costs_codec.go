@@ -300,7 +300,7 @@ func (c *chunkCols) empty() {
 }
 
 // reserve makes room in c's columns for a chunk of lines, so that they never grow: a writer's
-// chunks are made once (three, about 3 MB each) and reused.
+// chunks are made once (at most three, about 3 MB each) and reused.
 func (c *chunkCols) reserve(lines int) {
 	for i := range c.cols {
 		c.cols[i] = slices.Grow(c.cols[i][:0], lines)

@@ -28,6 +28,7 @@ type chunkWriter struct {
 	free     chan *chunkCols // chunks written, whose buffers gather the next ones
 	done     chan error      // the writing goroutine's error, once it has ended
 	failed   atomic.Bool     // a write failed: gathering stops
+	made     int             // chunks made to gather into besides enc's own, at most writesInFlight
 }
 
 // writesInFlight is how many gathered chunks the writer holds besides the one it gathers: one
@@ -54,14 +55,14 @@ func (w *chunkWriter) writeAll(ctx context.Context, lines iter.Seq[*gpucost.Cost
 	w.start(ctx)
 	defer w.stop() // when the lines panic
 	for l := range lines {
-		if w.enc.full() && !w.send() {
+		if w.enc.full() && !w.send(false) {
 			break
 		}
 		w.enc.add(l)
 		w.count(l)
 	}
 	if w.enc.n > 0 {
-		w.send()
+		w.send(true)
 	}
 	err := w.stop()
 	if ctx.Err() != nil { // the reader failed, or the caller gave up
@@ -80,24 +81,31 @@ func (w *chunkWriter) count(l *gpucost.CostLine) {
 func (w *chunkWriter) start(ctx context.Context) {
 	w.gathered = make(chan *chunkCols, writesInFlight)
 	w.free = make(chan *chunkCols, writesInFlight)
-	lines := cmp.Or(w.enc.maxLines, costChunkLines)
-	w.enc.reserve(lines)
-	for range writesInFlight {
-		c := new(chunkCols)
-		c.reserve(lines)
-		w.free <- c
-	}
 	w.done = make(chan error, 1)
 	go w.write(ctx, w.gathered)
 }
 
-// send hands the chunk gathered to the writing goroutine; it reports false once a write has
-// failed, when there is no use gathering more.
-func (w *chunkWriter) send() bool {
+// send hands the chunk gathered to the writing goroutine, last if it is the import's last; it
+// reports false once a write has failed, when there is no use gathering more.
+func (w *chunkWriter) send(last bool) bool {
 	if w.failed.Load() {
 		return false
 	}
-	c := <-w.free
+	var c *chunkCols
+	select {
+	case c = <-w.free:
+	default:
+		if w.made < writesInFlight {
+			// A chunk was full: the next ones will be too, so their columns are made whole
+			// rather than grown; after the last, nothing is gathered.
+			c, w.made = new(chunkCols), w.made+1
+			if !last {
+				c.reserve(cmp.Or(w.enc.maxLines, costChunkLines))
+			}
+		} else {
+			c = <-w.free
+		}
+	}
 	w.enc.take(c)
 	w.gathered <- c
 	return true

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/gpucost/gpucost"
 )
@@ -37,24 +38,26 @@ const Day = 24 * time.Hour
 type Aggregator struct {
 	Grain time.Duration // Day unless set
 
-	ctxs    map[ctxKey]int32 // the distinct contexts, numbered
-	ctxList []ctxKey
-	lastCtx int32    // the context last looked up, -1 before any
-	dims    dimTable // the distinct dimension tuples, by hash
-	dimList [][]dim  // the distinct dimension tuples, each held once, dimBlock to a block
-	ndims   int
-	slots   []uint64 // a direct-mapped cache in front of dims, by resource, SKU and tags: hash<<32 | id+1
-	seed    maphash.Seed
-	tags    mapIDs
-	extra   mapIDs
-	cells   map[cellKey]int32 // every cell but the dims' recent ones; no pointers, so the collector skips it
-	blocks  [][]cell          // the cells, blockSize to a block: growing never copies them
-	ncells  int
-	holes   int         // cells that hold no line: a merged part's (merge.go)
-	sorted  []lineOrder // the lines in the order Lines gives, once it is called: an import reads them twice
-	totals  gpucost.CostTotals
-	rows    int
-	started bool
+	ctxs     map[ctxKey]int32 // the distinct contexts, numbered
+	ctxList  []ctxKey
+	lastCtx  int32                   // the context last looked up, -1 before any
+	ctxSlots [1 << ctxSlotBits]int32 // a direct-mapped cache in front of ctxs, by ctxSlot: id+1
+	dims     dimTable                // the distinct dimension tuples, by hash
+	dimList  [][]dim                 // the distinct dimension tuples, each held once, dimBlock to a block
+	ndims    int
+	slots    []uint64 // a direct-mapped cache in front of dims, by resource, SKU and tags: hash<<32 | id+1
+	seed     maphash.Seed
+	tags     mapIDs
+	extra    mapIDs
+	cells    map[cellKey]int32 // every cell but the dims' recent ones; no pointers, so the collector skips it
+	blocks   [][]cell          // the cells, blockSize to a block: growing never copies them
+	ncells   int
+	holes    int      // cells that hold no line: a merged part's (merge.go)
+	sorted   []uint64 // the lines in the order Lines gives, once it is called (order.go): an import reads them twice
+	cellBits int      // the bits of an element of sorted that hold its cell
+	totals   gpucost.CostTotals
+	rows     int
+	started  bool
 }
 
 // ctxKey is what a stored line keeps that few lines differ in: the account, charge and pricing
@@ -319,14 +322,38 @@ func (a *Aggregator) ctxID(c *ctxKey) int32 {
 	if a.lastCtx >= 0 && a.ctxList[a.lastCtx] == *c {
 		return a.lastCtx
 	}
+	sl := &a.ctxSlots[ctxSlot(c)]
+	if id := *sl - 1; id >= 0 && a.ctxList[id] == *c {
+		a.lastCtx = id
+		return id
+	}
 	id, ok := a.ctxs[*c]
 	if !ok {
 		id = int32(len(a.ctxList))
 		a.ctxList = append(a.ctxList, *c)
 		a.ctxs[*c] = id
 	}
-	a.lastCtx = id
+	a.lastCtx, *sl = id, id+1
 	return id
+}
+
+// ctxSlotBits sizes the cache in front of the contexts' map: 64 slots hold the contexts a bill
+// interleaves (a price's wording and SKU price tell most apart), so that a line whose context
+// is not the last one's costs a comparison, where hashing its 22 strings cost about 150 ns.
+const ctxSlotBits = 6
+
+// ctxSlot returns c's slot in the cache: readers share the strings of repeated values between
+// lines, so the addresses of a few of its strings tell a context from the others a bill has.
+func ctxSlot(c *ctxKey) int {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(c.description))) ^
+		uintptr(unsafe.Pointer(unsafe.StringData(c.skuPrice)))*3 ^
+		uintptr(unsafe.Pointer(unsafe.StringData(c.pricingCategory)))*5 ^
+		uintptr(unsafe.Pointer(unsafe.StringData(c.chargeCategory)))*7 ^
+		uintptr(unsafe.Pointer(unsafe.StringData(c.subAccount)))*11 ^
+		uintptr(unsafe.Pointer(unsafe.StringData(c.region)))*13 ^
+		uintptr(c.billingPeriod)
+	p ^= p >> 17
+	return int(p>>4) & (1<<ctxSlotBits - 1)
 }
 
 func (a *Aggregator) start() {
@@ -387,7 +414,7 @@ func (a *Aggregator) Lines() iter.Seq[*gpucost.CostLine] {
 	return func(yield func(*gpucost.CostLine) bool) {
 		var l gpucost.CostLine
 		for _, o := range order {
-			a.fill(&l, a.cell(o.cell))
+			a.fill(&l, a.cell(a.orderCell(o)))
 			if !yield(&l) {
 				return
 			}
@@ -395,43 +422,14 @@ func (a *Aggregator) Lines() iter.Seq[*gpucost.CostLine] {
 	}
 }
 
-// lineOrder is a line's place in the order Lines gives: its period start and its dimension
-// tuple's rank, held side by side so that sorting reads no cell.
-type lineOrder struct {
-	start      int64
-	rank, cell int32
-}
-
-// order returns the cells in the order of their period start, resource, SKU, dimension tuple
-// and period end.
-func (a *Aggregator) order() []lineOrder {
-	rank := a.dimRanks()
-	if a.ndims >= collectAt {
-		// The ranks' sort entries (24 bytes a tuple) are garbage now: collected before the order
-		// takes its 16 bytes a line, they do not add to a large import's peak.
-		runtime.GC()
-	}
-	order := make([]lineOrder, 0, a.Len())
-	for i := range a.ncells {
-		if c := a.cell(int32(i)); c.rows > 0 {
-			order = append(order, lineOrder{c.start, rank[c.dim], int32(i)})
-		}
-	}
-	slices.SortFunc(order, func(x, y lineOrder) int {
-		if c := cmp.Or(cmp.Compare(x.start, y.start), cmp.Compare(x.rank, y.rank)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.cell(x.cell).end, a.cell(y.cell).end)
-	})
-	return order
-}
-
 // collectAt is the lines from which Lines collects garbage before ordering them: a few
 // milliseconds against the tens of megabytes a large import's peak then leaves out.
 const collectAt = 1 << 16
 
 // dimRanks returns each dimension tuple's place in the order of resource, SKU and id: the lines'
-// order within a period start, so that sorting the lines compares numbers, not strings.
+// order within a period start, so that sorting the lines compares numbers, not strings. Tuples
+// with no lines, which a merge leaves (merge.go), come last in the order of their ids. Tuples
+// numbered in order already, as a bill sorted by resource numbers them, are not sorted again.
 func (a *Aggregator) dimRanks() []int32 {
 	if a.ndims >= compactRanksAt {
 		return a.dimRanksCompact()
@@ -440,11 +438,9 @@ func (a *Aggregator) dimRanks() []int32 {
 		resource string
 		id       int32
 	}
-	es := make([]entry, a.ndims)
-	for i := range es {
-		es[i] = entry{a.dimAt(int32(i)).resourceID, int32(i)}
-	}
-	slices.SortFunc(es, func(x, y entry) int {
+	es := make([]entry, 0, a.ndims)
+	used := a.usedDims(func(i int32) { es = append(es, entry{a.dimAt(i).resourceID, i}) })
+	sortUnsorted(es[:used], func(x, y entry) int {
 		if c := strings.Compare(x.resource, y.resource); c != 0 {
 			return c
 		}
@@ -457,6 +453,32 @@ func (a *Aggregator) dimRanks() []int32 {
 	return rank
 }
 
+// usedDims calls add with the number of each tuple that has lines, in order, and then with each
+// that has none; it returns how many have lines.
+func (a *Aggregator) usedDims(add func(int32)) int {
+	used := 0
+	for i := range int32(a.ndims) {
+		if a.dimAt(i).recent >= 0 {
+			add(i)
+			used++
+		}
+	}
+	for i := range int32(a.ndims) {
+		if a.dimAt(i).recent < 0 {
+			add(i)
+		}
+	}
+	return used
+}
+
+// sortUnsorted sorts s by compare unless it is in order already: one pass over it, where the
+// sort makes many.
+func sortUnsorted[E any](s []E, compare func(x, y E) int) {
+	if !slices.IsSortedFunc(s, compare) {
+		slices.SortFunc(s, compare)
+	}
+}
+
 // compactRanksAt is the tuples from which dimRanks sorts their numbers alone, 4 bytes a tuple,
 // reading each one's resource from the tuple, where the entries hold it (24 bytes): a quarter
 // slower, but 200 MB less at 10 M tuples, when ranking is a large import's peak.
@@ -464,11 +486,9 @@ var compactRanksAt = 1 << 22
 
 // dimRanksCompact is dimRanks for many tuples.
 func (a *Aggregator) dimRanksCompact() []int32 {
-	ids := make([]int32, a.ndims)
-	for i := range ids {
-		ids[i] = int32(i)
-	}
-	slices.SortFunc(ids, func(x, y int32) int {
+	ids := make([]int32, 0, a.ndims)
+	used := a.usedDims(func(i int32) { ids = append(ids, i) })
+	sortUnsorted(ids[:used], func(x, y int32) int {
 		dx, dy := a.dimAt(x), a.dimAt(y)
 		return cmp.Or(strings.Compare(dx.resourceID, dy.resourceID), strings.Compare(dx.sku, dy.sku), cmp.Compare(x, y))
 	})

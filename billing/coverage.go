@@ -20,8 +20,10 @@ func (a *Aggregator) Coverage() iter.Seq[*gpucost.CostLine] {
 	}
 	type span struct{ from, to int64 }
 	zero := (time.Time{}).Unix()
-	spans := map[group]span{}
+	spans := map[group]int{}               // a group's index in order, for the contexts without a billing period
+	byCtx := make([]int32, len(a.ctxList)) // a context's group's index in order + 1, for the others
 	var order []group
+	var ss []span
 	for i := range a.ncells {
 		c := a.cell(int32(i))
 		if c.rows == 0 {
@@ -29,29 +31,41 @@ func (a *Aggregator) Coverage() iter.Seq[*gpucost.CostLine] {
 		}
 		ctx := a.dimAt(c.dim).ctx
 		g := group{ctx: ctx}
+		var j int
 		if a.ctxList[ctx].billingPeriod == zero {
 			t := time.Unix(c.start, 0).UTC()
 			g.month = time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC).Unix()
+			k, ok := spans[g]
+			if !ok {
+				k = len(order)
+				spans[g] = k
+			}
+			j = k
+		} else {
+			j = int(byCtx[ctx]) - 1
+			if j < 0 {
+				j = len(order)
+				byCtx[ctx] = int32(j + 1)
+			}
 		}
 		end := c.end
 		if end == zero {
 			end = c.start
 		}
-		s, ok := spans[g]
-		if !ok {
+		if j == len(order) {
 			order = append(order, g)
-			s = span{c.start, end}
+			ss = append(ss, span{c.start, end})
 		}
+		s := &ss[j]
 		if s.from == zero || c.start != zero && c.start < s.from {
 			s.from = c.start
 		}
 		s.to = max(s.to, end)
-		spans[g] = s
 	}
 	return func(yield func(*gpucost.CostLine) bool) {
 		var l gpucost.CostLine
-		for _, g := range order {
-			x, s := &a.ctxList[g.ctx], spans[g]
+		for j, g := range order {
+			x, s := &a.ctxList[g.ctx], ss[j]
 			l = gpucost.CostLine{Provider: x.provider, BillingAccountID: x.billingAccount,
 				BillingPeriodStart: unixTime(x.billingPeriod), ChargePeriodStart: unixTime(s.from), ChargePeriodEnd: unixTime(s.to)}
 			if !yield(&l) {

@@ -24,6 +24,9 @@ func (a *Aggregator) Merge(b *Aggregator) {
 	// a's lists end in whole blocks, the rest of its last block holes, and b's blocks follow.
 	dimBase, cellBase := roundUp(a.ndims, dimBlock), roundUp(a.ncells, blockSize)
 	a.holes += cellBase - a.ncells
+	for i := a.ndims; i < dimBase; i++ {
+		*a.dimAt(int32(i)) = dim{recent: -1} // no lines: dimRanks ranks it last
+	}
 	a.dimList, a.blocks = append(a.dimList, b.dimList...), append(a.blocks, b.blocks...)
 	a.ndims, a.ncells = dimBase+b.ndims, cellBase+b.ncells
 	a.holes += b.holes

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
-	"maps"
+	"hash/maphash"
 	"math"
 	"reflect"
 	"slices"
@@ -148,53 +148,83 @@ const (
 
 var errCorruptChunk = errors.New("corrupt cost chunk")
 
-// importDict numbers the distinct strings of one import in order of first use.
+// importDict numbers the distinct strings of one import in order of first use. It finds them by
+// hash in an open-addressed table of 8-byte entries, each the upper half of a string's hash and
+// its number + 1, at most three-quarters full: a string new to the import costs one hash and
+// mostly one probe, where a map took two lookups, the miss and the insert (a third of the
+// time of storing a million distinct lines went to them).
 type importDict struct {
 	maxStrings uint32 // maxImportStrings unless set (tests set fewer)
-	ids        map[string]uint32
-	n          uint32
-	fresh      []string // added since the last chunk was written
+	seed       maphash.Seed
+	slots      []uint64
+	strs       []string // by number
+	fresh      []string // added since the last chunk was taken
 	freshBytes int
 	reset      bool // the chunk being gathered starts the dictionary afresh
 }
 
 func (d *importDict) id(s string) uint32 {
-	if id, ok := d.ids[s]; ok {
-		return id
+	if d.slots == nil {
+		d.seed, d.slots = maphash.MakeSeed(), make([]uint64, 1<<10)
 	}
-	if d.ids == nil {
-		d.ids = map[string]uint32{}
+	tag := maphash.String(d.seed, s) >> 32
+	mask := uint64(len(d.slots) - 1)
+	i := tag & mask
+	for e := d.slots[i]; e != 0; e = d.slots[i] {
+		if e>>32 == tag && d.strs[uint32(e)-1] == s {
+			return uint32(e) - 1
+		}
+		i = (i + 1) & mask
 	}
-	id := d.n
-	d.ids[s] = id
-	d.n++
+	id := uint32(len(d.strs))
+	d.slots[i] = tag<<32 | uint64(id+1)
+	d.strs = append(d.strs, s)
+	if len(d.strs)*4 > len(d.slots)*3 {
+		d.grow()
+	}
 	d.fresh = append(d.fresh, s)
 	d.freshBytes += len(s)
 	return id
 }
 
-// appendFresh appends the strings blob of the chunk being written to b[:0] and forgets them.
-func (d *importDict) appendFresh(b []byte) []byte {
+// grow doubles the table.
+func (d *importDict) grow() {
+	old := d.slots
+	d.slots = make([]uint64, 2*len(old))
+	mask := uint64(len(d.slots) - 1)
+	for _, e := range old {
+		if e == 0 {
+			continue
+		}
+		i := e >> 32 & mask
+		for d.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		d.slots[i] = e
+	}
+}
+
+// appendFresh appends the strings blob of chunk c to b[:0].
+func (c *chunkCols) appendFresh(b []byte) []byte {
 	flags := byte(0)
-	if d.reset {
+	if c.reset {
 		flags = 1
 	}
-	b = binary.AppendUvarint(append(b[:0], flags), uint64(len(d.fresh)))
-	for _, s := range d.fresh {
+	b = binary.AppendUvarint(append(b[:0], flags), uint64(len(c.fresh)))
+	for _, s := range c.fresh {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 	}
-	b = appendStrings(b, d.fresh)
-	d.fresh, d.freshBytes, d.reset = d.fresh[:0], 0, false
-	return b
+	return appendStrings(b, c.fresh)
 }
 
 // restartIfFull starts the dictionary afresh, between chunks, once it holds maxImportStrings.
 func (d *importDict) restartIfFull() bool {
-	if d.n < cmp.Or(d.maxStrings, maxImportStrings) {
+	if uint32(len(d.strs)) < cmp.Or(d.maxStrings, maxImportStrings) {
 		return false
 	}
-	clear(d.ids)
-	d.n, d.reset = 0, true
+	clear(d.slots)
+	clear(d.strs)
+	d.strs, d.reset = d.strs[:0], true
 	return true
 }
 
@@ -238,22 +268,55 @@ func (r *recentStrings) put(s string, id uint32) {
 	r.s[k], r.id[k] = s, id
 }
 
-// chunkEncoder gathers the columns of one chunk of lines, numbering strings in its import's
-// dictionary.
-type chunkEncoder struct {
-	maxLines int // costChunkLines unless set (tests set fewer)
-	dict     importDict
+// chunkCols is one chunk's lines column by column, as gathered: all that encoding the chunk
+// reads. Gathering numbers the lines' strings in the import's dictionary, so it goes one line
+// after another; a chunk gathered is encoded and written while the next is gathered
+// (costs_write.go).
+type chunkCols struct {
 	n        int
 	minStart int64
 	maxStart int64
 	cols     [numValueCols][]int64 // the string columns' dictionary indexes, then the integer columns
+	sets     [numMapCols]mapSets
+	fresh    []string // the strings the chunk adds to the import's dictionary
+	reset    bool     // the chunk starts the dictionary afresh
+}
+
+// mapSets is a map column of a chunk: its distinct maps and each line's index into them.
+type mapSets struct {
+	sets [][]uint32 // each map's keys and values in turn, keys sorted; nil for a nil map
+	ids  []uint32
+}
+
+// empty empties c for another chunk, keeping its buffers.
+func (c *chunkCols) empty() {
+	c.n, c.fresh, c.reset = 0, c.fresh[:0], false
+	for i := range c.cols {
+		c.cols[i] = c.cols[i][:0]
+	}
+	for i := range c.sets {
+		c.sets[i].sets, c.sets[i].ids = c.sets[i].sets[:0], c.sets[i].ids[:0]
+	}
+}
+
+// reserve makes room in c's columns for a chunk of lines, so that they never grow: a writer's
+// chunks are made once (at most three, about 3 MB each) and reused.
+func (c *chunkCols) reserve(lines int) {
+	for i := range c.cols {
+		c.cols[i] = slices.Grow(c.cols[i][:0], lines)
+	}
+}
+
+// chunkEncoder gathers the columns of one chunk of lines, numbering strings in its import's
+// dictionary.
+type chunkEncoder struct {
+	chunkCols
+	maxLines int // costChunkLines unless set (tests set fewer)
+	dict     importDict
 	recent   [numStrCols]recentStrings
 	maps     [numMapCols]mapColumn
-	distinct map[int64]uint32 // scratch for integer columns' dictionaries
-	dictVals []int64
-	dictIDs  []uint32
-	out      []byte // the columns' bytes, while encoding
-	colEnds  [numCostCols]int
+	spare    chunkCols  // what encode takes the chunk into
+	coder    colEncoder // what encode encodes with
 }
 
 // add appends l to the chunk.
@@ -272,8 +335,8 @@ func (e *chunkEncoder) add(l *gpucost.CostLine) {
 	for c := range v {
 		e.cols[numStrCols+c] = append(e.cols[numStrCols+c], v[c])
 	}
-	e.maps[mapTags].add(l.Tags, &e.dict)
-	e.maps[mapExtra].add(l.Extra, &e.dict)
+	e.maps[mapTags].add(l.Tags, &e.dict, &e.sets[mapTags])
+	e.maps[mapExtra].add(l.Extra, &e.dict, &e.sets[mapExtra])
 	if e.n == 0 || v[intStartSec] < e.minStart {
 		e.minStart = v[intStartSec]
 	}
@@ -288,65 +351,97 @@ func (e *chunkEncoder) full() bool {
 	return e.n >= cmp.Or(e.maxLines, costChunkLines) || e.dict.freshBytes >= costChunkStrings
 }
 
+// take moves the chunk gathered into c, whose buffers gather the next chunk, and starts the
+// import's dictionary afresh once it is full.
+func (e *chunkEncoder) take(c *chunkCols) {
+	c.empty()
+	e.chunkCols, *c = *c, e.chunkCols
+	c.fresh, e.dict.fresh = e.dict.fresh, c.fresh[:0]
+	c.reset = e.dict.reset
+	e.dict.freshBytes, e.dict.reset = 0, false
+	for i := range e.maps {
+		e.maps[i].reset()
+	}
+	if e.dict.restartIfFull() {
+		e.recent = [numStrCols]recentStrings{}
+	}
+}
+
 // encode appends the chunk's strings blob to strs[:0] and its data blob to data[:0], and empties
 // the chunk for the next, keeping its buffers.
 func (e *chunkEncoder) encode(strs, data []byte) ([]byte, []byte) {
+	e.take(&e.spare)
+	return e.coder.encode(&e.spare, strs, data)
+}
+
+// colEncoder encodes gathered chunks, keeping its scratch from one to the next.
+type colEncoder struct {
+	distinct map[int64]uint32 // scratch for integer columns' dictionaries
+	dictVals []int64
+	dictIDs  []uint32
+	out      []byte // the columns' bytes, while encoding
+	colEnds  [numCostCols]int
+}
+
+// encode appends chunk c's strings blob to strs[:0] and its data blob to data[:0].
+func (e *colEncoder) encode(c *chunkCols, strs, data []byte) ([]byte, []byte) {
 	e.out = e.out[:0]
 	col := 0
-	for c := range e.cols {
-		e.out = e.appendInts(e.out, e.cols[c])
+	for i := range c.cols {
+		e.out = e.appendInts(e.out, c.cols[i])
 		e.colEnds[col], col = len(e.out), col+1
 	}
-	for c := range e.maps {
-		e.out = e.maps[c].encode(e.out)
+	for i := range c.sets {
+		e.out = c.sets[i].encode(e.out)
 		e.colEnds[col], col = len(e.out), col+1
 	}
-	data = binary.AppendUvarint(append(data[:0], CostChunkFormat), uint64(e.n))
+	data = binary.AppendUvarint(append(data[:0], CostChunkFormat), uint64(c.n))
 	prev := 0
 	for _, end := range e.colEnds {
 		data = binary.AppendUvarint(data, uint64(end-prev))
 		prev = end
 	}
 	data = append(append(data, e.out...), make([]byte, 8)...)
-	strs = e.dict.appendFresh(strs)
-
-	e.n = 0
-	for c := range e.cols {
-		e.cols[c] = e.cols[c][:0]
-	}
-	for c := range e.maps {
-		e.maps[c].reset()
-	}
-	if e.dict.restartIfFull() {
-		e.recent = [numStrCols]recentStrings{}
-	}
-	return strs, data
+	return c.appendFresh(strs), data
 }
 
-// mapColumn is one map column of a chunk (Tags or Extra): a dictionary of distinct maps.
+// mapColumn numbers the distinct maps of one map column (Tags or Extra) of the chunk being
+// gathered.
 type mapColumn struct {
 	byText  map[string]uint32   // a map's canonical text (see setText) → its index
 	byPtr   map[uintptr]seenMap // the maps seen in this chunk, by identity
-	sets    [][]uint32          // each map's keys and values in turn, keys sorted; nil for a nil map
-	ids     []uint32
 	text    []byte
 	scratch []string
 }
 
-// seenMap is a map seen before, with a copy to check that it has not changed since.
+// seenMap is a map seen before, with its keys and values as they were, to check that it has
+// not changed since.
 type seenMap struct {
-	copy map[string]string
-	id   uint32
+	kv []string // keys and values in turn
+	id uint32
 }
 
-// add appends m. Lines may share maps, so a map seen before is recognised by identity, then
-// checked against a copy of what it held.
-func (c *mapColumn) add(m map[string]string, dict *importDict) {
+// holds reports whether m holds what the map seen held: as many pairs, each of them in m.
+func (s *seenMap) holds(m map[string]string) bool {
+	if len(m) != len(s.kv)/2 {
+		return false
+	}
+	for i := 0; i < len(s.kv); i += 2 {
+		if v, ok := m[s.kv[i]]; !ok || v != s.kv[i+1] {
+			return false
+		}
+	}
+	return true
+}
+
+// add appends m to out. Lines may share maps, so a map seen before is recognised by identity,
+// then checked against what it held.
+func (c *mapColumn) add(m map[string]string, dict *importDict, out *mapSets) {
 	var p uintptr
 	if m != nil {
 		p = reflect.ValueOf(m).Pointer()
-		if s, ok := c.byPtr[p]; ok && maps.Equal(s.copy, m) {
-			c.ids = append(c.ids, s.id)
+		if s, ok := c.byPtr[p]; ok && s.holds(m) {
+			out.ids = append(out.ids, s.id)
 			return
 		}
 	}
@@ -361,7 +456,7 @@ func (c *mapColumn) add(m map[string]string, dict *importDict) {
 		if c.byText == nil {
 			c.byText, c.byPtr = map[string]uint32{}, map[uintptr]seenMap{}
 		}
-		id = uint32(len(c.sets))
+		id = uint32(len(out.sets))
 		c.byText[string(c.text)] = id
 		var kv []uint32
 		if m != nil {
@@ -370,12 +465,16 @@ func (c *mapColumn) add(m map[string]string, dict *importDict) {
 				kv = append(kv, dict.id(k), dict.id(m[k]))
 			}
 		}
-		c.sets = append(c.sets, kv)
+		out.sets = append(out.sets, kv)
 	}
 	if m != nil {
-		c.byPtr[p] = seenMap{copy: maps.Clone(m), id: id}
+		kv := make([]string, 0, 2*len(m))
+		for _, k := range c.scratch {
+			kv = append(kv, k, m[k])
+		}
+		c.byPtr[p] = seenMap{kv: kv, id: id}
 	}
-	c.ids = append(c.ids, id)
+	out.ids = append(out.ids, id)
 }
 
 // setText is a canonical text of m, given its keys sorted: 0 for a nil map, else 1 and each key
@@ -395,11 +494,10 @@ func setText(b []byte, m map[string]string, keys []string) []byte {
 func (c *mapColumn) reset() {
 	clear(c.byText)
 	clear(c.byPtr)
-	c.sets, c.ids = c.sets[:0], c.ids[:0]
 }
 
 // encode appends the column to b.
-func (c *mapColumn) encode(b []byte) []byte {
+func (c *mapSets) encode(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(c.sets)))
 	for _, kv := range c.sets {
 		if kv == nil {

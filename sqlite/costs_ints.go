@@ -27,7 +27,7 @@ func appendFixed(b []byte, v uint64, w int) []byte {
 }
 
 // appendInts appends the integer column vs to b in whichever mode takes the fewest bytes.
-func (e *chunkEncoder) appendInts(b []byte, vs []int64) []byte {
+func (e *colEncoder) appendInts(b []byte, vs []int64) []byte {
 	if len(vs) == 0 {
 		return append(b, intConst, 0)
 	}
@@ -90,7 +90,7 @@ func deltaRange(vs []int64) (lo, hi int64) {
 
 // dictionary reports whether vs takes fewer than limit bytes as a dictionary of its distinct
 // values and an index per line; if so, e.dictVals and e.dictIDs hold them.
-func (e *chunkEncoder) dictionary(vs []int64, limit int) bool {
+func (e *colEncoder) dictionary(vs []int64, limit int) bool {
 	n := len(vs)
 	if n >= limit { // even one byte a line is no better
 		return false

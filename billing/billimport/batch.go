@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpucost/gpucost"
@@ -109,27 +110,32 @@ func (b *batch) addFile(ctx context.Context, src Source) {
 		b.refuse(res, err)
 		return
 	}
-	sum, err := Checksum(src.Path)
-	if err != nil {
-		b.refuse(res, gpucost.Errorf(gpucost.EInvalid, "import %s: %w; check the path and that the file is readable", src.Name, err))
+	// The checksum is computed while the file is read, on a core the read leaves free at times;
+	// a file found imported before stops the read once the checksum says so.
+	sums := make(chan fileSum, 1)
+	var dup atomic.Bool
+	go func() {
+		sum, err := Checksum(src.Path)
+		if err == nil {
+			p, same := b.duplicate(sum)
+			dup.Store(p != nil || same != nil)
+		}
+		sums <- fileSum{sum, err}
+	}()
+	f, err := b.im.readFile(src, b.o, b.tighten, dup.Load)
+	sum := <-sums
+	if sum.err != nil {
+		b.refuse(res, gpucost.Errorf(gpucost.EInvalid, "import %s: %w; check the path and that the file is readable", src.Name, sum.err))
 		return
 	}
-	res.Checksum = sum
-	if !b.o.Replace {
-		for _, p := range slices.Backward(b.stored) {
-			if p.HasFile(sum) {
-				skipped(res, p)
-				return
-			}
-		}
+	res.Checksum = sum.sum
+	if p, same := b.duplicate(sum.sum); p != nil {
+		skipped(res, *p)
+		return
+	} else if same != nil {
+		res.Status, res.Skipped = fmt.Sprintf("skipped: the same bytes as %s in this batch", same.src.Name), true
+		return
 	}
-	for _, f := range b.files {
-		if b.results[f.res].Checksum == sum {
-			res.Status, res.Skipped = fmt.Sprintf("skipped: the same bytes as %s in this batch", f.src.Name), true
-			return
-		}
-	}
-	f, err := b.im.readFile(src, b.o, b.tighten)
 	if err != nil {
 		b.refuse(res, err)
 		return
@@ -141,6 +147,30 @@ func (b *batch) addFile(ctx context.Context, src Source) {
 		res.Unknown, res.Kept = f.st.Kept, true
 	}
 	b.files = append(b.files, f)
+}
+
+// fileSum is a file's checksum, or why it could not be read.
+type fileSum struct {
+	sum string
+	err error
+}
+
+// duplicate returns the stored import that holds a file of checksum sum, unless replacing, or
+// else the file of the batch with those bytes; nil for both when there is none.
+func (b *batch) duplicate(sum string) (*gpucost.CostImport, *fileRead) {
+	if !b.o.Replace {
+		for i := range slices.Backward(b.stored) {
+			if b.stored[i].HasFile(sum) {
+				return &b.stored[i], nil
+			}
+		}
+	}
+	for _, f := range b.files {
+		if b.results[f.res].Checksum == sum {
+			return nil, f
+		}
+	}
+	return nil, nil
 }
 
 // refuse marks res refused by err.
@@ -165,8 +195,12 @@ func (b *batch) release() {
 }
 
 // readFile detects src's format, reads its rows into an Aggregator and reconciles the totals.
-// large is called when the file holds tightAt lines or more.
-func (im *Importer) readFile(src Source, o Options, large func()) (*fileRead, error) {
+// large is called when the file holds tightAt lines or more; the read stops, with errStopped,
+// once stop reports true (never when nil).
+func (im *Importer) readFile(src Source, o Options, large func(), stop func() bool) (*fileRead, error) {
+	if stop == nil {
+		stop = func() bool { return false }
+	}
 	format := o.Format
 	if format == "" || format == "auto" {
 		var err error
@@ -175,7 +209,7 @@ func (im *Importer) readFile(src Source, o Options, large func()) (*fileRead, er
 		}
 	}
 	f := &fileRead{src: src, format: format, agg: &billing.Aggregator{Grain: cmp.Or(o.Grain, billing.Day)}}
-	st, err := im.read(src, format, o, f.agg)
+	st, err := im.read(src, format, o, f.agg, stop)
 	if err != nil {
 		return nil, err
 	}

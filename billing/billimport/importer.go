@@ -131,8 +131,9 @@ func (r Result) ReplaceDetail() string {
 	return gpucost.ImportChange(r.Replaced, &r.Stored)
 }
 
-// read streams the file through its format's reader into agg, with progress by bytes.
-func (im *Importer) read(src Source, format string, o Options, agg *billing.Aggregator) (Stats, error) {
+// read streams the file through its format's reader into agg, with progress by bytes, until
+// stop reports true, when it returns errStopped.
+func (im *Importer) read(src Source, format string, o Options, agg *billing.Aggregator, stop func() bool) (Stats, error) {
 	rd := formats[format]
 	f, err := os.Open(src.Path)
 	if err != nil {
@@ -149,7 +150,13 @@ func (im *Importer) read(src Source, format string, o Options, agg *billing.Aggr
 		defer p.Finish()
 		bar = p
 	}
-	emit := func(l *gpucost.CostLine) error { agg.Add(l); return nil }
+	emit := func(l *gpucost.CostLine) error {
+		if stop() {
+			return errStopped
+		}
+		agg.Add(l)
+		return nil
+	}
 	head := make([]byte, 4)
 	n, _ := f.ReadAt(head, 0)
 	if bytes.Equal(head[:n], parquetMagic) {
@@ -160,8 +167,11 @@ func (im *Importer) read(src Source, format string, o Options, agg *billing.Aggr
 	}
 	if n := splitParts(info.Size()); rd.split && n > 1 {
 		bars := &lockedWriter{w: bar}
-		if st, ok := readSplit(progressReaderAt{f, bars}, info.Size(), src.Name, rd, o, agg, n); ok {
+		if st, ok := readSplit(progressReaderAt{f, bars}, info.Size(), src.Name, rd, o, agg, n, stop); ok {
 			return st, nil
+		}
+		if stop() {
+			return Stats{}, errStopped
 		}
 		*agg = billing.Aggregator{Grain: agg.Grain} // the one reader's read below is what counts
 	}

@@ -36,7 +36,8 @@ var splitMin int64 = 16 << 20
 // maxParts bounds the parts of one file: each holds an aggregator until it is merged.
 const maxParts = 8
 
-// errStopped stops a part's reader when another part has failed.
+// errStopped stops a part's reader when another part has failed, and a read that is no
+// longer wanted (readFile).
 var errStopped = errors.New("another part of the file failed")
 
 // span is a part of a file: the rows from off to end, starting where a line starts.
@@ -116,7 +117,7 @@ func firstRecord(data []byte) []byte {
 // readSplit reads the CSV file r of size bytes in parts side by side with the format's reader
 // into agg, and returns the stats of the whole file; ok is false when it was not split or a part
 // failed, and then agg holds what the parts read, to be dropped.
-func readSplit(r io.ReaderAt, size int64, name string, rd format, o Options, agg *billing.Aggregator, n int) (st Stats, ok bool) {
+func readSplit(r io.ReaderAt, size int64, name string, rd format, o Options, agg *billing.Aggregator, n int, stop func() bool) (st Stats, ok bool) {
 	header, spans, ok := splitCSV(r, size, n)
 	if !ok {
 		return Stats{}, false
@@ -137,7 +138,7 @@ func readSplit(r io.ReaderAt, size int64, name string, rd format, o Options, agg
 			rows := io.MultiReader(bytes.NewReader(header), io.NewSectionReader(r, sp.off, sp.end-sp.off))
 			a := aggs[i]
 			stats[i], errs[i] = rd.read(rows, name, o, func(l *gpucost.CostLine) error {
-				if failed.Load() {
+				if failed.Load() || stop() {
 					return errStopped
 				}
 				a.Add(l)

@@ -33,7 +33,7 @@ func BenchmarkReadSplit(b *testing.B) {
 			var cpu time.Duration
 			for b.Loop() {
 				cpu0 := billbench.CPUTime()
-				fr, err := (&Importer{}).readFile(Source{Path: path, Name: "bill.csv"}, Options{}, nil)
+				fr, err := (&Importer{}).readFile(Source{Path: path, Name: "bill.csv"}, Options{}, nil, nil)
 				cpu += billbench.CPUTime() - cpu0
 				if err != nil {
 					b.Fatal(err)

@@ -40,7 +40,7 @@ func splitting(t *testing.T, min int64) {
 // stats.
 func readText(t *testing.T, path string) ([]string, Stats) {
 	t.Helper()
-	fr, err := (&Importer{}).readFile(Source{Path: path, Name: "bill.csv"}, Options{}, nil)
+	fr, err := (&Importer{}).readFile(Source{Path: path, Name: "bill.csv"}, Options{}, nil, nil)
 	if err != nil {
 		t.Fatalf("readFile(%s): %v", path, err)
 	}
@@ -171,7 +171,7 @@ func TestReadSplitQuoteSpansSplit(t *testing.T) {
 	if !ok || len(spans) != 2 || spans[1].off <= int64(field) || spans[1].off > int64(field)+3000 {
 		t.Fatalf("splitCSV: parts %v, want the second to start inside the quoted field at %d", spans, field)
 	}
-	if _, ok := readSplit(openAt(t, path), int64(len(data)), "bill.csv", formats["focus"], Options{}, &billing.Aggregator{}, 2); ok {
+	if _, ok := readSplit(openAt(t, path), int64(len(data)), "bill.csv", formats["focus"], Options{}, &billing.Aggregator{}, 2, func() bool { return false }); ok {
 		t.Errorf("readSplit across a quoted field's line breaks: ok, want the parts dropped")
 	}
 	splitting(t, int64(len(data))/2)

@@ -3,13 +3,14 @@
 # installed into this folder on first run) on the same generated FOCUS bills (billing/focusgen,
 # through hack/focusgen) at the same grain, day × resource × SKU × pricing × the other
 # dimensions gpucost keeps, with DECIMAL sums, both storing into a database file. It prints per
-# bill the best wall time of REPEAT runs, CPU seconds and peak RSS of each, the ratio (DuckDB's
-# time over gpucost's: ≥ 1.0 is gpucost as fast or faster; by wall time, and by CPU time, the
-# steadier on a loaded machine, where DuckDB's second thread counts against it) and checks both
-# billed totals agree.
+# bill the best wall time of REPEAT rounds (each runs every tool once, in turn), CPU seconds and
+# peak RSS of each, the ratio (DuckDB's time over gpucost's: ≥ 1.0 is gpucost as fast or
+# faster; by wall time, and by CPU time, the steadier on a loaded machine, where DuckDB's second
+# thread counts against it) and checks both billed totals agree.
 #
 #   hack/bench-duckdb/run.sh [ROWS...]      # default 1000000; e.g. run.sh 1000000 10000000
 #   REPEAT=3 SHAPES="aggregating distinct" hack/bench-duckdb/run.sh
+#   BASE=/tmp/gpucost-before hack/bench-duckdb/run.sh   # also times another build, run for run beside this one
 #
 # gpucost runs with --no-source, storing the aggregated lines only, as DuckDB does; the default
 # import also keeps a compressed copy of the file (a line "gpucost (keeps source)" shows it).
@@ -32,18 +33,27 @@ mkdir -p "$bills"
 go build -o "$tmp/gpucost" ./cmd/gpucost
 go build -o "$tmp/focusgen" ./hack/focusgen
 
-# measure NAME CMD... runs CMD REPEAT times after removing $tmp/db*, keeping the best wall time
-# with its CPU seconds and peak RSS in best_wall, best_cpu, best_rss, and its stdout in $tmp/out.
-measure() {
-	best_wall="" best_cpu="" best_rss=""
-	for _ in $(seq "$repeat"); do
-		rm -rf "$tmp"/db*
-		/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$@" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; return 1; }
-		read -r wall user sys rss <"$tmp/time"
-		if [ -z "$best_wall" ] || awk -v a="$wall" -v b="$best_wall" 'BEGIN { exit !(a < b) }'; then
-			best_wall=$wall best_cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') best_rss=$((rss / 1024))
-		fi
-	done
+# trial TOOL CMD... runs CMD once after removing $tmp/db* and keeps its wall time, CPU seconds and
+# peak RSS in best_wall, best_cpu and best_rss under TOOL, and its stdout in $tmp/out-TOOL, when
+# its wall time is TOOL's best so far. Each round runs every tool once, so that on a shared
+# machine, whose load comes and goes, each tool's best is taken over the same stretch of time.
+declare -A best_wall best_cpu best_rss
+trial() {
+	local tool=$1
+	shift
+	rm -rf "$tmp"/db*
+	/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$@" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; return 1; }
+	read -r wall user sys rss <"$tmp/time"
+	if [ -z "${best_wall[$tool]:-}" ] || awk -v a="$wall" -v b="${best_wall[$tool]}" 'BEGIN { exit !(a < b) }'; then
+		best_wall[$tool]=$wall best_rss[$tool]=$((rss / 1024))
+		best_cpu[$tool]=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+		cp "$tmp/out" "$tmp/out-$tool"
+	fi
+}
+
+# row SHAPE ROWS LINES LABEL TOOL prints TOOL's best.
+row() {
+	printf '%-12s %10s %9s  %-24s %8s %8s %8s\n' "$1" "$2" "$3" "$4" "${best_wall[$5]}" "${best_cpu[$5]}" "${best_rss[$5]}"
 }
 
 printf '%-12s %10s %9s  %-24s %8s %8s %8s\n' shape rows lines tool wall-s cpu-s rss-MB
@@ -53,25 +63,28 @@ for rows in "${sizes[@]}"; do
 		bill=$bills/$shape-$rows.csv
 		[ -s "$bill" ] || "$tmp/focusgen" -rows "$rows" -shape "$shape" -o "$bill" >/dev/null
 
-		measure "$tmp/gpucost" --db "$tmp/db.sqlite" --output json import billing --no-source "$bill"
-		g_wall=$best_wall g_cpu=$best_cpu
-		g_lines=$(grep -o '"lines_stored": *[0-9]*' "$tmp/out" | grep -o '[0-9]*$')
-		g_billed=$(grep -o '"billed_cost": *"[0-9.]*"' "$tmp/out" | grep -o '[0-9.]*"$' | tr -d '"')
-		printf '%-12s %10s %9s  %-24s %8s %8s %8s\n' "$shape" "$rows" "$g_lines" gpucost "$best_wall" "$best_cpu" "$best_rss"
-
-		measure "$tmp/gpucost" --db "$tmp/db.sqlite" --output json import billing "$bill"
-		printf '%-12s %10s %9s  %-24s %8s %8s %8s\n' "$shape" "$rows" "$g_lines" "gpucost (keeps source)" "$best_wall" "$best_cpu" "$best_rss"
-
-		measure node "$here/import.mjs" "$bill" "$tmp/db.duckdb"
-		d_lines=$(grep -o '"lines":[0-9]*' "$tmp/out" | grep -o '[0-9]*$')
-		d_billed=$(grep -o '"billed":"[0-9.]*"' "$tmp/out" | sed 's/.*:"//; s/"$//')
-		printf '%-12s %10s %9s  %-24s %8s %8s %8s\n' "$shape" "$rows" "$d_lines" duckdb "$best_wall" "$best_cpu" "$best_rss"
+		best_wall=() best_cpu=() best_rss=()
+		for _ in $(seq "$repeat"); do
+			[ -z "${BASE:-}" ] || trial base "$BASE" --db "$tmp/db.sqlite" --output json import billing --no-source "$bill"
+			trial gpucost "$tmp/gpucost" --db "$tmp/db.sqlite" --output json import billing --no-source "$bill"
+			trial source "$tmp/gpucost" --db "$tmp/db.sqlite" --output json import billing "$bill"
+			trial duckdb node "$here/import.mjs" "$bill" "$tmp/db.duckdb"
+		done
+		g_lines=$(grep -o '"lines_stored": *[0-9]*' "$tmp/out-gpucost" | grep -o '[0-9]*$')
+		g_billed=$(grep -o '"billed_cost": *"[0-9.]*"' "$tmp/out-gpucost" | grep -o '[0-9.]*"$' | tr -d '"')
+		d_lines=$(grep -o '"lines":[0-9]*' "$tmp/out-duckdb" | grep -o '[0-9]*$')
+		d_billed=$(grep -o '"billed":"[0-9.]*"' "$tmp/out-duckdb" | sed 's/.*:"//; s/"$//')
+		[ -z "${BASE:-}" ] || row "$shape" "$rows" "" "gpucost (BASE)" base
+		row "$shape" "$rows" "$g_lines" gpucost gpucost
+		row "$shape" "$rows" "$g_lines" "gpucost (keeps source)" source
+		row "$shape" "$rows" "$d_lines" duckdb duckdb
 
 		if [ "$g_lines" != "$d_lines" ] || ! awk -v a="$g_billed" -v b="$d_billed" 'BEGIN { exit !(a + 0 == b + 0) }'; then
 			echo "gpucost and DuckDB disagree: $g_lines lines billing $g_billed, $d_lines lines billing $d_billed" >&2
 			exit 1
 		fi
-		awk -v d="$best_wall" -v g="$g_wall" -v dc="$best_cpu" -v gc="$g_cpu" -v s="$shape" -v r="$rows" \
+		awk -v d="${best_wall[duckdb]}" -v g="${best_wall[gpucost]}" -v dc="${best_cpu[duckdb]}" -v gc="${best_cpu[gpucost]}" -v s="$shape" -v r="$rows" \
 			'BEGIN { printf "%-12s %10s  ratio DuckDB/gpucost %.2fx wall, %.2fx CPU (target >= 1.0x)\n", s, r, d / g, dc / gc }'
 	done
 done
+printf 'load: %s\n' "$(uptime | sed 's/.*load/load/')"

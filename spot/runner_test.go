@@ -393,7 +393,10 @@ func TestCheckpointCannotFitWindow(t *testing.T) {
 	done := make(chan struct{})
 	var res spot.Result
 	go func() { res, _ = r.Run(context.Background()); close(done) }()
-	waitFor(t, "a first stored checkpoint", g.stored)
+	// The runner learns a checkpoint's size when it logs the sync, just after the store names
+	// the checkpoint latest: a notice between the two would find no size to estimate from.
+	synced := regexp.MustCompile(`checkpoint synced" .*uploaded=[1-9]`)
+	waitFor(t, "a first checkpoint synced with its files", func() bool { return synced.MatchString(g.log.String()) })
 	before := g.verifyLatest()
 	now := time.Now()
 	ch <- notice.Notice{Kind: notice.Terminate, Source: "test", Seen: now, Deadline: now.Add(800 * time.Millisecond)}

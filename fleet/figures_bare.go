@@ -77,3 +77,58 @@ func (g *groups) dayOfUnixNano(n int64) int {
 	}
 	return int((n - g.firstNano) / int64(24*time.Hour))
 }
+
+// bareSums adds to sums, by currency, the effective cost of each GPU line no telemetry covers
+// (bareCharge: the whole line, priced by the bill, never outside), as adding each line's
+// EffectiveCost would: the lines of a LineResource, mostly in runs, have one currency, so the
+// map is added to once a run, not once a line.
+func (s *Snapshot) bareSums(sums map[string]int64) {
+	var cur string
+	var sum int64
+	run := false
+	for _, bl := range s.cells.blocks {
+		for i := range bl {
+			ln := &bl[i].line
+			if !ln.bare {
+				continue
+			}
+			c := ln.currency
+			if c == "" && ln.merged {
+				c = "USD" // Line.money
+			}
+			if !run || !same(c, cur) {
+				if run {
+					sums[cur] += sum
+				}
+				cur, sum, run = c, 0, true
+			}
+			sum += ln.eff
+		}
+	}
+	if run {
+		sums[cur] += sum
+	}
+}
+
+// PriceSource is where the prices of the GPU-hours of the charges keep accepts came from, all
+// currencies together: the Source of Fleet(keep)'s figures, each added to the others' (the
+// reports' price note). Every GPU line no telemetry covers is priced by the bill, so the first
+// of them keep accepts says all they add: a year of daily lines is not summed for one word.
+func (s *Snapshot) PriceSource(keep func(*Charge) bool) Source {
+	src := SourceNone
+	for i := range s.Charges {
+		if c := &s.Charges[i]; keep == nil || keep(c) {
+			src = src.with(c.Source)
+		}
+	}
+	for _, bl := range s.cells.blocks {
+		for i := range bl {
+			if ln := &bl[i].line; ln.bare {
+				if c := bareCharge(ln); keep == nil || keep(&c) {
+					return src.with(c.Source)
+				}
+			}
+		}
+	}
+	return src
+}

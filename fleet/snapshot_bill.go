@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
@@ -103,6 +104,42 @@ type sharedResource struct {
 	tags    int            // tagIDs.of the line's tags
 	tagsMap gpucost.Labels // the line's tags: a line with the same map has the same tags
 	r       *LineResource
+	last    lineStrings // the last line's, as it held them (sameLine)
+}
+
+// lineStrings are the fields of a bill line that its LineResource is made of, as the line
+// held them: its strings, its tags' map before the inventory's are added, and its GPU.
+type lineStrings struct {
+	name, provider, region, account, service, pricing, category, sku string
+	currency, billedCurrency, commitment                             string
+	tags                                                             gpucost.Labels
+	gpu                                                              catalog.LineGPU
+}
+
+func lineStringsOf(l *gpucost.CostLine, gpu catalog.LineGPU) lineStrings {
+	return lineStrings{l.ResourceName, l.Provider, l.RegionID, l.SubAccountID, l.ServiceName, l.PricingCategory,
+		l.ChargeCategory, l.SkuID, l.EffectiveCost.Currency, l.BilledCost.Currency, l.CommitmentDiscountID, l.Tags, gpu}
+}
+
+// sameLine reports whether l holds the very strings and tags map of ls (not merely equal
+// ones) and the same GPU, so that it has ls's LineResource: the stores give the lines of an
+// import one copy of each string and one map per tag set (gpucost.CostStore.ScanCosts), so a
+// resource's next line nearly always does, and comparing addresses costs a fraction of
+// comparing the strings and copying them (docs/architecture.md "Speed of the reports").
+func (ls *lineStrings) sameLine(l *gpucost.CostLine, gpu catalog.LineGPU) bool {
+	return same(ls.sku, l.SkuID) && same(ls.name, l.ResourceName) && same(ls.provider, l.Provider) &&
+		same(ls.region, l.RegionID) && same(ls.account, l.SubAccountID) && same(ls.service, l.ServiceName) &&
+		same(ls.pricing, l.PricingCategory) && same(ls.category, l.ChargeCategory) &&
+		same(ls.currency, l.EffectiveCost.Currency) && same(ls.billedCurrency, l.BilledCost.Currency) &&
+		same(ls.commitment, l.CommitmentDiscountID) && sameMap(ls.tags, l.Tags) &&
+		same(ls.gpu.Model, gpu.Model) && same(ls.gpu.InstanceType, gpu.InstanceType) && same(ls.gpu.By, gpu.By) &&
+		ls.gpu.GPUs == gpu.GPUs
+}
+
+// same reports whether a and b are one string in memory, or both empty: equal, and cheaper
+// to tell than ==, which reads the bytes where the addresses differ.
+func same(a, b string) bool {
+	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b))
 }
 
 type resourceKey struct {
@@ -115,6 +152,13 @@ type resourceKey struct {
 // l's resource id. The lines of one resource and SKU nearly always say the same of it: they
 // share the one of the last such line read (a LineResource is never changed).
 func (b *builder) resourceOf(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGPU) *LineResource {
+	for _, sh := range s.shared {
+		if sh.last.sameLine(l, gpu) {
+			// The inventory's tags are the same for every line of the resource id: the same
+			// map of the line's own tags makes the same tags.
+			return sh.r
+		}
+	}
 	tags := l.Tags
 	if inv, ok := b.invTags[l.ResourceID]; ok {
 		tags = mergeLabels(inv, l.Tags)
@@ -129,10 +173,11 @@ func (b *builder) resourceOf(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGP
 		sh := s.shared[i]
 		sh.sku, sh.key = l.SkuID, k
 		if sameMap(sh.tagsMap, tags) {
+			sh.last = lineStringsOf(l, gpu)
 			return sh.r // the store's one map for the lines with these tags (tagIDs)
 		}
 		if id = b.tagIDs.of(tags); sh.tags == id {
-			sh.tagsMap = tags
+			sh.tagsMap, sh.last = tags, lineStringsOf(l, gpu)
 			return sh.r
 		}
 	}
@@ -154,7 +199,7 @@ func (b *builder) resourceOf(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGP
 			}
 		}
 	}
-	sh := &sharedResource{l.SkuID, k, id, tags, r}
+	sh := &sharedResource{l.SkuID, k, id, tags, r, lineStringsOf(l, gpu)}
 	if i >= 0 {
 		s.shared[i] = sh
 	} else {

@@ -468,7 +468,7 @@ func (s *Snapshot) GPUResources() func(*Charge) bool {
 	// each asked once.
 	seen := make([]bool, s.resources) // by LineResource.seq
 	for cl := range s.cells.all() {
-		if r := cl.line.LineResource; cl.line.bare && !seen[r.seq] {
+		if r := cl.line.LineResource; cl.line.bare() && !seen[r.seq] {
 			seen[r.seq] = true
 			if r.ResourceID != "" {
 				res[r.ResourceID] = true

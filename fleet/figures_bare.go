@@ -20,20 +20,20 @@ func (s *Snapshot) groupBare(g *groups, d Dimension, keep func(*Charge) bool) {
 	var res *LineResource
 	for cl := range s.cells.all() {
 		ln := &cl.line
-		if !ln.bare {
+		if !ln.bare() {
 			continue
 		}
 		if keep == nil { // no charge to ask keep of: Figures.add's sums of bareCharge(ln) once its group is known
 			r := ln.LineResource
 			k := 2 * r.seq
-			if ln.merged && (r.currency == "" || r.billedCurrency == "") {
+			if ln.merged() && (r.currency == "" || r.billedCurrency == "") {
 				k++
 			}
 			if j := int(known[k]) - 1; j >= 0 {
 				f := &g.out[j]
 				f.Source = f.Source.with(SourceBill)
 				f.BilledCost.Nanos += ln.billed
-				f.noTel += max(ln.capacity, 0)
+				f.noTel += ln.units()
 				f.NoTelemetryCost.Nanos += ln.eff
 				if day := g.dayOfUnixNano(ln.start); day >= 0 && day < len(f.Daily) {
 					f.Daily[day].Nanos += ln.eff
@@ -47,14 +47,14 @@ func (s *Snapshot) groupBare(g *groups, d Dimension, keep func(*Charge) bool) {
 		}
 		// bareCharge, field by field
 		ef, bi := ln.EffectiveCost(), ln.BilledCost()
-		c.Start, c.Line, c.held = ln.Start(), ln, max(ln.capacity, 0)
+		c.Start, c.Line, c.held = ln.Start(), ln, ln.units()
 		c.Cost, c.IdleCost = ef, gpucost.Money{Currency: ef.Currency}
 		c.Billed, c.IdleBilled = bi, gpucost.Money{Currency: bi.Currency}
 		if keep != nil && !keep(&c) {
 			continue
 		}
 		k := 2 * res.seq
-		if ln.merged && (res.currency == "" || res.billedCurrency == "") {
+		if ln.merged() && (res.currency == "" || res.billedCurrency == "") {
 			k++
 		}
 		j := int(known[k]) - 1
@@ -89,11 +89,11 @@ func (s *Snapshot) bareSums(sums map[string]int64) {
 	for _, bl := range s.cells.blocks {
 		for i := range bl {
 			ln := &bl[i].line
-			if !ln.bare {
+			if !ln.bare() {
 				continue
 			}
 			c := ln.currency
-			if c == "" && ln.merged {
+			if c == "" && ln.merged() {
 				c = "USD" // Line.money
 			}
 			if !run || !same(c, cur) {
@@ -123,7 +123,7 @@ func (s *Snapshot) PriceSource(keep func(*Charge) bool) Source {
 	}
 	for _, bl := range s.cells.blocks {
 		for i := range bl {
-			if ln := &bl[i].line; ln.bare {
+			if ln := &bl[i].line; ln.bare() {
 				if c := bareCharge(ln); keep == nil || keep(&c) {
 					return src.with(c.Source)
 				}

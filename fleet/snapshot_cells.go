@@ -16,7 +16,7 @@ import (
 type cellIndex struct {
 	slots  map[string]*resSlot // by resource id
 	all    map[cellKey]*cell   // every cell, once a line came out of order
-	recent slotCache
+	recent *slotCache          // made on first use
 }
 
 // slotCache finds a resource id's slot by the address of the id's bytes: the stores give the
@@ -24,21 +24,10 @@ type cellIndex struct {
 // year of daily lines asks for each id 365 times with a few copies of it, and a lookup of the
 // copy's address costs a fraction of hashing and comparing the id in the map of slots. An
 // entry holds the id it was made for, so that its address is not reused by another string.
-// It has four entries for each slot at least, made again twice the size as the slots grow: a
-// year's lines ask for the ids in turns, and two ids in one entry miss each other every time
-// (with 10,000 ids in 16,384 entries, a third of the lines missed).
-type slotCache struct {
-	entries []slotEntry
-	shift   uint // 64 − log2(len(entries))
-}
-
-type slotEntry struct {
+type slotCache [1 << 14]struct {
 	id string
 	s  *resSlot
 }
-
-// minSlotCache is the log2 of the entries a slotCache starts with.
-const minSlotCache = 12
 
 // resSlot is what the bill's reading keeps of one resource id, found with one map lookup a
 // line: the LineResources of its SKUs (resourceOf), its last cell, while the lines come in
@@ -61,12 +50,11 @@ type cellKey struct {
 
 // slot returns the slot of resource id, made on first use.
 func (x *cellIndex) slot(id string) *resSlot {
-	c := &x.recent
-	if c.entries == nil {
-		c.entries, c.shift = make([]slotEntry, 1<<minSlotCache), 64-minSlotCache
+	if x.recent == nil {
+		x.recent = new(slotCache)
 	}
 	p := unsafe.StringData(id)
-	e := &c.entries[(uint64(uintptr(unsafe.Pointer(p)))*0x9E3779B97F4A7C15)>>c.shift]
+	e := &x.recent[(uint64(uintptr(unsafe.Pointer(p)))*0x9E3779B97F4A7C15)>>(64-14)]
 	if e.s != nil && unsafe.StringData(e.id) == p && len(e.id) == len(id) {
 		return e.s // the same bytes, so the same id
 	}
@@ -77,10 +65,6 @@ func (x *cellIndex) slot(id string) *resSlot {
 		}
 		s = &resSlot{last: lastCell{latest: math.MinInt64}}
 		x.slots[id] = s
-		if 4*len(x.slots) > len(c.entries) {
-			c.entries, c.shift = make([]slotEntry, 2*len(c.entries)), c.shift-1
-			e = &c.entries[(uint64(uintptr(unsafe.Pointer(p)))*0x9E3779B97F4A7C15)>>c.shift]
-		}
 	}
 	e.id, e.s = id, s
 	return s
@@ -129,7 +113,7 @@ func (x *cellIndex) addIn(s *resSlot, id string, start, end int64, c *cell) {
 }
 
 // cellBlocks holds the cells in the order made, in blocks of a fixed size: a cell is its Line
-// alone (56 bytes), with no slice of pointers to find them all by.
+// alone (48 bytes), with no slice of pointers to find them all by.
 type cellBlocks struct {
 	blocks [][]cell
 	n      int

@@ -268,14 +268,16 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 			c = b.index.findIn(slot, l.ResourceID, start, end, &b.cells)
 		}
 		if c == nil {
-			c = b.cells.add(b.newLine(slot, l, gpu))
+			ln := b.newLine(slot, l, gpu)
+			ln.addUnits(capacity) // before the line is copied to its cell: written once there
+			c = b.cells.add(ln)
 			if l.ResourceID != "" {
 				b.index.addIn(slot, l.ResourceID, start, end, c)
 			}
 		} else {
 			b.merge(&c.line, l)
+			c.line.addUnits(capacity)
 		}
-		c.line.addUnits(capacity)
 		return nil
 	})
 }

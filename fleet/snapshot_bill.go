@@ -22,7 +22,7 @@ type Line struct {
 	*LineResource
 	start, end  int64 // charge period, unixNano
 	eff, billed int64 // EffectiveCost and BilledCost in the resource's currencies, nano-units
-	// capacity is the billed GPU time in units (units), in the bits below lineBare, and two
+	// capacity is the billed GPU time in units (Line.units), in the bits below lineBare, and two
 	// marks above them:
 	//   - lineMerged: another line was added to this one: Money.Add names its currency, so a
 	//     line whose currency is empty reads as USD once merged;

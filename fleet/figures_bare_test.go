@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -18,6 +19,22 @@ func groupAll(s *Snapshot, d Dimension, keep func(*Charge) bool) []Figures {
 		}
 	}
 	return g.sorted()
+}
+
+// reconcileAll is Reconcile as it was before bareSums: every charge All yields, added one by one.
+func reconcileAll(s *Snapshot) (charged, bill []gpucost.Money, ok bool) {
+	sums := map[string]int64{}
+	for c := range s.All() {
+		if (c.Source == SourceBill || c.Kind == Other) && !c.outside {
+			sums[c.Cost.Currency] += c.Cost.Nanos
+		}
+	}
+	for _, t := range s.Stats.Totals.Sorted() {
+		bill = append(bill, t.EffectiveCost)
+		charged = append(charged, gpucost.Money{Nanos: sums[t.Currency], Currency: t.Currency})
+		delete(sums, t.Currency)
+	}
+	return charged, bill, len(sums) == 0 && slices.Equal(charged, bill)
 }
 
 // Group's figures of the lines no telemetry covers, summed a LineResource at a time, are those
@@ -73,6 +90,8 @@ func TestGroupBareIsGroupOfAll(t *testing.T) {
 			"odd nanos":    func(c *Charge) bool { return c.Cost.Nanos%2 == 1 },
 			"after day 2":  func(c *Charge) bool { return c.Start.After(day1.AddDate(0, 0, 2)) },
 			"team ml":      Match(map[string]string{"team": "ml"}),
+			"none":         func(*Charge) bool { return false },
+			"EUR":          func(c *Charge) bool { return c.Cost.Currency == "EUR" },
 		}
 		// GPUResources keeps what it kept when it read every charge All yields.
 		res := map[string]bool{}
@@ -84,6 +103,22 @@ func TestGroupBareIsGroupOfAll(t *testing.T) {
 		for c := range s.All() {
 			if got, want := keeps["GPUResources"](c), c.Kind != Other || (c.Line.ResourceID != "" && res[c.Line.ResourceID]); got != want {
 				t.Errorf("period %v: GPUResources()(%s %v) = %v, want %v", p, c.Line.ResourceID, c.Kind, got, want)
+			}
+		}
+		for name, keep := range keeps {
+			want := SourceNone
+			for _, f := range s.Fleet(keep) {
+				want = want.with(f.Source)
+			}
+			if got := s.PriceSource(keep); got != want {
+				t.Errorf("period %v: PriceSource(keep %s) = %q, want %q", p, name, got, want)
+			}
+		}
+		// Reconcile sums the bare lines by runs of a currency: as adding each line's charge.
+		if gc, gb, gok := s.Reconcile(); true {
+			wc, wb, wok := reconcileAll(s)
+			if !reflect.DeepEqual(gc, wc) || !reflect.DeepEqual(gb, wb) || gok != wok {
+				t.Errorf("period %v: Reconcile() = %v, %v, %v, want %v, %v, %v", p, gc, gb, gok, wc, wb, wok)
 			}
 		}
 		for _, d := range dims {

@@ -116,7 +116,7 @@ func byDay(ls map[*Line]bool) map[time.Time]*dayLines {
 		if isSpot(ln.Pricing) {
 			dl.spot++
 		}
-		dl.gpuTime += ln.capacity
+		dl.gpuTime += ln.units()
 		if id := ln.commitmentID(); id != "" {
 			dl.commitments[id] = true
 			dl.committedTypes[ln.InstanceType] = true

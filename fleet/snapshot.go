@@ -104,7 +104,7 @@ type Snapshot struct {
 	reader  analyze.OwnerReader
 	// cells are the GPU lines. Those no telemetry covers (Line.bare) are each one NoTelemetry
 	// charge (bareCharge), made as All yields it: a year of daily lines of a fleet without
-	// telemetry is millions of them, and a Charge each would add 280 bytes a line to the 64 of
+	// telemetry is millions of them, and a Charge each would add 280 bytes a line to the 48 of
 	// the Line it repeats.
 	cells     cellBlocks
 	resources int // the LineResources of its lines (LineResource.seq)
@@ -122,7 +122,7 @@ func (s *Snapshot) All() iter.Seq[*Charge] {
 		}
 		var c Charge
 		for cl := range s.cells.all() {
-			if cl.line.bare {
+			if cl.line.bare() {
 				c = bareCharge(&cl.line)
 				if !yield(&c) {
 					return
@@ -137,7 +137,7 @@ func (s *Snapshot) All() iter.Seq[*Charge] {
 func bareCharge(ln *Line) Charge {
 	ef, bi := ln.EffectiveCost(), ln.BilledCost()
 	return Charge{Kind: NoTelemetry, Start: ln.Start(), Model: ln.Model, Owner: ln.Owner, Line: ln, Source: SourceBill,
-		held: max(ln.capacity, 0), Cost: ef, IdleCost: gpucost.Money{Currency: ef.Currency},
+		held: ln.units(), Cost: ef, IdleCost: gpucost.Money{Currency: ef.Currency},
 		Billed: bi, IdleBilled: gpucost.Money{Currency: bi.Currency}}
 }
 
@@ -663,8 +663,8 @@ func (b *builder) split() {
 				unmatched[ln.seq] = true
 				b.unmatched[cmp.Or(ln.ResourceID, "(no resource id)")] = true
 			}
-			if ln.capacity > 0 || ln.eff != 0 || ln.billed != 0 {
-				ln.bare = true
+			if ln.units() > 0 || ln.eff != 0 || ln.billed != 0 {
+				ln.setBare()
 			}
 			continue
 		}
@@ -676,7 +676,7 @@ func (b *builder) split() {
 			held += ch.held
 			weights = append(weights, ch.used, ch.held-ch.used)
 		}
-		rest := max(ln.capacity, held) - held
+		rest := max(ln.units(), held) - held
 		weights = append(weights, rest)
 		eff = ap.Split(ln.eff, weights, eff)
 		bil = ap.Split(ln.billed, weights, bil)
@@ -705,7 +705,7 @@ func (b *builder) split() {
 // billed) cost ÷ its billed GPU-hours.
 func (b *builder) priceBy(c *cell) {
 	ln, entries := &c.line, b.entries[c]
-	capacity := ln.capacity
+	capacity := ln.units()
 	for _, i := range entries {
 		capacity = max(capacity, b.snap.Charges[i].held) // never more than the line
 	}

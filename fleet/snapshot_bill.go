@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
@@ -16,17 +17,38 @@ import (
 // Line is the bill line (or lines, for one resource over one charge period) behind a charge.
 // What it says of its resource, its commitment discount id too, is a LineResource that the
 // lines of the resource share. A year of daily lines is millions of them, so a line keeps its
-// period and costs as numbers, 56 bytes in all, and its methods give them as times and money.
+// period and costs as numbers, 48 bytes in all, and its methods give them as times and money.
 type Line struct {
 	*LineResource
 	start, end  int64 // charge period, unixNano
 	eff, billed int64 // EffectiveCost and BilledCost in the resource's currencies, nano-units
-	capacity    int64 // billed GPU time, units
-	// merged says that another line was added to this one: Money.Add names its currency, so
-	// a line whose currency is empty reads as USD once merged.
-	merged bool
-	bare   bool // a GPU line no telemetry covers, whose charge All makes (bareCharge)
+	// capacity is the billed GPU time in units (Line.units), in the bits below lineBare, and two
+	// marks above them:
+	//   - lineMerged: another line was added to this one: Money.Add names its currency, so a
+	//     line whose currency is empty reads as USD once merged;
+	//   - lineBare: a GPU line no telemetry covers, whose charge All makes (bareCharge).
+	// A bool each made a line 56 bytes, 29 MB more for a year of 10,000 resources' lines.
+	capacity int64
 }
+
+const (
+	lineMerged = 1 << 62
+	lineBare   = 1 << 61
+	lineUnits  = lineBare - 1 // the bits of the billed GPU time: 2^61 units are 2 × 10^12 GPU-hours
+)
+
+// units is the line's billed GPU time, units.
+func (l *Line) units() int64 { return l.capacity & lineUnits }
+
+// addUnits adds n units of billed GPU time, never less than none (analyze.BilledHours is not).
+func (l *Line) addUnits(n int64) {
+	l.capacity = l.capacity&^lineUnits | min(l.units()+max(n, 0), lineUnits)
+}
+
+func (l *Line) merged() bool { return l.capacity&lineMerged != 0 }
+func (l *Line) bare() bool   { return l.capacity&lineBare != 0 }
+func (l *Line) setMerged()   { l.capacity |= lineMerged }
+func (l *Line) setBare()     { l.capacity |= lineBare }
 
 // Start is the start of the line's charge period, in UTC.
 func (l *Line) Start() time.Time { return fromUnixNano(l.start) }
@@ -71,7 +93,7 @@ func (l *Line) EffectiveCost() gpucost.Money { return l.money(l.eff, l.currency)
 func (l *Line) BilledCost() gpucost.Money { return l.money(l.billed, l.billedCurrency) }
 
 func (l *Line) money(nanos int64, currency string) gpucost.Money {
-	if l.merged && currency == "" {
+	if l.merged() && currency == "" {
 		currency = "USD"
 	}
 	return gpucost.Money{Nanos: nanos, Currency: currency}
@@ -103,6 +125,42 @@ type sharedResource struct {
 	tags    int            // tagIDs.of the line's tags
 	tagsMap gpucost.Labels // the line's tags: a line with the same map has the same tags
 	r       *LineResource
+	last    lineStrings // the last line's, as it held them (sameLine)
+}
+
+// lineStrings are the fields of a bill line that its LineResource is made of, as the line
+// held them: its strings, its tags' map before the inventory's are added, and its GPU.
+type lineStrings struct {
+	name, provider, region, account, service, pricing, category, sku string
+	currency, billedCurrency, commitment                             string
+	tags                                                             gpucost.Labels
+	gpu                                                              catalog.LineGPU
+}
+
+func lineStringsOf(l *gpucost.CostLine, gpu catalog.LineGPU) lineStrings {
+	return lineStrings{l.ResourceName, l.Provider, l.RegionID, l.SubAccountID, l.ServiceName, l.PricingCategory,
+		l.ChargeCategory, l.SkuID, l.EffectiveCost.Currency, l.BilledCost.Currency, l.CommitmentDiscountID, l.Tags, gpu}
+}
+
+// sameLine reports whether l holds the very strings and tags map of ls (not merely equal
+// ones) and the same GPU, so that it has ls's LineResource: the stores give the lines of an
+// import one copy of each string and one map per tag set (gpucost.CostStore.ScanCosts), so a
+// resource's next line nearly always does, and comparing addresses costs a fraction of
+// comparing the strings and copying them (docs/architecture.md "Speed of the reports").
+func (ls *lineStrings) sameLine(l *gpucost.CostLine, gpu catalog.LineGPU) bool {
+	return same(ls.sku, l.SkuID) && same(ls.name, l.ResourceName) && same(ls.provider, l.Provider) &&
+		same(ls.region, l.RegionID) && same(ls.account, l.SubAccountID) && same(ls.service, l.ServiceName) &&
+		same(ls.pricing, l.PricingCategory) && same(ls.category, l.ChargeCategory) &&
+		same(ls.currency, l.EffectiveCost.Currency) && same(ls.billedCurrency, l.BilledCost.Currency) &&
+		same(ls.commitment, l.CommitmentDiscountID) && sameMap(ls.tags, l.Tags) &&
+		same(ls.gpu.Model, gpu.Model) && same(ls.gpu.InstanceType, gpu.InstanceType) && same(ls.gpu.By, gpu.By) &&
+		ls.gpu.GPUs == gpu.GPUs
+}
+
+// same reports whether a and b are one string in memory, or both empty: equal, and cheaper
+// to tell than ==, which reads the bytes where the addresses differ.
+func same(a, b string) bool {
+	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b))
 }
 
 type resourceKey struct {
@@ -115,6 +173,13 @@ type resourceKey struct {
 // l's resource id. The lines of one resource and SKU nearly always say the same of it: they
 // share the one of the last such line read (a LineResource is never changed).
 func (b *builder) resourceOf(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGPU) *LineResource {
+	for _, sh := range s.shared {
+		if sh.last.sameLine(l, gpu) {
+			// The inventory's tags are the same for every line of the resource id: the same
+			// map of the line's own tags makes the same tags.
+			return sh.r
+		}
+	}
 	tags := l.Tags
 	if inv, ok := b.invTags[l.ResourceID]; ok {
 		tags = mergeLabels(inv, l.Tags)
@@ -129,10 +194,11 @@ func (b *builder) resourceOf(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGP
 		sh := s.shared[i]
 		sh.sku, sh.key = l.SkuID, k
 		if sameMap(sh.tagsMap, tags) {
+			sh.last = lineStringsOf(l, gpu)
 			return sh.r // the store's one map for the lines with these tags (tagIDs)
 		}
 		if id = b.tagIDs.of(tags); sh.tags == id {
-			sh.tagsMap = tags
+			sh.tagsMap, sh.last = tags, lineStringsOf(l, gpu)
 			return sh.r
 		}
 	}
@@ -154,7 +220,7 @@ func (b *builder) resourceOf(s *resSlot, l *gpucost.CostLine, gpu catalog.LineGP
 			}
 		}
 	}
-	sh := &sharedResource{l.SkuID, k, id, tags, r}
+	sh := &sharedResource{l.SkuID, k, id, tags, r, lineStringsOf(l, gpu)}
 	if i >= 0 {
 		s.shared[i] = sh
 	} else {
@@ -202,14 +268,16 @@ func (b *builder) bill(ctx context.Context, st Bills) error {
 			c = b.index.findIn(slot, l.ResourceID, start, end, &b.cells)
 		}
 		if c == nil {
-			c = b.cells.add(b.newLine(slot, l, gpu))
+			ln := b.newLine(slot, l, gpu)
+			ln.addUnits(capacity) // before the line is copied to its cell: written once there
+			c = b.cells.add(ln)
 			if l.ResourceID != "" {
 				b.index.addIn(slot, l.ResourceID, start, end, c)
 			}
 		} else {
 			b.merge(&c.line, l)
+			c.line.addUnits(capacity)
 		}
-		c.line.capacity += capacity
 		return nil
 	})
 }
@@ -270,7 +338,7 @@ type lineGPUAnswer struct {
 func (b *builder) merge(ln *Line, l *gpucost.CostLine) {
 	ln.eff = ln.EffectiveCost().Add(l.EffectiveCost).Nanos
 	ln.billed = ln.BilledCost().Add(l.BilledCost).Nanos
-	ln.merged = true
+	ln.setMerged()
 	if id := commitmentOf(l); ln.commitment == "" && id != "" {
 		ln.LineResource = b.committed(ln.LineResource, id)
 	}

@@ -113,7 +113,7 @@ func (x *cellIndex) addIn(s *resSlot, id string, start, end int64, c *cell) {
 }
 
 // cellBlocks holds the cells in the order made, in blocks of a fixed size: a cell is its Line
-// alone (56 bytes), with no slice of pointers to find them all by.
+// alone (48 bytes), with no slice of pointers to find them all by.
 type cellBlocks struct {
 	blocks [][]cell
 	n      int

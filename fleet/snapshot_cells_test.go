@@ -101,11 +101,11 @@ func TestCellIndex(t *testing.T) {
 	}
 }
 
-// A cell is 56 bytes: a year of daily lines of 10,000 resources is 3.65 M of them
+// A cell is 48 bytes: a year of daily lines of 10,000 resources is 3.65 M of them
 // (docs/architecture.md "Speed of the reports").
 func TestCellSize(t *testing.T) {
-	if n := unsafe.Sizeof(cell{}); n > 56 {
-		t.Errorf("unsafe.Sizeof(cell{}) = %d bytes, want at most 56", n)
+	if n := unsafe.Sizeof(cell{}); n > 48 {
+		t.Errorf("unsafe.Sizeof(cell{}) = %d bytes, want at most 48", n)
 	}
 }
 
@@ -113,9 +113,44 @@ func TestCellSize(t *testing.T) {
 func bareLines(s *Snapshot) int {
 	n := 0
 	for c := range s.cells.all() {
-		if c.line.bare {
+		if c.line.bare() {
 			n++
 		}
 	}
 	return n
+}
+
+// A line's marks and its billed GPU time share one field: adding time keeps the marks, and
+// marking keeps the time.
+func TestLineMarksKeepUnits(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		adds         []int64
+		merged, bare bool
+		want         int64
+	}{
+		{"none", nil, false, false, 0},
+		{"a day of 8 GPUs", []int64{8 * 24 * unitsPerHour}, false, false, 8 * 24 * unitsPerHour},
+		{"merged, then more", []int64{unitsPerHour, 3 * unitsPerHour}, true, false, 4 * unitsPerHour},
+		{"bare", []int64{5}, false, true, 5},
+		{"both, a year of 10,000 GPUs", []int64{10_000 * 8760 * unitsPerHour}, true, true, 10_000 * 8760 * unitsPerHour},
+		{"nothing less than none", []int64{7, -9}, true, true, 7},
+	} {
+		var ln Line
+		for i, n := range c.adds {
+			if i == 1 && c.merged {
+				ln.setMerged()
+			}
+			ln.addUnits(n)
+		}
+		if c.merged && len(c.adds) < 2 {
+			ln.setMerged()
+		}
+		if c.bare {
+			ln.setBare()
+		}
+		if ln.units() != c.want || ln.merged() != c.merged || ln.bare() != c.bare {
+			t.Errorf("%s: units(), merged(), bare() = %d, %v, %v, want %d, %v, %v", c.name, ln.units(), ln.merged(), ln.bare(), c.want, c.merged, c.bare)
+		}
+	}
 }

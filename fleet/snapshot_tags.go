@@ -74,6 +74,8 @@ func tagKey(m gpucost.Labels) string {
 }
 
 // sameMap reports whether a and b are the same map (not merely equal ones); two nil maps are.
+// A map value is the address of its runtime map, which reflect's UnsafePointer also gives,
+// read here without making two reflect.Values a line.
 func sameMap(a, b gpucost.Labels) bool {
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+	return *(*unsafe.Pointer)(unsafe.Pointer(&a)) == *(*unsafe.Pointer)(unsafe.Pointer(&b))
 }

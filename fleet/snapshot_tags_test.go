@@ -36,3 +36,24 @@ func TestTagIDs(t *testing.T) {
 		t.Errorf("of({k: v\\x02\\x01v}) = of({k: v, v: \"\"}) = %d: two sets numbered alike", a)
 	}
 }
+
+// sameMap tells one map from another equal one, as reflect's pointer to each does.
+func TestSameMap(t *testing.T) {
+	a, b := gpucost.Labels{"team": "a"}, gpucost.Labels{"team": "a"}
+	c := a
+	for _, tc := range []struct {
+		name string
+		x, y gpucost.Labels
+		want bool
+	}{
+		{"one map", a, c, true},
+		{"equal maps", a, b, false},
+		{"two nils", nil, nil, true},
+		{"nil and empty", nil, gpucost.Labels{}, false},
+		{"a map and nil", a, nil, false},
+	} {
+		if got := sameMap(tc.x, tc.y); got != tc.want {
+			t.Errorf("sameMap(%s) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

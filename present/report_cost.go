@@ -179,17 +179,7 @@ func UnpricedModels(hours map[string]float64) string {
 // priceSource is the price source of the GPU time keep accepts (all where nil): mixed when its
 // parts were priced differently.
 func priceSource(s *fleet.Snapshot, keep func(*fleet.Charge) bool) fleet.Source {
-	src := fleet.SourceNone
-	for _, f := range s.Fleet(keep) {
-		if f.Source != fleet.SourceNone {
-			if src == fleet.SourceNone || src == f.Source {
-				src = f.Source
-			} else {
-				src = fleet.SourceMixed
-			}
-		}
-	}
-	return src
+	return s.PriceSource(keep)
 }
 
 // GPUTime narrows keep to GPU time: the charges of the lines that pay for a GPU.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jedib0t/go-pretty/v6/table"
@@ -164,13 +165,14 @@ func Percent(v float64) string {
 	if math.IsNaN(v) {
 		return "–"
 	}
-	return fmt.Sprintf("%.1f%%", v)
+	var b [32]byte // strconv writes what fmt's %.1f does, without fmt's reflection
+	return string(append(strconv.AppendFloat(b[:0], v, 'f', 1, 64), '%'))
 }
 
 // Hours formats GPU-hours: two decimals below ten, so a few minutes do not show as 0.0.
 func Hours(h float64) string {
 	if h < 10 {
-		return fmt.Sprintf("%.2f", h)
+		return strconv.FormatFloat(h, 'f', 2, 64)
 	}
-	return fmt.Sprintf("%.1f", h)
+	return strconv.FormatFloat(h, 'f', 1, 64)
 }

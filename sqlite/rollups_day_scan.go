@@ -158,9 +158,9 @@ func (r *dayScan) readRun(ctx context.Context, i, j int) error {
 		return fmt.Errorf("read %s of %s to %s: %w", dayTable, r.series[i].series.GPU.UUID, r.series[j-1].series.GPU.UUID, err)
 	}
 	defer rows.Close()
+	var key int64
+	var data sql.RawBytes // one of each for all rows: Scan's arguments escape, one allocation each a row where declared in the loop
 	for rows.Next() {
-		var key int64
-		var data sql.RawBytes
 		if err := rows.Scan(&key, &data); err != nil {
 			return fmt.Errorf("read %s of %s to %s: %w", dayTable, r.series[i].series.GPU.UUID, r.series[j-1].series.GPU.UUID, err)
 		}
@@ -190,9 +190,9 @@ func (r *dayScan) readRows(ctx context.Context, stmt *sql.Stmt, table string, i 
 		return fmt.Errorf("read %s of %s: %w", table, ss.series.GPU.UUID, err)
 	}
 	defer rows.Close()
+	var key int64
+	var data sql.RawBytes // as in readRun
 	for rows.Next() {
-		var key int64
-		var data sql.RawBytes
 		if err := rows.Scan(&key, &data); err != nil {
 			return fmt.Errorf("read %s of %s: %w", table, ss.series.GPU.UUID, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
@@ -149,13 +150,14 @@ func Sparkline(values []float64, width int) string {
 	if len(values) > width {
 		values = values[len(values)-width:]
 	}
-	out := make([]rune, len(values))
-	for i, v := range values {
+	var buf [64 * utf8.UTFMax]byte // a report by GPU draws one a row: the line made in place
+	out := buf[:0]
+	for _, v := range values {
 		if v != v {
-			out[i] = ' '
+			out = append(out, ' ')
 			continue
 		}
-		out[i] = sparkLevels[min(len(sparkLevels)-1, max(0, int(v/100*float64(len(sparkLevels)))))]
+		out = utf8.AppendRune(out, sparkLevels[min(len(sparkLevels)-1, max(0, int(v/100*float64(len(sparkLevels)))))])
 	}
 	return string(out)
 }

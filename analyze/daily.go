@@ -15,6 +15,7 @@ type DayUtil struct {
 type daySum struct {
 	utilSum float64
 	samples int64
+	seen    bool // a rollup of the day was counted
 }
 
 // dayOf returns the number of the UTC day that holds unix second t.
@@ -26,27 +27,38 @@ func dayOf(t int64) int64 {
 	return d
 }
 
-// day returns the group's accumulator of day d, making it if needed.
+// day returns the group's accumulator of day d, marked seen, making room for it if needed.
+// The pointer is good until the next call: the days move when they grow.
 func (g *groupAcc) day(d int64) *daySum {
-	ds := g.daily[d]
-	if ds == nil {
-		ds = &daySum{}
-		g.daily[d] = ds
+	switch i := d - g.dayBase; {
+	case len(g.daily) == 0:
+		g.daily, g.dayBase = make([]daySum, 1, 32), d
+	case i < 0: // a day before the first: rollups come in time order only within a series
+		days := make([]daySum, int64(len(g.daily))-i, int64(cap(g.daily))-i)
+		copy(days[-i:], g.daily)
+		g.daily, g.dayBase = days, d
+	case i >= int64(len(g.daily)):
+		g.daily = slices.Grow(g.daily, int(i)+1-len(g.daily))[:i+1]
 	}
+	ds := &g.daily[d-g.dayBase]
+	ds.seen = true
 	return ds
 }
 
 // dailyStats returns the group's daily means, oldest first.
 func (g *groupAcc) dailyStats() []DayUtil {
-	days := make([]int64, 0, len(g.daily))
-	for d := range g.daily {
-		days = append(days, d)
+	n := 0
+	for _, ds := range g.daily {
+		if ds.seen {
+			n++
+		}
 	}
-	slices.Sort(days)
-	out := make([]DayUtil, len(days))
-	for i, d := range days {
-		ds := g.daily[d]
-		out[i] = DayUtil{Day: time.Unix(d*86400, 0).UTC(), UtilMean: Stat(ratio(ds.utilSum, ds.samples))}
+	out := make([]DayUtil, 0, n)
+	for i, ds := range g.daily {
+		if ds.seen {
+			d := g.dayBase + int64(i)
+			out = append(out, DayUtil{Day: time.Unix(d*86400, 0).UTC(), UtilMean: Stat(ratio(ds.utilSum, ds.samples))})
+		}
 	}
 	return out
 }

@@ -168,13 +168,18 @@ type costBucket struct {
 	covered, idle, sustained int64
 }
 
-// groupAcc accumulates one group.
+// groupAcc accumulates one group. A report by GPU has one a GPU, 10,000 on a large fleet, so
+// a group keeps its GPUs, prices and days in maps only where a slice or a field would not do:
+// its first GPU in gpu, a map only from a second; its prices in a slice, indexed by a map only
+// past a few (the fleet's totals); its days in a slice from its first day on
+// (docs/architecture.md "Speed of the reports").
 type groupAcc struct {
 	key         string
 	model, host string
 	mixedModel  bool
 	mixedHost   bool
-	gpus        map[string]struct{}
+	gpu         string              // the first series' physical GPU
+	gpus        map[string]struct{} // every physical GPU, once a second one comes; else nil
 	series      int
 	rollups     int
 
@@ -189,20 +194,38 @@ type groupAcc struct {
 	profSamples              int64
 	smActiveSum, smOccSum    float64
 
-	prices   map[gpucost.Money]*costBucket
-	unpriced costBucket
-	daily    map[int64]*daySum // by UTC day number
+	prices     []priceBucket         // in the order the prices came
+	priceIndex map[gpucost.Money]int // index into prices, made once they are more than pricesScanned
+	unpriced   costBucket
+
+	daily   []daySum // day dayBase+i at i; a day no rollup counted in is not seen
+	dayBase int64    // UTC day number of daily[0]
 }
 
+// priceBucket is a group's time at one price.
+type priceBucket struct {
+	price gpucost.Money
+	costBucket
+}
+
+// pricesScanned is how many prices a group finds by scanning its slice, without a map.
+const pricesScanned = 8
+
 func newGroupAcc(key string) *groupAcc {
-	return &groupAcc{key: key, gpus: map[string]struct{}{}, prices: map[gpucost.Money]*costBucket{}, daily: map[int64]*daySum{},
-		utilMax: nan, memMax: nan, memP95: nan, memTotal: nan, powerMax: nan, tempMax: nan}
+	return &groupAcc{key: key, utilMax: nan, memMax: nan, memP95: nan, memTotal: nan, powerMax: nan, tempMax: nan}
 }
 
 // addSeries notes a new series of the group on physical GPU gpu, model already normalised.
 func (g *groupAcc) addSeries(s *gpucost.Series, gpu, model string) {
 	g.series++
-	g.gpus[gpu] = struct{}{}
+	switch {
+	case g.series == 1:
+		g.gpu = gpu
+	case g.gpus != nil:
+		g.gpus[gpu] = struct{}{}
+	case gpu != g.gpu:
+		g.gpus = map[string]struct{}{g.gpu: {}, gpu: {}}
+	}
 	if g.series == 1 {
 		g.model, g.host = model, s.GPU.Host
 		return
@@ -211,14 +234,41 @@ func (g *groupAcc) addSeries(s *gpucost.Series, gpu, model string) {
 	g.mixedHost = g.mixedHost || s.GPU.Host != g.host
 }
 
-// bucket returns the group's counters for price p.
-func (g *groupAcc) bucket(p gpucost.Money) *costBucket {
-	b := g.prices[p]
-	if b == nil {
-		b = &costBucket{}
-		g.prices[p] = b
+// gpuCount returns the number of distinct physical GPUs of the group's series.
+func (g *groupAcc) gpuCount() int {
+	switch {
+	case g.gpus != nil:
+		return len(g.gpus)
+	case g.series > 0:
+		return 1
 	}
-	return b
+	return 0
+}
+
+// bucket returns the group's counters for price p. The pointer is good until the next call.
+func (g *groupAcc) bucket(p gpucost.Money) *costBucket {
+	if g.priceIndex != nil {
+		if i, ok := g.priceIndex[p]; ok {
+			return &g.prices[i].costBucket
+		}
+	} else {
+		for i := range g.prices {
+			if g.prices[i].price == p {
+				return &g.prices[i].costBucket
+			}
+		}
+	}
+	g.prices = append(g.prices, priceBucket{price: p})
+	switch n := len(g.prices); {
+	case g.priceIndex != nil:
+		g.priceIndex[p] = n - 1
+	case n > pricesScanned:
+		g.priceIndex = make(map[gpucost.Money]int, 2*n)
+		for i, pb := range g.prices {
+			g.priceIndex[pb.price] = i
+		}
+	}
+	return &g.prices[len(g.prices)-1].costBucket
 }
 
 // add counts r's samples; the caller counts its minutes.
@@ -286,16 +336,19 @@ func (g *groupAcc) merge(o *groupAcc) {
 	g.profSamples += o.profSamples
 	g.smActiveSum += o.smActiveSum
 	g.smOccSum += o.smOccSum
-	for p, b := range o.prices {
-		gb := g.bucket(p)
+	for i := range o.prices {
+		b := &o.prices[i]
+		gb := g.bucket(b.price)
 		gb.covered += b.covered
 		gb.idle += b.idle
 		gb.sustained += b.sustained
 	}
-	for d, ds := range o.daily {
-		gd := g.day(d)
-		gd.utilSum += ds.utilSum
-		gd.samples += ds.samples
+	for i, ds := range o.daily {
+		if ds.seen {
+			gd := g.day(o.dayBase + int64(i))
+			gd.utilSum += ds.utilSum
+			gd.samples += ds.samples
+		}
 	}
 	g.unpriced.covered += o.unpriced.covered
 	g.unpriced.idle += o.unpriced.idle
@@ -304,7 +357,7 @@ func (g *groupAcc) merge(o *groupAcc) {
 
 // stats returns the group's statistics.
 func (g *groupAcc) stats() GroupStats {
-	s := GroupStats{Key: g.key, GPUs: len(g.gpus), Series: g.series, Rollups: g.rollups, Samples: g.samples,
+	s := GroupStats{Key: g.key, GPUs: g.gpuCount(), Series: g.series, Rollups: g.rollups, Samples: g.samples,
 		UtilMean: Stat(ratio(g.utilSum, g.samples)), UtilMax: Stat(g.utilMax),
 		UtilP50: Stat(g.quantile(0.50)), UtilP95: Stat(g.quantile(0.95)),
 		MemPeakMiB: Stat(g.memMax), MemP95MiB: Stat(g.memP95), MemTotalMiB: Stat(g.memTotal),
@@ -319,7 +372,8 @@ func (g *groupAcc) stats() GroupStats {
 		s.Host = g.host
 	}
 	total := g.unpriced
-	for p, b := range g.prices {
+	for i := range g.prices {
+		p, b := g.prices[i].price, &g.prices[i].costBucket
 		if s.Cost.Currency == "" {
 			s.Cost.Currency, s.IdleCost.Currency, s.SustainedIdleCost.Currency = p.Currency, p.Currency, p.Currency
 		}

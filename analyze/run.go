@@ -105,9 +105,10 @@ func hasRun(mask uint64, k int) bool {
 	return mask != 0
 }
 
-// end ends the open run, if any; open says the run lasted to the end of the data.
+// end ends the open run, if any, emitting it where it is at least min minutes long; open says
+// the run lasted to the end of the data.
 func (t *idleRun) end(open bool) {
-	if t.minutes > 0 {
+	if t.minutes > 0 && t.minutes >= t.min {
 		t.emit(minuteTime(t.start), t.minutes, open)
 	}
 	t.minutes = 0

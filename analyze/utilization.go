@@ -228,6 +228,9 @@ func (u *Utilization) Result() Report {
 	rep := Report{By: u.opts.By, From: u.opts.From, To: u.opts.To, IdleThreshold: u.opts.IdleThreshold,
 		MinIdle: gpucost.Duration(u.opts.minIdle()), Rollups: u.rollups, Outside: u.outside}
 	fleet := newGroupAcc(FleetGroup)
+	if len(u.groups) > 0 { // none stays nil, as JSON shows it
+		rep.Groups = make([]GroupStats, 0, len(u.groups))
+	}
 	// The groups merge in order of their keys: the fleet's float sums then come out the same
 	// on every run, whatever order the map gives.
 	for _, k := range slices.Sorted(maps.Keys(u.groups)) {

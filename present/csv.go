@@ -27,13 +27,10 @@ var unitForms = []unitForm{
 }
 
 var (
-	plainNumber  = regexp.MustCompile(`^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$`)
-	currencyCell = regexp.MustCompile(`^([A-Z]{3}) (.+)$`)
-	camelWord    = regexp.MustCompile(`([a-z])([A-Z])`)
-	perGPUHour   = regexp.MustCompile(`/(\w+ )?GPU-h\b`)
-	gpuHours     = regexp.MustCompile(`GPU-h\b`)
-	endHours     = regexp.MustCompile(` h$`)
-	goDuration   = regexp.MustCompile(`^-?([0-9]+(\.[0-9]+)?(h|m|s|ms|µs|us|ns))+$`)
+	camelWord  = regexp.MustCompile(`([a-z])([A-Z])`)
+	perGPUHour = regexp.MustCompile(`/(\w+ )?GPU-h\b`)
+	gpuHours   = regexp.MustCompile(`GPU-h\b`)
+	endHours   = regexp.MustCompile(` h$`)
 )
 
 // missingCell reports whether c stands for no value.
@@ -43,7 +40,7 @@ func missingCell(c string) bool { return c == "" || c == "–" || c == "-" || c 
 // "12" as a plain number and its unit ("" for a bare number, "s" for a duration in seconds).
 func cellNumber(c string) (num, unit string, ok bool) {
 	c = strings.TrimSpace(c)
-	if goDuration.MatchString(c) { // "1h30m0s", "250ms": seconds, the one unit of durations
+	if goDuration(c) { // "1h30m0s", "250ms": seconds, the one unit of durations
 		if d, err := time.ParseDuration(c); err == nil {
 			return strconv.FormatFloat(d.Seconds(), 'f', -1, 64), "s", true
 		}
@@ -51,25 +48,117 @@ func cellNumber(c string) (num, unit string, ok bool) {
 	sign := ""
 	if rest, found := strings.CutPrefix(c, "−"); found {
 		sign, c = "-", rest
-	} else if strings.HasPrefix(c, "-") && len(c) > 1 && !plainNumber.MatchString(c) {
+	} else if strings.HasPrefix(c, "-") && len(c) > 1 && !plainNumber(c) {
 		sign, c = "-", c[1:]
 	}
-	if m := currencyCell.FindStringSubmatch(c); m != nil && plainNumber.MatchString(m[2]) {
-		return sign + strings.ReplaceAll(m[2], ",", ""), strings.ToLower(m[1]), true
+	if code, v, ok := currencyCell(c); ok && plainNumber(v) {
+		return sign + strings.ReplaceAll(v, ",", ""), strings.ToLower(code), true
 	}
 	for _, f := range unitForms {
 		v, ok := strings.CutPrefix(c, f.prefix)
 		if !ok {
 			continue
 		}
-		if v, ok = strings.CutSuffix(v, f.suffix); ok && plainNumber.MatchString(v) {
+		if v, ok = strings.CutSuffix(v, f.suffix); ok && plainNumber(v) {
 			return sign + strings.ReplaceAll(v, ",", ""), f.unit, true
 		}
 	}
-	if plainNumber.MatchString(c) {
+	if plainNumber(c) {
 		return sign + strings.ReplaceAll(c, ",", ""), "", true
 	}
 	return "", "", false
+}
+
+// The cell matchers below read a cell byte by byte: a report by GPU has 10,000 rows of 16
+// cells, and regular expressions cost it 0.07 cpu-s (docs/architecture.md "Speed of the
+// reports"). csv_match_test.go checks each against the expression it stands for.
+
+// plainNumber reports whether s is a decimal number, its whole part grouped by commas or not:
+// ^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$.
+func plainNumber(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	n := leadingDigits(s)
+	if n == 0 {
+		return false
+	}
+	if s = s[n:]; s != "" && s[0] == ',' {
+		if n > 3 {
+			return false
+		}
+		for s != "" && s[0] == ',' {
+			if leadingDigits(s[1:]) != 3 {
+				return false
+			}
+			s = s[4:]
+		}
+	}
+	if s != "" && s[0] == '.' {
+		n := leadingDigits(s[1:])
+		if n == 0 {
+			return false
+		}
+		s = s[1+n:]
+	}
+	return s == ""
+}
+
+// currencyCell splits a cell such as "EUR 2.000" into its currency code and the rest:
+// ^([A-Z]{3}) (.+)$.
+func currencyCell(c string) (code, rest string, ok bool) {
+	if len(c) < 5 || c[3] != ' ' || strings.IndexByte(c[4:], '\n') >= 0 {
+		return "", "", false
+	}
+	for i := range 3 {
+		if c[i] < 'A' || c[i] > 'Z' {
+			return "", "", false
+		}
+	}
+	return c[:3], c[4:], true
+}
+
+// goDuration reports whether s is a duration as time.Duration's String writes it, such as
+// "1h30m0s" or "-250ms": ^-?([0-9]+(\.[0-9]+)?(h|m|s|ms|µs|us|ns))+$.
+func goDuration(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" {
+		return false
+	}
+	for s != "" {
+		n := leadingDigits(s)
+		if n == 0 {
+			return false
+		}
+		if s = s[n:]; s != "" && s[0] == '.' {
+			f := leadingDigits(s[1:])
+			if f == 0 {
+				return false
+			}
+			s = s[1+f:]
+		}
+		// A unit is followed by a digit or the end, so "ms" is never "m" then "s".
+		switch {
+		case strings.HasPrefix(s, "ms"), strings.HasPrefix(s, "us"), strings.HasPrefix(s, "ns"):
+			s = s[2:]
+		case strings.HasPrefix(s, "µs"):
+			s = s[len("µs"):]
+		case strings.HasPrefix(s, "h"), strings.HasPrefix(s, "m"), strings.HasPrefix(s, "s"):
+			s = s[1:]
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// leadingDigits returns the number of ASCII digits s starts with.
+func leadingDigits(s string) int {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // dataColumn is one column as CSV and JSON rows carry it.

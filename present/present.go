@@ -10,7 +10,9 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
@@ -148,13 +150,14 @@ func Sparkline(values []float64, width int) string {
 	if len(values) > width {
 		values = values[len(values)-width:]
 	}
-	out := make([]rune, len(values))
-	for i, v := range values {
+	var buf [64 * utf8.UTFMax]byte // a report by GPU draws one a row: the line made in place
+	out := buf[:0]
+	for _, v := range values {
 		if v != v {
-			out[i] = ' '
+			out = append(out, ' ')
 			continue
 		}
-		out[i] = sparkLevels[min(len(sparkLevels)-1, max(0, int(v/100*float64(len(sparkLevels)))))]
+		out = utf8.AppendRune(out, sparkLevels[min(len(sparkLevels)-1, max(0, int(v/100*float64(len(sparkLevels)))))])
 	}
 	return string(out)
 }
@@ -164,13 +167,14 @@ func Percent(v float64) string {
 	if math.IsNaN(v) {
 		return "–"
 	}
-	return fmt.Sprintf("%.1f%%", v)
+	var b [32]byte // strconv writes what fmt's %.1f does, without fmt's reflection
+	return string(append(strconv.AppendFloat(b[:0], v, 'f', 1, 64), '%'))
 }
 
 // Hours formats GPU-hours: two decimals below ten, so a few minutes do not show as 0.0.
 func Hours(h float64) string {
 	if h < 10 {
-		return fmt.Sprintf("%.2f", h)
+		return strconv.FormatFloat(h, 'f', 2, 64)
 	}
-	return fmt.Sprintf("%.1f", h)
+	return strconv.FormatFloat(h, 'f', 1, 64)
 }

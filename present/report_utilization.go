@@ -3,6 +3,7 @@ package present
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/gpucost/gpucost/analyze"
@@ -24,7 +25,7 @@ func Utilization(rep analyze.Report, by analyze.GroupBy, priceNotes []string) Ta
 	}
 	pct := func(v analyze.Stat) string { return Percent(float64(v)) }
 	row := func(g analyze.GroupStats) []string {
-		return []string{g.Key, fmt.Sprint(g.GPUs), Hours(g.GPUHours), pct(g.UtilMean), pct(g.UtilP50), pct(g.UtilP95),
+		return []string{g.Key, strconv.Itoa(g.GPUs), Hours(g.GPUHours), pct(g.UtilMean), pct(g.UtilP50), pct(g.UtilP95),
 			pct(g.UtilMax), gibStat(g.MemPeakMiB), Hours(g.UsedGPUHours), Hours(g.IdleGPUHours), pct(g.IdlePct), g.IdleCost.Dollars(),
 			g.Cost.Dollars(), g.PriceSource, Hours(g.ZeroUtilGPUHours), DailyTrend(g.Daily, rep.From, rep.To), string(g.Verdict)}
 	}
@@ -49,7 +50,7 @@ func gibStat(mib analyze.Stat) string {
 }
 
 // GiB formats MiB as GiB with one decimal: "79.6 GiB".
-func GiB(mib float64) string { return fmt.Sprintf("%.1f GiB", mib/1024) }
+func GiB(mib float64) string { return strconv.FormatFloat(mib/1024, 'f', 1, 64) + " GiB" }
 
 // DailyTrend draws a group's daily mean utilisation over the period, a block a day from ▁ (0%)
 // to █ (100%), blank where the group had no data; at most the last 60 days.

@@ -191,17 +191,19 @@ func (db *DB) ScanHoursByDay(ctx context.Context, f gpucost.RollupFilter, wholeF
 	if lo >= hi {
 		lo, hi = s.rowHi, s.rowHi // no whole day: every row is read as hours
 	}
-	conn, err := db.sql.Conn(ctx)
+	// The rows are read on a connection of their own through SQLite's C API (rawConn), each
+	// row's data copied once, into a chunk.
+	conn, err := openRaw(db.Path)
 	if err != nil {
 		return fmt.Errorf("scan rollups in %s: %w", db.Path, err)
 	}
 	defer conn.Close()
-	hours, err := conn.PrepareContext(ctx, `SELECT key, data FROM hour_rollups WHERE key >= ? AND key < ? ORDER BY key`)
+	hours, err := conn.prepare(`SELECT key, data FROM hour_rollups WHERE key >= ? AND key < ? ORDER BY key`)
 	if err != nil {
 		return fmt.Errorf("scan rollups in %s: %w", db.Path, err)
 	}
 	defer hours.Close()
-	days, err := conn.PrepareContext(ctx, `SELECT key, data FROM `+dayTable+` WHERE key >= ? AND key < ? ORDER BY key`)
+	days, err := conn.prepare(`SELECT key, data FROM ` + dayTable + ` WHERE key >= ? AND key < ? ORDER BY key`)
 	if err != nil {
 		return fmt.Errorf("scan rollups in %s: %w", db.Path, err)
 	}

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -49,7 +48,7 @@ func (c *dayChunk) add(series int, key int64, day bool, data []byte) {
 // dayScan is one ScanHoursByDay call's reading side: for each series the hour rows before its
 // whole days, the whole days, the hour rows after, in the statements' order.
 type dayScan struct {
-	hours, days *sql.Stmt
+	hours, days *rawStmt // on a rawConn of the scan's own
 	series      []storedSeries
 	rowLo       int64 // the first hour row to read
 	lo, hi      int64 // the whole days, read as day rows
@@ -153,58 +152,34 @@ const daySec = 24 * 3600
 // readRun appends the day rows of series i to j (exclusive), a run of wholeRun, to the chunks.
 func (r *dayScan) readRun(ctx context.Context, i, j int) error {
 	first := r.series[i].id
-	rows, err := r.days.QueryContext(ctx, hourRows.key(first, r.lo), hourRows.key(r.series[j-1].id, r.hi))
-	if err != nil {
-		return fmt.Errorf("read %s of %s to %s: %w", dayTable, r.series[i].series.GPU.UUID, r.series[j-1].series.GPU.UUID, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var key int64
-		var data sql.RawBytes
-		if err := rows.Scan(&key, &data); err != nil {
-			return fmt.Errorf("read %s of %s to %s: %w", dayTable, r.series[i].series.GPU.UUID, r.series[j-1].series.GPU.UUID, err)
-		}
+	err := r.days.scan(hourRows.key(first, r.lo), hourRows.key(r.series[j-1].id, r.hi), func(key int64, data []byte) error {
 		k := i + int(key>>keyBits-first)
 		if day := key & (1<<keyBits - 1); k >= j || day < r.lo || day >= r.hi {
 			return fmt.Errorf("%s row %d lies outside the days of series %s to %s: the series table's first_seen and last_seen do not cover it",
 				dayTable, key, r.series[i].series.GPU.UUID, r.series[j-1].series.GPU.UUID)
 		}
 		r.c.add(k, key, true, data)
-		if err := r.handOver(ctx); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
+		return r.handOver(ctx)
+	})
+	if err != nil && err != errStopped {
 		return fmt.Errorf("read %s of %s to %s: %w", dayTable, r.series[i].series.GPU.UUID, r.series[j-1].series.GPU.UUID, err)
 	}
-	return nil
+	return err
 }
 
 // readRows appends series i's rows lo to hi (exclusive) of table, read by stmt, to the chunks.
-func (r *dayScan) readRows(ctx context.Context, stmt *sql.Stmt, table string, i int, ss storedSeries, lo, hi int64, day bool) error {
+func (r *dayScan) readRows(ctx context.Context, stmt *rawStmt, table string, i int, ss storedSeries, lo, hi int64, day bool) error {
 	if lo >= hi {
 		return nil
 	}
-	rows, err := stmt.QueryContext(ctx, hourRows.key(ss.id, lo), hourRows.key(ss.id, hi))
-	if err != nil {
-		return fmt.Errorf("read %s of %s: %w", table, ss.series.GPU.UUID, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var key int64
-		var data sql.RawBytes
-		if err := rows.Scan(&key, &data); err != nil {
-			return fmt.Errorf("read %s of %s: %w", table, ss.series.GPU.UUID, err)
-		}
+	err := stmt.scan(hourRows.key(ss.id, lo), hourRows.key(ss.id, hi), func(key int64, data []byte) error {
 		r.c.add(i, key, day, data)
-		if err := r.handOver(ctx); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
+		return r.handOver(ctx)
+	})
+	if err != nil && err != errStopped {
 		return fmt.Errorf("read %s of %s: %w", table, ss.series.GPU.UUID, err)
 	}
-	return nil
+	return err
 }
 
 // consumeDays decodes the chunks' rows and passes them on in order, returning the chunks to

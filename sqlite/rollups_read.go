@@ -160,11 +160,11 @@ func (s *rowScan) readSeries(ctx context.Context, stmt *sql.Stmt, i int, ss stor
 		return fmt.Errorf("read %s of %s: %w", l.table, ss.series.GPU.UUID, err)
 	}
 	defer rows.Close()
+	var (
+		key  int64
+		data sql.RawBytes // one of each for all rows, as in dayScan.readRun
+	)
 	for rows.Next() {
-		var (
-			key  int64
-			data sql.RawBytes
-		)
 		if err := rows.Scan(&key, &data); err != nil {
 			return fmt.Errorf("read %s of %s: %w", l.table, ss.series.GPU.UUID, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/usage"
 )
 
 // The brief's scale: 10,000 resources × 24 hours × 8 GPUs = 1.92 M hour rollups.
@@ -76,11 +77,11 @@ func BenchmarkAllocatorAddRollup(b *testing.B) {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		cpu0 := cpuTime()
+		cpu0 := usage.CPU()
 		a, _ := NewAllocator(AllocOptions{Policy: gpucost.PolicyUsed})
 		n = f.add(a)
 		a.tel.index()
-		cpu += cpuTime() - cpu0
+		cpu += usage.CPU() - cpu0
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		held = after.HeapAlloc - before.HeapAlloc
@@ -111,7 +112,7 @@ func BenchmarkAllocate(b *testing.B) {
 		emit := func(*gpucost.Allocation) { count++ }
 		b.Run("daily/"+policy, func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := usage.CPU()
 			for n := 0; b.Loop(); n++ {
 				h := n % allocBenchHosts
 				res.Hosts[0] = f.hosts[h]
@@ -120,11 +121,11 @@ func BenchmarkAllocate(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/line")
-			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/line")
+			b.ReportMetric(float64((usage.CPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/line")
 		})
 		b.Run("hourly/"+policy, func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := usage.CPU()
 			var l gpucost.CostLine
 			for n := 0; b.Loop(); n++ {
 				h := n % allocBenchHosts
@@ -135,7 +136,7 @@ func BenchmarkAllocate(b *testing.B) {
 				a.Allocate(&l, res, emit)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/line")
-			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/line")
+			b.ReportMetric(float64((usage.CPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/line")
 		})
 	}
 }
@@ -150,7 +151,7 @@ func BenchmarkAllocatorFleet(b *testing.B) {
 		lines[h] = f.line(h)
 	}
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := usage.CPU()
 	for b.Loop() {
 		a, _ := NewAllocator(AllocOptions{Policy: gpucost.PolicyUsed})
 		f.add(a)

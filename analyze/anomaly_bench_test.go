@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/usage"
 )
 
 // The brief's scale: a year of daily costs of 200 scopes × 50 resources, 3.65 M points.
@@ -106,7 +107,7 @@ func BenchmarkAnomalyYear(b *testing.B) {
 	for _, order := range []string{"by-day", "by-scope"} {
 		b.Run(order, func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := usage.CPU()
 			var rep AnomalyReport
 			for b.Loop() {
 				d := NewDetector(bill.options())
@@ -114,7 +115,7 @@ func BenchmarkAnomalyYear(b *testing.B) {
 				rep = d.Result()
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/anomalyBenchPoints, "ns/point")
-			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((usage.CPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 			bill.check(b, rep)
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/usage"
 )
 
 // The scale: 10,000 GPUs × 30 days of hourly rollups = 7.2 M rollups.
@@ -76,7 +77,7 @@ func BenchmarkUtilizationAdd(b *testing.B) {
 	f := newBenchFleet(benchGPUs)
 	u := NewUtilization(benchOptions())
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := usage.CPU()
 	for n := 0; b.Loop(); n++ {
 		u.Add(f.rollup(n))
 	}
@@ -91,7 +92,7 @@ func BenchmarkUtilizationAdd(b *testing.B) {
 func BenchmarkUtilizationFleet(b *testing.B) {
 	f := newBenchFleet(benchGPUs)
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := usage.CPU()
 	for b.Loop() {
 		u := NewUtilization(benchOptions())
 		for n := range benchGPUs * benchHours {
@@ -102,12 +103,12 @@ func BenchmarkUtilizationFleet(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(benchGPUs*benchHours), "ns/add")
-	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((usage.CPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 // reportCPU adds the CPU time per op since cpu0: steadier than wall time on a shared machine.
 func reportCPU(b *testing.B, cpu0 time.Duration) {
-	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64((usage.CPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkIdleAdd measures one Add of an hourly rollup to an idle-period analysis.
@@ -115,7 +116,7 @@ func BenchmarkIdleAdd(b *testing.B) {
 	f := newBenchFleet(benchGPUs)
 	d := NewIdle(benchOptions())
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := usage.CPU()
 	for n := 0; b.Loop(); n++ {
 		d.Add(f.rollup(n))
 	}
@@ -138,7 +139,7 @@ func BenchmarkAlertsAdd(b *testing.B) {
 	}
 	r := minuteRollup(nil, t0, minute{util: 70, memPct: 50, temp: 60, powerW: 250, smOcc: 0.7})
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := usage.CPU()
 	for n := 0; b.Loop(); n++ {
 		i, m := n/minutes%gpus, n%minutes
 		r.Series = f.series[i]

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/usage"
 )
 
 // yearStore gives a year of daily GPU lines of a fleet without telemetry, by day, then
@@ -71,7 +72,7 @@ func BenchmarkYear(b *testing.B) {
 			y := newYearStore(resources, 365)
 			p := Period{Start: day1, End: day1.AddDate(0, 0, 365)}
 			res, _ := ParseDimension("resource")
-			cpu := cpuTime()
+			cpu := usage.CPU()
 			for b.Loop() {
 				s, err := Build(context.Background(), y, fakeCatalog{}, Options{Period: p})
 				if err != nil {
@@ -87,7 +88,7 @@ func BenchmarkYear(b *testing.B) {
 					b.Fatal("does not reconcile")
 				}
 			}
-			b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((usage.CPU()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 }

@@ -6,12 +6,12 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/internal/storetest"
+	"github.com/gpucost/gpucost/internal/usage"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -118,9 +118,7 @@ func clusterCPU(b *testing.B, db interface {
 func processCPU(b *testing.B, pid int) time.Duration {
 	b.Helper()
 	if pid == os.Getpid() {
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		return usage.CPU()
 	}
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {

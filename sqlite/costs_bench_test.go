@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/usage"
 	"github.com/gpucost/gpucost/sqlite"
 	"github.com/gpucost/gpucost/sqlite/sqlitetest"
 )
@@ -45,7 +46,7 @@ func benchScan(b *testing.B, db *sqlite.DB, f gpucost.CostFilter, want int, grou
 	ctx := context.Background()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	cpu0 := costCPUTime()
+	cpu0 := usage.CPU()
 	lines := 0
 	for b.Loop() {
 		lines = 0
@@ -66,7 +67,7 @@ func benchScan(b *testing.B, db *sqlite.DB, f gpucost.CostFilter, want int, grou
 			b.Fatalf("scanned %d lines (billed %d), want %d", lines, billed, want)
 		}
 	}
-	cpu := costCPUTime() - cpu0
+	cpu := usage.CPU() - cpu0
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
@@ -92,7 +93,7 @@ func benchPutCosts(b *testing.B, resources, days int) {
 	fleet := sqlitetest.NewCostFleet(resources)
 	var prev []int64
 	i := 0
-	cpu0 := costCPUTime()
+	cpu0 := usage.CPU()
 	for b.Loop() {
 		imp := gpucost.CostImport{Name: "month.csv", Checksum: fmt.Sprint("month-", i), Format: "focus", Grain: 24 * time.Hour}
 		got, err := db.PutCosts(ctx, imp, fleet.Lines(0, days), prev)
@@ -101,7 +102,7 @@ func benchPutCosts(b *testing.B, resources, days int) {
 		}
 		prev, i = []int64{got.ID}, i+1
 	}
-	cpu := costCPUTime() - cpu0
+	cpu := usage.CPU() - cpu0
 	lines := float64(days*resources) * float64(b.N)
 	b.ReportMetric(lines/b.Elapsed().Seconds(), "lines/s")
 	b.ReportMetric(lines/cpu.Seconds(), "lines/cpu-s")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/usage"
 	"github.com/gpucost/gpucost/sqlite/sqlitetest"
 )
 
@@ -45,5 +46,5 @@ func BenchmarkScanHours(b *testing.B) {
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(rollups)*float64(b.N)/b.Elapsed().Seconds(), "rollups/s")
 	b.ReportMetric(float64(ms.Sys)/(1<<20), "MiB-go-sys")
-	b.ReportMetric(float64(sqlitetest.PeakRSS())/(1<<20), "MiB-peak-RSS")
+	b.ReportMetric(float64(usage.PeakRSS())/(1<<20), "MiB-peak-RSS")
 }

@@ -7,13 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing/focusgen"
-	"github.com/gpucost/gpucost/billing/internal/billbench"
+	"github.com/gpucost/gpucost/internal/usage"
 	"github.com/gpucost/gpucost/sqlite"
 )
 
@@ -34,8 +33,8 @@ func (s *timedStore) PutCostBatch(ctx context.Context, puts []gpucost.CostPut) (
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	s.heap = m.HeapAlloc
-	t, cpu0 := time.Now(), billbench.CPUTime()
-	defer func() { s.store, s.cpu = time.Since(t), billbench.CPUTime()-cpu0 }()
+	t, cpu0 := time.Now(), usage.CPU()
+	defer func() { s.store, s.cpu = time.Since(t), usage.CPU()-cpu0 }()
 	return s.Store.PutCostBatch(ctx, puts)
 }
 
@@ -97,16 +96,7 @@ func BenchmarkImportFleet(b *testing.B) {
 			b.ReportMetric(store.Seconds()/float64(b.N), "store-s")
 			b.ReportMetric(storeCPU.Seconds()/float64(b.N), "store-cpu-s")
 			b.ReportMetric(float64(held)/float64(bill.Lines()), "held-B/line")
-			b.ReportMetric(float64(maxRSS())/(1<<20), "peak-RSS-MiB")
+			b.ReportMetric(float64(usage.PeakRSS())/(1<<20), "peak-RSS-MiB")
 		})
 	}
-}
-
-// maxRSS returns the process's peak resident set in bytes.
-func maxRSS() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Maxrss * 1024
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/gpucost/gpucost/billing/focusgen"
-	"github.com/gpucost/gpucost/billing/internal/billbench"
+	"github.com/gpucost/gpucost/internal/usage"
 )
 
 // BenchmarkReadSplit reads and aggregates a generated FOCUS bill of fleetRows rows in both
@@ -32,9 +32,9 @@ func BenchmarkReadSplit(b *testing.B) {
 		b.Run(fmt.Sprintf("%s/rows=%d", shape, *fleetRows), func(b *testing.B) {
 			var cpu time.Duration
 			for b.Loop() {
-				cpu0 := billbench.CPUTime()
+				cpu0 := usage.CPU()
 				fr, err := (&Importer{}).readFile(Source{Path: path, Name: "bill.csv"}, Options{}, nil, nil)
-				cpu += billbench.CPUTime() - cpu0
+				cpu += usage.CPU() - cpu0
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpucost/gpucost/internal/usage"
 )
 
 // BenchmarkDemoBuild builds the 30-day demo store as gpucost demo does (telemetry, bill,
@@ -20,11 +22,11 @@ func BenchmarkDemoBuild(b *testing.B) {
 	var cpu time.Duration
 	for b.Loop() {
 		e := demoBenchEnv(filepath.Join(b.TempDir(), "demo.db"))
-		c := demoCPUTime()
+		c := usage.CPU()
 		if err := e.loadDemo(ctx, demoNow, 30, false); err != nil {
 			b.Fatal(err)
 		}
-		cpu += demoCPUTime() - c
+		cpu += usage.CPU() - c
 	}
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 }
@@ -42,11 +44,11 @@ func BenchmarkDemoHeadline(b *testing.B) {
 		var out strings.Builder
 		e := demoBenchEnv(path)
 		e.stdout = &out
-		c := demoCPUTime()
+		c := usage.CPU()
 		if err := e.printDemoHeadline(ctx, demoNow, 30); err != nil {
 			b.Fatal(err)
 		}
-		cpu += demoCPUTime() - c
+		cpu += usage.CPU() - c
 		if !strings.Contains(out.String(), "gpucost demo — 88 GPUs") || !strings.Contains(out.String(), "The recommended plan would take") {
 			b.Fatalf("headline:\n%s", out.String())
 		}

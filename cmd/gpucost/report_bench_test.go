@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpucost/gpucost/internal/usage"
 	"github.com/gpucost/gpucost/sqlite/sqlitetest"
 )
 
@@ -37,15 +38,15 @@ func benchReportUtilization(b *testing.B, wrap func(storeDB) storeDB) {
 			db.Close()
 			args := []string{"report", "utilization", "--db", path, "--since", "30d", "--by", by,
 				"--until", sqlitetest.End.Format(time.RFC3339), "--output", "csv"}
-			cpu := demoCPUTime()
+			cpu := usage.CPU()
 			for b.Loop() {
 				e := &env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }, wrapStore: wrap}
 				if code := run(context.Background(), args, e); code != exitOK {
 					b.Fatalf("report utilization: exit %d", code)
 				}
 			}
-			b.ReportMetric((demoCPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
-			b.ReportMetric(float64(sqlitetest.PeakRSS())/(1<<20), "MiB-peak-RSS")
+			b.ReportMetric((usage.CPU()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric(float64(usage.PeakRSS())/(1<<20), "MiB-peak-RSS")
 		})
 	}
 }
@@ -86,7 +87,7 @@ func benchReportCostYear(b *testing.B, resources int, by []string) {
 			b.Fatalf("report cost printed %s", out.String())
 		}
 	}
-	b.ReportMetric(float64(sqlitetest.PeakRSS())/(1<<20), "MiB-peak-RSS")
+	b.ReportMetric(float64(usage.PeakRSS())/(1<<20), "MiB-peak-RSS")
 }
 
 // BenchmarkReportCostFleet runs `gpucost report cost` end to end over 10,000 GPUs × 30 days of
@@ -113,7 +114,7 @@ func benchReportCostFleet(b *testing.B, wrap func(storeDB) storeDB) {
 			db.Close()
 			args := append([]string{"report", "cost", "--db", path, "--since", "30d",
 				"--until", sqlitetest.End.Format(time.RFC3339), "--output", "csv"}, args...)
-			cpu := demoCPUTime()
+			cpu := usage.CPU()
 			for b.Loop() {
 				var out strings.Builder
 				e := &env{stdout: &out, stderr: io.Discard, getenv: func(string) string { return "" }, now: time.Now, wrapStore: wrap}
@@ -124,8 +125,8 @@ func benchReportCostFleet(b *testing.B, wrap func(storeDB) storeDB) {
 					b.Fatalf("report cost printed %s", out.String())
 				}
 			}
-			b.ReportMetric((demoCPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
-			b.ReportMetric(float64(sqlitetest.PeakRSS())/(1<<20), "MiB-peak-RSS")
+			b.ReportMetric((usage.CPU()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric(float64(usage.PeakRSS())/(1<<20), "MiB-peak-RSS")
 		})
 	}
 }
@@ -149,5 +150,5 @@ func BenchmarkRecommend(b *testing.B) {
 			b.Fatalf("recommend printed %s", out.String())
 		}
 	}
-	b.ReportMetric(float64(sqlitetest.PeakRSS())/(1<<20), "MiB-peak-RSS")
+	b.ReportMetric(float64(usage.PeakRSS())/(1<<20), "MiB-peak-RSS")
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpucost/gpucost/internal/usage"
 )
 
 // BenchmarkReportCostYear is BenchmarkReportCost at 10,000 resources (3.65 M stored lines, no
@@ -15,9 +17,9 @@ import (
 func BenchmarkReportCostYear(b *testing.B) {
 	for _, by := range [][]string{{"--by", "team"}, {"--by", "gpu-model", "--gpu-only"}, {"--by", "resource"}} {
 		b.Run(strings.Join(by, ""), func(b *testing.B) {
-			cpu := demoCPUTime()
+			cpu := usage.CPU()
 			benchReportCostYear(b, 10_000, by)
-			b.ReportMetric((demoCPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((usage.CPU()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 }

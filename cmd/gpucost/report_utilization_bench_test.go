@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpucost/gpucost/internal/usage"
 	"github.com/gpucost/gpucost/sqlite/sqlitetest"
 )
 
@@ -22,15 +23,15 @@ func BenchmarkReportUtilizationBy(b *testing.B) {
 			db.Close()
 			args := []string{"report", "utilization", "--db", path, "--since", "30d", "--by", by,
 				"--until", sqlitetest.End.Format(time.RFC3339), "--output", "csv"}
-			cpu := demoCPUTime()
+			cpu := usage.CPU()
 			for b.Loop() {
 				e := &env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
 				if code := run(context.Background(), args, e); code != exitOK {
 					b.Fatalf("report utilization --by %s: exit %d", by, code)
 				}
 			}
-			b.ReportMetric((demoCPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
-			b.ReportMetric(float64(sqlitetest.PeakRSS())/(1<<20), "MiB-peak-RSS")
+			b.ReportMetric((usage.CPU()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric(float64(usage.PeakRSS())/(1<<20), "MiB-peak-RSS")
 		})
 	}
 }

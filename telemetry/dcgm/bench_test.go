@@ -8,11 +8,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/internal/usage"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 )
@@ -54,7 +54,7 @@ func BenchmarkRead(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			samples := 0
-			cpu := cpuTime()
+			cpu := usage.CPU()
 			for b.Loop() {
 				st, err := Read(bytes.NewReader(data), "bench", ReadOptions{Workers: workers}, func(gpucost.Sample) {})
 				if err != nil || st.Skipped != 0 {
@@ -62,7 +62,7 @@ func BenchmarkRead(b *testing.B) {
 				}
 				samples = st.Samples
 			}
-			cpu = cpuTime() - cpu
+			cpu = usage.CPU() - cpu
 			b.ReportMetric(float64(lines*b.N)/b.Elapsed().Seconds(), "lines/s")
 			b.ReportMetric(float64(lines*b.N)/cpu.Seconds(), "lines/cpu-s")
 			b.ReportMetric(float64(samples*b.N)/b.Elapsed().Seconds(), "gpusamples/s")
@@ -124,16 +124,6 @@ func BenchmarkCollectParse(b *testing.B) {
 	}
 }
 
-// cpuTime returns the CPU time the process has used, all threads: on a shared machine the
-// wall-clock rate understates what the code does with the CPU it gets.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkReadWritten reads what Write writes, as the demo fleet and imports do: 64 GPUs, 8
 // metrics each, one scrape per timestamp.
 func BenchmarkReadWritten(b *testing.B) {
@@ -143,13 +133,13 @@ func BenchmarkReadWritten(b *testing.B) {
 	}
 	lines := strings.Count(buf.String(), "\n") - strings.Count(buf.String(), "\n#")
 	b.SetBytes(int64(buf.Len()))
-	cpu := cpuTime()
+	cpu := usage.CPU()
 	for b.Loop() {
 		if _, err := Read(bytes.NewReader(buf.Bytes()), "bench", ReadOptions{}, func(gpucost.Sample) {}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	cpu = cpuTime() - cpu
+	cpu = usage.CPU() - cpu
 	b.ReportMetric(float64(lines*b.N)/b.Elapsed().Seconds(), "lines/s")
 	b.ReportMetric(float64(lines*b.N)/cpu.Seconds(), "lines/cpu-s")
 }

@@ -5,12 +5,11 @@ package billbench
 
 import (
 	"runtime"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/billing"
+	"github.com/gpucost/gpucost/internal/usage"
 )
 
 // ReadFunc reads a whole bill from data, emitting each line, and returns the rows read.
@@ -26,7 +25,7 @@ func Read(b *testing.B, data []byte, read ReadFunc) {
 	emit := func(c *gpucost.CostLine) error { sink += c.ConsumedQuantity; return nil }
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	cpu0 := CPUTime()
+	cpu0 := usage.CPU()
 	for b.Loop() {
 		n, err := read(data, emit)
 		if err != nil {
@@ -34,7 +33,7 @@ func Read(b *testing.B, data []byte, read ReadFunc) {
 		}
 		rows += n
 	}
-	cpu := CPUTime() - cpu0
+	cpu := usage.CPU() - cpu0
 	runtime.ReadMemStats(&ms1)
 	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(float64(rows)/cpu.Seconds(), "rows/cpu-s")
@@ -51,7 +50,7 @@ func ReadAggregate(b *testing.B, data []byte, read ReadFunc) {
 	var rows int64
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	cpu0 := CPUTime()
+	cpu0 := usage.CPU()
 	for b.Loop() {
 		var agg billing.Aggregator
 		n, err := read(data, func(l *gpucost.CostLine) error { agg.Add(l); return nil })
@@ -63,18 +62,9 @@ func ReadAggregate(b *testing.B, data []byte, read ReadFunc) {
 		}
 		rows += n
 	}
-	cpu := CPUTime() - cpu0
+	cpu := usage.CPU() - cpu0
 	runtime.ReadMemStats(&ms1)
 	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(float64(rows)/cpu.Seconds(), "rows/cpu-s")
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(rows), "allocs/row")
-}
-
-// CPUTime returns the user and system CPU time the process has used.
-func CPUTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -1,14 +1,15 @@
 //go:build unix
 
-package analyze
+package usage
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the CPU time the process has used, all threads (the collector's included).
-func cpuTime() time.Duration {
+// CPU returns the user and system CPU time the process has used, all its threads (the garbage
+// collector's included); 0 if the system does not say.
+func CPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench-compare.sh prints each import figure of issue 21 beside its target (make bench-compare):
-# the Go benchmarks' figures, the reports' over 10,000 GPUs and over a year of bill, then, when node and npm are on the PATH, gpucost against DuckDB on
+# the Go benchmarks' figures, the reports' over 10,000 GPUs and over a year of bill (their benchmarks,
+# then the commands themselves: hack/bench-reports.sh), then, when node and npm are on the PATH, gpucost against DuckDB on
 # the same generated bills (hack/bench-duckdb/run.sh). ROWS picks the bill sizes of that
 # comparison (default 1000000; "1000000 10000000" for both of the issue's sizes).
 #
@@ -85,6 +86,9 @@ for b in 'ReportCostYear/--byteam' 'ReportCostYear/--bygpu-model--gpu-only' 'Rep
 	row "$b: CPU s" "< 2 s" "$(metric "$out" "$b" cpu-s/op)" "m < 2"
 	row "$b: peak RSS, MiB" "< 500 MB" "$(metric "$out" "$b" MiB-peak-RSS)" "m < 477"
 done
+
+echo
+"$(dirname "$0")/bench-reports.sh"
 
 if command -v node >/dev/null && command -v npm >/dev/null; then
 	echo

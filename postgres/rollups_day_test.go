@@ -15,29 +15,7 @@ import (
 // TestDaysFilledByMigration opens a store as it was before migration 31, holding hours but no
 // day rows, and checks that opening it again fills them.
 func TestDaysFilledByMigration(t *testing.T) {
-	ctx := context.Background()
-	url := pgtest.Start(t)
-	db, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.WriteRollups(ctx, storetest.RollupsOf(storetest.FleetSamples(5, 50*time.Hour, 30*time.Second))); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Exec(ctx, `DROP TABLE day_rollups; DELETE FROM schema_migrations WHERE version = 31`); err != nil {
-		t.Fatal(err)
-	}
-	conn.Close(ctx)
-	db, err = postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatalf("Open of a store without day rows = %v", err)
-	}
-	defer db.Close()
+	db := reopenedAfter(t, `DROP TABLE day_rollups; DELETE FROM schema_migrations WHERE version = 31`)
 	if n := storetest.CheckDays(t, db, gpucost.RollupFilter{}); n != 15 {
 		t.Errorf("compared %d filled days, want 15 (5 GPUs × 3 days)", n)
 	}
@@ -47,6 +25,16 @@ func TestDaysFilledByMigration(t *testing.T) {
 // bytes of no encoding at all), as before migration 32, and checks that opening it again makes
 // every row again from the hours.
 func TestDaysRewrittenByMigration32(t *testing.T) {
+	db := reopenedAfter(t, `UPDATE day_rollups SET data = '\x0201'::bytea; DELETE FROM schema_migrations WHERE version = 32`)
+	if n := storetest.CheckDays(t, db, gpucost.RollupFilter{}); n != 15 {
+		t.Errorf("compared %d rewritten days, want 15 (5 GPUs × 3 days)", n)
+	}
+}
+
+// reopenedAfter writes 50 hours of 5 GPUs to a new store, runs stmt on it (taking it back to
+// before a migration), and returns it opened again, its migrations run.
+func reopenedAfter(t *testing.T, stmt string) *postgres.DB {
+	t.Helper()
 	ctx := context.Background()
 	url := pgtest.Start(t)
 	db, err := postgres.Open(ctx, url)
@@ -61,16 +49,13 @@ func TestDaysRewrittenByMigration32(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.Exec(ctx, `UPDATE day_rollups SET data = '\x0201'::bytea; DELETE FROM schema_migrations WHERE version = 32`); err != nil {
+	if _, err := conn.Exec(ctx, stmt); err != nil {
 		t.Fatal(err)
 	}
 	conn.Close(ctx)
-	db, err = postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatalf("Open of a store with day rows of format 2 = %v", err)
+	if db, err = postgres.Open(ctx, url); err != nil {
+		t.Fatalf("Open after %q = %v", stmt, err)
 	}
-	defer db.Close()
-	if n := storetest.CheckDays(t, db, gpucost.RollupFilter{}); n != 15 {
-		t.Errorf("compared %d rewritten days, want 15 (5 GPUs × 3 days)", n)
-	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }

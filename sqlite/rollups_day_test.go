@@ -13,26 +13,7 @@ import (
 // TestDaysFilledByMigration opens a store as it was before migration 31, holding hours but no
 // day rows, and checks that opening it again fills them.
 func TestDaysFilledByMigration(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "gpucost.db")
-	db, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.WriteRollups(ctx, storetest.RollupsOf(storetest.FleetSamples(5, 50*time.Hour, 30*time.Second))); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.SQL().Exec(`DROP TABLE day_rollups; DELETE FROM schema_migrations WHERE version = 31`); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db, err = Open(ctx, path)
-	if err != nil {
-		t.Fatalf("Open of a store without day rows = %v", err)
-	}
-	defer db.Close()
+	db := reopenedAfter(t, `DROP TABLE day_rollups; DELETE FROM schema_migrations WHERE version = 31`)
 	if n := storetest.CheckDays(t, db, gpucost.RollupFilter{}); n != 15 {
 		t.Errorf("compared %d filled days, want 15 (5 GPUs × 3 days)", n)
 	}
@@ -46,6 +27,16 @@ func TestDaysFilledByMigration(t *testing.T) {
 // bytes of no encoding at all), as before migration 32, and checks that opening it again makes
 // every row again from the hours.
 func TestDaysRewrittenByMigration32(t *testing.T) {
+	db := reopenedAfter(t, `UPDATE day_rollups SET data = x'0201'; DELETE FROM schema_migrations WHERE version = 32`)
+	if n := storetest.CheckDays(t, db, gpucost.RollupFilter{}); n != 15 {
+		t.Errorf("compared %d rewritten days, want 15 (5 GPUs × 3 days)", n)
+	}
+}
+
+// reopenedAfter writes 50 hours of 5 GPUs to a new store, runs stmt on it (taking it back to
+// before a migration), and returns it opened again, its migrations run.
+func reopenedAfter(t *testing.T, stmt string) *DB {
+	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "gpucost.db")
 	db, err := Open(ctx, path)
@@ -55,18 +46,15 @@ func TestDaysRewrittenByMigration32(t *testing.T) {
 	if _, err := db.WriteRollups(ctx, storetest.RollupsOf(storetest.FleetSamples(5, 50*time.Hour, 30*time.Second))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.SQL().Exec(`UPDATE day_rollups SET data = x'0201'; DELETE FROM schema_migrations WHERE version = 32`); err != nil {
+	if _, err := db.SQL().Exec(stmt); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err = Open(ctx, path)
-	if err != nil {
-		t.Fatalf("Open of a store with day rows of format 2 = %v", err)
+	if db, err = Open(ctx, path); err != nil {
+		t.Fatalf("Open after %q = %v", stmt, err)
 	}
-	defer db.Close()
-	if n := storetest.CheckDays(t, db, gpucost.RollupFilter{}); n != 15 {
-		t.Errorf("compared %d rewritten days, want 15 (5 GPUs × 3 days)", n)
-	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }

@@ -30,8 +30,11 @@ func BenchmarkReportHoursUtilization(b *testing.B) {
 	benchReportUtilization(b, func(s storeDB) storeDB { return hoursOnly{s} })
 }
 
-func benchReportUtilization(b *testing.B, wrap func(storeDB) storeDB) {
-	for _, by := range []string{"namespace", "gpu"} {
+func benchReportUtilization(b *testing.B, wrap func(storeDB) storeDB, bys ...string) {
+	if len(bys) == 0 {
+		bys = []string{"namespace", "gpu"}
+	}
+	for _, by := range bys {
 		b.Run("by="+by, func(b *testing.B) {
 			db := sqlitetest.BilledFleet(b)
 			path := db.Path
@@ -42,7 +45,7 @@ func benchReportUtilization(b *testing.B, wrap func(storeDB) storeDB) {
 			for b.Loop() {
 				e := &env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }, wrapStore: wrap}
 				if code := run(context.Background(), args, e); code != exitOK {
-					b.Fatalf("report utilization: exit %d", code)
+					b.Fatalf("report utilization --by %s: exit %d", by, code)
 				}
 			}
 			b.ReportMetric((usage.CPU()-cpu).Seconds()/float64(b.N), "cpu-s/op")

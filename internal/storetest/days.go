@@ -192,29 +192,7 @@ func testHoursByDay(t *testing.T, open Open) {
 			midnight.Add(24 * time.Hour), midnight.Add(48 * time.Hour), 4, 4 * (2 + 48)},
 		{"one GPU", gpucost.RollupFilter{GPUs: []string{"GPU-0001"}}, time.Time{}, time.Time{}, 5, 0},
 	} {
-		want, wd, wh := byDay(t, db, tc.f, tc.from, tc.to)
-		var got []string
-		gd, gh := 0, 0
-		err := db.(gpucost.DayStore).ScanHoursByDay(context.Background(), tc.f, tc.from, tc.to,
-			func(r *gpucost.Rollup) error {
-				gh++
-				got = append(got, hourString(r))
-				return nil
-			}, func(d *gpucost.DayRollup) error {
-				gd++
-				got = append(got, dayString(d))
-				return nil
-			})
-		if err != nil {
-			t.Fatalf("%s: ScanHoursByDay = %v", tc.name, err)
-		}
-		if gd != tc.days || wd != tc.days || gh != tc.hrs || wh != tc.hrs {
-			t.Errorf("%s: ScanHoursByDay gave %d days and %d hours (want %d and %d; the hours make %d and %d)",
-				tc.name, gd, gh, tc.days, tc.hrs, wd, wh)
-		}
-		if strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("%s: ScanHoursByDay gave\n%s\nwant\n%s", tc.name, strings.Join(got, "\n"), strings.Join(want, "\n"))
-		}
+		checkHoursByDay(t, db, tc.name, tc.f, tc.from, tc.to, tc.days, tc.hrs)
 	}
 }
 
@@ -247,29 +225,7 @@ func testHoursByDayRuns(t *testing.T, open Open) {
 		{"a day", gpucost.RollupFilter{}, midnight.Add(24 * time.Hour), midnight.Add(48 * time.Hour), 6, 4*24 + 2*26},
 		{"host0", gpucost.RollupFilter{Hosts: []string{"host0"}}, time.Time{}, time.Time{}, 6, 0},
 	} {
-		want, wd, wh := byDay(t, db, tc.f, tc.from, tc.to)
-		var got []string
-		gd, gh := 0, 0
-		err := db.(gpucost.DayStore).ScanHoursByDay(context.Background(), tc.f, tc.from, tc.to,
-			func(r *gpucost.Rollup) error {
-				gh++
-				got = append(got, hourString(r))
-				return nil
-			}, func(d *gpucost.DayRollup) error {
-				gd++
-				got = append(got, dayString(d))
-				return nil
-			})
-		if err != nil {
-			t.Fatalf("%s: ScanHoursByDay = %v", tc.name, err)
-		}
-		if gd != tc.days || wd != tc.days || gh != tc.hrs || wh != tc.hrs {
-			t.Errorf("%s: ScanHoursByDay gave %d days and %d hours (want %d and %d; the hours make %d and %d)",
-				tc.name, gd, gh, tc.days, tc.hrs, wd, wh)
-		}
-		if strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("%s: ScanHoursByDay gave\n%s\nwant\n%s", tc.name, strings.Join(got, "\n"), strings.Join(want, "\n"))
-		}
+		checkHoursByDay(t, db, tc.name, tc.f, tc.from, tc.to, tc.days, tc.hrs)
 	}
 }
 
@@ -319,4 +275,33 @@ func hourString(r *gpucost.Rollup) string {
 	c := *r
 	c.Series = nil
 	return fmt.Sprintf("%s %s %+v", r.Series.Key(), r.Start.Format(time.RFC3339), c)
+}
+
+// checkHoursByDay checks that ScanHoursByDay gives, for f between from and to, days day rows
+// and hrs hours, and the same rollups, in the same order, as the stored hours make (byDay).
+func checkHoursByDay(t *testing.T, db gpucost.Store, name string, f gpucost.RollupFilter, from, to time.Time, days, hrs int) {
+	t.Helper()
+	want, wd, wh := byDay(t, db, f, from, to)
+	var got []string
+	gd, gh := 0, 0
+	err := db.(gpucost.DayStore).ScanHoursByDay(context.Background(), f, from, to,
+		func(r *gpucost.Rollup) error {
+			gh++
+			got = append(got, hourString(r))
+			return nil
+		}, func(d *gpucost.DayRollup) error {
+			gd++
+			got = append(got, dayString(d))
+			return nil
+		})
+	if err != nil {
+		t.Fatalf("%s: ScanHoursByDay = %v", name, err)
+	}
+	if gd != days || wd != days || gh != hrs || wh != hrs {
+		t.Errorf("%s: ScanHoursByDay gave %d days and %d hours (want %d and %d; the hours make %d and %d)",
+			name, gd, gh, days, hrs, wd, wh)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s: ScanHoursByDay gave\n%s\nwant\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }

@@ -1,8 +1,6 @@
 package main
 
-import (
-	"testing"
-)
+import "testing"
 
 // BenchmarkReportUtilizationBy is BenchmarkReportUtilization for the groupings it leaves out,
 // over the same fleet (sqlitetest.BilledFleet): by host (1,250 groups), model (one) and pod

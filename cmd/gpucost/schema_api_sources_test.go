@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -73,40 +72,4 @@ func TestSchemasAPIBillSources(t *testing.T) {
 	none := startViewServer(t, filepath.Join(t.TempDir(), "gpucost.db"), serveOptions{flush: time.Second, viewsEvery: time.Minute, maxBill: 1 << 20})
 	w.s = none
 	w.do(op, gpucost.RoleViewer, "/api/v1/bill-sources", nil, http.StatusServiceUnavailable)
-}
-
-// startViewServerEnv is startViewServer with serve's environment read through getenv: the
-// credentials and endpoints of the bill sources.
-func startViewServerEnv(t *testing.T, db string, o serveOptions, getenv func(string) string) *viewServer {
-	t.Helper()
-	s := &viewServer{db: db, tokens: map[gpucost.Role]string{}, logs: &lockedBuffer{}}
-	for _, role := range []gpucost.Role{gpucost.RoleViewer, gpucost.RoleIngest, gpucost.RoleAdmin} {
-		code, secret, _ := runAt(t, db, demoNow, "token", "create", "--name", string(role), "--role", string(role))
-		if code != exitOK {
-			t.Fatalf("token create --role %s: exit %d", role, code)
-		}
-		s.tokens[role] = strings.TrimSpace(secret)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.url = "http://" + ln.Addr().String()
-	e := liveEnv(s.db, s.logs, getenv)
-	e.now = func() time.Time { return demoNow }
-	store, err := e.openDB(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- e.serve(ctx, store, ln, o) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-		store.Close()
-	})
-	return s
 }

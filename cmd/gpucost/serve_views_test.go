@@ -35,6 +35,13 @@ type viewServer struct {
 // role.
 func startViewServer(t *testing.T, db string, o serveOptions) *viewServer {
 	t.Helper()
+	return startViewServerEnv(t, db, o, func(string) string { return "" })
+}
+
+// startViewServerEnv is startViewServer with serve's environment read through getenv: the
+// credentials and endpoints of the bill sources.
+func startViewServerEnv(t *testing.T, db string, o serveOptions, getenv func(string) string) *viewServer {
+	t.Helper()
 	s := &viewServer{db: db, tokens: map[gpucost.Role]string{}, logs: &lockedBuffer{}}
 	for _, role := range []gpucost.Role{gpucost.RoleViewer, gpucost.RoleIngest, gpucost.RoleAdmin} {
 		code, secret, _ := runAt(t, db, demoNow, "token", "create", "--name", string(role), "--role", string(role))
@@ -48,7 +55,7 @@ func startViewServer(t *testing.T, db string, o serveOptions) *viewServer {
 		t.Fatal(err)
 	}
 	s.url = "http://" + ln.Addr().String()
-	e := liveEnv(s.db, s.logs, func(string) string { return "" })
+	e := liveEnv(s.db, s.logs, getenv)
 	e.now = func() time.Time { return demoNow }
 	store, err := e.openDB(context.Background())
 	if err != nil {

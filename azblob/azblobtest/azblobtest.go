@@ -30,6 +30,13 @@ const InstallAzurite = "npm install -g azurite@3.37.0"
 // the test fails under CI=true and is skipped otherwise, naming the install command.
 func Start(t testing.TB) string {
 	t.Helper()
+	return StartAccount(t, Account)
+}
+
+// StartAccount is Start serving the storage account account (with Key) instead of Azurite's
+// development account; the endpoint ends in /account.
+func StartAccount(t testing.TB, account string) string {
+	t.Helper()
 	bin, err := exec.LookPath("azurite-blob")
 	if err != nil {
 		msg := "azurite is not installed; install it with: " + InstallAzurite
@@ -47,6 +54,9 @@ func Start(t testing.TB) string {
 	dir := t.TempDir()
 	cmd := exec.Command(bin, "--blobHost", "127.0.0.1", "--blobPort", fmt.Sprint(port), "--location", dir,
 		"--silent", "--skipApiVersionCheck", "--disableProductStyleUrl")
+	if account != Account {
+		cmd.Env = append(os.Environ(), "AZURITE_ACCOUNTS="+account+":"+Key)
+	}
 	log, err := os.Create(filepath.Join(t.TempDir(), "azurite.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +70,7 @@ func Start(t testing.TB) string {
 		cmd.Wait()
 		log.Close()
 	})
-	endpoint := fmt.Sprintf("http://127.0.0.1:%d/%s", port, Account)
+	endpoint := fmt.Sprintf("http://127.0.0.1:%d/%s", port, account)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		res, err := http.Get(endpoint)

@@ -3,13 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gpucost/gpucost/azblob"
 	"github.com/gpucost/gpucost/azblob/azblobtest"
@@ -28,39 +25,12 @@ func isAzureExample(line string) bool {
 // exports holds an EA actual-cost export under gpu-actual/ (one run and its manifest), and
 // returns the environment that reaches it; "" and why where Azurite is not installed (failed
 // under CI=true).
-func startExampleAzure(t *testing.T, dir string) (map[string]string, string) {
+func startExampleAzure(t *testing.T) (map[string]string, string) {
 	t.Helper()
-	bin, err := exec.LookPath("azurite-blob")
-	if err != nil {
-		msg := "azurite is not installed; install it with: " + azblobtest.InstallAzurite
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		return nil, msg
+	if _, err := exec.LookPath("azurite-blob"); err != nil && os.Getenv("CI") != "true" {
+		return nil, "azurite is not installed; install it with: " + azblobtest.InstallAzurite
 	}
-	addr := freeLoopback(t)
-	_, port, _ := net.SplitHostPort(addr)
-	cmd := exec.Command(bin, "--blobHost", "127.0.0.1", "--blobPort", port, "--location", filepath.Join(dir, "azurite"),
-		"--silent", "--skipApiVersionCheck", "--disableProductStyleUrl")
-	cmd.Env = append(os.Environ(), "AZURITE_ACCOUNTS="+exampleAzureAccount+":"+azblobtest.Key)
-	log, err := os.Create(filepath.Join(dir, "azurite.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start azurite: %v", err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		log.Close()
-	})
-	endpoint := "http://" + addr + "/" + exampleAzureAccount
-	if !waitReady(anyAnswer(endpoint), 30*time.Second) {
-		out, _ := os.ReadFile(log.Name())
-		t.Fatalf("azurite did not start:\n%s", out)
-	}
+	endpoint := azblobtest.StartAccount(t, exampleAzureAccount) // fails under CI=true without it
 	c, err := azblob.New(azblob.Config{Account: exampleAzureAccount, Container: "exports", Endpoint: endpoint, Key: azblobtest.Key})
 	if err != nil {
 		t.Fatal(err)

@@ -406,7 +406,7 @@ func startExampleServers(t *testing.T, dir string) *exampleServers {
 	s.base, s.alerts = exampleEnvironment(t, dir)
 	s.s3, s.noS3 = startExampleS3(t, dir, s.base)
 	s.prometheus, s.noPrometheus = startExamplePrometheus(t)
-	s.azure, s.noAzure = startExampleAzure(t, dir)
+	s.azure, s.noAzure = startExampleAzure(t)
 	_, s.noPython = exec.LookPath("python")
 	return s
 }

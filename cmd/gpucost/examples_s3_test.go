@@ -1,13 +1,10 @@
 package main
 
 import (
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gpucost/gpucost/s3/s3test"
 )
@@ -55,37 +52,4 @@ func startExampleS3(t *testing.T, dir string, environ map[string]string) (map[st
 		t.Fatalf("%s: exit %d\n%s", line, code, out)
 	}
 	return s3env, ""
-}
-
-// waitReady waits up to limit for ready to hold.
-func waitReady(ready func(string) bool, limit time.Duration) bool {
-	for giveUp := time.Now().Add(limit); time.Now().Before(giveUp); time.Sleep(50 * time.Millisecond) {
-		if ready("") {
-			return true
-		}
-	}
-	return false
-}
-
-// anyAnswer returns a readiness check: url answers HTTP at all.
-func anyAnswer(url string) func(string) bool {
-	return func(string) bool {
-		resp, err := (&http.Client{Timeout: time.Second}).Get(url)
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return true
-	}
-}
-
-// freeLoopback returns a loopback address with a port nobody listens on.
-func freeLoopback(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

@@ -99,7 +99,15 @@ func TestSchemasUpToDate(t *testing.T) {
 	}
 }
 
+// checkAgainstSchema checks the JSON b, which what printed, against docs/schema/NAME.json (s).
 func checkAgainstSchema(t *testing.T, what, name string, s jsonschema.Schema, b []byte) {
+	t.Helper()
+	validateJSON(t, what, "docs/schema/"+name+".json", s, b)
+}
+
+// validateJSON checks the JSON b, which what printed, against s, read from the file where;
+// it names the first ten differences.
+func validateJSON(t *testing.T, what, where string, s jsonschema.Schema, b []byte) {
 	t.Helper()
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
@@ -111,6 +119,6 @@ func checkAgainstSchema(t *testing.T, what, name string, s jsonschema.Schema, b 
 			t.Errorf("%s: … and %d more", what, len(errs)-i)
 			break
 		}
-		t.Errorf("%s against docs/schema/%s.json: %v", what, name, err)
+		t.Errorf("%s against %s: %v", what, where, err)
 	}
 }

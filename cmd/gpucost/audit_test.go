@@ -129,7 +129,7 @@ func TestAuditHelpExamples(t *testing.T) {
 	}
 	n := 0
 	for _, line := range strings.Split(newAuditCmd(&env{}).Example, "\n") {
-		args := shellWords(t, strings.TrimSpace(line))
+		args := exampleWords(t, strings.TrimSpace(line))
 		if len(args) < 2 || args[0] != "gpucost" {
 			continue
 		}
@@ -144,36 +144,6 @@ func TestAuditHelpExamples(t *testing.T) {
 	if n < 3 {
 		t.Errorf("audit --help has %d examples, want at least 3", n)
 	}
-}
-
-// shellWords splits an example command line as a shell would: on spaces, with double quotes
-// around words that hold them.
-func shellWords(t *testing.T, line string) []string {
-	var words []string
-	var w strings.Builder
-	quoted, in := false, false
-	for _, r := range line {
-		switch {
-		case r == '"':
-			quoted, in = !quoted, true
-		case r == ' ' && !quoted:
-			if in {
-				words = append(words, w.String())
-			}
-			w.Reset()
-			in = false
-		default:
-			w.WriteRune(r)
-			in = true
-		}
-	}
-	if quoted {
-		t.Fatalf("example %q: unbalanced quote", line)
-	}
-	if in {
-		words = append(words, w.String())
-	}
-	return words
 }
 
 // checkEnforceAudit checks that gpucost enforce kept the actions it carried out in the audit

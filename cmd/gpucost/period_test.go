@@ -298,7 +298,7 @@ func TestPeriodFlagsEverywhere(t *testing.T) {
 			t.Errorf("%s has --until but not --month and --quarter", c.CommandPath())
 		}
 		for _, line := range strings.Split(c.Example, "\n") {
-			args := shellWords(t, strings.TrimSpace(line))
+			args := exampleWords(t, strings.TrimSpace(line))
 			if len(args) < 2 || args[0] != "gpucost" {
 				continue
 			}

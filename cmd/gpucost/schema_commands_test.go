@@ -97,7 +97,7 @@ func runJSON(t *testing.T, root *cobra.Command, where, line string) (int, *schem
 			part, redirect = part[:j], strings.TrimSpace(part[j+3:])
 		}
 		var args []string
-		for _, w := range shellWords(t, part) {
+		for _, w := range exampleWords(t, part) {
 			if m, _ := filepath.Glob(w); strings.Contains(w, "*") && len(m) > 0 {
 				args = append(args, m...)
 				continue

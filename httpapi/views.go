@@ -128,6 +128,32 @@ type CostGroup struct {
 	IdlePercent  float64         `json:"idle_pct"`     // idle cost ÷ GPU cost
 	PriceSource  string          `json:"price_source"` // bill, catalog or mixed
 	Daily        []gpucost.Money `json:"daily"`        // effective + idle cost per day of CostReport.Days
+
+	// Cents is what a table of the report's groups prints (FillCents); the JSON carries the
+	// exact amounts above.
+	Cents GroupCents `json:"-"`
+}
+
+// GroupCents is a group's cost figures rounded to the cent so that a table of all the report's
+// groups adds up: each row's cost less idle + idle cost is its total, and each column adds up
+// to its exact sum rounded (gpucost.ApportionSplit, gpucost.Apportion).
+type GroupCents struct {
+	CostLessIdle, IdleCost, TotalCost, BilledCost gpucost.Money
+}
+
+// FillCents sets each group's Cents from the figures of all of groups, so that a group's cents
+// are the same on every page that prints it, a table of every group or the first few.
+func FillCents(groups []CostGroup) {
+	totals, idles, billed := make([]gpucost.Money, len(groups)), make([]gpucost.Money, len(groups)), make([]gpucost.Money, len(groups))
+	for i, g := range groups {
+		totals[i], idles[i], billed[i] = g.TotalCost, g.IdleCost, g.BilledCost
+		totals[i].Currency, idles[i].Currency, billed[i].Currency = g.Currency, g.Currency, g.Currency
+	}
+	total, idle, lessIdle := gpucost.ApportionSplit(totals, idles, 2)
+	billed = gpucost.Apportion(billed, 2)
+	for i := range groups {
+		groups[i].Cents = GroupCents{CostLessIdle: lessIdle[i], IdleCost: idle[i], TotalCost: total[i], BilledCost: billed[i]}
+	}
 }
 
 // CostReport is the bill allocated to groups, and the check that the groups add up to the

@@ -29,10 +29,16 @@ func Costs(d fleet.Dimension, p fleet.Period, groups []fleet.Figures, scan any, 
 	for _, g := range groups {
 		share[g.Currency] += g.TotalCost().Nanos
 	}
-	for _, g := range groups {
+	views := make([]httpapi.CostGroup, len(groups))
+	for i, g := range groups {
+		views[i] = costGroup(g)
+	}
+	httpapi.FillCents(views)
+	for i, g := range groups {
+		c := views[i].Cents
 		daily := make([]int64, len(g.Daily))
-		for i, m := range g.Daily {
-			daily[i] = m.Nanos
+		for j, m := range g.Daily {
+			daily[j] = m.Nanos
 		}
 		idlePct, perUsed := "", ""
 		if g.GPUCost().Nanos != 0 {
@@ -41,8 +47,8 @@ func Costs(d fleet.Dimension, p fleet.Period, groups []fleet.Figures, scan any, 
 		if g.UsedGPUHours() > 0 {
 			perUsed = g.PerUsedGPUHour().Fixed(2)
 		}
-		t.Rows = append(t.Rows, []string{g.Group, g.Currency, g.TotalCost().Sub(g.IdleCost).Fixed(2), g.IdleCost.Fixed(2),
-			g.TotalCost().Fixed(2), idlePct, fmt.Sprintf("%.1f", g.GPUHours()), fmt.Sprintf("%.1f", g.UsedGPUHours()), perUsed,
+		t.Rows = append(t.Rows, []string{g.Group, g.Currency, c.CostLessIdle.Fixed(2), c.IdleCost.Fixed(2),
+			c.TotalCost.Fixed(2), idlePct, fmt.Sprintf("%.1f", g.GPUHours()), fmt.Sprintf("%.1f", g.UsedGPUHours()), perUsed,
 			string(g.Source), ShareOf(g.TotalCost().Nanos, share[g.Currency]), Sparkline(dailyShares(daily), 30)})
 	}
 	return t
@@ -197,15 +203,13 @@ func CostReport(d fleet.Dimension, s *fleet.Snapshot, filter map[string]string) 
 	totals := map[string]int64{}
 	var currencies []string
 	for _, g := range s.Group(d, fleet.Match(filter)) {
-		rep.Groups = append(rep.Groups, httpapi.CostGroup{Group: g.Group, Currency: g.Currency,
-			CostLessIdle: g.TotalCost().Sub(g.IdleCost), IdleCost: g.IdleCost, TotalCost: g.TotalCost(), BilledCost: g.BilledCost, GPUCost: g.GPUCost(),
-			GPUHours: g.GPUHours(), UsedGPUHours: g.UsedGPUHours(), IdleGPUHours: g.IdleGPUHours(), IdlePercent: g.IdlePercent(),
-			PriceSource: string(g.Source), Daily: g.Daily})
+		rep.Groups = append(rep.Groups, costGroup(g))
 		if _, seen := totals[g.Currency]; !seen {
 			currencies = append(currencies, g.Currency)
 		}
 		totals[g.Currency] += g.TotalCost().Nanos
 	}
+	httpapi.FillCents(rep.Groups)
 	for _, cur := range currencies {
 		rep.Total = append(rep.Total, gpucost.Money{Nanos: totals[cur], Currency: cur})
 	}
@@ -221,6 +225,14 @@ func CostReport(d fleet.Dimension, s *fleet.Snapshot, filter map[string]string) 
 	}
 	rep.Notes = append(rep.Notes, CostNotes(s, nil)...)
 	return rep
+}
+
+// costGroup is g as the API and the dashboard give a group's spend.
+func costGroup(g fleet.Figures) httpapi.CostGroup {
+	return httpapi.CostGroup{Group: g.Group, Currency: g.Currency,
+		CostLessIdle: g.TotalCost().Sub(g.IdleCost), IdleCost: g.IdleCost, TotalCost: g.TotalCost(), BilledCost: g.BilledCost, GPUCost: g.GPUCost(),
+		GPUHours: g.GPUHours(), UsedGPUHours: g.UsedGPUHours(), IdleGPUHours: g.IdleGPUHours(), IdlePercent: g.IdlePercent(),
+		PriceSource: string(g.Source), Daily: g.Daily}
 }
 
 // dailyShares returns each day's cost as a percentage of the group's most expensive day, the

@@ -24,15 +24,16 @@ func Utilization(rep analyze.Report, by analyze.GroupBy, priceNotes []string) Ta
 		JSON:      rep,
 	}
 	pct := func(v analyze.Stat) string { return Percent(float64(v)) }
-	row := func(g analyze.GroupStats) []string {
+	cents := rep.Cents()
+	row := func(g analyze.GroupStats, c analyze.Cents) []string {
 		return []string{g.Key, strconv.Itoa(g.GPUs), Hours(g.GPUHours), pct(g.UtilMean), pct(g.UtilP50), pct(g.UtilP95),
-			pct(g.UtilMax), gibStat(g.MemPeakMiB), Hours(g.UsedGPUHours), Hours(g.IdleGPUHours), pct(g.IdlePct), g.IdleCost.Dollars(),
-			g.Cost.Dollars(), g.PriceSource, Hours(g.ZeroUtilGPUHours), DailyTrend(g.Daily, rep.From, rep.To), string(g.Verdict)}
+			pct(g.UtilMax), gibStat(g.MemPeakMiB), Hours(g.UsedGPUHours), Hours(g.IdleGPUHours), pct(g.IdlePct), c.IdleCost.Dollars(),
+			c.Cost.Dollars(), g.PriceSource, Hours(g.ZeroUtilGPUHours), DailyTrend(g.Daily, rep.From, rep.To), string(g.Verdict)}
 	}
-	for _, g := range rep.Groups {
-		t.Rows = append(t.Rows, row(g))
+	for i, g := range rep.Groups {
+		t.Rows = append(t.Rows, row(g, cents[i]))
 	}
-	t.Rows = append(t.Rows, row(rep.Fleet))
+	t.Rows = append(t.Rows, row(rep.Fleet, cents[len(rep.Groups)]))
 	p := fleet.Period{Start: rep.From, End: rep.To}
 	t.Notes = append(t.Notes, fmt.Sprintf("Idle: GPU-hours − used GPU-hours (held time × utilisation). Per month (730 h): idle cost %s of %s.",
 		p.Monthly(rep.Fleet.IdleCost).Dollars(), p.Monthly(rep.Fleet.Cost).Dollars()),

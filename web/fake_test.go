@@ -216,6 +216,7 @@ func (f *fakeViews) Costs(ctx context.Context, q httpapi.Query) (httpapi.CostRep
 		rep.Groups = append(rep.Groups, g)
 	}
 	rep.Total, rep.Bill, rep.Reconciled = []gpucost.Money{total}, []gpucost.Money{total}, true
+	httpapi.FillCents(rep.Groups)
 	return rep, nil
 }
 

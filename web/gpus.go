@@ -15,6 +15,7 @@ type gpusPage struct {
 	Heatmap     heatmapChart
 	HeatmapRows int            // the rows of this page's GPUs, of which Heatmap may show the first
 	Report      analyze.Report // Groups: this page's rows only
+	Cents       groupCents     // of every group, before filtering and paging
 	List        listParams
 	Span        pageOf   // which rows of the filtered groups Report.Groups are
 	All         int      // groups before filtering
@@ -66,7 +67,7 @@ func loadGPUs(s *site, r *http.Request, q query) (any, error) {
 
 // gpuPage keeps the page of rep's groups that lp asks for, and the heatmap rows of those groups.
 func gpuPage(rep analyze.Report, hm httpapi.Heatmap, al analyze.AlertReport, lp listParams) gpusPage {
-	p := gpusPage{List: lp, All: len(rep.Groups), Models: models(rep.Groups), Alerts: countAlerts(al)}
+	p := gpusPage{List: lp, All: len(rep.Groups), Models: models(rep.Groups), Alerts: countAlerts(al), Cents: centsOf(rep)}
 	groups := filterGroups(rep.Groups, lp)
 	sortGroups(groups, lp)
 	p.Span = paginate(lp.Page, lp.Per, len(groups))
@@ -141,4 +142,21 @@ func rowLabel(by string, row httpapi.HeatmapRow) string {
 		key = key[:12] + "…"
 	}
 	return row.Host + " " + key
+}
+
+// groupCents is a report's groups' idle cost and cost as a table of all of them prints them
+// (analyze.Report.Cents), by group key, and the fleet's; a page of some of the groups prints
+// each with the cents the whole table gives it, as the CLI does.
+type groupCents struct {
+	Groups map[string]analyze.Cents
+	Fleet  analyze.Cents
+}
+
+func centsOf(rep analyze.Report) groupCents {
+	all := rep.Cents()
+	c := groupCents{Groups: make(map[string]analyze.Cents, len(rep.Groups)), Fleet: all[len(rep.Groups)]}
+	for i, g := range rep.Groups {
+		c.Groups[g.Key] = all[i]
+	}
+	return c
 }

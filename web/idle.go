@@ -23,6 +23,7 @@ const idleRowsShown = 15
 type idlePage struct {
 	Idle                 analyze.IdleReport
 	Groups               analyze.Report
+	Cents                groupCents // of every group, before the largest are kept
 	Longest              []analyze.IdlePeriod
 	Habits               []idleHabit
 	Week                 heatmapChart
@@ -60,6 +61,7 @@ func loadIdle(s *site, r *http.Request, q query) (any, error) {
 	}
 	p.Habits, p.Week = habits(idle.Patterns)
 	p.AllGroups, p.AllHabits = len(rep.Groups), len(p.Habits)
+	p.Cents = centsOf(rep)
 	p.Groups.Groups = largestIdle(rep.Groups, idleRowsShown)
 	p.Habits = p.Habits[:min(len(p.Habits), idleRowsShown)]
 	return p, nil

@@ -102,7 +102,7 @@ func writeCosts(h *htmlPage, l layout) {
     `, rep.By, date(rep.From), date(rep.To), rep.By)
 		for _, g := range rep.Groups {
 			h.f(`<tr><td>%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td></tr>`,
-				g.Group, money(g.CostLessIdle), money(g.IdleCost), money(g.TotalCost), money(g.BilledCost), formatHours(g.UsedGPUHours), formatHours(g.IdleGPUHours))
+				g.Group, money(g.Cents.CostLessIdle), money(g.Cents.IdleCost), money(g.Cents.TotalCost), money(g.Cents.BilledCost), formatHours(g.UsedGPUHours), formatHours(g.IdleGPUHours))
 		}
 		h.s(`
     </tbody>

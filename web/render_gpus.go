@@ -73,7 +73,7 @@ func writeUtilisationByGroup(h *htmlPage, l layout, d gpusPage) {
 			h.f(`<tr>
       <td class="key">%v</td><td>%v</td><td>%v</td><td class="num">%v</td><td class="num">%v</td>
       `, g.Key, g.Host, g.Model, g.GPUs, formatHours(g.GPUHours))
-			groupStats(h, g)
+			groupStats(h, g, d.Cents.Groups[g.Key])
 			h.f(`
       <td><span class="tag verdict-%v">%v</span></td>
     </tr>`, g.Verdict, g.Verdict)
@@ -83,7 +83,7 @@ func writeUtilisationByGroup(h *htmlPage, l layout, d gpusPage) {
     </tbody>
     <tfoot><tr><th>fleet</th><td></td><td></td><td class="num">%v</td><td class="num">%v</td>
       `, f.GPUs, formatHours(f.GPUHours))
-		groupStats(h, f)
+		groupStats(h, f, d.Cents.Fleet)
 		h.s(`<td></td></tr></tfoot>
   </table></div>
   `)
@@ -269,10 +269,10 @@ func writeGPUAlerts(h *htmlPage, l layout, d gpusPage) {
 `)
 }
 
-// groupStats writes a group's utilisation, memory, idle and cost cells.
-func groupStats(h *htmlPage, g analyze.GroupStats) {
+// groupStats writes a group's utilisation, memory, idle and cost cells, its amounts as c.
+func groupStats(h *htmlPage, g analyze.GroupStats, c analyze.Cents) {
 	h.f(`<td class="num">%v</td><td class="num">%v</td><td class="num">%v</td>
       <td class="num">%v</td><td class="num">%v</td><td class="num">%v</td>`,
 		formatStat(g.UtilMean, "%"), formatStat(g.UtilP95, "%"), formatStat(g.MemPeakMiB, " MiB"),
-		formatStat(g.IdlePct, "%"), money(g.Cost), money(g.IdleCost))
+		formatStat(g.IdlePct, "%"), money(c.Cost), money(c.IdleCost))
 }

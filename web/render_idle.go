@@ -71,7 +71,7 @@ func writeIdleByGroup(h *htmlPage, d idlePage) {
     `, d.Groups.By)
 		for _, g := range d.Groups.Groups {
 			h.f(`<tr><td class="key">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td><span class="tag verdict-%v">%v</span></td></tr>`,
-				g.Key, g.GPUs, formatHours(g.GPUHours), formatHours(g.IdleGPUHours), formatStat(g.IdlePct, "%"), money(g.IdleCost),
+				g.Key, g.GPUs, formatHours(g.GPUHours), formatHours(g.IdleGPUHours), formatStat(g.IdlePct, "%"), money(d.Cents.Groups[g.Key].IdleCost),
 				money(g.SustainedIdleCost), formatStat(g.UtilMean, "%"), g.Verdict, g.Verdict)
 		}
 		h.s(`

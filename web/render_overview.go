@@ -135,7 +135,7 @@ func writeTopTeams(h *htmlPage, d overviewPage) {
     `)
 		for _, t := range d.TopTeams {
 			h.f(`<tr><td>%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td></tr>`,
-				t.Group, money(t.CostLessIdle), money(t.IdleCost), formatHours(t.UsedGPUHours))
+				t.Group, money(t.Cents.CostLessIdle), money(t.Cents.IdleCost), formatHours(t.UsedGPUHours))
 		}
 		h.s(`
     </tbody>

@@ -3,6 +3,7 @@ package present
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/gpucost/gpucost"
@@ -80,9 +81,15 @@ func KPIs(d fleet.Dimension, s *fleet.Snapshot, requests map[string]float64, sou
 		Right: []int{2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
 		JSON:  list,
 	}
-	for _, k := range list {
+	gpuCost, idle := make([]gpucost.Money, len(list)), make([]gpucost.Money, len(list))
+	for i, k := range list {
+		gpuCost[i], idle[i] = k.GPUCost(), k.IdleCost
+		idle[i].Currency = k.Currency
+	}
+	gpuCents, idleCents := gpucost.Apportion(gpuCost, 2), gpucost.Apportion(idle, 2)
+	for i, k := range list {
 		f := k.Figures
-		row := []string{f.Group, f.Currency, f.GPUCost().Fixed(2), f.IdleCost.Fixed(2), fmt.Sprintf("%.1f%%", f.IdlePercent()),
+		row := []string{f.Group, f.Currency, gpuCents[i].Fixed(2), idleCents[i].Fixed(2), fmt.Sprintf("%.1f%%", f.IdlePercent()),
 			fmt.Sprintf("%.1f", f.GPUHours()), unitCost(f.PerGPUHour(), f.GPUHours() > 0),
 			fmt.Sprintf("%.1f", f.UsedGPUHours()), unitCost(f.PerUsedGPUHour(), f.UsedGPUHours() > 0), fmt.Sprint(f.Jobs),
 			unitCost(k.PerJob, f.Jobs > 0), "", unitCost(k.Per1kRequests, k.Requests > 0), string(f.Source)}
@@ -106,6 +113,15 @@ func KPIs(d fleet.Dimension, s *fleet.Snapshot, requests map[string]float64, sou
 	}
 	if source != "" {
 		t.Notes = append(t.Notes, "Request counts from "+source+".")
+	}
+	for _, cur := range currencies(gpuCost) {
+		var sumCost, sumIdle gpucost.Money
+		for i := range list {
+			if gpuCost[i].Currency == cur {
+				sumCost, sumIdle = sumCost.Add(gpuCost[i]), sumIdle.Add(idle[i])
+			}
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("GPU cost %s: %s, of which idle %s: the columns' sums; the bill's other lines are in the total below.", cur, sumCost.Fixed(2), sumIdle.Fixed(2)))
 	}
 	t.Notes = append(t.Notes, "GPU cost is the GPU-hours each group held, idle included, at their price; Idle is its idle GPU-hours (GPU-hours − used) at their price, and Idle % idle cost ÷ GPU cost.",
 		"$/GPU-h is GPU cost ÷ GPU-hours; $/used GPU-h is GPU cost ÷ used GPU-hours (held × utilisation), so idle time raises it.")
@@ -137,4 +153,15 @@ func kpiTokens(cost gpucost.Money, n [2]float64, weight float64) *KPITokens {
 		t.PerMOutput = cost.MulFloat(weight * 1e6 / work)
 	}
 	return t
+}
+
+// currencies returns the currencies of amounts, in order of first appearance.
+func currencies(amounts []gpucost.Money) []string {
+	var out []string
+	for _, m := range amounts {
+		if !slices.Contains(out, m.Currency) {
+			out = append(out, m.Currency)
+		}
+	}
+	return out
 }

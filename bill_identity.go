@@ -228,6 +228,7 @@ type ImportListing struct {
 	Providers  []string     `json:"providers"`
 	Accounts   []string     `json:"billing_accounts"`
 	Periods    []string     `json:"billing_periods"` // 2026-10, as PeriodLabel writes them
+	Coverage   []ListedPair `json:"coverage"`        // the (billing account, billing period) pairs that make it the same bill as another
 	ChargeFrom *time.Time   `json:"charge_period_start,omitempty"`
 	ChargeTo   *time.Time   `json:"charge_period_end,omitempty"`
 	Lenient    bool         `json:"lenient,omitempty"` // read with --lenient (CostImport.Lenient)
@@ -237,6 +238,13 @@ type ImportListing struct {
 	ImportedAt time.Time    `json:"imported_at"`
 }
 
+// ListedPair is one (billing account, billing period) pair an import covers, as gpucost import
+// list and GET /api/v1/imports give it.
+type ListedPair struct {
+	Account string `json:"billing_account"`
+	Period  string `json:"billing_period"` // 2026-10, as PeriodLabel writes it
+}
+
 // Listing returns imp as gpucost import list and GET /api/v1/imports give it.
 func (imp CostImport) Listing() ImportListing {
 	l := ImportListing{ID: imp.ID, Format: imp.Format, Version: imp.Version, File: imp.Name, Parts: imp.Files, SHA256: imp.Checksum,
@@ -244,6 +252,10 @@ func (imp CostImport) Listing() ImportListing {
 		Totals: imp.Totals, ImportedAt: imp.ImportedAt}
 	for _, p := range imp.Periods() {
 		l.Periods = append(l.Periods, PeriodLabel(p))
+	}
+	l.Coverage = make([]ListedPair, len(imp.Coverage))
+	for i, c := range imp.Coverage {
+		l.Coverage[i] = ListedPair{Account: c.Account, Period: PeriodLabel(c.Period)}
 	}
 	if !imp.ChargeFrom.IsZero() {
 		from, to := imp.ChargeFrom, imp.ChargeTo

@@ -12,12 +12,13 @@ import (
 
 // Realized is report savings --realized: per applied step, the monthly saving the plan
 // predicted beside the one measured on the bill, its 90% interval and the days measured, and
-// the total of the steps measured, which their printed savings add up to (realizedCents).
+// the total of the steps measured, which their printed savings add up to
+// (fleet.RealizedReport.Cents).
 func Realized(rep fleet.RealizedReport) Table {
-	predicted, realized, totalPredicted, totalRealized := realizedCents(rep)
+	c := rep.Cents()
 	title := fmt.Sprintf("Realized savings: %d of %d applied steps measured on the bill", rep.Measured, len(rep.Steps))
 	if rep.Measured > 0 {
-		title += fmt.Sprintf(", %s a month against %s predicted", totalRealized.Dollars(), totalPredicted.Dollars())
+		title += fmt.Sprintf(", %s a month against %s predicted", c.TotalRealized.Dollars(), c.TotalPredicted.Dollars())
 	}
 	t := Table{
 		Title:   title,
@@ -29,7 +30,7 @@ func Realized(rep fleet.RealizedReport) Table {
 		realizedCell, interval, before, after := "", "", "", ""
 		status := s.Status
 		if s.Status == fleet.RealizedMeasured {
-			realizedCell = realized[i].Dollars()
+			realizedCell = c.Realized[i].Dollars()
 			interval = s.Low.Dollars() + " – " + s.High.Dollars()
 			unit := "/used GPU-h"
 			if s.Basis == fleet.PerDay {
@@ -42,14 +43,14 @@ func Realized(rep fleet.RealizedReport) Table {
 		} else if s.Note != "" {
 			status += ": " + s.Note
 		}
-		t.Rows = append(t.Rows, []string{s.ID, s.At.Format(time.DateOnly), s.How, predicted[i].Dollars(), realizedCell, interval,
+		t.Rows = append(t.Rows, []string{s.ID, s.At.Format(time.DateOnly), s.How, c.Predicted[i].Dollars(), realizedCell, interval,
 			fmt.Sprintf("%d (%d billed)", s.Days, s.AfterDays), before, after, status})
 	}
 	if len(rep.Steps) == 0 {
 		t.Rows = append(t.Rows, []string{"no step is recorded applied: gpucost recommend apply ID", "", "", "", "", "", "", "", "", ""})
 	}
 	if rep.Measured > 0 {
-		t.Rows = append(t.Rows, []string{"Total of the measured steps", "", "", totalPredicted.Dollars(), totalRealized.Dollars(),
+		t.Rows = append(t.Rows, []string{"Total of the measured steps", "", "", c.TotalPredicted.Dollars(), c.TotalRealized.Dollars(),
 			rep.Low.Dollars() + " – " + rep.High.Dollars(), "", "", "", ""})
 	}
 	t.Notes = append(t.Notes,
@@ -58,30 +59,6 @@ func Realized(rep fleet.RealizedReport) Table {
 			"The interval is 90%% (mean ± t·s/√n of the days' savings). A step is measured once %d days after it have bill lines.",
 			fleet.RealizedBeforeDays, fleet.RealizedAfterDays, fleet.RealizedMinAfterDays))
 	return t
-}
-
-// realizedCents returns each step's predicted and realized monthly saving as the table prints
-// them, and their totals: the steps in rep's total (measured, in its currency) are rounded by
-// largest remainder (gpucost.Apportion) so that they add up to the printed total, the others
-// each on its own.
-func realizedCents(rep fleet.RealizedReport) (predicted, realized []gpucost.Money, totalPredicted, totalRealized gpucost.Money) {
-	predicted, realized = make([]gpucost.Money, len(rep.Steps)), make([]gpucost.Money, len(rep.Steps))
-	var in []int
-	var inPredicted, inRealized []gpucost.Money
-	for i, s := range rep.Steps {
-		predicted[i], realized[i] = cents(s.Predicted), cents(s.Realized)
-		if rep.Measured > 0 && s.Status == fleet.RealizedMeasured && s.Realized.Currency == rep.Realized.Currency {
-			in = append(in, i)
-			inPredicted, inRealized = append(inPredicted, s.Predicted), append(inRealized, s.Realized)
-		}
-	}
-	inPredicted, inRealized = gpucost.Apportion(inPredicted, 2), gpucost.Apportion(inRealized, 2)
-	totalPredicted, totalRealized = gpucost.Money{Currency: rep.Predicted.Currency}, gpucost.Money{Currency: rep.Realized.Currency}
-	for j, i := range in {
-		predicted[i], realized[i] = inPredicted[j], inRealized[j]
-		totalPredicted, totalRealized = totalPredicted.Add(inPredicted[j]), totalRealized.Add(inRealized[j])
-	}
-	return predicted, realized, totalPredicted, totalRealized
 }
 
 // AppliedSteps is gpucost recommend applied: the steps recorded applied, with what the plan

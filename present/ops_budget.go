@@ -52,7 +52,7 @@ func BudgetStatus(st []budget.Status, notes []string) Table {
 		}
 		t.Rows = append(t.Rows, []string{s.Budget, s.Period, s.Amount.Dollars(), s.Spent.Dollars(), fmt.Sprintf("%.0f%%", s.Percent),
 			s.Forecast.Projected.Dollars(), band,
-			fmt.Sprintf("%.0f%%", s.ForecastPercent), cents(s.Amount).Sub(cents(s.Spent)).Dollars(), fmt.Sprint(s.DaysLeft), s.BurnRate.Dollars(),
+			fmt.Sprintf("%.0f%%", s.ForecastPercent), printedCents(s.Amount).Sub(printedCents(s.Spent)).Dollars(), fmt.Sprint(s.DaysLeft), s.BurnRate.Dollars(),
 			s.AllowedRate.Dollars(), strings.Join(crossed, ", "), Sparkline(s.BurnDown(), 31)})
 	}
 	for _, s := range st {
@@ -191,8 +191,8 @@ type estimateJSON struct {
 }
 
 // Estimate is "estimate": the job's price and basis in the title and notes, and a row per
-// budget it falls in with what is left after it (leftAfter). withBudgets says a budgets file was given;
-// notes are BudgetSpendNotes.
+// budget it falls in with what is left after it (leftAfter). withBudgets says a budgets file
+// was given; notes are BudgetSpendNotes.
 func Estimate(est budget.Estimate, checks []budget.JobCheck, withBudgets bool, notes []string) Table {
 	j := est.Job
 	inst := est.Offer.InstanceType
@@ -240,7 +240,7 @@ func Estimate(est budget.Estimate, checks []budget.JobCheck, withBudgets bool, n
 // spend or forecast the job adds to (c.Base, one of the two) less the printed job cost, so that
 // the row's figures subtract as printed. The verdict stays the exact c.Breaks.
 func leftAfter(c budget.JobCheck) gpucost.Money {
-	return cents(c.Amount).Sub(cents(c.Base)).Sub(cents(c.JobCost))
+	return printedCents(c.Amount).Sub(printedCents(c.Base)).Sub(printedCents(c.JobCost))
 }
 
 // EstimatePolicies adds to an Estimate table the policies that would stop the job, and notes

@@ -12,13 +12,13 @@ import (
 // prints $1.00 − $0.34 − $0.34, so Left after prints $0.32, its exact $0.33 less the two cents
 // rounding added; the refusal line says the same. The JSON keeps the exact left.
 func TestEstimateLeftAfterAddsUp(t *testing.T) {
-	third := thirds(t, 1)[0]
+	third := amounts335(t, 1)[0]
 	c := budget.JobCheck{Budget: "team", Period: "2026-11", Amount: usd(t, "1"), Spent: usd(t, "0.2"), Forecast: third, Base: third,
 		JobCost: third, LeftAfter: usd(t, "0.33")}
 	est := budget.Estimate{Job: budget.Job{Name: "train", Hours: 1, Pricing: "on-demand"}, Instances: 1, PerHour: third, Cost: third}
 	tab := Estimate(est, []budget.JobCheck{c}, true, nil)
 	row := tab.Rows[0]
-	amount, forecast, job, left := dollars(t, row[2]), dollars(t, row[4]), dollars(t, row[5]), dollars(t, row[6])
+	amount, forecast, job, left := parseDollarsCell(t, row[2]), parseDollarsCell(t, row[4]), parseDollarsCell(t, row[5]), parseDollarsCell(t, row[6])
 	if got := amount.Sub(forecast).Sub(job); left != got || row[6] != "$0.32" {
 		t.Errorf("Estimate row = %q: left after %s, want amount − forecast − job cost as printed, %s ($0.32)", row, row[6], got.Dollars())
 	}
@@ -39,7 +39,7 @@ func TestEstimateLeftAfterAddsUp(t *testing.T) {
 // TestBudgetStatusLeftAddsUp: $1.00 with $0.335 spent prints Left $0.66, $1.00 − $0.34, where
 // the exact $0.665 prints $0.67.
 func TestBudgetStatusLeftAddsUp(t *testing.T) {
-	s := budget.Status{Budget: "team", Period: "2026-11", Amount: usd(t, "1"), Spent: thirds(t, 1)[0], Remaining: usd(t, "0.665"),
+	s := budget.Status{Budget: "team", Period: "2026-11", Amount: usd(t, "1"), Spent: amounts335(t, 1)[0], Remaining: usd(t, "0.665"),
 		Forecast: budget.Projection{Projected: usd(t, "0.5")}, BurnRate: gpucost.USD(0), AllowedRate: gpucost.USD(0)}
 	row := BudgetStatus([]budget.Status{s}, nil).Rows[0]
 	if row[2] != "$1.00" || row[3] != "$0.34" || row[8] != "$0.66" {

@@ -28,7 +28,7 @@ func Commit(c plan.CommitResult) Table {
 	add("Usage covered", fmt.Sprintf("%.1f%%", 100*c.Coverage))
 	add("All on-demand", c.OnDemandCost.Dollars())
 	add("With the commitment", c.PlanCost.Dollars())
-	add("Saving", cents(c.OnDemandCost).Sub(cents(c.PlanCost)).Dollars())
+	add("Saving", printedCents(c.OnDemandCost).Sub(printedCents(c.PlanCost)).Dollars())
 	add("Saving of all on-demand", fmt.Sprintf("%.1f%%", c.SavingPercent))
 	add("Saving per month", c.MonthlySaving.Dollars())
 	add("Upfront", c.Upfront.Dollars())
@@ -86,7 +86,7 @@ func Layers(res plan.LayerResult) Table {
 	}
 	r := Table{
 		Title: fmt.Sprintf("Layered commitments over %d hours: %s instead of %s on-demand (%s saved, %.1f%%)",
-			res.Hours, planCost.Dollars(), res.OnDemandCost.Dollars(), cents(res.OnDemandCost).Sub(planCost).Dollars(), res.SavingPercent),
+			res.Hours, planCost.Dollars(), res.OnDemandCost.Dollars(), printedCents(res.OnDemandCost).Sub(planCost).Dollars(), res.SavingPercent),
 		Columns: []string{"Instrument", "Discount", "From units/h", "Units/h", "Cost", "Utilisation"},
 		Right:   []int{1, 2, 3, 4, 5},
 		JSON:    res,
@@ -97,7 +97,7 @@ func Layers(res plan.LayerResult) Table {
 	}
 	r.Rows = append(r.Rows, []string{"on-demand above the layers", "0%", fmt.Sprintf("%.2f", res.Committed), "", costs[len(res.Layers)].Dollars(), ""})
 	r.Notes = append(r.Notes, fmt.Sprintf("The best single instrument, %s, would cost %s: the mix saves %s more.",
-		res.BestSingle, res.BestSingleCost.Dollars(), cents(res.BestSingleCost).Sub(planCost).Dollars()))
+		res.BestSingle, res.BestSingleCost.Dollars(), printedCents(res.BestSingleCost).Sub(planCost).Dollars()))
 	r.Notes = append(r.Notes, commitUnitNote)
 	return r
 }

@@ -13,7 +13,7 @@ import (
 // Saving and Optimal saving columns add up to it, where rounding each printed 0.34 three times.
 func TestBacktestAddsUp(t *testing.T) {
 	res := plan.BacktestResult{ScoredHours: 72, Saving: usd(t, "1.005"), OptimalSaving: usd(t, "1.005"), Captured: 1, WorstCaptured: 1}
-	for i, c := range thirds(t, 3) {
+	for i, c := range amounts335(t, 3) {
 		res.Windows = append(res.Windows, plan.BacktestWindow{Start: 24 * i, Commitment: 1, Optimal: 1, Saving: c, OptimalSaving: c, Captured: 1, Utilisation: 1})
 	}
 	tab := Backtest(res, 24*time.Hour, 24*time.Hour, 0.4)
@@ -23,10 +23,10 @@ func TestBacktestAddsUp(t *testing.T) {
 	for _, col := range []int{3, 4} {
 		sum := gpucost.USD(0)
 		for _, r := range tab.Rows {
-			sum = sum.Add(dollars(t, "$"+r[col]))
+			sum = sum.Add(parseDollarsCell(t, "$"+r[col]))
 		}
 		if sum.Fixed(2) != "1.01" {
-			t.Errorf("Backtest column %q = %q, adds up to %s, want 1.01", tab.Columns[col], column(tab.Rows, col), sum.Fixed(2))
+			t.Errorf("Backtest column %q = %q, adds up to %s, want 1.01", tab.Columns[col], columnCells(tab.Rows, col), sum.Fixed(2))
 		}
 	}
 }
@@ -37,7 +37,7 @@ func TestBacktestAddsUp(t *testing.T) {
 // costs' differences: $2.01 − $1.00 and $1.51 − $1.00, where the exact $1.001 and $0.502 print
 // $1.00 and $0.50.
 func TestLayersAddUp(t *testing.T) {
-	third := thirds(t, 1)[0]
+	third := amounts335(t, 1)[0]
 	res := plan.LayerResult{Hours: 10, Committed: 2, OnDemandCost: usd(t, "2.005"), OverflowCost: usd(t, "0.334"), PlanCost: usd(t, "1.004"),
 		Saving: usd(t, "1.001"), SavingPercent: 49.9, BestSingle: "1y", BestSingleCost: usd(t, "1.506"), SavingVsBestOnly: usd(t, "0.502"),
 		Layers: []plan.LayerAmount{{Name: "3y", Discount: 0.57, Units: 1, Cost: third, Utilisation: 1},
@@ -49,8 +49,8 @@ func TestLayersAddUp(t *testing.T) {
 	if len(tab.Rows) != 3 || tab.Rows[2][0] != "on-demand above the layers" {
 		t.Fatalf("Layers rows = %q, want the two layers and the on-demand above them", tab.Rows)
 	}
-	if got := columnSum(t, tab.Rows, 4); got.Dollars() != "$1.00" {
-		t.Errorf("Layers Cost column = %q, adds up to %s, want the title's $1.00", column(tab.Rows, 4), got.Dollars())
+	if got := sumDollarsColumn(t, tab.Rows, 4); got.Dollars() != "$1.00" {
+		t.Errorf("Layers Cost column = %q, adds up to %s, want the title's $1.00", columnCells(tab.Rows, 4), got.Dollars())
 	}
 	if want := "would cost $1.51: the mix saves $0.51 more."; !strings.HasSuffix(tab.Notes[0], want) {
 		t.Errorf("Layers note = %q, want it to end %q", tab.Notes[0], want)

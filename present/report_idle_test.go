@@ -15,7 +15,7 @@ import (
 func TestIdleAddsUp(t *testing.T) {
 	start := time.Date(2026, 3, 1, 19, 0, 0, 0, time.UTC)
 	z := analyze.IdleReport{MinIdle: gpucost.Duration(time.Hour), Currency: "USD", Cost: usd(t, "1.005"), GPUHours: 3}
-	for i, c := range thirds(t, 3) {
+	for i, c := range amounts335(t, 3) {
 		s := gpucost.Series{GPU: gpucost.GPU{UUID: "GPU-" + string(rune('a'+i))}}
 		z.Periods = append(z.Periods, analyze.IdlePeriod{Series: &s, Start: start, End: start.Add(time.Hour),
 			Duration: gpucost.Duration(time.Hour), GPUHours: 1, Cost: c, Priced: true})
@@ -25,8 +25,8 @@ func TestIdleAddsUp(t *testing.T) {
 		if !strings.HasSuffix(tab.Title, ", $1.01") {
 			t.Fatalf("Idle(limit %d) title = %q, want the periods' $1.01", limit, tab.Title)
 		}
-		if got := columnSum(t, tab.Rows, 8); got.Fixed(2) != "1.01" {
-			t.Errorf("Idle(limit %d) Cost column = %q, adds up to %s, want 1.01", limit, column(tab.Rows, 8), got.Fixed(2))
+		if got := sumDollarsColumn(t, tab.Rows, 8); got.Fixed(2) != "1.01" {
+			t.Errorf("Idle(limit %d) Cost column = %q, adds up to %s, want 1.01", limit, columnCells(tab.Rows, 8), got.Fixed(2))
 		}
 		wantRows := 3
 		if limit > 0 {
@@ -42,8 +42,8 @@ func TestIdleAddsUp(t *testing.T) {
 	}
 }
 
-// column returns column col of rows.
-func column(rows [][]string, col int) []string {
+// columnCells returns column col of rows.
+func columnCells(rows [][]string, col int) []string {
 	out := make([]string, len(rows))
 	for i, r := range rows {
 		out[i] = r[col]

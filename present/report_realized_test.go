@@ -78,7 +78,7 @@ func TestDetectedChangesTable(t *testing.T) {
 func TestRealizedAddsUp(t *testing.T) {
 	at := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
 	rep := fleet.RealizedReport{Measured: 3, Predicted: usd(t, "1.005"), Realized: usd(t, "1.005"), Low: usd(t, "0.5"), High: usd(t, "1.51")}
-	for i, c := range thirds(t, 4) {
+	for i, c := range amounts335(t, 4) {
 		s := fleet.RealizedStep{AppliedStep: gpucost.AppliedStep{ID: "step-" + string(rune('a'+i)), At: at, Predicted: c},
 			Status: fleet.RealizedMeasured, Realized: c, Low: c, High: c}
 		if i == 3 {
@@ -92,9 +92,9 @@ func TestRealizedAddsUp(t *testing.T) {
 	}
 	total := tab.Rows[len(tab.Rows)-1]
 	for _, col := range []int{3, 4} {
-		if got := columnSum(t, tab.Rows[:3], col); total[col] != "$1.01" || got.Dollars() != total[col] {
+		if got := sumDollarsColumn(t, tab.Rows[:3], col); total[col] != "$1.01" || got.Dollars() != total[col] {
 			t.Errorf("Realized() column %d = %q, the measured steps add up to %s, want the total row's %s ($1.01)",
-				col, column(tab.Rows, col), got.Dollars(), total[col])
+				col, columnCells(tab.Rows, col), got.Dollars(), total[col])
 		}
 	}
 	if got := tab.Rows[3][3]; got != "$0.34" {

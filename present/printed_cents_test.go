@@ -7,8 +7,8 @@ import (
 	"github.com/gpucost/gpucost"
 )
 
-// dollars parses an amount as Money.Dollars prints it, "$1,234.57" or "-$0.33" (USD only).
-func dollars(t *testing.T, s string) gpucost.Money {
+// parseDollarsCell parses an amount as Money.Dollars prints it, "$1,234.57" or "-$0.33" (USD only).
+func parseDollarsCell(t *testing.T, s string) gpucost.Money {
 	t.Helper()
 	neg := strings.HasPrefix(s, "-")
 	v := strings.ReplaceAll(strings.TrimPrefix(strings.TrimPrefix(s, "-"), "$"), ",", "")
@@ -22,19 +22,19 @@ func dollars(t *testing.T, s string) gpucost.Money {
 	return m
 }
 
-// columnSum adds up column col of rows as printed.
-func columnSum(t *testing.T, rows [][]string, col int) gpucost.Money {
+// sumDollarsColumn adds up column col of rows as printed.
+func sumDollarsColumn(t *testing.T, rows [][]string, col int) gpucost.Money {
 	t.Helper()
 	sum := gpucost.USD(0)
 	for _, r := range rows {
-		sum = sum.Add(dollars(t, r[col]))
+		sum = sum.Add(parseDollarsCell(t, r[col]))
 	}
 	return sum
 }
 
-// thirds returns n amounts of $0.335 each: rounded one by one they print $0.34 each, n × 0.34
+// amounts335 returns n amounts of $0.335 each: rounded one by one they print $0.34 each, n × 0.34
 // in all, where their exact sum rounds to less (three print $1.02 under a total of $1.01).
-func thirds(t *testing.T, n int) []gpucost.Money {
+func amounts335(t *testing.T, n int) []gpucost.Money {
 	out := make([]gpucost.Money, n)
 	for i := range out {
 		out[i] = usd(t, "0.335")

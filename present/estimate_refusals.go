@@ -16,7 +16,7 @@ func EstimateRefusals(blocks []enforce.Block, checks []budget.JobCheck) (lines [
 	}
 	for _, c := range checks {
 		if c.Breaks {
-			lines = append(lines, fmt.Sprintf("the job would break budget %s in %s: %s left after it", c.Budget, c.Period, c.LeftAfter.Dollars()))
+			lines = append(lines, fmt.Sprintf("the job would break budget %s in %s: %s left after it", c.Budget, c.Period, leftAfter(c).Dollars()))
 			broken = true
 		}
 	}

@@ -12,7 +12,8 @@ import (
 func TestEstimateRefusals(t *testing.T) {
 	blocks := []enforce.Block{{Policy: "research-over-budget", Reason: "policy research-over-budget would stop the job"}}
 	checks := []budget.JobCheck{
-		{Budget: "research-gpus", Period: "2026-11", Breaks: true, LeftAfter: gpucost.USD(-120e9)},
+		{Budget: "research-gpus", Period: "2026-11", Amount: gpucost.USD(100e9), Base: gpucost.USD(200e9), JobCost: gpucost.USD(20e9),
+			Breaks: true, LeftAfter: gpucost.USD(-120e9)},
 		{Budget: "infra", Period: "2026-11", LeftAfter: gpucost.USD(5e9)},
 	}
 	lines, broken := EstimateRefusals(blocks, checks)

@@ -29,7 +29,8 @@ func BudgetSpendNotes(sp *budget.Spend, noStore bool) []string {
 }
 
 // BudgetStatus is "budget status": where each budget stands, with a burn-down sparkline for
-// people; notes are BudgetSpendNotes.
+// people; notes are BudgetSpendNotes. Left is the printed amount less the printed spend, so
+// that it is their difference as printed; the JSON carries the exact budget.Status.
 func BudgetStatus(st []budget.Status, notes []string) Table {
 	t := Table{
 		Title: "Budgets",
@@ -51,7 +52,7 @@ func BudgetStatus(st []budget.Status, notes []string) Table {
 		}
 		t.Rows = append(t.Rows, []string{s.Budget, s.Period, s.Amount.Dollars(), s.Spent.Dollars(), fmt.Sprintf("%.0f%%", s.Percent),
 			s.Forecast.Projected.Dollars(), band,
-			fmt.Sprintf("%.0f%%", s.ForecastPercent), s.Remaining.Dollars(), fmt.Sprint(s.DaysLeft), s.BurnRate.Dollars(),
+			fmt.Sprintf("%.0f%%", s.ForecastPercent), printedCents(s.Amount).Sub(printedCents(s.Spent)).Dollars(), fmt.Sprint(s.DaysLeft), s.BurnRate.Dollars(),
 			s.AllowedRate.Dollars(), strings.Join(crossed, ", "), Sparkline(s.BurnDown(), 31)})
 	}
 	for _, s := range st {
@@ -190,8 +191,8 @@ type estimateJSON struct {
 }
 
 // Estimate is "estimate": the job's price and basis in the title and notes, and a row per
-// budget it falls in with what is left after it. withBudgets says a budgets file was given;
-// notes are BudgetSpendNotes.
+// budget it falls in with what is left after it (leftAfter). withBudgets says a budgets file
+// was given; notes are BudgetSpendNotes.
 func Estimate(est budget.Estimate, checks []budget.JobCheck, withBudgets bool, notes []string) Table {
 	j := est.Job
 	inst := est.Offer.InstanceType
@@ -219,7 +220,7 @@ func Estimate(est budget.Estimate, checks []budget.JobCheck, withBudgets bool, n
 			verdict, js.Breaks = "BREAKS", true
 		}
 		t.Rows = append(t.Rows, []string{c.Budget, c.Period, c.Amount.Dollars(), c.Spent.Dollars(), c.Forecast.Dollars(),
-			c.JobCost.Dollars(), c.LeftAfter.Dollars(), verdict})
+			c.JobCost.Dollars(), leftAfter(c).Dollars(), verdict})
 		if c.JobCost != est.Cost {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: %s of the job's %s falls in %s; the rest in later periods.", c.Budget, c.JobCost.Dollars(), est.Cost.Dollars(), c.Period))
 		}
@@ -233,6 +234,13 @@ func Estimate(est budget.Estimate, checks []budget.JobCheck, withBudgets bool, n
 	t.Notes = append(t.Notes, notes...)
 	t.JSON = js
 	return t
+}
+
+// leftAfter is c.LeftAfter as the estimate table prints it: the printed amount less the printed
+// spend or forecast the job adds to (c.Base, one of the two) less the printed job cost, so that
+// the row's figures subtract as printed. The verdict stays the exact c.Breaks.
+func leftAfter(c budget.JobCheck) gpucost.Money {
+	return printedCents(c.Amount).Sub(printedCents(c.Base)).Sub(printedCents(c.JobCost))
 }
 
 // EstimatePolicies adds to an Estimate table the policies that would stop the job, and notes

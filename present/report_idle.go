@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
 	"github.com/gpucost/gpucost/fleet"
 )
@@ -16,7 +17,9 @@ type IdleReport struct {
 }
 
 // Idle is report idle's table: the fleet's idle GPU time in the title and at most limit (all
-// where 0) zero-util periods, longest first as rep holds them, with each GPU's daily pattern.
+// where 0) zero-util periods, longest first as rep holds them, with each GPU's daily pattern,
+// and a last row of the periods past the limit. The Cost column adds up to the title's cost of
+// the zero-util periods (analyze.IdleReport.PeriodCents).
 func Idle(rep IdleReport, limit int) Table {
 	z := rep.ZeroUtil
 	periods := z.Periods
@@ -43,19 +46,40 @@ func Idle(rep IdleReport, limit int) Table {
 			patterns[p.Series.Key()] = fmt.Sprintf("idle daily %02d:00–%02d:00", from, to)
 		}
 	}
-	for _, p := range periods {
+	cents := z.PeriodCents()
+	for i, p := range periods {
 		end := p.End.Format("2006-01-02 15:04")
 		if p.Open {
 			end += " (still idle)"
 		}
 		t.Rows = append(t.Rows, []string{p.Series.GPU.UUID, p.Series.GPU.Host, p.Series.GPU.Model, p.Series.Labels.String(),
-			p.Start.Format("2006-01-02 15:04"), end, p.Duration.String(), Hours(p.GPUHours), p.Cost.Dollars(),
+			p.Start.Format("2006-01-02 15:04"), end, p.Duration.String(), Hours(p.GPUHours), cents[i].Dollars(),
 			patterns[p.Series.Key()]})
 	}
 	if n := len(z.Periods) - len(periods); n > 0 {
+		t.Rows = append(t.Rows, otherPeriods(z.Periods[len(periods):], cents[len(periods):], z.Currency))
 		t.Notes = append(t.Notes, fmt.Sprintf("Showing %d of %d periods, the longest; --limit 0 for all.", len(periods), len(z.Periods)))
 	}
 	t.Notes = append(t.Notes, "Idle is GPU-hours − used GPU-hours (held time × utilisation); a zero-util period is a run of minutes below the store's idle threshold, a different measure.")
 	t.Notes = append(t.Notes, rep.Notes...)
 	return t
+}
+
+// otherPeriods is the row of the periods a limit leaves out: how many, their GPU-hours and the
+// sum of their printed costs (cents, in currency as analyze.IdleReport prices every period), so
+// that the Cost column still adds up to the title's.
+func otherPeriods(rest []analyze.IdlePeriod, cents []gpucost.Money, currency string) []string {
+	var hours float64
+	cost := gpucost.Money{Currency: currency}
+	for i, p := range rest {
+		hours += p.GPUHours
+		if p.Priced {
+			cost = cost.Add(cents[i])
+		}
+	}
+	label := fmt.Sprintf("%d other periods", len(rest))
+	if len(rest) == 1 {
+		label = "1 other period"
+	}
+	return []string{label, "", "", "", "", "", "", Hours(hours), cost.Dollars(), ""}
 }

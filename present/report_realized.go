@@ -12,11 +12,13 @@ import (
 
 // Realized is report savings --realized: per applied step, the monthly saving the plan
 // predicted beside the one measured on the bill, its 90% interval and the days measured, and
-// the total of the steps measured.
+// the total of the steps measured, which their printed savings add up to
+// (fleet.RealizedReport.Cents).
 func Realized(rep fleet.RealizedReport) Table {
+	c := rep.Cents()
 	title := fmt.Sprintf("Realized savings: %d of %d applied steps measured on the bill", rep.Measured, len(rep.Steps))
 	if rep.Measured > 0 {
-		title += fmt.Sprintf(", %s a month against %s predicted", rep.Realized.Dollars(), rep.Predicted.Dollars())
+		title += fmt.Sprintf(", %s a month against %s predicted", c.TotalRealized.Dollars(), c.TotalPredicted.Dollars())
 	}
 	t := Table{
 		Title:   title,
@@ -24,11 +26,11 @@ func Realized(rep fleet.RealizedReport) Table {
 		Right:   []int{3, 4, 5, 6, 7, 8},
 		JSON:    rep,
 	}
-	for _, s := range rep.Steps {
-		realized, interval, before, after := "", "", "", ""
+	for i, s := range rep.Steps {
+		realizedCell, interval, before, after := "", "", "", ""
 		status := s.Status
 		if s.Status == fleet.RealizedMeasured {
-			realized = s.Realized.Dollars()
+			realizedCell = c.Realized[i].Dollars()
 			interval = s.Low.Dollars() + " – " + s.High.Dollars()
 			unit := "/used GPU-h"
 			if s.Basis == fleet.PerDay {
@@ -41,14 +43,14 @@ func Realized(rep fleet.RealizedReport) Table {
 		} else if s.Note != "" {
 			status += ": " + s.Note
 		}
-		t.Rows = append(t.Rows, []string{s.ID, s.At.Format(time.DateOnly), s.How, s.Predicted.Dollars(), realized, interval,
+		t.Rows = append(t.Rows, []string{s.ID, s.At.Format(time.DateOnly), s.How, c.Predicted[i].Dollars(), realizedCell, interval,
 			fmt.Sprintf("%d (%d billed)", s.Days, s.AfterDays), before, after, status})
 	}
 	if len(rep.Steps) == 0 {
 		t.Rows = append(t.Rows, []string{"no step is recorded applied: gpucost recommend apply ID", "", "", "", "", "", "", "", "", ""})
 	}
 	if rep.Measured > 0 {
-		t.Rows = append(t.Rows, []string{"Total of the measured steps", "", "", rep.Predicted.Dollars(), rep.Realized.Dollars(),
+		t.Rows = append(t.Rows, []string{"Total of the measured steps", "", "", c.TotalPredicted.Dollars(), c.TotalRealized.Dollars(),
 			rep.Low.Dollars() + " – " + rep.High.Dollars(), "", "", "", ""})
 	}
 	t.Notes = append(t.Notes,

@@ -71,3 +71,33 @@ func TestDetectedChangesTable(t *testing.T) {
 		}
 	}
 }
+
+// TestRealizedAddsUp: three measured steps of $0.335 predicted and realized each print a total
+// of $1.01 ($1.005); their rows add up to it, where rounding each printed $0.34 three times. A
+// step still measuring, not in the total, prints its own $0.34.
+func TestRealizedAddsUp(t *testing.T) {
+	at := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
+	rep := fleet.RealizedReport{Measured: 3, Predicted: usd(t, "1.005"), Realized: usd(t, "1.005"), Low: usd(t, "0.5"), High: usd(t, "1.51")}
+	for i, c := range amounts335(t, 4) {
+		s := fleet.RealizedStep{AppliedStep: gpucost.AppliedStep{ID: "step-" + string(rune('a'+i)), At: at, Predicted: c},
+			Status: fleet.RealizedMeasured, Realized: c, Low: c, High: c}
+		if i == 3 {
+			s.Status, s.Realized, s.Low, s.High = fleet.RealizedMeasuring, gpucost.Money{}, gpucost.Money{}, gpucost.Money{}
+		}
+		rep.Steps = append(rep.Steps, s)
+	}
+	tab := Realized(rep)
+	if want := ", $1.01 a month against $1.01 predicted"; !strings.HasSuffix(tab.Title, want) {
+		t.Errorf("Realized() title = %q, want it to end %q", tab.Title, want)
+	}
+	total := tab.Rows[len(tab.Rows)-1]
+	for _, col := range []int{3, 4} {
+		if got := sumDollarsColumn(t, tab.Rows[:3], col); total[col] != "$1.01" || got.Dollars() != total[col] {
+			t.Errorf("Realized() column %d = %q, the measured steps add up to %s, want the total row's %s ($1.01)",
+				col, columnCells(tab.Rows, col), got.Dollars(), total[col])
+		}
+	}
+	if got := tab.Rows[3][3]; got != "$0.34" {
+		t.Errorf("Realized() step still measuring predicted %s, want its own $0.34", got)
+	}
+}

@@ -159,8 +159,8 @@ func TestAlerts(t *testing.T) {
 	}
 }
 
-// TestIdle: --limit lists the first periods and says how many are left out, and a GPU idle in
-// the same hours every day has its window.
+// TestIdle: --limit lists the first periods, sums the rest in a last row and says how many are
+// left out, and a GPU idle in the same hours every day has its window.
 func TestIdle(t *testing.T) {
 	start := time.Date(2026, 3, 1, 19, 0, 0, 0, time.UTC)
 	var periods []analyze.IdlePeriod
@@ -171,8 +171,9 @@ func TestIdle(t *testing.T) {
 	}
 	periods[0].Open = true
 	got := Idle(IdleReport{ZeroUtil: analyze.IdleReport{Periods: periods, MinIdle: gpucost.Duration(time.Hour)}}, 2)
-	if len(got.Rows) != 2 || got.Rows[0][0] != "GPU-a" || got.Rows[0][5] != "2026-03-01 22:00 (still idle)" || got.Rows[1][7] != "2.00" {
-		t.Errorf("Idle rows = %q; want GPU-a still idle, then GPU-b with 2.00 GPU-hours", got.Rows)
+	if len(got.Rows) != 3 || got.Rows[0][0] != "GPU-a" || got.Rows[0][5] != "2026-03-01 22:00 (still idle)" || got.Rows[1][7] != "2.00" ||
+		got.Rows[2][0] != "1 other period" || got.Rows[2][7] != "1.00" {
+		t.Errorf("Idle rows = %q; want GPU-a still idle, then GPU-b with 2.00 GPU-hours, then the 1 other period's 1.00", got.Rows)
 	}
 	if got.Notes[0] != "Showing 2 of 3 periods, the longest; --limit 0 for all." {
 		t.Errorf("Idle first note = %q; want the one period left out", got.Notes[0])

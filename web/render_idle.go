@@ -2,7 +2,9 @@ package web
 
 import (
 	"fmt"
+	"time"
 
+	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/analyze"
 )
 
@@ -118,8 +120,10 @@ func writeIdleHabits(h *htmlPage, d idlePage) {
 `)
 }
 
-// writeLongestIdle writes the longest idle periods, or the minimum length none reached. It
-// fails, and stops writing, at a period without a series.
+// writeLongestIdle writes the longest idle periods, or the minimum length none reached, each
+// period's cost as a list of all of them prints it (analyze.IdleReport.PeriodCents) and a last
+// row of the periods not listed, so that the Cost column adds up to the Cost of idle time card.
+// It fails, and stops writing, at a period without a series.
 func writeLongestIdle(h *htmlPage, d idlePage) {
 	h.s(`
 
@@ -131,12 +135,19 @@ func writeLongestIdle(h *htmlPage, d idlePage) {
   <div class="scroll"><table>
     <thead><tr><th>GPU</th><th>Host</th><th>Model</th><th>From</th><th>To</th><th class="num">Length</th><th class="num">GPU-hours</th><th class="num">Cost</th></tr></thead>
     <tbody>`)
+		cents := idlePeriodCents(d.Idle)
+		shown := make(map[idlePeriodKey]bool, len(d.Longest))
 		for _, p := range d.Longest {
 			if p.Series == nil {
 				h.fail(fmt.Errorf("idle period from %v has no series", datetime(p.Start)))
 				return
 			}
-			writeIdlePeriodRow(h, p)
+			k := keyOfIdlePeriod(p)
+			shown[k] = true
+			writeIdlePeriodRow(h, p, cents[k])
+		}
+		if len(d.Idle.Periods) > len(d.Longest) {
+			writeOtherIdlePeriods(h, d.Idle, cents, shown)
 		}
 		h.s(`</tbody>
   </table></div>
@@ -156,9 +167,9 @@ func writeLongestIdle(h *htmlPage, d idlePage) {
 `)
 }
 
-// writeIdlePeriodRow writes one idle period's row: the GPU, when, how long and what it cost.
-// p.Series must not be nil.
-func writeIdlePeriodRow(h *htmlPage, p analyze.IdlePeriod) {
+// writeIdlePeriodRow writes one idle period's row: the GPU, when, how long and what it cost
+// (cost, its printed cents). p.Series must not be nil.
+func writeIdlePeriodRow(h *htmlPage, p analyze.IdlePeriod, cost gpucost.Money) {
 	h.f(`<tr><td class="key">%v</td><td>%v</td><td>%v</td><td>%v</td><td>`, p.Series.GPU.UUID, p.Series.GPU.Host, p.Series.GPU.Model, datetime(p.Start))
 	if p.Open {
 		h.s(`still idle`)
@@ -167,9 +178,51 @@ func writeIdlePeriodRow(h *htmlPage, p analyze.IdlePeriod) {
 	}
 	h.f(`</td><td class="num">%v</td><td class="num">%v</td><td class="num">`, formatDuration(p.Duration.D()), formatHours(p.GPUHours))
 	if p.Priced {
-		h.f(`%v`, money(p.Cost))
+		h.f(`%v`, money(cost))
 	} else {
 		h.s(`no price`)
 	}
 	h.s(`</td></tr>`)
+}
+
+// writeOtherIdlePeriods writes the row of the periods of idle that are not listed (not in
+// shown): how many, their GPU-hours and the sum of their printed costs.
+func writeOtherIdlePeriods(h *htmlPage, idle analyze.IdleReport, cents map[idlePeriodKey]gpucost.Money, shown map[idlePeriodKey]bool) {
+	n, hours := 0, 0.0
+	cost := gpucost.Money{Currency: idle.Currency}
+	for _, p := range idle.Periods {
+		if p.Series != nil && shown[keyOfIdlePeriod(p)] {
+			continue
+		}
+		n++
+		hours += p.GPUHours
+		if p.Priced && p.Series != nil {
+			cost = cost.Add(cents[keyOfIdlePeriod(p)])
+		}
+	}
+	h.f(`<tr><td class="key">%v other period%v</td><td></td><td></td><td></td><td></td><td class="num"></td><td class="num">%v</td><td class="num">%v</td></tr>`,
+		n, plural(n), formatHours(hours), money(cost))
+}
+
+// idlePeriodKey names an idle period: its series and start.
+type idlePeriodKey struct {
+	series string
+	start  time.Time
+}
+
+func keyOfIdlePeriod(p analyze.IdlePeriod) idlePeriodKey {
+	return idlePeriodKey{series: p.Series.Key(), start: p.Start.UTC()}
+}
+
+// idlePeriodCents returns each period of idle's printed cost by its key
+// (analyze.IdleReport.PeriodCents); periods without a series are left out.
+func idlePeriodCents(idle analyze.IdleReport) map[idlePeriodKey]gpucost.Money {
+	all := idle.PeriodCents()
+	out := make(map[idlePeriodKey]gpucost.Money, len(all))
+	for i, p := range idle.Periods {
+		if p.Series != nil {
+			out[keyOfIdlePeriod(p)] = all[i]
+		}
+	}
+	return out
 }

@@ -10,33 +10,35 @@ import (
 
 // writeRealized writes the applied steps measured on the bill (docs/architecture.md "Realized
 // savings"): per step the saving predicted beside the one realized, its interval and the days
-// measured, and the total of those measured. Nothing without an applied step.
+// measured, and the total of those measured, which the steps' printed savings add up to
+// (fleet.RealizedReport.Cents). Nothing without an applied step.
 func writeRealized(h *htmlPage, rep fleet.RealizedReport) {
 	if len(rep.Steps) == 0 {
 		return
 	}
+	c := rep.Cents()
 	h.f(`
 <section class="card realized">
   <h2>Realized savings</h2>
   <p class="sub">%v of %v applied steps measured on the bill`, rep.Measured, len(rep.Steps))
 	if rep.Measured > 0 {
-		h.f(`: %v/month realized against %v predicted (90%% interval %v – %v)`, money(rep.Realized), money(rep.Predicted), money(rep.Low), money(rep.High))
+		h.f(`: %v/month realized against %v predicted (90%% interval %v – %v)`, money(c.TotalRealized), money(c.TotalPredicted), money(rep.Low), money(rep.High))
 	}
 	h.s(`</p>
   <table>
     <thead><tr><th>Step</th><th>Applied</th><th>How</th><th class="num">Predicted</th><th class="num">Realized</th><th class="num">90% interval</th><th class="num">Days</th><th>Status</th></tr></thead>
     <tbody>`)
-	for _, s := range rep.Steps {
+	for i, s := range rep.Steps {
 		realized, interval, status := "", "", s.Status
 		if s.Status == fleet.RealizedMeasured {
-			realized, interval = money(s.Realized), money(s.Low)+" – "+money(s.High)
+			realized, interval = money(c.Realized[i]), money(s.Low)+" – "+money(s.High)
 		}
 		if s.Note != "" {
 			status = s.Note
 		}
 		h.f(`
       <tr><td><code>%v</code></td><td>%v</td><td>%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td class="num">%v</td><td>%v</td></tr>`,
-			s.ID, s.At.Format(time.DateOnly), s.How, money(s.Predicted), realized, interval, s.Days, status)
+			s.ID, s.At.Format(time.DateOnly), s.How, money(c.Predicted[i]), realized, interval, s.Days, status)
 	}
 	h.s(`
     </tbody>

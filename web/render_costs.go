@@ -29,7 +29,7 @@ func writeBudgets(h *htmlPage, l layout) {
 			h.f(`</dd>
       <dt>Remaining</dt><dd>%v, %v day%v left</dd>
       <dt>Burn rate</dt><dd>%v/day; %v/day keeps it within budget</dd>
-      <dt>Thresholds reached</dt><dd>`, money(b.Remaining), b.DaysLeft, plural(b.DaysLeft), money(b.BurnRate), money(b.AllowedRate))
+      <dt>Thresholds reached</dt><dd>`, money(b.Amount.Round(2).Sub(b.Spent.Round(2))), b.DaysLeft, plural(b.DaysLeft), money(b.BurnRate), money(b.AllowedRate))
 			if len(b.Crossed) > 0 {
 				for j, c := range b.Crossed {
 					if j > 0 {

@@ -57,7 +57,7 @@ func writeLayout(h *htmlPage, l layout, content func(*htmlPage, layout)) {
 	content(h, l)
 	h.s(`
 </main>
-<footer>gpucost · amounts exact to the cent as stored · times in UTC</footer>
+<footer>gpucost · amounts in cents, rounded so that every table adds up to its total (the API gives them exact) · times in UTC</footer>
 </body>
 </html>
 `)

@@ -45,7 +45,7 @@ func Savings(rep recommend.SavingsReport) Table {
 		}
 	}
 	t.Notes = append(t.Notes, "Each change is gpucost recommend's plan step, priced on its group as the steps before it left it, so the savings add up to the total; "+
-		"share is the lever's saving as a part of the monthly cost before. Amounts are rounded to the cent as gpucost recommend prints them, so that the changes add up to their lever and the levers to the total.")
+		"share is the lever's saving as a part of the monthly cost before. Amounts are in the cents gpucost recommend prints, rounded so that the changes add up to their lever, the levers to the total and their shares to the cut.")
 	if !rep.OneTimeCost.IsZero() {
 		t.Notes = append(t.Notes, fmt.Sprintf("One-time cost of the changes: %s of data egress for the moves, not in the monthly figures.", rep.OneTimeCost.Dollars()))
 	}

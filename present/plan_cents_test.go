@@ -189,3 +189,16 @@ func TestSavingsAddsUp(t *testing.T) {
 		t.Errorf("SavingsSentence = %q, want the table's %s to %s", sentence, m[1], m[2])
 	}
 }
+
+// The note under recommend's table names the groups with no change, ten at most.
+func TestUnlistedNote(t *testing.T) {
+	var p recommend.Plan
+	for i := range 12 {
+		p.Groups = append(p.Groups, recommend.PlanGroup{ID: fmt.Sprintf("g%d", i)})
+	}
+	p.Groups[3].Steps = []recommend.PlanStep{{ID: "g3/idle/schedule"}}
+	want := "No change saves at least --min-saving on g0, g1, g2, g4, g5, g6, g7, g8, g9, g10, and 1 more: their cost is in the headline, before and after."
+	if got := unlistedNote(p); got != want {
+		t.Errorf("unlistedNote(12 groups, one with a step) = %q, want %q", got, want)
+	}
+}

@@ -71,13 +71,7 @@ func RecommendPlan(p recommend.Plan) Table {
 	}
 	if c.Unlisted > 0 {
 		t.Rows = append(t.Rows, []string{"", "", "", unlistedGroups(c.Unlisted), c.UnlistedCost.Dollars(), c.UnlistedCost.Dollars(), "", ""})
-		var ids []string
-		for _, g := range p.Groups {
-			if !g.Listed() {
-				ids = append(ids, g.ID)
-			}
-		}
-		t.Notes = append(t.Notes, "No change saves at least --min-saving on "+strings.Join(ids, ", ")+": their cost is in the headline, before and after.")
+		t.Notes = append(t.Notes, unlistedNote(p))
 	}
 	t.Notes = append(t.Notes, "Each step is priced on its group as the steps above it left it, and alternatives are not added: the steps' savings add up to the total, as gpucost report savings gives it. "+
 		"Amounts are rounded to the cent so that they add up: the groups' Before and After to the headline's, each step's Before − After to its saving.")
@@ -90,9 +84,23 @@ func RecommendPlan(p recommend.Plan) Table {
 // unlistedGroups names the row of a plan's groups that have no change to list.
 func unlistedGroups(n int) string {
 	if n == 1 {
-		return "1 other group of machines: no change"
+		return "1 group of machines with no change"
 	}
-	return fmt.Sprintf("%d other groups of machines: no change", n)
+	return fmt.Sprintf("%d groups of machines with no change", n)
+}
+
+// unlistedNote names the groups with no change, the first ten of them.
+func unlistedNote(p recommend.Plan) string {
+	var ids []string
+	for _, g := range p.Groups {
+		if !g.Listed() {
+			ids = append(ids, g.ID)
+		}
+	}
+	if len(ids) > 10 {
+		ids = append(ids[:10], fmt.Sprintf("and %d more", len(ids)-10))
+	}
+	return "No change saves at least --min-saving on " + strings.Join(ids, ", ") + ": their cost is in the headline, before and after."
 }
 
 func alternativeRow(label string, a recommend.Alternative) []string {

@@ -73,7 +73,7 @@ func writeRecommendations(h *htmlPage, l layout) {
 	if c.Unlisted > 0 {
 		h.f(`
 <section class="card plan-group">
-  <h2>%v other group%v of machines</h2>
+  <h2>%v group%v of machines with no change</h2>
   <p class="sub">%v a month, before and after: the plan changes nothing on them</p>
 </section>
 `, c.Unlisted, plural(c.Unlisted), money(c.UnlistedCost))

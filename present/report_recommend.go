@@ -21,19 +21,23 @@ func recommendationRow(n string, rec gpucost.Recommendation) []string {
 }
 
 // Savings is report savings' table: the monthly cost before and after gpucost recommend's plan,
-// by lever, with each lever's share.
+// by lever, with each lever's share. Its amounts are the plan's cents (recommend.Plan.Cents), as
+// gpucost recommend prints them: each lever's saving is the sum of its changes', and the
+// levers' savings and shares add up to the title's saving and cut.
 func Savings(rep recommend.SavingsReport) Table {
+	c := rep.Cents
 	t := Table{
-		Title: fmt.Sprintf("Monthly GPU cost %s → %s: %s saved (%.1f%%)", rep.Before.Dollars(), rep.After.Dollars(),
-			rep.Saving.Dollars(), rep.SavingPercent),
+		Title: fmt.Sprintf("Monthly GPU cost %s → %s: %s saved (%.1f%%)", c.Before.Dollars(), c.After.Dollars(),
+			c.Saving.Dollars(), c.SavingPercent),
 		Columns: []string{"Lever", "Lever saving", "Share", "Change", "Saving"},
 		Right:   []int{1, 2, 4},
 		JSON:    rep,
 	}
-	for _, l := range rep.Levers {
-		lever, total, share := l.Lever, l.MonthlySaving.Dollars(), fmt.Sprintf("%.1f%%", l.Percent)
-		for _, rec := range l.Recommendations {
-			t.Rows = append(t.Rows, []string{lever, total, share, rec.Action, rec.MonthlySaving.Dollars()})
+	for i, l := range rep.Levers {
+		lc := c.Levers[i]
+		lever, total, share := l.Lever, lc.Saving.Dollars(), fmt.Sprintf("%.1f%%", lc.Percent)
+		for j, rec := range l.Recommendations {
+			t.Rows = append(t.Rows, []string{lever, total, share, rec.Action, lc.Steps[j].Dollars()})
 			lever, total, share = "", "", ""
 		}
 		if len(l.Recommendations) == 0 {
@@ -41,7 +45,7 @@ func Savings(rep recommend.SavingsReport) Table {
 		}
 	}
 	t.Notes = append(t.Notes, "Each change is gpucost recommend's plan step, priced on its group as the steps before it left it, so the savings add up to the total; "+
-		"share is the lever's saving as a part of the monthly cost before.")
+		"share is the lever's saving as a part of the monthly cost before. Amounts are in the cents gpucost recommend prints, rounded so that the changes add up to their lever, the levers to the total and their shares to the cut.")
 	if !rep.OneTimeCost.IsZero() {
 		t.Notes = append(t.Notes, fmt.Sprintf("One-time cost of the changes: %s of data egress for the moves, not in the monthly figures.", rep.OneTimeCost.Dollars()))
 	}
@@ -49,16 +53,17 @@ func Savings(rep recommend.SavingsReport) Table {
 }
 
 // SavingsSentence says in one sentence what the plan would save, with each lever's share of
-// the monthly bill.
+// the monthly bill, in the cents report savings prints.
 func SavingsSentence(rep recommend.SavingsReport) string {
+	c := rep.Cents
 	var levers []string
-	for _, l := range rep.Levers {
+	for i, l := range rep.Levers {
 		if l.MonthlySaving.Nanos > 0 {
-			levers = append(levers, fmt.Sprintf("%s %s (%.1f%%)", l.Lever, l.MonthlySaving.Dollars(), l.Percent))
+			levers = append(levers, fmt.Sprintf("%s %s (%.1f%%)", l.Lever, c.Levers[i].Saving.Dollars(), c.Levers[i].Percent))
 		}
 	}
 	return fmt.Sprintf("The recommended plan would take the GPU bill from %s to %s a month (−%.1f%%): %s.",
-		rep.Before.Dollars(), rep.After.Dollars(), rep.SavingPercent, strings.Join(levers, ", "))
+		c.Before.Dollars(), c.After.Dollars(), c.SavingPercent, strings.Join(levers, ", "))
 }
 
 // Serving is the serving section of recommend --serving: the pools sized by their request

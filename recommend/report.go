@@ -19,11 +19,14 @@ type SavingsReport struct {
 	SavingPercent float64        `json:"saving_pct"`
 	OneTimeCost   gpucost.Money  `json:"one_time_cost"` // paid once to make the changes (data egress of moves)
 	Levers        []LeverSavings `json:"levers"`
+	// Cents is what a table of the report prints (Plan.Cents); the JSON carries the exact amounts.
+	Cents Cents `json:"-"`
 }
 
 // Savings is the plan's steps by lever; every lever appears, with zero where it found nothing.
 func Savings(p Plan) SavingsReport {
-	rep := SavingsReport{Before: p.Before, After: p.After, Saving: p.Saving, SavingPercent: p.SavingPercent, OneTimeCost: p.OneTimeCost}
+	rep := SavingsReport{Before: p.Before, After: p.After, Saving: p.Saving, SavingPercent: p.SavingPercent, OneTimeCost: p.OneTimeCost,
+		Cents: p.Cents()}
 	for _, l := range p.Levers {
 		ls := LeverSavings{Lever: l.Lever, MonthlySaving: l.MonthlySaving, Percent: l.Percent, Recommendations: []gpucost.Recommendation{}}
 		for _, s := range p.Steps() {

@@ -5,9 +5,13 @@ import "github.com/gpucost/gpucost/recommend"
 // writeRecommendations writes the plan: the monthly cost before and after with each lever's
 // share, then each group of machines with its steps in the order they apply, each with its
 // saving, what it needs from people, its evidence, confidence and risk, and the alternatives it
-// was chosen over folded under it.
+// was chosen over folded under it. Its amounts are the plan's cents (recommend.Plan.Cents), the
+// ones gpucost recommend and report savings print: the levers add up to the saving, the groups
+// (with one line for those with no change) to the cost before and after, and each step's cost
+// before less its cost after is its saving.
 func writeRecommendations(h *htmlPage, l layout) {
 	d := l.Data.(recommendationsPage)
+	c := d.Plan.Cents()
 	h.s(`
 `)
 	for _, n := range d.Notes {
@@ -30,32 +34,33 @@ func writeRecommendations(h *htmlPage, l layout) {
 	h.f(`
 <section class="cards">
   <div class="card stat"><h2>Savings available</h2><p class="big">%v<small>/month</small></p><p class="sub">%v → %v, −%v, in %v step%v</p></div>
-  `, money(d.MonthlySaving), money(d.Plan.Before), money(d.Plan.After), formatPct(d.Plan.SavingPercent), steps, plural(steps))
+  `, money(c.Saving), money(c.Before), money(c.After), formatPct(c.SavingPercent), steps, plural(steps))
 	if !d.OneTimeCost.IsZero() {
 		h.f(`<div class="card stat"><h2>One-time cost</h2><p class="big">%v</p><p class="sub">to make every change</p></div>`, money(d.OneTimeCost))
 	}
 	h.s(`
 </section>
 <section class="card"><h2>By lever</h2><ul class="levers">`)
-	for _, lv := range d.Plan.Levers {
+	for i, lv := range d.Plan.Levers {
 		if lv.MonthlySaving.Nanos > 0 {
-			h.f(`<li><span class="tag kind">%v</span> %v/month, %v of the bill</li>`, lv.Lever, money(lv.MonthlySaving), formatPct(lv.Percent))
+			h.f(`<li><span class="tag kind">%v</span> %v/month, %v of the bill</li>`, lv.Lever, money(c.Levers[i].Saving), formatPct(c.Levers[i].Percent))
 		}
 	}
 	h.s(`</ul></section>
 `)
-	for _, g := range d.Plan.Groups {
-		if len(g.Steps) == 0 && len(g.NotChosen) == 0 {
+	for gi, g := range d.Plan.Groups {
+		if !g.Listed() {
 			continue
 		}
+		gc := c.Groups[gi]
 		h.f(`
 <section class="card plan-group" id="%v">
   <h2>%v</h2>
   <p class="sub">%v → %v a month</p>
   <ol class="recs">
-`, g.ID, g.Name, money(g.Before), money(g.After))
-		for _, s := range g.Steps {
-			writePlanStep(h, s, apply)
+`, g.ID, g.Name, money(gc.Before), money(gc.After))
+		for i, s := range g.Steps {
+			writePlanStep(h, s, gc.Steps[i], apply)
 		}
 		h.s(`
   </ol>
@@ -65,13 +70,22 @@ func writeRecommendations(h *htmlPage, l layout) {
 </section>
 `)
 	}
+	if c.Unlisted > 0 {
+		h.f(`
+<section class="card plan-group">
+  <h2>%v group%v of machines with no change</h2>
+  <p class="sub">%v a month, before and after: the plan changes nothing on them</p>
+</section>
+`, c.Unlisted, plural(c.Unlisted), money(c.UnlistedCost))
+	}
 	h.s(`
 `)
 }
 
 // writePlanStep writes one step of a plan with its details and alternatives folded, and what
-// apply writes for it (an admin's form that records it applied), where apply is not nil.
-func writePlanStep(h *htmlPage, s recommend.PlanStep, apply func(*htmlPage, string)) {
+// apply writes for it (an admin's form that records it applied), where apply is not nil. Its
+// amounts are c, its cents in the plan's (recommend.Plan.Cents).
+func writePlanStep(h *htmlPage, s recommend.PlanStep, c recommend.StepCents, apply func(*htmlPage, string)) {
 	r := s.Recommendation
 	h.f(`
 <li class="card rec" id="%v">
@@ -82,7 +96,7 @@ func writePlanStep(h *htmlPage, s recommend.PlanStep, apply func(*htmlPage, stri
   </div>
   <p class="action">%v</p>
   <p class="sub">%v → %v a month · step <code>%v</code></p>
-  `, s.ID, s.Lever, money(r.MonthlySaving), r.Confidence, r.ConfidenceWhy, r.Confidence, r.Action, money(s.Before), money(s.After), s.ID)
+  `, s.ID, s.Lever, money(c.Saving), r.Confidence, r.ConfidenceWhy, r.Confidence, r.Action, money(c.Before), money(c.After), s.ID)
 	if !r.OneTimeCost.IsZero() {
 		h.f(`<p class="sub">One-time cost %v.</p>`, money(r.OneTimeCost))
 	}

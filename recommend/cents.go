@@ -85,6 +85,9 @@ func (p Plan) Cents() Cents {
 		c.UnlistedCost = before[row]
 	}
 	c.Before, c.Saving = gpucost.USD(0), gpucost.USD(0)
+	if len(before) > 0 {
+		c.Before.Currency, c.Saving.Currency = before[0].Currency, before[0].Currency
+	}
 	for i := range before {
 		c.Before, c.Saving = c.Before.Add(before[i]), c.Saving.Add(saving[i])
 	}
@@ -142,7 +145,7 @@ func leverCents(p Plan, c Cents) ([]LeverCents, float64) {
 	out := make([]LeverCents, len(p.Levers))
 	shares := make([]gpucost.Money, len(p.Levers))
 	for i, l := range p.Levers {
-		out[i].Saving = gpucost.USD(0)
+		out[i].Saving = gpucost.Money{Currency: c.Before.Currency}
 		for j, s := range steps {
 			if levers[j] == l.Lever {
 				out[i].Saving = out[i].Saving.Add(s.Saving)

@@ -9,50 +9,14 @@ import (
 
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/recommend"
+	"github.com/gpucost/gpucost/recommend/recommendtest"
 )
 
-// centsPlan is a plan whose figures do not add up when each is rounded on its own: its steps'
-// Before − After is a cent off their saving (79967.694 − 47980.619 = 31987.075), its steps'
-// savings add up to 76898.86 and its levers' to 76898.85 under a total of 76898.84, its levers'
-// shares to 59.9% of a 60.0% cut, and one group with no change is not listed.
+// centsPlan is recommendtest.Uneven, checked to still show what it is for: figures that do not
+// add up when each is rounded on its own.
 func centsPlan(t *testing.T) recommend.Plan {
 	t.Helper()
-	groups := []struct {
-		costs  []string
-		levers []string
-	}{
-		{[]string{"79967.694", "47980.619", "30234.734", "23386.859"}, []string{recommend.LeverRightSizing, recommend.LeverAutoscaling, recommend.LeverCommitments}},
-		{[]string{"40090.114", "25296.029"}, []string{recommend.LeverCommitments}},
-		{[]string{"1066.245"}, nil},
-		{[]string{"7062.385", "5696.525", "1538.465"}, []string{recommend.LeverRightSizing, recommend.LeverIdle}},
-	}
-	p := recommend.Plan{Before: gpucost.USD(0), After: gpucost.USD(0)}
-	for i, g := range groups {
-		pg := recommend.PlanGroup{ID: fmt.Sprintf("group-%d", i), Name: fmt.Sprintf("group %d", i), Steps: []recommend.PlanStep{}}
-		for j := 1; j < len(g.costs); j++ {
-			s := recommend.PlanStep{ID: fmt.Sprintf("%s/%s/%d", pg.ID, g.levers[j-1], j), Lever: g.levers[j-1],
-				Before: usd(t, g.costs[j-1]), After: usd(t, g.costs[j])}
-			s.Recommendation.Action = "step " + s.ID
-			s.Recommendation.MonthlySaving = s.Before.Sub(s.After)
-			pg.Steps = append(pg.Steps, s)
-		}
-		pg.Before, pg.After = usd(t, g.costs[0]), usd(t, g.costs[len(g.costs)-1])
-		pg.Saving = pg.Before.Sub(pg.After)
-		p.Groups = append(p.Groups, pg)
-		p.Before, p.After = p.Before.Add(pg.Before), p.After.Add(pg.After)
-	}
-	p.Saving = p.Before.Sub(p.After)
-	p.SavingPercent = 100 * float64(p.Saving.Nanos) / float64(p.Before.Nanos)
-	for _, l := range recommend.Levers {
-		ls := recommend.LeverShare{Lever: l, MonthlySaving: gpucost.USD(0)}
-		for _, s := range p.Steps() {
-			if s.Lever == l {
-				ls.MonthlySaving = ls.MonthlySaving.Add(s.Recommendation.MonthlySaving)
-			}
-		}
-		ls.Percent = 100 * float64(ls.MonthlySaving.Nanos) / float64(p.Before.Nanos)
-		p.Levers = append(p.Levers, ls)
-	}
+	p := recommendtest.Uneven()
 	// Each figure rounded on its own, as the tables printed them before, does not add up.
 	steps, levers, tenths := gpucost.USD(0), gpucost.USD(0), 0
 	for _, s := range p.Steps() {

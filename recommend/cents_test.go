@@ -1,4 +1,4 @@
-package recommend
+package recommend_test
 
 import (
 	"math"
@@ -6,60 +6,14 @@ import (
 	"testing"
 
 	"github.com/gpucost/gpucost"
+	"github.com/gpucost/gpucost/recommend"
+	"github.com/gpucost/gpucost/recommend/recommendtest"
 )
 
 const cent = 10_000_000 // nano-units
 
-// planOf is a plan of groups, each given as its monthly cost before and after each of its
-// steps (in nano-dollars) and its steps' levers, as NewPlan adds them up.
-func planOf(costs [][]int64, levers [][]string) Plan {
-	p := Plan{Before: gpucost.USD(0), After: gpucost.USD(0)}
-	for i, cs := range costs {
-		g := PlanGroup{ID: string(rune('a' + i)), Before: gpucost.USD(cs[0]), After: gpucost.USD(cs[len(cs)-1]), Steps: []PlanStep{}}
-		g.Saving = g.Before.Sub(g.After)
-		for j := 1; j < len(cs); j++ {
-			s := PlanStep{ID: g.ID + "/" + levers[i][j-1], Lever: levers[i][j-1], Before: gpucost.USD(cs[j-1]), After: gpucost.USD(cs[j])}
-			s.Recommendation.MonthlySaving = s.Before.Sub(s.After)
-			g.Steps = append(g.Steps, s)
-		}
-		p.Groups = append(p.Groups, g)
-		p.Before, p.After = p.Before.Add(g.Before), p.After.Add(g.After)
-	}
-	p.Saving = p.Before.Sub(p.After)
-	p.SavingPercent = percent(p.Saving, p.Before)
-	for _, l := range Levers {
-		ls := LeverShare{Lever: l, MonthlySaving: gpucost.USD(0)}
-		for _, s := range p.Steps() {
-			if s.Lever == l {
-				ls.MonthlySaving = ls.MonthlySaving.Add(s.Recommendation.MonthlySaving)
-			}
-		}
-		ls.Percent = percent(ls.MonthlySaving, p.Before)
-		p.Levers = append(p.Levers, ls)
-	}
-	return p
-}
-
-// demoPlan is a plan whose cents do not add up when each figure is rounded on its own: its
-// steps' Before − After is a cent off their saving, its groups leave out one with no change,
-// its steps' savings add up to 76898.86 and its levers' to 76898.85 under a total of 76898.84,
-// and its levers' shares to 59.9% of a 60.0% cut.
-func demoPlan() Plan {
-	return planOf([][]int64{
-		{79967_694_000_000, 47980_619_000_000, 30234_734_000_000, 23386_859_000_000},
-		{40090_114_000_000, 25296_029_000_000},
-		{1066_245_000_000},
-		{7062_385_000_000, 5696_525_000_000, 1538_465_000_000},
-	}, [][]string{
-		{LeverRightSizing, LeverAutoscaling, LeverCommitments},
-		{LeverCommitments},
-		{},
-		{LeverRightSizing, LeverIdle},
-	})
-}
-
 func TestPlanCentsDemo(t *testing.T) {
-	p := demoPlan()
+	p := recommendtest.Uneven()
 	// Each figure rounded on its own, as the tables printed them.
 	stepsOff, groupsBefore, stepSum := 0, gpucost.USD(0), gpucost.USD(0)
 	for _, g := range p.Groups {
@@ -92,26 +46,24 @@ func TestPlanCentsDemo(t *testing.T) {
 func TestPlanCentsAddsUp(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 3000 {
-		var costs [][]int64
-		var levers [][]string
+		var groups []recommendtest.Group
 		for range 1 + r.IntN(6) {
-			c := []int64{r.Int64N(100_000_000_000_000)}
-			var ls []string
+			g := recommendtest.Group{Costs: []int64{r.Int64N(100_000_000_000_000)}}
 			for range r.IntN(5) {
-				c = append(c, r.Int64N(c[len(c)-1]+1))
-				ls = append(ls, Levers[r.IntN(len(Levers))])
+				g.Costs = append(g.Costs, r.Int64N(g.Costs[len(g.Costs)-1]+1))
+				g.Levers = append(g.Levers, recommend.Levers[r.IntN(len(recommend.Levers))])
 			}
-			costs, levers = append(costs, c), append(levers, ls)
+			groups = append(groups, g)
 		}
-		p := planOf(costs, levers)
+		p := recommendtest.Plan(groups...)
 		if !checkCents(t, p, p.Cents()) {
-			t.Fatalf("plan of costs %v, levers %v", costs, levers)
+			t.Fatalf("plan of groups %v", groups)
 		}
 	}
 }
 
 // checkCents reports whether c, p's cents, add up as Plan.Cents promises.
-func checkCents(t *testing.T, p Plan, c Cents) bool {
+func checkCents(t *testing.T, p recommend.Plan, c recommend.Cents) bool {
 	t.Helper()
 	ok := true
 	fail := func(format string, args ...any) {

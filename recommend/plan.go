@@ -146,20 +146,28 @@ func NewPlan(v FleetView, p Prices, o Options) (Plan, error) {
 	pl.After = total(pl.Fleet)
 	pl.Saving = pl.Before.Sub(pl.After)
 	pl.SavingPercent = percent(pl.Saving, pl.Before)
-	for _, l := range Levers {
-		ls := LeverShare{Lever: l, MonthlySaving: gpucost.USD(0)}
-		for _, s := range pl.Steps() {
-			if s.Lever == l {
-				ls.MonthlySaving = ls.MonthlySaving.Add(s.Recommendation.MonthlySaving)
-			}
-		}
-		ls.Percent = percent(ls.MonthlySaving, pl.Before)
-		pl.Levers = append(pl.Levers, ls)
-	}
+	pl.Levers = LeverShares(pl.Steps(), pl.Before)
 	for _, s := range pl.Steps() {
 		pl.OneTimeCost = pl.OneTimeCost.Add(s.Recommendation.OneTimeCost)
 	}
 	return pl, nil
+}
+
+// LeverShares adds up the steps' monthly savings by lever, every lever of Levers in its order,
+// each with its share of before in percent: the plan's split of its saving.
+func LeverShares(steps []PlanStep, before gpucost.Money) []LeverShare {
+	var out []LeverShare
+	for _, l := range Levers {
+		ls := LeverShare{Lever: l, MonthlySaving: gpucost.USD(0)}
+		for _, s := range steps {
+			if s.Lever == l {
+				ls.MonthlySaving = ls.MonthlySaving.Add(s.Recommendation.MonthlySaving)
+			}
+		}
+		ls.Percent = percent(ls.MonthlySaving, before)
+		out = append(out, ls)
+	}
+	return out
 }
 
 // Steps returns every group's steps, group by group, each in the order it applies.

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -9,47 +8,14 @@ import (
 	"github.com/gpucost/gpucost"
 	"github.com/gpucost/gpucost/httpapi"
 	"github.com/gpucost/gpucost/recommend"
+	"github.com/gpucost/gpucost/recommend/recommendtest"
 )
 
-// centsPlan is a plan whose figures do not add up when each is rounded on its own (the
-// present package's test has its twin): a step of 79967.694 − 47980.619 = 31987.075 prints
-// 79967.69 − 47980.62 beside 31987.08, the levers add up to 76898.85 under a saving of 76898.84,
-// and one group has no change.
+// centsPlan is recommendtest.Uneven, checked to still show what it is for: levers that add up
+// to 76898.85 under a saving of 76898.84 when each is rounded on its own.
 func centsPlan(t *testing.T) recommend.Plan {
 	t.Helper()
-	groups := []struct {
-		costs  []int64 // before, then after each step, in tenths of a cent
-		levers []string
-	}{
-		{[]int64{79967694, 47980619, 30234734, 23386859}, []string{recommend.LeverRightSizing, recommend.LeverAutoscaling, recommend.LeverCommitments}},
-		{[]int64{40090114, 25296029}, []string{recommend.LeverCommitments}},
-		{[]int64{1066245}, nil},
-		{[]int64{7062385, 5696525, 1538465}, []string{recommend.LeverRightSizing, recommend.LeverIdle}},
-	}
-	m := func(n int64) gpucost.Money { return gpucost.USD(n * 1_000_000) }
-	p := recommend.Plan{Before: gpucost.USD(0), After: gpucost.USD(0)}
-	for i, g := range groups {
-		pg := recommend.PlanGroup{ID: fmt.Sprintf("group-%d", i), Name: fmt.Sprintf("group %d", i), Before: m(g.costs[0]), After: m(g.costs[len(g.costs)-1])}
-		for j := 1; j < len(g.costs); j++ {
-			s := recommend.PlanStep{ID: fmt.Sprintf("%s/%s/%d", pg.ID, g.levers[j-1], j), Lever: g.levers[j-1], Before: m(g.costs[j-1]), After: m(g.costs[j])}
-			s.Recommendation.MonthlySaving = s.Before.Sub(s.After)
-			pg.Steps = append(pg.Steps, s)
-		}
-		p.Groups = append(p.Groups, pg)
-		p.Before, p.After = p.Before.Add(pg.Before), p.After.Add(pg.After)
-	}
-	p.Saving = p.Before.Sub(p.After)
-	p.SavingPercent = 100 * float64(p.Saving.Nanos) / float64(p.Before.Nanos)
-	for _, l := range recommend.Levers {
-		ls := recommend.LeverShare{Lever: l, MonthlySaving: gpucost.USD(0)}
-		for _, s := range p.Steps() {
-			if s.Lever == l {
-				ls.MonthlySaving = ls.MonthlySaving.Add(s.Recommendation.MonthlySaving)
-			}
-		}
-		ls.Percent = 100 * float64(ls.MonthlySaving.Nanos) / float64(p.Before.Nanos)
-		p.Levers = append(p.Levers, ls)
-	}
+	p := recommendtest.Uneven()
 	levers := gpucost.USD(0)
 	for _, l := range p.Levers {
 		levers = levers.Add(l.MonthlySaving.Round(2))

@@ -58,9 +58,38 @@ func Costs(d fleet.Dimension, p fleet.Period, groups []fleet.Figures, scan any, 
 // GPU time and the other lines of the resources that have GPU lines.
 func SnapshotCosts(d fleet.Dimension, s *fleet.Snapshot, gpuOnly bool) Table {
 	keep := CostKeep(s, gpuOnly)
-	t := Costs(d, s.Period, s.Group(d, keep), s.Stats, s.Stats.Totals.Sorted())
+	groups := s.Group(d, keep)
+	t := Costs(d, s.Period, groups, s.Stats, s.Stats.Totals.Sorted())
+	if gpuOnly {
+		t.Notes = append(t.Notes, gpuOnlyNotes(groups, s.Stats.Totals.Sorted(), s.CatalogCost())...)
+	}
 	t.Notes = append(t.Notes, CostNotes(s, keep)...)
 	return t
+}
+
+// gpuOnlyNotes say what report cost --gpu-only's Total column adds up to, currency by currency,
+// and how much of the bill's effective cost it leaves out, so that the bill's total printed
+// under it is not read as the column's. GPU time priced from the catalog (catalog) is in the
+// column but not in the bill.
+func gpuOnlyNotes(groups []fleet.Figures, bill []gpucost.CostTotal, catalog []gpucost.Money) []string {
+	var notes []string
+	for _, b := range bill {
+		sum, billed := gpucost.Money{Currency: b.Currency}, gpucost.Money{Currency: b.Currency}
+		for _, g := range groups {
+			if g.Currency == b.Currency {
+				sum = sum.Add(g.TotalCost())
+			}
+		}
+		billed = billed.Add(sum)
+		for _, c := range catalog {
+			if c.Currency == b.Currency {
+				billed = billed.Sub(c)
+			}
+		}
+		notes = append(notes, fmt.Sprintf("--gpu-only: the Total column adds up to %s %s, the GPU lines and the other lines of the resources that have them; %s %s of the bill's effective cost is in other lines.",
+			b.Currency, sum.Fixed(2), b.Currency, b.EffectiveCost.Round(2).Sub(billed.Round(2)).Fixed(2)))
+	}
+	return notes
 }
 
 // CostKeep is what report cost counts of a snapshot: every line (nil), or with gpuOnly the GPU

@@ -88,6 +88,21 @@ func TestCosts(t *testing.T) {
 	}
 }
 
+// TestGPUOnlyNotes: --gpu-only's note gives what its Total column adds up to and the bill's
+// effective cost in other lines, leaving out GPU time the catalog priced, which is not billed.
+func TestGPUOnlyNotes(t *testing.T) {
+	groups := []fleet.Figures{
+		{Group: "research", Currency: "USD", UsedCost: usd(t, "60.004"), IdleCost: usd(t, "15"), OtherCost: usd(t, "0")},
+		{Group: "web", Currency: "USD", UsedCost: usd(t, "20.004"), IdleCost: usd(t, "0"), OtherCost: usd(t, "5")},
+	}
+	bill := []gpucost.CostTotal{{Currency: "USD", BilledCost: usd(t, "120"), EffectiveCost: usd(t, "110")}}
+	got := gpuOnlyNotes(groups, bill, []gpucost.Money{usd(t, "10")})
+	want := "--gpu-only: the Total column adds up to USD 100.01, the GPU lines and the other lines of the resources that have them; USD 19.99 of the bill's effective cost is in other lines."
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("gpuOnlyNotes = %q, want %q", got, want)
+	}
+}
+
 // TestJobs: a job without prices shows dashes and null in JSON, and skipped objects get a note.
 func TestJobs(t *testing.T) {
 	reps := []spot.JobReport{
